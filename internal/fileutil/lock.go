@@ -1,0 +1,47 @@
+package fileutil
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// Lock takes an exclusive flock(2) on f, waiting for it. flock locks belong to
+// the open file description, so they exclude other processes and other
+// descriptors of this process alike, and the kernel drops them when the
+// descriptor is closed, even if the process dies.
+//
+// It is the same lock that flock(1) takes, so a shell writer that runs
+// `flock FILE ...` or `{ flock 9; ...; } 9>>FILE` excludes tape and is
+// excluded by it.
+func Lock(f *os.File) error {
+	return flock(f, syscall.LOCK_EX)
+}
+
+// Unlock releases a lock taken with Lock.
+func Unlock(f *os.File) error {
+	return flock(f, syscall.LOCK_UN)
+}
+
+func flock(f *os.File, how int) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("flock %s: %w", f.Name(), err)
+	}
+	var ferr error
+	cerr := rc.Control(func(fd uintptr) {
+		for {
+			ferr = syscall.Flock(int(fd), how)
+			if ferr != syscall.EINTR {
+				return
+			}
+		}
+	})
+	if cerr != nil {
+		return fmt.Errorf("flock %s: %w", f.Name(), cerr)
+	}
+	if ferr != nil {
+		return fmt.Errorf("flock %s: %w", f.Name(), ferr)
+	}
+	return nil
+}

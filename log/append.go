@@ -1,0 +1,271 @@
+package log
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tape-dev/tape/internal/fileutil"
+)
+
+// lineFields is an entry as tape writes it: the envelope, in this key order.
+type lineFields struct {
+	ID      string          `json:"id"`
+	Kind    string          `json:"kind"`
+	Payload json.RawMessage `json:"payload"`
+	Meta    json.RawMessage `json:"meta"`
+	Date    string          `json:"date"`
+}
+
+// encodeLine encodes an entry as one JSON line ending in '\n'. HTML
+// characters are not escaped, so the line reads as it was given.
+func encodeLine(f lineFields) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
+		return nil, fmt.Errorf("encode entry: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Append writes entries at the end of the tape's current anchor, each as one
+// line of the file its kind goes to (FileForKind), and returns them with
+// their ids, dates and positions filled in. Kind and Payload are required;
+// ID and Date are assigned when empty (a ULID and the current time); Meta
+// defaults to {}. A tape that does not exist yet is created first.
+//
+// Every entry is checked before anything is written: if one is refused (not
+// a JSON object, invalid UTF-8, a line over the workspace's max_entry_bytes,
+// or kind "anchor", which is Handoff's), Append writes nothing.
+//
+// Each line is written with one write(2) on an O_APPEND descriptor while
+// holding an flock of the file, so lines from any number of processes never
+// tear or interleave, whatever their size. If the file ends in a torn line
+// (a writer died mid-line), a newline is written first: the fragment becomes
+// one bad line that readers report, and the new entry stays whole.
+func (t *Tape) Append(ctx context.Context, entries ...Entry) ([]Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lines := make([][]byte, len(entries))
+	out := make([]Entry, len(entries))
+	for i, e := range entries {
+		var err error
+		if out[i], lines[i], err = t.prepare(e); err != nil {
+			if len(entries) > 1 {
+				return nil, fmt.Errorf("entry %d of %d: %w", i+1, len(entries), err)
+			}
+			return nil, err
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	err := t.writeLocked(out, lines)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The current folder went away between listing and opening
+		// (a reset, or a folder removed by hand): list again, once.
+		t.current = folderCache{}
+		err = t.writeLocked(out, lines)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// prepare validates an entry and encodes its line.
+func (t *Tape) prepare(e Entry) (Entry, []byte, error) {
+	if err := validateKind(e.Kind); err != nil {
+		return Entry{}, nil, err
+	}
+	if e.Payload == nil {
+		return Entry{}, nil, fmt.Errorf("%w: payload is missing", ErrInvalid)
+	}
+	limit := t.ws.config.MaxEntryBytes
+	payload, err := normalizeObject(e.Payload, "payload", limit)
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	meta, err := normalizeObject(e.Meta, "meta", limit)
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	id, now := t.ws.ids.next(time.Now())
+	if e.ID != "" {
+		if !utf8.ValidString(e.ID) {
+			return Entry{}, nil, fmt.Errorf("%w: id is not valid UTF-8", ErrInvalid)
+		}
+		id = e.ID
+	}
+	date := FormatTime(now)
+	if e.Date != "" {
+		if _, err := ParseTime(e.Date); err != nil {
+			return Entry{}, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		date = e.Date
+	}
+	line, err := encodeLine(lineFields{ID: id, Kind: e.Kind, Payload: payload, Meta: meta, Date: date})
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	if n := int64(len(line)) - 1; n > limit {
+		return Entry{}, nil, fmt.Errorf("%w: the entry is %d bytes as a line, over the limit of %d (max_entry_bytes in config.json)", ErrTooLarge, n, limit)
+	}
+	tm, _ := ParseTime(date)
+	return Entry{ID: id, Kind: e.Kind, Payload: payload, Meta: meta, Date: date,
+		Pos: Position{Tape: t.name, File: FileForKind(e.Kind), Time: tm}}, line, nil
+}
+
+func validateKind(kind string) error {
+	switch {
+	case kind == "":
+		return fmt.Errorf("%w: kind is missing", ErrInvalid)
+	case kind == KindAnchor:
+		return fmt.Errorf("%w: anchors are not appended; hand off to start a new anchor", ErrInvalid)
+	case len(kind) > 128 || !utf8.ValidString(kind):
+		return fmt.Errorf("%w: kind %q is not a short UTF-8 word", ErrInvalid, kind)
+	}
+	for _, r := range kind {
+		if unicode.IsControl(r) || unicode.IsSpace(r) {
+			return fmt.Errorf("%w: kind %q contains a space or control character", ErrInvalid, kind)
+		}
+	}
+	return nil
+}
+
+// writeLocked writes the prepared lines into the current anchor folder,
+// grouped by file, in order within each file. The caller holds t.mu.
+func (t *Tape) writeLocked(entries []Entry, lines [][]byte) error {
+	cur, err := t.currentFolder()
+	if err != nil {
+		return err
+	}
+	if cur.folder == "" {
+		if _, err := t.ensure(); err != nil {
+			return err
+		}
+		if cur, err = t.currentFolder(); err != nil {
+			return err
+		}
+		if cur.folder == "" {
+			return fmt.Errorf("tape %s has no anchor folder after creating one; is %s writable?", t.name, t.ws.Abs(t.anchorsPath()))
+		}
+	}
+	folder := cur.folder
+	done := make([]bool, len(entries))
+	for i := range entries {
+		if done[i] {
+			continue
+		}
+		file := entries[i].Pos.File
+		var batch []int
+		for j := i; j < len(entries); j++ {
+			if !done[j] && entries[j].Pos.File == file {
+				batch = append(batch, j)
+				done[j] = true
+			}
+		}
+		if err := t.appendLines(folder, file, entries, lines, batch); err != nil {
+			return err
+		}
+	}
+	for i := range entries {
+		entries[i].Pos.Folder, entries[i].Pos.AnchorSeq, entries[i].Pos.Anchor = folder, cur.seq, cur.anchor
+	}
+	return nil
+}
+
+// appendLines appends the lines of entries[batch] to one file under its
+// flock, and records their offsets.
+func (t *Tape) appendLines(folder, file string, entries []Entry, lines [][]byte, batch []int) error {
+	rel := t.folderPath(folder) + "/" + file
+	f, created, err := t.openAppend(rel)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := fileutil.Lock(f); err != nil {
+		return err
+	}
+	size, err := endLine(f)
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", rel, err)
+	}
+	for _, i := range batch {
+		entries[i].Pos.Offset = size
+		if _, err := f.Write(lines[i]); err != nil {
+			return fmt.Errorf("append to %s: %w", rel, err)
+		}
+		size += int64(len(lines[i]))
+	}
+	if t.Sync == SyncAlways {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", rel, err)
+		}
+		if created {
+			if err := fileutil.SyncDir(t.ws.root, t.folderPath(folder)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", rel, err)
+	}
+	return nil
+}
+
+// openAppend opens rel for appending, creating it 0600 if needed, and says
+// whether it created it (a new file needs its folder fsynced to be durable).
+func (t *Tape) openAppend(rel string) (*os.File, bool, error) {
+	f, err := t.ws.root.OpenFile(rel, os.O_RDWR|os.O_APPEND, 0)
+	if err == nil {
+		return f, false, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, fmt.Errorf("open %s: %w", rel, err)
+	}
+	f, err = t.ws.root.OpenFile(rel, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, filePerm)
+	if errors.Is(err, fs.ErrExist) { // another writer created it first
+		f, err = t.ws.root.OpenFile(rel, os.O_RDWR|os.O_APPEND, 0)
+		if err != nil {
+			return nil, false, fmt.Errorf("open %s: %w", rel, err)
+		}
+		return f, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("create %s: %w", rel, err)
+	}
+	return f, true, nil
+}
+
+// endLine makes sure the locked file f ends at a line boundary, ending a torn
+// last line with a newline, and returns the offset the next line starts at.
+func endLine(f *os.File) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := fi.Size()
+	if size == 0 {
+		return 0, nil
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return 0, err
+	}
+	if last[0] == '\n' {
+		return size, nil
+	}
+	if _, err := f.Write([]byte{'\n'}); err != nil {
+		return 0, err
+	}
+	return size + 1, nil
+}

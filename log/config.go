@@ -1,0 +1,90 @@
+package log
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+)
+
+// Sync says when an append is made durable.
+type Sync string
+
+const (
+	// SyncNone leaves flushing to the kernel: an entry survives a crash of
+	// the process, not always a crash of the machine.
+	SyncNone Sync = "none"
+	// SyncAlways fsyncs the file, and the folder of a new file, before an
+	// append returns.
+	SyncAlways Sync = "always"
+)
+
+// Config is the content of .tape/config.json. Every key is optional; a
+// missing key takes its default.
+type Config struct {
+	Version       int    `json:"version"`
+	DefaultTape   string `json:"default_tape"`
+	Sync          Sync   `json:"sync"`
+	MaxEntryBytes int64  `json:"max_entry_bytes"`
+}
+
+// DefaultMaxEntryBytes is the largest line an append accepts by default.
+const DefaultMaxEntryBytes = 16 << 20
+
+// DefaultConfig is the configuration of a workspace without config.json.
+func DefaultConfig() Config {
+	return Config{Version: 1, DefaultTape: "main", Sync: SyncNone, MaxEntryBytes: DefaultMaxEntryBytes}
+}
+
+func (w *Workspace) loadConfig() (Config, error) {
+	cfg := DefaultConfig()
+	data, err := w.root.ReadFile(configFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("read %s: %w", w.Abs(configFile), err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&cfg); err != nil {
+		return cfg, fmt.Errorf("read %s: %w (fix the JSON, or delete the file to use the defaults)", w.Abs(configFile), err)
+	}
+	return cfg, cfg.validate(w.Abs(configFile))
+}
+
+func (c *Config) validate(file string) error {
+	if c.DefaultTape == "" {
+		c.DefaultTape = "main"
+	}
+	if err := ValidateTapeName(c.DefaultTape); err != nil {
+		return fmt.Errorf("%s: default_tape: %w", file, err)
+	}
+	switch c.Sync {
+	case "":
+		c.Sync = SyncNone
+	case SyncNone, SyncAlways:
+	default:
+		return fmt.Errorf("%s: sync is %q; want \"none\" or \"always\"", file, c.Sync)
+	}
+	if c.MaxEntryBytes == 0 {
+		c.MaxEntryBytes = DefaultMaxEntryBytes
+	}
+	if c.MaxEntryBytes < 0 {
+		return fmt.Errorf("%s: max_entry_bytes is %d; want a positive number of bytes", file, c.MaxEntryBytes)
+	}
+	return nil
+}
+
+// SaveConfig writes config.json atomically.
+func (w *Workspace) SaveConfig(c Config) error {
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode config: %w", err)
+	}
+	if err := w.writeAtomic(configFile, append(data, '\n')); err != nil {
+		return fmt.Errorf("save config: %w", err)
+	}
+	w.config = c
+	return nil
+}

@@ -1,0 +1,121 @@
+package log
+
+import (
+	"encoding/json"
+	"path"
+	"time"
+)
+
+// The kinds of entry that Bub writes and tape knows. Any other kind is kept
+// as it is: readers never reject an entry for its kind.
+const (
+	KindMessage    = "message"     // payload: an OpenAI chat message
+	KindSystem     = "system"      // payload: {"content": ...}
+	KindToolCall   = "tool_call"   // payload: {"calls": [OpenAI tool calls]}
+	KindToolResult = "tool_result" // payload: {"results": [...]}, matched to calls by position
+	KindAnchor     = "anchor"      // payload: {"name": ..., "state": {...}}
+	KindEvent      = "event"       // payload: {"name": ..., "data": ...}
+	KindError      = "error"       // payload: {"kind": ..., "message": ...}
+)
+
+// The files the writer appends to, by kind. Readers read every *.jsonl file
+// of an anchor folder, whatever its name.
+const (
+	MessagesFile  = "messages.jsonl"
+	ToolCallsFile = "tool_calls.jsonl"
+	EventsFile    = "events.jsonl"
+	AnchorFile    = "anchor.json"
+)
+
+// FileForKind names the file of an anchor folder that the writer appends an
+// entry of kind to.
+func FileForKind(kind string) string {
+	switch kind {
+	case KindMessage, KindSystem:
+		return MessagesFile
+	case KindToolCall, KindToolResult:
+		return ToolCallsFile
+	default:
+		return EventsFile
+	}
+}
+
+// Entry is one fact on a tape: the envelope as written, and where it was
+// read from.
+type Entry struct {
+	// ID is the entry's id as written (an integer id in its decimal form),
+	// or, for a line that has none, one derived from its place:
+	// "<anchor folder>/<file>:<line>". See DerivedID.
+	ID      string
+	Kind    string
+	Payload json.RawMessage // nil when the line has no payload
+	Meta    json.RawMessage // nil when the line has no meta
+	Date    string          // as written; "" when absent
+	Pos     Position
+}
+
+// Position says where an entry was read from, and where it sorts.
+type Position struct {
+	Tape      string
+	AnchorSeq int64
+	Anchor    string    // the anchor's name
+	Folder    string    // the anchor folder, "002_plan"
+	File      string    // the file in that folder, "messages.jsonl"
+	Line      int       // 1-based line number; 0 for an anchor without anchor.json
+	Offset    int64     // byte offset of the line in its file
+	Time      time.Time // the effective time the entry sorts by (see the package doc)
+}
+
+// Path is the entry's file relative to the workspace (the .tape folder),
+// slash-separated: "tapes/main/anchors/001_session-start/messages.jsonl".
+func (p Position) Path() string {
+	return path.Join(tapesDir, p.Tape, anchorsDir, p.Folder, p.File)
+}
+
+// DerivedID is the id of an entry whose line has none: its anchor folder,
+// file and line, "001_session-start/messages.jsonl:3". It is a function of
+// the files alone, unique within a tape, and stable as long as the line
+// stays where it is (the files are append-only, so it does).
+func DerivedID(folder, file string, line int) string {
+	return folder + "/" + file + ":" + itoa(line)
+}
+
+// Record is the JSON form of an entry that `tape log --json` and the other
+// read commands print, one per line. Its field names are a contract.
+type Record struct {
+	ID        string          `json:"id"`
+	Tape      string          `json:"tape"`
+	Anchor    string          `json:"anchor"`
+	AnchorSeq int64           `json:"anchor_seq"`
+	Kind      string          `json:"kind"`
+	Date      *string         `json:"date"`
+	Payload   json.RawMessage `json:"payload"`
+	Meta      json.RawMessage `json:"meta"`
+	File      string          `json:"file"`
+	Line      int             `json:"line"`
+}
+
+var (
+	jsonNull        = json.RawMessage("null")
+	jsonEmptyObject = json.RawMessage("{}")
+)
+
+// Record returns the entry's JSON form. A missing date is null, a missing
+// payload null, and a missing meta {}.
+func (e Entry) Record() Record {
+	r := Record{
+		ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq,
+		Kind: e.Kind, Payload: e.Payload, Meta: e.Meta, File: e.Pos.Path(), Line: e.Pos.Line,
+	}
+	if e.Date != "" {
+		d := e.Date
+		r.Date = &d
+	}
+	if r.Payload == nil {
+		r.Payload = jsonNull
+	}
+	if r.Meta == nil {
+		r.Meta = jsonEmptyObject
+	}
+	return r
+}

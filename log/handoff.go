@@ -1,0 +1,200 @@
+package log
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tape-dev/tape/internal/fileutil"
+)
+
+// The bootstrap anchor that opens every new tape, as Bub writes it.
+const (
+	BootstrapName  = "session/start"
+	bootstrapState = `{"owner":"human"}`
+)
+
+// MaxAnchorNameBytes bounds an anchor's full name (its slug is shorter).
+const MaxAnchorNameBytes = 1024
+
+// ValidateAnchorName reports whether name can name an anchor. Anchor names
+// are free text ("session/start", "审查") and only their slug reaches the file
+// system, but they must be non-empty UTF-8 without control characters, so
+// that they print on one line.
+func ValidateAnchorName(name string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%w: anchor name %q %s", ErrBadName, name, why)
+	}
+	switch {
+	case name == "":
+		return bad("is empty")
+	case len(name) > MaxAnchorNameBytes:
+		return bad(fmt.Sprintf("is longer than %d bytes", MaxAnchorNameBytes))
+	case !utf8.ValidString(name):
+		return bad("is not valid UTF-8")
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return bad("contains a control character")
+		}
+	}
+	return nil
+}
+
+// Handoff ends the tape's current phase and starts the next: it creates the
+// next anchor folder with its anchor.json and returns the new anchor. Later
+// appends go into it. state must be a JSON object, or nil for {}. A tape that
+// does not exist yet is created with its bootstrap anchor first.
+//
+// The folder is built under a temporary name, fsynced, renamed into place
+// and its parent fsynced, whatever the Sync setting, so readers never see an
+// anchor folder without its anchor.json and a returned handoff survives a
+// crash. Handoffs hold the tape's lock (flock of the tape folder), so two
+// processes handing off at once get different seqs.
+func (t *Tape) Handoff(ctx context.Context, name string, state json.RawMessage) (Anchor, error) {
+	if err := ctx.Err(); err != nil {
+		return Anchor{}, err
+	}
+	if err := ValidateAnchorName(name); err != nil {
+		return Anchor{}, err
+	}
+	state, err := normalizeObject(state, "state", t.ws.config.MaxEntryBytes)
+	if err != nil {
+		return Anchor{}, err
+	}
+	var a Anchor
+	err = t.withLock(func() error {
+		if _, err := t.ensureLocked(); err != nil {
+			return err
+		}
+		var err error
+		a, err = t.createAnchorLocked(name, state)
+		return err
+	})
+	return a, err
+}
+
+// ensure creates the tape, with its bootstrap anchor, if it has no anchor
+// folder yet. It reports whether it created one.
+func (t *Tape) ensure() (bool, error) {
+	var made bool
+	err := t.withLock(func() error {
+		var err error
+		made, err = t.ensureLocked()
+		return err
+	})
+	return made, err
+}
+
+func (t *Tape) ensureLocked() (bool, error) {
+	refs, err := t.listFolders()
+	if err != nil || len(refs) > 0 {
+		return false, err
+	}
+	_, err = t.createAnchorLocked(BootstrapName, json.RawMessage(bootstrapState))
+	return err == nil, err
+}
+
+// withLock runs fn holding the tape's lock: an exclusive flock of the tape
+// folder, which it creates (with its anchors folder) if needed. The same
+// lock is taken by `flock .tape/tapes/<tape> CMD` in a shell.
+func (t *Tape) withLock(fn func() error) error {
+	if err := t.ws.mkdirAll(t.anchorsPath()); err != nil {
+		return err
+	}
+	d, err := t.ws.root.Open(t.dir)
+	if err != nil {
+		return fmt.Errorf("open tape %s: %w", t.name, err)
+	}
+	defer d.Close()
+	if err := fileutil.Lock(d); err != nil {
+		return fmt.Errorf("lock tape %s: %w", t.name, err)
+	}
+	defer fileutil.Unlock(d) //nolint:errcheck // closing d releases the lock anyway
+	return fn()
+}
+
+// createAnchorLocked makes the next anchor folder. The caller holds the
+// tape's lock, so no other tape process picks the same seq; a folder made by
+// hand under the same name makes it try the next seq.
+func (t *Tape) createAnchorLocked(name string, state json.RawMessage) (Anchor, error) {
+	refs, err := t.listFolders()
+	if err != nil {
+		return Anchor{}, err
+	}
+	seq := int64(1)
+	if len(refs) > 0 {
+		seq = refs[len(refs)-1].seq + 1
+	}
+	id, now := t.ws.ids.next(time.Now())
+	line, err := encodeLine(lineFields{ID: id, Kind: KindAnchor, Payload: anchorPayload(name, state), Meta: jsonEmptyObject, Date: FormatTime(now)})
+	if err != nil {
+		return Anchor{}, err
+	}
+	root := t.ws.root
+	tmp := fileutil.TempName(t.anchorsPath())
+	if err := root.Mkdir(tmp, dirPerm); err != nil {
+		return Anchor{}, fmt.Errorf("create anchor folder: %w", err)
+	}
+	if err := fileutil.WriteSynced(root, path.Join(tmp, AnchorFile), line, filePerm); err != nil {
+		_ = root.RemoveAll(tmp)
+		return Anchor{}, fmt.Errorf("create anchor: %w", err)
+	}
+	if err := fileutil.SyncDir(root, tmp); err != nil {
+		_ = root.RemoveAll(tmp)
+		return Anchor{}, err
+	}
+	for ; ; seq++ {
+		folder := FolderName(seq, name)
+		if _, err := root.Lstat(t.folderPath(folder)); err == nil {
+			continue // made by hand under our lock's nose: take the next seq
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			_ = root.RemoveAll(tmp)
+			return Anchor{}, fmt.Errorf("create anchor: %w", err)
+		}
+		if err := root.Rename(tmp, t.folderPath(folder)); err != nil {
+			_ = root.RemoveAll(tmp)
+			return Anchor{}, fmt.Errorf("create anchor folder %s: %w", folder, err)
+		}
+		if err := fileutil.SyncDir(root, t.anchorsPath()); err != nil {
+			return Anchor{}, err
+		}
+		t.current = folderCache{} // the next append lists again
+		return t.readAnchor(folderRef{seq: seq, folder: folder}), nil
+	}
+}
+
+// normalizeObject checks that raw is one JSON object of valid UTF-8 and
+// returns it compacted onto one line; nil becomes {}.
+func normalizeObject(raw json.RawMessage, what string, limit int64) (json.RawMessage, error) {
+	if raw == nil {
+		return jsonEmptyObject, nil
+	}
+	if int64(len(raw)) > limit {
+		return nil, fmt.Errorf("%w: %s is %d bytes, over the limit of %d (max_entry_bytes in config.json)", ErrTooLarge, what, len(raw), limit)
+	}
+	if !utf8.Valid(raw) {
+		return nil, fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalid, what)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, fmt.Errorf("%w: %s is not valid JSON: %v", ErrInvalid, what, err)
+	}
+	if b := buf.Bytes(); len(b) == 0 || b[0] != '{' {
+		return nil, fmt.Errorf("%w: %s must be a JSON object, like {\"key\": \"value\"}", ErrInvalid, what)
+	}
+	return buf.Bytes(), nil
+}
+
+// Errors of entries refused by Append and Handoff.
+var (
+	ErrInvalid  = errors.New("log: invalid entry")
+	ErrTooLarge = errors.New("log: entry too large")
+)

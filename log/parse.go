@@ -1,0 +1,132 @@
+package log
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// LineError is a line of a tape file that cannot be read as an entry. It is
+// not fatal: a reader reports it and goes on with the next line, so one bad
+// line never hides the good lines around it.
+type LineError struct {
+	Path   string // the file, relative to the workspace
+	Line   int    // 1-based
+	Offset int64  // byte offset of the line's start
+	Reason string
+}
+
+func (e *LineError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.Path, e.Reason)
+	}
+	return fmt.Sprintf("%s:%d: %s (byte offset %d); the line is skipped, the lines around it are read", e.Path, e.Line, e.Reason, e.Offset)
+}
+
+// parsed is what ParseLine finds in one line: the envelope fields, before the
+// reader adds the position.
+type parsed struct {
+	id      string // "" when the line has none
+	kind    string
+	payload json.RawMessage
+	meta    json.RawMessage
+	date    string
+	time    time.Time // zero when date is absent or unparseable
+}
+
+// ParseLine reads one line (without its newline) as an entry, leniently, as
+// agents write by hand:
+//
+//   - an envelope {"id", "kind", "payload", "meta", "date"} where only kind is
+//     required; id may be a string or a number;
+//   - a bare chat message, an object with a string "role" and no "kind", is a
+//     message entry whose payload is the whole object.
+//
+// The reason it returns for a line it cannot read is one short sentence for
+// a LineError.
+func ParseLine(line []byte) (parsed, string) {
+	if !utf8.Valid(line) {
+		return parsed{}, "line is not valid UTF-8"
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil {
+		if len(bytes.TrimSpace(line)) > 0 && bytes.TrimSpace(line)[0] != '{' {
+			return parsed{}, "line is not a JSON object"
+		}
+		return parsed{}, "invalid JSON: " + err.Error()
+	}
+	if fields == nil { // the line was `null`
+		return parsed{}, "line is not a JSON object"
+	}
+	var p parsed
+	rawKind, hasKind := fields["kind"]
+	if !hasKind {
+		var role string
+		if json.Unmarshal(fields["role"], &role) != nil || role == "" {
+			return parsed{}, `object has no "kind" (want {"kind": ..., "payload": {...}}, or a chat message with "role")`
+		}
+		p.kind = KindMessage
+		p.payload = json.RawMessage(bytes.TrimSpace(line))
+		return p, ""
+	}
+	if json.Unmarshal(rawKind, &p.kind) != nil || p.kind == "" {
+		return parsed{}, `"kind" is not a non-empty string`
+	}
+	p.id = parseID(fields["id"])
+	p.payload = fields["payload"]
+	p.meta = fields["meta"]
+	if raw, ok := fields["date"]; ok && json.Unmarshal(raw, &p.date) == nil {
+		p.time, _ = ParseTime(p.date)
+	}
+	return p, ""
+}
+
+// parseID returns a string id as it is, a number in its JSON text, and ""
+// for a missing id or one of another type (the reader then derives one).
+func parseID(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
+}
+
+// timeLayouts are the date forms ParseTime accepts: RFC 3339 as tape writes
+// it, and Python's datetime.isoformat() with or without a zone, as Bub and
+// hand-written scripts write it. A date without a zone is UTC.
+var timeLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02",
+}
+
+// ParseTime parses an entry's date.
+func ParseTime(s string) (time.Time, error) {
+	for _, layout := range timeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("log: date %q is not RFC 3339", s)
+}
+
+// FormatTime is the date form tape writes: RFC 3339 in UTC with
+// microseconds, which sorts as text in time order.
+func FormatTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000000Z")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,214 @@
+package log
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Entries returns the entries of the given anchors, in tape order: each
+// anchor's entry, then the entries of its *.jsonl files, merged (see the
+// package doc for the rule). Pass the result of Anchors, or a slice of it.
+//
+// The iterator yields a *LineError for a line or file it cannot read and
+// goes on; any other error ends it.
+func (t *Tape) Entries(ctx context.Context, anchors []Anchor) iter.Seq2[Entry, error] {
+	return func(yield func(Entry, error) bool) {
+		for _, a := range anchors {
+			if err := ctx.Err(); err != nil {
+				yield(Entry{}, err)
+				return
+			}
+			if a.Err != nil && !yield(Entry{}, a.Err) {
+				return
+			}
+			if !yield(a.Entry, nil) {
+				return
+			}
+			if !t.readFolder(ctx, a, yield) {
+				return
+			}
+		}
+	}
+}
+
+// All returns every entry of the tape, in order.
+func (t *Tape) All(ctx context.Context) iter.Seq2[Entry, error] {
+	anchors, err := t.Anchors()
+	if err != nil {
+		return func(yield func(Entry, error) bool) { yield(Entry{}, err) }
+	}
+	return t.Entries(ctx, anchors)
+}
+
+// ErrNoAnchor is wrapped by FindAnchor's error when nothing matches.
+var ErrNoAnchor = errors.New("log: no such anchor")
+
+// FindAnchor picks one anchor by a selector, trying in turn: its folder name
+// ("002_plan"), its seq ("2"), its full name, and its slug. A name used by
+// several anchors selects the last of them, the one in force, as Bub's
+// context does.
+func FindAnchor(anchors []Anchor, sel string) (int, error) {
+	if i := slices.IndexFunc(anchors, func(a Anchor) bool { return a.Folder == sel }); i >= 0 {
+		return i, nil
+	}
+	if seq, _, ok := ParseFolderName(sel + "_"); ok {
+		if i := slices.IndexFunc(anchors, func(a Anchor) bool { return a.Seq == seq }); i >= 0 {
+			return i, nil
+		}
+	}
+	for _, match := range []func(Anchor) bool{
+		func(a Anchor) bool { return a.Name == sel },
+		func(a Anchor) bool { _, slug, _ := ParseFolderName(a.Folder); return slug == sel },
+	} {
+		for i := len(anchors) - 1; i >= 0; i-- {
+			if match(anchors[i]) {
+				return i, nil
+			}
+		}
+	}
+	return -1, fmt.Errorf("%w %q", ErrNoAnchor, sel)
+}
+
+// fileCursor is one *.jsonl file of a folder being merged: the entry at its
+// head, and the effective time of the file so far.
+type fileCursor struct {
+	lr      *lineReader
+	f       *os.File
+	name    string
+	head    Entry
+	ok      bool      // head holds an entry
+	effTime time.Time // the running maximum of the dates read so far
+}
+
+// readFolder yields the entries of one anchor folder's *.jsonl files, merged
+// by effective time, then file name; within a file, lines stay in order.
+func (t *Tape) readFolder(ctx context.Context, a Anchor, yield func(Entry, error) bool) bool {
+	dir := t.folderPath(a.Folder)
+	names, err := t.jsonlFiles(dir)
+	if err != nil {
+		return yield(Entry{}, &LineError{Path: dir, Reason: "cannot list folder: " + err.Error()})
+	}
+	cursors := make([]*fileCursor, 0, len(names))
+	defer func() {
+		for _, c := range cursors {
+			c.f.Close()
+		}
+	}()
+	for _, name := range names {
+		f, err := t.ws.root.Open(path.Join(dir, name))
+		if err != nil {
+			if !yield(Entry{}, &LineError{Path: path.Join(dir, name), Reason: "cannot open: " + err.Error()}) {
+				return false
+			}
+			continue
+		}
+		c := &fileCursor{lr: newLineReader(f, t.maxLineBytes()), f: f, name: name}
+		cursors = append(cursors, c)
+		if !t.advance(c, a, yield) {
+			return false
+		}
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			yield(Entry{}, err)
+			return false
+		}
+		var min *fileCursor
+		for _, c := range cursors { // cursors are sorted by name: ties go to the first
+			if c.ok && (min == nil || c.effTime.Before(min.effTime)) {
+				min = c
+			}
+		}
+		if min == nil {
+			return true
+		}
+		if !yield(min.head, nil) || !t.advance(min, a, yield) {
+			return false
+		}
+	}
+}
+
+func (t *Tape) maxLineBytes() int {
+	return int(max(DefaultMaxLineBytes, t.ws.config.MaxEntryBytes+1))
+}
+
+// advance reads c's next entry into c.head, yielding the bad lines on the way.
+func (t *Tape) advance(c *fileCursor, a Anchor, yield func(Entry, error) bool) bool {
+	rel := path.Join(t.folderPath(a.Folder), c.name)
+	for {
+		line, err := c.lr.next()
+		if errors.Is(err, io.EOF) {
+			c.ok = false
+			return true
+		}
+		if err != nil {
+			c.ok = false
+			return yield(Entry{}, &LineError{Path: rel, Line: c.lr.lineNo + 1, Offset: c.lr.offset, Reason: "cannot read: " + err.Error()})
+		}
+		if line.tooLong > 0 {
+			reason := fmt.Sprintf("line is %d bytes, over the read limit of %d", line.tooLong, c.lr.max)
+			if !yield(Entry{}, &LineError{Path: rel, Line: line.no, Offset: line.offset, Reason: reason}) {
+				return false
+			}
+			continue
+		}
+		if isBlank(line.data) {
+			continue
+		}
+		p, reason := ParseLine(line.data)
+		if reason != "" {
+			if !yield(Entry{}, &LineError{Path: rel, Line: line.no, Offset: line.offset, Reason: reason}) {
+				return false
+			}
+			continue
+		}
+		if p.time.After(c.effTime) {
+			c.effTime = p.time
+		}
+		id := p.id
+		if id == "" {
+			id = DerivedID(a.Folder, c.name, line.no)
+		}
+		c.head = Entry{ID: id, Kind: p.kind, Payload: p.payload, Meta: p.meta, Date: p.date,
+			Pos: Position{Tape: t.name, AnchorSeq: a.Seq, Anchor: a.Name, Folder: a.Folder,
+				File: c.name, Line: line.no, Offset: line.offset, Time: c.effTime}}
+		c.ok = true
+		return true
+	}
+}
+
+// jsonlFiles lists the *.jsonl files of an anchor folder, sorted by name.
+// Names starting with a dot are temporary and left out.
+func (t *Tape) jsonlFiles(dir string) ([]string, error) {
+	dirents, err := fs.ReadDir(t.ws.root.FS(), dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, d := range dirents {
+		n := d.Name()
+		if strings.HasSuffix(n, ".jsonl") && !hasDotPrefix(n) && !d.IsDir() {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,29 @@
+package log
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+)
+
+// SessionTape is the tape name the Bub agent framework gives a session:
+// md5(absolute project path)[:16] + "__" + md5(session id)[:16], in hex.
+// The project is the folder that holds .tape, with symlinks resolved, as
+// Python's Path.resolve() gives it. A Bub user who passes the same session
+// id finds the same tape.
+func SessionTape(project, sessionID string) (string, error) {
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return "", fmt.Errorf("session tape: %w", err)
+	}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
+	}
+	return md5hex16(abs) + "__" + md5hex16(sessionID), nil
+}
+
+func md5hex16(s string) string {
+	sum := md5.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])[:16]
+}

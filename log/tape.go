@@ -1,0 +1,256 @@
+package log
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Tape is one tape of a workspace: the anchor folders under
+// .tape/tapes/<name>/anchors. A Tape is safe for use by several goroutines,
+// and any number of processes may append to the same tape at once.
+type Tape struct {
+	ws   *Workspace
+	name string
+	dir  string // "tapes/<name>", relative to the workspace
+
+	// Sync is the durability of Append; it starts as the workspace's
+	// configured setting.
+	Sync Sync
+
+	mu sync.Mutex
+	// guarded by mu:
+	current folderCache
+}
+
+// Name is the tape's name.
+func (t *Tape) Name() string { return t.name }
+
+// Workspace is the workspace the tape belongs to.
+func (t *Tape) Workspace() *Workspace { return t.ws }
+
+func (t *Tape) anchorsPath() string { return t.dir + "/" + anchorsDir }
+
+func (t *Tape) folderPath(folder string) string { return t.anchorsPath() + "/" + folder }
+
+// Exists reports whether the tape's folder exists.
+func (t *Tape) Exists() (bool, error) {
+	_, err := t.ws.root.Stat(t.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("stat tape %s: %w", t.name, err)
+	}
+	return true, nil
+}
+
+// Anchor is one phase of a tape: an anchor folder and the anchor entry that
+// opens it.
+type Anchor struct {
+	Seq    int64
+	Folder string          // "002_plan"
+	Name   string          // the full name; the slug when there is no anchor.json
+	State  json.RawMessage // nil when the anchor has no state
+	Entry  Entry           // the anchor entry; synthesized when there is no anchor.json
+	// Err is set when anchor.json exists but cannot be read; the anchor is
+	// then named by its slug, as if the file were missing.
+	Err *LineError
+}
+
+// folderRef is an anchor folder found by listing, before anchor.json is read.
+type folderRef struct {
+	seq    int64
+	folder string
+}
+
+// listFolders lists the tape's anchor folders in tape order: by seq, then by
+// folder name for the rare hand-made folders that share a seq. Names that do
+// not parse as "<seq>_<slug>", files, and names starting with a dot
+// (temporary folders) are left out. A tape without an anchors folder has none.
+func (t *Tape) listFolders() ([]folderRef, error) {
+	dirents, err := fs.ReadDir(t.ws.root.FS(), t.anchorsPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list anchors of tape %s: %w", t.name, err)
+	}
+	refs := make([]folderRef, 0, len(dirents))
+	for _, d := range dirents {
+		if hasDotPrefix(d.Name()) || !t.isDir(d) {
+			continue
+		}
+		if seq, _, ok := ParseFolderName(d.Name()); ok {
+			refs = append(refs, folderRef{seq: seq, folder: d.Name()})
+		}
+	}
+	slices.SortFunc(refs, func(a, b folderRef) int {
+		return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.folder, b.folder))
+	})
+	return refs, nil
+}
+
+// isDir reports whether d is a folder, following a symlink only if it stays
+// inside the workspace.
+func (t *Tape) isDir(d fs.DirEntry) bool {
+	if d.IsDir() {
+		return true
+	}
+	if d.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := t.ws.root.Stat(t.folderPath(d.Name()))
+	return err == nil && fi.IsDir()
+}
+
+// Anchors reads the tape's anchors in order. A tape that does not exist has
+// none.
+func (t *Tape) Anchors() ([]Anchor, error) {
+	refs, err := t.listFolders()
+	if err != nil {
+		return nil, err
+	}
+	anchors := make([]Anchor, len(refs))
+	for i, ref := range refs {
+		anchors[i] = t.readAnchor(ref)
+	}
+	return anchors, nil
+}
+
+// readAnchor reads a folder's anchor.json. A missing file gives an anchor
+// named by the slug; an unreadable one the same, with Err set.
+func (t *Tape) readAnchor(ref folderRef) Anchor {
+	_, slug, _ := ParseFolderName(ref.folder)
+	if slug == "" {
+		slug = ref.folder
+	}
+	a := Anchor{Seq: ref.seq, Folder: ref.folder, Name: slug}
+	a.Entry = Entry{
+		ID:   ref.folder,
+		Kind: KindAnchor,
+		Pos:  Position{Tape: t.name, AnchorSeq: ref.seq, Folder: ref.folder, File: AnchorFile},
+	}
+	rel := path.Join(t.folderPath(ref.folder), AnchorFile)
+	data, err := t.ws.root.ReadFile(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		a.Entry.Payload = anchorPayload(a.Name, nil)
+		a.Entry.Pos.Anchor = a.Name
+		return a
+	}
+	a.Entry.Pos.Line = 1
+	if err != nil {
+		a.Err = &LineError{Path: rel, Reason: "cannot read: " + err.Error()}
+	} else if p, reason := ParseLine(trimNewline(data)); reason != "" {
+		a.Err = &LineError{Path: rel, Line: 1, Reason: reason}
+	} else if name, state, reason := anchorFields(p.payload); reason != "" {
+		a.Err = &LineError{Path: rel, Line: 1, Reason: reason}
+	} else {
+		a.Name, a.State = name, state
+		a.Entry.Kind, a.Entry.Payload, a.Entry.Meta, a.Entry.Date = p.kind, p.payload, p.meta, p.date
+		a.Entry.Pos.Time = p.time
+		a.Entry.ID = cmp.Or(p.id, DerivedID(ref.folder, AnchorFile, 1))
+	}
+	if a.Err != nil {
+		a.Entry.Payload = anchorPayload(a.Name, nil)
+	}
+	a.Entry.Pos.Anchor = a.Name
+	return a
+}
+
+// anchorFields takes the name and state out of an anchor payload.
+func anchorFields(payload json.RawMessage) (name string, state json.RawMessage, reason string) {
+	var p struct {
+		Name  *string         `json:"name"`
+		State json.RawMessage `json:"state"`
+	}
+	if json.Unmarshal(payload, &p) != nil || p.Name == nil {
+		return "", nil, `anchor payload has no string "name"`
+	}
+	if string(p.State) == "null" {
+		p.State = nil
+	}
+	return *p.Name, p.State, ""
+}
+
+func anchorPayload(name string, state json.RawMessage) json.RawMessage {
+	if state == nil {
+		state = jsonEmptyObject
+	}
+	b, _ := json.Marshal(struct {
+		Name  string          `json:"name"`
+		State json.RawMessage `json:"state"`
+	}{name, state})
+	return b
+}
+
+func trimNewline(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// folderCache remembers the tape's last anchor folder between appends, so an
+// append costs one stat of the anchors folder instead of a listing.
+//
+// The cache is trusted only while the anchors folder's mtime and inode are
+// unchanged AND that mtime is older than the listing by more than
+// racyWindow. File system timestamps come from a coarse clock, so a folder
+// changed just after it was listed could keep the same mtime; an mtime well
+// before the listing cannot hide such a change (git calls the other case
+// "racily clean" and treats it the same way).
+type folderCache struct {
+	folder   string // "" when the tape has no anchor folder
+	seq      int64
+	anchor   string // the anchor's name, from anchor.json
+	mtime    time.Time
+	ino      uint64
+	listedAt time.Time
+}
+
+const racyWindow = 50 * time.Millisecond
+
+func (c folderCache) fresh(fi fs.FileInfo) bool {
+	return c.folder != "" && fi.ModTime().Equal(c.mtime) && inode(fi) == c.ino &&
+		c.mtime.Before(c.listedAt.Add(-racyWindow))
+}
+
+// currentFolder returns the tape's last anchor folder; its folder is "" if
+// the tape has none. Callers hold t.mu.
+func (t *Tape) currentFolder() (folderCache, error) {
+	fi, err := t.ws.root.Stat(t.anchorsPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return folderCache{}, nil
+	}
+	if err != nil {
+		return folderCache{}, fmt.Errorf("stat anchors of tape %s: %w", t.name, err)
+	}
+	if t.current.fresh(fi) {
+		return t.current, nil
+	}
+	listedAt := time.Now()
+	refs, err := t.listFolders()
+	if err != nil || len(refs) == 0 {
+		t.current = folderCache{}
+		return folderCache{}, err
+	}
+	last := refs[len(refs)-1]
+	t.current = folderCache{folder: last.folder, seq: last.seq, anchor: t.readAnchor(last).Name,
+		mtime: fi.ModTime(), ino: inode(fi), listedAt: listedAt}
+	return t.current, nil
+}
+
+func inode(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}

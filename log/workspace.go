@@ -1,0 +1,179 @@
+package log
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tape-dev/tape/internal/fileutil"
+)
+
+// Names inside a workspace.
+const (
+	// DirName is the workspace folder that Find looks for.
+	DirName    = ".tape"
+	configFile = "config.json"
+	tapesDir   = "tapes"
+	anchorsDir = "anchors"
+
+	dirPerm  = 0o700 // tapes hold tool output, and tool output holds secrets
+	filePerm = 0o600
+)
+
+// ErrNoWorkspace is returned by Find when no .tape folder is found.
+var ErrNoWorkspace = errors.New("log: not in a tape workspace")
+
+// Workspace is an open .tape folder. All file access goes through an
+// os.Root, so no name handed to it, and no symlink inside it, can make it
+// read or write outside the folder.
+type Workspace struct {
+	dir    string   // absolute path of the .tape folder
+	root   *os.Root // the .tape folder
+	config Config
+	ids    *idSource
+}
+
+// Init creates a workspace in the folder dir (dir/.tape, with config.json and
+// the default tape), or opens the one that is there. It reports whether it
+// created anything.
+func Init(dir string) (ws *Workspace, created bool, err error) {
+	tapeDir := filepath.Join(dir, DirName)
+	if err := os.Mkdir(tapeDir, dirPerm); err == nil {
+		created = true
+	} else if !errors.Is(err, fs.ErrExist) {
+		return nil, false, fmt.Errorf("create workspace: %w", err)
+	}
+	ws, err = Open(tapeDir)
+	if err != nil {
+		return nil, false, err
+	}
+	if _, err := ws.root.Stat(configFile); errors.Is(err, fs.ErrNotExist) {
+		if err := ws.SaveConfig(ws.config); err != nil {
+			ws.Close()
+			return nil, false, err
+		}
+		created = true
+	}
+	t, err := ws.Tape(ws.config.DefaultTape)
+	if err != nil {
+		ws.Close()
+		return nil, false, err
+	}
+	made, err := t.ensure()
+	if err != nil {
+		ws.Close()
+		return nil, false, err
+	}
+	return ws, created || made, nil
+}
+
+// Open opens the workspace whose .tape folder is tapeDir. config.json is
+// optional: a folder made by hand with mkdir is a workspace.
+func Open(tapeDir string) (*Workspace, error) {
+	abs, err := filepath.Abs(tapeDir)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", tapeDir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("open workspace: %s is not a folder", abs)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	ws := &Workspace{dir: abs, root: root, ids: newIDSource()}
+	if ws.config, err = ws.loadConfig(); err != nil {
+		root.Close()
+		return nil, err
+	}
+	return ws, nil
+}
+
+// Find walks up from the folder start to the nearest folder that holds a
+// .tape folder, as git looks for .git, and opens that workspace.
+func Find(start string) (*Workspace, error) {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return nil, fmt.Errorf("find workspace: %w", err)
+	}
+	for {
+		candidate := filepath.Join(dir, DirName)
+		if fi, err := os.Stat(candidate); err == nil && fi.IsDir() {
+			return Open(candidate)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, fmt.Errorf("%w (searched from %s up to /)", ErrNoWorkspace, start)
+		}
+		dir = parent
+	}
+}
+
+// Dir is the absolute path of the .tape folder.
+func (w *Workspace) Dir() string { return w.dir }
+
+// Config is the workspace's configuration, defaults filled in.
+func (w *Workspace) Config() Config { return w.config }
+
+// Close releases the workspace's folder handle.
+func (w *Workspace) Close() error { return w.root.Close() }
+
+// Tape returns the tape called name. The tape need not exist yet: the first
+// Append or Handoff creates it.
+func (w *Workspace) Tape(name string) (*Tape, error) {
+	if err := ValidateTapeName(name); err != nil {
+		return nil, err
+	}
+	return &Tape{ws: w, name: name, dir: tapesDir + "/" + name}, nil
+}
+
+// Tapes lists the names of the workspace's tapes, sorted.
+func (w *Workspace) Tapes() ([]string, error) {
+	dirents, err := fs.ReadDir(w.root.FS(), tapesDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list tapes: %w", err)
+	}
+	var names []string
+	for _, d := range dirents {
+		if d.IsDir() && ValidateTapeName(d.Name()) == nil {
+			names = append(names, d.Name())
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// Rel returns the path of a workspace file (slash-separated, relative to the
+// .tape folder) as an absolute path.
+func (w *Workspace) Abs(rel string) string {
+	return filepath.Join(w.dir, filepath.FromSlash(rel))
+}
+
+// mkdirAll creates the folder rel and its parents with private permissions.
+func (w *Workspace) mkdirAll(rel string) error {
+	if err := w.root.MkdirAll(rel, dirPerm); err != nil {
+		return fmt.Errorf("create folder %s: %w", rel, err)
+	}
+	return nil
+}
+
+func (w *Workspace) writeAtomic(rel string, data []byte) error {
+	return fileutil.WriteFile(w.root, rel, data, filePerm)
+}
+
+// Project is the folder that holds the .tape folder: the project the agent
+// works in.
+func (w *Workspace) Project() string { return filepath.Dir(w.dir) }
+
+func hasDotPrefix(name string) bool { return strings.HasPrefix(name, ".") }
