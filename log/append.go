@@ -55,15 +55,15 @@ func (t *Tape) Append(ctx context.Context, entries ...Entry) ([]Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if len(entries) == 0 {
+		return nil, nil
+	}
 	lines := make([][]byte, len(entries))
 	out := make([]Entry, len(entries))
 	for i, e := range entries {
 		var err error
 		if out[i], lines[i], err = t.prepare(e); err != nil {
-			if len(entries) > 1 {
-				return nil, fmt.Errorf("entry %d of %d: %w", i+1, len(entries), err)
-			}
-			return nil, err
+			return nil, &EntryError{Index: i, Err: err}
 		}
 	}
 	t.mu.Lock()
@@ -80,6 +80,16 @@ func (t *Tape) Append(ctx context.Context, entries ...Entry) ([]Entry, error) {
 	}
 	return out, nil
 }
+
+// EntryError is returned by Append when it refuses one of the entries it
+// was given; nothing was written.
+type EntryError struct {
+	Index int // the refused entry's index in the arguments
+	Err   error
+}
+
+func (e *EntryError) Error() string { return e.Err.Error() }
+func (e *EntryError) Unwrap() error { return e.Err }
 
 // prepare validates an entry and encodes its line.
 func (t *Tape) prepare(e Entry) (Entry, []byte, error) {

@@ -34,15 +34,14 @@ func ValidateTapeName(name string) error {
 		return bad(fmt.Sprintf("is longer than %d bytes", MaxNameBytes))
 	case !utf8.ValidString(name):
 		return bad("is not valid UTF-8")
+	case strings.ContainsAny(name, `/\`):
+		return bad("contains a path separator")
 	case name[0] == '.':
 		return bad("starts with a dot")
 	case strings.TrimSpace(name) != name:
 		return bad("starts or ends with a space")
 	}
 	for _, r := range name {
-		if r == '/' || r == '\\' {
-			return bad("contains a path separator")
-		}
 		if unicode.IsControl(r) || r == utf8.RuneError {
 			return bad("contains a control character")
 		}

@@ -3,6 +3,7 @@ package log
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -37,7 +38,27 @@ type parsed struct {
 	time    time.Time // zero when date is absent or unparseable
 }
 
-// ParseLine reads one line (without its newline) as an entry, leniently, as
+// ErrBlankLine is returned by ParseEntry for a line of only white space,
+// which readers skip.
+var ErrBlankLine = errors.New("log: blank line")
+
+// ParseEntry reads one line (a trailing newline is allowed) as an entry to
+// append: its kind, payload, meta, and its id and date when it has them. It
+// applies the reader's lenient rules, so `tape append --jsonl` takes exactly
+// the lines a tape file may hold. The position is left empty.
+func ParseEntry(line []byte) (Entry, error) {
+	line = trimNewline(line)
+	if isBlank(line) {
+		return Entry{}, ErrBlankLine
+	}
+	p, reason := parseLine(line)
+	if reason != "" {
+		return Entry{}, fmt.Errorf("%w: %s", ErrInvalid, reason)
+	}
+	return Entry{ID: p.id, Kind: p.kind, Payload: p.payload, Meta: p.meta, Date: p.date}, nil
+}
+
+// parseLine reads one line (without its newline) as an entry, leniently, as
 // agents write by hand:
 //
 //   - an envelope {"id", "kind", "payload", "meta", "date"} where only kind is
@@ -47,7 +68,7 @@ type parsed struct {
 //
 // The reason it returns for a line it cannot read is one short sentence for
 // a LineError.
-func ParseLine(line []byte) (parsed, string) {
+func parseLine(line []byte) (parsed, string) {
 	if !utf8.Valid(line) {
 		return parsed{}, "line is not valid UTF-8"
 	}

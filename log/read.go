@@ -164,7 +164,7 @@ func (t *Tape) advance(c *fileCursor, a Anchor, yield func(Entry, error) bool) b
 		if isBlank(line.data) {
 			continue
 		}
-		p, reason := ParseLine(line.data)
+		p, reason := parseLine(line.data)
 		if reason != "" {
 			if !yield(Entry{}, &LineError{Path: rel, Line: line.no, Offset: line.offset, Reason: reason}) {
 				return false

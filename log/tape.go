@@ -148,7 +148,7 @@ func (t *Tape) readAnchor(ref folderRef) Anchor {
 	a.Entry.Pos.Line = 1
 	if err != nil {
 		a.Err = &LineError{Path: rel, Reason: "cannot read: " + err.Error()}
-	} else if p, reason := ParseLine(trimNewline(data)); reason != "" {
+	} else if p, reason := parseLine(trimNewline(data)); reason != "" {
 		a.Err = &LineError{Path: rel, Line: 1, Reason: reason}
 	} else if name, state, reason := anchorFields(p.payload); reason != "" {
 		a.Err = &LineError{Path: rel, Line: 1, Reason: reason}

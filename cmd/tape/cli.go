@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// CLI is the command line: global flags, then one field per command.
+type CLI struct {
+	Globals
+
+	Init    InitCmd    `cmd:"" group:"workspace" help:"Create a tape workspace (.tape/) in the current folder."`
+	Append  AppendCmd  `cmd:"" group:"write" help:"Append an entry to the current anchor of a tape."`
+	Handoff HandoffCmd `cmd:"" group:"write" help:"Start a new anchor (phase) on a tape, carrying a small state."`
+	Log     LogCmd     `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
+	Anchors AnchorsCmd `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
+	Show    ShowCmd    `cmd:"" group:"read" help:"Print the entries of one anchor."`
+	Demo    DemoCmd    `cmd:"" group:"other" help:"Build a sample workspace in a new folder and walk through it."`
+	Version VersionCmd `cmd:"" group:"other" help:"Print the version of tape."`
+}
+
+// Globals are the flags every command takes.
+type Globals struct {
+	TapeDir string `name:"tape-dir" env:"TAPE_DIR" placeholder:"PATH" help:"The .tape folder to use (default: the nearest .tape above the current folder)."`
+	Tape    string `short:"t" env:"TAPE_NAME" placeholder:"NAME" help:"The tape to use (default: default_tape in config.json, else main)."`
+	Session string `placeholder:"ID" help:"Use the tape that the Bub agent framework names for this session id."`
+}
+
+var groups = []kong.Group{
+	{Key: "workspace", Title: "Workspace"},
+	{Key: "write", Title: "Write"},
+	{Key: "read", Title: "Read"},
+	{Key: "other", Title: "Other"},
+}
+
+const cliDescription = `Store for AI-agent sessions: an append-only log of JSONL files under anchor folders.
+
+A tape is .tape/tapes/<tape>/anchors/NNN_<slug>/*.jsonl: read it with ls and
+cat, append to it with >> from any language. tape adds safe appends, handoffs
+and ordered reads.
+
+` + exitCodesHelp
+
+// workspace opens the workspace the flags and the working folder point at.
+func (g *Globals) workspace(env *Env) (*tapelog.Workspace, error) {
+	if g.TapeDir != "" {
+		ws, err := tapelog.Open(g.TapeDir)
+		if err != nil {
+			return nil, fmt.Errorf("TAPE_DIR/--tape-dir: %w", err)
+		}
+		return ws, nil
+	}
+	dir := env.Dir
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("find workspace: %w", err)
+		}
+	}
+	return tapelog.Find(dir)
+}
+
+// tapeName is the tape the flags select: --session, else --tape/TAPE_NAME,
+// else the workspace's default.
+func (g *Globals) tapeName(ws *tapelog.Workspace) (string, error) {
+	switch {
+	case g.Session != "" && g.Tape != "":
+		return "", usagef("--session and --tape (or TAPE_NAME) both name a tape; give one")
+	case g.Session != "":
+		return tapelog.SessionTape(ws.Project(), g.Session)
+	case g.Tape != "":
+		return g.Tape, nil
+	default:
+		return ws.Config().DefaultTape, nil
+	}
+}
+
+// openTape opens the workspace and the selected tape. With mustExist, a
+// tape without a folder is an error that lists the tapes there are.
+func (g *Globals) openTape(env *Env, mustExist bool) (*tapelog.Workspace, *tapelog.Tape, error) {
+	ws, err := g.workspace(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	name, err := g.tapeName(ws)
+	if err != nil {
+		ws.Close()
+		return nil, nil, err
+	}
+	t, err := ws.Tape(name)
+	if err != nil {
+		ws.Close()
+		return nil, nil, err
+	}
+	if mustExist {
+		if err := requireTape(ws, t); err != nil {
+			ws.Close()
+			return nil, nil, err
+		}
+	}
+	return ws, t, nil
+}
+
+var errNoTape = errors.New("no such tape")
+
+func requireTape(ws *tapelog.Workspace, t *tapelog.Tape) error {
+	ok, err := t.Exists()
+	if err != nil || ok {
+		return err
+	}
+	names, _ := ws.Tapes()
+	list := "none yet"
+	if len(names) > 0 {
+		list = strings.Join(names, ", ")
+	}
+	return fmt.Errorf("%w %q in %s (tapes: %s); pick one with --tape, or append to create it", errNoTape, t.Name(), ws.Dir(), list)
+}
+
+// run parses args, runs the command and returns the exit status.
+func run(ctx context.Context, args []string, env *Env) (code int) {
+	env.ctx = ctx
+	var cli CLI
+	exited := false
+	parser, err := kong.New(&cli,
+		kong.Name("tape"),
+		kong.Description(cliDescription),
+		kong.Writers(env.Stdout, env.Stderr),
+		kong.ExplicitGroups(groups),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Bind(env, &cli.Globals),
+		kong.Exit(func(c int) { exited, code = true, c }),
+	)
+	if err != nil {
+		report(env.Stderr, err)
+		return exitUsage
+	}
+	kctx, err := parser.Parse(args)
+	if exited { // --help
+		return code
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "tape: %s; see 'tape --help'\n", err)
+		return exitUsage
+	}
+	if err := kctx.Run(); err != nil {
+		report(env.Stderr, err)
+		return exitCode(err)
+	}
+	return exitOK
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// HandoffCmd is `tape handoff`.
+type HandoffCmd struct {
+	Name    string `arg:"" help:"The new anchor's name; may contain '/' (session/start)."`
+	State   string `placeholder:"JSON" help:"The state the next phase inherits, a JSON object."`
+	Summary string `placeholder:"TEXT" help:"A summary of the phase that ends, stored as state.summary."`
+	JSON    bool   `help:"Print the new anchor as a JSON object."`
+}
+
+func (c *HandoffCmd) Help() string {
+	return `Creates the next anchor folder, NNN_<slug>, with its anchor.json, atomically,
+and prints its path. Later appends go there. Concurrent handoffs never share a
+seq.
+
+Example:
+  tape handoff review --summary "tests pass; next: review the diff" --state '{"branch":"fix-42"}'`
+}
+
+func (c *HandoffCmd) Run(env *Env, g *Globals) error {
+	state, err := c.state()
+	if err != nil {
+		return err
+	}
+	ws, t, err := g.openTape(env, false)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	a, err := t.Handoff(env.Context(), c.Name, state)
+	if err != nil {
+		return err
+	}
+	rel := "tapes/" + t.Name() + "/anchors/" + a.Folder
+	if c.JSON {
+		return newJSONLines(env.Stdout).write(anchorRecordOf(t, a, 0, ws.Abs(rel)))
+	}
+	fmt.Fprintln(env.Stdout, displayPath(env, ws.Abs(rel)))
+	return nil
+}
+
+// state is --state with --summary merged in as state.summary.
+func (c *HandoffCmd) state() (json.RawMessage, error) {
+	if c.State == "" && c.Summary == "" {
+		return nil, nil
+	}
+	state := map[string]json.RawMessage{}
+	if c.State != "" {
+		if err := json.Unmarshal([]byte(c.State), &state); err != nil || state == nil {
+			return nil, usagef("--state must be a JSON object, like '{\"key\": \"value\"}'")
+		}
+	}
+	if c.Summary != "" {
+		if _, ok := state["summary"]; ok {
+			return nil, usagef("--summary and a \"summary\" key in --state both set the summary; give one")
+		}
+		state["summary"], _ = json.Marshal(c.Summary)
+	}
+	if c.State != "" && c.Summary == "" {
+		return json.RawMessage(c.State), nil // keep the key order as given
+	}
+	return json.Marshal(state)
+}
+
+// displayPath shows a path relative to the working folder when it is below
+// it, as git does, and absolute otherwise.
+func displayPath(env *Env, abs string) string {
+	wd := env.Dir
+	if wd == "" {
+		wd, _ = os.Getwd()
+	}
+	if rel, err := filepath.Rel(wd, abs); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	return abs
+}

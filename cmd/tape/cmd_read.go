@@ -1,0 +1,230 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// LogCmd is `tape log`.
+type LogCmd struct {
+	All   bool     `short:"a" help:"The whole tape, the anchor entries included at their place."`
+	Kind  []string `short:"k" placeholder:"KIND" help:"Only entries of these kinds (repeat, or separate with commas)."`
+	Limit int      `short:"n" placeholder:"N" help:"Only the last N entries."`
+	JSON  bool     `help:"One JSON object per entry and line: id, tape, anchor, anchor_seq, kind, date, payload, meta, file, line."`
+}
+
+func (c *LogCmd) Help() string {
+	return `Prints the entries of the tape's current (last) anchor, starting with the
+anchor itself, in tape order. Lines that cannot be read are reported on stderr
+and skipped.
+
+Examples:
+  tape log
+  tape log --all --kind tool_call -n 20
+  tape log --all --json | jq -r 'select(.kind=="message") | .payload.content'`
+}
+
+func (c *LogCmd) Run(env *Env, g *Globals) error {
+	return readEntries(env, g, entryFilter{kinds: splitKinds(c.Kind), last: c.Limit, json: c.JSON},
+		func(anchors []tapelog.Anchor) ([]tapelog.Anchor, error) {
+			if c.All || len(anchors) == 0 {
+				return anchors, nil
+			}
+			return anchors[len(anchors)-1:], nil
+		})
+}
+
+// ShowCmd is `tape show`.
+type ShowCmd struct {
+	Anchor string   `arg:"" help:"The anchor: its folder (002_plan), seq (2), name or slug; a repeated name means the last."`
+	Kind   []string `short:"k" placeholder:"KIND" help:"Only entries of these kinds (repeat, or separate with commas)."`
+	Limit  int      `short:"n" placeholder:"N" help:"Only the last N entries."`
+	JSON   bool     `help:"One JSON object per entry and line, as tape log --json."`
+}
+
+func (c *ShowCmd) Help() string {
+	return `Prints the entries of one anchor, starting with the anchor itself.
+
+Examples:
+  tape show session/start
+  tape show 2 --json`
+}
+
+func (c *ShowCmd) Run(env *Env, g *Globals) error {
+	return readEntries(env, g, entryFilter{kinds: splitKinds(c.Kind), last: c.Limit, json: c.JSON},
+		func(anchors []tapelog.Anchor) ([]tapelog.Anchor, error) {
+			i, err := tapelog.FindAnchor(anchors, c.Anchor)
+			if err != nil {
+				return nil, fmt.Errorf("%w; 'tape anchors' lists them", err)
+			}
+			return anchors[i : i+1], nil
+		})
+}
+
+func (c *LogCmd) Validate() error  { return validateLimit(c.Limit) }
+func (c *ShowCmd) Validate() error { return validateLimit(c.Limit) }
+
+func validateLimit(n int) error {
+	if n < 0 {
+		return usagef("-n must be a positive number of entries")
+	}
+	return nil
+}
+
+// entryFilter is what the read commands keep of the entries they read.
+type entryFilter struct {
+	kinds []string // empty: all
+	last  int      // 0: all
+	json  bool
+}
+
+func splitKinds(flags []string) []string {
+	var kinds []string
+	for _, f := range flags {
+		for k := range strings.SplitSeq(f, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	return kinds
+}
+
+// readEntries prints the entries of the anchors that pick selects.
+func readEntries(env *Env, g *Globals, f entryFilter, pick func([]tapelog.Anchor) ([]tapelog.Anchor, error)) error {
+	ws, t, err := g.openTape(env, true)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	anchors, err := t.Anchors()
+	if err != nil {
+		return err
+	}
+	if anchors, err = pick(anchors); err != nil {
+		return err
+	}
+	var kept []tapelog.Entry
+	for e, err := range t.Entries(env.Context(), anchors) {
+		if err != nil {
+			if err := warnLine(env.Stderr, err); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(f.kinds) > 0 && !slices.Contains(f.kinds, e.Kind) {
+			continue
+		}
+		if f.last > 0 && len(kept) == f.last {
+			kept = append(kept[1:], e) // keep a window of the last N
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return printEntries(env, kept, f.json)
+}
+
+func printEntries(env *Env, entries []tapelog.Entry, asJSON bool) error {
+	if asJSON {
+		out := newJSONLines(env.Stdout)
+		for _, e := range entries {
+			if err := out.write(e.Record()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, e := range entries {
+		if _, err := fmt.Fprintln(env.Stdout, humanEntry(e)); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	return nil
+}
+
+// AnchorsCmd is `tape anchors`.
+type AnchorsCmd struct {
+	JSON bool `help:"One JSON object per anchor and line: name, seq, state, date, entries, folder, tape."`
+}
+
+func (c *AnchorsCmd) Help() string {
+	return `Lists the anchors (phases) of the tape in order, with the number of entries
+each holds besides its anchor entry.
+
+Example:
+  tape anchors --json | jq -r '.name'`
+}
+
+// anchorRecord is the JSON form of an anchor; its field names are a contract.
+type anchorRecord struct {
+	Name    string          `json:"name"`
+	Seq     int64           `json:"seq"`
+	State   json.RawMessage `json:"state"`
+	Date    *string         `json:"date"`
+	Entries int             `json:"entries"`
+	Folder  string          `json:"folder"`
+	Tape    string          `json:"tape"`
+	Path    string          `json:"path,omitempty"`
+}
+
+func anchorRecordOf(t *tapelog.Tape, a tapelog.Anchor, entries int, path string) anchorRecord {
+	r := anchorRecord{Name: a.Name, Seq: a.Seq, State: a.State, Entries: entries, Folder: a.Folder, Tape: t.Name(), Path: path}
+	if r.State == nil {
+		r.State = json.RawMessage("{}")
+	}
+	if a.Entry.Date != "" {
+		d := a.Entry.Date
+		r.Date = &d
+	}
+	return r
+}
+
+func (c *AnchorsCmd) Run(env *Env, g *Globals) error {
+	ws, t, err := g.openTape(env, true)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	anchors, err := t.Anchors()
+	if err != nil {
+		return err
+	}
+	counts := make(map[string]int, len(anchors))
+	for e, err := range t.Entries(env.Context(), anchors) {
+		if err != nil {
+			if err := warnLine(env.Stderr, err); err != nil {
+				return err
+			}
+			continue
+		}
+		if e.Pos.File != tapelog.AnchorFile {
+			counts[e.Pos.Folder]++
+		}
+	}
+	if c.JSON {
+		out := newJSONLines(env.Stdout)
+		for _, a := range anchors {
+			if err := out.write(anchorRecordOf(t, a, counts[a.Folder], "")); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, a := range anchors {
+		r := anchorRecordOf(t, a, counts[a.Folder], "")
+		date := ""
+		if r.Date != nil {
+			date = shortDate(*r.Date)
+		}
+		state := compactJSON(r.State)
+		if state == "{}" {
+			state = ""
+		}
+		fmt.Fprintf(env.Stdout, "%03d  %-24s  %6d  %-19s  %s\n", a.Seq, a.Name, r.Entries, date, oneLine(state, 60))
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// Exit codes, documented in `tape --help` and README.md.
+const (
+	exitOK        = 0 // success
+	exitNoMatch   = 1 // a search or filter matched nothing
+	exitUsage     = 2 // bad flags or arguments, or input that was refused
+	exitWorkspace = 3 // no workspace, no such tape or anchor, unreadable files, I/O errors
+)
+
+const exitCodesHelp = `Exit status: 0 ok, 1 nothing matched, 2 usage error or refused input,
+3 workspace or data problem (no .tape folder, no such tape or anchor, I/O).`
+
+// usageError is an error in how the command was called.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// exitCode maps an error to the process's exit status. It is the only place
+// that decides exit codes.
+func exitCode(err error) int {
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue),
+		errors.Is(err, tapelog.ErrInvalid),
+		errors.Is(err, tapelog.ErrTooLarge),
+		errors.Is(err, tapelog.ErrBadName):
+		return exitUsage
+	default:
+		return exitWorkspace
+	}
+}
+
+// report prints err on stderr as "tape: <what happened>", one line, with the
+// hint that says what to run when there is one.
+func report(w io.Writer, err error) {
+	msg := strings.TrimPrefix(strings.ReplaceAll(err.Error(), ": log: ", ": "), "log: ")
+	if errors.Is(err, tapelog.ErrNoWorkspace) {
+		msg += "; run 'tape init' to create a workspace here, or set TAPE_DIR"
+	}
+	fmt.Fprintf(w, "tape: %s\n", msg)
+}

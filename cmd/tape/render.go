@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// jsonLines writes values as JSON, one per line, with non-ASCII text and
+// HTML characters kept as they are.
+type jsonLines struct{ enc *json.Encoder }
+
+func newJSONLines(w io.Writer) jsonLines {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return jsonLines{enc: enc}
+}
+
+func (j jsonLines) write(v any) error {
+	if err := j.enc.Encode(v); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// warnLine prints a line that could not be read, and says so once per run.
+func warnLine(w io.Writer, err error) error {
+	var le *tapelog.LineError
+	if !errors.As(err, &le) {
+		return err
+	}
+	fmt.Fprintf(w, "tape: warning: %s\n", le)
+	return nil
+}
+
+// summaryWidth is how many runes of an entry's text a line of human output
+// shows.
+const summaryWidth = 100
+
+// humanEntry renders an entry as one line for a person: time, kind, and a
+// one-line summary of the payload.
+func humanEntry(e tapelog.Entry) string {
+	if e.Kind == tapelog.KindAnchor {
+		return humanAnchorLine(e)
+	}
+	return fmt.Sprintf("  %-8s  %-11s  %s", clock(e), e.Kind, oneLine(summary(e), summaryWidth))
+}
+
+func humanAnchorLine(e tapelog.Entry) string {
+	var p struct {
+		Name  string          `json:"name"`
+		State json.RawMessage `json:"state"`
+	}
+	_ = json.Unmarshal(e.Payload, &p)
+	line := fmt.Sprintf("── %03d %s", e.Pos.AnchorSeq, p.Name)
+	if e.Date != "" {
+		line += "  " + shortDate(e.Date)
+	}
+	if s := compactJSON(p.State); s != "" && s != "{}" && s != "null" {
+		line += "  " + oneLine(s, summaryWidth)
+	}
+	return line
+}
+
+// clock is the time of day of an entry, or "" when it has no date.
+func clock(e tapelog.Entry) string {
+	if e.Pos.Time.IsZero() || e.Date == "" {
+		return ""
+	}
+	t, err := tapelog.ParseTime(e.Date)
+	if err != nil {
+		return ""
+	}
+	return t.Format("15:04:05")
+}
+
+func shortDate(date string) string {
+	t, err := tapelog.ParseTime(date)
+	if err != nil {
+		return date
+	}
+	return t.Format("2006-01-02 15:04:05")
+}
+
+// summary is the text a person wants to see of an entry: who said what,
+// which tool was called with what, what came back.
+func summary(e tapelog.Entry) string {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(e.Payload, &p) != nil {
+		return compactJSON(e.Payload)
+	}
+	str := func(key string) string {
+		var s string
+		if json.Unmarshal(p[key], &s) == nil {
+			return s
+		}
+		return compactJSON(p[key])
+	}
+	switch e.Kind {
+	case tapelog.KindMessage:
+		text := contentText(p["content"])
+		if calls := callsText(p["tool_calls"]); calls != "" {
+			text = strings.TrimSpace(text + " → " + calls)
+		}
+		return str("role") + ": " + text
+	case tapelog.KindSystem:
+		return contentText(p["content"])
+	case tapelog.KindToolCall:
+		return callsText(p["calls"])
+	case tapelog.KindToolResult:
+		var results []json.RawMessage
+		if json.Unmarshal(p["results"], &results) != nil {
+			return compactJSON(e.Payload)
+		}
+		parts := make([]string, len(results))
+		for i, r := range results {
+			parts[i] = contentText(r)
+		}
+		return strings.Join(parts, " | ")
+	case tapelog.KindEvent:
+		return strings.TrimSpace(str("name") + " " + compactJSON(p["data"]))
+	case tapelog.KindError:
+		return str("kind") + ": " + str("message")
+	}
+	return compactJSON(e.Payload)
+}
+
+// contentText is the text of a chat message's content: a string as it is,
+// the text parts of a list joined, anything else as JSON.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var texts []string
+		for _, part := range parts {
+			if part.Text != "" {
+				texts = append(texts, part.Text)
+			} else if part.Type != "" {
+				texts = append(texts, "["+part.Type+"]")
+			}
+		}
+		return strings.Join(texts, " ")
+	}
+	return compactJSON(raw)
+}
+
+// callsText renders OpenAI tool calls as name(arguments); name(arguments).
+func callsText(raw json.RawMessage) string {
+	var calls []struct {
+		Function struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &calls) != nil {
+		return compactJSON(raw)
+	}
+	parts := make([]string, len(calls))
+	for i, c := range calls {
+		args := c.Function.Arguments
+		var s string
+		if json.Unmarshal(args, &s) == nil {
+			parts[i] = c.Function.Name + "(" + s + ")"
+		} else {
+			parts[i] = c.Function.Name + "(" + compactJSON(args) + ")"
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+// oneLine folds s onto one line and cuts it to width runes, marking the cut.
+func oneLine(s string, width int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	runes := []rune(s)
+	return string(runes[:width-1]) + "…"
+}

@@ -1,0 +1,78 @@
+// Package log owns the tape on disk: the workspace folder, the anchor
+// folders and their JSONL files, which are the only source of truth of tape.
+// It appends entries, hands off to new anchors, and reads a tape back in a
+// deterministic order. Everything else (the SQLite index, search, views) is
+// derived from what this package reads, and can be thrown away.
+//
+// # Using it
+//
+//	ws, err := log.Find(".")             // or log.Init(dir), log.Open(".tape")
+//	t, err := ws.Tape("main")
+//	e, err := t.Append(ctx, log.Entry{Kind: log.KindMessage, Payload: msg})
+//	a, err := t.Handoff(ctx, "review", state)
+//	anchors, err := t.Anchors()
+//	for e, err := range t.Entries(ctx, anchors) {
+//		var bad *log.LineError
+//		if errors.As(err, &bad) { continue } // reported, not fatal
+//		...
+//	}
+//
+// # Layout
+//
+//	.tape/
+//	  config.json                        optional; missing keys take defaults
+//	  tapes/<tape>/                      one folder per tape (flock'd by handoff)
+//	    anchors/<seq>_<slug>/            one folder per anchor (phase)
+//	      anchor.json                    the anchor entry, one JSON object
+//	      messages.jsonl                 message, system
+//	      tool_calls.jsonl               tool_call, tool_result
+//	      events.jsonl                   every other kind
+//
+// seq is a decimal number, zero-padded to at least 3 digits by writers and
+// ordered by value; slug is the anchor name made file-safe (Slug). Readers
+// read every *.jsonl file of an anchor folder, whatever its name, and skip
+// names that start with a dot (temporary files and folders).
+//
+// # Records
+//
+// A line is one JSON object, UTF-8, ended by '\n':
+//
+//	{"id": "01J...", "kind": "message", "payload": {...}, "meta": {...}, "date": "2026-11-22T04:36:09.123456Z"}
+//
+// Only kind is required. id may be a string, a number or absent; date is RFC
+// 3339 (a date without a zone is UTC); meta is an object. A line with no
+// "kind" but a string "role" is a bare chat message: a message entry whose
+// payload is the whole line. Unknown kinds are kept. Blank lines are skipped.
+// A last line without '\n' is in progress and not read yet. Any other line
+// that cannot be read is a *LineError (file, line, offset, reason), and
+// reading goes on.
+//
+// # Order and ids
+//
+// The order of a tape is a function of its files alone:
+//
+//  1. anchors by seq, then by folder name;
+//  2. in an anchor folder, the anchor entry first, then the entries of its
+//     *.jsonl files merged by effective time, then file name, then line;
+//  3. the effective time of a line is the latest date seen in its file up to
+//     and including that line (a line without a date takes the one before
+//     it; lines before any date have the zero time).
+//
+// Because the effective time never decreases within a file, the merge keeps
+// every file's own order, and an appended line never moves an earlier one:
+// an incremental reader and a full rebuild agree.
+//
+// An entry without an id gets "<folder>/<file>:<line>", and an anchor folder
+// without anchor.json gets its folder name as the id of its anchor entry.
+//
+// # Writing
+//
+// Append writes each entry as one write(2) of one complete line on an
+// O_APPEND descriptor, holding an exclusive flock(2) of the file: lines of
+// any size from any number of processes never tear or interleave. Shell
+// writers take the same lock with flock(1). Handoff builds the new anchor
+// folder under a temporary name, fsyncs it, renames it into place and
+// fsyncs the anchors folder, holding an flock of the tape folder so that
+// concurrent handoffs get distinct seqs. config.json and anchor.json are
+// only ever replaced atomically. Folders are created 0700 and files 0600.
+package log
