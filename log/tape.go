@@ -145,7 +145,6 @@ func (t *Tape) readAnchor(ref folderRef) Anchor {
 		a.Entry.Pos.Anchor = a.Name
 		return a
 	}
-	a.Entry.Pos.Line = 1
 	if err != nil {
 		a.Err = &LineError{Path: rel, Reason: "cannot read: " + err.Error()}
 	} else if p, reason := parseLine(trimNewline(data)); reason != "" {
@@ -155,7 +154,7 @@ func (t *Tape) readAnchor(ref folderRef) Anchor {
 	} else {
 		a.Name, a.State = name, state
 		a.Entry.Kind, a.Entry.Payload, a.Entry.Meta, a.Entry.Date = p.kind, p.payload, p.meta, p.date
-		a.Entry.Pos.Time = p.time
+		a.Entry.Pos.Time, a.Entry.Pos.Line = p.time, 1
 		a.Entry.ID = cmp.Or(p.id, DerivedID(ref.folder, AnchorFile, 1))
 	}
 	if a.Err != nil {

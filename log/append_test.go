@@ -1,0 +1,283 @@
+package log
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func msg(content string) Entry {
+	p, _ := json.Marshal(map[string]string{"role": "user", "content": content})
+	return Entry{Kind: KindMessage, Payload: p}
+}
+
+func TestAppendAndReadBack(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	ctx := context.Background()
+	in := []Entry{
+		{Kind: KindMessage, Payload: json.RawMessage(`{"role": "user", "content": "hi <b> & 你好"}`)},
+		{Kind: KindToolCall, Payload: json.RawMessage(`{"calls":[{"id":"c1","function":{"name":"bash","arguments":"{}"}}]}`)},
+		{Kind: KindToolResult, Payload: json.RawMessage("{\n  \"results\": [\"ok\"]\n}"), Meta: json.RawMessage(`{"ms":3}`)},
+		{Kind: KindEvent, Payload: json.RawMessage(`{"name":"run","data":{}}`)},
+		{Kind: "custom_kind", Payload: json.RawMessage(`{}`)},
+	}
+	var written []Entry
+	for _, e := range in {
+		out, err := tp.Append(ctx, e)
+		if err != nil {
+			t.Fatalf("Append(%s): %v", e.Kind, err)
+		}
+		written = append(written, out...)
+	}
+	got, bad := readAll(t, tp)
+	if len(bad) > 0 {
+		t.Fatalf("bad lines: %v", bad)
+	}
+	// The bootstrap anchor, then the entries in the order they were written,
+	// though they sit in three files.
+	if len(got) != len(in)+1 || got[0].Kind != KindAnchor || got[0].Pos.Anchor != BootstrapName {
+		t.Fatalf("read %d entries starting with %+v; want the bootstrap anchor and %d entries", len(got), got[0], len(in))
+	}
+	if !slices.Equal(ids(got[1:]), ids(written)) {
+		t.Errorf("read order %v, want write order %v", ids(got[1:]), ids(written))
+	}
+	wantFiles := []string{MessagesFile, ToolCallsFile, ToolCallsFile, EventsFile, EventsFile}
+	for i, e := range got[1:] {
+		if e.Pos.File != wantFiles[i] {
+			t.Errorf("entry %d (%s) in %s, want %s", i, e.Kind, e.Pos.File, wantFiles[i])
+		}
+	}
+	if string(got[1].Payload) != `{"role":"user","content":"hi <b> & 你好"}` {
+		t.Errorf("payload written as %s; want HTML and non-ASCII kept as given", got[1].Payload)
+	}
+	if string(got[3].Payload) != `{"results":["ok"]}` || string(got[3].Meta) != `{"ms":3}` {
+		t.Errorf("multi-line payload read back as %s (meta %s), want it compacted onto one line", got[3].Payload, got[3].Meta)
+	}
+	if string(got[1].Meta) != "{}" {
+		t.Errorf("default meta = %s, want {}", got[1].Meta)
+	}
+	for i := 2; i < len(got); i++ {
+		if got[i].ID <= got[i-1].ID || got[i].Date <= got[i-1].Date {
+			t.Errorf("entry %d id/date %s/%s not after %s/%s; ids and dates must increase within a process",
+				i, got[i].ID, got[i].Date, got[i-1].ID, got[i-1].Date)
+		}
+	}
+}
+
+func TestAppendPermissions(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "secret")
+	if _, err := tp.Append(context.Background(), msg("token=abc")); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.Walk(ws.Dir(), func(path string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		want := os.FileMode(filePerm)
+		if fi.IsDir() {
+			want = dirPerm
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s has mode %v, want %v", path, fi.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAppendRefusesAndWritesNothing(t *testing.T) {
+	ws := newTestWorkspace(t)
+	ws.config.MaxEntryBytes = 1000
+	tp := mustTape(t, ws, "main")
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		e    Entry
+		is   error
+	}{
+		{"array payload", Entry{Kind: KindEvent, Payload: json.RawMessage(`[1]`)}, ErrInvalid},
+		{"string payload", Entry{Kind: KindEvent, Payload: json.RawMessage(`"x"`)}, ErrInvalid},
+		{"invalid json", Entry{Kind: KindEvent, Payload: json.RawMessage(`{"a":`)}, ErrInvalid},
+		{"invalid utf8", Entry{Kind: KindEvent, Payload: json.RawMessage("{\"a\":\"\xff\"}")}, ErrInvalid},
+		{"missing payload", Entry{Kind: KindEvent}, ErrInvalid},
+		{"missing kind", Entry{Payload: json.RawMessage(`{}`)}, ErrInvalid},
+		{"anchor kind", Entry{Kind: KindAnchor, Payload: json.RawMessage(`{"name":"x"}`)}, ErrInvalid},
+		{"meta not object", Entry{Kind: KindEvent, Payload: json.RawMessage(`{}`), Meta: json.RawMessage(`1`)}, ErrInvalid},
+		{"bad date", Entry{Kind: KindEvent, Payload: json.RawMessage(`{}`), Date: "soon"}, ErrInvalid},
+		{"too large", Entry{Kind: KindEvent, Payload: json.RawMessage(`{"a":"` + strings.Repeat("x", 1000) + `"}`)}, ErrTooLarge},
+	}
+	before := snapshot(t, ws.Dir())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tp.Append(ctx, tt.e)
+			if !errors.Is(err, tt.is) {
+				t.Fatalf("Append error = %v, want %v", err, tt.is)
+			}
+		})
+	}
+	// A batch with one bad entry writes none of them.
+	_, err := tp.Append(ctx, msg("ok"), Entry{Kind: KindEvent, Payload: json.RawMessage(`[]`)}, msg("ok too"))
+	var ee *EntryError
+	if !errors.As(err, &ee) || ee.Index != 1 {
+		t.Fatalf("batch Append error = %v, want an EntryError at index 1", err)
+	}
+	if after := snapshot(t, ws.Dir()); after != before {
+		t.Errorf("refused appends changed the workspace:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// snapshot lists every file under dir with its content.
+func snapshot(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		b.WriteString(path + "=" + string(data) + ";")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// A writer that died mid-line leaves a torn tail; the next append must not
+// glue its line onto it.
+func TestAppendAfterTornTail(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	ctx := context.Background()
+	if _, err := tp.Append(ctx, msg("before")); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start", MessagesFile)
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"role":"user","content":"torn`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	// While torn, the tail is in progress: neither an entry nor an error.
+	got, bad := readAll(t, tp)
+	if len(got) != 2 || len(bad) != 0 {
+		t.Fatalf("with a torn tail: %d entries, bad %v; want 2 entries and no bad line", len(got), bad)
+	}
+	if _, err := tp.Append(ctx, msg("after")); err != nil {
+		t.Fatal(err)
+	}
+	got, bad = readAll(t, tp)
+	var contents []string
+	for _, e := range got[1:] {
+		var m map[string]string
+		_ = json.Unmarshal(e.Payload, &m)
+		contents = append(contents, m["content"])
+	}
+	if !slices.Equal(contents, []string{"before", "after"}) {
+		t.Errorf("contents = %q, want [before after]", contents)
+	}
+	if len(bad) != 1 || bad[0].Line != 2 {
+		t.Errorf("bad lines = %v, want the torn fragment reported as line 2", bad)
+	}
+}
+
+func TestAppendSyncAlways(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	tp.Sync = SyncAlways
+	out, err := tp.Append(context.Background(), msg("durable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Pos.Folder != "001_session-start" || out[0].Pos.Offset != 0 {
+		t.Errorf("position = %+v, want offset 0 in 001_session-start", out[0].Pos)
+	}
+}
+
+// Appends from goroutines sharing one Tape, and from several Tape values,
+// are all kept whole.
+func TestAppendConcurrentGoroutines(t *testing.T) {
+	ws := newTestWorkspace(t)
+	ctx := context.Background()
+	const writers, each = 8, 200
+	var wg sync.WaitGroup
+	for w := range writers {
+		tp := mustTape(t, ws, "main")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				big := strings.Repeat("x", (w*each+i)%9000) // across the 4 KiB pipe-buffer size
+				if _, err := tp.Append(ctx, msg(big)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	got, bad := readAll(t, mustTape(t, ws, "main"))
+	if len(got) != writers*each+1 || len(bad) != 0 {
+		t.Errorf("read %d entries and %d bad lines, want %d and 0", len(got), len(bad), writers*each+1)
+	}
+}
+
+func TestAppendGoesToNewAnchorAfterHandoff(t *testing.T) {
+	ws := newTestWorkspace(t)
+	writer := mustTape(t, ws, "main")
+	other := mustTape(t, ws, "main") // another handle, as another process would have
+	ctx := context.Background()
+	if _, err := writer.Append(ctx, msg("one")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Handoff(ctx, "next", nil); err != nil {
+		t.Fatal(err)
+	}
+	out, err := writer.Append(ctx, msg("two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Pos.Folder != "002_next" {
+		t.Errorf("append after another handle's handoff went to %s, want 002_next", out[0].Pos.Folder)
+	}
+}
+
+func TestAppendLineIsOneJSONLine(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	if _, err := tp.Append(context.Background(), Entry{Kind: KindEvent, Payload: json.RawMessage("{\"a\":\n\"b\\nc\"}")}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start", EventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Count(data, []byte("\n")) != 1 || !bytes.HasSuffix(data, []byte("\n")) {
+		t.Errorf("file = %q, want one line ending in a newline", data)
+	}
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(data, &env); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"id", "kind", "payload", "meta", "date"} {
+		if _, ok := env[key]; !ok {
+			t.Errorf("written line lacks %q: %s", key, data)
+		}
+	}
+}

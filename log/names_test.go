@@ -1,0 +1,150 @@
+package log
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestSlug(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"slash", "session/start", "session-start"},
+		{"plain", "review", "review"},
+		{"spaces and punctuation", "plan: step 1!", "plan-step-1"},
+		{"dot dot", "..", "anchor"},
+		{"parent escape", "../../etc/passwd", "etc-passwd"},
+		{"absolute", "/etc/cron.d/x", "etc-cron.d-x"},
+		{"chinese kept", "审查/第一步", "审查-第一步"},
+		{"nul and control", "a\x00b\nc\td", "a-b-c-d"},
+		{"leading dot trimmed", ".hidden", "hidden"},
+		{"only punctuation", "///", "anchor"},
+		{"empty", "", "anchor"},
+		{"underscore kept", "auto_handoff/context_overflow", "auto_handoff-context_overflow"},
+		{"invalid utf8", "a\xffb", "a-b"},
+		{"backslash", `a\b`, "a-b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Slug(tt.in); got != tt.want {
+				t.Errorf("Slug(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSlugLength(t *testing.T) {
+	got := Slug(strings.Repeat("错", 100)) // 300 bytes
+	if len(got) > MaxNameBytes || !utf8.ValidString(got) {
+		t.Errorf("Slug of a long name = %d bytes (valid UTF-8: %v), want at most %d", len(got), utf8.ValidString(got), MaxNameBytes)
+	}
+}
+
+func TestValidateTapeName(t *testing.T) {
+	tests := []struct {
+		name, in string
+		ok       bool
+	}{
+		{"main", "main", true},
+		{"bub session", "be7c02414bd38019__f247c92535cc0807", true},
+		{"chinese", "调试会话", true},
+		{"inner space", "my tape", true},
+		{"empty", "", false},
+		{"dot", ".", false},
+		{"dotdot", "..", false},
+		{"parent", "../x", false},
+		{"hidden", ".x", false},
+		{"slash", "a/b", false},
+		{"absolute", "/etc", false},
+		{"backslash", `a\b`, false},
+		{"nul", "a\x00b", false},
+		{"newline", "a\nb", false},
+		{"trailing space", "a ", false},
+		{"invalid utf8", "a\xff", false},
+		{"too long", strings.Repeat("a", MaxNameBytes+1), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateTapeName(tt.in)
+			if (err == nil) != tt.ok {
+				t.Errorf("ValidateTapeName(%q) = %v, want ok=%v", tt.in, err, tt.ok)
+			}
+		})
+	}
+}
+
+func TestParseFolderName(t *testing.T) {
+	tests := []struct {
+		in       string
+		seq      int64
+		slug     string
+		ok       bool
+	}{
+		{"001_session-start", 1, "session-start", true},
+		{"1000_x", 1000, "x", true},
+		{"7_short", 7, "short", true},
+		{"003_", 3, "", true},
+		{"003_a_b", 3, "a_b", true},
+		{"003", 0, "", false},
+		{"_x", 0, "", false},
+		{"0x1_x", 0, "", false},
+		{"-01_x", 0, "", false},
+		{".tmp-abc", 0, "", false},
+		{"9999999999999999999_x", 0, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			seq, slug, ok := ParseFolderName(tt.in)
+			if seq != tt.seq || slug != tt.slug || ok != tt.ok {
+				t.Errorf("ParseFolderName(%q) = %d, %q, %v; want %d, %q, %v", tt.in, seq, slug, ok, tt.seq, tt.slug, tt.ok)
+			}
+		})
+	}
+}
+
+// FuzzSlug checks that no anchor name makes a folder name that leaves the
+// anchors folder or does not parse back.
+func FuzzSlug(f *testing.F) {
+	for _, s := range []string{"session/start", "../..", "/abs", "a\x00b", "错误/重试", ".", "", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		s := Slug(name)
+		if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\\\x00") || !utf8.ValidString(s) || len(s) > MaxNameBytes {
+			t.Fatalf("Slug(%q) = %q: not a safe path component", name, s)
+		}
+		for _, r := range s {
+			if unicode.IsControl(r) {
+				t.Fatalf("Slug(%q) = %q: contains a control character", name, s)
+			}
+		}
+		folder := FolderName(42, name)
+		if !filepath.IsLocal(folder) || filepath.Base(folder) != folder {
+			t.Fatalf("FolderName(42, %q) = %q: not a local single component", name, folder)
+		}
+		if seq, slug, ok := ParseFolderName(folder); !ok || seq != 42 || slug != s {
+			t.Fatalf("ParseFolderName(%q) = %d, %q, %v; want 42, %q, true", folder, seq, slug, ok, s)
+		}
+	})
+}
+
+// FuzzValidateTapeName checks that every accepted tape name is one local
+// path component.
+func FuzzValidateTapeName(f *testing.F) {
+	for _, s := range []string{"main", "..", "../x", "/etc", "a/b", "a\x00", "调试", " a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if ValidateTapeName(name) != nil {
+			return
+		}
+		if !filepath.IsLocal(name) || filepath.Base(name) != name || strings.ContainsAny(name, "/\\\x00") || name[0] == '.' {
+			t.Fatalf("ValidateTapeName accepted %q, which is not one safe path component", name)
+		}
+		root := "/ws/tapes"
+		if got := filepath.Join(root, name); filepath.Dir(got) != root {
+			t.Fatalf("tape %q resolves to %q, outside %s", name, got, root)
+		}
+	})
+}

@@ -1,0 +1,251 @@
+package log
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The order rule of the package doc, on hand-written folders.
+func TestReadOrder(t *testing.T) {
+	ws := openHandMade(t, map[string]string{
+		"tapes/t/anchors/001_start/messages.jsonl": strings.Join([]string{
+			`{"id":"m1","kind":"message","payload":{},"date":"2026-01-01T00:00:01Z"}`,
+			`{"id":"m2","kind":"message","payload":{}}`, // no date: takes 00:00:01
+			`{"id":"m3","kind":"message","payload":{},"date":"2026-01-01T00:00:05Z"}`,
+			`{"id":"m4","kind":"message","payload":{},"date":"2026-01-01T00:00:02Z"}`, // clock went back: sorts at 00:00:05
+		}, "\n") + "\n",
+		"tapes/t/anchors/001_start/tool_calls.jsonl": strings.Join([]string{
+			`{"id":"c1","kind":"tool_call","payload":{},"date":"2026-01-01T00:00:01Z"}`, // ties m1: file name decides
+			`{"id":"c2","kind":"tool_call","payload":{},"date":"2026-01-01T00:00:03Z"}`,
+			`{"id":"c3","kind":"tool_call","payload":{},"date":"2026-01-01T00:00:06Z"}`,
+		}, "\n") + "\n",
+		"tapes/t/anchors/001_start/undated.jsonl": `{"id":"u1","kind":"note","payload":{}}` + "\n",
+		"tapes/t/anchors/1000_late/events.jsonl":  `{"id":"late","kind":"event","payload":{},"date":"2020-01-01T00:00:00Z"}` + "\n",
+		"tapes/t/anchors/999_before/events.jsonl": `{"id":"before","kind":"event","payload":{}}` + "\n",
+	})
+	got, bad := readAll(t, mustTape(t, ws, "t"))
+	if len(bad) > 0 {
+		t.Fatalf("bad lines: %v", bad)
+	}
+	want := []string{"001_start", "u1", "m1", "m2", "c1", "c2", "m3", "m4", "c3", "999_before", "before", "1000_late", "late"}
+	if !slices.Equal(ids(got), want) {
+		t.Errorf("order = %v\nwant    %v", ids(got), want)
+	}
+}
+
+func TestReadHandMadeWorkspace(t *testing.T) {
+	ws := openHandMade(t, map[string]string{
+		"tapes/x/anchors/001_start/messages.jsonl": `{"role":"user","content":"hi"}` + "\n" + `{"role":"assistant","content":"hello"}` + "\n",
+		"tapes/x/anchors/003_review/notes.jsonl":   `{"kind":"event","payload":{"name":"n"}}` + "\n",
+		"tapes/x/anchors/002_bad/anchor.json":      `{"kind":"anchor","payload":{"state":{}}}`,
+		"tapes/x/anchors/notes.txt":                "not an anchor",
+		"tapes/x/anchors/review/x.jsonl":           `{"kind":"event","payload":{}}` + "\n",
+		"tapes/x/anchors/.tmp-123/anchor.json":     `{}`,
+		"tapes/x/anchors/001_start/.tmp-9.jsonl":   `{"kind":"event","payload":{}}` + "\n",
+		"tapes/x/anchors/001_start/readme.md":      "# not read",
+	})
+	if ws.Config() != DefaultConfig() {
+		t.Errorf("config without config.json = %+v, want the defaults", ws.Config())
+	}
+	tp := mustTape(t, ws, "x")
+	anchors, err := tp.Anchors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var folders []string
+	for _, a := range anchors {
+		folders = append(folders, a.Folder+"="+a.Name)
+	}
+	if !slices.Equal(folders, []string{"001_start=start", "002_bad=bad", "003_review=review"}) {
+		t.Errorf("anchors = %v", folders)
+	}
+	if anchors[1].Err == nil || anchors[1].Err.Line != 1 {
+		t.Errorf("002_bad/anchor.json without a name: Err = %v, want a LineError at line 1", anchors[1].Err)
+	}
+	got, bad := readAll(t, tp)
+	want := []string{"001_start", "001_start/messages.jsonl:1", "001_start/messages.jsonl:2", "002_bad", "003_review", "003_review/notes.jsonl:1"}
+	if !slices.Equal(ids(got), want) {
+		t.Errorf("ids = %v\nwant  %v", ids(got), want)
+	}
+	if len(bad) != 1 {
+		t.Errorf("bad = %v, want the one bad anchor.json", bad)
+	}
+	if got[1].Kind != KindMessage || got[4].Pos.Line != 0 {
+		t.Errorf("bare message kind %q, synthesized anchor line %d", got[1].Kind, got[4].Pos.Line)
+	}
+}
+
+func TestBadLinesDoNotHideGoodOnes(t *testing.T) {
+	ws := openHandMade(t, map[string]string{
+		"tapes/t/anchors/001_a/events.jsonl": strings.Join([]string{
+			`{"kind":"event","payload":{"n":1}}`,
+			`not json`,
+			"{\"kind\":\"event\",\"payload\":{\"t\":\"\xff\"}}",
+			"{\"kind\":\"event\",\"payload\":{\"t\":\"a\x00\"}}",
+			`{"kind":"event","payload":{"n":2}}{"kind":"event","pay`,
+			`{"kind":"event","payload":{"n":3}}`,
+			`{"kind":"event","payload":{"n":4`, // torn tail: in progress
+		}, "\n"),
+	})
+	got, bad := readAll(t, mustTape(t, ws, "t"))
+	var payloads []string
+	for _, e := range got[1:] {
+		payloads = append(payloads, string(e.Payload))
+	}
+	if !slices.Equal(payloads, []string{`{"n":1}`, `{"n":3}`}) {
+		t.Errorf("payloads = %v", payloads)
+	}
+	var lines []int
+	for _, b := range bad {
+		lines = append(lines, b.Line)
+		if b.Path != "tapes/t/anchors/001_a/events.jsonl" || b.Offset <= 0 || b.Reason == "" {
+			t.Errorf("bad line error %+v lacks its file, offset or reason", b)
+		}
+	}
+	if !slices.Equal(lines, []int{2, 3, 4, 5}) {
+		t.Errorf("bad lines = %v, want 2, 3, 4, 5", lines)
+	}
+	if msg := bad[0].Error(); !strings.Contains(msg, "events.jsonl:2:") {
+		t.Errorf("error message %q does not name file:line", msg)
+	}
+}
+
+func TestFindAnchor(t *testing.T) {
+	anchors := []Anchor{
+		{Seq: 1, Folder: "001_session-start", Name: "session/start"},
+		{Seq: 2, Folder: "002_review", Name: "review"},
+		{Seq: 3, Folder: "003_review", Name: "review"},
+		{Seq: 10, Folder: "010_7", Name: "7"},
+	}
+	for _, tt := range []struct {
+		sel  string
+		want int
+	}{
+		{"001_session-start", 0}, {"session/start", 0}, {"session-start", 0}, {"1", 0},
+		{"review", 2}, {"002_review", 1}, {"2", 1}, {"10", 3}, {"7", 3}, {"nope", -1},
+	} {
+		got, err := FindAnchor(anchors, tt.sel)
+		if got != tt.want || (tt.want < 0) != errors.Is(err, ErrNoAnchor) {
+			t.Errorf("FindAnchor(%q) = %d, %v; want %d", tt.sel, got, err, tt.want)
+		}
+	}
+}
+
+// Symlinks that lead out of the workspace are not followed, for reading or
+// for writing.
+func TestSymlinksDoNotEscape(t *testing.T) {
+	outside := t.TempDir()
+	writeTestFile(t, filepath.Join(outside, "secret.jsonl"), `{"kind":"event","payload":{"secret":1}}`+"\n")
+	writeTestFile(t, filepath.Join(outside, "folder/events.jsonl"), `{"kind":"event","payload":{"secret":2}}`+"\n")
+	ws := openHandMade(t, map[string]string{
+		"tapes/t/anchors/001_a/events.jsonl": `{"kind":"event","payload":{"ok":1}}` + "\n",
+	})
+	anchors := filepath.Join(ws.Dir(), "tapes/t/anchors")
+	if err := os.Symlink(filepath.Join(outside, "secret.jsonl"), filepath.Join(anchors, "001_a/leak.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "folder"), filepath.Join(anchors, "002_out")); err != nil {
+		t.Fatal(err)
+	}
+	tp := mustTape(t, ws, "t")
+	got, bad := readAll(t, tp)
+	for _, e := range got {
+		if strings.Contains(string(e.Payload), "secret") {
+			t.Errorf("read %s through a symlink out of the workspace", e.Payload)
+		}
+	}
+	if len(bad) != 1 || !strings.Contains(bad[0].Path, "leak.jsonl") {
+		t.Errorf("bad = %v, want the escaping symlink reported", bad)
+	}
+	// The symlinked folder is not an anchor, so appends cannot go through it.
+	if _, err := tp.Append(context.Background(), msg("x")); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(outside, "folder/events.jsonl"))
+	if strings.Count(string(data), "\n") != 1 {
+		t.Errorf("append wrote outside the workspace: %q", data)
+	}
+}
+
+func TestWorkspaceFindAndInit(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Find(dir); !errors.Is(err, ErrNoWorkspace) {
+		t.Fatalf("Find in an empty folder = %v, want ErrNoWorkspace", err)
+	}
+	ws, created, err := Init(dir)
+	if err != nil || !created {
+		t.Fatalf("Init = %v, created %v", err, created)
+	}
+	ws.Close()
+	if _, created, err = Init(dir); err != nil || created {
+		t.Fatalf("second Init = %v, created %v; want nothing created", err, created)
+	}
+	deep := filepath.Join(dir, "a/b/c")
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	found, err := Find(deep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer found.Close()
+	if found.Dir() != filepath.Join(dir, DirName) {
+		t.Errorf("Find from %s = %s", deep, found.Dir())
+	}
+	tapes, err := found.Tapes()
+	if err != nil || !slices.Equal(tapes, []string{"main"}) {
+		t.Errorf("Tapes = %v, %v; want [main]", tapes, err)
+	}
+}
+
+func TestConfig(t *testing.T) {
+	for _, tt := range []struct {
+		name, config string
+		want         Config
+		wantErr      string
+	}{
+		{"partial", `{"sync":"always"}`, Config{Version: 1, DefaultTape: "main", Sync: SyncAlways, MaxEntryBytes: DefaultMaxEntryBytes}, ""},
+		{"limit", `{"max_entry_bytes":1024,"default_tape":"work"}`, Config{Version: 1, DefaultTape: "work", Sync: SyncNone, MaxEntryBytes: 1024}, ""},
+		{"bad sync", `{"sync":"sometimes"}`, Config{}, `sync is "sometimes"`},
+		{"bad json", `{"sync":`, Config{}, "config.json"},
+		{"bad tape", `{"default_tape":"../x"}`, Config{}, "default_tape"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), DirName)
+			writeTestFile(t, filepath.Join(dir, "config.json"), tt.config)
+			ws, err := Open(dir)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Open error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			if ws.Config() != tt.want {
+				t.Errorf("config = %+v, want %+v", ws.Config(), tt.want)
+			}
+		})
+	}
+}
+
+func TestSessionTape(t *testing.T) {
+	// Values computed with Python's hashlib, as Bub computes them.
+	got, err := SessionTape("/nonexistent/proj", "会话-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "be7c02414bd38019__f247c92535cc0807"; got != want {
+		t.Errorf("SessionTape = %q, want %q", got, want)
+	}
+	if ValidateTapeName(got) != nil {
+		t.Errorf("session tape name %q is not a valid tape name", got)
+	}
+}
