@@ -76,10 +76,10 @@ func TestValidateTapeName(t *testing.T) {
 
 func TestParseFolderName(t *testing.T) {
 	tests := []struct {
-		in       string
-		seq      int64
-		slug     string
-		ok       bool
+		in   string
+		seq  int64
+		slug string
+		ok   bool
 	}{
 		{"001_session-start", 1, "session-start", true},
 		{"1000_x", 1000, "x", true},
