@@ -24,7 +24,7 @@ func (e *LineError) Error() string {
 	if e.Line == 0 {
 		return fmt.Sprintf("%s: %s", e.Path, e.Reason)
 	}
-	return fmt.Sprintf("%s:%d: %s (byte offset %d); the line is skipped, the lines around it are read", e.Path, e.Line, e.Reason, e.Offset)
+	return fmt.Sprintf("%s:%d: %s (byte offset %d)", e.Path, e.Line, e.Reason, e.Offset)
 }
 
 // parsed is what ParseLine finds in one line: the envelope fields, before the
@@ -90,7 +90,8 @@ func parseLine(line []byte) (parsed, string) {
 			return parsed{}, `object has no "kind" (want {"kind": ..., "payload": {...}}, or a chat message with "role")`
 		}
 		p.kind = KindMessage
-		p.payload = json.RawMessage(bytes.TrimSpace(line))
+		// A copy: the reader reuses line's buffer for the next line.
+		p.payload = bytes.Clone(bytes.TrimSpace(line))
 		return p, ""
 	}
 	if json.Unmarshal(rawKind, &p.kind) != nil || p.kind == "" {

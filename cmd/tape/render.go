@@ -35,7 +35,7 @@ func warnLine(w io.Writer, err error) error {
 	if !errors.As(err, &le) {
 		return err
 	}
-	fmt.Fprintf(w, "tape: warning: %s\n", le)
+	fmt.Fprintf(w, "tape: warning: %s; skipped\n", le)
 	return nil
 }
 
@@ -124,7 +124,9 @@ func summary(e tapelog.Entry) string {
 		}
 		return strings.Join(parts, " | ")
 	case tapelog.KindEvent:
-		return strings.TrimSpace(str("name") + " " + compactJSON(p["data"]))
+		if _, ok := p["name"]; ok {
+			return strings.TrimSpace(str("name") + " " + compactJSON(p["data"]))
+		}
 	case tapelog.KindError:
 		return str("kind") + ": " + str("message")
 	}
