@@ -1,0 +1,271 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+var ulidPattern = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}$`)
+
+// newCLIWorkspace runs `tape init` in a new folder and returns the folder.
+func newCLIWorkspace(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, stderr, code := runTape(t, dir, "init"); code != 0 {
+		t.Fatalf("tape init: exit %d: %s", code, stderr)
+	}
+	return dir
+}
+
+func mustRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	stdout, stderr, code := runTape(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("tape %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	return stdout
+}
+
+// records decodes `--json` output, one object per line.
+func records(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var recs []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("output line %q is not JSON: %v", line, err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func TestCLIExitCodes(t *testing.T) {
+	ws := newCLIWorkspace(t)
+	tests := []struct {
+		name      string
+		dir       string // "" = outside any workspace
+		args      []string
+		stdin     string
+		code      int
+		stderrHas string
+	}{
+		{"outside a workspace", "", []string{"log"}, "", exitWorkspace, "run 'tape init'"},
+		{"help", ws, []string{"--help"}, "", exitOK, ""},
+		{"unknown flag", ws, []string{"log", "--nope"}, "", exitUsage, "unknown flag"},
+		{"append without kind", ws, []string{"append", "{}"}, "", exitUsage, "--kind is required"},
+		{"append without payload", ws, []string{"append", "-k", "event"}, "", exitUsage, "PAYLOAD is required"},
+		{"payload not an object", ws, []string{"append", "-k", "event", "[1]"}, "", exitUsage, "must be a JSON object"},
+		{"payload not json", ws, []string{"append", "-k", "event", "{"}, "", exitUsage, "not valid JSON"},
+		{"meta not an object", ws, []string{"append", "-k", "event", "--meta", "1", "{}"}, "", exitUsage, "meta must be a JSON object"},
+		{"anchor kind", ws, []string{"append", "-k", "anchor", "{}"}, "", exitUsage, "hand off"},
+		{"jsonl with kind", ws, []string{"append", "--jsonl", "-k", "event"}, "", exitUsage, "--jsonl"},
+		{"tape name escapes", ws, []string{"--tape", "../x", "log"}, "", exitUsage, "path separator"},
+		{"no such tape", ws, []string{"--tape", "other", "log"}, "", exitWorkspace, `no such tape "other"`},
+		{"no such anchor", ws, []string{"show", "nope"}, "", exitWorkspace, `no such anchor "nope"`},
+		{"bad state", ws, []string{"handoff", "x", "--state", "[]"}, "", exitUsage, "--state must be a JSON object"},
+		{"summary twice", ws, []string{"handoff", "x", "--state", `{"summary":"a"}`, "--summary", "b"}, "", exitUsage, "give one"},
+		{"session and tape", ws, []string{"--session", "s", "--tape", "t", "log"}, "", exitUsage, "give one"},
+		{"negative limit", ws, []string{"log", "--limit=-1"}, "", exitUsage, "-n must be"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runTapeStdin(t, tt.dir, tt.stdin, tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.stderrHas) {
+				t.Errorf("tape %v: exit %d, stderr %q; want exit %d and %q", tt.args, code, stderr, tt.code, tt.stderrHas)
+			}
+			if code != 0 && (!strings.HasPrefix(stderr, "tape: ") || strings.Count(stderr, "\n") != 1) {
+				t.Errorf("stderr %q is not one line starting with 'tape: '", stderr)
+			}
+		})
+	}
+	// None of the refused commands wrote anything.
+	recs := records(t, mustRun(t, ws, "log", "--all", "--json"))
+	if len(recs) != 1 {
+		t.Errorf("after refused commands the tape has %d entries, want only the bootstrap anchor", len(recs))
+	}
+}
+
+func TestCLIAppendAndLog(t *testing.T) {
+	ws := newCLIWorkspace(t)
+	id := strings.TrimSpace(mustRun(t, ws, "append", "--kind", "message", `{"role":"user","content":"hi"}`))
+	if !ulidPattern.MatchString(id) {
+		t.Errorf("append printed %q, want a ULID", id)
+	}
+	stdout, stderr, code := runTapeStdin(t, ws, `{"name":"run","data":{"status":"ok"}}`, "append", "-k", "event", "--meta", `{"by":"test"}`, "-")
+	if code != 0 {
+		t.Fatalf("append - : exit %d: %s", code, stderr)
+	}
+	id2 := strings.TrimSpace(stdout)
+	recs := records(t, mustRun(t, ws, "log", "--json"))
+	if len(recs) != 3 || recs[1]["id"] != id || recs[2]["id"] != id2 {
+		t.Fatalf("log --json = %v; want the anchor, %s, %s", recs, id, id2)
+	}
+	r := recs[2]
+	for _, key := range []string{"id", "tape", "anchor", "anchor_seq", "kind", "date", "payload", "meta", "file", "line"} {
+		if _, ok := r[key]; !ok {
+			t.Errorf("log --json lacks %q: %v", key, r)
+		}
+	}
+	if r["tape"] != "main" || r["anchor"] != "session/start" || r["anchor_seq"] != 1.0 || r["kind"] != "event" ||
+		r["file"] != "tapes/main/anchors/001_session-start/events.jsonl" || r["line"] != 1.0 {
+		t.Errorf("log --json record = %v", r)
+	}
+	if meta, _ := r["meta"].(map[string]any); meta["by"] != "test" {
+		t.Errorf("meta = %v, want {by: test}", r["meta"])
+	}
+	// Filters.
+	if recs := records(t, mustRun(t, ws, "log", "--json", "--kind", "message,event", "-n", "1")); len(recs) != 1 || recs[0]["id"] != id2 {
+		t.Errorf("log --kind message,event -n 1 = %v, want only %s", recs, id2)
+	}
+	if recs := records(t, mustRun(t, ws, "log", "--json", "-k", "message")); len(recs) != 1 || recs[0]["id"] != id {
+		t.Errorf("log -k message = %v, want only %s", recs, id)
+	}
+	// Human output names the kinds and the text.
+	human := mustRun(t, ws, "log")
+	if !strings.Contains(human, "message      user: hi") || !strings.Contains(human, "── 001 session/start") {
+		t.Errorf("log for a person =\n%s", human)
+	}
+}
+
+func TestCLIAppendJSONL(t *testing.T) {
+	ws := newCLIWorkspace(t)
+	in := strings.Join([]string{
+		`{"kind":"event","payload":{"n":1}}`,
+		``,
+		`{"role":"user","content":"bare"}`,
+		`{"id":42,"kind":"message","payload":{"role":"user","content":"keeps its id"},"date":"2026-01-01T00:00:00Z"}`,
+	}, "\n") + "\n"
+	stdout, stderr, code := runTapeStdin(t, ws, in, "append", "--jsonl")
+	if code != 0 {
+		t.Fatalf("append --jsonl: exit %d: %s", code, stderr)
+	}
+	ids := strings.Fields(stdout)
+	if len(ids) != 3 || !ulidPattern.MatchString(ids[0]) || ids[2] != "42" {
+		t.Errorf("append --jsonl printed %q, want 3 ids, the last 42", ids)
+	}
+	// The first refused line stops the command; the lines before it stay.
+	in = `{"kind":"event","payload":{"n":2}}` + "\n" + `{"kind":"event","payload":[]}` + "\n" + `{"kind":"event","payload":{"n":3}}` + "\n"
+	stdout, stderr, code = runTapeStdin(t, ws, in, "append", "--jsonl")
+	if code != exitUsage || !strings.Contains(stderr, "stdin line 2") || len(strings.Fields(stdout)) != 1 {
+		t.Errorf("append --jsonl with a bad line 2: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	in = `{"kind":"event","payload":{"n":4}}` + "\n" + `not json` + "\n"
+	stdout, stderr, code = runTapeStdin(t, ws, in, "append", "--jsonl")
+	if code != exitUsage || !strings.Contains(stderr, "stdin line 2") || len(strings.Fields(stdout)) != 1 {
+		t.Errorf("append --jsonl with unparseable line 2: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	var ns []float64
+	for _, r := range records(t, mustRun(t, ws, "log", "--json", "-k", "event")) {
+		ns = append(ns, r["payload"].(map[string]any)["n"].(float64))
+	}
+	if len(ns) != 3 || ns[0] != 1 || ns[1] != 2 || ns[2] != 4 {
+		t.Errorf("events on the tape: n = %v, want [1 2 4]", ns)
+	}
+}
+
+func TestCLIHandoffAnchorsShow(t *testing.T) {
+	ws := newCLIWorkspace(t)
+	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"one"}`)
+	out := mustRun(t, ws, "handoff", "plan/step 1", "--summary", "did one", "--state", `{"next":"two"}`)
+	if strings.TrimSpace(out) != filepath.Join(".tape", "tapes", "main", "anchors", "002_plan-step-1") {
+		t.Errorf("handoff printed %q, want the new folder's path", out)
+	}
+	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"two"}`)
+	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"three"}`)
+	recs := records(t, mustRun(t, ws, "anchors", "--json"))
+	if len(recs) != 2 {
+		t.Fatalf("anchors --json = %v", recs)
+	}
+	a := recs[1]
+	state, _ := a["state"].(map[string]any)
+	if a["name"] != "plan/step 1" || a["seq"] != 2.0 || a["entries"] != 2.0 || state["summary"] != "did one" || state["next"] != "two" || a["date"] == nil {
+		t.Errorf("anchors --json second anchor = %v", a)
+	}
+	if recs[0]["entries"] != 1.0 {
+		t.Errorf("first anchor entries = %v, want 1", recs[0]["entries"])
+	}
+	// log shows the current anchor; show any other.
+	if recs := records(t, mustRun(t, ws, "log", "--json")); len(recs) != 3 || recs[0]["kind"] != "anchor" || recs[0]["anchor"] != "plan/step 1" {
+		t.Errorf("log after handoff = %v", recs)
+	}
+	for _, sel := range []string{"session/start", "1", "001_session-start", "session-start"} {
+		if recs := records(t, mustRun(t, ws, "show", sel, "--json")); len(recs) != 2 || recs[1]["payload"].(map[string]any)["content"] != "one" {
+			t.Errorf("show %s = %v", sel, recs)
+		}
+	}
+	if recs := records(t, mustRun(t, ws, "log", "--all", "--json")); len(recs) != 5 {
+		t.Errorf("log --all has %d entries, want 5", len(recs))
+	}
+	out = mustRun(t, ws, "handoff", "review", "--json")
+	if recs := records(t, out); len(recs) != 1 || recs[0]["seq"] != 3.0 || recs[0]["folder"] != "003_review" {
+		t.Errorf("handoff --json = %s", out)
+	}
+}
+
+func TestCLITapeSelection(t *testing.T) {
+	ws := newCLIWorkspace(t)
+	mustRun(t, ws, "--tape", "other", "append", "-k", "event", `{"n":1}`)
+	t.Setenv("TAPE_NAME", "other")
+	if recs := records(t, mustRun(t, ws, "log", "--json")); len(recs) != 2 || recs[0]["tape"] != "other" {
+		t.Errorf("TAPE_NAME=other log = %v", recs)
+	}
+	t.Setenv("TAPE_NAME", "")
+	mustRun(t, ws, "--session", "s-1", "append", "-k", "event", `{"n":2}`)
+	want, err := tapelog.SessionTape(ws, "s-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".tape", "tapes", want)); err != nil {
+		t.Errorf("--session s-1 did not write tape %s: %v", want, err)
+	}
+	// TAPE_DIR from anywhere.
+	t.Setenv("TAPE_DIR", filepath.Join(ws, ".tape"))
+	if recs := records(t, mustRun(t, "", "--tape", "other", "log", "--json")); len(recs) != 2 {
+		t.Errorf("TAPE_DIR log = %v", recs)
+	}
+	// From a subfolder, the workspace above is found.
+	t.Setenv("TAPE_DIR", "")
+	sub := filepath.Join(ws, "src", "pkg")
+	if err := os.MkdirAll(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if recs := records(t, mustRun(t, sub, "log", "--json")); len(recs) != 1 {
+		t.Errorf("log from a subfolder = %v", recs)
+	}
+}
+
+// A workspace made with mkdir alone works.
+func TestCLIHandMadeWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".tape/tapes/x/anchors/001_start"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, "--tape", "x", "append", "-k", "message", `{"role":"user","content":"hi"}`)
+	recs := records(t, mustRun(t, dir, "--tape", "x", "log", "--json"))
+	if len(recs) != 2 || recs[0]["anchor"] != "start" || recs[1]["file"] != "tapes/x/anchors/001_start/messages.jsonl" {
+		t.Errorf("log of a hand-made workspace = %v", recs)
+	}
+}
+
+func TestCLIDemo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	out := mustRun(t, "", "demo", dir)
+	for _, want := range []string{"$ tape anchors", "review", "请检查一下这个修改有没有问题。", "修改没有问题"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, _, code := runTape(t, "", "demo", dir); code != exitUsage {
+		t.Errorf("demo into a non-empty folder: exit %d, want %d", code, exitUsage)
+	}
+}
