@@ -1,6 +1,7 @@
 package fileutil
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -16,6 +17,16 @@ import (
 // excluded by it.
 func Lock(f *os.File) error {
 	return flock(f, syscall.LOCK_EX)
+}
+
+// TryLock takes an exclusive flock(2) on f if no one holds it, without
+// waiting, and reports whether it did.
+func TryLock(f *os.File) (bool, error) {
+	err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // Unlock releases a lock taken with Lock.
