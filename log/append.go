@@ -24,16 +24,44 @@ type lineFields struct {
 	Date    string          `json:"date"`
 }
 
-// encodeLine encodes an entry as one JSON line ending in '\n'. HTML
-// characters are not escaped, so the line reads as it was given.
+// encodeLine encodes an entry as one JSON line ending in '\n'. Payload and
+// Meta must already be compact JSON objects (normalizeObject), so they are
+// copied as they are, not re-encoded; HTML characters are not escaped, so
+// the line reads as it was given.
 func encodeLine(f lineFields) ([]byte, error) {
+	b := make([]byte, 0, len(f.Payload)+len(f.Meta)+len(f.ID)+len(f.Kind)+len(f.Date)+64)
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, f.ID)
+	b = append(b, `,"kind":`...)
+	b = appendJSONString(b, f.Kind)
+	b = append(b, `,"payload":`...)
+	b = append(b, f.Payload...)
+	b = append(b, `,"meta":`...)
+	b = append(b, f.Meta...)
+	b = append(b, `,"date":`...)
+	b = appendJSONString(b, f.Date)
+	return append(b, "}\n"...), nil
+}
+
+// appendJSONString appends s as a JSON string. ids, kinds and dates are
+// almost always plain ASCII, which is copied as it is; anything else goes
+// through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\'
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(f); err != nil {
-		return nil, fmt.Errorf("encode entry: %w", err)
-	}
-	return buf.Bytes(), nil
+	_ = enc.Encode(s) // a Go string always encodes
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
 // Append writes entries at the end of the tape's current anchor, each as one
@@ -72,7 +100,7 @@ func (t *Tape) Append(ctx context.Context, entries ...Entry) ([]Entry, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		// The current folder went away between listing and opening
 		// (a reset, or a folder removed by hand): list again, once.
-		t.current = folderCache{}
+		t.forgetLocked()
 		err = t.writeLocked(out, lines)
 	}
 	if err != nil {
@@ -183,7 +211,7 @@ func (t *Tape) writeLocked(entries []Entry, lines [][]byte) error {
 				done[j] = true
 			}
 		}
-		if err := t.appendLines(folder, file, entries, lines, batch); err != nil {
+		if err := t.appendLines(cur, file, entries, lines, batch); err != nil {
 			return err
 		}
 	}
@@ -195,9 +223,9 @@ func (t *Tape) writeLocked(entries []Entry, lines [][]byte) error {
 
 // appendLines appends the lines of entries[batch] to one file under its
 // flock, and records their offsets.
-func (t *Tape) appendLines(folder, file string, entries []Entry, lines [][]byte, batch []int) error {
-	rel := t.folderPath(folder) + "/" + file
-	f, created, err := t.openAppend(rel)
+func (t *Tape) appendLines(cur folderCache, file string, entries []Entry, lines [][]byte, batch []int) error {
+	rel := t.folderPath(cur.folder) + "/" + file
+	f, created, err := openAppend(cur.dir, file, rel)
 	if err != nil {
 		return err
 	}
@@ -221,7 +249,7 @@ func (t *Tape) appendLines(folder, file string, entries []Entry, lines [][]byte,
 			return fmt.Errorf("sync %s: %w", rel, err)
 		}
 		if created {
-			if err := fileutil.SyncDir(t.ws.root, t.folderPath(folder)); err != nil {
+			if err := fileutil.SyncDir(cur.dir, "."); err != nil {
 				return err
 			}
 		}
@@ -232,19 +260,20 @@ func (t *Tape) appendLines(folder, file string, entries []Entry, lines [][]byte,
 	return nil
 }
 
-// openAppend opens rel for appending, creating it 0600 if needed, and says
-// whether it created it (a new file needs its folder fsynced to be durable).
-func (t *Tape) openAppend(rel string) (*os.File, bool, error) {
-	f, err := t.ws.root.OpenFile(rel, os.O_RDWR|os.O_APPEND, 0)
+// openAppend opens the file name of the folder dir for appending, creating
+// it 0600 if needed, and says whether it created it (a new file needs its
+// folder fsynced to be durable). rel names it in errors.
+func openAppend(dir *os.Root, name, rel string) (*os.File, bool, error) {
+	f, err := dir.OpenFile(name, os.O_RDWR|os.O_APPEND, 0)
 	if err == nil {
 		return f, false, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, fmt.Errorf("open %s: %w", rel, err)
 	}
-	f, err = t.ws.root.OpenFile(rel, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, filePerm)
+	f, err = dir.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, filePerm)
 	if errors.Is(err, fs.ErrExist) { // another writer created it first
-		f, err = t.ws.root.OpenFile(rel, os.O_RDWR|os.O_APPEND, 0)
+		f, err = dir.OpenFile(name, os.O_RDWR|os.O_APPEND, 0)
 		if err != nil {
 			return nil, false, fmt.Errorf("open %s: %w", rel, err)
 		}

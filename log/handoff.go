@@ -166,7 +166,8 @@ func (t *Tape) createAnchorLocked(name string, state json.RawMessage) (Anchor, e
 		if err := fileutil.SyncDir(root, t.anchorsPath()); err != nil {
 			return Anchor{}, err
 		}
-		t.current = folderCache{} // the next append lists again
+		// No cache to reset: the rename changed the anchors folder's mtime,
+		// so the next append lists the folders again.
 		return t.readAnchor(folderRef{seq: seq, folder: folder}), nil
 	}
 }

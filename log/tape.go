@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"sync"
@@ -207,7 +208,8 @@ func trimNewline(b []byte) []byte {
 // before the listing cannot hide such a change (git calls the other case
 // "racily clean" and treats it the same way).
 type folderCache struct {
-	folder   string // "" when the tape has no anchor folder
+	folder   string   // "" when the tape has no anchor folder
+	dir      *os.Root // the folder, open, so an append opens its file with one openat
 	seq      int64
 	anchor   string // the anchor's name, from anchor.json
 	mtime    time.Time
@@ -225,8 +227,12 @@ func (c folderCache) fresh(fi fs.FileInfo) bool {
 // currentFolder returns the tape's last anchor folder; its folder is "" if
 // the tape has none. Callers hold t.mu.
 func (t *Tape) currentFolder() (folderCache, error) {
-	fi, err := t.ws.root.Stat(t.anchorsPath())
+	// A stat by absolute path costs one system call where the Root would walk
+	// every component; it reads no content, so it cannot leak anything even
+	// through a symlink. The folder itself is opened through the Root.
+	fi, err := os.Stat(t.ws.Abs(t.anchorsPath()))
 	if errors.Is(err, fs.ErrNotExist) {
+		t.forgetLocked()
 		return folderCache{}, nil
 	}
 	if err != nil {
@@ -235,16 +241,37 @@ func (t *Tape) currentFolder() (folderCache, error) {
 	if t.current.fresh(fi) {
 		return t.current, nil
 	}
+	t.forgetLocked()
 	listedAt := time.Now()
 	refs, err := t.listFolders()
 	if err != nil || len(refs) == 0 {
-		t.current = folderCache{}
 		return folderCache{}, err
 	}
 	last := refs[len(refs)-1]
-	t.current = folderCache{folder: last.folder, seq: last.seq, anchor: t.readAnchor(last).Name,
+	dir, err := t.ws.root.OpenRoot(t.folderPath(last.folder))
+	if err != nil {
+		return folderCache{}, fmt.Errorf("open anchor folder %s: %w", last.folder, err)
+	}
+	t.current = folderCache{folder: last.folder, dir: dir, seq: last.seq, anchor: t.readAnchor(last).Name,
 		mtime: fi.ModTime(), ino: inode(fi), listedAt: listedAt}
 	return t.current, nil
+}
+
+// forgetLocked drops the cached folder. Callers hold t.mu.
+func (t *Tape) forgetLocked() {
+	if t.current.dir != nil {
+		t.current.dir.Close()
+	}
+	t.current = folderCache{}
+}
+
+// Close releases the folder handle the tape keeps between appends. The tape
+// can still be used; it opens the folder again.
+func (t *Tape) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.forgetLocked()
+	return nil
 }
 
 func inode(fi fs.FileInfo) uint64 {

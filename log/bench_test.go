@@ -1,0 +1,102 @@
+package log
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var benchSizes = []int{100, 1 << 10, 16 << 10}
+
+func benchPayload(size int) json.RawMessage {
+	p, _ := json.Marshal(map[string]string{"role": "user", "content": strings.Repeat("x", size)})
+	return p
+}
+
+// BenchmarkAppend measures Append against the baseline a plain O_APPEND
+// write loop gives for lines of the same size, in the same run:
+//
+//	go test ./log -run '^$' -bench Append -count 6
+func BenchmarkAppend(b *testing.B) {
+	for _, size := range benchSizes {
+		payload := benchPayload(size)
+		b.Run(fmt.Sprintf("raw-write/%dB", size), func(b *testing.B) {
+			line, _ := encodeLine(lineFields{ID: "01JD0000000000000000000000", Kind: KindMessage, Payload: payload, Meta: jsonEmptyObject, Date: FormatTime(benchTime)})
+			f, err := os.OpenFile(filepath.Join(b.TempDir(), "raw.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, err := f.Write(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
+		b.Run(fmt.Sprintf("library/%dB", size), func(b *testing.B) {
+			tp := benchTape(b)
+			e := Entry{Kind: KindMessage, Payload: payload}
+			b.SetBytes(lineSize(b, tp, e))
+			for b.Loop() {
+				if _, err := tp.Append(context.Background(), e); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
+		b.Run(fmt.Sprintf("library-batch100/%dB", size), func(b *testing.B) {
+			tp := benchTape(b)
+			batch := make([]Entry, 100)
+			for i := range batch {
+				batch[i] = Entry{Kind: KindMessage, Payload: payload}
+			}
+			b.SetBytes(100 * lineSize(b, tp, batch[0]))
+			for b.Loop() {
+				if _, err := tp.Append(context.Background(), batch...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(100*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
+	}
+}
+
+var benchTime = mustParseTime("2026-11-22T00:00:00Z")
+
+func mustParseTime(s string) time.Time {
+	t, err := ParseTime(s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func benchTape(b *testing.B) *Tape {
+	b.Helper()
+	ws, _, err := Init(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ws.Close() })
+	tp, err := ws.Tape("main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tp
+}
+
+func lineSize(b *testing.B, tp *Tape, e Entry) int64 {
+	b.Helper()
+	_, line, err := tp.prepare(e)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return int64(len(line))
+}
