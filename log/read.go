@@ -49,6 +49,41 @@ func (t *Tape) All(ctx context.Context) iter.Seq2[Entry, error] {
 	return t.Entries(ctx, anchors)
 }
 
+// Range returns the entries from the anchor selected by from through the
+// anchor selected by to, both included, in order; "" means the first or the
+// last anchor. Selectors are those of FindAnchor. Range(ctx, "", "") is All.
+func (t *Tape) Range(ctx context.Context, from, to string) iter.Seq2[Entry, error] {
+	anchors, err := t.Anchors()
+	if err == nil {
+		anchors, err = SelectAnchors(anchors, from, to)
+	}
+	if err != nil {
+		return func(yield func(Entry, error) bool) { yield(Entry{}, err) }
+	}
+	return t.Entries(ctx, anchors)
+}
+
+// SelectAnchors returns the anchors from the one from selects through the
+// one to selects, both included; "" means the first or the last.
+func SelectAnchors(anchors []Anchor, from, to string) ([]Anchor, error) {
+	lo, hi := 0, len(anchors)-1
+	var err error
+	if from != "" {
+		if lo, err = FindAnchor(anchors, from); err != nil {
+			return nil, err
+		}
+	}
+	if to != "" {
+		if hi, err = FindAnchor(anchors, to); err != nil {
+			return nil, err
+		}
+	}
+	if hi < lo {
+		return nil, fmt.Errorf("log: anchor %q comes after anchor %q; give them in tape order", from, to)
+	}
+	return anchors[lo : hi+1], nil
+}
+
 // ErrNoAnchor is wrapped by FindAnchor's error when nothing matches.
 var ErrNoAnchor = errors.New("log: no such anchor")
 

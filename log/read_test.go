@@ -249,3 +249,57 @@ func TestSessionTape(t *testing.T) {
 		t.Errorf("session tape name %q is not a valid tape name", got)
 	}
 }
+
+func TestRange(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	ctx := context.Background()
+	for _, step := range []string{"a", "b", "c"} {
+		if _, err := tp.Handoff(ctx, step, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tp.Append(ctx, msg("in "+step)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	anchorsOf := func(from, to string) ([]string, error) {
+		var names []string
+		for e, err := range tp.Range(ctx, from, to) {
+			if err != nil {
+				return nil, err
+			}
+			if e.Kind == KindAnchor {
+				names = append(names, e.Pos.Anchor)
+			}
+		}
+		return names, nil
+	}
+	for _, tt := range []struct {
+		from, to string
+		want     []string
+	}{
+		{"", "", []string{BootstrapName, "a", "b", "c"}},
+		{"b", "", []string{"b", "c"}},
+		{"", "a", []string{BootstrapName, "a"}},
+		{"a", "b", []string{"a", "b"}},
+		{"c", "c", []string{"c"}},
+	} {
+		got, err := anchorsOf(tt.from, tt.to)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("Range(%q, %q) anchors = %v, %v; want %v", tt.from, tt.to, got, err, tt.want)
+		}
+	}
+	if _, err := anchorsOf("c", "a"); err == nil {
+		t.Error("Range(c, a) succeeded; want an error for a reversed range")
+	}
+	if _, err := anchorsOf("zzz", ""); !errors.Is(err, ErrNoAnchor) {
+		t.Errorf("Range(zzz) error = %v, want ErrNoAnchor", err)
+	}
+}
+
+func TestTapeSyncFromConfig(t *testing.T) {
+	ws := openHandMade(t, map[string]string{"config.json": `{"sync":"always"}`})
+	if tp := mustTape(t, ws, "main"); tp.Sync != SyncAlways {
+		t.Errorf("tape Sync = %q with sync always in config.json", tp.Sync)
+	}
+}

@@ -127,12 +127,13 @@ func (w *Workspace) Config() Config { return w.config }
 func (w *Workspace) Close() error { return w.root.Close() }
 
 // Tape returns the tape called name. The tape need not exist yet: the first
-// Append or Handoff creates it.
+// Append or Handoff creates it. Close the tape when done appending: it keeps
+// its current anchor folder open between appends.
 func (w *Workspace) Tape(name string) (*Tape, error) {
 	if err := ValidateTapeName(name); err != nil {
 		return nil, err
 	}
-	return &Tape{ws: w, name: name, dir: tapesDir + "/" + name}, nil
+	return &Tape{ws: w, name: name, dir: tapesDir + "/" + name, Sync: w.config.Sync}, nil
 }
 
 // Tapes lists the names of the workspace's tapes, sorted.

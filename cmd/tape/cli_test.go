@@ -206,6 +206,12 @@ func TestCLIHandoffAnchorsShow(t *testing.T) {
 	if recs := records(t, mustRun(t, ws, "log", "--all", "--json")); len(recs) != 5 {
 		t.Errorf("log --all has %d entries, want 5", len(recs))
 	}
+	if recs := records(t, mustRun(t, ws, "log", "--from", "plan/step 1", "--json")); len(recs) != 3 {
+		t.Errorf("log --from 'plan/step 1' has %d entries, want 3", len(recs))
+	}
+	if recs := records(t, mustRun(t, ws, "log", "--from", "1", "--to", "1", "--json")); len(recs) != 2 {
+		t.Errorf("log --from 1 --to 1 has %d entries, want 2", len(recs))
+	}
 	out = mustRun(t, ws, "handoff", "review", "--json")
 	if recs := records(t, out); len(recs) != 1 || recs[0]["seq"] != 3.0 || recs[0]["folder"] != "003_review" {
 		t.Errorf("handoff --json = %s", out)

@@ -12,6 +12,8 @@ import (
 // LogCmd is `tape log`.
 type LogCmd struct {
 	All   bool     `short:"a" help:"The whole tape, the anchor entries included at their place."`
+	From  string   `placeholder:"ANCHOR" help:"Start at this anchor (folder, seq, name or slug) instead of the current one."`
+	To    string   `placeholder:"ANCHOR" help:"End with this anchor, included (default: the last)."`
 	Kind  []string `short:"k" placeholder:"KIND" help:"Only entries of these kinds (repeat, or separate with commas)."`
 	Limit int      `short:"n" placeholder:"N" help:"Only the last N entries."`
 	JSON  bool     `help:"One JSON object per entry and line: id, tape, anchor, anchor_seq, kind, date, payload, meta, file, line."`
@@ -25,13 +27,17 @@ and skipped.
 Examples:
   tape log
   tape log --all --kind tool_call -n 20
+  tape log --from review --to 5
   tape log --all --json | jq -r 'select(.kind=="message") | .payload.content'`
 }
 
 func (c *LogCmd) Run(env *Env, g *Globals) error {
 	return readEntries(env, g, entryFilter{kinds: splitKinds(c.Kind), last: c.Limit, json: c.JSON},
 		func(anchors []tapelog.Anchor) ([]tapelog.Anchor, error) {
-			if c.All || len(anchors) == 0 {
+			switch {
+			case c.From != "" || c.To != "":
+				return tapelog.SelectAnchors(anchors, c.From, c.To)
+			case c.All || len(anchors) == 0:
 				return anchors, nil
 			}
 			return anchors[len(anchors)-1:], nil
@@ -65,7 +71,12 @@ func (c *ShowCmd) Run(env *Env, g *Globals) error {
 		})
 }
 
-func (c *LogCmd) Validate() error  { return validateLimit(c.Limit) }
+func (c *LogCmd) Validate() error {
+	if c.All && (c.From != "" || c.To != "") {
+		return usagef("--all reads the whole tape; give it or --from/--to, not both")
+	}
+	return validateLimit(c.Limit)
+}
 func (c *ShowCmd) Validate() error { return validateLimit(c.Limit) }
 
 func validateLimit(n int) error {
