@@ -7,11 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"iter"
-	"os"
-	"path"
 	"slices"
 	"strings"
-	"time"
 )
 
 // Entries returns the entries of the given anchors, in tape order: each
@@ -113,15 +110,12 @@ func FindAnchor(anchors []Anchor, sel string) (int, error) {
 	return -1, fmt.Errorf("%w %q", ErrNoAnchor, sel)
 }
 
-// fileCursor is one *.jsonl file of a folder being merged: the entry at its
-// head, and the effective time of the file so far.
+// fileCursor is one *.jsonl file of a folder being merged: the entry at
+// its head.
 type fileCursor struct {
-	lr      *lineReader
-	f       *os.File
-	name    string
-	head    Entry
-	ok      bool      // head holds an entry
-	effTime time.Time // the running maximum of the dates read so far
+	s    *FileScanner
+	head Entry
+	ok   bool // head holds an entry
 }
 
 // readFolder yields the entries of one anchor folder's *.jsonl files, merged
@@ -135,20 +129,20 @@ func (t *Tape) readFolder(ctx context.Context, a Anchor, yield func(Entry, error
 	cursors := make([]*fileCursor, 0, len(names))
 	defer func() {
 		for _, c := range cursors {
-			c.f.Close()
+			c.s.Close()
 		}
 	}()
 	for _, name := range names {
-		f, err := t.ws.root.Open(path.Join(dir, name))
+		s, err := t.ScanFile(a, name, FilePos{})
 		if err != nil {
-			if !yield(Entry{}, &LineError{Path: path.Join(dir, name), Reason: "cannot open: " + err.Error()}) {
+			if !yield(Entry{}, err) {
 				return false
 			}
 			continue
 		}
-		c := &fileCursor{lr: newLineReader(f, t.maxLineBytes()), f: f, name: name}
+		c := &fileCursor{s: s}
 		cursors = append(cursors, c)
-		if !t.advance(c, a, yield) {
+		if !advance(c, yield) {
 			return false
 		}
 	}
@@ -159,14 +153,14 @@ func (t *Tape) readFolder(ctx context.Context, a Anchor, yield func(Entry, error
 		}
 		var min *fileCursor
 		for _, c := range cursors { // cursors are sorted by name: ties go to the first
-			if c.ok && (min == nil || c.effTime.Before(min.effTime)) {
+			if c.ok && (min == nil || c.head.Pos.Time.Before(min.head.Pos.Time)) {
 				min = c
 			}
 		}
 		if min == nil {
 			return true
 		}
-		if !yield(min.head, nil) || !t.advance(min, a, yield) {
+		if !yield(min.head, nil) || !advance(min, yield) {
 			return false
 		}
 	}
@@ -177,46 +171,25 @@ func (t *Tape) maxLineBytes() int {
 }
 
 // advance reads c's next entry into c.head, yielding the bad lines on the way.
-func (t *Tape) advance(c *fileCursor, a Anchor, yield func(Entry, error) bool) bool {
-	rel := path.Join(t.folderPath(a.Folder), c.name)
+func advance(c *fileCursor, yield func(Entry, error) bool) bool {
 	for {
-		line, err := c.lr.next()
+		e, err := c.s.Next()
 		if errors.Is(err, io.EOF) {
 			c.ok = false
 			return true
 		}
+		var le *LineError
+		if errors.As(err, &le) {
+			if !yield(Entry{}, err) {
+				return false
+			}
+			continue
+		}
 		if err != nil {
 			c.ok = false
-			return yield(Entry{}, &LineError{Path: rel, Line: c.lr.lineNo + 1, Offset: c.lr.offset, Reason: "cannot read: " + err.Error()})
+			return yield(Entry{}, err)
 		}
-		if line.tooLong > 0 {
-			reason := fmt.Sprintf("line is %d bytes, over the read limit of %d", line.tooLong, c.lr.max)
-			if !yield(Entry{}, &LineError{Path: rel, Line: line.no, Offset: line.offset, Reason: reason}) {
-				return false
-			}
-			continue
-		}
-		if isBlank(line.data) {
-			continue
-		}
-		p, reason := parseLine(line.data)
-		if reason != "" {
-			if !yield(Entry{}, &LineError{Path: rel, Line: line.no, Offset: line.offset, Reason: reason}) {
-				return false
-			}
-			continue
-		}
-		if p.time.After(c.effTime) {
-			c.effTime = p.time
-		}
-		id := p.id
-		if id == "" {
-			id = DerivedID(a.Folder, c.name, line.no)
-		}
-		c.head = Entry{ID: id, Kind: p.kind, Payload: p.payload, Meta: p.meta, Date: p.date,
-			Pos: Position{Tape: t.name, AnchorSeq: a.Seq, Anchor: a.Name, Folder: a.Folder,
-				File: c.name, Line: line.no, Offset: line.offset, Time: c.effTime}}
-		c.ok = true
+		c.head, c.ok = e, true
 		return true
 	}
 }

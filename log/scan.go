@@ -1,0 +1,191 @@
+package log
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"syscall"
+	"time"
+)
+
+// FilePos is a place in a tape file between two complete lines: all a reader
+// needs to go on from there, as if it had read the file from the start.
+type FilePos struct {
+	Offset      int64     // where the next line starts
+	Line        int       // the number of lines before Offset
+	Time        time.Time // the file's effective time at Offset
+	Fingerprint uint64    // identifies the bytes before Offset; see ScanFile
+}
+
+// ErrFileChanged is returned by ScanFile when the bytes before the given
+// position are not the ones read before: the file was rewritten or replaced,
+// and must be read again from the start.
+var ErrFileChanged = errors.New("log: file changed before the position read up to")
+
+// FileScanner reads the entries of one tape file, line by line, from a
+// FilePos. The projector uses it to read only what was appended since its
+// last checkpoint.
+type FileScanner struct {
+	anchor  Anchor
+	tape    string
+	name    string
+	rel     string
+	f       *os.File
+	lr      *lineReader
+	effTime time.Time
+	done    bool // after an I/O error: the rest of the file cannot be read
+}
+
+// ScanFile opens the file name of anchor a's folder and positions it at
+// from. When from is past the start, the file's fingerprint there must match
+// from.Fingerprint, or ScanFile fails with ErrFileChanged.
+func (t *Tape) ScanFile(a Anchor, name string, from FilePos) (*FileScanner, error) {
+	rel := path.Join(t.folderPath(a.Folder), name)
+	f, err := t.ws.root.Open(rel)
+	if err != nil {
+		return nil, &LineError{Path: rel, Reason: "cannot open: " + err.Error()}
+	}
+	s := &FileScanner{anchor: a, tape: t.name, name: name, rel: rel, f: f, effTime: from.Time}
+	if from.Offset > 0 {
+		fp, err := fingerprint(f, from.Offset)
+		if err == nil && fp != from.Fingerprint {
+			err = ErrFileChanged
+		}
+		if err == nil {
+			_, err = f.Seek(from.Offset, io.SeekStart)
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("scan %s: %w", rel, err)
+		}
+	}
+	s.lr = newLineReader(f, t.maxLineBytes())
+	s.lr.lineNo, s.lr.offset = from.Line, from.Offset
+	return s, nil
+}
+
+// Next returns the next entry, a *LineError for a line that cannot be read,
+// or io.EOF after the last complete line.
+func (s *FileScanner) Next() (Entry, error) {
+	for {
+		if s.done {
+			return Entry{}, io.EOF
+		}
+		line, err := s.lr.next()
+		if errors.Is(err, io.EOF) {
+			return Entry{}, io.EOF
+		}
+		if err != nil {
+			s.done = true
+			return Entry{}, &LineError{Path: s.rel, Line: s.lr.lineNo + 1, Offset: s.lr.offset, Reason: "cannot read: " + err.Error()}
+		}
+		if line.tooLong > 0 {
+			reason := fmt.Sprintf("line is %d bytes, over the read limit of %d", line.tooLong, s.lr.max)
+			return Entry{}, &LineError{Path: s.rel, Line: line.no, Offset: line.offset, Reason: reason}
+		}
+		if isBlank(line.data) {
+			continue
+		}
+		p, reason := parseLine(line.data)
+		if reason != "" {
+			return Entry{}, &LineError{Path: s.rel, Line: line.no, Offset: line.offset, Reason: reason}
+		}
+		if p.time.After(s.effTime) {
+			s.effTime = p.time
+		}
+		id := p.id
+		if id == "" {
+			id = DerivedID(s.anchor.Folder, s.name, line.no)
+		}
+		return Entry{ID: id, Kind: p.kind, Payload: p.payload, Meta: p.meta, Date: p.date,
+			Pos: Position{Tape: s.tape, AnchorSeq: s.anchor.Seq, Anchor: s.anchor.Name, Folder: s.anchor.Folder,
+				File: s.name, Line: line.no, Offset: line.offset, Time: s.effTime}}, nil
+	}
+}
+
+// Pos is the position after the last complete line read.
+func (s *FileScanner) Pos() (FilePos, error) {
+	pos := FilePos{Offset: s.lr.offset, Line: s.lr.lineNo, Time: s.effTime}
+	fp, err := fingerprint(s.f, pos.Offset)
+	if err != nil {
+		return FilePos{}, fmt.Errorf("scan %s: %w", s.rel, err)
+	}
+	pos.Fingerprint = fp
+	return pos, nil
+}
+
+// Close closes the file.
+func (s *FileScanner) Close() error { return s.f.Close() }
+
+// fingerprintSpan is how many bytes at each end of the read part of a file
+// the fingerprint covers.
+const fingerprintSpan = 4096
+
+// fingerprint hashes the first and the last fingerprintSpan bytes before
+// offset. A file that was truncated and written again, or replaced by
+// another, almost surely differs there; reading only 8 KiB keeps a
+// catch-up cheap however large the file.
+func fingerprint(f *os.File, offset int64) (uint64, error) {
+	h := fnv.New64a()
+	buf := make([]byte, fingerprintSpan)
+	head := min(offset, fingerprintSpan)
+	if _, err := f.ReadAt(buf[:head], 0); err != nil {
+		return 0, err
+	}
+	h.Write(buf[:head])
+	tailStart := max(head, offset-fingerprintSpan)
+	if n := offset - tailStart; n > 0 {
+		if _, err := f.ReadAt(buf[:n], tailStart); err != nil {
+			return 0, err
+		}
+		h.Write(buf[:n])
+	}
+	return h.Sum64(), nil
+}
+
+// FileInfo is what the projector compares to see whether a file changed.
+type FileInfo struct {
+	Name    string
+	Size    int64
+	ModTime time.Time
+	Dev     uint64
+	Ino     uint64
+}
+
+// Files lists the *.jsonl files of an anchor folder, sorted by name, with
+// their sizes and identities. A file that cannot be stat'ed (a symlink out
+// of the workspace, a race with a delete) is left out.
+func (t *Tape) Files(folder string) ([]FileInfo, error) {
+	dir := t.folderPath(folder)
+	names, err := t.jsonlFiles(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
+	infos := make([]FileInfo, 0, len(names))
+	for _, name := range names {
+		if fi, err := t.Stat(folder, name); err == nil {
+			infos = append(infos, fi)
+		}
+	}
+	return infos, nil
+}
+
+// Stat describes the file name of an anchor folder.
+func (t *Tape) Stat(folder, name string) (FileInfo, error) {
+	fi, err := t.ws.root.Stat(path.Join(t.folderPath(folder), name))
+	if err != nil {
+		return FileInfo{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return FileInfo{}, fmt.Errorf("%s: %w", name, fs.ErrInvalid)
+	}
+	info := FileInfo{Name: name, Size: fi.Size(), ModTime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		info.Dev, info.Ino = uint64(st.Dev), st.Ino
+	}
+	return info, nil
+}
