@@ -63,6 +63,7 @@ type Position struct {
 	File      string    // the file in that folder, "messages.jsonl"
 	Line      int       // 1-based line number; 0 for an anchor without anchor.json
 	Offset    int64     // byte offset of the line in its file
+	Length    int       // bytes of the line, without its newline
 	Time      time.Time // the effective time the entry sorts by (see the package doc)
 }
 

@@ -103,7 +103,7 @@ func (s *FileScanner) Next() (Entry, error) {
 		}
 		return Entry{ID: id, Kind: p.kind, Payload: p.payload, Meta: p.meta, Date: p.date,
 			Pos: Position{Tape: s.tape, AnchorSeq: s.anchor.Seq, Anchor: s.anchor.Name, Folder: s.anchor.Folder,
-				File: s.name, Line: line.no, Offset: line.offset, Time: s.effTime}}, nil
+				File: s.name, Line: line.no, Offset: line.offset, Length: len(line.data), Time: s.effTime}}, nil
 	}
 }
 
@@ -188,4 +188,49 @@ func (t *Tape) Stat(folder, name string) (FileInfo, error) {
 		info.Dev, info.Ino = uint64(st.Dev), st.Ino
 	}
 	return info, nil
+}
+
+// Folder is an anchor folder found by listing, before its anchor.json is
+// read.
+type Folder struct {
+	Seq  int64
+	Name string // "002_plan"
+}
+
+// Folders lists the tape's anchor folders in tape order, without reading
+// their anchor.json.
+func (t *Tape) Folders() ([]Folder, error) {
+	refs, err := t.listFolders()
+	folders := make([]Folder, len(refs))
+	for i, r := range refs {
+		folders[i] = Folder{Seq: r.seq, Name: r.folder}
+	}
+	return folders, err
+}
+
+// ReadAnchor reads the anchor of one folder (see Anchor for a folder without
+// a readable anchor.json).
+func (t *Tape) ReadAnchor(f Folder) Anchor {
+	return t.readAnchor(folderRef{seq: f.Seq, folder: f.Name})
+}
+
+// OpenFile opens the file name of an anchor folder for reading, through the
+// workspace's root: for a reader that already knows where a line is.
+func (t *Tape) OpenFile(folder, name string) (*os.File, error) {
+	return t.ws.root.Open(path.Join(t.folderPath(folder), name))
+}
+
+// EntryAt parses the line data read from the given place of a file of
+// anchor a: what an index that recorded the place reads back. It gives an
+// entry without an id the id a reader derives.
+func EntryAt(a Anchor, file string, line int, data []byte) (Entry, error) {
+	e, err := ParseEntry(data)
+	if err != nil {
+		return Entry{}, err
+	}
+	if e.ID == "" {
+		e.ID = DerivedID(a.Folder, file, line)
+	}
+	e.Pos = Position{AnchorSeq: a.Seq, Anchor: a.Name, Folder: a.Folder, File: file, Line: line, Length: len(data)}
+	return e, nil
 }

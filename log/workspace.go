@@ -155,10 +155,21 @@ func (w *Workspace) Tapes() ([]string, error) {
 	return names, nil
 }
 
-// Rel returns the path of a workspace file (slash-separated, relative to the
+// Abs returns the path of a workspace file (slash-separated, relative to the
 // .tape folder) as an absolute path.
 func (w *Workspace) Abs(rel string) string {
 	return filepath.Join(w.dir, filepath.FromSlash(rel))
+}
+
+// OpenPrivate opens the workspace file rel for reading and writing,
+// creating it with mode 0600 if needed: for the files tape keeps beside the
+// tapes (the index, its lock).
+func (w *Workspace) OpenPrivate(rel string) (*os.File, error) {
+	f, err := w.root.OpenFile(rel, os.O_RDWR|os.O_CREATE, filePerm)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", rel, err)
+	}
+	return f, nil
 }
 
 // mkdirAll creates the folder rel and its parents with private permissions.

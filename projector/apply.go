@@ -1,0 +1,223 @@
+package projector
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// applier writes ops into the index inside one transaction. It runs in the
+// goroutine that owns the transaction.
+type applier struct {
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+	ids   map[fileKey]int64 // files.id of the files seen in this pass
+	stats *Stats
+}
+
+// The statements an applier runs, by name.
+var applyStatements = map[string]string{
+	"insertEntry": `INSERT INTO entries (tape, id, kind, anchor_seq, folder, file, file_id, line, offset, length, date, eff_time)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insertText": `INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`,
+	"insertBad":  `INSERT OR REPLACE INTO bad_lines (tape, folder, file, line, offset, reason) VALUES (?, ?, ?, ?, ?, ?)`,
+	"upsertFile": `INSERT INTO files (tape, folder, name, dev, ino, size, mtime_ns, offset, line, eff_time, fingerprint)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (tape, folder, name) DO UPDATE SET dev = excluded.dev, ino = excluded.ino, size = excluded.size,
+			mtime_ns = excluded.mtime_ns, offset = excluded.offset, line = excluded.line,
+			eff_time = excluded.eff_time, fingerprint = excluded.fingerprint
+		RETURNING id`,
+	"upsertAnchor": `INSERT OR REPLACE INTO anchors (tape, folder, seq, name, id, payload, meta, date, size, mtime_ns, ino)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+}
+
+func newApplier(ctx context.Context, tx *sql.Tx, stats *Stats) (*applier, error) {
+	a := &applier{tx: tx, stmts: make(map[string]*sql.Stmt), ids: make(map[fileKey]int64), stats: stats}
+	for name, q := range applyStatements {
+		stmt, err := tx.PrepareContext(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("prepare %s: %w", name, err)
+		}
+		a.stmts[name] = stmt
+	}
+	return a, nil
+}
+
+func (a *applier) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := a.tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// deleteEntries removes the entries that where selects (a condition on
+// entries) and their search rows.
+func (a *applier) deleteEntries(ctx context.Context, where string, args ...any) error {
+	if _, err := a.exec(ctx, `DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
+		return err
+	}
+	n, err := a.exec(ctx, `DELETE FROM entries WHERE `+where, args...)
+	a.stats.Removed += int(n)
+	return err
+}
+
+func (a *applier) apply(ctx context.Context, o op) error {
+	k := o.key
+	switch o.kind {
+	case opDropTape:
+		return a.dropWhere(ctx, "tape = ?", k.tape)
+	case opDropFolder:
+		return a.dropWhere(ctx, "tape = ? AND folder = ?", k.tape, k.folder)
+	case opAnchor:
+		return a.putAnchor(ctx, k, o.anchor)
+	case opDropFile, opResetFile:
+		if err := a.resetFile(ctx, k); err != nil {
+			return err
+		}
+		if o.kind == opDropFile {
+			_, err := a.exec(ctx, `DELETE FROM files WHERE tape = ? AND folder = ? AND name = ?`, k.tape, k.folder, k.name)
+			return err
+		}
+		return nil
+	case opEntries:
+		return a.insertEntries(ctx, k, o.entries)
+	case opBadLine:
+		a.stats.BadLines++
+		_, err := a.stmts["insertBad"].ExecContext(ctx, k.tape, k.folder, k.name, o.bad.line, o.bad.offset, o.bad.reason)
+		return err
+	case opCheckpoint:
+		return a.saveCheckpoint(ctx, k, o.cp)
+	}
+	return fmt.Errorf("projector: unknown op %d", o.kind)
+}
+
+// dropWhere removes every row of a tape or folder.
+func (a *applier) dropWhere(ctx context.Context, where string, args ...any) error {
+	if err := a.deleteEntries(ctx, where, args...); err != nil {
+		return err
+	}
+	for _, table := range []string{"files", "anchors", "bad_lines"} { // all have tape and folder
+		if _, err := a.exec(ctx, `DELETE FROM `+table+` WHERE `+where, args...); err != nil {
+			return err
+		}
+	}
+	for k := range a.ids {
+		if k.tape == args[0] && (len(args) == 1 || k.folder == args[1]) {
+			delete(a.ids, k)
+		}
+	}
+	return nil
+}
+
+// putAnchor replaces a folder's anchor row and its anchor entry.
+func (a *applier) putAnchor(ctx context.Context, k fileKey, r anchorRow) error {
+	if err := a.deleteEntries(ctx, "tape = ? AND folder = ? AND file_id = 0", k.tape, k.folder); err != nil {
+		return err
+	}
+	if _, err := a.exec(ctx, `DELETE FROM bad_lines WHERE tape = ? AND folder = ? AND file = 'anchor.json'`, k.tape, k.folder); err != nil {
+		return err
+	}
+	if _, err := a.stmts["upsertAnchor"].ExecContext(ctx, k.tape, k.folder, r.seq, r.name, r.id, r.payload, r.meta, r.date, r.size, r.mtimeNS, r.ino); err != nil {
+		return err
+	}
+	line := 0
+	if r.size >= 0 && r.badReason == "" {
+		line = 1
+	}
+	if err := a.insertEntry(ctx, k.tape, k.folder, "anchor.json", 0,
+		entryRow{id: r.id, kind: "anchor", seq: r.seq, line: line, length: int(max(r.size, 0)), date: r.date, effTime: r.effTime, text: r.text}); err != nil {
+		return err
+	}
+	if r.badReason != "" {
+		a.stats.BadLines++
+		_, err := a.stmts["insertBad"].ExecContext(ctx, k.tape, k.folder, "anchor.json", r.badLine, 0, r.badReason)
+		return err
+	}
+	return nil
+}
+
+// resetFile removes a file's entries and bad lines.
+func (a *applier) resetFile(ctx context.Context, k fileKey) error {
+	if _, err := a.exec(ctx, `DELETE FROM bad_lines WHERE tape = ? AND folder = ? AND file = ?`, k.tape, k.folder, k.name); err != nil {
+		return err
+	}
+	id, err := a.fileID(ctx, k)
+	if err != nil || id == 0 {
+		return err
+	}
+	return a.deleteEntries(ctx, "file_id = ?", id)
+}
+
+// fileID finds a file's id, 0 if it has none yet.
+func (a *applier) fileID(ctx context.Context, k fileKey) (int64, error) {
+	if id, ok := a.ids[k]; ok {
+		return id, nil
+	}
+	var id int64
+	err := a.tx.QueryRowContext(ctx, `SELECT id FROM files WHERE tape = ? AND folder = ? AND name = ?`, k.tape, k.folder, k.name).Scan(&id)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	if err == nil {
+		a.ids[k] = id
+	}
+	return id, err
+}
+
+// ensureFile gives a file an id, creating its checkpoint row at the start.
+func (a *applier) ensureFile(ctx context.Context, k fileKey) (int64, error) {
+	id, err := a.fileID(ctx, k)
+	if err != nil || id != 0 {
+		return id, err
+	}
+	return a.saveCheckpointID(ctx, k, checkpoint{})
+}
+
+func (a *applier) insertEntries(ctx context.Context, k fileKey, rows []entryRow) error {
+	id, err := a.ensureFile(ctx, k)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := a.insertEntry(ctx, k.tape, k.folder, k.name, id, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *applier) insertEntry(ctx context.Context, tape, folder, file string, fileID int64, r entryRow) error {
+	res, err := a.stmts["insertEntry"].ExecContext(ctx, tape, r.id, r.kind, r.seq, folder, file, fileID, r.line, r.offset, r.length, r.date, r.effTime)
+	if err != nil {
+		return fmt.Errorf("index entry %s: %w", r.id, err)
+	}
+	rowid, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	if _, err := a.stmts["insertText"].ExecContext(ctx, rowid, r.text); err != nil {
+		return fmt.Errorf("index text of entry %s: %w", r.id, err)
+	}
+	a.stats.Entries++
+	return nil
+}
+
+func (a *applier) saveCheckpoint(ctx context.Context, k fileKey, cp checkpoint) error {
+	_, err := a.saveCheckpointID(ctx, k, cp)
+	return err
+}
+
+func (a *applier) saveCheckpointID(ctx context.Context, k fileKey, cp checkpoint) (int64, error) {
+	var id int64
+	err := a.stmts["upsertFile"].QueryRowContext(ctx, k.tape, k.folder, k.name, int64(cp.dev), int64(cp.ino), cp.size, cp.mtimeNS,
+		cp.pos.Offset, cp.pos.Line, effTime(cp.pos.Time), int64(cp.pos.Fingerprint)).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("save checkpoint of %s/%s/%s: %w", k.tape, k.folder, k.name, err)
+	}
+	a.ids[k] = id
+	return id, nil
+}
+
+// sqlTx is what a pass needs of a transaction.
+type sqlTx = *sql.Tx

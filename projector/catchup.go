@@ -1,0 +1,147 @@
+package projector
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Stats says what a pass did.
+type Stats struct {
+	FilesRead int   // files opened because they changed
+	Entries   int   // entries added
+	Removed   int   // entries removed (files rewritten or deleted)
+	BadLines  int   // bad lines recorded
+	Bytes     int64 // bytes of JSONL read
+	Duration  time.Duration
+}
+
+// LockWait is how long a pass waits for another process's pass to finish.
+const LockWait = 5 * time.Minute
+
+// CatchUp brings the index up to date with the files, reading only what
+// changed since the last pass.
+func (p *Projector) CatchUp(ctx context.Context) (Stats, error) { return p.pass(ctx, false) }
+
+// Rebuild empties the index and projects every file again, in one
+// transaction: readers see the old index until it commits.
+func (p *Projector) Rebuild(ctx context.Context) (Stats, error) { return p.pass(ctx, true) }
+
+func (p *Projector) pass(ctx context.Context, full bool) (Stats, error) {
+	var stats Stats
+	start := time.Now()
+	err := p.withLock(ctx, LockWait, func() error {
+		tx, err := p.db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("begin index pass: %w", err)
+		}
+		defer tx.Rollback()
+		if full {
+			if err := clearAll(ctx, tx); err != nil {
+				return err
+			}
+		}
+		st, err := loadState(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := p.run(ctx, tx, st, &stats); err != nil {
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("commit index pass: %w", err)
+		}
+		return nil
+	})
+	stats.Duration = time.Since(start)
+	return stats, err
+}
+
+// run walks the files in one goroutine and applies its ops in this one.
+func (p *Projector) run(ctx context.Context, tx sqlTx, st state, stats *Stats) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ops := make(chan op, 64)
+	walkErr := make(chan error, 1)
+	var walkStats Stats
+	go func() {
+		defer close(ops)
+		w := &walker{ws: p.ws, st: st, out: ops, stats: &walkStats}
+		walkErr <- w.walk(ctx)
+	}()
+	a, err := newApplier(ctx, tx, stats)
+	if err != nil {
+		cancel()
+		for range ops { // let the walker finish
+		}
+		return err
+	}
+	for o := range ops {
+		if err := a.apply(ctx, o); err != nil {
+			cancel()
+			for range ops {
+			}
+			return err
+		}
+	}
+	if err := <-walkErr; err != nil {
+		return fmt.Errorf("read tapes: %w", err)
+	}
+	stats.FilesRead, stats.Bytes = walkStats.FilesRead, walkStats.Bytes
+	return nil
+}
+
+func clearAll(ctx context.Context, tx sqlTx) error {
+	for _, q := range []string{
+		`INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')`,
+		`DELETE FROM entries`, `DELETE FROM files`, `DELETE FROM anchors`, `DELETE FROM bad_lines`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("clear index: %w", err)
+		}
+	}
+	return nil
+}
+
+// loadState reads the checkpoints the pass compares the files with.
+func loadState(ctx context.Context, tx sqlTx) (state, error) {
+	st := state{tapes: map[string]bool{}, folders: map[fileKey]anchorRow{}, files: map[fileKey]checkpoint{}}
+	rows, err := tx.QueryContext(ctx, `SELECT tape, folder, seq, size, mtime_ns, ino FROM anchors`)
+	if err != nil {
+		return st, fmt.Errorf("load anchors: %w", err)
+	}
+	for rows.Next() {
+		var k fileKey
+		var r anchorRow
+		var ino int64
+		if err := rows.Scan(&k.tape, &k.folder, &r.seq, &r.size, &r.mtimeNS, &ino); err != nil {
+			rows.Close()
+			return st, err
+		}
+		r.ino = uint64(ino)
+		st.folders[k] = r
+		st.tapes[k.tape] = true
+	}
+	rows.Close()
+	rows, err = tx.QueryContext(ctx, `SELECT id, tape, folder, name, dev, ino, size, mtime_ns, offset, line, eff_time, fingerprint FROM files`)
+	if err != nil {
+		return st, fmt.Errorf("load checkpoints: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k fileKey
+		var cp checkpoint
+		var dev, ino, eff, fp int64
+		if err := rows.Scan(&cp.id, &k.tape, &k.folder, &k.name, &dev, &ino, &cp.size, &cp.mtimeNS,
+			&cp.pos.Offset, &cp.pos.Line, &eff, &fp); err != nil {
+			return st, err
+		}
+		cp.dev, cp.ino, cp.pos.Fingerprint = uint64(dev), uint64(ino), uint64(fp)
+		if eff != noDateEffTime {
+			cp.pos.Time = time.Unix(0, eff).UTC()
+		}
+		st.files[k] = cp
+		st.tapes[k.tape] = true
+	}
+	return st, rows.Err()
+}

@@ -1,0 +1,41 @@
+package projector
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCatchUpReadsOnlyWhatIsNew(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "first message about flush")
+	p := openProjector(t, ws)
+	st := catchUp(t, p)
+	if st.Entries != 2 || st.FilesRead != 1 {
+		t.Errorf("first catch-up: %+v; want 2 entries (anchor and message) from 1 file", st)
+	}
+	if st = catchUp(t, p); st.Entries != 0 || st.FilesRead != 0 {
+		t.Errorf("catch-up with no change: %+v; want nothing read", st)
+	}
+	appendMsg(t, ws, "main", "second")
+	st = catchUp(t, p)
+	if st.Entries != 1 || st.FilesRead != 1 || st.Removed != 0 || st.Bytes > 300 {
+		t.Errorf("catch-up after one append: %+v; want 1 entry and only its bytes read", st)
+	}
+	// A torn tail waits; once complete, it is read.
+	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/messages.jsonl")
+	appendRaw(t, file, `{"role":"user","content":"ha`)
+	if st = catchUp(t, p); st.Entries != 0 || st.BadLines != 0 {
+		t.Errorf("catch-up with a torn tail: %+v; want it to wait", st)
+	}
+	appendRaw(t, file, "lf\"}\n")
+	if st = catchUp(t, p); st.Entries != 1 {
+		t.Errorf("catch-up after the tail completed: %+v; want 1 entry", st)
+	}
+	if got, want := dump(t, p, []string{"flush", "half"}), rebuiltDump(t, ws, []string{"flush", "half"}); got != want {
+		t.Errorf("incremental index differs from a rebuild:\n%s\n---\n%s", got, want)
+	}
+	if !strings.Contains(dump(t, p, []string{"half"}), "messages.jsonl:3") && !strings.Contains(dump(t, p, []string{"half"}), "search half:\nmain") {
+		t.Errorf("the completed line is not searchable:\n%s", dump(t, p, []string{"half"}))
+	}
+}

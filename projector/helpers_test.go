@@ -1,0 +1,143 @@
+package projector
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+func newWorkspace(t *testing.T) *tapelog.Workspace {
+	t.Helper()
+	ws, _, err := tapelog.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
+func openProjector(t *testing.T, ws *tapelog.Workspace) *Projector {
+	t.Helper()
+	p, err := Open(context.Background(), ws)
+	if err != nil {
+		t.Fatalf("projector.Open: %v", err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func catchUp(t *testing.T, p *Projector) Stats {
+	t.Helper()
+	st, err := p.CatchUp(context.Background())
+	if err != nil {
+		t.Fatalf("CatchUp: %v", err)
+	}
+	return st
+}
+
+func appendMsg(t *testing.T, ws *tapelog.Workspace, tape, content string) tapelog.Entry {
+	t.Helper()
+	tp, err := ws.Tape(tape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Close()
+	p, _ := json.Marshal(map[string]string{"role": "user", "content": content})
+	out, err := tp.Append(context.Background(), tapelog.Entry{Kind: tapelog.KindMessage, Payload: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out[0]
+}
+
+func appendRaw(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dump renders everything the index answers from, in a fixed order and
+// without the values that depend on how it was built (rowids, file ids),
+// so that two indexes of the same files dump the same.
+func dump(t *testing.T, p *Projector, words []string) string {
+	t.Helper()
+	var b strings.Builder
+	queries := []string{
+		`SELECT tape, id, kind, anchor_seq, folder, file, line, offset, length, coalesce(date, '-'), eff_time FROM entries ORDER BY tape, anchor_seq, folder, eff_time, file, line, id`,
+		`SELECT tape, folder, seq, name, id, payload, coalesce(meta, '-'), coalesce(date, '-') FROM anchors ORDER BY tape, folder`,
+		`SELECT tape, folder, name, offset, line, eff_time, fingerprint FROM files ORDER BY tape, folder, name`,
+		`SELECT tape, folder, file, line, offset, reason FROM bad_lines ORDER BY tape, folder, file, line`,
+	}
+	for _, q := range queries {
+		dumpQuery(t, p, &b, q)
+	}
+	for _, w := range words {
+		fmt.Fprintf(&b, "search %s:\n", w)
+		expr, _ := MatchExpr(w)
+		dumpQuery(t, p, &b, `SELECT e.tape, e.id FROM entries_fts f JOIN entries e ON e.rowid = f.rowid WHERE entries_fts MATCH ? ORDER BY e.tape, e.id`, expr)
+	}
+	return b.String()
+}
+
+func dumpQuery(t *testing.T, p *Projector, b *strings.Builder, q string, args ...any) {
+	t.Helper()
+	rows, err := p.DB().Query(q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(b, vals...)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rebuiltDump builds a fresh index of the same files in another folder and
+// dumps it.
+func rebuiltDump(t *testing.T, ws *tapelog.Workspace, words []string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), ".tape")
+	if err := os.CopyFS(dir, os.DirFS(ws.Dir())); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{IndexFile, IndexFile + "-wal", IndexFile + "-shm"} {
+		os.Remove(filepath.Join(dir, f))
+	}
+	copyWS, err := tapelog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer copyWS.Close()
+	p, err := Open(context.Background(), copyWS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return dump(t, p, words)
+}

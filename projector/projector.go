@@ -1,0 +1,229 @@
+package projector
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/tape-dev/tape/internal/fileutil"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// Names in the workspace.
+const (
+	IndexFile = "index.db"
+	lockFile  = "index.lock"
+)
+
+// ErrLocked is returned when another process holds the index and waiting
+// for it was not allowed or timed out.
+var ErrLocked = errors.New("projector: the index is held by another process")
+
+// Projector projects a workspace's files into its index.
+type Projector struct {
+	ws   *tapelog.Workspace
+	path string
+	db   *sql.DB
+	lock *os.File
+	// Holder names this process in the lock file, for those who wait.
+	Holder string
+}
+
+// Open opens the workspace's index, creating it or rebuilding its tables if
+// it is missing, of another schema version, or unreadable. It does not
+// catch up; call CatchUp.
+func Open(ctx context.Context, ws *tapelog.Workspace) (*Projector, error) {
+	p := &Projector{ws: ws, path: ws.Abs(IndexFile), Holder: "tape"}
+	lock, err := ws.OpenPrivate(lockFile)
+	if err != nil {
+		return nil, fmt.Errorf("open index lock: %w", err)
+	}
+	p.lock = lock
+	if err := p.openDB(); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	if err := p.ensureSchema(ctx); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Projector) openDB() error {
+	// Create the file first, private: it holds the tapes' words. SQLite
+	// gives its -wal and -shm files the same mode.
+	f, err := p.ws.OpenPrivate(IndexFile)
+	if err != nil {
+		return fmt.Errorf("open index: %w", err)
+	}
+	f.Close()
+	dsn := "file:" + p.path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return fmt.Errorf("open index %s: %w", p.path, err)
+	}
+	// One connection: the projector writes from one goroutine, and one
+	// connection keeps its temporary state (prepared statements, snapshot)
+	// simple. Readers in other processes have their own.
+	db.SetMaxOpenConns(1)
+	p.db = db
+	return nil
+}
+
+// Close closes the index.
+func (p *Projector) Close() error {
+	err := p.db.Close()
+	if cerr := p.lock.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// DB is the index database, for queries.
+func (p *Projector) DB() *sql.DB { return p.db }
+
+// Workspace is the workspace the index belongs to.
+func (p *Projector) Workspace() *tapelog.Workspace { return p.ws }
+
+// ensureSchema creates the tables, or recreates them when the version is
+// not SchemaVersion or the file is not a database SQLite can read.
+func (p *Projector) ensureSchema(ctx context.Context) error {
+	version, err := p.schemaVersion(ctx)
+	if err == nil && version == SchemaVersion {
+		return nil
+	}
+	return p.withLock(ctx, time.Minute, func() error {
+		version, err := p.schemaVersion(ctx)
+		switch {
+		case err == nil && version == SchemaVersion:
+			return nil // someone else made it while we waited
+		case err != nil && isNotADatabase(err):
+			if err := p.replaceUnreadable(); err != nil {
+				return err
+			}
+		}
+		return p.createSchema(ctx)
+	})
+}
+
+// schemaVersion reads the version from meta: 0 for an empty database.
+func (p *Projector) schemaVersion(ctx context.Context) (int, error) {
+	var n int
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'meta'`).Scan(&n); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var v string
+	err := p.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	version, _ := strconv.Atoi(v)
+	return version, nil
+}
+
+func (p *Projector) createSchema(ctx context.Context) error {
+	tx, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create index: %w", err)
+	}
+	defer tx.Rollback()
+	for _, t := range tables {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
+			return fmt.Errorf("drop %s: %w", t, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("create index: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+		return fmt.Errorf("create index: %w", err)
+	}
+	return tx.Commit()
+}
+
+func isNotADatabase(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "file is not a database") || strings.Contains(msg, "database disk image is malformed")
+}
+
+// replaceUnreadable moves an index.db that SQLite cannot read aside (it is
+// derived data, but a person may want to look at it) and opens a new one.
+// No other process can be using a file that is not a database.
+func (p *Projector) replaceUnreadable() error {
+	p.db.Close()
+	aside := fmt.Sprintf("%s.unreadable-%d", p.path, time.Now().Unix())
+	if err := os.Rename(p.path, aside); err != nil {
+		return fmt.Errorf("move unreadable index aside: %w", err)
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		_ = os.Remove(p.path + suffix) // they belong to the unreadable file
+	}
+	return p.openDB()
+}
+
+// withLock runs fn holding the index lock, waiting up to wait for another
+// process to release it.
+func (p *Projector) withLock(ctx context.Context, wait time.Duration, fn func() error) error {
+	if err := p.acquire(ctx, wait); err != nil {
+		return err
+	}
+	defer fileutil.Unlock(p.lock) //nolint:errcheck // closing releases it anyway
+	return fn()
+}
+
+// acquire takes the index lock, polling until wait runs out, and writes
+// this process into the lock file.
+func (p *Projector) acquire(ctx context.Context, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	delay := time.Millisecond
+	for {
+		ok, err := fileutil.TryLock(p.lock)
+		if err != nil {
+			return fmt.Errorf("lock index: %w", err)
+		}
+		if ok {
+			return p.writeHolder()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w (%s); try again when it is done", ErrLocked, p.holder())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 50*time.Millisecond)
+	}
+}
+
+func (p *Projector) writeHolder() error {
+	if err := p.lock.Truncate(0); err != nil {
+		return fmt.Errorf("write index lock: %w", err)
+	}
+	_, err := p.lock.WriteAt([]byte(fmt.Sprintf("pid %d: %s\n", os.Getpid(), p.Holder)), 0)
+	return err
+}
+
+// holder says who holds the lock, as written in the lock file.
+func (p *Projector) holder() string {
+	buf := make([]byte, 256)
+	n, _ := p.lock.ReadAt(buf, 0)
+	if s := strings.TrimSpace(string(buf[:n])); s != "" {
+		return "held by " + s
+	}
+	return "held by another process"
+}

@@ -1,0 +1,117 @@
+package projector
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MatchExpr turns what a user typed into an FTS5 MATCH expression that can
+// never be an FTS5 syntax error:
+//
+//   - words separated by spaces are AND'ed;
+//   - "quoted text" is a phrase (an unbalanced quote runs to the end);
+//   - a word ending in * is a prefix;
+//   - everything else is literal text: each term is passed to FTS5 as a
+//     quoted string, so NEAR(, a:b, -x and AND are words, not operators.
+//
+// Han, Hiragana and Katakana runs become the bigrams Tokenize indexes; a
+// one-character run is a prefix query, which matches the bigrams it starts
+// and the character standing alone at the end of a run. ok is false when
+// the query has no word to look for.
+func MatchExpr(query string) (expr string, ok bool) {
+	var parts []string
+	for _, t := range splitTerms(query) {
+		if q := termExpr(t.text, t.prefix); q != "" {
+			parts = append(parts, q)
+		}
+	}
+	return strings.Join(parts, " AND "), len(parts) > 0
+}
+
+type term struct {
+	text   string
+	prefix bool
+}
+
+// splitTerms splits a query into words and quoted phrases.
+func splitTerms(query string) []term {
+	var terms []term
+	for rest := query; ; {
+		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+		if rest == "" {
+			return terms
+		}
+		if rest[0] == '"' {
+			phrase, after, found := strings.Cut(rest[1:], `"`)
+			terms = append(terms, term{text: phrase})
+			if !found {
+				return terms
+			}
+			rest = after
+			continue
+		}
+		end := strings.IndexFunc(rest, unicode.IsSpace)
+		if end < 0 {
+			end = len(rest)
+		}
+		word := rest[:end]
+		prefix := len(word) > 1 && strings.HasSuffix(word, "*")
+		terms = append(terms, term{text: strings.TrimSuffix(word, "*"), prefix: prefix})
+		rest = rest[end:]
+	}
+}
+
+// termExpr is one term as an FTS5 string: its tokens, space-separated, in
+// double quotes, with " *" for a prefix. "" when the term has no token.
+func termExpr(text string, prefix bool) string {
+	var tokens []string
+	var word strings.Builder
+	flushWord := func() {
+		if word.Len() > 0 {
+			tokens = append(tokens, word.String())
+			word.Reset()
+		}
+	}
+	var run []rune
+	flushRun := func(last bool) {
+		switch {
+		case len(run) == 1:
+			tokens = append(tokens, string(run))
+			if last {
+				prefix = true
+			}
+		case len(run) > 1:
+			for i := 0; i+1 < len(run); i++ {
+				tokens = append(tokens, string(run[i:i+2]))
+			}
+		}
+		run = run[:0]
+	}
+	for i, r := range text {
+		switch {
+		case isBigramRune(r):
+			flushWord()
+			run = append(run, r)
+			if i+utf8.RuneLen(r) == len(text) {
+				flushRun(true)
+			}
+		case unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r):
+			flushRun(false)
+			word.WriteRune(r)
+		default:
+			flushRun(false)
+			flushWord()
+		}
+	}
+	flushRun(true)
+	flushWord()
+	if len(tokens) == 0 {
+		return ""
+	}
+	expr := `"` + strings.Join(tokens, " ") + `"`
+	if prefix {
+		expr += " *"
+	}
+	return expr
+}

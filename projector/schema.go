@@ -1,0 +1,94 @@
+package projector
+
+// SchemaVersion is the version of the index's tables. An index.db of another
+// version is rebuilt from the files, in place.
+const SchemaVersion = 1
+
+// schema creates the index. Nothing in it is a fact: every row is derived
+// from the files, and the whole database can be deleted.
+//
+// Entries are located, not copied: a row holds the entry's place (file,
+// line, byte offset and length) and what queries filter and sort on, and a
+// payload is read from its file when it is printed. entries_fts is
+// contentless for the same reason; it holds only the inverted index.
+// Anchor entries are the exception: their payload is small and lives in
+// anchors.
+const schema = `
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE anchors (
+	tape     TEXT NOT NULL,
+	folder   TEXT NOT NULL,
+	seq      INTEGER NOT NULL,
+	name     TEXT NOT NULL,
+	id       TEXT NOT NULL,
+	payload  TEXT NOT NULL,
+	meta     TEXT,
+	date     TEXT,
+	-- anchor.json as last read: size -1 when the folder has none
+	size     INTEGER NOT NULL,
+	mtime_ns INTEGER NOT NULL,
+	ino      INTEGER NOT NULL,
+	PRIMARY KEY (tape, folder)
+) WITHOUT ROWID;
+
+-- One checkpoint per *.jsonl file: how far it has been read, and how to
+-- tell that it changed.
+CREATE TABLE files (
+	id          INTEGER PRIMARY KEY,
+	tape        TEXT NOT NULL,
+	folder      TEXT NOT NULL,
+	name        TEXT NOT NULL,
+	dev         INTEGER NOT NULL,
+	ino         INTEGER NOT NULL,
+	size        INTEGER NOT NULL,
+	mtime_ns    INTEGER NOT NULL,
+	offset      INTEGER NOT NULL, -- end of the last complete line read
+	line        INTEGER NOT NULL, -- lines before offset
+	eff_time    INTEGER NOT NULL, -- the file's effective time at offset
+	fingerprint INTEGER NOT NULL,
+	UNIQUE (tape, folder, name)
+);
+
+CREATE TABLE entries (
+	rowid      INTEGER PRIMARY KEY,
+	tape       TEXT NOT NULL,
+	id         TEXT NOT NULL,
+	kind       TEXT NOT NULL,
+	anchor_seq INTEGER NOT NULL,
+	folder     TEXT NOT NULL,
+	file       TEXT NOT NULL,
+	file_id    INTEGER NOT NULL, -- 0 for an anchor entry
+	line       INTEGER NOT NULL,
+	offset     INTEGER NOT NULL,
+	length     INTEGER NOT NULL,
+	date       TEXT,
+	eff_time   INTEGER NOT NULL  -- the sort key within a folder; anchor entries sort first
+);
+CREATE INDEX entries_order ON entries (tape, anchor_seq, folder, eff_time, file, line);
+CREATE INDEX entries_file ON entries (file_id);
+CREATE INDEX entries_id ON entries (tape, id);
+
+CREATE TABLE bad_lines (
+	tape   TEXT NOT NULL,
+	folder TEXT NOT NULL,
+	file   TEXT NOT NULL,
+	line   INTEGER NOT NULL,
+	offset INTEGER NOT NULL,
+	reason TEXT NOT NULL,
+	PRIMARY KEY (tape, folder, file, line)
+) WITHOUT ROWID;
+
+CREATE VIRTUAL TABLE entries_fts USING fts5 (
+	text,
+	content = '',
+	contentless_delete = 1,
+	tokenize = 'unicode61 remove_diacritics 2'
+);
+`
+
+// tables lists what schema creates, for dropping an index of another version.
+var tables = []string{"entries_fts", "bad_lines", "entries", "files", "anchors", "meta"}

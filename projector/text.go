@@ -1,0 +1,150 @@
+package projector
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// SearchText is the text of an entry that search finds: the words people
+// look for, not the JSON around them.
+//
+//   - message: the content (a string, or the text of its parts), and the
+//     names and arguments of its tool calls;
+//   - system: the content; tool_call: each call's name and arguments;
+//   - tool_result: every string in the results;
+//   - anchor: the name, and the keys and strings of the state;
+//   - event: the name, and the keys and strings of the data;
+//   - error: the kind and the message;
+//   - any other kind: every key and string of the payload.
+func SearchText(e tapelog.Entry) string {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(e.Payload, &p) != nil {
+		return ""
+	}
+	var b strings.Builder
+	add := func(raw json.RawMessage, keys bool) { collectStrings(&b, raw, keys) }
+	switch e.Kind {
+	case tapelog.KindMessage, tapelog.KindSystem:
+		add(p["content"], false)
+		add(p["tool_calls"], false)
+	case tapelog.KindToolCall:
+		add(p["calls"], false)
+	case tapelog.KindToolResult:
+		add(p["results"], false)
+	case tapelog.KindAnchor, tapelog.KindEvent:
+		add(p["name"], false)
+		add(p["state"], true)
+		add(p["data"], true)
+	case tapelog.KindError:
+		add(p["kind"], false)
+		add(p["message"], false)
+	default:
+		add(e.Payload, true)
+	}
+	return b.String()
+}
+
+// collectStrings appends every string in a JSON value to b, and with keys
+// the object keys too, separated by newlines. Ids of tool calls ("call_1")
+// and types ("function") are left out: nobody searches for them.
+func collectStrings(b *strings.Builder, raw json.RawMessage, keys bool) {
+	if len(raw) == 0 {
+		return
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return
+	}
+	var walk func(v any, key string)
+	walk = func(v any, key string) {
+		switch v := v.(type) {
+		case string:
+			if key == "id" || key == "type" || key == "role" || key == "tool_call_id" {
+				return
+			}
+			b.WriteString(v)
+			b.WriteByte('\n')
+		case float64, bool:
+			if keys {
+				data, _ := json.Marshal(v)
+				b.Write(data)
+				b.WriteByte('\n')
+			}
+		case []any:
+			for _, x := range v {
+				walk(x, key)
+			}
+		case map[string]any:
+			for k, x := range v {
+				if keys {
+					b.WriteString(k)
+					b.WriteByte('\n')
+				}
+				walk(x, k)
+			}
+		}
+	}
+	walk(v, "")
+}
+
+// isBigramRune reports whether r belongs to a script written without spaces
+// between words (Han, Hiragana, Katakana), which the unicode61 tokenizer
+// cannot split.
+func isBigramRune(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー'
+}
+
+// Tokenize prepares text for the FTS5 unicode61 tokenizer: every run of
+// Han, Hiragana or Katakana is replaced by its overlapping two-character
+// words, and the last character of a run also stands alone, so
+// "发生了错误" becomes "发生 生了 了错 错误 误". Any one- or two-character
+// query then matches a whole token (a one-character query as a prefix), and
+// a longer one a phrase of bigrams. Other text passes through unchanged,
+// for unicode61 to split on spaces and punctuation.
+func Tokenize(text string) string {
+	if !hasBigramRune(text) {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text) * 2)
+	var run []rune
+	flush := func() {
+		if len(run) == 0 {
+			return
+		}
+		b.WriteByte(' ')
+		for i := 0; i+1 < len(run); i++ {
+			b.WriteRune(run[i])
+			b.WriteRune(run[i+1])
+			b.WriteByte(' ')
+		}
+		b.WriteRune(run[len(run)-1])
+		b.WriteByte(' ')
+		run = run[:0]
+	}
+	for _, r := range text {
+		if isBigramRune(r) {
+			run = append(run, r)
+			continue
+		}
+		flush()
+		b.WriteRune(r)
+	}
+	flush()
+	return b.String()
+}
+
+func hasBigramRune(s string) bool {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x3000 && isBigramRune(r) {
+			return true
+		}
+		i += n
+	}
+	return false
+}

@@ -1,0 +1,55 @@
+package projector
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+func TestTokenize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"hello world", "hello world"},
+		{"错误", " 错误 误 "},
+		{"发生了一个错误，请重试", " 发生 生了 了一 一个 个错 错误 误 ， 请重 重试 试 "},
+		{"go test 失败", "go test  失败 败 "},
+		{"エラーが発生", " エラ ラー ーが が発 発生 生 "},
+		{"字", " 字 "},
+	}
+	for _, tt := range tests {
+		if got := Tokenize(tt.in); got != tt.want {
+			t.Errorf("Tokenize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSearchText(t *testing.T) {
+	tests := []struct {
+		kind, payload string
+		want, not     []string
+	}{
+		{"message", `{"role":"user","content":"fix the flaky test"}`, []string{"fix the flaky test"}, []string{"user"}},
+		{"message", `{"role":"user","content":[{"type":"text","text":"第一部分"},{"type":"image_url","image_url":{"url":"http://x/y.png"}}]}`, []string{"第一部分"}, []string{"text"}},
+		{"message", `{"role":"assistant","content":"","tool_calls":[{"id":"call_9","type":"function","function":{"name":"grep","arguments":"{\"pattern\":\"TODO\"}"}}]}`, []string{"grep", "TODO"}, []string{"call_9", "function"}},
+		{"tool_call", `{"calls":[{"id":"c1","type":"function","function":{"name":"fs.read","arguments":"{\"path\":\"/etc/hosts\"}"}}]}`, []string{"fs.read", "/etc/hosts"}, []string{"c1"}},
+		{"tool_result", `{"results":["ok",{"stdout":"PASS"}]}`, []string{"ok", "PASS"}, nil},
+		{"anchor", `{"name":"review","state":{"summary":"done","branch":"fix-42"}}`, []string{"review", "summary", "done", "branch", "fix-42"}, nil},
+		{"event", `{"name":"run","data":{"model":"gpt-4.1","usage":{"total_tokens":42}}}`, []string{"run", "model", "gpt-4.1", "total_tokens", "42"}, nil},
+		{"error", `{"kind":"tool","message":"rate limited"}`, []string{"tool", "rate limited"}, nil},
+		{"custom", `{"note":"kept"}`, []string{"note", "kept"}, nil},
+	}
+	for _, tt := range tests {
+		got := SearchText(tapelog.Entry{Kind: tt.kind, Payload: json.RawMessage(tt.payload)})
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("SearchText(%s %s) = %q, lacks %q", tt.kind, tt.payload, got, w)
+			}
+		}
+		for _, w := range tt.not {
+			if strings.Contains(got, w) {
+				t.Errorf("SearchText(%s %s) = %q, should not contain %q", tt.kind, tt.payload, got, w)
+			}
+		}
+	}
+}

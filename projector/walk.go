@@ -1,0 +1,315 @@
+package projector
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// The producer side of a pass: it walks the files, compares them with the
+// checkpoints, reads what is new and sends the changes, in order, to the
+// goroutine that writes them (apply.go). Parsing and text extraction thus
+// run beside SQLite, on the other core.
+
+// op is one change to the index. Exactly one field group is set.
+type op struct {
+	kind    opKind
+	key     fileKey    // the file or folder (name "") or tape (folder "") it is about
+	anchor  anchorRow  // opAnchor
+	entries []entryRow // opEntries
+	bad     badLine    // opBadLine
+	cp      checkpoint // opCheckpoint
+}
+
+type opKind int
+
+const (
+	opDropTape   opKind = iota // remove everything of key.tape
+	opDropFolder               // remove everything of key.tape/key.folder
+	opAnchor                   // replace the anchor of a folder and its entry
+	opDropFile                 // remove a file's rows and checkpoint
+	opResetFile                // remove a file's rows; it is read again from the start
+	opEntries                  // insert entries of key's file
+	opBadLine                  // record a bad line of key's file
+	opCheckpoint               // save how far key's file was read
+)
+
+type fileKey struct{ tape, folder, name string }
+
+type checkpoint struct {
+	id       int64 // files.id; 0 for a file not in the index yet
+	dev, ino uint64
+	size     int64
+	mtimeNS  int64
+	pos      tapelog.FilePos
+}
+
+type anchorRow struct {
+	seq               int64
+	name, id, payload string
+	meta, date        *string
+	size, mtimeNS     int64
+	ino               uint64
+	text              string // the anchor entry's search text, tokenized
+	effTime           int64
+	badReason         string // anchor.json could not be read
+	badLine           int
+}
+
+type entryRow struct {
+	id, kind string
+	seq      int64
+	line     int
+	offset   int64
+	length   int
+	date     *string
+	effTime  int64
+	text     string // tokenized search text
+}
+
+type badLine struct {
+	line   int
+	offset int64
+	reason string
+}
+
+// state is the index's checkpoints as a pass starts.
+type state struct {
+	tapes   map[string]bool
+	folders map[fileKey]anchorRow // key.name == ""
+	files   map[fileKey]checkpoint
+}
+
+// Sort keys for an entry's effective time: anchor entries first in their
+// folder, then lines before any date, then by time.
+const (
+	anchorEffTime = math.MinInt64
+	noDateEffTime = math.MinInt64 + 1
+)
+
+func effTime(t time.Time) int64 {
+	if t.IsZero() {
+		return noDateEffTime
+	}
+	return t.UnixNano()
+}
+
+// entriesPerOp bounds the entries one op carries, so memory does not grow
+// with a file.
+const entriesPerOp = 512
+
+// walker compares the files with the state and sends ops.
+type walker struct {
+	ws    *tapelog.Workspace
+	st    state
+	out   chan<- op
+	stats *Stats
+}
+
+func (w *walker) send(ctx context.Context, o op) error {
+	select {
+	case w.out <- o:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (w *walker) walk(ctx context.Context) error {
+	names, err := w.ws.Tapes()
+	if err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(names))
+	for _, name := range names {
+		seen[name] = true
+		if err := w.walkTape(ctx, name); err != nil {
+			return err
+		}
+	}
+	for name := range w.st.tapes {
+		if !seen[name] {
+			if err := w.send(ctx, op{kind: opDropTape, key: fileKey{tape: name}}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *walker) walkTape(ctx context.Context, name string) error {
+	t, err := w.ws.Tape(name)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	folders, err := t.Folders()
+	if err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(folders))
+	for _, f := range folders {
+		seen[f.Name] = true
+		if err := w.walkFolder(ctx, t, f); err != nil {
+			return err
+		}
+	}
+	for key := range w.st.folders {
+		if key.tape == name && !seen[key.folder] {
+			if err := w.send(ctx, op{kind: opDropFolder, key: key}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Folder) error {
+	key := fileKey{tape: t.Name(), folder: f.Name}
+	size, mtime, ino := int64(-1), int64(0), uint64(0)
+	if fi, err := t.Stat(f.Name, tapelog.AnchorFile); err == nil {
+		size, mtime, ino = fi.Size, fi.ModTime.UnixNano(), fi.Ino
+	}
+	old, known := w.st.folders[key]
+	if !known || old.seq != f.Seq || old.size != size || old.mtimeNS != mtime || old.ino != ino {
+		a := t.ReadAnchor(f)
+		row := newAnchorRow(a, size, mtime, ino)
+		if err := w.send(ctx, op{kind: opAnchor, key: key, anchor: row}); err != nil {
+			return err
+		}
+	}
+	files, err := t.Files(f.Name)
+	if err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(files))
+	a := tapelog.Anchor{Seq: f.Seq, Folder: f.Name}
+	for _, fi := range files {
+		seen[fi.Name] = true
+		if err := w.walkFile(ctx, t, a, fi); err != nil {
+			return err
+		}
+	}
+	for fk := range w.st.files {
+		if fk.tape == key.tape && fk.folder == key.folder && !seen[fk.name] {
+			if err := w.send(ctx, op{kind: opDropFile, key: fk}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
+	r := anchorRow{seq: a.Seq, name: a.Name, id: a.Entry.ID, payload: string(a.Entry.Payload),
+		size: size, mtimeNS: mtime, ino: ino, effTime: anchorEffTime,
+		text: Tokenize(SearchText(a.Entry))}
+	if a.Entry.Meta != nil {
+		m := string(a.Entry.Meta)
+		r.meta = &m
+	}
+	if a.Entry.Date != "" {
+		d := a.Entry.Date
+		r.date = &d
+	}
+	if a.Err != nil {
+		r.badReason, r.badLine = a.Err.Reason, a.Err.Line
+	}
+	return r
+}
+
+// walkFile reads what is new in one file, or all of it if it changed under
+// its checkpoint.
+func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor, fi tapelog.FileInfo) error {
+	key := fileKey{tape: t.Name(), folder: a.Folder, name: fi.Name}
+	cp, known := w.st.files[key]
+	now := checkpoint{id: cp.id, dev: fi.Dev, ino: fi.Ino, size: fi.Size, mtimeNS: fi.ModTime.UnixNano()}
+	if known && cp.dev == now.dev && cp.ino == now.ino && cp.size == now.size && cp.mtimeNS == now.mtimeNS {
+		return nil // unchanged
+	}
+	w.stats.FilesRead++
+	from := tapelog.FilePos{}
+	if known && cp.dev == now.dev && cp.ino == now.ino && fi.Size >= cp.pos.Offset {
+		from = cp.pos
+	}
+	s, err := t.ScanFile(a, fi.Name, from)
+	if errors.Is(err, tapelog.ErrFileChanged) {
+		from = tapelog.FilePos{}
+		s, err = t.ScanFile(a, fi.Name, from)
+	}
+	if err != nil {
+		var le *tapelog.LineError
+		if errors.As(err, &le) {
+			return w.send(ctx, op{kind: opBadLine, key: key, bad: badLine{line: le.Line, offset: le.Offset, reason: le.Reason}})
+		}
+		return err
+	}
+	defer s.Close()
+	if known && from.Offset == 0 && cp.pos.Offset > 0 {
+		if err := w.send(ctx, op{kind: opResetFile, key: key}); err != nil {
+			return err
+		}
+	}
+	if err := w.scan(ctx, key, s); err != nil {
+		return err
+	}
+	pos, err := s.Pos()
+	if err != nil {
+		return err
+	}
+	w.stats.Bytes += pos.Offset - from.Offset
+	now.pos = pos
+	return w.send(ctx, op{kind: opCheckpoint, key: key, cp: now})
+}
+
+// scan sends a file's entries and bad lines, in batches.
+func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) error {
+	batch := make([]entryRow, 0, entriesPerOp)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := w.send(ctx, op{kind: opEntries, key: key, entries: batch})
+		batch = make([]entryRow, 0, entriesPerOp)
+		return err
+	}
+	for {
+		e, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			return flush()
+		}
+		var le *tapelog.LineError
+		if errors.As(err, &le) {
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := w.send(ctx, op{kind: opBadLine, key: key, bad: badLine{line: le.Line, offset: le.Offset, reason: le.Reason}}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		batch = append(batch, newEntryRow(e))
+		if len(batch) == entriesPerOp {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func newEntryRow(e tapelog.Entry) entryRow {
+	r := entryRow{id: e.ID, kind: e.Kind, seq: e.Pos.AnchorSeq, line: e.Pos.Line, offset: e.Pos.Offset,
+		length: e.Pos.Length, effTime: effTime(e.Pos.Time), text: Tokenize(SearchText(e))}
+	if e.Date != "" {
+		d := e.Date
+		r.date = &d
+	}
+	return r
+}
