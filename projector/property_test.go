@@ -1,0 +1,185 @@
+package projector
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+var vocabulary = []string{"flush", "timeout", "store", "错误", "重试", "发生了一个错误", "エラー", "fix_42", "/usr/bin", "ok"}
+
+// mutator makes random changes to a workspace's files, the way writers and
+// people do: appends through tape and by hand, torn and bad lines,
+// handoffs, hand-made folders, truncations, rewrites and deletions.
+type mutator struct {
+	t   *testing.T
+	r   *rand.Rand
+	ws  *tapelog.Workspace
+	log []string // what was done, for the failure message
+}
+
+func (m *mutator) words() string {
+	n := 1 + m.r.IntN(4)
+	var w []string
+	for range n {
+		w = append(w, vocabulary[m.r.IntN(len(vocabulary))])
+	}
+	return strings.Join(w, " ")
+}
+
+func (m *mutator) tapes() []string {
+	names, err := m.ws.Tapes()
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	return names
+}
+
+func (m *mutator) pick(list []string) string { return list[m.r.IntN(len(list))] }
+
+// files lists the tape files of the workspace, relative to it.
+func (m *mutator) files() []string {
+	var files []string
+	filepath.WalkDir(m.ws.Dir(), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	return files
+}
+
+func (m *mutator) folders() []string {
+	var dirs []string
+	for _, tape := range m.tapes() {
+		matches, _ := filepath.Glob(filepath.Join(m.ws.Dir(), "tapes", tape, "anchors", "*_*"))
+		dirs = append(dirs, matches...)
+	}
+	return dirs
+}
+
+func (m *mutator) step() {
+	ctx := context.Background()
+	tapes := m.tapes()
+	tape := "main"
+	if len(tapes) > 0 {
+		tape = m.pick(tapes)
+	}
+	switch k := m.r.IntN(100); {
+	case k < 35: // append through tape
+		tp, _ := m.ws.Tape(tape)
+		kinds := []string{"message", "tool_call", "tool_result", "event", "error", "note"}
+		kind := m.pick(kinds)
+		payload, _ := json.Marshal(map[string]any{"content": m.words(), "name": m.words(), "results": []string{m.words()}})
+		if _, err := tp.Append(ctx, tapelog.Entry{Kind: kind, Payload: payload}); err != nil {
+			m.t.Fatal(err)
+		}
+		tp.Close()
+		m.log = append(m.log, "append "+tape)
+	case k < 50: // append by hand: bare messages, no ids, odd dates, torn or bad lines
+		folders := m.folders()
+		if len(folders) == 0 {
+			return
+		}
+		file := filepath.Join(m.pick(folders), m.pick([]string{"messages.jsonl", "events.jsonl", "hand.jsonl"}))
+		lines := []string{
+			fmt.Sprintf(`{"role":"user","content":%q}`, m.words()),
+			fmt.Sprintf(`{"kind":"event","payload":{"name":%q},"date":"2026-0%d-01T00:00:00Z"}`, m.words(), 1+m.r.IntN(9)),
+			fmt.Sprintf(`{"id":%d,"kind":"message","payload":{"content":%q}}`, m.r.IntN(5), m.words()),
+			`not json ` + m.words(),
+			"{\"kind\":\"event\",\"payload\":{\"bad\":\"\xff\"}}",
+			`{"kind":"event","payload":{"torn":"` + m.words(), // no newline: a torn tail
+			"\n",
+		}
+		line := m.pick(lines)
+		if !strings.HasPrefix(line, `{"kind":"event","payload":{"torn"`) && line != "\n" {
+			line += "\n"
+		}
+		appendRaw(m.t, file, line)
+		m.log = append(m.log, "hand "+file)
+	case k < 58: // handoff
+		tp, _ := m.ws.Tape(tape)
+		if _, err := tp.Handoff(ctx, m.pick([]string{"review", "plan/step", "审查"}), json.RawMessage(`{"summary":"`+m.words()+`"}`)); err != nil {
+			m.t.Fatal(err)
+		}
+		m.log = append(m.log, "handoff "+tape)
+	case k < 62: // a folder made by hand
+		dir := filepath.Join(m.ws.Dir(), "tapes", tape, "anchors", fmt.Sprintf("%03d_hand", 50+m.r.IntN(50)))
+		os.MkdirAll(dir, 0o700)
+		m.log = append(m.log, "mkdir "+dir)
+	case k < 68: // truncate a file (a rewrite the projector must notice)
+		if files := m.files(); len(files) > 0 {
+			f := m.pick(files)
+			fi, _ := os.Stat(f)
+			os.Truncate(f, m.r.Int64N(fi.Size()+1))
+			m.log = append(m.log, "truncate "+f)
+		}
+	case k < 72: // rewrite a file in place with other content
+		if files := m.files(); len(files) > 0 {
+			f := m.pick(files)
+			os.WriteFile(f, []byte(fmt.Sprintf(`{"role":"assistant","content":%q}`+"\n", m.words())), 0o600)
+			m.log = append(m.log, "rewrite "+f)
+		}
+	case k < 76: // delete a file
+		if files := m.files(); len(files) > 0 {
+			f := m.pick(files)
+			os.Remove(f)
+			m.log = append(m.log, "rm "+f)
+		}
+	case k < 79: // delete a folder
+		if folders := m.folders(); len(folders) > 1 {
+			f := m.pick(folders)
+			os.RemoveAll(f)
+			m.log = append(m.log, "rm -r "+f)
+		}
+	case k < 83: // a new tape
+		name := m.pick([]string{"side", "会话", "copy"})
+		if name == "copy" && slices.Contains(tapes, "main") && !slices.Contains(tapes, "copy") {
+			os.CopyFS(filepath.Join(m.ws.Dir(), "tapes", "copy"), os.DirFS(filepath.Join(m.ws.Dir(), "tapes", "main")))
+		} else {
+			tp, _ := m.ws.Tape(name)
+			tp.Handoff(ctx, "start", nil)
+		}
+		m.log = append(m.log, "tape "+name)
+	case k < 85: // delete a tape
+		if len(tapes) > 1 {
+			os.RemoveAll(filepath.Join(m.ws.Dir(), "tapes", tape))
+			m.log = append(m.log, "rm tape "+tape)
+		}
+	default: // a catch-up in the middle
+		m.log = append(m.log, "catch-up")
+	}
+}
+
+// TestIncrementalEqualsRebuild is the projector's main property: after any
+// sequence of changes to the files, with catch-ups at random points, the
+// incremental index answers exactly as a full rebuild of the same files.
+func TestIncrementalEqualsRebuild(t *testing.T) {
+	for seed := range uint64(25) {
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			ws := newWorkspace(t)
+			p := openProjector(t, ws)
+			m := &mutator{t: t, r: rand.New(rand.NewPCG(seed, 7)), ws: ws}
+			for step := range 80 {
+				before := len(m.log)
+				m.step()
+				if (len(m.log) > before && m.log[len(m.log)-1] == "catch-up") || step%9 == 0 {
+					catchUp(t, p)
+				}
+			}
+			catchUp(t, p)
+			got, want := dump(t, p, vocabulary), rebuiltDump(t, ws, vocabulary)
+			if got != want {
+				t.Fatalf("after %v\nincremental:\n%s\nrebuild:\n%s", m.log, got, want)
+			}
+		})
+	}
+}
