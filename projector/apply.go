@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // applier writes ops into the index inside one transaction. It runs in the
@@ -17,8 +19,8 @@ type applier struct {
 
 // The statements an applier runs, by name.
 var applyStatements = map[string]string{
-	"insertEntry": `INSERT INTO entries (tape, id, kind, anchor_seq, folder, file, file_id, line, offset, length, date, eff_time)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insertEntry": `INSERT INTO entries (tape, id, kind, anchor_seq, folder, file, file_id, line, offset, length, date, eff_time, time_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insertText": `INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`,
 	"insertBad":  `INSERT OR REPLACE INTO bad_lines (tape, folder, file, line, offset, reason) VALUES (?, ?, ?, ?, ?, ?)`,
 	"upsertFile": `INSERT INTO files (tape, folder, name, dev, ino, size, mtime_ns, offset, line, eff_time, fingerprint)
@@ -126,7 +128,7 @@ func (a *applier) putAnchor(ctx context.Context, k fileKey, r anchorRow) error {
 		line = 1
 	}
 	if err := a.insertEntry(ctx, k.tape, k.folder, "anchor.json", 0,
-		entryRow{id: r.id, kind: "anchor", seq: r.seq, line: line, length: int(max(r.size, 0)), date: r.date, effTime: r.effTime, text: r.text}); err != nil {
+		entryRow{id: r.id, kind: "anchor", seq: r.seq, line: line, length: int(max(r.size, 0)), date: r.date, effTime: r.effTime, timeNS: anchorTime(r.date), text: r.text}); err != nil {
 		return err
 	}
 	if r.badReason != "" {
@@ -188,7 +190,13 @@ func (a *applier) insertEntries(ctx context.Context, k fileKey, rows []entryRow)
 }
 
 func (a *applier) insertEntry(ctx context.Context, tape, folder, file string, fileID int64, r entryRow) error {
-	res, err := a.stmts["insertEntry"].ExecContext(ctx, tape, r.id, r.kind, r.seq, folder, file, fileID, r.line, r.offset, r.length, r.date, r.effTime)
+	var timeNS *int64
+	if r.timeNS != nil {
+		timeNS = r.timeNS
+	} else if r.effTime > noDateEffTime {
+		timeNS = &r.effTime
+	}
+	res, err := a.stmts["insertEntry"].ExecContext(ctx, tape, r.id, r.kind, r.seq, folder, file, fileID, r.line, r.offset, r.length, r.date, r.effTime, timeNS)
 	if err != nil {
 		return fmt.Errorf("index entry %s: %w", r.id, err)
 	}
@@ -221,3 +229,17 @@ func (a *applier) saveCheckpointID(ctx context.Context, k fileKey, cp checkpoint
 
 // sqlTx is what a pass needs of a transaction.
 type sqlTx = *sql.Tx
+
+// anchorTime is the time of an anchor entry for --since and --until: its
+// own date, since it sorts before its folder's entries whatever its date.
+func anchorTime(date *string) *int64 {
+	if date == nil {
+		return nil
+	}
+	t, err := tapelog.ParseTime(*date)
+	if err != nil {
+		return nil
+	}
+	ns := t.UnixNano()
+	return &ns
+}

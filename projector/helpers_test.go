@@ -75,7 +75,7 @@ func dump(t *testing.T, p *Projector, words []string) string {
 	t.Helper()
 	var b strings.Builder
 	queries := []string{
-		`SELECT tape, id, kind, anchor_seq, folder, file, line, offset, length, coalesce(date, '-'), eff_time FROM entries ORDER BY tape, anchor_seq, folder, eff_time, file, line, id`,
+		`SELECT tape, id, kind, anchor_seq, folder, file, line, offset, length, coalesce(date, '-'), eff_time, coalesce(time_ns, '-') FROM entries ORDER BY tape, anchor_seq, folder, eff_time, file, line, id`,
 		`SELECT tape, folder, seq, name, id, payload, coalesce(meta, '-'), coalesce(date, '-') FROM anchors ORDER BY tape, folder`,
 		`SELECT tape, folder, name, offset, line, eff_time, fingerprint FROM files ORDER BY tape, folder, name`,
 		`SELECT tape, folder, file, line, offset, reason FROM bad_lines ORDER BY tape, folder, file, line`,

@@ -34,6 +34,8 @@ type Projector struct {
 	lock *os.File
 	// Holder names this process in the lock file, for those who wait.
 	Holder string
+	// RankWindow overrides DefaultRankWindow for Search.
+	RankWindow int
 }
 
 // Open opens the workspace's index, creating it or rebuilding its tables if

@@ -66,7 +66,8 @@ CREATE TABLE entries (
 	offset     INTEGER NOT NULL,
 	length     INTEGER NOT NULL,
 	date       TEXT,
-	eff_time   INTEGER NOT NULL  -- the sort key within a folder; anchor entries sort first
+	eff_time   INTEGER NOT NULL, -- the sort key within a folder; anchor entries sort first
+	time_ns    INTEGER           -- the time --since and --until compare; NULL for no date
 );
 CREATE INDEX entries_order ON entries (tape, anchor_seq, folder, eff_time, file, line);
 CREATE INDEX entries_file ON entries (file_id);

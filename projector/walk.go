@@ -68,6 +68,7 @@ type entryRow struct {
 	length   int
 	date     *string
 	effTime  int64
+	timeNS   *int64 // overrides effTime for time filters (anchor entries)
 	text     string // tokenized search text
 }
 

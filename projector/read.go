@@ -1,0 +1,291 @@
+package projector
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// EntryFilter selects entries of one tape for Entries.
+type EntryFilter struct {
+	Tape    string
+	Folders []string // anchor folders; nil for all
+	Kinds   []string // nil for all
+	Last    int      // only the last N; 0 for all
+}
+
+// Anchors returns a tape's anchors in order, with the number of entries in
+// each (its anchor entry not counted).
+func (p *Projector) Anchors(ctx context.Context, tape string) ([]tapelog.Anchor, map[string]int, error) {
+	rows, err := p.db.QueryContext(ctx, `SELECT folder, seq, name, id, payload, meta, date FROM anchors WHERE tape = ? ORDER BY seq, folder`, tape)
+	if err != nil {
+		return nil, nil, fmt.Errorf("query anchors: %w", err)
+	}
+	defer rows.Close()
+	var anchors []tapelog.Anchor
+	for rows.Next() {
+		var a tapelog.Anchor
+		var payload string
+		var meta, date sql.NullString
+		if err := rows.Scan(&a.Folder, &a.Seq, &a.Name, &a.Entry.ID, &payload, &meta, &date); err != nil {
+			return nil, nil, err
+		}
+		a.Entry.Kind, a.Entry.Payload = tapelog.KindAnchor, json.RawMessage(payload)
+		if meta.Valid {
+			a.Entry.Meta = json.RawMessage(meta.String)
+		}
+		a.Entry.Date = date.String
+		a.State = stateOf(a.Entry.Payload)
+		a.Entry.Pos = tapelog.Position{Tape: tape, AnchorSeq: a.Seq, Anchor: a.Name, Folder: a.Folder, File: tapelog.AnchorFile}
+		anchors = append(anchors, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	counts := make(map[string]int, len(anchors))
+	crow, err := p.db.QueryContext(ctx, `SELECT folder, count(*) FROM entries WHERE tape = ? AND file_id <> 0 GROUP BY folder`, tape)
+	if err != nil {
+		return nil, nil, fmt.Errorf("count entries: %w", err)
+	}
+	defer crow.Close()
+	for crow.Next() {
+		var folder string
+		var n int
+		if err := crow.Scan(&folder, &n); err != nil {
+			return nil, nil, err
+		}
+		counts[folder] = n
+	}
+	return anchors, counts, crow.Err()
+}
+
+func stateOf(payload json.RawMessage) json.RawMessage {
+	var p struct {
+		State json.RawMessage `json:"state"`
+	}
+	if json.Unmarshal(payload, &p) != nil || string(p.State) == "null" {
+		return nil
+	}
+	return p.State
+}
+
+// Tapes lists the tapes in the index.
+func (p *Projector) Tapes(ctx context.Context) ([]string, error) {
+	rows, err := p.db.QueryContext(ctx, `SELECT DISTINCT tape FROM anchors ORDER BY tape`)
+	if err != nil {
+		return nil, fmt.Errorf("query tapes: %w", err)
+	}
+	defer rows.Close()
+	var tapes []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, err
+		}
+		tapes = append(tapes, t)
+	}
+	return tapes, rows.Err()
+}
+
+// entryColumns are the columns located entries are read with (see
+// scanLocated), from entries e joined with anchors a.
+const entryColumns = `e.tape, e.id, e.kind, e.anchor_seq, e.folder, a.name, e.file, e.file_id, e.line, e.offset, e.length, e.date, e.eff_time, a.payload, a.meta`
+
+// located is an entry as the index knows it: where to read its line.
+type located struct {
+	e      tapelog.Entry
+	fileID int64
+	length int
+	effNS  int64
+}
+
+func scanLocated(rows *sql.Rows, extra ...any) (located, error) {
+	var l located
+	var date, meta sql.NullString
+	var payload string
+	dest := append([]any{&l.e.Pos.Tape, &l.e.ID, &l.e.Kind, &l.e.Pos.AnchorSeq, &l.e.Pos.Folder, &l.e.Pos.Anchor,
+		&l.e.Pos.File, &l.fileID, &l.e.Pos.Line, &l.e.Pos.Offset, &l.length, &date, &l.effNS, &payload, &meta}, extra...)
+	if err := rows.Scan(dest...); err != nil {
+		return l, err
+	}
+	l.e.Date = date.String
+	if l.effNS > noDateEffTime {
+		l.e.Pos.Time = time.Unix(0, l.effNS).UTC()
+	} else if t, err := tapelog.ParseTime(l.e.Date); err == nil {
+		l.e.Pos.Time = t
+	}
+	if l.fileID == 0 { // an anchor entry: its payload is in the index
+		l.e.Payload = json.RawMessage(payload)
+		if meta.Valid {
+			l.e.Meta = json.RawMessage(meta.String)
+		}
+	}
+	return l, nil
+}
+
+// Entries returns the entries of a tape in tape order, their payloads read
+// from the files. A line that no longer reads as it did when it was
+// indexed (the file changed since the last catch-up) comes back as a
+// *tapelog.LineError in errs instead.
+func (p *Projector) Entries(ctx context.Context, f EntryFilter) (entries []tapelog.Entry, errs []error, err error) {
+	where, args := []string{"e.tape = ?"}, []any{f.Tape}
+	if f.Folders != nil {
+		where = append(where, "e.folder IN ("+placeholders(len(f.Folders))+")")
+		args = appendAll(args, f.Folders)
+	}
+	if len(f.Kinds) > 0 {
+		where = append(where, "e.kind IN ("+placeholders(len(f.Kinds))+")")
+		args = appendAll(args, f.Kinds)
+	}
+	order := "e.anchor_seq, e.folder, e.eff_time, e.file, e.line"
+	q := `SELECT ` + entryColumns + ` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + strings.Join(where, " AND ")
+	if f.Last > 0 {
+		q += ` ORDER BY e.anchor_seq DESC, e.folder DESC, e.eff_time DESC, e.file DESC, e.line DESC LIMIT ?`
+		args = append(args, f.Last)
+	} else {
+		q += ` ORDER BY ` + order
+	}
+	rows, err := p.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("query entries: %w", err)
+	}
+	var found []located
+	for rows.Next() {
+		l, err := scanLocated(rows)
+		if err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		found = append(found, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	if f.Last > 0 {
+		slices.Reverse(found)
+	}
+	return p.load(ctx, found)
+}
+
+// load reads the payloads of located entries from their files.
+func (p *Projector) load(ctx context.Context, found []located) ([]tapelog.Entry, []error, error) {
+	r := newLineLoader(p.ws)
+	defer r.close()
+	entries := make([]tapelog.Entry, 0, len(found))
+	var errs []error
+	for _, l := range found {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		e, err := r.load(l)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		entries = append(entries, e)
+	}
+	return entries, errs, nil
+}
+
+// lineLoader reads lines at known places, keeping the last file open, since
+// entries in tape order come mostly from the same few files.
+type lineLoader struct {
+	ws   *tapelog.Workspace
+	key  fileKey
+	f    *os.File
+	tape *tapelog.Tape
+	buf  []byte
+}
+
+func newLineLoader(ws *tapelog.Workspace) *lineLoader { return &lineLoader{ws: ws} }
+
+func (r *lineLoader) close() {
+	if r.f != nil {
+		r.f.Close()
+	}
+}
+
+func (r *lineLoader) load(l located) (tapelog.Entry, error) {
+	e := l.e
+	if l.fileID == 0 {
+		return e, nil
+	}
+	key := fileKey{tape: e.Pos.Tape, folder: e.Pos.Folder, name: e.Pos.File}
+	if key != r.key || r.f == nil {
+		r.close()
+		r.f, r.key = nil, key
+		t, err := r.ws.Tape(key.tape)
+		if err != nil {
+			return e, err
+		}
+		if r.f, err = t.OpenFile(key.folder, key.name); err != nil {
+			return e, stale(e, "cannot open: "+err.Error())
+		}
+	}
+	if cap(r.buf) < l.length {
+		r.buf = make([]byte, l.length)
+	}
+	buf := r.buf[:l.length]
+	if _, err := r.f.ReadAt(buf, e.Pos.Offset); err != nil && err != io.EOF {
+		return e, stale(e, "cannot read: "+err.Error())
+	}
+	a := tapelog.Anchor{Seq: e.Pos.AnchorSeq, Folder: e.Pos.Folder, Name: e.Pos.Anchor}
+	got, err := tapelog.EntryAt(a, e.Pos.File, e.Pos.Line, buf)
+	if err != nil || got.ID != e.ID || got.Kind != e.Kind {
+		return e, stale(e, "the line changed since it was indexed; run 'tape reindex'")
+	}
+	got.Pos = e.Pos
+	got.Pos.Length = l.length
+	return got, nil
+}
+
+func stale(e tapelog.Entry, reason string) error {
+	return &tapelog.LineError{Path: e.Pos.Path(), Line: e.Pos.Line, Offset: e.Pos.Offset, Reason: reason}
+}
+
+// BadLines returns the bad lines recorded for a tape, or for some of its
+// folders, in tape order.
+func (p *Projector) BadLines(ctx context.Context, tape string, folders []string) ([]*tapelog.LineError, error) {
+	q := `SELECT b.folder, b.file, b.line, b.offset, b.reason FROM bad_lines b LEFT JOIN anchors a ON a.tape = b.tape AND a.folder = b.folder WHERE b.tape = ?`
+	args := []any{tape}
+	if folders != nil {
+		q += ` AND b.folder IN (` + placeholders(len(folders)) + `)`
+		args = appendAll(args, folders)
+	}
+	rows, err := p.db.QueryContext(ctx, q+` ORDER BY a.seq, b.folder, b.file, b.line`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query bad lines: %w", err)
+	}
+	defer rows.Close()
+	var bad []*tapelog.LineError
+	for rows.Next() {
+		var folder, file string
+		le := &tapelog.LineError{}
+		if err := rows.Scan(&folder, &file, &le.Line, &le.Offset, &le.Reason); err != nil {
+			return nil, err
+		}
+		le.Path = tapelog.Position{Tape: tape, Folder: folder, File: file}.Path()
+		bad = append(bad, le)
+	}
+	return bad, rows.Err()
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func appendAll(args []any, values []string) []any {
+	for _, v := range values {
+		args = append(args, v)
+	}
+	return args
+}

@@ -1,0 +1,211 @@
+package projector
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// ErrEmptyQuery is returned by Search for a query with no word in it.
+var ErrEmptyQuery = errors.New("projector: the query has no word to search for")
+
+// SearchQuery is what Search looks for and where.
+type SearchQuery struct {
+	Text    string
+	Tapes   []string // nil for every tape
+	Folders []string // anchor folders, with Tapes of one tape; nil for all
+	Kinds   []string
+	Since   time.Time // zero for no bound
+	Until   time.Time
+	Limit   int
+}
+
+// Hit is one search result.
+type Hit struct {
+	Entry   tapelog.Entry
+	Rank    float64 // bm25: lower is better
+	Snippet string  // the matching text, matches in **bold**
+}
+
+// DefaultRankWindow is how many of the newest matches of a query Search
+// ranks by bm25. Ranking means scoring every match, and a word in half a
+// million entries takes far too long; beyond the window, the newest matches
+// win, which for agent sessions is the order people look in.
+const DefaultRankWindow = 2000
+
+// Search finds the entries whose text matches the query (see MatchExpr),
+// best first.
+func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
+	expr, ok := MatchExpr(q.Text)
+	if !ok {
+		return nil, ErrEmptyQuery
+	}
+	where, args := []string{"entries_fts MATCH ?"}, []any{expr}
+	if q.Tapes != nil {
+		where = append(where, "e.tape IN ("+placeholders(len(q.Tapes))+")")
+		args = appendAll(args, q.Tapes)
+	}
+	if q.Folders != nil {
+		where = append(where, "e.folder IN ("+placeholders(len(q.Folders))+")")
+		args = appendAll(args, q.Folders)
+	}
+	if len(q.Kinds) > 0 {
+		where = append(where, "e.kind IN ("+placeholders(len(q.Kinds))+")")
+		args = appendAll(args, q.Kinds)
+	}
+	if !q.Since.IsZero() {
+		where, args = append(where, "e.time_ns >= ?"), append(args, q.Since.UnixNano())
+	}
+	if !q.Until.IsZero() {
+		where, args = append(where, "e.time_ns < ?"), append(args, q.Until.UnixNano())
+	}
+	from := ` FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + strings.Join(where, " AND ")
+
+	// The rowid below which matches are too old to rank: the window-th
+	// newest match, if there are more.
+	var floor int64
+	err := p.db.QueryRowContext(ctx, `SELECT entries_fts.rowid`+from+` ORDER BY entries_fts.rowid DESC LIMIT 1 OFFSET ?`, append(args, p.rankWindow())...).Scan(&floor)
+	if err == nil {
+		from += ` AND entries_fts.rowid > ?`
+		args = append(args, floor)
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	rows, err := p.db.QueryContext(ctx, `SELECT `+entryColumns+`, bm25(entries_fts) AS rank`+from+` ORDER BY rank, e.tape, e.anchor_seq, e.eff_time, e.file, e.line LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var found []located
+	var ranks []float64
+	for rows.Next() {
+		var rank float64
+		l, err := scanLocated(rows, &rank)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		found, ranks = append(found, l), append(ranks, rank)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	entries, _, err := p.loadKeeping(ctx, found)
+	if err != nil {
+		return nil, err
+	}
+	terms := queryTerms(q.Text)
+	var hits []Hit
+	for i, e := range entries {
+		if e.Payload == nil { // the line changed since it was indexed
+			continue
+		}
+		hits = append(hits, Hit{Entry: e, Rank: ranks[i], Snippet: Snippet(SearchText(e), terms, 80)})
+	}
+	return hits, nil
+}
+
+// loadKeeping is load, keeping the entries' positions: an entry whose line
+// cannot be read back comes back without a payload.
+func (p *Projector) loadKeeping(ctx context.Context, found []located) ([]tapelog.Entry, []error, error) {
+	r := newLineLoader(p.ws)
+	defer r.close()
+	entries := make([]tapelog.Entry, len(found))
+	var errs []error
+	for i, l := range found {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		e, err := r.load(l)
+		if err != nil {
+			errs = append(errs, err)
+			e = l.e
+			e.Payload = nil
+		}
+		entries[i] = e
+	}
+	return entries, errs, nil
+}
+
+// queryTerms are the words of a query, lowercased, for snippets.
+func queryTerms(query string) []string {
+	var terms []string
+	for _, t := range splitTerms(query) {
+		for _, w := range strings.FieldsFunc(t.text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+			terms = append(terms, strings.ToLower(w))
+		}
+	}
+	return terms
+}
+
+// Snippet cuts about width runes of text around the first term found in
+// it, marks every term in the cut with **, and folds it onto one line.
+func Snippet(text string, terms []string, width int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	lower := strings.ToLower(text)
+	if len(lower) != len(text) { // a few runes change length when lowered
+		lower = text
+	}
+	first := -1
+	for _, t := range terms {
+		if i := strings.Index(lower, t); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	start := 0
+	if first > 0 {
+		start = first
+		for n := 0; start > 0 && n < width/3; n++ { // some context before the match
+			_, size := utf8.DecodeLastRuneInString(text[:start])
+			start -= size
+		}
+	}
+	end := start
+	for n := 0; end < len(text) && n < width; n++ {
+		_, size := utf8.DecodeRuneInString(text[end:])
+		end += size
+	}
+	cut, lowerCut := text[start:end], lower[start:end]
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	for i := 0; i < len(cut); {
+		matched := ""
+		for _, t := range terms {
+			if t != "" && strings.HasPrefix(lowerCut[i:], t) && len(t) > len(matched) {
+				matched = t
+			}
+		}
+		if matched != "" {
+			b.WriteString("**" + cut[i:i+len(matched)] + "**")
+			i += len(matched)
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(cut[i:])
+		b.WriteString(cut[i : i+size])
+		i += size
+	}
+	if end < len(text) {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+func (p *Projector) rankWindow() int {
+	if p.RankWindow > 0 {
+		return p.RankWindow
+	}
+	return DefaultRankWindow
+}

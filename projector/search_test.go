@@ -1,0 +1,208 @@
+package projector
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// searchIDs runs a search and returns the contents of the messages found.
+func searchContents(t *testing.T, p *Projector, q SearchQuery) []string {
+	t.Helper()
+	hits, err := p.Search(context.Background(), q)
+	if err != nil {
+		t.Fatalf("Search(%q): %v", q.Text, err)
+	}
+	var got []string
+	for _, h := range hits {
+		var m struct{ Content string }
+		json.Unmarshal(h.Entry.Payload, &m)
+		got = append(got, m.Content)
+	}
+	slices.Sort(got)
+	return got
+}
+
+func TestSearch(t *testing.T) {
+	ws := newWorkspace(t)
+	for _, c := range []string{
+		"发生了一个错误，请重试",
+		"没有错",
+		"エラーが発生しました",
+		"TestFlush timed out waiting for flush",
+		"open /usr/local/bin/tape: permission denied",
+		"call fix_issue_42 now",
+		"the store flushes on Close",
+		`quote "inside" text`,
+	} {
+		appendMsg(t, ws, "main", c)
+	}
+	appendMsg(t, ws, "other", "flush on another tape")
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	main := []string{"main"}
+	tests := []struct {
+		query string
+		tapes []string
+		want  []string
+	}{
+		{"错误", main, []string{"发生了一个错误，请重试"}},
+		{"错", main, []string{"发生了一个错误，请重试", "没有错"}},
+		{"一个错误", main, []string{"发生了一个错误，请重试"}},
+		{"重试", main, []string{"发生了一个错误，请重试"}},
+		{"错误 重试", main, []string{"发生了一个错误，请重试"}},
+		{"发生", main, []string{"エラーが発生しました", "发生了一个错误，请重试"}[1:]},
+		{"エラー", main, []string{"エラーが発生しました"}},
+		{"flush", main, []string{"TestFlush timed out waiting for flush"}},
+		{"flush", nil, []string{"TestFlush timed out waiting for flush", "flush on another tape"}},
+		{"FLUSH waiting", main, []string{"TestFlush timed out waiting for flush"}},
+		{`"waiting for flush"`, main, []string{"TestFlush timed out waiting for flush"}},
+		{`"for waiting"`, main, nil},
+		{"flush*", main, []string{"TestFlush timed out waiting for flush", "the store flushes on Close"}},
+		{"/usr/local/bin/tape", main, []string{"open /usr/local/bin/tape: permission denied"}},
+		{"fix_issue_42", main, []string{"call fix_issue_42 now"}},
+		{"tape: permission", main, []string{"open /usr/local/bin/tape: permission denied"}},
+		{`"inside`, main, []string{`quote "inside" text`}},
+		{"NEAR(", main, nil},
+		{"-flush", main, []string{"TestFlush timed out waiting for flush"}},
+		{"a:b", main, nil},
+		{"nothing-like-this", main, nil},
+	}
+	for _, tt := range tests {
+		got := searchContents(t, p, SearchQuery{Text: tt.query, Tapes: tt.tapes})
+		want := slices.Clone(tt.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("search %q = %q, want %q", tt.query, got, want)
+		}
+	}
+	if _, err := p.Search(context.Background(), SearchQuery{Text: `" - "`}); !errors.Is(err, ErrEmptyQuery) {
+		t.Errorf("search for punctuation: %v, want ErrEmptyQuery", err)
+	}
+}
+
+func TestSearchFiltersAndSnippet(t *testing.T) {
+	ws := newWorkspace(t)
+	tp, _ := ws.Tape("main")
+	defer tp.Close()
+	ctx := context.Background()
+	add := func(kind, payload, date string) {
+		if _, err := tp.Append(ctx, tapelog.Entry{Kind: kind, Payload: json.RawMessage(payload), Date: date}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("message", `{"role":"user","content":"deploy failed on friday"}`, "2026-01-01T10:00:00Z")
+	add("tool_call", `{"calls":[{"id":"c","type":"function","function":{"name":"deploy","arguments":"{\"env\":\"prod\"}"}}]}`, "2026-01-02T10:00:00Z")
+	if _, err := tp.Handoff(ctx, "retry", json.RawMessage(`{"summary":"deploy again"}`)); err != nil {
+		t.Fatal(err)
+	}
+	add("error", `{"kind":"deploy","message":"deploy timed out"}`, "2026-01-03T10:00:00Z")
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	kinds := func(q SearchQuery) []string {
+		hits, err := p.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k []string
+		for _, h := range hits {
+			k = append(k, h.Entry.Kind)
+		}
+		slices.Sort(k)
+		return k
+	}
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	for _, tt := range []struct {
+		name string
+		q    SearchQuery
+		want []string
+	}{
+		{"all", SearchQuery{Text: "deploy"}, []string{"anchor", "error", "message", "tool_call"}},
+		{"kind", SearchQuery{Text: "deploy", Kinds: []string{"error", "tool_call"}}, []string{"error", "tool_call"}},
+		{"folder", SearchQuery{Text: "deploy", Tapes: []string{"main"}, Folders: []string{"002_retry"}}, []string{"anchor", "error"}},
+		{"since", SearchQuery{Text: "deploy", Since: day(2)}, []string{"anchor", "error", "tool_call"}},
+		{"until", SearchQuery{Text: "deploy", Until: day(2)}, []string{"message"}},
+		{"limit", SearchQuery{Text: "deploy", Limit: 1, Kinds: []string{"message"}}, []string{"message"}},
+	} {
+		if got := kinds(tt.q); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: kinds found = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	hits, _ := p.Search(ctx, SearchQuery{Text: "friday", Kinds: []string{"message"}})
+	if len(hits) != 1 || hits[0].Snippet != "deploy failed on **friday**" || hits[0].Rank >= 0 {
+		t.Errorf("hit = %+v; want the snippet with **friday** and a negative bm25 rank", hits)
+	}
+}
+
+// Ranking is limited to the newest matches of a very common word.
+func TestSearchRankWindow(t *testing.T) {
+	ws := newWorkspace(t)
+	tp, _ := ws.Tape("main")
+	defer tp.Close()
+	var batch []tapelog.Entry
+	for i := range 50 {
+		content := "common word"
+		if i == 3 {
+			content = "common common common common word" // the best match, but old
+		}
+		p, _ := json.Marshal(map[string]string{"role": "user", "content": content})
+		batch = append(batch, tapelog.Entry{Kind: "message", Payload: p})
+	}
+	if _, err := tp.Append(context.Background(), batch...); err != nil {
+		t.Fatal(err)
+	}
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	best := func() string {
+		hits, err := p.Search(context.Background(), SearchQuery{Text: "common", Limit: 1})
+		if err != nil || len(hits) != 1 {
+			t.Fatalf("search: %v, %d hits", err, len(hits))
+		}
+		return SearchText(hits[0].Entry)
+	}
+	if got := best(); !strings.HasPrefix(got, "common common") {
+		t.Errorf("best match with the whole doclist ranked = %q", got)
+	}
+	p.RankWindow = 10
+	if got := best(); strings.HasPrefix(got, "common common") {
+		t.Errorf("best match when only the 10 newest are ranked = %q; the old best one is outside the window", got)
+	}
+}
+
+// FuzzSearchQuery checks that no query reaches SQLite as an FTS5 syntax
+// error.
+func FuzzSearchQuery(f *testing.F) {
+	for _, s := range []string{`"unbalanced`, "NEAR(", "a:b", "-x", "AND", "*", `"a" OR "b"`, "col:x", "^x", "x + y", "错误*"} {
+		f.Add(s)
+	}
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE t USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`); err != nil {
+		f.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO t (rowid, text) VALUES (1, 'hello world 错误 误')`); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		expr, ok := MatchExpr(q)
+		if !ok {
+			return
+		}
+		rows, err := db.Query(`SELECT rowid FROM t WHERE t MATCH ?`, expr)
+		if err != nil {
+			t.Fatalf("query %q as %q: %v", q, expr, err)
+		}
+		rows.Close()
+	})
+}
