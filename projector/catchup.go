@@ -21,16 +21,22 @@ const LockWait = 5 * time.Minute
 
 // CatchUp brings the index up to date with the files, reading only what
 // changed since the last pass.
-func (p *Projector) CatchUp(ctx context.Context) (Stats, error) { return p.pass(ctx, false) }
+func (p *Projector) CatchUp(ctx context.Context) (Stats, error) { return p.pass(ctx, false, LockWait) }
+
+// CatchUpWait is CatchUp waiting at most wait for another process's pass;
+// then it fails with ErrLocked.
+func (p *Projector) CatchUpWait(ctx context.Context, wait time.Duration) (Stats, error) {
+	return p.pass(ctx, false, wait)
+}
 
 // Rebuild empties the index and projects every file again, in one
 // transaction: readers see the old index until it commits.
-func (p *Projector) Rebuild(ctx context.Context) (Stats, error) { return p.pass(ctx, true) }
+func (p *Projector) Rebuild(ctx context.Context) (Stats, error) { return p.pass(ctx, true, LockWait) }
 
-func (p *Projector) pass(ctx context.Context, full bool) (Stats, error) {
+func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration) (Stats, error) {
 	var stats Stats
 	start := time.Now()
-	err := p.withLock(ctx, LockWait, func() error {
+	err := p.withLock(ctx, wait, func() error {
 		tx, err := p.db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("begin index pass: %w", err)

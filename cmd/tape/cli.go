@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 )
 
 // CLI is the command line: global flags, then one field per command.
@@ -28,9 +30,10 @@ type CLI struct {
 
 // Globals are the flags every command takes.
 type Globals struct {
-	TapeDir string `name:"tape-dir" env:"TAPE_DIR" placeholder:"PATH" help:"The .tape folder to use (default: the nearest .tape above the current folder)."`
-	Tape    string `short:"t" env:"TAPE_NAME" placeholder:"NAME" help:"The tape to use (default: default_tape in config.json, else main)."`
-	Session string `placeholder:"ID" help:"Use the tape that the Bub agent framework names for this session id."`
+	TapeDir   string `name:"tape-dir" env:"TAPE_DIR" placeholder:"PATH" help:"The .tape folder to use (default: the nearest .tape above the current folder)."`
+	Tape      string `short:"t" env:"TAPE_NAME" placeholder:"NAME" help:"The tape to use (default: default_tape in config.json, else main)."`
+	Session   string `placeholder:"ID" help:"Use the tape that the Bub agent framework names for this session id."`
+	NoCatchup bool   `name:"no-catchup" env:"TAPE_NO_CATCHUP" help:"Read the index as it stands, without catching up with the files first."`
 }
 
 var groups = []kong.Group{
@@ -121,6 +124,33 @@ func requireTape(ws *tapelog.Workspace, t *tapelog.Tape) error {
 		list = strings.Join(names, ", ")
 	}
 	return fmt.Errorf("%w %q in %s (tapes: %s); pick one with --tape, or append to create it", errNoTape, t.Name(), ws.Dir(), list)
+}
+
+// catchupWait is how long a read command waits for another process that is
+// writing the index before it reads the index as it stands.
+const catchupWait = 10 * time.Second
+
+// index opens the workspace's index and, unless --no-catchup, brings it up
+// to date with the files, so what a read command prints is what is on disk.
+func (g *Globals) index(env *Env, ws *tapelog.Workspace) (*projector.Projector, error) {
+	ix, err := projector.Open(env.Context(), ws)
+	if err != nil {
+		return nil, err
+	}
+	if g.NoCatchup {
+		return ix, nil
+	}
+	ix.Holder = "tape catch-up"
+	_, err = ix.CatchUpWait(env.Context(), catchupWait)
+	if errors.Is(err, projector.ErrLocked) {
+		fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", err)
+		return ix, nil
+	}
+	if err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
 }
 
 // run parses args, runs the command and returns the exit status.

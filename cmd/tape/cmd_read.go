@@ -3,10 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 )
 
 // LogCmd is `tape log`.
@@ -105,38 +105,58 @@ func splitKinds(flags []string) []string {
 	return kinds
 }
 
-// readEntries prints the entries of the anchors that pick selects.
+// readEntries prints the entries of the anchors that pick selects, read
+// through the index.
 func readEntries(env *Env, g *Globals, f entryFilter, pick func([]tapelog.Anchor) ([]tapelog.Anchor, error)) error {
 	ws, t, err := g.openTape(env, true)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	anchors, err := t.Anchors()
+	ix, err := g.index(env, ws)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	ctx := env.Context()
+	anchors, _, err := ix.Anchors(ctx, t.Name())
 	if err != nil {
 		return err
 	}
 	if anchors, err = pick(anchors); err != nil {
 		return err
 	}
-	var kept []tapelog.Entry
-	for e, err := range t.Entries(env.Context(), anchors) {
-		if err != nil {
-			if err := warnLine(env.Stderr, err); err != nil {
-				return err
-			}
-			continue
-		}
-		if len(f.kinds) > 0 && !slices.Contains(f.kinds, e.Kind) {
-			continue
-		}
-		if f.last > 0 && len(kept) == f.last {
-			kept = append(kept[1:], e) // keep a window of the last N
-			continue
-		}
-		kept = append(kept, e)
+	folders := make([]string, len(anchors))
+	for i, a := range anchors {
+		folders[i] = a.Folder
 	}
-	return printEntries(env, kept, f.json)
+	if err := warnBadLines(env, ix, t.Name(), folders); err != nil {
+		return err
+	}
+	entries, stale, err := ix.Entries(ctx, projector.EntryFilter{Tape: t.Name(), Folders: folders, Kinds: f.kinds, Last: f.last})
+	if err != nil {
+		return err
+	}
+	for _, err := range stale {
+		if err := warnLine(env.Stderr, err); err != nil {
+			return err
+		}
+	}
+	return printEntries(env, entries, f.json)
+}
+
+// warnBadLines reports the bad lines of the given folders on stderr.
+func warnBadLines(env *Env, ix *projector.Projector, tape string, folders []string) error {
+	bad, err := ix.BadLines(env.Context(), tape, folders)
+	if err != nil {
+		return err
+	}
+	for _, le := range bad {
+		if err := warnLine(env.Stderr, le); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func printEntries(env *Env, entries []tapelog.Entry, asJSON bool) error {
@@ -200,21 +220,14 @@ func (c *AnchorsCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer ws.Close()
-	anchors, err := t.Anchors()
+	ix, err := g.index(env, ws)
 	if err != nil {
 		return err
 	}
-	counts := make(map[string]int, len(anchors))
-	for e, err := range t.Entries(env.Context(), anchors) {
-		if err != nil {
-			if err := warnLine(env.Stderr, err); err != nil {
-				return err
-			}
-			continue
-		}
-		if e.Pos.File != tapelog.AnchorFile {
-			counts[e.Pos.Folder]++
-		}
+	defer ix.Close()
+	anchors, counts, err := ix.Anchors(env.Context(), t.Name())
+	if err != nil {
+		return err
 	}
 	if c.JSON {
 		out := newJSONLines(env.Stdout)
