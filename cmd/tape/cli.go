@@ -24,6 +24,8 @@ type CLI struct {
 	Log     LogCmd     `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
 	Anchors AnchorsCmd `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
 	Show    ShowCmd    `cmd:"" group:"read" help:"Print the entries of one anchor."`
+	Search  SearchCmd  `cmd:"" group:"read" help:"Find entries by their text (FTS5; English, Chinese, Japanese)."`
+	Reindex ReindexCmd `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`
 	Demo    DemoCmd    `cmd:"" group:"other" help:"Build a sample workspace in a new folder and walk through it."`
 	Version VersionCmd `cmd:"" group:"other" help:"Print the version of tape."`
 }
@@ -40,6 +42,7 @@ var groups = []kong.Group{
 	{Key: "workspace", Title: "Workspace"},
 	{Key: "write", Title: "Write"},
 	{Key: "read", Title: "Read"},
+	{Key: "index", Title: "Index"},
 	{Key: "other", Title: "Other"},
 }
 

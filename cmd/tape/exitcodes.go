@@ -34,6 +34,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, errNoMatch):
+		return exitNoMatch
 	case errors.As(err, &ue),
 		errors.Is(err, tapelog.ErrInvalid),
 		errors.Is(err, tapelog.ErrTooLarge),
@@ -47,6 +49,9 @@ func exitCode(err error) int {
 // report prints err on stderr as "tape: <what happened>", one line, with the
 // hint that says what to run when there is one.
 func report(w io.Writer, err error) {
+	if errors.Is(err, errNoMatch) {
+		return // like grep: the empty output says it
+	}
 	msg := strings.TrimPrefix(strings.ReplaceAll(err.Error(), ": log: ", ": "), "log: ")
 	if errors.Is(err, tapelog.ErrNoWorkspace) {
 		msg += "; run 'tape init' to create a workspace here, or set TAPE_DIR"

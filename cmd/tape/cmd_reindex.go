@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+)
+
+// ReindexCmd is `tape reindex`.
+type ReindexCmd struct {
+	Full bool `help:"Rebuild the index from nothing instead of catching up."`
+	JSON bool `help:"Print what was done as a JSON object."`
+}
+
+func (c *ReindexCmd) Help() string {
+	return `Brings .tape/index.db up to date with the files; --full rebuilds it from
+nothing, in one transaction, so readers keep the old index until the new one is
+complete. The index is derived from the files alone: deleting it loses nothing.
+
+Examples:
+  tape reindex
+  tape reindex --full --json`
+}
+
+func (c *ReindexCmd) Run(env *Env, g *Globals) error {
+	ws, err := g.workspace(env)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	noCatchup := *g
+	noCatchup.NoCatchup = true
+	ix, err := noCatchup.index(env, ws)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	ix.Holder = "tape reindex"
+	pass := ix.CatchUp
+	if c.Full {
+		pass = ix.Rebuild
+	}
+	st, err := pass(env.Context())
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return newJSONLines(env.Stdout).write(map[string]any{
+			"full": c.Full, "entries": st.Entries, "removed": st.Removed, "bad_lines": st.BadLines,
+			"files_read": st.FilesRead, "bytes": st.Bytes, "seconds": st.Duration.Seconds(),
+		})
+	}
+	verb := "caught up"
+	if c.Full {
+		verb = "rebuilt"
+	}
+	_, err = fmt.Fprintf(env.Stdout, "index %s: %d entries added, %d removed, %d bad lines, %d files read (%.1f MB) in %s\n",
+		verb, st.Entries, st.Removed, st.BadLines, st.FilesRead, float64(st.Bytes)/1e6, st.Duration.Round(1e6))
+	return err
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+)
+
+// SearchCmd is `tape search`.
+type SearchCmd struct {
+	Query    []string `arg:"" help:"Words to find (all of them), \"quoted phrases\", prefix*."`
+	Kind     []string `short:"k" placeholder:"KIND" help:"Only entries of these kinds (repeat, or separate with commas)."`
+	AllTapes bool     `name:"all-tapes" help:"Search every tape, not only the current one."`
+	Anchor   string   `placeholder:"ANCHOR" help:"Only entries of anchors with this folder, seq, name or slug."`
+	Since    string   `placeholder:"WHEN" help:"Only entries from this time on: RFC 3339 (2026-11-22T10:00:00Z, 2026-11-22) or a duration ago (90m, 2h, 3d, 1w)."`
+	Until    string   `placeholder:"WHEN" help:"Only entries before this time, in the same forms."`
+	Limit    int      `short:"n" default:"20" help:"At most this many results."`
+	JSON     bool     `help:"One JSON object per result and line: id, tape, anchor, kind, date, snippet, rank, payload."`
+}
+
+func (c *SearchCmd) Help() string {
+	return `Finds entries by their text: messages, tool calls and results, anchor names and
+states, events and errors, in English, Chinese and Japanese alike. Words are
+AND'ed; anything that is not a word is searched as literal text. Results are
+ranked by bm25 (for a very common word, among its newest matches), best first.
+Exit status 1 when nothing matched, as grep.
+
+Examples:
+  tape search flush timeout
+  tape search 错误 --kind tool_result --since 2d
+  tape search '"permission denied"' --all-tapes --json | jq -r .id`
+}
+
+func (c *SearchCmd) Validate() error {
+	if c.Limit <= 0 {
+		return usagef("--limit must be a positive number")
+	}
+	return nil
+}
+
+// searchRecord is what `tape search --json` prints; its names are a contract.
+type searchRecord struct {
+	ID        string          `json:"id"`
+	Tape      string          `json:"tape"`
+	Anchor    string          `json:"anchor"`
+	AnchorSeq int64           `json:"anchor_seq"`
+	Kind      string          `json:"kind"`
+	Date      *string         `json:"date"`
+	Snippet   string          `json:"snippet"`
+	Rank      float64         `json:"rank"`
+	Payload   json.RawMessage `json:"payload"`
+	File      string          `json:"file"`
+	Line      int             `json:"line"`
+}
+
+// errNoMatch makes the exit status 1, as grep's.
+var errNoMatch = errors.New("no match")
+
+func (c *SearchCmd) Run(env *Env, g *Globals) error {
+	now := time.Now()
+	q := projector.SearchQuery{Text: strings.Join(c.Query, " "), Kinds: splitKinds(c.Kind), Limit: c.Limit}
+	var err error
+	if q.Since, err = parseWhen(c.Since, now); err != nil {
+		return usagef("--since: %v", err)
+	}
+	if q.Until, err = parseWhen(c.Until, now); err != nil {
+		return usagef("--until: %v", err)
+	}
+	ws, t, err := g.openTape(env, !c.AllTapes)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	ix, err := g.index(env, ws)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if !c.AllTapes {
+		q.Tapes = []string{t.Name()}
+	}
+	if c.Anchor != "" {
+		if q.Folders, err = c.folders(env, ix, q.Tapes); err != nil {
+			return err
+		}
+	}
+	hits, err := ix.Search(env.Context(), q)
+	if errors.Is(err, projector.ErrEmptyQuery) {
+		return usagef("%q has no word to search for", q.Text)
+	}
+	if err != nil {
+		return err
+	}
+	if len(hits) == 0 {
+		return errNoMatch
+	}
+	return c.print(env, hits)
+}
+
+// folders are the anchor folders --anchor selects in the searched tapes.
+func (c *SearchCmd) folders(env *Env, ix *projector.Projector, tapes []string) ([]string, error) {
+	if tapes == nil {
+		var err error
+		if tapes, err = ix.Tapes(env.Context()); err != nil {
+			return nil, err
+		}
+	}
+	folders := []string{}
+	for _, tape := range tapes {
+		anchors, _, err := ix.Anchors(env.Context(), tape)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range anchors {
+			_, slug, _ := tapelog.ParseFolderName(a.Folder)
+			if a.Folder == c.Anchor || a.Name == c.Anchor || slug == c.Anchor || strconv.FormatInt(a.Seq, 10) == strings.TrimLeft(c.Anchor, "0") {
+				folders = append(folders, a.Folder)
+			}
+		}
+	}
+	if len(folders) == 0 {
+		return nil, fmt.Errorf("%w %q; 'tape anchors' lists them", tapelog.ErrNoAnchor, c.Anchor)
+	}
+	return folders, nil
+}
+
+func (c *SearchCmd) print(env *Env, hits []projector.Hit) error {
+	if c.JSON {
+		out := newJSONLines(env.Stdout)
+		for _, h := range hits {
+			r := h.Entry.Record()
+			if err := out.write(searchRecord{ID: r.ID, Tape: r.Tape, Anchor: r.Anchor, AnchorSeq: r.AnchorSeq, Kind: r.Kind,
+				Date: r.Date, Snippet: h.Snippet, Rank: h.Rank, Payload: r.Payload, File: r.File, Line: r.Line}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	bold := useColor(env.Stdout)
+	for _, h := range hits {
+		e := h.Entry
+		date := ""
+		if e.Date != "" {
+			date = shortDate(e.Date)
+		}
+		snippet := h.Snippet
+		if bold {
+			snippet = highlight(snippet)
+		}
+		if _, err := fmt.Fprintf(env.Stdout, "%s %03d %-14s %-19s  %-11s  %s\n", e.Pos.Tape, e.Pos.AnchorSeq, oneLine(e.Pos.Anchor, 14), date, e.Kind, snippet); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	return nil
+}
+
+// highlight turns the snippet's **marks** into bold on a terminal.
+func highlight(s string) string {
+	var b strings.Builder
+	on := false
+	for {
+		i := strings.Index(s, "**")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		if on {
+			b.WriteString("\x1b[0m")
+		} else {
+			b.WriteString("\x1b[1;31m")
+		}
+		on = !on
+		s = s[i+2:]
+	}
+}
+
+// useColor reports whether w is a terminal and NO_COLOR is not set.
+func useColor(w any) bool {
+	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// parseWhen reads a time bound: RFC 3339, a date, or a duration before now
+// (90m, 2h, 3d, 1w). "" is no bound.
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := tapelog.ParseTime(s); err == nil {
+		return t, nil
+	}
+	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+	if n := len(s); n > 1 {
+		if u, ok := unit[s[n-1]]; ok {
+			if v, err := strconv.ParseFloat(s[:n-1], 64); err == nil && v >= 0 {
+				return now.Add(-time.Duration(v * float64(u))), nil
+			}
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is neither RFC 3339 (2026-11-22T10:00:00Z) nor a duration ago (2h, 3d)", s)
+}
