@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -140,4 +142,26 @@ func rebuiltDump(t *testing.T, ws *tapelog.Workspace, words []string) string {
 		t.Fatal(err)
 	}
 	return dump(t, p, words)
+}
+
+func newWorkspaceB(b *testing.B) *tapelog.Workspace {
+	b.Helper()
+	ws, _, err := tapelog.Init(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ws.Close() })
+	return ws
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+// reportPercentiles reports the median and 95th percentile of durations.
+func reportPercentiles(b *testing.B, d []time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(d[len(d)*95/100].Microseconds())/1000, "p95-ms")
 }

@@ -26,6 +26,7 @@ type CLI struct {
 	Show    ShowCmd    `cmd:"" group:"read" help:"Print the entries of one anchor."`
 	Search  SearchCmd  `cmd:"" group:"read" help:"Find entries by their text (FTS5; English, Chinese, Japanese)."`
 	Reindex ReindexCmd `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`
+	Watch   WatchCmd   `cmd:"" group:"index" help:"Keep the index live while agents write (fsnotify)."`
 	Demo    DemoCmd    `cmd:"" group:"other" help:"Build a sample workspace in a new folder and walk through it."`
 	Version VersionCmd `cmd:"" group:"other" help:"Print the version of tape."`
 }

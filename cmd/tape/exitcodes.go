@@ -52,7 +52,10 @@ func report(w io.Writer, err error) {
 	if errors.Is(err, errNoMatch) {
 		return // like grep: the empty output says it
 	}
-	msg := strings.TrimPrefix(strings.ReplaceAll(err.Error(), ": log: ", ": "), "log: ")
+	msg := err.Error()
+	for _, pkg := range []string{"log: ", "projector: "} { // the sentinels' package prefixes
+		msg = strings.TrimPrefix(strings.ReplaceAll(msg, ": "+pkg, ": "), pkg)
+	}
 	if errors.Is(err, tapelog.ErrNoWorkspace) {
 		msg += "; run 'tape init' to create a workspace here, or set TAPE_DIR"
 	}

@@ -1,0 +1,157 @@
+package projector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/tape-dev/tape/internal/fileutil"
+)
+
+const watchLockFile = "watch.lock"
+
+// ErrWatching is returned by Watch when another watcher runs on the
+// workspace.
+var ErrWatching = errors.New("projector: another watcher is running on this workspace")
+
+// Watcher keeps the index live while agents write: an fsnotify watch on
+// every folder under .tape/tapes, a catch-up after each burst of changes,
+// and a full reconciliation now and then and after any watch error.
+type Watcher struct {
+	P *Projector
+	// Debounce is how long the watcher waits after a change for more
+	// before it catches up; 0 means 10ms.
+	Debounce time.Duration
+	// Reconcile is how often it re-adds every watch and catches up even
+	// without events, as a safety net; 0 means 30s.
+	Reconcile time.Duration
+	// OnPass, if set, is told of every pass.
+	OnPass func(Stats, error)
+
+	fw *fsnotify.Watcher // only touched by Run's goroutine
+}
+
+// Run watches until ctx is done. Only one watcher runs on a workspace at a
+// time; a second one fails with ErrWatching, naming the first.
+func (w *Watcher) Run(ctx context.Context) error {
+	lock, err := w.P.ws.OpenPrivate(watchLockFile)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	ok, err := fileutil.TryLock(lock)
+	if err != nil {
+		return fmt.Errorf("lock watcher: %w", err)
+	}
+	if !ok {
+		buf := make([]byte, 128)
+		n, _ := lock.ReadAt(buf, 0)
+		return fmt.Errorf("%w (%s); stop it first", ErrWatching, strings.TrimSpace(string(buf[:n])))
+	}
+	lock.Truncate(0)
+	lock.WriteAt([]byte(fmt.Sprintf("pid %d: tape watch\n", os.Getpid())), 0)
+
+	if w.fw, err = fsnotify.NewBufferedWatcher(4096); err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	defer w.fw.Close()
+	// Watch first, then scan: a folder made between the two is both
+	// watched and caught up.
+	w.addAll()
+	w.pass(ctx)
+	return w.loop(ctx)
+}
+
+func (w *Watcher) loop(ctx context.Context) error {
+	debounce := cmpOr(w.Debounce, 10*time.Millisecond)
+	reconcile := time.NewTicker(cmpOr(w.Reconcile, 30*time.Second))
+	defer reconcile.Stop()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.fw.Events:
+			if !ok {
+				return errors.New("watch: fsnotify closed its events")
+			}
+			if !w.relevant(ev) {
+				continue
+			}
+			if ev.Has(fsnotify.Create) {
+				w.addTree(ev.Name) // a new folder: watch it (and what mkdir -p made in it)
+			}
+			timer.Reset(debounce)
+		case err, ok := <-w.fw.Errors:
+			if !ok {
+				return errors.New("watch: fsnotify closed its errors")
+			}
+			// ErrEventOverflow or another error: events were lost, so look
+			// at everything.
+			w.report(Stats{}, fmt.Errorf("watch: %w; reconciling", err))
+			w.addAll()
+			w.pass(ctx)
+		case <-timer.C:
+			w.pass(ctx)
+		case <-reconcile.C:
+			w.addAll()
+			w.pass(ctx)
+		}
+	}
+}
+
+// relevant reports whether an event is about the tapes, not about the
+// index files beside them, which every pass itself changes.
+func (w *Watcher) relevant(ev fsnotify.Event) bool {
+	rel, err := filepath.Rel(w.P.ws.Dir(), ev.Name)
+	return err == nil && (rel == "tapes" || strings.HasPrefix(rel, "tapes"+string(filepath.Separator)))
+}
+
+func (w *Watcher) pass(ctx context.Context) {
+	st, err := w.P.CatchUp(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	w.report(st, err)
+}
+
+func (w *Watcher) report(st Stats, err error) {
+	if w.OnPass != nil {
+		w.OnPass(st, err)
+	}
+}
+
+// addAll watches the workspace folder and every folder under tapes/.
+func (w *Watcher) addAll() {
+	w.fw.Add(w.P.ws.Dir()) //nolint:errcheck // the next reconciliation tries again
+	w.addTree(filepath.Join(w.P.ws.Dir(), "tapes"))
+}
+
+// addTree watches dir and the folders below it, not following symlinks.
+func (w *Watcher) addTree(dir string) {
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error { //nolint:errcheck
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") && path != dir {
+			return filepath.SkipDir // temporary folders are renamed into place, and seen then
+		}
+		w.fw.Add(path) //nolint:errcheck // a folder removed meanwhile needs no watch
+		return nil
+	})
+}
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}

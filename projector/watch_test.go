@@ -1,0 +1,135 @@
+package projector
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, timeout)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// found reports whether a search, on the index as it stands, finds word.
+func found(t *testing.T, p *Projector, word string) bool {
+	t.Helper()
+	hits, err := p.Search(context.Background(), SearchQuery{Text: word})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(hits) > 0
+}
+
+func startWatcher(t *testing.T, p *Projector) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var passes sync.WaitGroup
+	passes.Add(1)
+	var once sync.Once
+	w := &Watcher{P: p, OnPass: func(Stats, error) { once.Do(passes.Done) }}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	passes.Wait() // the first pass has run: the watches are in place
+	return func() error {
+		cancel()
+		return <-done
+	}
+}
+
+func TestWatcherFollowsWriters(t *testing.T) {
+	ws := newWorkspace(t)
+	watching := openProjector(t, ws)
+	stop := startWatcher(t, watching)
+	reader := openProjector(t, ws) // another connection, as another process reads
+
+	// A line appended by hand.
+	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/messages.jsonl")
+	appendRaw(t, file, `{"role":"user","content":"zebra crossing"}`+"\n")
+	waitFor(t, "hand-appended line searchable", 5*time.Second, func() bool { return found(t, reader, "zebra") })
+
+	// A new tape and anchor folder made with mkdir -p, written at once.
+	dir := filepath.Join(ws.Dir(), "tapes/new/anchors/001_start")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendRaw(t, filepath.Join(dir, "x.jsonl"), `{"role":"user","content":"giraffe"}`+"\n")
+	waitFor(t, "line in a new folder searchable", 5*time.Second, func() bool { return found(t, reader, "giraffe") })
+
+	// A handoff through tape, then an append into the new anchor.
+	tp, _ := ws.Tape("main")
+	if _, err := tp.Handoff(context.Background(), "review", nil); err != nil {
+		t.Fatal(err)
+	}
+	tp.Close()
+	appendMsg(t, ws, "main", "okapi")
+	waitFor(t, "entry after a handoff searchable", 5*time.Second, func() bool { return found(t, reader, "okapi") })
+
+	// A second watcher is refused, naming the first.
+	second := &Watcher{P: reader}
+	if err := second.Run(context.Background()); !errors.Is(err, ErrWatching) {
+		t.Errorf("second watcher: %v, want ErrWatching", err)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("watcher stopped with %v", err)
+	}
+	if got, want := dump(t, reader, vocabulary), rebuiltDump(t, ws, vocabulary); got != want {
+		t.Errorf("the watched index differs from a rebuild")
+	}
+}
+
+// BenchmarkWatchLatency measures the time from an append by hand to the
+// line being searchable, with a watcher running:
+//
+//	go test ./projector -run '^$' -bench WatchLatency -count 6
+func BenchmarkWatchLatency(b *testing.B) {
+	ws := newWorkspaceB(b)
+	p, err := Open(context.Background(), ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	var once sync.Once
+	go (&Watcher{P: p, OnPass: func(Stats, error) { once.Do(func() { close(ready) }) }}).Run(ctx)
+	<-ready
+	reader, err := Open(context.Background(), ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer reader.Close()
+	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/messages.jsonl")
+	var latencies []time.Duration
+	for i := 0; b.Loop(); i++ {
+		word := "word" + string(rune('a'+i%26)) + itoa(i)
+		start := time.Now()
+		f, _ := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f.WriteString(`{"role":"user","content":"` + word + `"}` + "\n")
+		f.Close()
+		for {
+			hits, err := reader.Search(context.Background(), SearchQuery{Text: word})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(hits) > 0 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		latencies = append(latencies, time.Since(start))
+	}
+	reportPercentiles(b, latencies)
+}
