@@ -37,6 +37,9 @@ func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration) (St
 	var stats Stats
 	start := time.Now()
 	err := p.withLock(ctx, wait, func() error {
+		if err := p.prepareLocked(ctx); err != nil { // index.db may have been deleted
+			return err
+		}
 		tx, err := p.db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("begin index pass: %w", err)

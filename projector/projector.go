@@ -3,14 +3,17 @@ package projector
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+	"modernc.org/sqlite"
 
 	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
@@ -30,7 +33,8 @@ var ErrLocked = errors.New("projector: the index is held by another process")
 type Projector struct {
 	ws   *tapelog.Workspace
 	path string
-	db   *sql.DB
+	db   *sql.DB // nil only while it is being reopened
+	ino  uint64  // the inode of index.db as opened: a different one means it was replaced
 	lock *os.File
 	// Holder names this process in the lock file, for those who wait.
 	Holder string
@@ -48,15 +52,67 @@ func Open(ctx context.Context, ws *tapelog.Workspace) (*Projector, error) {
 		return nil, fmt.Errorf("open index lock: %w", err)
 	}
 	p.lock = lock
-	if err := p.openDB(); err != nil {
-		lock.Close()
-		return nil, err
+	// The common case, an index of this version, needs no lock.
+	if _, err := os.Stat(p.path); err == nil {
+		if err := p.openDB(); err != nil {
+			p.Close()
+			return nil, err
+		}
+		if v, err := p.schemaVersion(ctx); err == nil && v == SchemaVersion {
+			return p, nil
+		}
 	}
-	if err := p.ensureSchema(ctx); err != nil {
+	if err := p.withLock(ctx, LockWait, func() error { return p.prepareLocked(ctx) }); err != nil {
 		p.Close()
 		return nil, err
 	}
 	return p, nil
+}
+
+// prepareLocked makes the index usable: it opens the database file (a new
+// one if it was deleted or replaced since this Projector opened it) and
+// creates the tables when their version is not SchemaVersion. The caller
+// holds the index lock.
+func (p *Projector) prepareLocked(ctx context.Context) error {
+	if p.db == nil || p.replaced() {
+		if err := p.reopenLocked(); err != nil {
+			return err
+		}
+	}
+	version, err := p.schemaVersion(ctx)
+	switch {
+	case err == nil && version == SchemaVersion:
+		return nil
+	case err != nil && isNotADatabase(err):
+		if err := p.replaceUnreadable(); err != nil {
+			return err
+		}
+	case err != nil:
+		return fmt.Errorf("read index %s: %w", p.path, err)
+	}
+	return p.createSchema(ctx)
+}
+
+// replaced reports whether index.db is no longer the file this Projector
+// has open: someone deleted it, and maybe another process made a new one.
+func (p *Projector) replaced() bool {
+	fi, err := os.Stat(p.path)
+	return err != nil || inode(fi) != p.ino
+}
+
+// reopenLocked drops the connection to a deleted index.db and opens the
+// file now at its path. The WAL of a deleted database may still lie beside
+// it; SQLite deletes a WAL it finds beside an empty database file, and
+// openDB creates the file empty before SQLite opens it, so the old pages
+// never leak into a new index (TestNewIndexIgnoresDeletedIndexWAL).
+// Connections run with SQLITE_FCNTL_PERSIST_WAL, so closing the old one
+// never deletes the new database's files by name.
+func (p *Projector) reopenLocked() error {
+	if p.db != nil {
+		p.db.Close()
+		p.db = nil
+	}
+	return p.openDB()
 }
 
 func (p *Projector) openDB() error {
@@ -66,23 +122,59 @@ func (p *Projector) openDB() error {
 	if err != nil {
 		return fmt.Errorf("open index: %w", err)
 	}
+	fi, err := f.Stat()
 	f.Close()
-	dsn := "file:" + p.path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return fmt.Errorf("open index %s: %w", p.path, err)
+		return fmt.Errorf("open index: %w", err)
 	}
+	p.ino = inode(fi)
+	dsn := "file:" + p.path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	// One connection: the projector writes from one goroutine, and one
 	// connection keeps its temporary state (prepared statements, snapshot)
 	// simple. Readers in other processes have their own.
-	db.SetMaxOpenConns(1)
-	p.db = db
+	p.db = sql.OpenDB(newConnector(dsn))
+	p.db.SetMaxOpenConns(1)
 	return nil
+}
+
+// connector opens connections with SQLITE_FCNTL_PERSIST_WAL set, so that
+// closing a connection never deletes the -wal and -shm files by name. That
+// matters when index.db was deleted while this process had it open: the
+// files at those names may by then belong to a new index.
+type connector struct {
+	drv *sqlite.Driver
+	dsn string
+}
+
+func newConnector(dsn string) *connector {
+	drv := &sqlite.Driver{}
+	drv.RegisterConnectionHook(func(c sqlite.ExecQuerierContext, _ string) error {
+		fc, ok := c.(sqlite.FileControl)
+		if !ok {
+			return errors.New("projector: the sqlite driver cannot set PERSIST_WAL")
+		}
+		_, err := fc.FileControlPersistWAL("main", 1)
+		return err
+	})
+	return &connector{drv: drv, dsn: dsn}
+}
+
+func (c *connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c *connector) Driver() driver.Driver                        { return c.drv }
+
+func inode(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
 }
 
 // Close closes the index.
 func (p *Projector) Close() error {
-	err := p.db.Close()
+	var err error
+	if p.db != nil {
+		err = p.db.Close()
+	}
 	if cerr := p.lock.Close(); err == nil {
 		err = cerr
 	}
@@ -94,27 +186,6 @@ func (p *Projector) DB() *sql.DB { return p.db }
 
 // Workspace is the workspace the index belongs to.
 func (p *Projector) Workspace() *tapelog.Workspace { return p.ws }
-
-// ensureSchema creates the tables, or recreates them when the version is
-// not SchemaVersion or the file is not a database SQLite can read.
-func (p *Projector) ensureSchema(ctx context.Context) error {
-	version, err := p.schemaVersion(ctx)
-	if err == nil && version == SchemaVersion {
-		return nil
-	}
-	return p.withLock(ctx, time.Minute, func() error {
-		version, err := p.schemaVersion(ctx)
-		switch {
-		case err == nil && version == SchemaVersion:
-			return nil // someone else made it while we waited
-		case err != nil && isNotADatabase(err):
-			if err := p.replaceUnreadable(); err != nil {
-				return err
-			}
-		}
-		return p.createSchema(ctx)
-	})
-}
 
 // schemaVersion reads the version from meta: 0 for an empty database.
 func (p *Projector) schemaVersion(ctx context.Context) (int, error) {
@@ -167,14 +238,12 @@ func isNotADatabase(err error) bool {
 // No other process can be using a file that is not a database.
 func (p *Projector) replaceUnreadable() error {
 	p.db.Close()
+	p.db = nil
 	aside := fmt.Sprintf("%s.unreadable-%d", p.path, time.Now().Unix())
 	if err := os.Rename(p.path, aside); err != nil {
 		return fmt.Errorf("move unreadable index aside: %w", err)
 	}
-	for _, suffix := range []string{"-wal", "-shm"} {
-		_ = os.Remove(p.path + suffix) // they belong to the unreadable file
-	}
-	return p.openDB()
+	return p.reopenLocked()
 }
 
 // withLock runs fn holding the index lock, waiting up to wait for another

@@ -1,0 +1,164 @@
+package projector
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// removeIndex deletes index.db and its WAL and shared-memory files, as
+// `rm .tape/index.db*` does.
+func removeIndex(t *testing.T, dir string) {
+	t.Helper()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(filepath.Join(dir, IndexFile+suffix)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Deleting the index at any moment, with a watcher running and a reader
+// catching up, leads to the same answers as a rebuild.
+func TestIndexDeletedWhileWatching(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			ws := newWorkspace(t)
+			watching := openProjector(t, ws)
+			stop := startWatcher(t, watching)
+			r := rand.New(rand.NewPCG(seed, 1))
+			m := &mutator{t: t, r: r, ws: ws}
+			for i := range 60 {
+				m.step()
+				switch r.IntN(10) {
+				case 0:
+					removeIndex(t, ws.Dir())
+				case 1:
+					if r.IntN(2) == 0 {
+						os.Remove(filepath.Join(ws.Dir(), IndexFile)) // only the database: its WAL stays behind
+					}
+				case 2: // a reader opens the index, whatever state it is in, and catches up
+					p := openProjector(t, ws)
+					catchUp(t, p)
+					p.Close()
+				}
+				if i%7 == 0 {
+					time.Sleep(time.Duration(r.IntN(15)) * time.Millisecond) // let the watcher run now and then
+				}
+			}
+			if err := stop(); err != nil {
+				t.Fatal(err)
+			}
+			p := openProjector(t, ws)
+			catchUp(t, p)
+			if got, want := dump(t, p, vocabulary), rebuiltDump(t, ws, vocabulary); got != want {
+				t.Fatalf("after %v\nindex:\n%s\nrebuild:\n%s", m.log, got, want)
+			}
+			// The watcher's own connection followed the deletions too.
+			catchUp(t, watching)
+			if got, want := dump(t, watching, vocabulary), rebuiltDump(t, ws, vocabulary); got != want {
+				t.Fatalf("the watcher's index differs from a rebuild")
+			}
+		})
+	}
+}
+
+func TestUnreadableIndexIsRebuilt(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "zebra")
+	if err := os.WriteFile(filepath.Join(ws.Dir(), IndexFile), []byte(strings.Repeat("not a database ", 500)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	if !found(t, p, "zebra") {
+		t.Error("after replacing an unreadable index, search finds nothing")
+	}
+	aside, _ := filepath.Glob(filepath.Join(ws.Dir(), IndexFile+".unreadable-*"))
+	if len(aside) != 1 {
+		t.Errorf("unreadable index kept aside as %v, want one file", aside)
+	}
+}
+
+func TestOlderSchemaIsRebuilt(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "zebra")
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	if _, err := p.DB().Exec(`UPDATE meta SET value = '0' WHERE key = 'schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DB().Exec(`DROP TABLE bad_lines`); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	p = openProjector(t, ws)
+	if v, err := p.schemaVersion(context.Background()); err != nil || v != SchemaVersion {
+		t.Fatalf("schema version after reopening = %d, %v", v, err)
+	}
+	catchUp(t, p)
+	if !found(t, p, "zebra") {
+		t.Error("after rebuilding an older schema, search finds nothing")
+	}
+}
+
+// A new index never takes over the WAL of a deleted one: SQLite would read
+// the old database's pages into it. The WAL outlives its database both
+// while another process has it open and after (PERSIST_WAL).
+func TestNewIndexIgnoresDeletedIndexWAL(t *testing.T) {
+	for _, stillOpen := range []bool{true, false} {
+		t.Run(fmt.Sprintf("open=%v", stillOpen), func(t *testing.T) {
+			ws := newWorkspace(t)
+			appendMsg(t, ws, "main", "zebra")
+			old, err := Open(context.Background(), ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			catchUp(t, old)
+			if !stillOpen {
+				old.Close()
+			} else {
+				defer old.Close()
+			}
+			if fi, err := os.Stat(filepath.Join(ws.Dir(), IndexFile+"-wal")); err != nil || fi.Size() == 0 {
+				t.Fatalf("the old index left no WAL frames (%v); the test needs them", err)
+			}
+			if err := os.Remove(filepath.Join(ws.Dir(), IndexFile)); err != nil {
+				t.Fatal(err)
+			}
+			fresh := openProjector(t, ws)
+			if found(t, fresh, "zebra") {
+				t.Fatal("a new index read the deleted index's WAL")
+			}
+			catchUp(t, fresh)
+			if !found(t, fresh, "zebra") {
+				t.Error("the new index does not find zebra after catching up")
+			}
+		})
+	}
+}
+
+// The watcher follows a deleted index to the new file, so a reader that
+// does not catch up itself still sees what the watcher indexes.
+func TestWatcherFollowsDeletedIndex(t *testing.T) {
+	ws := newWorkspace(t)
+	stop := startWatcher(t, openProjector(t, ws))
+	defer stop()
+	for i := range 3 {
+		removeIndex(t, ws.Dir())
+		word := fmt.Sprintf("okapi%d", i)
+		appendMsg(t, ws, "main", word)
+		waitFor(t, word+" searchable without catching up", 5*time.Second, func() bool {
+			p, err := Open(context.Background(), ws) // no CatchUp: the watcher's work only
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			return found(t, p, word)
+		})
+	}
+}
