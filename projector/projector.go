@@ -101,16 +101,29 @@ func (p *Projector) replaced() bool {
 }
 
 // reopenLocked drops the connection to a deleted index.db and opens the
-// file now at its path. The WAL of a deleted database may still lie beside
-// it; SQLite deletes a WAL it finds beside an empty database file, and
-// openDB creates the file empty before SQLite opens it, so the old pages
-// never leak into a new index (TestNewIndexIgnoresDeletedIndexWAL).
-// Connections run with SQLITE_FCNTL_PERSIST_WAL, so closing the old one
-// never deletes the new database's files by name.
+// file now at its path.
+//
+// When index.db is missing, its -wal and -shm files, if any, belong to a
+// deleted database that another process may still have open; they are
+// removed first. SQLite would delete such a WAL by itself (it drops a WAL
+// found beside an empty database file), but it would keep the -shm and map
+// the old database's wal-index into the new one, shared with whoever still
+// writes the old. Removing the names leaves the old process its own
+// unlinked files, and the new index fresh ones. Connections run with
+// SQLITE_FCNTL_PERSIST_WAL, so closing the old connection never deletes the
+// new database's files by name. The caller holds the index lock, so no
+// other process is creating the new files meanwhile.
 func (p *Projector) reopenLocked() error {
 	if p.db != nil {
 		p.db.Close()
 		p.db = nil
+	}
+	if _, err := os.Stat(p.path); errors.Is(err, fs.ErrNotExist) {
+		for _, suffix := range []string{"-wal", "-shm"} {
+			if err := os.Remove(p.path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove the files of a deleted index: %w", err)
+			}
+		}
 	}
 	return p.openDB()
 }
