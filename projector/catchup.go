@@ -96,6 +96,9 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, stats *Stats) e
 	if err := <-walkErr; err != nil {
 		return fmt.Errorf("read tapes: %w", err)
 	}
+	if err := a.finish(ctx); err != nil {
+		return err
+	}
 	stats.FilesRead, stats.Bytes = walkStats.FilesRead, walkStats.Bytes
 	return nil
 }

@@ -141,7 +141,7 @@ func (p *Projector) openDB() error {
 		return fmt.Errorf("open index: %w", err)
 	}
 	p.ino = inode(fi)
-	dsn := "file:" + p.path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	dsn := "file:" + p.path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=immediate"
 	// One connection: the projector writes from one goroutine, and one
 	// connection keeps its temporary state (prepared statements, snapshot)
 	// simple. Readers in other processes have their own.

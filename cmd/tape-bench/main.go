@@ -1,0 +1,36 @@
+// Command tape-bench produces the figures of BENCHMARKS.md: it generates
+// corpora, and times the tape binary against baselines run beside it
+// (native SQLite through Python, ripgrep).
+//
+//	go run ./cmd/tape-bench gen -entries 100000 -out /tmp/c100k
+//	go run ./cmd/tape-bench rebuild -dir /tmp/c100k -tape ./bin/tape
+//	go run ./cmd/tape-bench native -dir /tmp/c100k
+//	go run ./cmd/tape-bench search -dir /tmp/c100k -tape ./bin/tape
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup [flags]")
+		os.Exit(2)
+	}
+	cmds := map[string]func([]string) error{
+		"gen": gen, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup,
+	}
+	run, ok := cmds[os.Args[1]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "tape-bench: unknown command %q\n", os.Args[1])
+		os.Exit(2)
+	}
+	if err := run(os.Args[2:]); err != nil {
+		fmt.Fprintf(os.Stderr, "tape-bench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func flags(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ExitOnError) }

@@ -1,0 +1,47 @@
+package projector
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tape-dev/tape/internal/corpus"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// benchCorpus is a workspace with n generated entries.
+func benchCorpus(b *testing.B, n int) *tapelog.Workspace {
+	b.Helper()
+	dir := b.TempDir() + "/.tape"
+	if _, err := corpus.Generate(dir, corpus.Options{Entries: n, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	ws, err := tapelog.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ws.Close() })
+	return ws
+}
+
+// BenchmarkRebuild measures a full rebuild of a 20,000-entry corpus:
+//
+//	go test ./projector -run '^$' -bench Rebuild -count 6
+func BenchmarkRebuild(b *testing.B) {
+	ws := benchCorpus(b, benchEntries)
+	p, err := Open(context.Background(), ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	var st Stats
+	for b.Loop() {
+		if st, err = p.Rebuild(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(st.Bytes)
+	b.ReportMetric(float64(st.Entries)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+}
+
+// benchEntries is the corpus size of BenchmarkRebuild.
+const benchEntries = 100000
