@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func msg(content string) Entry {
@@ -279,5 +280,50 @@ func TestAppendLineIsOneJSONLine(t *testing.T) {
 		if _, ok := env[key]; !ok {
 			t.Errorf("written line lacks %q: %s", key, data)
 		}
+	}
+}
+
+// On a file system with coarse timestamps, a handoff by another process can
+// leave the anchors folder's mtime as it was when a writer cached it; the
+// writer must still see the new folder.
+func TestAppendSeesHandoffDespiteCoarseMtime(t *testing.T) {
+	ws := newTestWorkspace(t)
+	anchorsDir := filepath.Join(ws.Dir(), "tapes/main/anchors")
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(anchorsDir, old, old); err != nil {
+		t.Fatal(err)
+	}
+	writer := mustTape(t, ws, "main")
+	ctx := context.Background()
+	if _, err := writer.Append(ctx, msg("one")); err != nil { // caches 001 with the old mtime
+		t.Fatal(err)
+	}
+	other, err := Open(ws.Dir()) // another process's view
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := mustTape(t, other, "main").Handoff(ctx, "next", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(anchorsDir, old, old); err != nil { // the clock did not tick
+		t.Fatal(err)
+	}
+	out, err := writer.Append(ctx, msg("two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Pos.Folder != "002_next" {
+		t.Errorf("append after another process's handoff went to %s, want 002_next", out[0].Pos.Folder)
+	}
+	// The same handle's own handoff is seen at once.
+	if _, err := writer.Handoff(ctx, "third", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(anchorsDir, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if out, err = writer.Append(ctx, msg("three")); err != nil || out[0].Pos.Folder != "003_third" {
+		t.Errorf("append after its own handoff went to %v (%v), want 003_third", out, err)
 	}
 }

@@ -78,6 +78,11 @@ func (t *Tape) Handoff(ctx context.Context, name string, state json.RawMessage) 
 		a, err = t.createAnchorLocked(name, state)
 		return err
 	})
+	if err == nil {
+		t.mu.Lock()
+		t.forgetLocked() // the next append goes to the new folder
+		t.mu.Unlock()
+	}
 	return a, err
 }
 
@@ -166,8 +171,6 @@ func (t *Tape) createAnchorLocked(name string, state json.RawMessage) (Anchor, e
 		if err := fileutil.SyncDir(root, t.anchorsPath()); err != nil {
 			return Anchor{}, err
 		}
-		// No cache to reset: the rename changed the anchors folder's mtime,
-		// so the next append lists the folders again.
 		return t.readAnchor(folderRef{seq: seq, folder: folder}), nil
 	}
 }

@@ -201,12 +201,15 @@ func trimNewline(b []byte) []byte {
 // folderCache remembers the tape's last anchor folder between appends, so an
 // append costs one stat of the anchors folder instead of a listing.
 //
-// The cache is trusted only while the anchors folder's mtime and inode are
-// unchanged AND that mtime is older than the listing by more than
-// racyWindow. File system timestamps come from a coarse clock, so a folder
-// changed just after it was listed could keep the same mtime; an mtime well
-// before the listing cannot hide such a change (git calls the other case
-// "racily clean" and treats it the same way).
+// The cache is trusted only while the anchors folder's mtime, inode and
+// link count are unchanged AND that mtime is older than the listing by more
+// than racyWindow. File system timestamps are coarse (a jiffy on ext4, a
+// whole second on ext3, some network file systems and ext4 with small
+// inodes), so a folder changed just after it was listed can keep its mtime;
+// an mtime well before the listing cannot hide such a change (git calls the
+// other case "racily clean"). The link count of a folder counts its
+// subfolders, so a new anchor folder changes it whatever the clock does.
+// Handoff through the same Tape drops the cache outright.
 type folderCache struct {
 	folder   string   // "" when the tape has no anchor folder
 	dir      *os.Root // the folder, open, so an append opens its file with one openat
@@ -214,13 +217,16 @@ type folderCache struct {
 	anchor   string // the anchor's name, from anchor.json
 	mtime    time.Time
 	ino      uint64
+	nlink    uint64
 	listedAt time.Time
 }
 
-const racyWindow = 50 * time.Millisecond
+// racyWindow covers file systems whose timestamps have whole seconds.
+const racyWindow = 2 * time.Second
 
 func (c folderCache) fresh(fi fs.FileInfo) bool {
-	return c.folder != "" && fi.ModTime().Equal(c.mtime) && inode(fi) == c.ino &&
+	ino, nlink := inode(fi)
+	return c.folder != "" && fi.ModTime().Equal(c.mtime) && ino == c.ino && nlink == c.nlink &&
 		c.mtime.Before(c.listedAt.Add(-racyWindow))
 }
 
@@ -252,8 +258,9 @@ func (t *Tape) currentFolder() (folderCache, error) {
 	if err != nil {
 		return folderCache{}, fmt.Errorf("open anchor folder %s: %w", last.folder, err)
 	}
+	ino, nlink := inode(fi)
 	t.current = folderCache{folder: last.folder, dir: dir, seq: last.seq, anchor: t.readAnchor(last).Name,
-		mtime: fi.ModTime(), ino: inode(fi), listedAt: listedAt}
+		mtime: fi.ModTime(), ino: ino, nlink: nlink, listedAt: listedAt}
 	return t.current, nil
 }
 
@@ -274,9 +281,10 @@ func (t *Tape) Close() error {
 	return nil
 }
 
-func inode(fi fs.FileInfo) uint64 {
+// inode returns a file's inode number and link count.
+func inode(fi fs.FileInfo) (ino, nlink uint64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
+		return st.Ino, uint64(st.Nlink)
 	}
-	return 0
+	return 0, 0
 }
