@@ -96,12 +96,12 @@ func (t *Tape) Append(ctx context.Context, entries ...Entry) ([]Entry, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	err := t.writeLocked(out, lines)
+	err := t.writeLocked(ctx, out, lines)
 	if errors.Is(err, fs.ErrNotExist) {
 		// The current folder went away between listing and opening
 		// (a reset, or a folder removed by hand): list again, once.
 		t.forgetLocked()
-		err = t.writeLocked(out, lines)
+		err = t.writeLocked(ctx, out, lines)
 	}
 	if err != nil {
 		return nil, err
@@ -181,13 +181,13 @@ func validateKind(kind string) error {
 
 // writeLocked writes the prepared lines into the current anchor folder,
 // grouped by file, in order within each file. The caller holds t.mu.
-func (t *Tape) writeLocked(entries []Entry, lines [][]byte) error {
+func (t *Tape) writeLocked(ctx context.Context, entries []Entry, lines [][]byte) error {
 	cur, err := t.currentFolder()
 	if err != nil {
 		return err
 	}
 	if cur.folder == "" {
-		if _, err := t.ensure(); err != nil {
+		if _, err := t.ensure(ctx); err != nil {
 			return err
 		}
 		if cur, err = t.currentFolder(); err != nil {
@@ -211,7 +211,7 @@ func (t *Tape) writeLocked(entries []Entry, lines [][]byte) error {
 				done[j] = true
 			}
 		}
-		if err := t.appendLines(cur, file, entries, lines, batch); err != nil {
+		if err := t.appendLines(ctx, cur, file, entries, lines, batch); err != nil {
 			return err
 		}
 	}
@@ -223,14 +223,17 @@ func (t *Tape) writeLocked(entries []Entry, lines [][]byte) error {
 
 // appendLines appends the lines of entries[batch] to one file under its
 // flock, and records their offsets.
-func (t *Tape) appendLines(cur folderCache, file string, entries []Entry, lines [][]byte, batch []int) error {
+func (t *Tape) appendLines(ctx context.Context, cur folderCache, file string, entries []Entry, lines [][]byte, batch []int) error {
 	rel := t.folderPath(cur.folder) + "/" + file
 	f, created, err := openAppend(cur.dir, file, rel)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := fileutil.Lock(f); err != nil {
+	if err := fileutil.LockContext(ctx, f); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil { // given up while we waited: write nothing
 		return err
 	}
 	size, err := endLine(f)

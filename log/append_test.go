@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tape-dev/tape/internal/fileutil"
 )
 
 func msg(content string) Entry {
@@ -325,5 +327,34 @@ func TestAppendSeesHandoffDespiteCoarseMtime(t *testing.T) {
 	}
 	if out, err = writer.Append(ctx, msg("three")); err != nil || out[0].Pos.Folder != "003_third" {
 		t.Errorf("append after its own handoff went to %v (%v), want 003_third", out, err)
+	}
+}
+
+// A writer that gives up while another holds the file's lock writes
+// nothing, even after the lock is released.
+func TestAppendGivesUpWaitingForLock(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	if _, err := tp.Append(context.Background(), msg("first")); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start", MessagesFile)
+	holder, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if err := fileutil.Lock(holder); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	if _, err := tp.Append(ctx, msg("too late")); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("append while the lock is held = %v, want a deadline error", err)
+	}
+	fileutil.Unlock(holder)
+	got, _ := readAll(t, tp)
+	if len(got) != 2 {
+		t.Errorf("the tape has %d entries after a given-up append, want 2", len(got))
 	}
 }

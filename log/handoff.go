@@ -70,7 +70,7 @@ func (t *Tape) Handoff(ctx context.Context, name string, state json.RawMessage) 
 		return Anchor{}, err
 	}
 	var a Anchor
-	err = t.withLock(func() error {
+	err = t.withLock(ctx, func() error {
 		if _, err := t.ensureLocked(); err != nil {
 			return err
 		}
@@ -88,9 +88,9 @@ func (t *Tape) Handoff(ctx context.Context, name string, state json.RawMessage) 
 
 // ensure creates the tape, with its bootstrap anchor, if it has no anchor
 // folder yet. It reports whether it created one.
-func (t *Tape) ensure() (bool, error) {
+func (t *Tape) ensure(ctx context.Context) (bool, error) {
 	var made bool
-	err := t.withLock(func() error {
+	err := t.withLock(ctx, func() error {
 		var err error
 		made, err = t.ensureLocked()
 		return err
@@ -110,7 +110,7 @@ func (t *Tape) ensureLocked() (bool, error) {
 // withLock runs fn holding the tape's lock: an exclusive flock of the tape
 // folder, which it creates (with its anchors folder) if needed. The same
 // lock is taken by `flock .tape/tapes/<tape> CMD` in a shell.
-func (t *Tape) withLock(fn func() error) error {
+func (t *Tape) withLock(ctx context.Context, fn func() error) error {
 	if err := t.ws.mkdirAll(t.anchorsPath()); err != nil {
 		return err
 	}
@@ -119,8 +119,11 @@ func (t *Tape) withLock(fn func() error) error {
 		return fmt.Errorf("open tape %s: %w", t.name, err)
 	}
 	defer d.Close()
-	if err := fileutil.Lock(d); err != nil {
+	if err := fileutil.LockContext(ctx, d); err != nil {
 		return fmt.Errorf("lock tape %s: %w", t.name, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	defer fileutil.Unlock(d) //nolint:errcheck // closing d releases the lock anyway
 	return fn()

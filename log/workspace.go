@@ -1,6 +1,7 @@
 package log
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -63,7 +64,7 @@ func Init(dir string) (ws *Workspace, created bool, err error) {
 		ws.Close()
 		return nil, false, err
 	}
-	made, err := t.ensure()
+	made, err := t.ensure(context.Background())
 	if err != nil {
 		ws.Close()
 		return nil, false, err

@@ -1,10 +1,12 @@
 package fileutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 )
 
 // Lock takes an exclusive flock(2) on f, waiting for it. flock locks belong to
@@ -17,6 +19,26 @@ import (
 // excluded by it.
 func Lock(f *os.File) error {
 	return flock(f, syscall.LOCK_EX)
+}
+
+// LockContext takes an exclusive flock(2) on f, waiting for it until ctx is
+// done. flock(2) itself cannot be interrupted, so it polls, backing off
+// from a millisecond to 50ms: a writer that gives up, or is killed by a
+// timeout, never writes after it gave up.
+func LockContext(ctx context.Context, f *os.File) error {
+	delay := time.Millisecond
+	for {
+		ok, err := TryLock(f)
+		if err != nil || ok {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the lock of %s: %w", f.Name(), ctx.Err())
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 50*time.Millisecond)
+	}
 }
 
 // TryLock takes an exclusive flock(2) on f if no one holds it, without
