@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -267,8 +268,12 @@ func (t *Tape) appendLines(ctx context.Context, cur folderCache, file string, en
 // it 0600 if needed, and says whether it created it (a new file needs its
 // folder fsynced to be durable). rel names it in errors.
 func openAppend(dir *os.Root, name, rel string) (*os.File, bool, error) {
-	f, err := dir.OpenFile(name, os.O_RDWR|os.O_APPEND, 0)
+	f, err := dir.OpenFile(name, os.O_RDWR|os.O_APPEND|syscall.O_NONBLOCK, 0)
 	if err == nil {
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			return nil, false, fmt.Errorf("append to %s: %w; tape appends only to regular files", rel, ErrNotRegular)
+		}
 		return f, false, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {

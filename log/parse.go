@@ -15,10 +15,14 @@ import (
 // line never hides the good lines around it.
 type LineError struct {
 	Path   string // the file, relative to the workspace
-	Line   int    // 1-based
+	Line   int    // 1-based; 0 when the whole file could not be read
 	Offset int64  // byte offset of the line's start
 	Reason string
+	Err    error // the I/O error behind it, if any
 }
+
+// Unwrap returns the I/O error behind a file that could not be read.
+func (e *LineError) Unwrap() error { return e.Err }
 
 func (e *LineError) Error() string {
 	if e.Line == 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"path"
 	"slices"
 	"strings"
 )
@@ -195,7 +196,8 @@ func advance(c *fileCursor, yield func(Entry, error) bool) bool {
 }
 
 // jsonlFiles lists the *.jsonl files of an anchor folder, sorted by name.
-// Names starting with a dot are temporary and left out.
+// Names starting with a dot are temporary and left out, and so is anything
+// that is not a regular file (a FIFO would block a reader forever).
 func (t *Tape) jsonlFiles(dir string) ([]string, error) {
 	dirents, err := fs.ReadDir(t.ws.root.FS(), dir)
 	if err != nil {
@@ -204,12 +206,24 @@ func (t *Tape) jsonlFiles(dir string) ([]string, error) {
 	var names []string
 	for _, d := range dirents {
 		n := d.Name()
-		if strings.HasSuffix(n, ".jsonl") && !hasDotPrefix(n) && !d.IsDir() {
+		if !strings.HasSuffix(n, ".jsonl") || hasDotPrefix(n) {
+			continue
+		}
+		if d.Type().IsRegular() || (d.Type()&fs.ModeSymlink != 0 && !t.isOther(path.Join(dir, n))) {
 			names = append(names, n)
 		}
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// isOther reports whether the symlink rel leads, inside the workspace, to
+// something other than a regular file. A symlink that cannot be followed (it
+// leads out of the workspace, or nowhere) is kept, so that opening it reports
+// why.
+func (t *Tape) isOther(rel string) bool {
+	fi, err := t.ws.root.Stat(rel)
+	return err == nil && !fi.Mode().IsRegular()
 }
 
 func isBlank(b []byte) bool {

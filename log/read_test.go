@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The order rule of the package doc, on hand-written folders.
@@ -301,5 +303,34 @@ func TestTapeSyncFromConfig(t *testing.T) {
 	ws := openHandMade(t, map[string]string{"config.json": `{"sync":"always"}`})
 	if tp := mustTape(t, ws, "main"); tp.Sync != SyncAlways {
 		t.Errorf("tape Sync = %q with sync always in config.json", tp.Sync)
+	}
+}
+
+// A FIFO named like a tape file neither blocks a reader nor swallows an
+// append.
+func TestFIFOIsNotATapeFile(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	dir := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start")
+	for _, name := range []string{"notes.jsonl", MessagesFile} {
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		got, _ := readAll(t, tp)
+		if len(got) != 1 {
+			t.Errorf("read %d entries, want the anchor only", len(got))
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading a folder with a FIFO blocked")
+	}
+	if _, err := tp.Append(context.Background(), msg("lost?")); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("append into a FIFO named messages.jsonl = %v, want ErrNotRegular", err)
 	}
 }

@@ -45,9 +45,9 @@ type FileScanner struct {
 // from.Fingerprint, or ScanFile fails with ErrFileChanged.
 func (t *Tape) ScanFile(a Anchor, name string, from FilePos) (*FileScanner, error) {
 	rel := path.Join(t.folderPath(a.Folder), name)
-	f, err := t.ws.root.Open(rel)
+	f, err := t.openRegular(rel)
 	if err != nil {
-		return nil, &LineError{Path: rel, Reason: "cannot open: " + err.Error()}
+		return nil, &LineError{Path: rel, Reason: "cannot open: " + err.Error(), Err: err}
 	}
 	s := &FileScanner{anchor: a, tape: t.name, name: name, rel: rel, f: f, effTime: from.Time}
 	if from.Offset > 0 {
@@ -217,7 +217,28 @@ func (t *Tape) ReadAnchor(f Folder) Anchor {
 // OpenFile opens the file name of an anchor folder for reading, through the
 // workspace's root: for a reader that already knows where a line is.
 func (t *Tape) OpenFile(folder, name string) (*os.File, error) {
-	return t.ws.root.Open(path.Join(t.folderPath(folder), name))
+	return t.openRegular(path.Join(t.folderPath(folder), name))
+}
+
+// ErrNotRegular is wrapped by the error of opening a tape file that is not a
+// regular file: a FIFO, a socket, a device.
+var ErrNotRegular = errors.New("log: not a regular file")
+
+// openRegular opens rel for reading without blocking on a FIFO, and makes
+// sure it is a regular file.
+func (t *Tape) openRegular(rel string) (*os.File, error) {
+	f, err := t.ws.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s: %w", rel, ErrNotRegular)
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 // EntryAt parses the line data read from the given place of a file of
