@@ -252,10 +252,12 @@ func (t *Tape) appendLines(ctx context.Context, cur folderCache, file string, en
 		if err := f.Sync(); err != nil {
 			return fmt.Errorf("sync %s: %w", rel, err)
 		}
+		t.ws.synced(rel)
 		if created {
 			if err := fileutil.SyncDir(cur.dir, "."); err != nil {
 				return err
 			}
+			t.ws.synced(t.folderPath(cur.folder))
 		}
 	}
 	if err := f.Close(); err != nil {

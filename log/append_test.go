@@ -200,16 +200,35 @@ func TestAppendAfterTornTail(t *testing.T) {
 	}
 }
 
-func TestAppendSyncAlways(t *testing.T) {
+func TestAppendSync(t *testing.T) {
 	ws := newTestWorkspace(t)
-	tp := mustTape(t, ws, "main")
+	var synced []string
+	ws.onSync = func(rel string) { synced = append(synced, rel) }
+	ctx := context.Background()
+
+	// sync: none writes without fsync.
+	if _, err := mustTape(t, ws, "main").Append(ctx, msg("fast")); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 0 {
+		t.Errorf("sync none fsynced %v", synced)
+	}
+	// sync: always fsyncs the file, a new file's folder, and the parents of
+	// a new tape's folders.
+	tp := mustTape(t, ws, "fresh")
 	tp.Sync = SyncAlways
-	out, err := tp.Append(context.Background(), msg("durable"))
+	out, err := tp.Append(ctx, msg("durable"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out[0].Pos.Folder != "001_session-start" || out[0].Pos.Offset != 0 {
 		t.Errorf("position = %+v, want offset 0 in 001_session-start", out[0].Pos)
+	}
+	for _, want := range []string{"tapes", "tapes/fresh", "tapes/fresh/anchors",
+		"tapes/fresh/anchors/001_session-start/messages.jsonl", "tapes/fresh/anchors/001_session-start"} {
+		if !slices.Contains(synced, want) {
+			t.Errorf("fsynced %v; %s is missing", synced, want)
+		}
 	}
 }
 

@@ -174,6 +174,7 @@ func (t *Tape) createAnchorLocked(name string, state json.RawMessage) (Anchor, e
 		if err := fileutil.SyncDir(root, t.anchorsPath()); err != nil {
 			return Anchor{}, err
 		}
+		t.ws.synced(t.anchorsPath())
 		return t.readAnchor(folderRef{seq: seq, folder: folder}), nil
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,6 +37,14 @@ type Workspace struct {
 	root   *os.Root // the .tape folder
 	config Config
 	ids    *idSource
+	// onSync, when set (by tests), is told of every fsync, by path.
+	onSync func(rel string)
+}
+
+func (w *Workspace) synced(rel string) {
+	if w.onSync != nil {
+		w.onSync(rel)
+	}
 }
 
 // Init creates a workspace in the folder dir (dir/.tape, with config.json and
@@ -173,10 +182,24 @@ func (w *Workspace) OpenPrivate(rel string) (*os.File, error) {
 	return f, nil
 }
 
-// mkdirAll creates the folder rel and its parents with private permissions.
+// mkdirAll creates the folder rel and its parents with private
+// permissions, and fsyncs the parent of each folder it creates, so that a
+// new tape survives a crash like its first entry does.
 func (w *Workspace) mkdirAll(rel string) error {
-	if err := w.root.MkdirAll(rel, dirPerm); err != nil {
-		return fmt.Errorf("create folder %s: %w", rel, err)
+	parent := "."
+	for _, part := range strings.Split(rel, "/") {
+		dir := path.Join(parent, part)
+		err := w.root.Mkdir(dir, dirPerm)
+		switch {
+		case err == nil:
+			if err := fileutil.SyncDir(w.root, parent); err != nil {
+				return err
+			}
+			w.synced(parent)
+		case !errors.Is(err, fs.ErrExist):
+			return fmt.Errorf("create folder %s: %w", dir, err)
+		}
+		parent = dir
 	}
 	return nil
 }
