@@ -275,3 +275,29 @@ func TestCLIDemo(t *testing.T) {
 		t.Errorf("demo into a non-empty folder: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// Tool output may hold terminal escape sequences; what tape prints for a
+// person must not pass them through.
+func TestCLINoTerminalEscapes(t *testing.T) {
+	ws := newCLIWorkspace(t)
+	evil := `{"role":"user","content":"\u001b]0;pwned\u0007\u001b[2Jhi \u009b31m"}`
+	mustRun(t, ws, "append", "-k", "message", evil)
+	// An anchor.json written by hand can name an anchor anything.
+	dir := filepath.Join(ws, ".tape/tapes/main/anchors/002_red")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "anchor.json"), []byte(`{"kind":"anchor","payload":{"name":"a\u001b[31mred hi","state":{"x":"\u001b[2J"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"log", "--all"}, {"anchors"}, {"search", "hi"}, {"search", "pwned"}} {
+		out := mustRun(t, ws, args...)
+		if strings.ContainsAny(out, "\x1b\x07\u009b") {
+			t.Errorf("tape %v printed a control character: %q", args, out)
+		}
+	}
+	// --json keeps the text as it is, escaped by JSON.
+	if out := mustRun(t, ws, "log", "--all", "--json"); !strings.Contains(out, `\u001b]0;pwned`) {
+		t.Errorf("log --json lost the original text: %s", out)
+	}
+}

@@ -248,7 +248,7 @@ func (c *AnchorsCmd) Run(env *Env, g *Globals) error {
 		if state == "{}" {
 			state = ""
 		}
-		fmt.Fprintf(env.Stdout, "%03d  %-24s  %6d  %-19s  %s\n", a.Seq, a.Name, r.Entries, date, oneLine(state, 60))
+		fmt.Fprintf(env.Stdout, "%03d  %-24s  %6d  %-19s  %s\n", a.Seq, oneLine(a.Name, 60), r.Entries, date, oneLine(state, 60))
 	}
 	return nil
 }

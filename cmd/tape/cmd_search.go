@@ -152,7 +152,7 @@ func (c *SearchCmd) print(env *Env, hits []projector.Hit) error {
 		if e.Date != "" {
 			date = shortDate(e.Date)
 		}
-		snippet := h.Snippet
+		snippet := printable(h.Snippet)
 		if bold {
 			snippet = highlight(snippet)
 		}

@@ -59,5 +59,5 @@ func report(w io.Writer, err error) {
 	if errors.Is(err, tapelog.ErrNoWorkspace) {
 		msg += "; run 'tape init' to create a workspace here, or set TAPE_DIR"
 	}
-	fmt.Fprintf(w, "tape: %s\n", msg)
+	fmt.Fprintf(w, "tape: %s\n", printable(msg))
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -35,7 +36,7 @@ func warnLine(w io.Writer, err error) error {
 	if !errors.As(err, &le) {
 		return err
 	}
-	fmt.Fprintf(w, "tape: warning: %s; skipped\n", le)
+	fmt.Fprintf(w, "tape: warning: %s; skipped\n", printable(le.Error()))
 	return nil
 }
 
@@ -58,7 +59,7 @@ func humanAnchorLine(e tapelog.Entry) string {
 		State json.RawMessage `json:"state"`
 	}
 	_ = json.Unmarshal(e.Payload, &p)
-	line := fmt.Sprintf("── %03d %s", e.Pos.AnchorSeq, p.Name)
+	line := fmt.Sprintf("── %03d %s", e.Pos.AnchorSeq, oneLine(p.Name, summaryWidth))
 	if e.Date != "" {
 		line += "  " + shortDate(e.Date)
 	}
@@ -193,9 +194,29 @@ func compactJSON(raw json.RawMessage) string {
 	return buf.String()
 }
 
-// oneLine folds s onto one line and cuts it to width runes, marking the cut.
+// printable replaces the control characters of s (C0, DEL, C1: escape
+// sequences that would move a terminal's cursor, retitle its window or
+// clear it) with visible escapes: tapes hold tool output, and tool output
+// is not to be trusted.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// oneLine folds s onto one line, makes it printable, and cuts it to width
+// runes, marking the cut.
 func oneLine(s string, width int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = printable(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= width {
 		return s
 	}
