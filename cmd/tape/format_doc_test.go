@@ -33,15 +33,22 @@ func TestFormatDocExamples(t *testing.T) {
 		dir := t.TempDir()
 		runExample(t, dir, "sh", docBlock(t, "sh"), ".sh")
 		recs := records(t, mustRun(t, dir, "log", "--all", "--json"))
-		if len(recs) != 3 || recs[1]["payload"].(map[string]any)["content"] != "hello from sh" ||
+		if len(recs) != 3 || recs[0]["anchor"] != "session/start" || recs[1]["payload"].(map[string]any)["content"] != "hello from sh" ||
 			recs[2]["kind"] != "anchor" || recs[2]["anchor"] != "review" || recs[2]["anchor_seq"] != 2.0 {
 			t.Errorf("tape written by the shell example reads as %v", recs)
 		}
-		state := records(t, mustRun(t, dir, "anchors", "--json"))[1]["state"].(map[string]any)
-		if state["summary"] != "said hello" {
+		anchors := records(t, mustRun(t, dir, "anchors", "--json"))
+		if owner := anchors[0]["state"].(map[string]any)["owner"]; owner != "human" {
+			t.Errorf("bootstrap anchor state = %v, want owner human", anchors[0]["state"])
+		}
+		if state := anchors[1]["state"].(map[string]any); state["summary"] != "said hello" {
 			t.Errorf("review anchor state = %v", state)
 		}
-		assertPrivate(t, filepath.Join(dir, ".tape/tapes/main/anchors/001_session-start/messages.jsonl"))
+		for _, p := range []string{".tape", ".tape/tapes", ".tape/tapes/main", ".tape/tapes/main/anchors",
+			".tape/tapes/main/anchors/001_session-start", ".tape/tapes/main/anchors/001_session-start/messages.jsonl",
+			".tape/tapes/main/anchors/002_review/anchor.json"} {
+			assertPrivate(t, filepath.Join(dir, p))
+		}
 	})
 	python, err := exec.LookPath("python3")
 	if err != nil && os.Getenv("TAPE_REQUIRE_PYTHON") == "1" {
