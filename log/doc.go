@@ -59,8 +59,11 @@
 //     it; lines before any date have the zero time).
 //
 // Because the effective time never decreases within a file, the merge keeps
-// every file's own order, and an appended line never moves an earlier one:
-// an incremental reader and a full rebuild agree.
+// every file's own order, and a line's sort key depends only on the lines
+// before it in its file: appending never changes the key, nor the relative
+// order, of the entries already there, so an index that sorts by key agrees
+// with a full rebuild. A new line may sort before older entries of other
+// files (an undated line in a new file has the earliest time).
 //
 // An entry without an id gets "<folder>/<file>:<line>", and an anchor folder
 // without anchor.json gets its folder name as the id of its anchor entry.

@@ -161,6 +161,10 @@ func (t *Tape) createAnchorLocked(name string, state json.RawMessage) (Anchor, e
 	}
 	for ; ; seq++ {
 		folder := FolderName(seq, name)
+		if got, _, ok := ParseFolderName(folder); !ok || got != seq {
+			_ = root.RemoveAll(tmp)
+			return Anchor{}, fmt.Errorf("log: tape %s has no seq left after %d; start a new tape", t.name, seq-1)
+		}
 		if _, err := root.Lstat(t.folderPath(folder)); err == nil {
 			continue // made by hand under our lock's nose: take the next seq
 		} else if !errors.Is(err, fs.ErrNotExist) {

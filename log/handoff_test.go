@@ -143,3 +143,13 @@ func TestHandoffConcurrentGoroutines(t *testing.T) {
 		t.Errorf("seqs after %d concurrent handoffs = %v, want 1..%d, each once", n, seqs, n+1)
 	}
 }
+
+func TestHandoffRefusesSeqOverflow(t *testing.T) {
+	ws := newTestWorkspace(t)
+	if err := os.Mkdir(filepath.Join(ws.Dir(), "tapes/main/anchors/9223372036854775807_big"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mustTape(t, ws, "main").Handoff(context.Background(), "next", nil); err == nil || !strings.Contains(err.Error(), "no seq left") {
+		t.Errorf("handoff after the largest seq = %v, want an error", err)
+	}
+}

@@ -95,7 +95,7 @@ func FolderName(seq int64, name string) string {
 // at least three); ok is false for a name that is not an anchor folder.
 func ParseFolderName(folder string) (seq int64, slug string, ok bool) {
 	digits, slug, found := strings.Cut(folder, "_")
-	if !found || digits == "" || len(digits) > 18 {
+	if !found || digits == "" || len(digits) > 19 {
 		return 0, "", false
 	}
 	for i := 0; i < len(digits); i++ {

@@ -91,6 +91,7 @@ func TestParseFolderName(t *testing.T) {
 		{"0x1_x", 0, "", false},
 		{"-01_x", 0, "", false},
 		{".tmp-abc", 0, "", false},
+		{"9223372036854775807_x", 9223372036854775807, "x", true},
 		{"9999999999999999999_x", 0, "", false},
 	}
 	for _, tt := range tests {

@@ -73,6 +73,7 @@ func ParseEntry(line []byte) (Entry, error) {
 // The reason it returns for a line it cannot read is one short sentence for
 // a LineError.
 func parseLine(line []byte) (parsed, string) {
+	line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // a byte-order mark, as some editors write
 	if !utf8.Valid(line) {
 		return parsed{}, "line is not valid UTF-8"
 	}
@@ -103,7 +104,9 @@ func parseLine(line []byte) (parsed, string) {
 	}
 	p.id = parseID(fields["id"])
 	p.payload = fields["payload"]
-	p.meta = fields["meta"]
+	if meta := fields["meta"]; string(meta) != "null" {
+		p.meta = meta
+	}
 	if raw, ok := fields["date"]; ok && json.Unmarshal(raw, &p.date) == nil {
 		p.time, _ = ParseTime(p.date)
 	}

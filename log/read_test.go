@@ -45,6 +45,7 @@ func TestReadHandMadeWorkspace(t *testing.T) {
 		"tapes/x/anchors/001_start/messages.jsonl": `{"role":"user","content":"hi"}` + "\n" + `{"role":"assistant","content":"hello"}` + "\n",
 		"tapes/x/anchors/003_review/notes.jsonl":   `{"kind":"event","payload":{"name":"n"}}` + "\n",
 		"tapes/x/anchors/002_bad/anchor.json":      `{"kind":"anchor","payload":{"state":{}}}`,
+		"tapes/x/anchors/004_event/anchor.json":    `{"kind":"event","payload":{"name":"not an anchor"}}`,
 		"tapes/x/anchors/notes.txt":                "not an anchor",
 		"tapes/x/anchors/review/x.jsonl":           `{"kind":"event","payload":{}}` + "\n",
 		"tapes/x/anchors/.tmp-123/anchor.json":     `{}`,
@@ -63,19 +64,22 @@ func TestReadHandMadeWorkspace(t *testing.T) {
 	for _, a := range anchors {
 		folders = append(folders, a.Folder+"="+a.Name)
 	}
-	if !slices.Equal(folders, []string{"001_start=start", "002_bad=bad", "003_review=review"}) {
+	if !slices.Equal(folders, []string{"001_start=start", "002_bad=bad", "003_review=review", "004_event=event"}) {
 		t.Errorf("anchors = %v", folders)
 	}
 	if anchors[1].Err == nil || anchors[1].Err.Line != 1 {
 		t.Errorf("002_bad/anchor.json without a name: Err = %v, want a LineError at line 1", anchors[1].Err)
 	}
 	got, bad := readAll(t, tp)
-	want := []string{"001_start", "001_start/messages.jsonl:1", "001_start/messages.jsonl:2", "002_bad", "003_review", "003_review/notes.jsonl:1"}
+	want := []string{"001_start", "001_start/messages.jsonl:1", "001_start/messages.jsonl:2", "002_bad", "003_review", "003_review/notes.jsonl:1", "004_event"}
 	if !slices.Equal(ids(got), want) {
 		t.Errorf("ids = %v\nwant  %v", ids(got), want)
 	}
-	if len(bad) != 1 {
-		t.Errorf("bad = %v, want the one bad anchor.json", bad)
+	if len(bad) != 2 || !strings.Contains(bad[1].Reason, `want kind "anchor"`) {
+		t.Errorf("bad = %v, want the two bad anchor.json files", bad)
+	}
+	if got[6].Kind != KindAnchor {
+		t.Errorf("the anchor entry of a folder whose anchor.json is an event has kind %q", got[6].Kind)
 	}
 	if got[1].Kind != KindMessage || got[4].Pos.Line != 0 {
 		t.Errorf("bare message kind %q, synthesized anchor line %d", got[1].Kind, got[4].Pos.Line)

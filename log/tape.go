@@ -150,6 +150,8 @@ func (t *Tape) readAnchor(ref folderRef) Anchor {
 		a.Err = &LineError{Path: rel, Reason: "cannot read: " + err.Error()}
 	} else if p, reason := parseLine(trimNewline(data)); reason != "" {
 		a.Err = &LineError{Path: rel, Line: 1, Reason: reason}
+	} else if p.kind != KindAnchor {
+		a.Err = &LineError{Path: rel, Line: 1, Reason: fmt.Sprintf(`anchor.json holds a %q entry; want kind "anchor"`, p.kind)}
 	} else if name, state, reason := anchorFields(p.payload); reason != "" {
 		a.Err = &LineError{Path: rel, Line: 1, Reason: reason}
 	} else {
