@@ -1,6 +1,9 @@
 package log
 
 import (
+	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -146,6 +149,40 @@ func FuzzValidateTapeName(f *testing.F) {
 		root := "/ws/tapes"
 		if got := filepath.Join(root, name); filepath.Dir(got) != root {
 			t.Fatalf("tape %q resolves to %q, outside %s", name, got, root)
+		}
+	})
+}
+
+// FuzzHandoffName hands off with arbitrary anchor names and checks that the
+// folder made is a direct child of the anchors folder, named by the slug.
+func FuzzHandoffName(f *testing.F) {
+	for _, s := range []string{"review", "../../../etc", "/abs/path", "a\x00b", "错误/重试", "..", "x/../../y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		ws := newTestWorkspace(t)
+		a, err := mustTape(t, ws, "main").Handoff(context.Background(), name, nil)
+		if err != nil {
+			if !errors.Is(err, ErrBadName) {
+				t.Fatalf("Handoff(%q): %v", name, err)
+			}
+			return
+		}
+		anchors := filepath.Join(ws.Dir(), "tapes", "main", "anchors")
+		entries, err := os.ReadDir(anchors)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != 2 || entries[1].Name() != a.Folder || a.Folder != FolderName(2, name) {
+			t.Fatalf("Handoff(%q) made %s; anchors holds %v", name, a.Folder, entries)
+		}
+		if a.Name != name {
+			t.Fatalf("Handoff(%q) named the anchor %q", name, a.Name)
+		}
+		var files int
+		filepath.WalkDir(filepath.Dir(ws.Dir()), func(string, os.DirEntry, error) error { files++; return nil })
+		if files != 10 { // project, .tape, config.json, tapes, main, anchors, 2 folders, 2 anchor.json
+			t.Fatalf("Handoff(%q) left %d paths in the project, want 10", name, files)
 		}
 	})
 }

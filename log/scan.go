@@ -154,11 +154,12 @@ type FileInfo struct {
 	ModTime time.Time
 	Dev     uint64
 	Ino     uint64
+	Err     *LineError // set when the file cannot be read (a symlink out of the workspace)
 }
 
 // Files lists the *.jsonl files of an anchor folder, sorted by name, with
-// their sizes and identities. A file that cannot be stat'ed (a symlink out
-// of the workspace, a race with a delete) is left out.
+// their sizes and identities. A file that cannot be stat'ed is listed with
+// Err set, except one deleted meanwhile.
 func (t *Tape) Files(folder string) ([]FileInfo, error) {
 	dir := t.folderPath(folder)
 	names, err := t.jsonlFiles(dir)
@@ -167,9 +168,15 @@ func (t *Tape) Files(folder string) ([]FileInfo, error) {
 	}
 	infos := make([]FileInfo, 0, len(names))
 	for _, name := range names {
-		if fi, err := t.Stat(folder, name); err == nil {
-			infos = append(infos, fi)
+		fi, err := t.Stat(folder, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
 		}
+		if err != nil {
+			rel := path.Join(dir, name)
+			fi = FileInfo{Name: name, Err: &LineError{Path: rel, Reason: "cannot open: " + err.Error(), Err: err}}
+		}
+		infos = append(infos, fi)
 	}
 	return infos, nil
 }

@@ -117,7 +117,20 @@ func clearAll(ctx context.Context, tx sqlTx) error {
 
 // loadState reads the checkpoints the pass compares the files with.
 func loadState(ctx context.Context, tx sqlTx) (state, error) {
-	st := state{tapes: map[string]bool{}, folders: map[fileKey]anchorRow{}, files: map[fileKey]checkpoint{}}
+	st := state{tapes: map[string]bool{}, folders: map[fileKey]anchorRow{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]bool{}}
+	bad, err := tx.QueryContext(ctx, `SELECT tape, folder, file FROM bad_lines WHERE line = 0 AND file <> 'anchor.json'`)
+	if err != nil {
+		return st, fmt.Errorf("load unreadable files: %w", err)
+	}
+	for bad.Next() {
+		var k fileKey
+		if err := bad.Scan(&k.tape, &k.folder, &k.name); err != nil {
+			bad.Close()
+			return st, err
+		}
+		st.unreadable[k] = true
+	}
+	bad.Close()
 	rows, err := tx.QueryContext(ctx, `SELECT tape, folder, seq, size, mtime_ns, ino FROM anchors`)
 	if err != nil {
 		return st, fmt.Errorf("load anchors: %w", err)

@@ -140,7 +140,7 @@ func (m *mutator) step() {
 			os.RemoveAll(f)
 			m.log = append(m.log, "rm -r "+f)
 		}
-	case k < 83: // a new tape
+	case k < 82: // a new tape
 		name := m.pick([]string{"side", "会话", "copy"})
 		if name == "copy" && slices.Contains(tapes, "main") && !slices.Contains(tapes, "copy") {
 			os.CopyFS(filepath.Join(m.ws.Dir(), "tapes", "copy"), os.DirFS(filepath.Join(m.ws.Dir(), "tapes", "main")))
@@ -149,6 +149,13 @@ func (m *mutator) step() {
 			tp.Handoff(ctx, "start", nil)
 		}
 		m.log = append(m.log, "tape "+name)
+	case k < 84: // a symlink out of the workspace: an unreadable file
+		if folders := m.folders(); len(folders) > 0 {
+			outside := filepath.Join(m.t.TempDir(), "outside.jsonl")
+			os.WriteFile(outside, []byte(`{"role":"user","content":"secret"}`+"\n"), 0o600)
+			os.Symlink(outside, filepath.Join(m.pick(folders), "leak.jsonl"))
+			m.log = append(m.log, "symlink out")
+		}
 	case k < 85: // delete a tape
 		if len(tapes) > 1 {
 			os.RemoveAll(filepath.Join(m.ws.Dir(), "tapes", tape))

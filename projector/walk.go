@@ -80,9 +80,10 @@ type badLine struct {
 
 // state is the index's checkpoints as a pass starts.
 type state struct {
-	tapes   map[string]bool
-	folders map[fileKey]anchorRow // key.name == ""
-	files   map[fileKey]checkpoint
+	tapes      map[string]bool
+	folders    map[fileKey]anchorRow // key.name == ""
+	files      map[fileKey]checkpoint
+	unreadable map[fileKey]bool // files recorded as a bad line 0: they could not be opened
 }
 
 // Sort keys for an entry's effective time: anchor entries first in their
@@ -195,14 +196,24 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 			return err
 		}
 	}
-	for fk := range w.st.files {
-		if fk.tape == key.tape && fk.folder == key.folder && !seen[fk.name] {
-			if err := w.send(ctx, op{kind: opDropFile, key: fk}); err != nil {
-				return err
+	for _, known := range []map[fileKey]bool{w.st.unreadable, keysOf(w.st.files)} {
+		for fk := range known {
+			if fk.tape == key.tape && fk.folder == key.folder && !seen[fk.name] {
+				if err := w.send(ctx, op{kind: opDropFile, key: fk}); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
+}
+
+func keysOf(m map[fileKey]checkpoint) map[fileKey]bool {
+	keys := make(map[fileKey]bool, len(m))
+	for k := range m {
+		keys[k] = true
+	}
+	return keys
 }
 
 func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
@@ -227,6 +238,14 @@ func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
 // its checkpoint.
 func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor, fi tapelog.FileInfo) error {
 	key := fileKey{tape: t.Name(), folder: a.Folder, name: fi.Name}
+	if fi.Err != nil {
+		return w.send(ctx, op{kind: opBadLine, key: key, bad: badLine{reason: fi.Err.Reason}})
+	}
+	if w.st.unreadable[key] { // readable again: forget the old complaint
+		if err := w.send(ctx, op{kind: opResetFile, key: key}); err != nil {
+			return err
+		}
+	}
 	cp, known := w.st.files[key]
 	now := checkpoint{id: cp.id, dev: fi.Dev, ino: fi.Ino, size: fi.Size, mtimeNS: fi.ModTime.UnixNano()}
 	if known && cp.dev == now.dev && cp.ino == now.ino && cp.size == now.size && cp.mtimeNS == now.mtimeNS {

@@ -301,3 +301,20 @@ func TestCLINoTerminalEscapes(t *testing.T) {
 		t.Errorf("log --json lost the original text: %s", out)
 	}
 }
+
+// A file that cannot be read is a warning, the rest is printed, and the
+// exit status says the output is incomplete.
+func TestCLIUnreadableFile(t *testing.T) {
+	ws := newCLIWorkspace(t)
+	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"readable"}`)
+	outside := filepath.Join(t.TempDir(), "secret.jsonl")
+	os.WriteFile(outside, []byte(`{"role":"user","content":"secret"}`+"\n"), 0o600)
+	if err := os.Symlink(outside, filepath.Join(ws, ".tape/tapes/main/anchors/001_session-start/leak.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runTape(t, ws, "log", "--all")
+	if code != exitWorkspace || !strings.Contains(stdout, "readable") || strings.Contains(stdout, "secret") ||
+		!strings.Contains(stderr, "leak.jsonl") || !strings.Contains(stderr, "could not be read") {
+		t.Errorf("log with an unreadable file: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}

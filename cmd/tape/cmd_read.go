@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -130,33 +131,42 @@ func readEntries(env *Env, g *Globals, f entryFilter, pick func([]tapelog.Anchor
 	for i, a := range anchors {
 		folders[i] = a.Folder
 	}
-	if err := warnBadLines(env, ix, t.Name(), folders); err != nil {
+	unreadable, err := warnBadLines(env, ix, t.Name(), folders)
+	if err != nil {
 		return err
 	}
 	entries, stale, err := ix.Entries(ctx, projector.EntryFilter{Tape: t.Name(), Folders: folders, Kinds: f.kinds, Last: f.last})
 	if err != nil {
 		return err
 	}
-	for _, err := range stale {
-		if err := warnLine(env.Stderr, err); err != nil {
+	for _, le := range stale {
+		if err := warnLine(env.Stderr, le); errors.Is(err, errUnreadable) {
+			unreadable = err
+		} else if err != nil {
 			return err
 		}
 	}
-	return printEntries(env, entries, f.json)
-}
-
-// warnBadLines reports the bad lines of the given folders on stderr.
-func warnBadLines(env *Env, ix *projector.Projector, tape string, folders []string) error {
-	bad, err := ix.BadLines(env.Context(), tape, folders)
-	if err != nil {
+	if err := printEntries(env, entries, f.json); err != nil {
 		return err
 	}
+	return unreadable
+}
+
+// warnBadLines reports the bad lines of the given folders on stderr, and
+// returns errUnreadable if a whole file could not be read.
+func warnBadLines(env *Env, ix *projector.Projector, tape string, folders []string) (unreadable, err error) {
+	bad, err := ix.BadLines(env.Context(), tape, folders)
+	if err != nil {
+		return nil, err
+	}
 	for _, le := range bad {
-		if err := warnLine(env.Stderr, le); err != nil {
-			return err
+		if err := warnLine(env.Stderr, le); errors.Is(err, errUnreadable) {
+			unreadable = err
+		} else if err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return unreadable, nil
 }
 
 func printEntries(env *Env, entries []tapelog.Entry, asJSON bool) error {

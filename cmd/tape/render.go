@@ -30,13 +30,22 @@ func (j jsonLines) write(v any) error {
 	return nil
 }
 
-// warnLine prints a line that could not be read, and says so once per run.
+// errUnreadable ends a read command whose output misses files that could
+// not be read (exit status 3), after it printed all it could.
+var errUnreadable = errors.New("some tape files could not be read; see the warnings above")
+
+// warnLine prints a line that could not be read, on stderr. It returns
+// errUnreadable for a whole file that could not be read, an I/O problem
+// rather than a bad line, and any error that is not a *LineError.
 func warnLine(w io.Writer, err error) error {
 	var le *tapelog.LineError
 	if !errors.As(err, &le) {
 		return err
 	}
 	fmt.Fprintf(w, "tape: warning: %s; skipped\n", printable(le.Error()))
+	if le.Line == 0 || le.Err != nil {
+		return errUnreadable
+	}
 	return nil
 }
 
