@@ -2,7 +2,7 @@ package projector
 
 // SchemaVersion is the version of the index's tables. An index.db of another
 // version is rebuilt from the files, in place.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -71,7 +71,6 @@ CREATE TABLE entries (
 );
 CREATE INDEX entries_order ON entries (tape, anchor_seq, folder, eff_time, file, line);
 CREATE INDEX entries_file ON entries (file_id);
-CREATE INDEX entries_id ON entries (tape, id);
 
 CREATE TABLE bad_lines (
 	tape   TEXT NOT NULL,
@@ -93,3 +92,7 @@ CREATE VIRTUAL TABLE entries_fts USING fts5 (
 
 // tables lists what schema creates, for dropping an index of another version.
 var tables = []string{"entries_fts", "bad_lines", "entries", "files", "anchors", "meta"}
+
+// Schema returns the statements that create the index, for tools that
+// load the same rows elsewhere (tape-bench's native SQLite baseline).
+func Schema() string { return schema }

@@ -2,6 +2,9 @@ package projector
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -21,12 +24,15 @@ import (
 //   - error: the kind and the message;
 //   - any other kind: every key and string of the payload.
 func SearchText(e tapelog.Entry) string {
-	var p map[string]json.RawMessage
+	// One decode of the payload, then a walk of the parts that hold text:
+	// decoding each part again cost as much as the rest of a rebuild's
+	// parsing.
+	var p map[string]any
 	if json.Unmarshal(e.Payload, &p) != nil {
 		return ""
 	}
 	var b strings.Builder
-	add := func(raw json.RawMessage, keys bool) { collectStrings(&b, raw, keys) }
+	add := func(v any, keys bool) { collectStrings(&b, v, "", keys) }
 	switch e.Kind {
 	case tapelog.KindMessage, tapelog.KindSystem:
 		add(p["content"], false)
@@ -43,52 +49,43 @@ func SearchText(e tapelog.Entry) string {
 		add(p["kind"], false)
 		add(p["message"], false)
 	default:
-		add(e.Payload, true)
+		add(p, true)
 	}
 	return b.String()
 }
 
-// collectStrings appends every string in a JSON value to b, and with keys
-// the object keys too, separated by newlines. Ids of tool calls ("call_1")
-// and types ("function") are left out: nobody searches for them.
-func collectStrings(b *strings.Builder, raw json.RawMessage, keys bool) {
-	if len(raw) == 0 {
-		return
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return
-	}
-	var walk func(v any, key string)
-	walk = func(v any, key string) {
-		switch v := v.(type) {
-		case string:
-			if key == "id" || key == "type" || key == "role" || key == "tool_call_id" {
-				return
-			}
-			b.WriteString(v)
+// collectStrings appends every string in a decoded JSON value to b, and
+// with keys the object keys and other scalars too, separated by newlines.
+// Ids of tool calls ("call_1"), types ("function") and roles are left out:
+// nobody searches for them.
+func collectStrings(b *strings.Builder, v any, key string, keys bool) {
+	switch v := v.(type) {
+	case string:
+		if key == "id" || key == "type" || key == "role" || key == "tool_call_id" {
+			return
+		}
+		b.WriteString(v)
+		b.WriteByte('\n')
+	case float64, bool:
+		if keys {
+			fmt.Fprint(b, v)
 			b.WriteByte('\n')
-		case float64, bool:
+		}
+	case []any:
+		for _, x := range v {
+			collectStrings(b, x, key, keys)
+		}
+	case map[string]any:
+		// In key order: the text, and so the token positions phrases match
+		// on, must be the same however often the entry is indexed.
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			if keys {
-				data, _ := json.Marshal(v)
-				b.Write(data)
+				b.WriteString(k)
 				b.WriteByte('\n')
 			}
-		case []any:
-			for _, x := range v {
-				walk(x, key)
-			}
-		case map[string]any:
-			for k, x := range v {
-				if keys {
-					b.WriteString(k)
-					b.WriteByte('\n')
-				}
-				walk(x, k)
-			}
+			collectStrings(b, v[k], k, keys)
 		}
 	}
-	walk(v, "")
 }
 
 // isBigramRune reports whether r belongs to a script written without spaces

@@ -2,6 +2,5 @@ package main
 
 import "errors"
 
-func native(args []string) error  { return errors.New("native: not written yet") }
 func search(args []string) error  { return errors.New("search: not written yet") }
 func catchup(args []string) error { return errors.New("catchup: not written yet") }
