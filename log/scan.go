@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -161,34 +162,82 @@ type FileInfo struct {
 // their sizes and identities. A file that cannot be stat'ed is listed with
 // Err set, except one deleted meanwhile.
 func (t *Tape) Files(folder string) ([]FileInfo, error) {
-	dir := t.folderPath(folder)
-	names, err := t.jsonlFiles(dir)
+	_, files, err := t.FolderFiles(folder)
+	return files, err
+}
+
+// FolderFiles describes an anchor folder's anchor.json (nil when it has
+// none) and its *.jsonl files, as Files does. It opens the folder once and
+// stats its files relative to it: a catch-up with nothing to do is mostly
+// this, for every folder of every tape.
+func (t *Tape) FolderFiles(folder string) (anchor *FileInfo, files []FileInfo, err error) {
+	dirPath := t.folderPath(folder)
+	dir, err := t.ws.root.OpenRoot(dirPath)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("open %s: %w", dirPath, err)
 	}
-	infos := make([]FileInfo, 0, len(names))
-	for _, name := range names {
-		fi, err := t.Stat(folder, name)
+	defer dir.Close()
+	dirents, err := fs.ReadDir(dir.FS(), ".")
+	if err != nil {
+		return nil, nil, fmt.Errorf("list %s: %w", dirPath, err)
+	}
+	for _, d := range dirents { // sorted by name
+		name := d.Name()
+		if name == AnchorFile {
+			if fi, err := statIn(dir, name); err == nil {
+				anchor = &fi
+			}
+			continue
+		}
+		if !strings.HasSuffix(name, ".jsonl") || hasDotPrefix(name) {
+			continue
+		}
+		var fi FileInfo
+		switch {
+		case d.Type().IsRegular():
+			fi, err = statIn(dir, name)
+		case d.Type()&fs.ModeSymlink != 0:
+			// A symlink may lead to another folder of the workspace, which
+			// only the workspace's root can follow.
+			fi, err = t.Stat(folder, name)
+			if errors.Is(err, ErrNotRegular) {
+				continue
+			}
+		default:
+			continue // a FIFO, a socket, a folder: not a tape file
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			rel := path.Join(dir, name)
-			fi = FileInfo{Name: name, Err: &LineError{Path: rel, Reason: "cannot open: " + err.Error(), Err: err}}
+			fi = FileInfo{Name: name, Err: &LineError{Path: path.Join(dirPath, name), Reason: "cannot open: " + err.Error(), Err: err}}
 		}
-		infos = append(infos, fi)
+		files = append(files, fi)
 	}
-	return infos, nil
+	return anchor, files, nil
 }
 
-// Stat describes the file name of an anchor folder.
+// Stat describes the file name of an anchor folder, following a symlink
+// inside the workspace.
 func (t *Tape) Stat(folder, name string) (FileInfo, error) {
 	fi, err := t.ws.root.Stat(path.Join(t.folderPath(folder), name))
 	if err != nil {
 		return FileInfo{}, err
 	}
+	return fileInfo(name, fi)
+}
+
+func statIn(dir *os.Root, name string) (FileInfo, error) {
+	fi, err := dir.Stat(name)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	return fileInfo(name, fi)
+}
+
+func fileInfo(name string, fi fs.FileInfo) (FileInfo, error) {
 	if !fi.Mode().IsRegular() {
-		return FileInfo{}, fmt.Errorf("%s: %w", name, fs.ErrInvalid)
+		return FileInfo{}, fmt.Errorf("%s: %w", name, ErrNotRegular)
 	}
 	info := FileInfo{Name: name, Size: fi.Size(), ModTime: fi.ModTime()}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

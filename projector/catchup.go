@@ -168,5 +168,6 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 		st.files[k] = cp
 		st.tapes[k.tape] = true
 	}
+	st.index()
 	return st, rows.Err()
 }

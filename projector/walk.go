@@ -84,6 +84,32 @@ type state struct {
 	folders    map[fileKey]anchorRow // key.name == ""
 	files      map[fileKey]checkpoint
 	unreadable map[fileKey]bool // files recorded as a bad line 0: they could not be opened
+
+	// Built by index(): what each tape and folder holds, so that finding
+	// what was deleted costs what the folder holds, not the whole index.
+	foldersOf map[string][]fileKey  // tape -> its folders
+	filesOf   map[fileKey][]fileKey // folder (name "") -> its files and unreadable files
+}
+
+// index fills foldersOf and filesOf.
+func (st *state) index() {
+	st.foldersOf = make(map[string][]fileKey)
+	st.filesOf = make(map[fileKey][]fileKey)
+	for k := range st.folders {
+		st.foldersOf[k.tape] = append(st.foldersOf[k.tape], k)
+	}
+	add := func(k fileKey) {
+		folder := fileKey{tape: k.tape, folder: k.folder}
+		st.filesOf[folder] = append(st.filesOf[folder], k)
+	}
+	for k := range st.files {
+		add(k)
+	}
+	for k := range st.unreadable {
+		if _, ok := st.files[k]; !ok {
+			add(k)
+		}
+	}
 }
 
 // Sort keys for an entry's effective time: anchor entries first in their
@@ -160,8 +186,8 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 			return err
 		}
 	}
-	for key := range w.st.folders {
-		if key.tape == name && !seen[key.folder] {
+	for _, key := range w.st.foldersOf[name] {
+		if !seen[key.folder] {
 			if err := w.send(ctx, op{kind: opDropFolder, key: key}); err != nil {
 				return err
 			}
@@ -172,9 +198,13 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 
 func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Folder) error {
 	key := fileKey{tape: t.Name(), folder: f.Name}
+	anchorFile, files, err := t.FolderFiles(f.Name)
+	if err != nil {
+		return err
+	}
 	size, mtime, ino := int64(-1), int64(0), uint64(0)
-	if fi, err := t.Stat(f.Name, tapelog.AnchorFile); err == nil {
-		size, mtime, ino = fi.Size, fi.ModTime.UnixNano(), fi.Ino
+	if anchorFile != nil {
+		size, mtime, ino = anchorFile.Size, anchorFile.ModTime.UnixNano(), anchorFile.Ino
 	}
 	old, known := w.st.folders[key]
 	if !known || old.seq != f.Seq || old.size != size || old.mtimeNS != mtime || old.ino != ino {
@@ -184,10 +214,6 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 			return err
 		}
 	}
-	files, err := t.Files(f.Name)
-	if err != nil {
-		return err
-	}
 	seen := make(map[string]bool, len(files))
 	a := tapelog.Anchor{Seq: f.Seq, Folder: f.Name}
 	for _, fi := range files {
@@ -196,24 +222,14 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 			return err
 		}
 	}
-	for _, known := range []map[fileKey]bool{w.st.unreadable, keysOf(w.st.files)} {
-		for fk := range known {
-			if fk.tape == key.tape && fk.folder == key.folder && !seen[fk.name] {
-				if err := w.send(ctx, op{kind: opDropFile, key: fk}); err != nil {
-					return err
-				}
+	for _, fk := range w.st.filesOf[key] {
+		if !seen[fk.name] {
+			if err := w.send(ctx, op{kind: opDropFile, key: fk}); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
-}
-
-func keysOf(m map[fileKey]checkpoint) map[fileKey]bool {
-	keys := make(map[fileKey]bool, len(m))
-	for k := range m {
-		keys[k] = true
-	}
-	return keys
 }
 
 func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {

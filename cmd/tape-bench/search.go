@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tape-dev/tape/internal/corpus"
+)
+
+// searchQueries mix rare words (one entry each), words of middling
+// frequency, very common words, Chinese, and a phrase.
+func searchQueries() []string {
+	return []string{
+		corpus.RareWord(123000), corpus.RareWord(456000), corpus.RareWord(789000),
+		"goroutine", "deadline", "sqlite transaction",
+		"the", "error", "test file",
+		"错误", "测试通过", `"database transaction"`,
+	}
+}
+
+// search times whole `tape search` processes over the queries, and ripgrep
+// over the same files for the same words, in the same run.
+func search(args []string) error {
+	fs := flags("search")
+	dir := fs.String("dir", "", "the project folder holding .tape/")
+	bin := fs.String("tape", "./bin/tape", "the tape binary")
+	runs := fs.Int("runs", 10, "runs of each query")
+	fs.Parse(args)
+	if abs, err := filepath.Abs(*bin); err == nil {
+		*bin = abs
+	}
+	// Catch up once, so the timed runs measure search, with the cheap
+	// no-change catch-up every read command does.
+	warm := exec.Command(*bin, "reindex")
+	warm.Dir = *dir
+	if out, err := warm.CombinedOutput(); err != nil {
+		return fmt.Errorf("reindex: %v: %s", err, out)
+	}
+	var tape, rg []time.Duration
+	tapes := filepath.Join(*dir, ".tape", "tapes")
+	for _, q := range searchQueries() {
+		var qt, qr []time.Duration
+		for range *runs {
+			d, err := timeCmd(*dir, *bin, "search", "--all-tapes", "--json", q)
+			if err != nil {
+				return fmt.Errorf("tape search %s: %v", q, err)
+			}
+			qt = append(qt, d)
+			word := strings.Fields(strings.Trim(q, `"`))[0]
+			if strings.HasPrefix(q, `"`) {
+				word = strings.Trim(q, `"`)
+			}
+			d, err = timeCmd(*dir, "sh", "-c", `rg -F -i --no-messages -- "$1" "$2" | head -n 20 >/dev/null`, "sh", word, tapes)
+			if err != nil {
+				return fmt.Errorf("rg %s: %v", word, err)
+			}
+			qr = append(qr, d)
+		}
+		fmt.Printf("  %-22s tape p50 %6.1f ms   rg p50 %7.1f ms\n", q, ms(pct(qt, 50)), ms(pct(qr, 50)))
+		tape, rg = append(tape, qt...), append(rg, qr...)
+	}
+	fmt.Printf("search: %d queries x %d runs: tape search p50 %.1f ms, p95 %.1f ms; ripgrep p50 %.1f ms, p95 %.1f ms\n",
+		len(searchQueries()), *runs, ms(pct(tape, 50)), ms(pct(tape, 95)), ms(pct(rg, 50)), ms(pct(rg, 95)))
+	return nil
+}
+
+// catchup times the no-change catch-up of a whole `tape reindex` process.
+func catchup(args []string) error {
+	fs := flags("catchup")
+	dir := fs.String("dir", "", "the project folder holding .tape/")
+	bin := fs.String("tape", "./bin/tape", "the tape binary")
+	runs := fs.Int("runs", 20, "runs")
+	fs.Parse(args)
+	if abs, err := filepath.Abs(*bin); err == nil {
+		*bin = abs
+	}
+	if _, err := timeCmd(*dir, *bin, "reindex"); err != nil {
+		return err
+	}
+	var reindex, version []time.Duration
+	for range *runs {
+		d, err := timeCmd(*dir, *bin, "reindex")
+		if err != nil {
+			return err
+		}
+		reindex = append(reindex, d)
+		if d, err = timeCmd(*dir, *bin, "version"); err != nil {
+			return err
+		}
+		version = append(version, d)
+	}
+	folders, _ := filepath.Glob(filepath.Join(*dir, ".tape", "tapes", "*", "anchors", "*_*"))
+	fmt.Printf("catch-up with no change, %d anchor folders: tape reindex p50 %.1f ms, p95 %.1f ms; baseline tape version p50 %.1f ms\n",
+		len(folders), ms(pct(reindex, 50)), ms(pct(reindex, 95)), ms(pct(version, 50)))
+	return nil
+}
+
+func timeCmd(dir, name string, args ...string) (time.Duration, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = nil, os.Stderr
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 { // no match is an answer
+		err = nil
+	}
+	return d, err
+}
+
+func pct(d []time.Duration, p int) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
