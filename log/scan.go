@@ -217,6 +217,27 @@ func (t *Tape) FolderFiles(folder string) (anchor *FileInfo, files []FileInfo, e
 	return anchor, files, nil
 }
 
+// QuickStat describes the file name of an anchor folder (or the folder
+// itself, for name ""), with one stat(2) of its absolute path instead of a
+// walk through the workspace's root. It reads metadata only, never
+// content, so it can serve a reader that only wants to know whether a file
+// changed; content is read through the root, which refuses what lies
+// outside the workspace.
+func (t *Tape) QuickStat(folder, name string) (FileInfo, error) {
+	fi, err := os.Stat(t.ws.Abs(path.Join(t.folderPath(folder), name)))
+	if err != nil {
+		return FileInfo{}, err
+	}
+	if name == "" {
+		info := FileInfo{Name: folder, ModTime: fi.ModTime()}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			info.Dev, info.Ino = uint64(st.Dev), st.Ino
+		}
+		return info, nil
+	}
+	return fileInfo(name, fi)
+}
+
 // Stat describes the file name of an anchor folder, following a symlink
 // inside the workspace.
 func (t *Tape) Stat(folder, name string) (FileInfo, error) {

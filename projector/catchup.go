@@ -9,6 +9,7 @@ import (
 // Stats says what a pass did.
 type Stats struct {
 	FilesRead int   // files opened because they changed
+	Listed    int   // anchor folders listed in full (the others had not changed)
 	Entries   int   // entries added
 	Removed   int   // entries removed (files rewritten or deleted)
 	BadLines  int   // bad lines recorded
@@ -99,7 +100,7 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, stats *Stats) e
 	if err := a.finish(ctx); err != nil {
 		return err
 	}
-	stats.FilesRead, stats.Bytes = walkStats.FilesRead, walkStats.Bytes
+	stats.FilesRead, stats.Bytes, stats.Listed = walkStats.FilesRead, walkStats.Bytes, walkStats.Listed
 	return nil
 }
 
@@ -131,19 +132,19 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 		st.unreadable[k] = true
 	}
 	bad.Close()
-	rows, err := tx.QueryContext(ctx, `SELECT tape, folder, seq, size, mtime_ns, ino FROM anchors`)
+	rows, err := tx.QueryContext(ctx, `SELECT tape, folder, seq, size, mtime_ns, ino, dir_mtime_ns, dir_ino, listed_ns FROM anchors`)
 	if err != nil {
 		return st, fmt.Errorf("load anchors: %w", err)
 	}
 	for rows.Next() {
 		var k fileKey
 		var r anchorRow
-		var ino int64
-		if err := rows.Scan(&k.tape, &k.folder, &r.seq, &r.size, &r.mtimeNS, &ino); err != nil {
+		var ino, dirIno int64
+		if err := rows.Scan(&k.tape, &k.folder, &r.seq, &r.size, &r.mtimeNS, &ino, &r.listing.mtimeNS, &dirIno, &r.listing.listedNS); err != nil {
 			rows.Close()
 			return st, err
 		}
-		r.ino = uint64(ino)
+		r.ino, r.listing.ino = uint64(ino), uint64(dirIno)
 		st.folders[k] = r
 		st.tapes[k.tape] = true
 	}

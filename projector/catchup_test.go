@@ -1,9 +1,11 @@
 package projector
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCatchUpReadsOnlyWhatIsNew(t *testing.T) {
@@ -37,5 +39,46 @@ func TestCatchUpReadsOnlyWhatIsNew(t *testing.T) {
 	}
 	if !strings.Contains(dump(t, p, []string{"half"}), "messages.jsonl:3") && !strings.Contains(dump(t, p, []string{"half"}), "search half:\nmain") {
 		t.Errorf("the completed line is not searchable:\n%s", dump(t, p, []string{"half"}))
+	}
+}
+
+// A folder that did not change since it was listed is not listed again;
+// its known files are only stat'ed. Appends are still seen, and a new or
+// deleted file changes the folder, so it is listed.
+func TestCatchUpSkipsUnchangedFolders(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "one")
+	folder := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start")
+	old := time.Now().Add(-time.Hour)
+	backdate := func() {
+		if err := os.Chtimes(folder, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	backdate()
+	p := openProjector(t, ws)
+	if st := catchUp(t, p); st.Listed != 1 {
+		t.Fatalf("first catch-up listed %d folders, want 1", st.Listed)
+	}
+	appendMsg(t, ws, "main", "two") // appends do not change the folder
+	backdate()
+	st := catchUp(t, p)
+	if st.Listed != 0 || st.Entries != 1 {
+		t.Errorf("catch-up after an append: %+v; want the append read without listing", st)
+	}
+	appendRaw(t, filepath.Join(folder, "new.jsonl"), `{"role":"user","content":"three"}`+"\n") // a new file changes it
+	if st := catchUp(t, p); st.Listed != 1 || st.Entries != 1 {
+		t.Errorf("catch-up after a new file: %+v; want the folder listed and the entry read", st)
+	}
+	backdate()
+	catchUp(t, p)
+	if err := os.Remove(filepath.Join(folder, "new.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if st := catchUp(t, p); st.Listed != 1 || st.Removed != 1 {
+		t.Errorf("catch-up after a deleted file: %+v; want the folder listed and the entry removed", st)
+	}
+	if got, want := dump(t, p, []string{"two", "three"}), rebuiltDump(t, ws, []string{"two", "three"}); got != want {
+		t.Errorf("index differs from a rebuild:\n%s\n---\n%s", got, want)
 	}
 }

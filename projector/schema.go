@@ -2,7 +2,7 @@ package projector
 
 // SchemaVersion is the version of the index's tables. An index.db of another
 // version is rebuilt from the files, in place.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -32,6 +32,10 @@ CREATE TABLE anchors (
 	size     INTEGER NOT NULL,
 	mtime_ns INTEGER NOT NULL,
 	ino      INTEGER NOT NULL,
+	-- the folder as last listed, to skip listing it when it did not change
+	dir_mtime_ns INTEGER NOT NULL DEFAULT 0,
+	dir_ino      INTEGER NOT NULL DEFAULT 0,
+	listed_ns    INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (tape, folder)
 ) WITHOUT ROWID;
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"math"
+	"slices"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -18,24 +20,26 @@ import (
 // op is one change to the index. Exactly one field group is set.
 type op struct {
 	kind    opKind
-	key     fileKey    // the file or folder (name "") or tape (folder "") it is about
-	anchor  anchorRow  // opAnchor
-	entries []entryRow // opEntries
-	bad     badLine    // opBadLine
-	cp      checkpoint // opCheckpoint
+	key     fileKey       // the file or folder (name "") or tape (folder "") it is about
+	anchor  anchorRow     // opAnchor
+	entries []entryRow    // opEntries
+	listing folderListing // opFolderListed
+	bad     badLine       // opBadLine
+	cp      checkpoint    // opCheckpoint
 }
 
 type opKind int
 
 const (
-	opDropTape   opKind = iota // remove everything of key.tape
-	opDropFolder               // remove everything of key.tape/key.folder
-	opAnchor                   // replace the anchor of a folder and its entry
-	opDropFile                 // remove a file's rows and checkpoint
-	opResetFile                // remove a file's rows; it is read again from the start
-	opEntries                  // insert entries of key's file
-	opBadLine                  // record a bad line of key's file
-	opCheckpoint               // save how far key's file was read
+	opDropTape     opKind = iota // remove everything of key.tape
+	opDropFolder                 // remove everything of key.tape/key.folder
+	opAnchor                     // replace the anchor of a folder and its entry
+	opDropFile                   // remove a file's rows and checkpoint
+	opResetFile                  // remove a file's rows; it is read again from the start
+	opEntries                    // insert entries of key's file
+	opBadLine                    // record a bad line of key's file
+	opCheckpoint                 // save how far key's file was read
+	opFolderListed               // save when key's folder was listed, and its identity then
 )
 
 type fileKey struct{ tape, folder, name string }
@@ -48,7 +52,14 @@ type checkpoint struct {
 	pos      tapelog.FilePos
 }
 
+// folderListing is a folder's identity when it was last listed in full.
+type folderListing struct {
+	mtimeNS, listedNS int64
+	ino               uint64
+}
+
 type anchorRow struct {
+	listing           folderListing
 	seq               int64
 	name, id, payload string
 	meta, date        *string
@@ -198,7 +209,8 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 
 func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Folder) error {
 	key := fileKey{tape: t.Name(), folder: f.Name}
-	anchorFile, files, err := t.FolderFiles(f.Name)
+	old, known := w.st.folders[key]
+	anchorFile, files, listing, err := w.folderFiles(t, f, key, old.listing, known)
 	if err != nil {
 		return err
 	}
@@ -206,11 +218,16 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 	if anchorFile != nil {
 		size, mtime, ino = anchorFile.Size, anchorFile.ModTime.UnixNano(), anchorFile.Ino
 	}
-	old, known := w.st.folders[key]
 	if !known || old.seq != f.Seq || old.size != size || old.mtimeNS != mtime || old.ino != ino {
 		a := t.ReadAnchor(f)
 		row := newAnchorRow(a, size, mtime, ino)
 		if err := w.send(ctx, op{kind: opAnchor, key: key, anchor: row}); err != nil {
+			return err
+		}
+		old.listing = folderListing{} // the new row has none yet
+	}
+	if listing != old.listing {
+		if err := w.send(ctx, op{kind: opFolderListed, key: key, listing: listing}); err != nil {
 			return err
 		}
 	}
@@ -230,6 +247,72 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 		}
 	}
 	return nil
+}
+
+// folderFiles describes a folder's anchor.json and tape files. When the
+// folder has the identity it had when it was last listed, and that listing
+// was made well after its mtime (see racyWindow in package log for why),
+// its set of files is the same as then, and only the files known from the
+// index are stat'ed, by absolute path: a catch-up with nothing to do costs
+// a few stats per folder. Otherwise the folder is listed in full.
+func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, key fileKey, last folderListing, known bool) (*tapelog.FileInfo, []tapelog.FileInfo, folderListing, error) {
+	dir, err := t.QuickStat(f.Name, "")
+	if err != nil {
+		return nil, nil, folderListing{}, err
+	}
+	now := folderListing{mtimeNS: dir.ModTime.UnixNano(), ino: dir.Ino}
+	if known && now.mtimeNS == last.mtimeNS && now.ino == last.ino && last.mtimeNS < last.listedNS-int64(racyWindow) {
+		if anchor, files, ok := w.statKnown(t, f, key); ok {
+			return anchor, files, last, nil
+		}
+	}
+	now.listedNS = time.Now().UnixNano()
+	w.stats.Listed++
+	anchor, files, err := t.FolderFiles(f.Name)
+	return anchor, files, now, err
+}
+
+// racyWindow: a folder listed less than this after its last change may
+// have changed again within the same timestamp tick.
+const racyWindow = 2 * time.Second
+
+// statKnown stats the files the index knows in a folder that did not
+// change. ok is false if one is gone, which the folder's identity said
+// could not be: then the folder is listed after all.
+func (w *walker) statKnown(t *tapelog.Tape, f tapelog.Folder, key fileKey) (*tapelog.FileInfo, []tapelog.FileInfo, bool) {
+	var anchor *tapelog.FileInfo
+	if w.st.folders[key].size >= 0 {
+		fi, err := t.QuickStat(f.Name, tapelog.AnchorFile)
+		if err != nil {
+			return nil, nil, false
+		}
+		anchor = &fi
+	}
+	names := make([]string, 0, len(w.st.filesOf[key]))
+	for _, fk := range w.st.filesOf[key] {
+		names = append(names, fk.name)
+	}
+	slices.Sort(names)
+	files := make([]tapelog.FileInfo, 0, len(names))
+	for _, name := range names {
+		fk := fileKey{tape: key.tape, folder: key.folder, name: name}
+		var fi tapelog.FileInfo
+		var err error
+		if w.st.unreadable[fk] {
+			fi, err = t.Stat(f.Name, name) // through the root, which says why it cannot be read
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				fi = tapelog.FileInfo{Name: name, Err: &tapelog.LineError{Reason: "cannot open: " + err.Error(), Err: err}}
+				err = nil
+			}
+		} else {
+			fi, err = t.QuickStat(f.Name, name)
+		}
+		if err != nil {
+			return nil, nil, false
+		}
+		files = append(files, fi)
+	}
+	return anchor, files, true
 }
 
 func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
