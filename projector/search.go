@@ -29,15 +29,23 @@ type SearchQuery struct {
 
 // Hit is one search result.
 type Hit struct {
-	Entry   tapelog.Entry
-	Rank    float64 // bm25: lower is better
-	Snippet string  // the matching text, matches in **bold**
+	Entry    tapelog.Entry
+	Rank     float64 // bm25, lower is better; 0 when ranked by recency
+	RankedBy string  // RankedByBM25 or RankedByRecency
+	Snippet  string  // the matching text, matches in **bold**
 }
 
-// DefaultRankWindow is how many of the newest matches of a query Search
-// ranks by bm25. Ranking means scoring every match, and a word in half a
-// million entries takes far too long; beyond the window, the newest matches
-// win, which for agent sessions is the order people look in.
+// How the hits of a search are ordered.
+const (
+	RankedByBM25    = "bm25"    // best first
+	RankedByRecency = "recency" // newest first: the query matched more than the rank window
+)
+
+// DefaultRankWindow is how many matches a query may have for Search to
+// rank them by bm25. Ranking means counting and scoring every match, and a
+// word in half a million entries takes far too long; a query with more
+// matches returns the newest first, which for agent sessions is the order
+// people look in.
 const DefaultRankWindow = 2000
 
 // Search finds the entries whose text matches the query (see MatchExpr),
@@ -66,23 +74,37 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	if !q.Until.IsZero() {
 		where, args = append(where, "e.time_ns < ?"), append(args, q.Until.UnixNano())
 	}
-	from := ` FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + strings.Join(where, " AND ")
+	cond := strings.Join(where, " AND ")
+	from := ` FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + cond
 
-	// The rowid below which matches are too old to rank: the window-th
-	// newest match, if there are more.
+	// Is there a window-th newest match? FTS5 walks its matches in rowid
+	// order, newest first, without scoring them; the query joins entries
+	// only when a filter needs it, and never anchors, so that SQLite keeps
+	// FTS5 as the outer loop and stops after the window.
+	floorFrom := ` FROM entries_fts WHERE ` + cond
+	if len(where) > 1 {
+		floorFrom = ` FROM entries_fts, entries e WHERE e.rowid = entries_fts.rowid AND ` + cond
+	}
 	var floor int64
-	err := p.db.QueryRowContext(ctx, `SELECT entries_fts.rowid`+from+` ORDER BY entries_fts.rowid DESC LIMIT 1 OFFSET ?`, append(args, p.rankWindow())...).Scan(&floor)
-	if err == nil {
-		from += ` AND entries_fts.rowid > ?`
-		args = append(args, floor)
-	} else if !errors.Is(err, sql.ErrNoRows) {
+	err := p.db.QueryRowContext(ctx, `SELECT entries_fts.rowid`+floorFrom+` ORDER BY entries_fts.rowid DESC LIMIT 1 OFFSET ?`, append(args, p.rankWindow())...).Scan(&floor)
+	common := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 20
 	}
-	rows, err := p.db.QueryContext(ctx, `SELECT `+entryColumns+`, bm25(entries_fts) AS rank`+from+` ORDER BY rank, e.tape, e.anchor_seq, e.eff_time, e.file, e.line LIMIT ?`, append(args, limit)...)
+	// bm25 needs the number of entries each term is in, and FTS5 counts
+	// them by walking the term's whole doclist: tens of milliseconds for a
+	// word in most of a million entries, whatever else limits the query.
+	// A query with more matches than the window is common enough that the
+	// newest matches are the answer; the others are ranked by bm25.
+	order, rankExpr, rankedBy := `rank, e.tape, e.anchor_seq, e.eff_time, e.file, e.line`, `bm25(entries_fts)`, RankedByBM25
+	if common {
+		order, rankExpr, rankedBy = `entries_fts.rowid DESC`, `0.0`, RankedByRecency
+	}
+	rows, err := p.db.QueryContext(ctx, `SELECT `+entryColumns+`, `+rankExpr+` AS rank`+from+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -111,7 +133,7 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 		if e.Payload == nil { // the line changed since it was indexed
 			continue
 		}
-		hits = append(hits, Hit{Entry: e, Rank: ranks[i], Snippet: Snippet(SearchText(e), terms, 80)})
+		hits = append(hits, Hit{Entry: e, Rank: ranks[i], RankedBy: rankedBy, Snippet: Snippet(SearchText(e), terms, 80)})
 	}
 	return hits, nil
 }

@@ -141,7 +141,7 @@ func TestSearchFiltersAndSnippet(t *testing.T) {
 	}
 }
 
-// Ranking is limited to the newest matches of a very common word.
+// A query with more matches than the rank window returns the newest first.
 func TestSearchRankWindow(t *testing.T) {
 	ws := newWorkspace(t)
 	tp, _ := ws.Tape("main")
@@ -171,8 +171,14 @@ func TestSearchRankWindow(t *testing.T) {
 		t.Errorf("best match with the whole doclist ranked = %q", got)
 	}
 	p.RankWindow = 10
-	if got := best(); strings.HasPrefix(got, "common common") {
-		t.Errorf("best match when only the 10 newest are ranked = %q; the old best one is outside the window", got)
+	hits, err := p.Search(context.Background(), SearchQuery{Text: "common", Limit: 3})
+	if err != nil || len(hits) != 3 {
+		t.Fatalf("search: %v, %d hits", err, len(hits))
+	}
+	for i, h := range hits {
+		if h.RankedBy != RankedByRecency || h.Entry.Pos.Offset <= 0 || (i > 0 && h.Entry.Pos.Offset >= hits[i-1].Entry.Pos.Offset) {
+			t.Errorf("hit %d: %s at offset %d; with more matches than the window, want the newest first", i, h.RankedBy, h.Entry.Pos.Offset)
+		}
 	}
 }
 

@@ -31,7 +31,8 @@ func (c *SearchCmd) Help() string {
 	return `Finds entries by their text: messages, tool calls and results, anchor names and
 states, events and errors, in English, Chinese and Japanese alike. Words are
 AND'ed; anything that is not a word is searched as literal text. Results are
-ranked by bm25 (for a very common word, among its newest matches), best first.
+ranked by bm25, best first; a query with more than 2,000 matches lists the
+newest first ("ranked_by": "recency" in --json).
 Exit status 1 when nothing matched, as grep.
 
 Examples:
@@ -57,6 +58,7 @@ type searchRecord struct {
 	Date      *string         `json:"date"`
 	Snippet   string          `json:"snippet"`
 	Rank      float64         `json:"rank"`
+	RankedBy  string          `json:"ranked_by"`
 	Payload   json.RawMessage `json:"payload"`
 	File      string          `json:"file"`
 	Line      int             `json:"line"`
@@ -139,7 +141,7 @@ func (c *SearchCmd) print(env *Env, hits []projector.Hit) error {
 		for _, h := range hits {
 			r := h.Entry.Record()
 			if err := out.write(searchRecord{ID: r.ID, Tape: r.Tape, Anchor: r.Anchor, AnchorSeq: r.AnchorSeq, Kind: r.Kind,
-				Date: r.Date, Snippet: h.Snippet, Rank: h.Rank, Payload: r.Payload, File: r.File, Line: r.Line}); err != nil {
+				Date: r.Date, Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy, Payload: r.Payload, File: r.File, Line: r.Line}); err != nil {
 				return err
 			}
 		}
