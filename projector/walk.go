@@ -191,9 +191,14 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 		return err
 	}
 	seen := make(map[string]bool, len(folders))
-	for _, f := range folders {
+	listings := w.prefetch(ctx, t, folders)
+	for i, f := range folders {
 		seen[f.Name] = true
-		if err := w.walkFolder(ctx, t, f); err != nil {
+		l := <-listings[i]
+		if l.err != nil {
+			return l.err
+		}
+		if err := w.walkFolder(ctx, t, f, l); err != nil {
 			return err
 		}
 	}
@@ -207,12 +212,60 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 	return nil
 }
 
-func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Folder) error {
+// folderState is what prefetch found in one folder.
+type folderState struct {
+	anchor  *tapelog.FileInfo
+	files   []tapelog.FileInfo
+	listing folderListing
+	listed  bool
+	err     error
+}
+
+// prefetchers is how many goroutines stat folders ahead of the walk. A
+// catch-up with nothing to do is nothing but stat(2) calls; they block in
+// the kernel, so several at once use both cores.
+const prefetchers = 4
+
+// prefetch stats the folders in the background, a few at a time, and
+// returns one channel per folder for its result, so the walk consumes them
+// in order and the ops it sends stay in a fixed order.
+func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelog.Folder) []chan folderState {
+	results := make([]chan folderState, len(folders))
+	for i := range results {
+		results[i] = make(chan folderState, 1)
+	}
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := range folders {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range prefetchers {
+		go func() {
+			for i := range next {
+				f := folders[i]
+				key := fileKey{tape: t.Name(), folder: f.Name}
+				old, known := w.st.folders[key]
+				var s folderState
+				s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, key, old.listing, known)
+				results[i] <- s
+			}
+		}()
+	}
+	return results
+}
+
+func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Folder, l folderState) error {
 	key := fileKey{tape: t.Name(), folder: f.Name}
 	old, known := w.st.folders[key]
-	anchorFile, files, listing, err := w.folderFiles(t, f, key, old.listing, known)
-	if err != nil {
-		return err
+	anchorFile, files, listing := l.anchor, l.files, l.listing
+	if l.listed {
+		w.stats.Listed++
 	}
 	size, mtime, ino := int64(-1), int64(0), uint64(0)
 	if anchorFile != nil {
@@ -255,21 +308,21 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 // its set of files is the same as then, and only the files known from the
 // index are stat'ed, by absolute path: a catch-up with nothing to do costs
 // a few stats per folder. Otherwise the folder is listed in full.
-func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, key fileKey, last folderListing, known bool) (*tapelog.FileInfo, []tapelog.FileInfo, folderListing, error) {
+// It runs in prefetch's goroutines: it only reads the walker's state.
+func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, key fileKey, last folderListing, known bool) (*tapelog.FileInfo, []tapelog.FileInfo, folderListing, bool, error) {
 	dir, err := t.QuickStat(f.Name, "")
 	if err != nil {
-		return nil, nil, folderListing{}, err
+		return nil, nil, folderListing{}, false, err
 	}
 	now := folderListing{mtimeNS: dir.ModTime.UnixNano(), ino: dir.Ino}
 	if known && now.mtimeNS == last.mtimeNS && now.ino == last.ino && last.mtimeNS < last.listedNS-int64(racyWindow) {
 		if anchor, files, ok := w.statKnown(t, f, key); ok {
-			return anchor, files, last, nil
+			return anchor, files, last, false, nil
 		}
 	}
 	now.listedNS = time.Now().UnixNano()
-	w.stats.Listed++
 	anchor, files, err := t.FolderFiles(f.Name)
-	return anchor, files, now, err
+	return anchor, files, now, true, err
 }
 
 // racyWindow: a folder listed less than this after its last change may
