@@ -1,6 +1,8 @@
 package projector
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +82,49 @@ func TestCatchUpSkipsUnchangedFolders(t *testing.T) {
 	}
 	if got, want := dump(t, p, []string{"two", "three"}), rebuiltDump(t, ws, []string{"two", "three"}); got != want {
 		t.Errorf("index differs from a rebuild:\n%s\n---\n%s", got, want)
+	}
+}
+
+// Bad lines of every sort, a 10 MiB one among them, are recorded with
+// their file and line, and the good lines around them are indexed.
+func TestBadLinesAreRecorded(t *testing.T) {
+	ws := newWorkspace(t)
+	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/events.jsonl")
+	big := strings.Repeat("x", 10<<20)
+	appendRaw(t, file, strings.Join([]string{
+		`{"kind":"event","payload":{"name":"good one"}}`,
+		`{"kind":"event","payload":{"name":"` + big, // 10 MiB, never closed
+		"{\"kind\":\"event\",\"payload\":{\"name\":\"\xff\"}}",
+		"{\"kind\":\"event\",\"payload\":{\"name\":\"a\x00b\"}}",
+		`{"kind":"event","payload":{"name":"half"}}{"kind":"event","pay`,
+		`{"kind":"event","payload":{"name":"good two ` + big[:1<<20] + `"}}`,
+		`{"kind":"event","payload":{"name":"good three"}}`,
+	}, "\n")+"\n")
+	p := openProjector(t, ws)
+	st := catchUp(t, p)
+	if st.Entries != 4 || st.BadLines != 4 {
+		t.Errorf("catch-up: %+v; want the anchor and 3 good entries, and 4 bad lines", st)
+	}
+	bad, err := p.BadLines(context.Background(), "main", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, b := range bad {
+		lines = append(lines, b.Line)
+		if !strings.HasSuffix(b.Path, "events.jsonl") || b.Reason == "" {
+			t.Errorf("bad line %+v lacks its file or reason", b)
+		}
+	}
+	if fmt.Sprint(lines) != "[2 3 4 5]" {
+		t.Errorf("bad lines %v, want 2 3 4 5", lines)
+	}
+	for _, w := range []string{"one", "two", "three"} {
+		if !found(t, p, w) {
+			t.Errorf("good line %q not searchable", w)
+		}
+	}
+	if data, _ := os.ReadFile(file); !strings.Contains(string(data), big) {
+		t.Error("the projector changed the source file")
 	}
 }

@@ -227,6 +227,11 @@ func (p *Projector) createSchema(ctx context.Context) error {
 		return fmt.Errorf("create index: %w", err)
 	}
 	defer tx.Rollback()
+	for _, v := range views {
+		if _, err := tx.ExecContext(ctx, `DROP VIEW IF EXISTS `+v); err != nil {
+			return fmt.Errorf("drop %s: %w", v, err)
+		}
+	}
 	for _, t := range tables {
 		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
 			return fmt.Errorf("drop %s: %w", t, err)

@@ -79,7 +79,7 @@ func stateOf(payload json.RawMessage) json.RawMessage {
 
 // Tapes lists the tapes in the index.
 func (p *Projector) Tapes(ctx context.Context) ([]string, error) {
-	rows, err := p.db.QueryContext(ctx, `SELECT DISTINCT tape FROM anchors ORDER BY tape`)
+	rows, err := p.db.QueryContext(ctx, `SELECT name FROM tapes ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("query tapes: %w", err)
 	}

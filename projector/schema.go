@@ -2,7 +2,7 @@ package projector
 
 // SchemaVersion is the version of the index's tables. An index.db of another
 // version is rebuilt from the files, in place.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -86,6 +86,10 @@ CREATE TABLE bad_lines (
 	PRIMARY KEY (tape, folder, file, line)
 ) WITHOUT ROWID;
 
+-- The tapes, derived from the anchors: every tape has at least one.
+CREATE VIEW tapes AS
+	SELECT tape AS name, count(*) AS anchors, max(seq) AS last_seq FROM anchors GROUP BY tape;
+
 CREATE VIRTUAL TABLE entries_fts USING fts5 (
 	text,
 	content = '',
@@ -96,6 +100,9 @@ CREATE VIRTUAL TABLE entries_fts USING fts5 (
 
 // tables lists what schema creates, for dropping an index of another version.
 var tables = []string{"entries_fts", "bad_lines", "entries", "files", "anchors", "meta"}
+
+// views lists the views schema creates.
+var views = []string{"tapes"}
 
 // Schema returns the statements that create the index, for tools that
 // load the same rows elsewhere (tape-bench's native SQLite baseline).
