@@ -173,25 +173,31 @@ func (p *Projector) Entries(ctx context.Context, f EntryFilter) (entries []tapel
 	if f.Last > 0 {
 		slices.Reverse(found)
 	}
-	return p.load(ctx, found)
+	entries, errs, err = p.load(ctx, found)
+	if err != nil {
+		return nil, nil, err
+	}
+	return slices.DeleteFunc(entries, func(e tapelog.Entry) bool { return e.Payload == nil }), errs, nil
 }
 
-// load reads the payloads of located entries from their files.
-func (p *Projector) load(ctx context.Context, found []located) ([]tapelog.Entry, []error, error) {
+// load reads the payloads of located entries from their files. An entry
+// whose line cannot be read back as it was indexed comes back without a
+// payload, and its error in errs.
+func (p *Projector) load(ctx context.Context, found []located) (entries []tapelog.Entry, errs []error, err error) {
 	r := newLineLoader(p.ws)
 	defer r.close()
-	entries := make([]tapelog.Entry, 0, len(found))
-	var errs []error
-	for _, l := range found {
+	entries = make([]tapelog.Entry, len(found))
+	for i, l := range found {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
 		e, err := r.load(l)
 		if err != nil {
 			errs = append(errs, err)
-			continue
+			e = l.e
+			e.Payload = nil
 		}
-		entries = append(entries, e)
+		entries[i] = e
 	}
 	return entries, errs, nil
 }

@@ -123,7 +123,7 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	entries, _, err := p.loadKeeping(ctx, found)
+	entries, _, err := p.load(ctx, found)
 	if err != nil {
 		return nil, err
 	}
@@ -136,28 +136,6 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 		hits = append(hits, Hit{Entry: e, Rank: ranks[i], RankedBy: rankedBy, Snippet: Snippet(SearchText(e), terms, 80)})
 	}
 	return hits, nil
-}
-
-// loadKeeping is load, keeping the entries' positions: an entry whose line
-// cannot be read back comes back without a payload.
-func (p *Projector) loadKeeping(ctx context.Context, found []located) ([]tapelog.Entry, []error, error) {
-	r := newLineLoader(p.ws)
-	defer r.close()
-	entries := make([]tapelog.Entry, len(found))
-	var errs []error
-	for i, l := range found {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		e, err := r.load(l)
-		if err != nil {
-			errs = append(errs, err)
-			e = l.e
-			e.Payload = nil
-		}
-		entries[i] = e
-	}
-	return entries, errs, nil
 }
 
 // queryTerms are the words of a query, lowercased, for snippets.

@@ -30,6 +30,7 @@ func search(args []string) error {
 	dir := fs.String("dir", "", "the project folder holding .tape/")
 	bin := fs.String("tape", "./bin/tape", "the tape binary")
 	runs := fs.Int("runs", 10, "runs of each query")
+	noCatchup := fs.Bool("no-catchup", false, "run tape search --no-catchup (as with a watcher keeping the index live)")
 	fs.Parse(args)
 	if abs, err := filepath.Abs(*bin); err == nil {
 		*bin = abs
@@ -46,7 +47,11 @@ func search(args []string) error {
 	for _, q := range searchQueries() {
 		var qt, qr []time.Duration
 		for range *runs {
-			d, err := timeCmd(*dir, *bin, "search", "--all-tapes", "--json", q)
+			targs := []string{"search", "--all-tapes", "--json", q}
+			if *noCatchup {
+				targs = append([]string{"--no-catchup"}, targs...)
+			}
+			d, err := timeCmd(*dir, *bin, targs...)
 			if err != nil {
 				return fmt.Errorf("tape search %s: %v", q, err)
 			}

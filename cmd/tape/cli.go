@@ -115,6 +115,21 @@ func (g *Globals) openTape(env *Env, mustExist bool) (*tapelog.Workspace, *tapel
 	return ws, t, nil
 }
 
+// openIndexed opens the workspace, the selected tape and the index, caught
+// up unless --no-catchup: what every read command starts with. close
+// releases them.
+func (g *Globals) openIndexed(env *Env, mustExist bool) (t *tapelog.Tape, ix *projector.Projector, close func(), err error) {
+	ws, t, err := g.openTape(env, mustExist)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if ix, err = g.index(env, ws); err != nil {
+		ws.Close()
+		return nil, nil, nil, err
+	}
+	return t, ix, func() { ix.Close(); t.Close(); ws.Close() }, nil
+}
+
 var errNoTape = errors.New("no such tape")
 
 func requireTape(ws *tapelog.Workspace, t *tapelog.Tape) error {

@@ -109,16 +109,11 @@ func splitKinds(flags []string) []string {
 // readEntries prints the entries of the anchors that pick selects, read
 // through the index.
 func readEntries(env *Env, g *Globals, f entryFilter, pick func([]tapelog.Anchor) ([]tapelog.Anchor, error)) error {
-	ws, t, err := g.openTape(env, true)
+	t, ix, closeAll, err := g.openIndexed(env, true)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
-	ix, err := g.index(env, ws)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
+	defer closeAll()
 	ctx := env.Context()
 	anchors, _, err := ix.Anchors(ctx, t.Name())
 	if err != nil {
@@ -225,16 +220,11 @@ func anchorRecordOf(t *tapelog.Tape, a tapelog.Anchor, entries int, path string)
 }
 
 func (c *AnchorsCmd) Run(env *Env, g *Globals) error {
-	ws, t, err := g.openTape(env, true)
+	t, ix, closeAll, err := g.openIndexed(env, true)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
-	ix, err := g.index(env, ws)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
+	defer closeAll()
 	anchors, counts, err := ix.Anchors(env.Context(), t.Name())
 	if err != nil {
 		return err

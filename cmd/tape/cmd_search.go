@@ -77,16 +77,11 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	if q.Until, err = parseWhen(c.Until, now); err != nil {
 		return usagef("--until: %v", err)
 	}
-	ws, t, err := g.openTape(env, !c.AllTapes)
+	t, ix, closeAll, err := g.openIndexed(env, !c.AllTapes)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
-	ix, err := g.index(env, ws)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
+	defer closeAll()
 	if !c.AllTapes {
 		q.Tapes = []string{t.Name()}
 	}
