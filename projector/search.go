@@ -164,7 +164,7 @@ func Snippet(text string, terms []string, width int) string {
 		}
 	}
 	start := 0
-	if first > 0 {
+	if first > 0 && utf8.RuneCountInString(text) > width { // a short text is shown whole
 		start = first
 		for n := 0; start > 0 && n < width/3; n++ { // some context before the match
 			_, size := utf8.DecodeLastRuneInString(text[:start])

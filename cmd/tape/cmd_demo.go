@@ -17,7 +17,8 @@ type DemoCmd struct {
 func (c *DemoCmd) Help() string {
 	return `Builds a sample workspace the way an agent session would (messages in English
 and Chinese, a tool call and its result, a run event, a handoff, and a line
-appended with a plain shell-style >>), then prints its anchors and its log.
+appended with a plain shell-style >>), then prints its anchors and its log,
+and searches it in English and in Chinese.
 Nothing outside the new folder is touched.
 
 Example:
@@ -83,7 +84,13 @@ func (c *DemoCmd) Run(env *Env) error {
 	if err := (&LogCmd{All: true}).Run(env, g); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nThe files are the tape; try:\n  ls -R %s\n  cat %s\n  TAPE_DIR=%s tape log --all --json\n",
+	for _, q := range []string{"timeout", "修改"} {
+		fmt.Fprintf(w, "\n$ tape search %s\n", q)
+		if err := (&SearchCmd{Query: []string{q}, Limit: 20}).Run(env, g); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\nThe files are the tape, and .tape/index.db an index of them; try:\n  ls -R %s\n  cat %s\n  TAPE_DIR=%s tape log --all --json\n",
 		filepath.Join(ws.Dir(), "tapes"), file, ws.Dir())
 	return nil
 }
