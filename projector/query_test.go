@@ -1,6 +1,10 @@
 package projector
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestMatchExpr(t *testing.T) {
 	tests := []struct {
@@ -45,4 +49,28 @@ func FuzzMatchExpr(f *testing.F) {
 			t.Fatalf("MatchExpr(%q) = %q, %v", q, expr, ok)
 		}
 	})
+}
+
+func TestSnippet(t *testing.T) {
+	long := strings.Repeat("lorem ipsum ", 20) + "the Flush failed " + strings.Repeat("dolor sit ", 20)
+	tests := []struct {
+		name, text string
+		terms      []string
+		want       string
+	}{
+		{"short text whole", "deploy failed on friday", []string{"friday"}, "deploy failed on **friday**"},
+		{"case kept", "TestFlush timed out", []string{"flush"}, "Test**Flush** timed out"},
+		{"chinese", "发生了一个错误，请重试", []string{"错误"}, "发生了一个**错误**，请重试"},
+		{"no match", "nothing here", []string{"zebra"}, "nothing here"},
+		{"newlines folded", "a\nb\tflush", []string{"flush"}, "a b **flush**"},
+	}
+	for _, tt := range tests {
+		if got := Snippet(tt.text, tt.terms, 80); got != tt.want {
+			t.Errorf("%s: Snippet = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	got := Snippet(long, []string{"flush"}, 40)
+	if !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") || !strings.Contains(got, "**Flush**") || utf8.RuneCountInString(got) > 40+8 {
+		t.Errorf("Snippet of a long text = %q; want about 40 runes around **Flush**, cut on both sides", got)
+	}
 }
