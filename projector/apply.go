@@ -81,8 +81,15 @@ func (a *applier) apply(ctx context.Context, o op) error {
 	k := o.key
 	switch o.kind {
 	case opDropTape:
+		if err := a.deleteEntries(ctx, "tape = ?", k.tape); err != nil {
+			return err
+		}
 		return a.dropWhere(ctx, "tape = ?", k.tape)
 	case opDropFolder:
+		seq, _, _ := tapelog.ParseFolderName(k.folder)
+		if err := a.deleteEntries(ctx, "tape = ? AND anchor_seq = ? AND folder = ?", k.tape, seq, k.folder); err != nil {
+			return err
+		}
 		return a.dropWhere(ctx, "tape = ? AND folder = ?", k.tape, k.folder)
 	case opAnchor:
 		return a.putAnchor(ctx, k, o.anchor)
@@ -113,11 +120,9 @@ func (a *applier) apply(ctx context.Context, o op) error {
 	return fmt.Errorf("projector: unknown op %d", o.kind)
 }
 
-// dropWhere removes every row of a tape or folder.
+// dropWhere removes the files, anchors and bad lines of a tape or folder;
+// the caller removes its entries, with a condition that an index serves.
 func (a *applier) dropWhere(ctx context.Context, where string, args ...any) error {
-	if err := a.deleteEntries(ctx, where, args...); err != nil {
-		return err
-	}
 	for _, table := range []string{"files", "anchors", "bad_lines"} { // all have tape and folder
 		if _, err := a.exec(ctx, `DELETE FROM `+table+` WHERE `+where, args...); err != nil {
 			return err
@@ -135,7 +140,7 @@ func (a *applier) dropWhere(ctx context.Context, where string, args ...any) erro
 
 // putAnchor replaces a folder's anchor row and its anchor entry.
 func (a *applier) putAnchor(ctx context.Context, k fileKey, r anchorRow) error {
-	if err := a.deleteEntries(ctx, "tape = ? AND folder = ? AND file_id = 0", k.tape, k.folder); err != nil {
+	if err := a.deleteEntries(ctx, "tape = ? AND anchor_seq = ? AND folder = ? AND file_id = 0", k.tape, r.seq, k.folder); err != nil {
 		return err
 	}
 	if _, err := a.exec(ctx, `DELETE FROM bad_lines WHERE tape = ? AND folder = ? AND file = 'anchor.json'`, k.tape, k.folder); err != nil {
@@ -145,7 +150,7 @@ func (a *applier) putAnchor(ctx context.Context, k fileKey, r anchorRow) error {
 		return err
 	}
 	line := 0
-	if r.size >= 0 && r.badReason == "" {
+	if r.size >= 0 {
 		line = 1
 	}
 	if err := a.insertEntry(ctx, k.tape, k.folder, "anchor.json", 0,

@@ -79,10 +79,13 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, stats *Stats) e
 		w := &walker{ws: p.ws, st: st, out: ops, stats: &walkStats}
 		walkErr <- w.walk(ctx)
 	}()
+	// On an error, cancel the walker and drain ops until it closes them:
+	// every send of the walker, and every wait of its prefetch, also
+	// watches ctx, so it stops soon.
 	a, err := newApplier(ctx, tx, stats)
 	if err != nil {
 		cancel()
-		for range ops { // let the walker finish
+		for range ops {
 		}
 		return err
 	}

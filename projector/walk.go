@@ -130,9 +130,22 @@ const (
 	noDateEffTime = math.MinInt64 + 1
 )
 
+// The times an effective time can hold: nanoseconds since 1970 in an
+// int64 run from 1677 to 2262; a date outside is taken as the nearest end,
+// so that a checkpoint's time read back gives the same sort keys.
+var (
+	minEffTime = time.Unix(0, noDateEffTime+1)
+	maxEffTime = time.Unix(0, math.MaxInt64)
+)
+
 func effTime(t time.Time) int64 {
-	if t.IsZero() {
+	switch {
+	case t.IsZero():
 		return noDateEffTime
+	case t.Before(minEffTime):
+		return noDateEffTime + 1
+	case t.After(maxEffTime):
+		return math.MaxInt64
 	}
 	return t.UnixNano()
 }
@@ -194,7 +207,15 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 	listings := w.prefetch(ctx, t, folders)
 	for i, f := range folders {
 		seen[f.Name] = true
-		l := <-listings[i]
+		var l folderState
+		select {
+		case l = <-listings[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if errors.Is(l.err, fs.ErrNotExist) {
+			continue // deleted while we looked: the next pass drops its rows
+		}
 		if l.err != nil {
 			return l.err
 		}
@@ -334,7 +355,7 @@ const racyWindow = 2 * time.Second
 // could not be: then the folder is listed after all.
 func (w *walker) statKnown(t *tapelog.Tape, f tapelog.Folder, key fileKey) (*tapelog.FileInfo, []tapelog.FileInfo, bool) {
 	var anchor *tapelog.FileInfo
-	if w.st.folders[key].size >= 0 {
+	if w.st.folders[key].size != -1 { // -1: the folder had no anchor.json
 		fi, err := t.QuickStat(f.Name, tapelog.AnchorFile)
 		if err != nil {
 			return nil, nil, false
@@ -368,6 +389,10 @@ func (w *walker) statKnown(t *tapelog.Tape, f tapelog.Folder, key fileKey) (*tap
 	return anchor, files, true
 }
 
+// unreadableAnchor is the size recorded for an anchor.json that could not
+// be read; its permissions may change without its size, mtime or inode.
+const unreadableAnchor = -2
+
 func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
 	r := anchorRow{seq: a.Seq, name: a.Name, id: a.Entry.ID, payload: string(a.Entry.Payload),
 		size: size, mtimeNS: mtime, ino: ino, effTime: anchorEffTime,
@@ -382,6 +407,7 @@ func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
 	}
 	if a.Err != nil {
 		r.badReason, r.badLine = a.Err.Reason, a.Err.Line
+		r.size = unreadableAnchor // never equal to a stat: read it again every pass
 	}
 	return r
 }
@@ -391,7 +417,7 @@ func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
 func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor, fi tapelog.FileInfo) error {
 	key := fileKey{tape: t.Name(), folder: a.Folder, name: fi.Name}
 	if fi.Err != nil {
-		return w.send(ctx, op{kind: opBadLine, key: key, bad: badLine{reason: fi.Err.Reason}})
+		return w.unreadable(ctx, key, badLine{reason: fi.Err.Reason})
 	}
 	if w.st.unreadable[key] { // readable again: forget the old complaint
 		if err := w.send(ctx, op{kind: opResetFile, key: key}); err != nil {
@@ -399,13 +425,20 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 		}
 	}
 	cp, known := w.st.files[key]
+	if w.st.unreadable[key] {
+		known = false // its rows and checkpoint went when it became unreadable: read it all
+	}
 	now := checkpoint{id: cp.id, dev: fi.Dev, ino: fi.Ino, size: fi.Size, mtimeNS: fi.ModTime.UnixNano()}
 	if known && cp.dev == now.dev && cp.ino == now.ino && cp.size == now.size && cp.mtimeNS == now.mtimeNS {
 		return nil // unchanged
 	}
 	w.stats.FilesRead++
 	from := tapelog.FilePos{}
-	if known && cp.dev == now.dev && cp.ino == now.ino && fi.Size >= cp.pos.Offset {
+	// Go on from the checkpoint if the file can only have grown: the same
+	// file, not shorter, and not the same size with a new mtime (an edit in
+	// place, which the fingerprint would miss in the middle of the file).
+	appended := fi.Size > cp.size || (fi.Size == cp.size && now.mtimeNS == cp.mtimeNS)
+	if known && cp.dev == now.dev && cp.ino == now.ino && fi.Size >= cp.pos.Offset && appended {
 		from = cp.pos
 	}
 	s, err := t.ScanFile(a, fi.Name, from)
@@ -416,7 +449,7 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 	if err != nil {
 		var le *tapelog.LineError
 		if errors.As(err, &le) {
-			return w.send(ctx, op{kind: opBadLine, key: key, bad: badLine{line: le.Line, offset: le.Offset, reason: le.Reason}})
+			return w.unreadable(ctx, key, badLine{line: le.Line, offset: le.Offset, reason: le.Reason})
 		}
 		return err
 	}
@@ -436,6 +469,18 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 	w.stats.Bytes += pos.Offset - from.Offset
 	now.pos = pos
 	return w.send(ctx, op{kind: opCheckpoint, key: key, cp: now})
+}
+
+// unreadable records a file that cannot be opened as it stands in a
+// rebuild: no rows, no checkpoint, one bad line. Once it can be read again
+// it is read from the start.
+func (w *walker) unreadable(ctx context.Context, key fileKey, bad badLine) error {
+	if _, known := w.st.files[key]; known {
+		if err := w.send(ctx, op{kind: opDropFile, key: key}); err != nil {
+			return err
+		}
+	}
+	return w.send(ctx, op{kind: opBadLine, key: key, bad: bad})
 }
 
 // scan sends a file's entries and bad lines, in batches.

@@ -1,0 +1,171 @@
+package projector
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tape-dev/tape/internal/corpus"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+func sameAsRebuild(t *testing.T, ws *tapelog.Workspace, p *Projector, words ...string) {
+	t.Helper()
+	if got, want := dump(t, p, words), rebuiltDump(t, ws, words); got != want {
+		t.Fatalf("incremental index differs from a rebuild:\n%s\n---\n%s", got, want)
+	}
+}
+
+// A file that cannot be read loses its rows, as in a rebuild, and is read
+// whole once it can be read again.
+func TestFileUnreadableThenReadable(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "narwhal one")
+	appendMsg(t, ws, "main", "narwhal two")
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/messages.jsonl")
+	kept := file + ".kept"
+	if err := os.Rename(file, kept); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "outside.jsonl")
+	os.WriteFile(outside, []byte(`{"role":"user","content":"secret"}`+"\n"), 0o600)
+	if err := os.Symlink(outside, file); err != nil { // unreadable: it leads out of the workspace
+		t.Fatal(err)
+	}
+	catchUp(t, p)
+	sameAsRebuild(t, ws, p, "narwhal", "secret")
+	os.Remove(file)
+	if err := os.Rename(kept, file); err != nil {
+		t.Fatal(err)
+	}
+	catchUp(t, p)
+	hits, err := p.Search(context.Background(), SearchQuery{Text: "narwhal"})
+	if err != nil || len(hits) != 2 {
+		t.Errorf("after the file is readable again, search finds %d entries (%v), want 2", len(hits), err)
+	}
+	sameAsRebuild(t, ws, p, "narwhal", "secret")
+}
+
+// An anchor.json that could not be read is read again every pass: fixing it
+// may change neither its size, nor its mtime, nor its inode.
+func TestBadAnchorFixedInPlace(t *testing.T) {
+	ws := newWorkspace(t)
+	dir := filepath.Join(ws.Dir(), "tapes/main/anchors/002_plan")
+	bad := `{"kind":"anchor","payload":{"name":"plan","state":{"goal":"armadillo"}}` // one brace short
+	good := bad + "}"
+	writeFileAt(t, filepath.Join(dir, "anchor.json"), bad+" ")
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	fi, _ := os.Stat(filepath.Join(dir, "anchor.json"))
+	f, err := os.OpenFile(filepath.Join(dir, "anchor.json"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte(good), 0) // same size, in place
+	f.Close()
+	os.Chtimes(filepath.Join(dir, "anchor.json"), fi.ModTime(), fi.ModTime())
+	catchUp(t, p)
+	if !found(t, p, "armadillo") {
+		t.Error("the fixed anchor's state is not searchable")
+	}
+	sameAsRebuild(t, ws, p, "armadillo")
+}
+
+// An edit in place in the middle of a file, keeping its size, is seen.
+func TestEditInPlaceIsSeen(t *testing.T) {
+	ws := newWorkspace(t)
+	for i := range 60 {
+		appendMsg(t, ws, "main", "filler "+strings.Repeat("x", 200)+itoa(i))
+	}
+	appendMsg(t, ws, "main", "the walrus said hello")
+	for i := range 60 {
+		appendMsg(t, ws, "main", "filler "+strings.Repeat("y", 200)+itoa(i))
+	}
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/messages.jsonl")
+	data, _ := os.ReadFile(file)
+	i := strings.Index(string(data), "walrus")
+	if i < 8192 || i > len(data)-8192 {
+		t.Fatalf("the edit at %d of %d is not in the middle of the file", i, len(data))
+	}
+	copy(data[i:], "zebras")
+	os.WriteFile(file, data, 0o600)
+	catchUp(t, p)
+	if found(t, p, "walrus") || !found(t, p, "zebras") {
+		t.Error("the edit in place is not in the index")
+	}
+	sameAsRebuild(t, ws, p, "walrus", "zebras")
+}
+
+// Dates beyond what nanoseconds in an int64 hold (after 2262) sort the same
+// incrementally and in a rebuild.
+func TestFarDates(t *testing.T) {
+	ws := newWorkspace(t)
+	dir := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start")
+	appendRaw(t, filepath.Join(dir, "a.jsonl"), `{"id":"A1","kind":"note","payload":{},"date":"2300-01-01T00:00:00Z"}`+"\n")
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	appendRaw(t, filepath.Join(dir, "b.jsonl"), `{"id":"B1","kind":"note","payload":{},"date":"2000-01-01T00:00:00Z"}`+"\n")
+	appendRaw(t, filepath.Join(dir, "a.jsonl"), `{"id":"A2","kind":"note","payload":{},"date":"2026-01-01T00:00:00Z"}`+"\n"+
+		`{"id":"A3","kind":"note","payload":{},"date":"1500-01-01T00:00:00Z"}`+"\n")
+	catchUp(t, p)
+	sameAsRebuild(t, ws, p)
+	entries, _, err := p.Entries(context.Background(), EntryFilter{Tape: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, e := range entries {
+		order = append(order, e.ID)
+	}
+	if got := strings.Join(order[1:], " "); got != "B1 A1 A2 A3" {
+		t.Errorf("order = %s, want B1 A1 A2 A3", got)
+	}
+}
+
+// A pass that is cancelled, or fails, returns at once and lets go of the
+// index lock.
+func TestCancelledPassReturns(t *testing.T) {
+	dir := t.TempDir() + "/.tape"
+	if _, err := corpus.Generate(dir, corpus.Options{Entries: 6000, PerAnchor: 2, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tapelog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	p := openProjector(t, ws)
+	for _, after := range []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond, 80 * time.Millisecond} {
+		ctx, cancel := context.WithTimeout(context.Background(), after)
+		done := make(chan error, 1)
+		go func() { _, err := p.Rebuild(ctx); done <- err }()
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("cancelled after %s: %v", after, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("a pass cancelled after %s did not return", after)
+		}
+		cancel()
+	}
+	catchUp(t, p) // the lock is free again
+}
+
+func writeFileAt(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
