@@ -138,13 +138,18 @@ func (a *applier) dropWhere(ctx context.Context, where string, args ...any) erro
 	return nil
 }
 
-// putAnchor replaces a folder's anchor row and its anchor entry.
+// putAnchor replaces a folder's anchor row and its anchor entry. For a new
+// folder there is nothing to delete, and not trying matters: a DELETE
+// opens a statement journal, which makes FTS5 flush its pending terms, and
+// a rebuild of thousands of folders would flush once per folder.
 func (a *applier) putAnchor(ctx context.Context, k fileKey, r anchorRow) error {
-	if err := a.deleteEntries(ctx, "tape = ? AND anchor_seq = ? AND folder = ? AND file_id = 0", k.tape, r.seq, k.folder); err != nil {
-		return err
-	}
-	if _, err := a.exec(ctx, `DELETE FROM bad_lines WHERE tape = ? AND folder = ? AND file = 'anchor.json'`, k.tape, k.folder); err != nil {
-		return err
+	if r.replace {
+		if err := a.deleteEntries(ctx, "tape = ? AND anchor_seq = ? AND folder = ? AND file_id = 0", k.tape, r.seq, k.folder); err != nil {
+			return err
+		}
+		if _, err := a.exec(ctx, `DELETE FROM bad_lines WHERE tape = ? AND folder = ? AND file = 'anchor.json'`, k.tape, k.folder); err != nil {
+			return err
+		}
 	}
 	if _, err := a.stmts["upsertAnchor"].ExecContext(ctx, k.tape, k.folder, r.seq, r.name, r.id, r.payload, r.meta, r.date, r.size, r.mtimeNS, r.ino); err != nil {
 		return err

@@ -40,6 +40,9 @@ type Projector struct {
 	Holder string
 	// RankWindow overrides DefaultRankWindow for Search.
 	RankWindow int
+	// Fresh is set when Open, or a pass, made the index's tables anew: it
+	// holds nothing yet, however up to date the files are.
+	Fresh bool
 }
 
 // Open opens the workspace's index, creating it or rebuilding its tables if
@@ -52,12 +55,10 @@ func Open(ctx context.Context, ws *tapelog.Workspace) (*Projector, error) {
 		return nil, fmt.Errorf("open index lock: %w", err)
 	}
 	p.lock = lock
-	// The common case, an index of this version, needs no lock.
-	if _, err := os.Stat(p.path); err == nil {
-		if err := p.openDB(); err != nil {
-			p.Close()
-			return nil, err
-		}
+	// The common case, an index of this version, needs no lock. It must
+	// not create index.db, though: only a holder of the lock may, after
+	// removing what a deleted index left (reopenLocked).
+	if err := p.openExisting(); err == nil {
 		if v, err := p.schemaVersion(ctx); err == nil && v == SchemaVersion {
 			return p, nil
 		}
@@ -90,6 +91,7 @@ func (p *Projector) prepareLocked(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("read index %s: %w", p.path, err)
 	}
+	p.Fresh = true
 	return p.createSchema(ctx)
 }
 
@@ -128,9 +130,19 @@ func (p *Projector) reopenLocked() error {
 	return p.openDB()
 }
 
+// openExisting opens index.db if it exists, without creating it.
+func (p *Projector) openExisting() error {
+	fi, err := os.Stat(p.path)
+	if err != nil {
+		return err
+	}
+	return p.connect(fi)
+}
+
+// openDB opens index.db, creating it empty and private first if needed (it
+// holds the tapes' words; SQLite gives its -wal and -shm files the same
+// mode). The caller holds the index lock.
 func (p *Projector) openDB() error {
-	// Create the file first, private: it holds the tapes' words. SQLite
-	// gives its -wal and -shm files the same mode.
 	f, err := p.ws.OpenPrivate(IndexFile)
 	if err != nil {
 		return fmt.Errorf("open index: %w", err)
@@ -140,6 +152,11 @@ func (p *Projector) openDB() error {
 	if err != nil {
 		return fmt.Errorf("open index: %w", err)
 	}
+	return p.connect(fi)
+}
+
+// connect opens the database at p.path, the file fi describes.
+func (p *Projector) connect(fi fs.FileInfo) error {
 	p.ino = inode(fi)
 	dsn := "file:" + p.path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=immediate"
 	// One connection: the projector writes from one goroutine, and one

@@ -85,6 +85,11 @@ func termExpr(text string, prefix bool) string {
 			for i := 0; i+1 < len(run); i++ {
 				tokens = append(tokens, string(run[i:i+2]))
 			}
+			if !last {
+				// The index has the run's last character alone after its
+				// bigrams; a phrase that goes on past the run must too.
+				tokens = append(tokens, string(run[len(run)-1]))
+			}
 		}
 		run = run[:0]
 	}

@@ -25,6 +25,8 @@ func TestMatchExpr(t *testing.T) {
 		{"发生错误", `"发生 生错 错误"`, true},
 		{"错", `"错" *`, true},
 		{"x错y", `"x 错 y"`, true},
+		{"错误，请重试", `"错误 误 请重 重试"`, true},
+		{"运行npm", `"运行 行 npm"`, true},
 		{"go测试", `"go 测试"`, true},
 		{`say "hi"`, `"say" AND "hi"`, true},
 		{`""`, ``, false},

@@ -39,6 +39,7 @@ func TestSearch(t *testing.T) {
 		"TestFlush timed out waiting for flush",
 		"open /usr/local/bin/tape: permission denied",
 		"call fix_issue_42 now",
+		"请运行npm install",
 		"the store flushes on Close",
 		`quote "inside" text`,
 	} {
@@ -58,6 +59,10 @@ func TestSearch(t *testing.T) {
 		{"一个错误", main, []string{"发生了一个错误，请重试"}},
 		{"重试", main, []string{"发生了一个错误，请重试"}},
 		{"错误 重试", main, []string{"发生了一个错误，请重试"}},
+		{"发生了一个错误，请重试", main, []string{"发生了一个错误，请重试"}},
+		{"错误，请重试", main, []string{"发生了一个错误，请重试"}},
+		{`"一个错误，请"`, main, []string{"发生了一个错误，请重试"}},
+		{"运行npm", main, []string{"请运行npm install"}},
 		{"发生", main, []string{"エラーが発生しました", "发生了一个错误，请重试"}[1:]},
 		{"エラー", main, []string{"エラーが発生しました"}},
 		{"flush", main, []string{"TestFlush timed out waiting for flush"}},

@@ -60,6 +60,7 @@ type folderListing struct {
 
 type anchorRow struct {
 	listing           folderListing
+	replace           bool // the folder is in the index: remove its old anchor entry first
 	seq               int64
 	name, id, payload string
 	meta, date        *string
@@ -295,6 +296,7 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 	if !known || old.seq != f.Seq || old.size != size || old.mtimeNS != mtime || old.ino != ino {
 		a := t.ReadAnchor(f)
 		row := newAnchorRow(a, size, mtime, ino)
+		row.replace = known
 		if err := w.send(ctx, op{kind: opAnchor, key: key, anchor: row}); err != nil {
 			return err
 		}

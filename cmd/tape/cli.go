@@ -156,7 +156,7 @@ func (g *Globals) index(env *Env, ws *tapelog.Workspace) (*projector.Projector, 
 	if err != nil {
 		return nil, err
 	}
-	if g.NoCatchup {
+	if g.NoCatchup && !ix.Fresh { // a new index must be filled, whatever the flag says
 		return ix, nil
 	}
 	ix.Holder = "tape catch-up"
