@@ -162,24 +162,25 @@ type FileInfo struct {
 // their sizes and identities. A file that cannot be stat'ed is listed with
 // Err set, except one deleted meanwhile.
 func (t *Tape) Files(folder string) ([]FileInfo, error) {
-	_, files, err := t.FolderFiles(folder)
+	_, files, _, err := t.FolderFiles(folder)
 	return files, err
 }
 
 // FolderFiles describes an anchor folder's anchor.json (nil when it has
 // none) and its *.jsonl files, as Files does. It opens the folder once and
 // stats its files relative to it: a catch-up with nothing to do is mostly
-// this, for every folder of every tape.
-func (t *Tape) FolderFiles(folder string) (anchor *FileInfo, files []FileInfo, err error) {
+// this, for every folder of every tape. links reports whether the folder
+// holds *.jsonl symlinks, whose targets can change without the folder.
+func (t *Tape) FolderFiles(folder string) (anchor *FileInfo, files []FileInfo, links bool, err error) {
 	dirPath := t.folderPath(folder)
 	dir, err := t.ws.root.OpenRoot(dirPath)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %w", dirPath, err)
+		return nil, nil, false, fmt.Errorf("open %s: %w", dirPath, err)
 	}
 	defer dir.Close()
 	dirents, err := fs.ReadDir(dir.FS(), ".")
 	if err != nil {
-		return nil, nil, fmt.Errorf("list %s: %w", dirPath, err)
+		return nil, nil, false, fmt.Errorf("list %s: %w", dirPath, err)
 	}
 	for _, d := range dirents { // sorted by name
 		name := d.Name()
@@ -199,6 +200,7 @@ func (t *Tape) FolderFiles(folder string) (anchor *FileInfo, files []FileInfo, e
 		case d.Type()&fs.ModeSymlink != 0:
 			// A symlink may lead to another folder of the workspace, which
 			// only the workspace's root can follow.
+			links = true
 			fi, err = t.Stat(folder, name)
 			if errors.Is(err, ErrNotRegular) {
 				continue
@@ -214,7 +216,7 @@ func (t *Tape) FolderFiles(folder string) (anchor *FileInfo, files []FileInfo, e
 		}
 		files = append(files, fi)
 	}
-	return anchor, files, nil
+	return anchor, files, links, nil
 }
 
 // QuickStat describes the file name of an anchor folder (or the folder

@@ -64,6 +64,11 @@ func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration) (St
 		return nil
 	})
 	stats.Duration = time.Since(start)
+	if err != nil && ctx.Err() != nil {
+		// Cancelled: database/sql closes the transaction and its statements
+		// under a running pass, whose own error then only says "closed".
+		err = fmt.Errorf("index pass: %w", ctx.Err())
+	}
 	return stats, err
 }
 

@@ -65,6 +65,7 @@ func TestSnippet(t *testing.T) {
 		{"chinese", "发生了一个错误，请重试", []string{"错误"}, "发生了一个**错误**，请重试"},
 		{"no match", "nothing here", []string{"zebra"}, "nothing here"},
 		{"newlines folded", "a\nb\tflush", []string{"flush"}, "a b **flush**"},
+		{"odd runes do not stop folding", "Ω ohm; TIMEOUT here", []string{"timeout"}, "Ω ohm; **TIMEOUT** here"},
 	}
 	for _, tt := range tests {
 		if got := Snippet(tt.text, tt.terms, 80); got != tt.want {

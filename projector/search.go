@@ -151,17 +151,16 @@ func queryTerms(query string) []string {
 
 // Snippet cuts about width runes of text around the first term found in
 // it, marks every term in the cut with **, and folds it onto one line.
+// Terms match without regard to case.
 func Snippet(text string, terms []string, width int) string {
 	text = strings.Join(strings.Fields(text), " ")
-	lower := strings.ToLower(text)
-	if len(lower) != len(text) { // a few runes change length when lowered
-		lower = text
-	}
 	first := -1
-	for _, t := range terms {
-		if i := strings.Index(lower, t); i >= 0 && (first < 0 || i < first) {
+	for i := 0; i < len(text) && first < 0; {
+		if matchAt(text[i:], terms) > 0 {
 			first = i
 		}
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
 	}
 	start := 0
 	if first > 0 && utf8.RuneCountInString(text) > width { // a short text is shown whole
@@ -176,21 +175,15 @@ func Snippet(text string, terms []string, width int) string {
 		_, size := utf8.DecodeRuneInString(text[end:])
 		end += size
 	}
-	cut, lowerCut := text[start:end], lower[start:end]
+	cut := text[start:end]
 	var b strings.Builder
 	if start > 0 {
 		b.WriteString("…")
 	}
 	for i := 0; i < len(cut); {
-		matched := ""
-		for _, t := range terms {
-			if t != "" && strings.HasPrefix(lowerCut[i:], t) && len(t) > len(matched) {
-				matched = t
-			}
-		}
-		if matched != "" {
-			b.WriteString("**" + cut[i:i+len(matched)] + "**")
-			i += len(matched)
+		if n := matchAt(cut[i:], terms); n > 0 {
+			b.WriteString("**" + cut[i:i+n] + "**")
+			i += n
 			continue
 		}
 		_, size := utf8.DecodeRuneInString(cut[i:])
@@ -201,6 +194,35 @@ func Snippet(text string, terms []string, width int) string {
 		b.WriteString("…")
 	}
 	return b.String()
+}
+
+// matchAt returns the length in bytes of the longest term that s starts
+// with, ignoring case, or 0.
+func matchAt(s string, terms []string) int {
+	best := 0
+	for _, t := range terms {
+		if n := foldPrefix(s, t); n > best {
+			best = n
+		}
+	}
+	return best
+}
+
+// foldPrefix returns how many bytes of s match prefix, rune by rune without
+// regard to case, or 0 if s does not start with it.
+func foldPrefix(s, prefix string) int {
+	i := 0
+	for _, want := range prefix {
+		if i >= len(s) {
+			return 0
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r != want && !strings.EqualFold(string(r), string(want)) {
+			return 0
+		}
+		i += size
+	}
+	return i
 }
 
 func (p *Projector) rankWindow() int {

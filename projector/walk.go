@@ -344,7 +344,10 @@ func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, key fileKey, las
 		}
 	}
 	now.listedNS = time.Now().UnixNano()
-	anchor, files, err := t.FolderFiles(f.Name)
+	anchor, files, links, err := t.FolderFiles(f.Name)
+	if links {
+		now.listedNS = 0 // a symlink's target changes without the folder: list it every time
+	}
 	return anchor, files, now, true, err
 }
 

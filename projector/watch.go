@@ -29,6 +29,9 @@ type Watcher struct {
 	// Debounce is how long the watcher waits after a change for more
 	// before it catches up; 0 means 10ms.
 	Debounce time.Duration
+	// MaxDelay bounds how long a steady stream of changes can put a
+	// catch-up off; 0 means 50ms.
+	MaxDelay time.Duration
 	// Reconcile is how often it re-adds every watch and catches up even
 	// without events, as a safety net; 0 means 30s.
 	Reconcile time.Duration
@@ -73,8 +76,10 @@ func (w *Watcher) loop(ctx context.Context) error {
 	debounce := cmpOr(w.Debounce, 10*time.Millisecond)
 	reconcile := time.NewTicker(cmpOr(w.Reconcile, 30*time.Second))
 	defer reconcile.Stop()
+	maxDelay := cmpOr(w.MaxDelay, 50*time.Millisecond)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	var pendingSince time.Time // the first change not yet caught up with; zero when none
 	for {
 		select {
 		case <-ctx.Done():
@@ -89,7 +94,12 @@ func (w *Watcher) loop(ctx context.Context) error {
 			if ev.Has(fsnotify.Create) {
 				w.addTree(ev.Name) // a new folder: watch it (and what mkdir -p made in it)
 			}
-			timer.Reset(debounce)
+			// Wait for the burst to end, but not past maxDelay after its
+			// first change: writers that never pause still get indexed.
+			if pendingSince.IsZero() {
+				pendingSince = time.Now()
+			}
+			timer.Reset(min(debounce, time.Until(pendingSince.Add(maxDelay))))
 		case err, ok := <-w.fw.Errors:
 			if !ok {
 				return errors.New("watch: fsnotify closed its errors")
@@ -100,6 +110,7 @@ func (w *Watcher) loop(ctx context.Context) error {
 			w.addAll()
 			w.pass(ctx)
 		case <-timer.C:
+			pendingSince = time.Time{}
 			w.pass(ctx)
 		case <-reconcile.C:
 			w.addAll()

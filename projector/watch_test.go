@@ -133,3 +133,22 @@ func BenchmarkWatchLatency(b *testing.B) {
 	}
 	reportPercentiles(b, latencies)
 }
+
+// A writer that never pauses longer than the debounce still sees its
+// entries indexed, within MaxDelay of each.
+func TestWatcherDebounceIsBounded(t *testing.T) {
+	ws := newWorkspace(t)
+	stop := startWatcher(t, openProjector(t, ws))
+	defer stop()
+	reader := openProjector(t, ws)
+	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/messages.jsonl")
+	appendRaw(t, file, `{"role":"user","content":"first okapi"}`+"\n")
+	deadline := time.Now().Add(5 * time.Second)
+	for !found(t, reader, "okapi") { // keep writing every 2 ms, under the 10 ms debounce
+		if time.Now().After(deadline) {
+			t.Fatal("a steady writer starved the watcher")
+		}
+		appendRaw(t, file, `{"role":"user","content":"more"}`+"\n")
+		time.Sleep(2 * time.Millisecond)
+	}
+}

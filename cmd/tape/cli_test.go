@@ -318,3 +318,21 @@ func TestCLIUnreadableFile(t *testing.T) {
 		t.Errorf("log with an unreadable file: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
+
+// --no-catchup reads the index as it stands, but a missing index is built
+// first: it is never an excuse for an empty answer.
+func TestCLINoCatchupRebuildsMissingIndex(t *testing.T) {
+	ws := newCLIWorkspace(t)
+	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"发生了一个错误"}`)
+	mustRun(t, ws, "search", "错误")
+	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"later words"}`)
+	if _, _, code := runTape(t, ws, "--no-catchup", "search", "later"); code != exitNoMatch {
+		t.Errorf("--no-catchup found an entry the index does not have yet (exit %d)", code)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(filepath.Join(ws, ".tape", "index.db"+suffix))
+	}
+	if out, _, code := runTape(t, ws, "--no-catchup", "search", "错误"); code != 0 || !strings.Contains(out, "错误") {
+		t.Errorf("--no-catchup after deleting the index: exit %d, %q", code, out)
+	}
+}
