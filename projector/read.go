@@ -136,15 +136,10 @@ func scanLocated(rows *sql.Rows, extra ...any) (located, error) {
 // indexed (the file changed since the last catch-up) comes back as a
 // *tapelog.LineError in errs instead.
 func (p *Projector) Entries(ctx context.Context, f EntryFilter) (entries []tapelog.Entry, errs []error, err error) {
-	where, args := []string{"e.tape = ?"}, []any{f.Tape}
-	if f.Folders != nil {
-		where = append(where, "e.folder IN ("+placeholders(len(f.Folders))+")")
-		args = appendAll(args, f.Folders)
-	}
-	if len(f.Kinds) > 0 {
-		where = append(where, "e.kind IN ("+placeholders(len(f.Kinds))+")")
-		args = appendAll(args, f.Kinds)
-	}
+	c := conds{where: []string{"e.tape = ?"}, args: []any{f.Tape}}
+	c.in("e.folder", f.Folders, f.Folders != nil)
+	c.in("e.kind", f.Kinds, len(f.Kinds) > 0)
+	where, args := c.where, c.args
 	order := "e.anchor_seq, e.folder, e.eff_time, e.file, e.line"
 	q := `SELECT ` + entryColumns + ` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + strings.Join(where, " AND ")
 	if f.Last > 0 {
@@ -261,13 +256,11 @@ func stale(e tapelog.Entry, reason string) error {
 // BadLines returns the bad lines recorded for a tape, or for some of its
 // folders, in tape order.
 func (p *Projector) BadLines(ctx context.Context, tape string, folders []string) ([]*tapelog.LineError, error) {
-	q := `SELECT b.folder, b.file, b.line, b.offset, b.reason FROM bad_lines b LEFT JOIN anchors a ON a.tape = b.tape AND a.folder = b.folder WHERE b.tape = ?`
-	args := []any{tape}
-	if folders != nil {
-		q += ` AND b.folder IN (` + placeholders(len(folders)) + `)`
-		args = appendAll(args, folders)
-	}
-	rows, err := p.db.QueryContext(ctx, q+` ORDER BY a.seq, b.folder, b.file, b.line`, args...)
+	c := conds{where: []string{"b.tape = ?"}, args: []any{tape}}
+	c.in("b.folder", folders, folders != nil)
+	q := `SELECT b.folder, b.file, b.line, b.offset, b.reason FROM bad_lines b LEFT JOIN anchors a ON a.tape = b.tape AND a.folder = b.folder WHERE ` +
+		strings.Join(c.where, " AND ") + ` ORDER BY a.seq, b.folder, b.file, b.line`
+	rows, err := p.db.QueryContext(ctx, q, c.args...)
 	if err != nil {
 		return nil, fmt.Errorf("query bad lines: %w", err)
 	}
@@ -285,13 +278,19 @@ func (p *Projector) BadLines(ctx context.Context, tape string, folders []string)
 	return bad, rows.Err()
 }
 
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+// conds gathers the conditions of a WHERE clause and their arguments.
+type conds struct {
+	where []string
+	args  []any
 }
 
-func appendAll(args []any, values []string) []any {
-	for _, v := range values {
-		args = append(args, v)
+// in adds "col IN (values)" when on.
+func (c *conds) in(col string, values []string, on bool) {
+	if !on {
+		return
 	}
-	return args
+	c.where = append(c.where, col+" IN ("+strings.TrimSuffix(strings.Repeat("?,", len(values)), ",")+")")
+	for _, v := range values {
+		c.args = append(c.args, v)
+	}
 }

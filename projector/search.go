@@ -55,25 +55,17 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	if !ok {
 		return nil, ErrEmptyQuery
 	}
-	where, args := []string{"entries_fts MATCH ?"}, []any{expr}
-	if q.Tapes != nil {
-		where = append(where, "e.tape IN ("+placeholders(len(q.Tapes))+")")
-		args = appendAll(args, q.Tapes)
-	}
-	if q.Folders != nil {
-		where = append(where, "e.folder IN ("+placeholders(len(q.Folders))+")")
-		args = appendAll(args, q.Folders)
-	}
-	if len(q.Kinds) > 0 {
-		where = append(where, "e.kind IN ("+placeholders(len(q.Kinds))+")")
-		args = appendAll(args, q.Kinds)
-	}
+	c := conds{where: []string{"entries_fts MATCH ?"}, args: []any{expr}}
+	c.in("e.tape", q.Tapes, q.Tapes != nil)
+	c.in("e.folder", q.Folders, q.Folders != nil)
+	c.in("e.kind", q.Kinds, len(q.Kinds) > 0)
 	if !q.Since.IsZero() {
-		where, args = append(where, "e.time_ns >= ?"), append(args, q.Since.UnixNano())
+		c.where, c.args = append(c.where, "e.time_ns >= ?"), append(c.args, q.Since.UnixNano())
 	}
 	if !q.Until.IsZero() {
-		where, args = append(where, "e.time_ns < ?"), append(args, q.Until.UnixNano())
+		c.where, c.args = append(c.where, "e.time_ns < ?"), append(c.args, q.Until.UnixNano())
 	}
+	where, args := c.where, c.args
 	cond := strings.Join(where, " AND ")
 	from := ` FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + cond
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -46,20 +45,13 @@ func (c *SearchCmd) Validate() error {
 	return nil
 }
 
-// searchRecord is what `tape search --json` prints; its names are a contract.
+// searchRecord is what `tape search --json` prints: an entry as `tape log
+// --json` prints it, and the match. Its names are a contract.
 type searchRecord struct {
-	ID        string          `json:"id"`
-	Tape      string          `json:"tape"`
-	Anchor    string          `json:"anchor"`
-	AnchorSeq int64           `json:"anchor_seq"`
-	Kind      string          `json:"kind"`
-	Date      *string         `json:"date"`
-	Snippet   string          `json:"snippet"`
-	Rank      float64         `json:"rank"`
-	RankedBy  string          `json:"ranked_by"`
-	Payload   json.RawMessage `json:"payload"`
-	File      string          `json:"file"`
-	Line      int             `json:"line"`
+	tapelog.Record
+	Snippet  string  `json:"snippet"`
+	Rank     float64 `json:"rank"`
+	RankedBy string  `json:"ranked_by"`
 }
 
 // errNoMatch makes the exit status 1, as grep's.
@@ -132,9 +124,7 @@ func (c *SearchCmd) print(env *Env, hits []projector.Hit) error {
 	if c.JSON {
 		out := newJSONLines(env.Stdout)
 		for _, h := range hits {
-			r := h.Entry.Record()
-			if err := out.write(searchRecord{ID: r.ID, Tape: r.Tape, Anchor: r.Anchor, AnchorSeq: r.AnchorSeq, Kind: r.Kind,
-				Date: r.Date, Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy, Payload: r.Payload, File: r.File, Line: r.Line}); err != nil {
+			if err := out.write(searchRecord{Record: h.Entry.Record(), Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy}); err != nil {
 				return err
 			}
 		}
