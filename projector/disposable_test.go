@@ -2,6 +2,7 @@ package projector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -148,5 +149,30 @@ func TestWatcherFollowsDeletedIndex(t *testing.T) {
 			defer p.Close()
 			return found(t, p, word)
 		})
+	}
+}
+
+// A pass waits for the one in progress elsewhere, and names its holder when
+// it gives up.
+func TestPassWaitsForTheHolder(t *testing.T) {
+	ws := newWorkspace(t)
+	holder := openProjector(t, ws)
+	holder.Holder = "tape reindex --full"
+	other := openProjector(t, ws)
+	release := make(chan struct{})
+	held := make(chan struct{})
+	go holder.withLock(context.Background(), time.Second, func() error {
+		close(held)
+		<-release
+		return nil
+	})
+	<-held
+	_, err := other.CatchUpWait(context.Background(), 50*time.Millisecond)
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "tape reindex --full") || !strings.Contains(err.Error(), fmt.Sprint(os.Getpid())) {
+		t.Errorf("catch-up while another pass runs = %v; want ErrLocked naming the holder", err)
+	}
+	close(release)
+	if _, err := other.CatchUpWait(context.Background(), 5*time.Second); err != nil {
+		t.Errorf("catch-up after the holder is done: %v", err)
 	}
 }

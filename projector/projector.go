@@ -43,6 +43,9 @@ type Projector struct {
 	// Fresh is set when Open, or a pass, made the index's tables anew: it
 	// holds nothing yet, however up to date the files are.
 	Fresh bool
+	// OnWait, if set, is told once, after a second, that a pass is waiting
+	// for the lock and who holds it.
+	OnWait func(holder string)
 }
 
 // Open opens the workspace's index, creating it or rebuilding its tables if
@@ -294,8 +297,10 @@ func (p *Projector) withLock(ctx context.Context, wait time.Duration, fn func() 
 // acquire takes the index lock, polling until wait runs out, and writes
 // this process into the lock file.
 func (p *Projector) acquire(ctx context.Context, wait time.Duration) error {
-	deadline := time.Now().Add(wait)
+	start := time.Now()
+	deadline := start.Add(wait)
 	delay := time.Millisecond
+	told := false
 	for {
 		ok, err := fileutil.TryLock(p.lock)
 		if err != nil {
@@ -306,6 +311,10 @@ func (p *Projector) acquire(ctx context.Context, wait time.Duration) error {
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%w (%s); try again when it is done", ErrLocked, p.holder())
+		}
+		if !told && p.OnWait != nil && time.Since(start) > time.Second {
+			p.OnWait(p.holder())
+			told = true
 		}
 		select {
 		case <-ctx.Done():

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+
+	"github.com/tape-dev/tape/projector"
 )
 
 // ReindexCmd is `tape reindex`.
@@ -34,6 +36,9 @@ func (c *ReindexCmd) Run(env *Env, g *Globals) error {
 	}
 	defer ix.Close()
 	ix.Holder = "tape reindex"
+	ix.OnWait = func(holder string) {
+		fmt.Fprintf(env.Stderr, "tape: the index is %s; waiting for it (up to %s)\n", holder, projector.LockWait)
+	}
 	pass := ix.CatchUp
 	if c.Full {
 		pass = ix.Rebuild
