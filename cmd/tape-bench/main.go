@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 func main() {
@@ -34,3 +35,15 @@ func main() {
 }
 
 func flags(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ExitOnError) }
+
+// workspaceFlags are the flags of the commands that run tape on a corpus.
+func workspaceFlags(fs *flag.FlagSet) (dir, bin *string) {
+	return fs.String("dir", "", "the project folder holding .tape/"), fs.String("tape", "./bin/tape", "the tape binary")
+}
+
+// absolute makes a path absolute: the commands run in the corpus folder.
+func absolute(path *string) {
+	if abs, err := filepath.Abs(*path); err == nil {
+		*path = abs
+	}
+}

@@ -16,13 +16,10 @@ import (
 // peak RSS, and the index's size against the JSONL's.
 func rebuild(args []string) error {
 	fs := flags("rebuild")
-	dir := fs.String("dir", "", "the project folder holding .tape/")
-	bin := fs.String("tape", "./bin/tape", "the tape binary")
+	dir, bin := workspaceFlags(fs)
 	runs := fs.Int("runs", 1, "how many rebuilds")
 	fs.Parse(args)
-	if abs, err := filepath.Abs(*bin); err == nil {
-		*bin = abs
-	}
+	absolute(bin)
 	jsonl, err := jsonlBytes(filepath.Join(*dir, ".tape", "tapes"))
 	if err != nil {
 		return err

@@ -27,14 +27,11 @@ func searchQueries() []string {
 // over the same files for the same words, in the same run.
 func search(args []string) error {
 	fs := flags("search")
-	dir := fs.String("dir", "", "the project folder holding .tape/")
-	bin := fs.String("tape", "./bin/tape", "the tape binary")
+	dir, bin := workspaceFlags(fs)
 	runs := fs.Int("runs", 10, "runs of each query")
 	noCatchup := fs.Bool("no-catchup", false, "run tape search --no-catchup (as with a watcher keeping the index live)")
 	fs.Parse(args)
-	if abs, err := filepath.Abs(*bin); err == nil {
-		*bin = abs
-	}
+	absolute(bin)
 	// Catch up once, so the timed runs measure search, with the cheap
 	// no-change catch-up every read command does.
 	warm := exec.Command(*bin, "reindex")
@@ -77,13 +74,10 @@ func search(args []string) error {
 // catchup times the no-change catch-up of a whole `tape reindex` process.
 func catchup(args []string) error {
 	fs := flags("catchup")
-	dir := fs.String("dir", "", "the project folder holding .tape/")
-	bin := fs.String("tape", "./bin/tape", "the tape binary")
+	dir, bin := workspaceFlags(fs)
 	runs := fs.Int("runs", 20, "runs")
 	fs.Parse(args)
-	if abs, err := filepath.Abs(*bin); err == nil {
-		*bin = abs
-	}
+	absolute(bin)
 	if _, err := timeCmd(*dir, *bin, "reindex"); err != nil {
 		return err
 	}
