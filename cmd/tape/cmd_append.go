@@ -53,6 +53,7 @@ func (c *AppendCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer ws.Close()
+	defer t.Close()
 	if c.Sync != nil {
 		t.Sync = tapelog.SyncNone
 		if *c.Sync {

@@ -34,6 +34,7 @@ func (c *HandoffCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer ws.Close()
+	defer t.Close()
 	a, err := t.Handoff(env.Context(), c.Name, state)
 	if err != nil {
 		return err
