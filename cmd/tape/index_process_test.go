@@ -113,6 +113,26 @@ func TestWatchWithConcurrentProcesses(t *testing.T) {
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A second watcher is refused, naming the first, once the first holds
+	// the workspace (poll its lock file until it names it).
+	lockFile := filepath.Join(dir, ".tape", "watch.lock")
+	first := fmt.Sprintf("pid %d", watch.Process.Pid)
+	deadline := time.Now().Add(10 * time.Second)
+	for data, _ := os.ReadFile(lockFile); !strings.Contains(string(data), first); data, _ = os.ReadFile(lockFile) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first tape watch never took the workspace: %s", watchErr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	second := exec.CommandContext(ctx, os.Args[0], "watch", "--quiet")
+	second.Dir, second.Env = dir, append(os.Environ(), "TAPE_TEST_AS_CLI=1", "TAPE_NAME=", "TAPE_DIR=")
+	out, err := second.CombinedOutput()
+	cancel()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitWorkspace || !strings.Contains(string(out), first) {
+		t.Errorf("a second tape watch: %v: %s; want exit %d naming %s", err, out, exitWorkspace, first)
+	}
 	const writers, each = 4, 300
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -161,7 +181,7 @@ func TestWatchWithConcurrentProcesses(t *testing.T) {
 
 	// The watcher alone brings the index to every entry.
 	want := writers*each + 1
-	deadline := time.Now().Add(20 * time.Second)
+	deadline = time.Now().Add(20 * time.Second)
 	for {
 		out, _, _ := runTape(t, dir, "--no-catchup", "log", "--all", "--json")
 		n := strings.Count(out, "\n")
