@@ -113,6 +113,15 @@ func TestWatchWithConcurrentProcesses(t *testing.T) {
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	t.Cleanup(func() { // never leave a watcher behind, even when the test fails
+		select {
+		case <-exited:
+		default:
+			watch.Process.Kill()
+			watch.Wait()
+		}
+	})
 	// A second watcher is refused, naming the first, once the first holds
 	// the workspace (poll its lock file until it names it).
 	lockFile := filepath.Join(dir, ".tape", "watch.lock")
@@ -194,7 +203,9 @@ func TestWatchWithConcurrentProcesses(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	watch.Process.Signal(syscall.SIGTERM)
-	if err := watch.Wait(); err != nil {
+	err := watch.Wait()
+	close(exited)
+	if err != nil {
 		t.Errorf("tape watch after SIGTERM: %v: %s", err, watchErr.String())
 	}
 }
