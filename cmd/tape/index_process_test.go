@@ -203,7 +203,7 @@ func TestWatchWithConcurrentProcesses(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	watch.Process.Signal(syscall.SIGTERM)
-	err := watch.Wait()
+	err = watch.Wait()
 	close(exited)
 	if err != nil {
 		t.Errorf("tape watch after SIGTERM: %v: %s", err, watchErr.String())
