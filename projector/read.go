@@ -200,11 +200,10 @@ func (p *Projector) load(ctx context.Context, found []located) (entries []tapelo
 // lineLoader reads lines at known places, keeping the last file open, since
 // entries in tape order come mostly from the same few files.
 type lineLoader struct {
-	ws   *tapelog.Workspace
-	key  fileKey
-	f    *os.File
-	tape *tapelog.Tape
-	buf  []byte
+	ws  *tapelog.Workspace
+	key fileKey
+	f   *os.File
+	buf []byte
 }
 
 func newLineLoader(ws *tapelog.Workspace) *lineLoader { return &lineLoader{ws: ws} }
