@@ -69,19 +69,23 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	cond := strings.Join(where, " AND ")
 	from := ` FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + cond
 
-	// Is there a window-th newest match? FTS5 walks its matches in rowid
-	// order, newest first, without scoring them; the query joins entries
-	// only when a filter needs it, and never anchors, so that SQLite keeps
-	// FTS5 as the outer loop and stops after the window.
-	floorFrom := ` FROM entries_fts WHERE ` + cond
-	if len(where) > 1 {
-		floorFrom = ` FROM entries_fts, entries e WHERE e.rowid = entries_fts.rowid AND ` + cond
-	}
+	// Does the query match more entries than the window, in the whole
+	// index? FTS5 walks its matches in rowid order without scoring them, and
+	// stops at the window. (With the filters joined in, a query on a small
+	// tape would walk every match of the workspace.)
 	var floor int64
-	err := p.db.QueryRowContext(ctx, `SELECT entries_fts.rowid`+floorFrom+` ORDER BY entries_fts.rowid DESC LIMIT 1 OFFSET ?`, append(args, p.rankWindow())...).Scan(&floor)
+	err := p.db.QueryRowContext(ctx, `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`, expr, p.rankWindow()).Scan(&floor)
 	common := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("search: %w", err)
+	}
+	recent := `entries_fts.rowid DESC` // FTS5 walks its matches newest first
+	if common && len(q.Tapes) == 1 && p.smallTape(ctx, q.Tapes[0]) {
+		// A common query on a small tape: walk the tape's entries, newest
+		// first, and ask FTS5 about each, instead of walking the
+		// workspace's matches to find the tape's.
+		from = ` FROM entries e CROSS JOIN entries_fts ON entries_fts.rowid = e.rowid JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + cond
+		recent = `e.rowid DESC`
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -94,7 +98,7 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	// newest matches are the answer; the others are ranked by bm25.
 	order, rankExpr, rankedBy := `rank, e.tape, e.anchor_seq, e.eff_time, e.file, e.line`, `bm25(entries_fts)`, RankedByBM25
 	if common {
-		order, rankExpr, rankedBy = `entries_fts.rowid DESC`, `0.0`, RankedByRecency
+		order, rankExpr, rankedBy = recent, `0.0`, RankedByRecency
 	}
 	rows, err := p.db.QueryContext(ctx, `SELECT `+entryColumns+`, `+rankExpr+` AS rank`+from+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
 	if err != nil {
@@ -222,4 +226,15 @@ func (p *Projector) rankWindow() int {
 		return p.RankWindow
 	}
 	return DefaultRankWindow
+}
+
+// smallTapeLines is the size, in lines, under which a tape counts as small
+// for Search's plan.
+const smallTapeLines = 20000
+
+// smallTape reports whether a tape has few lines, from its checkpoints.
+func (p *Projector) smallTape(ctx context.Context, tape string) bool {
+	var lines int64
+	err := p.db.QueryRowContext(ctx, `SELECT coalesce(sum(line), 0) FROM files WHERE tape = ?`, tape).Scan(&lines)
+	return err == nil && lines < smallTapeLines
 }

@@ -217,3 +217,37 @@ func FuzzSearchQuery(f *testing.F) {
 		rows.Close()
 	})
 }
+
+// A common query on a small tape, beside a large one, finds the small
+// tape's matches, newest first.
+func TestSearchCommonWordOnSmallTape(t *testing.T) {
+	ws := newWorkspace(t)
+	big, _ := ws.Tape("big")
+	defer big.Close()
+	var batch []tapelog.Entry
+	for range 40 {
+		p, _ := json.Marshal(map[string]string{"role": "user", "content": "common words everywhere"})
+		batch = append(batch, tapelog.Entry{Kind: "message", Payload: p})
+	}
+	if _, err := big.Append(context.Background(), batch...); err != nil {
+		t.Fatal(err)
+	}
+	appendMsg(t, ws, "small", "common one")
+	appendMsg(t, ws, "small", "nothing here")
+	appendMsg(t, ws, "small", "common two")
+	p := openProjector(t, ws)
+	p.RankWindow = 10
+	catchUp(t, p)
+	hits, err := p.Search(context.Background(), SearchQuery{Text: "common", Tapes: []string{"small"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.Entry.Pos.Tape+":"+SearchText(h.Entry)+":"+h.RankedBy)
+	}
+	want := []string{"small:common two\n:recency", "small:common one\n:recency"}
+	if !slices.Equal(got, want) {
+		t.Errorf("hits = %q, want %q", got, want)
+	}
+}
