@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"slices"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -234,54 +233,6 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 	return nil
 }
 
-// folderState is what prefetch found in one folder.
-type folderState struct {
-	anchor  *tapelog.FileInfo
-	files   []tapelog.FileInfo
-	listing folderListing
-	listed  bool
-	err     error
-}
-
-// prefetchers is how many goroutines stat folders ahead of the walk. A
-// catch-up with nothing to do is nothing but stat(2) calls; they block in
-// the kernel, so several at once use both cores.
-const prefetchers = 4
-
-// prefetch stats the folders in the background, a few at a time, and
-// returns one channel per folder for its result, so the walk consumes them
-// in order and the ops it sends stay in a fixed order.
-func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelog.Folder) []chan folderState {
-	results := make([]chan folderState, len(folders))
-	for i := range results {
-		results[i] = make(chan folderState, 1)
-	}
-	next := make(chan int)
-	go func() {
-		defer close(next)
-		for i := range folders {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	for range prefetchers {
-		go func() {
-			for i := range next {
-				f := folders[i]
-				key := fileKey{tape: t.Name(), folder: f.Name}
-				old, known := w.st.folders[key]
-				var s folderState
-				s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, key, old.listing, known)
-				results[i] <- s
-			}
-		}()
-	}
-	return results
-}
-
 func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Folder, l folderState) error {
 	key := fileKey{tape: t.Name(), folder: f.Name}
 	old, known := w.st.folders[key]
@@ -323,75 +274,6 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 		}
 	}
 	return nil
-}
-
-// folderFiles describes a folder's anchor.json and tape files. When the
-// folder has the identity it had when it was last listed, and that listing
-// was made well after its mtime (see racyWindow in package log for why),
-// its set of files is the same as then, and only the files known from the
-// index are stat'ed, by absolute path: a catch-up with nothing to do costs
-// a few stats per folder. Otherwise the folder is listed in full.
-// It runs in prefetch's goroutines: it only reads the walker's state.
-func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, key fileKey, last folderListing, known bool) (*tapelog.FileInfo, []tapelog.FileInfo, folderListing, bool, error) {
-	dir, err := t.QuickStat(f.Name, "")
-	if err != nil {
-		return nil, nil, folderListing{}, false, err
-	}
-	now := folderListing{mtimeNS: dir.ModTime.UnixNano(), ino: dir.Ino}
-	if known && now.mtimeNS == last.mtimeNS && now.ino == last.ino && last.mtimeNS < last.listedNS-int64(racyWindow) {
-		if anchor, files, ok := w.statKnown(t, f, key); ok {
-			return anchor, files, last, false, nil
-		}
-	}
-	now.listedNS = time.Now().UnixNano()
-	anchor, files, links, err := t.FolderFiles(f.Name)
-	if links {
-		now.listedNS = 0 // a symlink's target changes without the folder: list it every time
-	}
-	return anchor, files, now, true, err
-}
-
-// racyWindow: a folder listed less than this after its last change may
-// have changed again within the same timestamp tick.
-const racyWindow = 2 * time.Second
-
-// statKnown stats the files the index knows in a folder that did not
-// change. ok is false if one is gone, which the folder's identity said
-// could not be: then the folder is listed after all.
-func (w *walker) statKnown(t *tapelog.Tape, f tapelog.Folder, key fileKey) (*tapelog.FileInfo, []tapelog.FileInfo, bool) {
-	var anchor *tapelog.FileInfo
-	if w.st.folders[key].size != -1 { // -1: the folder had no anchor.json
-		fi, err := t.QuickStat(f.Name, tapelog.AnchorFile)
-		if err != nil {
-			return nil, nil, false
-		}
-		anchor = &fi
-	}
-	names := make([]string, 0, len(w.st.filesOf[key]))
-	for _, fk := range w.st.filesOf[key] {
-		names = append(names, fk.name)
-	}
-	slices.Sort(names)
-	files := make([]tapelog.FileInfo, 0, len(names))
-	for _, name := range names {
-		fk := fileKey{tape: key.tape, folder: key.folder, name: name}
-		var fi tapelog.FileInfo
-		var err error
-		if w.st.unreadable[fk] {
-			fi, err = t.Stat(f.Name, name) // through the root, which says why it cannot be read
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				fi = tapelog.FileInfo{Name: name, Err: &tapelog.LineError{Reason: "cannot open: " + err.Error(), Err: err}}
-				err = nil
-			}
-		} else {
-			fi, err = t.QuickStat(f.Name, name)
-		}
-		if err != nil {
-			return nil, nil, false
-		}
-		files = append(files, fi)
-	}
-	return anchor, files, true
 }
 
 // unreadableAnchor is the size recorded for an anchor.json that could not
