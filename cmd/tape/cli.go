@@ -36,7 +36,7 @@ type Globals struct {
 	TapeDir   string `name:"tape-dir" env:"TAPE_DIR" placeholder:"PATH" help:"The .tape folder to use (default: the nearest .tape above the current folder)."`
 	Tape      string `short:"t" env:"TAPE_NAME" placeholder:"NAME" help:"The tape to use (default: default_tape in config.json, else main)."`
 	Session   string `placeholder:"ID" help:"Use the tape that the Bub agent framework names for this session id."`
-	NoCatchup bool   `name:"no-catchup" env:"TAPE_NO_CATCHUP" help:"Read the index as it stands, without catching up with the files first."`
+	NoCatchup bool   `name:"no-catchup" env:"TAPE_NO_CATCHUP" help:"Read the index as it stands, without catching up with the files first (a missing index is still built)."`
 }
 
 var groups = []kong.Group{
@@ -50,8 +50,9 @@ var groups = []kong.Group{
 const cliDescription = `Store for AI-agent sessions: an append-only log of JSONL files under anchor folders.
 
 A tape is .tape/tapes/<tape>/anchors/NNN_<slug>/*.jsonl: read it with ls and
-cat, append to it with >> from any language. tape adds safe appends, handoffs
-and ordered reads.
+cat, append to it with >> from any language. tape adds safe appends, handoffs,
+ordered reads, and full-text search over .tape/index.db, an index it derives
+from the files and rebuilds whenever it is missing.
 
 ` + exitCodesHelp
 
