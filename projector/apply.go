@@ -37,6 +37,7 @@ var applyStatements = map[string]string{
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"updateFile": `UPDATE files SET dev = ?, ino = ?, size = ?, mtime_ns = ?, offset = ?, line = ?, eff_time = ?, fingerprint = ?
 		WHERE id = ?`,
+	"folderSig":    `UPDATE anchors SET files_sig = ? WHERE tape = ? AND folder = ?`,
 	"folderListed": `UPDATE anchors SET dir_mtime_ns = ?, dir_ino = ?, listed_ns = ? WHERE tape = ? AND folder = ?`,
 	"upsertAnchor": `INSERT OR REPLACE INTO anchors (tape, folder, seq, name, id, payload, meta, date, size, mtime_ns, ino)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -113,6 +114,9 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		return err
 	case opCheckpoint:
 		return a.saveCheckpoint(ctx, k, o.cp)
+	case opFolderSig:
+		_, err := a.stmts["folderSig"].ExecContext(ctx, o.sig, k.tape, k.folder)
+		return err
 	case opFolderListed:
 		_, err := a.stmts["folderListed"].ExecContext(ctx, o.listing.mtimeNS, int64(o.listing.ino), o.listing.listedNS, k.tape, k.folder)
 		return err

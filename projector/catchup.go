@@ -81,7 +81,7 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, stats *Stats) e
 	var walkStats Stats
 	go func() {
 		defer close(ops)
-		w := &walker{ws: p.ws, st: st, out: ops, stats: &walkStats}
+		w := &walker{ws: p.ws, st: st, out: ops, stats: &walkStats, tx: tx}
 		walkErr <- w.walk(ctx)
 	}()
 	// On an error, cancel the walker and drain ops until it closes them:
@@ -140,7 +140,7 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 		st.unreadable[k] = true
 	}
 	bad.Close()
-	rows, err := tx.QueryContext(ctx, `SELECT tape, folder, seq, size, mtime_ns, ino, dir_mtime_ns, dir_ino, listed_ns FROM anchors`)
+	rows, err := tx.QueryContext(ctx, `SELECT tape, folder, seq, size, mtime_ns, ino, dir_mtime_ns, dir_ino, listed_ns, files_sig FROM anchors`)
 	if err != nil {
 		return st, fmt.Errorf("load anchors: %w", err)
 	}
@@ -148,7 +148,7 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 		var k fileKey
 		var r anchorRow
 		var ino, dirIno int64
-		if err := rows.Scan(&k.tape, &k.folder, &r.seq, &r.size, &r.mtimeNS, &ino, &r.listing.mtimeNS, &dirIno, &r.listing.listedNS); err != nil {
+		if err := rows.Scan(&k.tape, &k.folder, &r.seq, &r.size, &r.mtimeNS, &ino, &r.listing.mtimeNS, &dirIno, &r.listing.listedNS, &r.sig); err != nil {
 			rows.Close()
 			return st, err
 		}
@@ -157,26 +157,35 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 		st.tapes[k.tape] = true
 	}
 	rows.Close()
-	rows, err = tx.QueryContext(ctx, `SELECT id, tape, folder, name, dev, ino, size, mtime_ns, offset, line, eff_time, fingerprint FROM files`)
+	if err := rows.Err(); err != nil {
+		return st, err
+	}
+	st.index()
+	return st, nil
+}
+
+// loadCheckpoints reads the checkpoints of one folder's files into
+// st.files. Only a folder whose files changed needs them: loading every
+// checkpoint was half of a catch-up that found nothing to do.
+func loadCheckpoints(ctx context.Context, tx sqlTx, st state, folder fileKey) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, name, dev, ino, size, mtime_ns, offset, line, eff_time, fingerprint
+		FROM files WHERE tape = ? AND folder = ?`, folder.tape, folder.folder)
 	if err != nil {
-		return st, fmt.Errorf("load checkpoints: %w", err)
+		return fmt.Errorf("load checkpoints: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var k fileKey
+		k := folder
 		var cp checkpoint
 		var dev, ino, eff, fp int64
-		if err := rows.Scan(&cp.id, &k.tape, &k.folder, &k.name, &dev, &ino, &cp.size, &cp.mtimeNS,
-			&cp.pos.Offset, &cp.pos.Line, &eff, &fp); err != nil {
-			return st, err
+		if err := rows.Scan(&cp.id, &k.name, &dev, &ino, &cp.size, &cp.mtimeNS, &cp.pos.Offset, &cp.pos.Line, &eff, &fp); err != nil {
+			return err
 		}
 		cp.dev, cp.ino, cp.pos.Fingerprint = uint64(dev), uint64(ino), uint64(fp)
 		if eff != noDateEffTime {
 			cp.pos.Time = time.Unix(0, eff).UTC()
 		}
 		st.files[k] = cp
-		st.tapes[k.tape] = true
 	}
-	st.index()
-	return st, rows.Err()
+	return rows.Err()
 }

@@ -2,7 +2,7 @@ package projector
 
 // SchemaVersion is the version of the index's tables. An index.db of another
 // version is rebuilt from the files, in place.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -36,6 +36,8 @@ CREATE TABLE anchors (
 	dir_mtime_ns INTEGER NOT NULL DEFAULT 0,
 	dir_ino      INTEGER NOT NULL DEFAULT 0,
 	listed_ns    INTEGER NOT NULL DEFAULT 0,
+	-- its files as the last pass left them (see signature in walk.go)
+	files_sig    TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY (tape, folder)
 ) WITHOUT ROWID;
 

@@ -3,9 +3,11 @@ package projector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math"
+	"strings"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -23,6 +25,7 @@ type op struct {
 	anchor  anchorRow     // opAnchor
 	entries []entryRow    // opEntries
 	listing folderListing // opFolderListed
+	sig     string        // opFolderSig
 	bad     badLine       // opBadLine
 	cp      checkpoint    // opCheckpoint
 }
@@ -39,6 +42,7 @@ const (
 	opBadLine                    // record a bad line of key's file
 	opCheckpoint                 // save how far key's file was read
 	opFolderListed               // save when key's folder was listed, and its identity then
+	opFolderSig                  // save the signature of key's folder's files
 )
 
 type fileKey struct{ tape, folder, name string }
@@ -59,7 +63,8 @@ type folderListing struct {
 
 type anchorRow struct {
 	listing           folderListing
-	replace           bool // the folder is in the index: remove its old anchor entry first
+	sig               string // the signature of its files (see signature)
+	replace           bool   // the folder is in the index: remove its old anchor entry first
 	seq               int64
 	name, id, payload string
 	meta, date        *string
@@ -99,28 +104,47 @@ type state struct {
 	// Built by index(): what each tape and folder holds, so that finding
 	// what was deleted costs what the folder holds, not the whole index.
 	foldersOf map[string][]fileKey  // tape -> its folders
-	filesOf   map[fileKey][]fileKey // folder (name "") -> its files and unreadable files
+	filesOf   map[fileKey][]fileKey // folder (name "") -> its files, from its signature
 }
 
 // index fills foldersOf and filesOf.
 func (st *state) index() {
 	st.foldersOf = make(map[string][]fileKey)
 	st.filesOf = make(map[fileKey][]fileKey)
-	for k := range st.folders {
+	for k, r := range st.folders {
 		st.foldersOf[k.tape] = append(st.foldersOf[k.tape], k)
-	}
-	add := func(k fileKey) {
-		folder := fileKey{tape: k.tape, folder: k.folder}
-		st.filesOf[folder] = append(st.filesOf[folder], k)
-	}
-	for k := range st.files {
-		add(k)
-	}
-	for k := range st.unreadable {
-		if _, ok := st.files[k]; !ok {
-			add(k)
+		for _, name := range sigNames(r.sig) {
+			st.filesOf[k] = append(st.filesOf[k], fileKey{tape: k.tape, folder: k.folder, name: name})
 		}
 	}
+}
+
+// A folder's signature lists its tape files as a pass last left them, one
+// line each: "name\tsize\tmtime\tinode\tdevice", or "name\t!" for a file
+// that could not be read. If a folder's files have the same signature now,
+// none of them changed, and the catch-up skips them without reading their
+// checkpoints.
+func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
+	var b strings.Builder
+	for _, fi := range files {
+		b.WriteString(fi.Name)
+		if fi.Err != nil || unreadable[fi.Name] {
+			b.WriteString("\t!\n")
+			continue
+		}
+		fmt.Fprintf(&b, "\t%d\t%d\t%d\t%d\n", fi.Size, fi.ModTime.UnixNano(), fi.Ino, fi.Dev)
+	}
+	return b.String()
+}
+
+// sigNames returns the names of the files a signature lists.
+func sigNames(sig string) []string {
+	var names []string
+	for line := range strings.Lines(sig) {
+		name, _, _ := strings.Cut(line, "\t")
+		names = append(names, name)
+	}
+	return names
 }
 
 // Sort keys for an entry's effective time: anchor entries first in their
@@ -160,6 +184,7 @@ type walker struct {
 	st    state
 	out   chan<- op
 	stats *Stats
+	tx    sqlTx // for the checkpoints of the folders that changed
 }
 
 func (w *walker) send(ctx context.Context, o op) error {
@@ -251,20 +276,31 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 		if err := w.send(ctx, op{kind: opAnchor, key: key, anchor: row}); err != nil {
 			return err
 		}
-		old.listing = folderListing{} // the new row has none yet
+		old.listing, old.sig = folderListing{}, "" // the new row has neither yet
 	}
 	if listing != old.listing {
 		if err := w.send(ctx, op{kind: opFolderListed, key: key, listing: listing}); err != nil {
 			return err
 		}
 	}
+	if known && old.sig != "" && signature(files, nil) == old.sig {
+		return nil // no file changed
+	}
+	if known {
+		if err := loadCheckpoints(ctx, w.tx, w.st, key); err != nil {
+			return err
+		}
+	}
 	seen := make(map[string]bool, len(files))
+	failed := make(map[string]bool)
 	a := tapelog.Anchor{Seq: f.Seq, Folder: f.Name}
 	for _, fi := range files {
 		seen[fi.Name] = true
-		if err := w.walkFile(ctx, t, a, fi); err != nil {
+		unreadable, err := w.walkFile(ctx, t, a, fi)
+		if err != nil {
 			return err
 		}
+		failed[fi.Name] = unreadable
 	}
 	for _, fk := range w.st.filesOf[key] {
 		if !seen[fk.name] {
@@ -272,6 +308,9 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 				return err
 			}
 		}
+	}
+	if sig := signature(files, failed); sig != old.sig {
+		return w.send(ctx, op{kind: opFolderSig, key: key, sig: sig})
 	}
 	return nil
 }
@@ -301,14 +340,15 @@ func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
 
 // walkFile reads what is new in one file, or all of it if it changed under
 // its checkpoint.
-func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor, fi tapelog.FileInfo) error {
+// It reports whether the file could not be read.
+func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor, fi tapelog.FileInfo) (bool, error) {
 	key := fileKey{tape: t.Name(), folder: a.Folder, name: fi.Name}
 	if fi.Err != nil {
-		return w.unreadable(ctx, key, badLine{reason: fi.Err.Reason})
+		return true, w.unreadable(ctx, key, badLine{reason: fi.Err.Reason})
 	}
 	if w.st.unreadable[key] { // readable again: forget the old complaint
 		if err := w.send(ctx, op{kind: opResetFile, key: key}); err != nil {
-			return err
+			return false, err
 		}
 	}
 	cp, known := w.st.files[key]
@@ -317,7 +357,7 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 	}
 	now := checkpoint{id: cp.id, dev: fi.Dev, ino: fi.Ino, size: fi.Size, mtimeNS: fi.ModTime.UnixNano()}
 	if known && cp.dev == now.dev && cp.ino == now.ino && cp.size == now.size && cp.mtimeNS == now.mtimeNS {
-		return nil // unchanged
+		return false, nil // unchanged
 	}
 	w.stats.FilesRead++
 	from := tapelog.FilePos{}
@@ -336,26 +376,26 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 	if err != nil {
 		var le *tapelog.LineError
 		if errors.As(err, &le) {
-			return w.unreadable(ctx, key, badLine{line: le.Line, offset: le.Offset, reason: le.Reason})
+			return true, w.unreadable(ctx, key, badLine{line: le.Line, offset: le.Offset, reason: le.Reason})
 		}
-		return err
+		return false, err
 	}
 	defer s.Close()
 	if known && from.Offset == 0 && cp.pos.Offset > 0 {
 		if err := w.send(ctx, op{kind: opResetFile, key: key}); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if err := w.scan(ctx, key, s); err != nil {
-		return err
+		return false, err
 	}
 	pos, err := s.Pos()
 	if err != nil {
-		return err
+		return false, err
 	}
 	w.stats.Bytes += pos.Offset - from.Offset
 	now.pos = pos
-	return w.send(ctx, op{kind: opCheckpoint, key: key, cp: now})
+	return false, w.send(ctx, op{kind: opCheckpoint, key: key, cp: now})
 }
 
 // unreadable records a file that cannot be opened as it stands in a
