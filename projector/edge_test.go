@@ -3,6 +3,7 @@ package projector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,5 +168,24 @@ func writeFileAt(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A file named with a tab or a newline is tracked, and dropped when it is
+// deleted, like any other.
+func TestOddFileNames(t *testing.T) {
+	for _, name := range []string{"a\tb.jsonl", "a\nb.jsonl", `a"b\c.jsonl`} {
+		t.Run(fmt.Sprintf("%q", name), func(t *testing.T) {
+			ws := newWorkspace(t)
+			appendMsg(t, ws, "main", "narwhal one")
+			dir := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start")
+			writeFileAt(t, filepath.Join(dir, name), `{"kind":"message","payload":{"role":"user","content":"walrus"}}`+"\n")
+			p := openProjector(t, ws)
+			catchUp(t, p)
+			sameAsRebuild(t, ws, p, "narwhal", "walrus")
+			os.Remove(filepath.Join(dir, name))
+			catchUp(t, p)
+			sameAsRebuild(t, ws, p, "narwhal", "walrus")
+		})
 	}
 }

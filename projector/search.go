@@ -38,11 +38,11 @@ type Hit struct {
 // How the hits of a search are ordered.
 const (
 	RankedByBM25    = "bm25"    // best first
-	RankedByRecency = "recency" // newest first: the query matched more than the rank window
+	RankedByRecency = "recency" // newest first: the query matched more than the rank window in the whole index
 )
 
-// DefaultRankWindow is how many matches a query may have for Search to
-// rank them by bm25. Ranking means counting and scoring every match, and a
+// DefaultRankWindow is how many matches a query may have, in the whole
+// index, for Search to rank them by bm25. Ranking means counting and scoring every match, and a
 // word in half a million entries takes far too long; a query with more
 // matches returns the newest first, which for agent sessions is the order
 // people look in.

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,14 +123,15 @@ func (st *state) index() {
 }
 
 // A folder's signature lists its tape files as a pass last left them, one
-// line each: "name\tsize\tmtime\tinode\tdevice", or "name\t!" for a file
+// line each: "\"name\"\tsize\tmtime\tinode\tdevice" (the name quoted as in
+// Go), or "\"name\"\t!" for a file
 // that could not be read. If a folder's files have the same signature now,
 // none of them changed, and the catch-up skips them without reading their
 // checkpoints.
 func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
 	var b strings.Builder
 	for _, fi := range files {
-		b.WriteString(fi.Name)
+		b.WriteString(strconv.Quote(fi.Name)) // names may hold tabs and newlines
 		if fi.Err != nil || unreadable[fi.Name] {
 			b.WriteString("\t!\n")
 			continue
@@ -141,8 +145,10 @@ func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
 func sigNames(sig string) []string {
 	var names []string
 	for line := range strings.Lines(sig) {
-		name, _, _ := strings.Cut(line, "\t")
-		names = append(names, name)
+		quoted, _, _ := strings.Cut(line, "\t")
+		if name, err := strconv.Unquote(quoted); err == nil {
+			names = append(names, name)
+		}
 	}
 	return names
 }
@@ -302,8 +308,19 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 		}
 		failed[fi.Name] = unreadable
 	}
+	// Drop the files that are gone: those the signature listed, and, in
+	// case it missed one, those with a checkpoint.
+	gone := map[fileKey]bool{}
 	for _, fk := range w.st.filesOf[key] {
-		if !seen[fk.name] {
+		gone[fk] = !seen[fk.name]
+	}
+	for fk := range w.st.files {
+		if fk.tape == key.tape && fk.folder == key.folder && !seen[fk.name] {
+			gone[fk] = true
+		}
+	}
+	for _, fk := range slices.SortedFunc(maps.Keys(gone), func(a, b fileKey) int { return strings.Compare(a.name, b.name) }) {
+		if gone[fk] {
 			if err := w.send(ctx, op{kind: opDropFile, key: fk}); err != nil {
 				return err
 			}
