@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -188,5 +189,48 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 				t.Fatalf("after %v\nincremental:\n%s\nrebuild:\n%s", m.log, got, want)
 			}
 		})
+	}
+}
+
+// The same property when folders look settled: after every change, the
+// folders changed in the last minute get a distinct time an hour ago, so
+// later catch-ups trust their listings and skip unchanged folders, the
+// paths a test run within the 2 s racy window never takes otherwise.
+func TestIncrementalEqualsRebuildOnSettledFolders(t *testing.T) {
+	var listed, visited int
+	for seed := range uint64(25) {
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			ws := newWorkspace(t)
+			p := openProjector(t, ws)
+			m := &mutator{t: t, r: rand.New(rand.NewPCG(seed, 11)), ws: ws}
+			tick := 0
+			settle := func() {
+				dirs, _ := filepath.Glob(filepath.Join(ws.Dir(), "tapes/*/anchors/*"))
+				for _, d := range dirs {
+					if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) < time.Minute {
+						tick++
+						old := time.Now().Add(-time.Hour).Add(time.Duration(tick) * time.Millisecond)
+						os.Chtimes(d, old, old)
+					}
+				}
+			}
+			for step := range 80 {
+				before := len(m.log)
+				m.step()
+				settle()
+				if (len(m.log) > before && m.log[len(m.log)-1] == "catch-up") || step%9 == 0 {
+					st := catchUp(t, p)
+					listed += st.Listed
+					visited += len(m.folders())
+				}
+			}
+			catchUp(t, p)
+			if got, want := dump(t, p, vocabulary), rebuiltDump(t, ws, vocabulary); got != want {
+				t.Fatalf("after %v\nincremental:\n%s\nrebuild:\n%s", m.log, got, want)
+			}
+		})
+	}
+	if listed*2 > visited {
+		t.Errorf("listed %d folders of %d visited; the settled-folder path was hardly taken", listed, visited)
 	}
 }
