@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"iter"
-	"path"
 	"slices"
-	"strings"
 )
 
 // Entries returns the entries of the given anchors, in tape order: each
@@ -123,18 +120,24 @@ type fileCursor struct {
 // by effective time, then file name; within a file, lines stay in order.
 func (t *Tape) readFolder(ctx context.Context, a Anchor, yield func(Entry, error) bool) bool {
 	dir := t.folderPath(a.Folder)
-	names, err := t.jsonlFiles(dir)
+	_, files, _, err := t.FolderFiles(a.Folder)
 	if err != nil {
 		return yield(Entry{}, &LineError{Path: dir, Reason: "cannot list folder: " + err.Error()})
 	}
-	cursors := make([]*fileCursor, 0, len(names))
+	cursors := make([]*fileCursor, 0, len(files))
 	defer func() {
 		for _, c := range cursors {
 			c.s.Close()
 		}
 	}()
-	for _, name := range names {
-		s, err := t.ScanFile(a, name, FilePos{})
+	for _, fi := range files {
+		if fi.Err != nil { // a symlink out of the workspace: say so, read the rest
+			if !yield(Entry{}, fi.Err) {
+				return false
+			}
+			continue
+		}
+		s, err := t.ScanFile(a, fi.Name, FilePos{})
 		if err != nil {
 			if !yield(Entry{}, err) {
 				return false
@@ -193,37 +196,6 @@ func advance(c *fileCursor, yield func(Entry, error) bool) bool {
 		c.head, c.ok = e, true
 		return true
 	}
-}
-
-// jsonlFiles lists the *.jsonl files of an anchor folder, sorted by name.
-// Names starting with a dot are temporary and left out, and so is anything
-// that is not a regular file (a FIFO would block a reader forever).
-func (t *Tape) jsonlFiles(dir string) ([]string, error) {
-	dirents, err := fs.ReadDir(t.ws.root.FS(), dir)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, d := range dirents {
-		n := d.Name()
-		if !strings.HasSuffix(n, ".jsonl") || hasDotPrefix(n) {
-			continue
-		}
-		if d.Type().IsRegular() || (d.Type()&fs.ModeSymlink != 0 && !t.isOther(path.Join(dir, n))) {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	return names, nil
-}
-
-// isOther reports whether the symlink rel leads, inside the workspace, to
-// something other than a regular file. A symlink that cannot be followed (it
-// leads out of the workspace, or nowhere) is kept, so that opening it reports
-// why.
-func (t *Tape) isOther(rel string) bool {
-	fi, err := t.ws.root.Stat(rel)
-	return err == nil && !fi.Mode().IsRegular()
 }
 
 func isBlank(b []byte) bool {
