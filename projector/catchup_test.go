@@ -85,6 +85,34 @@ func TestCatchUpSkipsUnchangedFolders(t *testing.T) {
 	}
 }
 
+// A folder signature in a form this version cannot read (this one is the
+// form of schema 5, whose names were not quoted) must not be taken for a
+// folder with no files: that dropped every row of a settled folder.
+func TestCatchUpDistrustsASignatureItCannotRead(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "kept message")
+	folder := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(folder, old, old); err != nil {
+		t.Fatal(err)
+	}
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	if _, err := p.DB().Exec(`UPDATE anchors SET files_sig = 'messages.jsonl' || char(9) || '1' || char(10)`); err != nil {
+		t.Fatal(err)
+	}
+	st := catchUp(t, p)
+	if st.Removed != 0 || st.Listed != 1 {
+		t.Errorf("catch-up over an unreadable signature: %+v; want the folder listed and nothing removed", st)
+	}
+	if !found(t, p, "kept") {
+		t.Error("the message is no longer searchable")
+	}
+	if got, want := dump(t, p, []string{"kept"}), rebuiltDump(t, ws, []string{"kept"}); got != want {
+		t.Errorf("index differs from a rebuild:\n%s\n---\n%s", got, want)
+	}
+}
+
 // Bad lines of every sort, a 10 MiB one among them, are recorded with
 // their file and line, and the good lines around them are indexed.
 func TestBadLinesAreRecorded(t *testing.T) {

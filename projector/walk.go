@@ -116,7 +116,17 @@ func (st *state) index() {
 	st.filesOf = make(map[fileKey][]fileKey)
 	for k, r := range st.folders {
 		st.foldersOf[k.tape] = append(st.foldersOf[k.tape], k)
-		for _, name := range sigNames(r.sig) {
+		names, ok := sigNames(r.sig)
+		if !ok {
+			// A signature this version cannot read would list no files,
+			// and trusting it would drop every row of the folder: forget
+			// it and its listing, so the folder is listed and compared
+			// with its checkpoints.
+			r.sig, r.listing = "", folderListing{}
+			st.folders[k] = r
+			continue
+		}
+		for _, name := range names {
 			st.filesOf[k] = append(st.filesOf[k], fileKey{tape: k.tape, folder: k.folder, name: name})
 		}
 	}
@@ -141,16 +151,18 @@ func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
 	return b.String()
 }
 
-// sigNames returns the names of the files a signature lists.
-func sigNames(sig string) []string {
-	var names []string
+// sigNames returns the names of the files a signature lists; ok is false
+// if a line of it is not in the form signature writes.
+func sigNames(sig string) (names []string, ok bool) {
 	for line := range strings.Lines(sig) {
-		quoted, _, _ := strings.Cut(line, "\t")
-		if name, err := strconv.Unquote(quoted); err == nil {
-			names = append(names, name)
+		quoted, _, found := strings.Cut(line, "\t")
+		name, err := strconv.Unquote(quoted)
+		if !found || err != nil {
+			return nil, false
 		}
+		names = append(names, name)
 	}
-	return names
+	return names, true
 }
 
 // Sort keys for an entry's effective time: anchor entries first in their
