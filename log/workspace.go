@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -180,6 +181,43 @@ func (w *Workspace) OpenPrivate(rel string) (*os.File, error) {
 		return nil, fmt.Errorf("open %s: %w", rel, err)
 	}
 	return f, nil
+}
+
+// MkdirPrivate creates the workspace folder rel (slash-separated) and its
+// parents, private to the owner: for folders tape keeps beside the tapes.
+func (w *Workspace) MkdirPrivate(rel string) error { return w.mkdirAll(rel) }
+
+// CreatePrivate creates the workspace file rel with mode 0600 and opens it
+// for writing; it fails if the file exists.
+func (w *Workspace) CreatePrivate(rel string) (*os.File, error) {
+	f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, filePerm)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", rel, err)
+	}
+	return f, nil
+}
+
+// Remove removes the workspace file rel: only for the files tape keeps
+// beside the tapes, never for a tape's own files.
+func (w *Workspace) Remove(rel string) error {
+	if err := w.root.Remove(rel); err != nil {
+		return fmt.Errorf("remove %s: %w", rel, err)
+	}
+	return nil
+}
+
+// ReadPrivate reads the workspace file rel, of at most max bytes.
+func (w *Workspace) ReadPrivate(rel string, max int64) ([]byte, error) {
+	f, err := w.root.Open(rel)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", rel, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	return data, nil
 }
 
 // mkdirAll creates the folder rel and its parents with private

@@ -9,6 +9,7 @@ import (
 // Stats says what a pass did.
 type Stats struct {
 	FilesRead int   // files opened because they changed
+	Folders   int   // anchor folders looked at (a watcher's pass skips those it saw no change in)
 	Listed    int   // anchor folders listed in full (the others had not changed)
 	Entries   int   // entries added
 	Removed   int   // entries removed (files rewritten or deleted)
@@ -22,24 +23,39 @@ const LockWait = 5 * time.Minute
 
 // CatchUp brings the index up to date with the files, reading only what
 // changed since the last pass.
-func (p *Projector) CatchUp(ctx context.Context) (Stats, error) { return p.pass(ctx, false, LockWait) }
+func (p *Projector) CatchUp(ctx context.Context) (Stats, error) {
+	return p.pass(ctx, false, LockWait, nil)
+}
 
 // CatchUpWait is CatchUp waiting at most wait for another process's pass;
 // then it fails with ErrLocked.
 func (p *Projector) CatchUpWait(ctx context.Context, wait time.Duration) (Stats, error) {
-	return p.pass(ctx, false, wait)
+	return p.pass(ctx, false, wait, nil)
 }
 
 // Rebuild empties the index and projects every file again, in one
 // transaction: readers see the old index until it commits.
-func (p *Projector) Rebuild(ctx context.Context) (Stats, error) { return p.pass(ctx, true, LockWait) }
+func (p *Projector) Rebuild(ctx context.Context) (Stats, error) {
+	return p.pass(ctx, true, LockWait, nil)
+}
 
-func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration) (Stats, error) {
+// catchUpScoped is CatchUp looking only at the folders in sc (see scope),
+// or at all of them if sc is nil or the index is not the one this
+// Projector last caught up.
+func (p *Projector) catchUpScoped(ctx context.Context, sc *scope) (Stats, error) {
+	return p.pass(ctx, false, LockWait, sc)
+}
+
+func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration, sc *scope) (Stats, error) {
 	var stats Stats
 	start := time.Now()
 	err := p.withLock(ctx, wait, func() error {
-		if err := p.prepareLocked(ctx); err != nil { // index.db may have been deleted
+		changed, err := p.prepareLocked(ctx) // index.db may have been deleted
+		if err != nil {
 			return err
+		}
+		if changed || full {
+			sc = nil // what a watcher saw change says nothing of another index
 		}
 		tx, err := p.db.BeginTx(ctx, nil)
 		if err != nil {
@@ -55,7 +71,7 @@ func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration) (St
 		if err != nil {
 			return err
 		}
-		if err := p.run(ctx, tx, st, &stats); err != nil {
+		if err := p.run(ctx, tx, st, sc, &stats); err != nil {
 			return err
 		}
 		if err := tx.Commit(); err != nil {
@@ -73,7 +89,7 @@ func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration) (St
 }
 
 // run walks the files in one goroutine and applies its ops in this one.
-func (p *Projector) run(ctx context.Context, tx sqlTx, st state, stats *Stats) error {
+func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stats *Stats) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ops := make(chan op, 64)
@@ -81,7 +97,7 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, stats *Stats) e
 	var walkStats Stats
 	go func() {
 		defer close(ops)
-		w := &walker{ws: p.ws, st: st, out: ops, stats: &walkStats, tx: tx}
+		w := &walker{ws: p.ws, st: st, scope: sc, out: ops, stats: &walkStats, tx: tx}
 		walkErr <- w.walk(ctx)
 	}()
 	// On an error, cancel the walker and drain ops until it closes them:
@@ -108,7 +124,7 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, stats *Stats) e
 	if err := a.finish(ctx); err != nil {
 		return err
 	}
-	stats.FilesRead, stats.Bytes, stats.Listed = walkStats.FilesRead, walkStats.Bytes, walkStats.Listed
+	stats.FilesRead, stats.Bytes, stats.Listed, stats.Folders = walkStats.FilesRead, walkStats.Bytes, walkStats.Listed, walkStats.Folders
 	return nil
 }
 

@@ -66,7 +66,7 @@ func Open(ctx context.Context, ws *tapelog.Workspace) (*Projector, error) {
 			return p, nil
 		}
 	}
-	if err := p.withLock(ctx, LockWait, func() error { return p.prepareLocked(ctx) }); err != nil {
+	if err := p.withLock(ctx, LockWait, func() error { _, err := p.prepareLocked(ctx); return err }); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -76,26 +76,28 @@ func Open(ctx context.Context, ws *tapelog.Workspace) (*Projector, error) {
 // prepareLocked makes the index usable: it opens the database file (a new
 // one if it was deleted or replaced since this Projector opened it) and
 // creates the tables when their version is not SchemaVersion. The caller
-// holds the index lock.
-func (p *Projector) prepareLocked(ctx context.Context) error {
+// holds the index lock. It reports whether the index is not the one this
+// Projector last caught up: reopened or made anew.
+func (p *Projector) prepareLocked(ctx context.Context) (changed bool, err error) {
 	if p.db == nil || p.replaced() {
 		if err := p.reopenLocked(); err != nil {
-			return err
+			return true, err
 		}
+		changed = true
 	}
 	version, err := p.schemaVersion(ctx)
 	switch {
 	case err == nil && version == SchemaVersion:
-		return nil
+		return changed, nil
 	case err != nil && isNotADatabase(err):
 		if err := p.replaceUnreadable(); err != nil {
-			return err
+			return true, err
 		}
 	case err != nil:
-		return fmt.Errorf("read index %s: %w", p.path, err)
+		return changed, fmt.Errorf("read index %s: %w", p.path, err)
 	}
 	p.Fresh = true
-	return p.createSchema(ctx)
+	return true, p.createSchema(ctx)
 }
 
 // replaced reports whether index.db is no longer the file this Projector

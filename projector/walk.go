@@ -108,13 +108,29 @@ type state struct {
 	// what was deleted costs what the folder holds, not the whole index.
 	foldersOf map[string][]fileKey  // tape -> its folders
 	filesOf   map[fileKey][]fileKey // folder (name "") -> its files, from its signature
+
+	// Folders whose changes may make no fsnotify event in them, which a
+	// scoped pass walks all the same, and the tapes that hold them.
+	volatile      map[fileKey]bool
+	volatileTapes map[string]bool
 }
 
 // index fills foldersOf and filesOf.
 func (st *state) index() {
 	st.foldersOf = make(map[string][]fileKey)
 	st.filesOf = make(map[fileKey][]fileKey)
+	st.volatile, st.volatileTapes = map[fileKey]bool{}, map[string]bool{}
+	markVolatile := func(k fileKey) {
+		st.volatile[k], st.volatileTapes[k.tape] = true, true
+	}
+	for k := range st.unreadable { // it may become readable by a change elsewhere
+		markVolatile(fileKey{tape: k.tape, folder: k.folder})
+	}
 	for k, r := range st.folders {
+		// listedNS 0: it holds symlinks, whose targets change elsewhere.
+		if r.listing.listedNS == 0 || r.size == unreadableAnchor {
+			markVolatile(k)
+		}
 		st.foldersOf[k.tape] = append(st.foldersOf[k.tape], k)
 		names, ok := sigNames(r.sig)
 		if !ok {
@@ -124,6 +140,7 @@ func (st *state) index() {
 			// with its checkpoints.
 			r.sig, r.listing = "", folderListing{}
 			st.folders[k] = r
+			markVolatile(k)
 			continue
 		}
 		for _, name := range names {
@@ -200,6 +217,7 @@ const entriesPerOp = 512
 type walker struct {
 	ws    *tapelog.Workspace
 	st    state
+	scope *scope // nil: every folder
 	out   chan<- op
 	stats *Stats
 	tx    sqlTx // for the checkpoints of the folders that changed
@@ -222,6 +240,9 @@ func (w *walker) walk(ctx context.Context) error {
 	seen := make(map[string]bool, len(names))
 	for _, name := range names {
 		seen[name] = true
+		if !w.scope.wantsTape(&w.st, name) {
+			continue
+		}
 		if err := w.walkTape(ctx, name); err != nil {
 			return err
 		}
@@ -247,9 +268,16 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 		return err
 	}
 	seen := make(map[string]bool, len(folders))
+	for _, f := range folders {
+		seen[f.Name] = true
+	}
+	if w.scope != nil {
+		folders = slices.DeleteFunc(folders, func(f tapelog.Folder) bool {
+			return !w.scope.wantsFolder(&w.st, fileKey{tape: name, folder: f.Name})
+		})
+	}
 	listings := w.prefetch(ctx, t, folders)
 	for i, f := range folders {
-		seen[f.Name] = true
 		var l folderState
 		select {
 		case l = <-listings[i]:
@@ -280,6 +308,7 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 	key := fileKey{tape: t.Name(), folder: f.Name}
 	old, known := w.st.folders[key]
 	anchorFile, files, listing := l.anchor, l.files, l.listing
+	w.stats.Folders++
 	if l.listed {
 		w.stats.Listed++
 	}

@@ -38,8 +38,15 @@ type Watcher struct {
 	// OnPass, if set, is told of every pass.
 	OnPass func(Stats, error)
 
-	fw *fsnotify.Watcher // only touched by Run's goroutine
+	// Only touched by Run's goroutine:
+	fw    *fsnotify.Watcher
+	dirty *scope // what changed since the last pass
+	stale bool   // events may have been missed: the next pass looks at everything
 }
+
+// lockWait is how long a starting watcher waits for watch.lock: readers
+// take it, shared, for a moment to see whether a watcher runs.
+const lockWait = 500 * time.Millisecond
 
 // Run watches until ctx is done. Only one watcher runs on a workspace at a
 // time; a second one fails with ErrWatching, naming the first.
@@ -49,17 +56,22 @@ func (w *Watcher) Run(ctx context.Context) error {
 		return err
 	}
 	defer lock.Close()
-	ok, err := fileutil.TryLock(lock)
+	lockCtx, cancel := context.WithTimeout(ctx, lockWait)
+	err = fileutil.LockContext(lockCtx, lock)
+	cancel()
 	if err != nil {
-		return fmt.Errorf("lock watcher: %w", err)
-	}
-	if !ok {
+		if ctx.Err() != nil {
+			return nil
+		}
 		buf := make([]byte, 128)
 		n, _ := lock.ReadAt(buf, 0)
 		return fmt.Errorf("%w (%s); stop it first", ErrWatching, strings.TrimSpace(string(buf[:n])))
 	}
 	lock.Truncate(0)
 	lock.WriteAt([]byte(fmt.Sprintf("pid %d: tape watch\n", os.Getpid())), 0)
+	if err := w.clearStaleBarriers(); err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
 
 	if w.fw, err = fsnotify.NewBufferedWatcher(4096); err != nil {
 		return fmt.Errorf("watch: %w", err)
@@ -68,6 +80,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	// Watch first, then scan: a folder made between the two is both
 	// watched and caught up.
 	w.addAll()
+	w.dirty, w.stale = newScope(), true
 	w.pass(ctx)
 	return w.loop(ctx)
 }
@@ -80,6 +93,11 @@ func (w *Watcher) loop(ctx context.Context) error {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var pendingSince time.Time // the first change not yet caught up with; zero when none
+	passNow := func() error {
+		timer.Stop()
+		pendingSince = time.Time{}
+		return w.pass(ctx)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -88,12 +106,24 @@ func (w *Watcher) loop(ctx context.Context) error {
 			if !ok {
 				return errors.New("watch: fsnotify closed its events")
 			}
-			if !w.relevant(ev) {
+			if name, ok := w.barrier(ev); ok {
+				// A reader waits: every change before it is in w.dirty
+				// now (see sync.go), so catch up at once, and answer.
+				var err error
+				if w.stale || !w.dirty.empty() {
+					err = passNow()
+				}
+				w.answer([]string{name}, err)
+				continue
+			}
+			rel, ok := w.relevant(ev)
+			if !ok {
 				continue
 			}
 			if ev.Has(fsnotify.Create) {
 				w.addTree(ev.Name) // a new folder: watch it (and what mkdir -p made in it)
 			}
+			w.dirty.add(rel)
 			// Wait for the burst to end, but not past maxDelay after its
 			// first change: writers that never pause still get indexed.
 			if pendingSince.IsZero() {
@@ -108,30 +138,45 @@ func (w *Watcher) loop(ctx context.Context) error {
 			// at everything.
 			w.report(Stats{}, fmt.Errorf("watch: %w; reconciling", err))
 			w.addAll()
-			w.pass(ctx)
+			w.stale = true
+			passNow() //nolint:errcheck // reported
 		case <-timer.C:
 			pendingSince = time.Time{}
-			w.pass(ctx)
+			w.pass(ctx) //nolint:errcheck // reported
 		case <-reconcile.C:
+			w.clearStaleBarriers() //nolint:errcheck // the next reconciliation tries again
 			w.addAll()
-			w.pass(ctx)
+			w.stale = true
+			passNow() //nolint:errcheck // reported
 		}
 	}
 }
 
 // relevant reports whether an event is about the tapes, not about the
-// index files beside them, which every pass itself changes.
-func (w *Watcher) relevant(ev fsnotify.Event) bool {
+// index files beside them, which every pass itself changes, and returns
+// its path relative to the workspace.
+func (w *Watcher) relevant(ev fsnotify.Event) (string, bool) {
 	rel, err := filepath.Rel(w.P.ws.Dir(), ev.Name)
-	return err == nil && (rel == "tapes" || strings.HasPrefix(rel, "tapes"+string(filepath.Separator)))
+	return rel, err == nil && (rel == "tapes" || strings.HasPrefix(rel, "tapes"+string(filepath.Separator)))
 }
 
-func (w *Watcher) pass(ctx context.Context) {
-	st, err := w.P.CatchUp(ctx)
+// pass catches up with what changed since the last pass, or with
+// everything if events may have been missed or the last pass failed.
+func (w *Watcher) pass(ctx context.Context) error {
+	sc := w.dirty
+	if w.stale {
+		sc = nil
+	}
+	w.dirty, w.stale = newScope(), false
+	st, err := w.P.catchUpScoped(ctx, sc)
 	if ctx.Err() != nil {
-		return
+		return ctx.Err()
+	}
+	if err != nil {
+		w.stale = true // what this pass was to catch up with is not in w.dirty any more
 	}
 	w.report(st, err)
+	return err
 }
 
 func (w *Watcher) report(st Stats, err error) {
@@ -140,9 +185,11 @@ func (w *Watcher) report(st Stats, err error) {
 	}
 }
 
-// addAll watches the workspace folder and every folder under tapes/.
+// addAll watches the workspace folder, the folder of readers' barriers
+// and every folder under tapes/.
 func (w *Watcher) addAll() {
-	w.fw.Add(w.P.ws.Dir()) //nolint:errcheck // the next reconciliation tries again
+	w.fw.Add(w.P.ws.Dir())        //nolint:errcheck // the next reconciliation tries again
+	w.fw.Add(w.P.ws.Abs(syncDir)) //nolint:errcheck
 	w.addTree(filepath.Join(w.P.ws.Dir(), "tapes"))
 }
 

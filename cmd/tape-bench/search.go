@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,9 +31,17 @@ func search(args []string) error {
 	fs := flags("search")
 	dir, bin := workspaceFlags(fs)
 	runs := fs.Int("runs", 10, "runs of each query")
-	noCatchup := fs.Bool("no-catchup", false, "run tape search --no-catchup (as with a watcher keeping the index live)")
+	noCatchup := fs.Bool("no-catchup", false, "run tape search --no-catchup: the index as it stands")
+	watch := fs.Bool("watch", false, "run tape watch beside the searches, which then sync with it instead of catching up")
 	fs.Parse(args)
 	absolute(bin)
+	if *watch {
+		stop, err := startWatch(*dir, *bin)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	// Catch up once, so the timed runs measure search, with the cheap
 	// no-change catch-up every read command does.
 	warm := exec.Command(*bin, "reindex")
@@ -69,6 +79,41 @@ func search(args []string) error {
 	fmt.Printf("search: %d queries x %d runs: tape search p50 %.1f ms, p95 %.1f ms; ripgrep p50 %.1f ms, p95 %.1f ms\n",
 		len(searchQueries()), *runs, ms(pct(tape, 50)), ms(pct(tape, 95)), ms(pct(rg, 50)), ms(pct(rg, 95)))
 	return nil
+}
+
+// startWatch runs `tape watch` in dir until stop is called, once it says
+// on stderr that it is watching.
+func startWatch(dir, bin string) (stop func(), err error) {
+	cmd := exec.Command(bin, "watch")
+	cmd.Dir = dir
+	out, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("tape watch: %w", err)
+	}
+	stop = func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}
+	started := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		started <- line
+		io.Copy(os.Stderr, out)
+	}()
+	select {
+	case line := <-started:
+		if !strings.HasPrefix(line, "watching") {
+			stop()
+			return nil, fmt.Errorf("tape watch did not start: %q", line)
+		}
+		return stop, nil
+	case <-time.After(time.Minute):
+		stop()
+		return nil, fmt.Errorf("tape watch said nothing for a minute")
+	}
 }
 
 // catchup times the no-change catch-up of a whole `tape reindex` process.

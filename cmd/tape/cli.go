@@ -160,6 +160,18 @@ func (g *Globals) index(env *Env, ws *tapelog.Workspace) (*projector.Projector, 
 	if g.NoCatchup && !ix.Fresh { // a new index must be filled, whatever the flag says
 		return ix, nil
 	}
+	if !ix.Fresh {
+		// A running `tape watch` can say in a millisecond what a catch-up
+		// finds out with a stat of every file.
+		synced, err := ix.SyncWatcher(env.Context(), projector.SyncTimeout)
+		if err != nil {
+			ix.Close()
+			return nil, err
+		}
+		if synced {
+			return ix, nil
+		}
+	}
 	ix.Holder = "tape catch-up"
 	_, err = ix.CatchUpWait(env.Context(), catchupWait)
 	if errors.Is(err, projector.ErrLocked) {

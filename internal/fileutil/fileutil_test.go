@@ -109,4 +109,16 @@ func TestLockExcludesOtherDescriptors(t *testing.T) {
 	if ok, _ := TryLock(a); ok {
 		t.Fatal("the first descriptor took the lock the second holds")
 	}
+	if ok, err := TryLockShared(a); ok || err != nil {
+		t.Fatalf("TryLockShared while another descriptor holds the lock = %v, %v; want false, nil", ok, err)
+	}
+	if err := Unlock(b); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := TryLockShared(a); !ok || err != nil {
+		t.Fatalf("TryLockShared of a free lock = %v, %v; want true", ok, err)
+	}
+	if ok, _ := TryLock(b); ok {
+		t.Fatal("an exclusive lock was taken while a shared one is held")
+	}
 }

@@ -51,6 +51,17 @@ func TryLock(f *os.File) (bool, error) {
 	return err == nil, err
 }
 
+// TryLockShared takes a shared flock(2) on f if no one holds an exclusive
+// one, without waiting, and reports whether it did: a way to ask whether
+// an exclusive holder is there.
+func TryLockShared(f *os.File) (bool, error) {
+	err := flock(f, syscall.LOCK_SH|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // Unlock releases a lock taken with Lock.
 func Unlock(f *os.File) error {
 	return flock(f, syscall.LOCK_UN)

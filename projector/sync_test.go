@@ -1,0 +1,242 @@
+package projector
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/tape-dev/tape/internal/fileutil"
+)
+
+func TestScopeMapsEventsToFolders(t *testing.T) {
+	tests := []struct {
+		paths []string
+		want  string // tape: folders, "*" for all
+	}{
+		{[]string{"tapes"}, "map[]"},
+		{[]string{"index.db-wal", "sync/1-ab"}, "map[]"},
+		{[]string{"tapes/main"}, "map[main:*]"},
+		{[]string{"tapes/main/anchors"}, "map[main:*]"},
+		{[]string{"tapes/main/anchors/001_a"}, "map[main:[001_a]]"},
+		{[]string{"tapes/main/anchors/001_a/messages.jsonl", "tapes/main/anchors/002_b/x.jsonl"}, "map[main:[001_a 002_b]]"},
+		{[]string{"tapes/main/anchors/001_a/x.jsonl", "tapes/main/anchors"}, "map[main:*]"},
+		{[]string{"tapes/main/anchors", "tapes/main/anchors/001_a/x.jsonl"}, "map[main:*]"},
+		{[]string{"tapes/main/forks/f1/x.jsonl", "tapes/会话/anchors/001_审查/x.jsonl"}, "map[main:* 会话:[001_审查]]"},
+	}
+	for _, tt := range tests {
+		s := newScope()
+		for _, p := range tt.paths {
+			s.add(filepath.FromSlash(p))
+		}
+		got := map[string]any{}
+		for tape, folders := range s.tapes {
+			if folders == nil {
+				got[tape] = "*"
+				continue
+			}
+			var names []string
+			for f := range folders {
+				names = append(names, f)
+			}
+			sortStrings(names)
+			got[tape] = names
+		}
+		if fmt.Sprint(got) != tt.want {
+			t.Errorf("scope of %v = %v, want %s", tt.paths, got, tt.want)
+		}
+	}
+}
+
+func sortStrings(s []string) {
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+}
+
+// startQuietWatcher runs a watcher whose only passes, after the first,
+// are those readers ask for: no debounce fires and no reconciliation runs
+// within a test. It records every pass.
+func startQuietWatcher(t *testing.T, p *Projector) (passes func() []Stats) {
+	t.Helper()
+	var mu sync.Mutex
+	var got []Stats
+	first := make(chan struct{})
+	var once sync.Once
+	w := &Watcher{P: p, Debounce: time.Hour, MaxDelay: time.Hour, Reconcile: time.Hour,
+		OnPass: func(st Stats, err error) {
+			if err != nil {
+				t.Errorf("watcher pass: %v", err)
+			}
+			mu.Lock()
+			got = append(got, st)
+			mu.Unlock()
+			once.Do(func() { close(first) })
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	select {
+	case <-first:
+	case err := <-done:
+		t.Fatalf("watcher stopped: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher's first pass did not come")
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("watcher: %v", err)
+		}
+	})
+	return func() []Stats {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]Stats(nil), got...)
+	}
+}
+
+func syncWatcher(t *testing.T, p *Projector) {
+	t.Helper()
+	ok, err := p.SyncWatcher(context.Background(), 10*time.Second)
+	if err != nil || !ok {
+		t.Fatalf("SyncWatcher = %v, %v; want the watcher to answer", ok, err)
+	}
+}
+
+// A reader that syncs with the watcher sees a change made just before,
+// although the watcher's debounce would not have fired for an hour; the
+// watcher looks only at the folder that changed; and no barrier is left.
+func TestSyncWatcherSeesWhatWasWrittenBefore(t *testing.T) {
+	ws := newWorkspace(t)
+	for _, tape := range []string{"main", "side"} {
+		tp, _ := ws.Tape(tape)
+		for _, name := range []string{"one", "two", "three"} {
+			if _, err := tp.Handoff(context.Background(), name, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tp.Close()
+	}
+	passes := startQuietWatcher(t, openProjector(t, ws))
+	reader := openProjector(t, ws)
+
+	appendMsg(t, ws, "side", "pangolin")
+	syncWatcher(t, reader)
+	if !found(t, reader, "pangolin") {
+		t.Fatal("an entry appended before the sync is not searchable after it")
+	}
+	all := passes()
+	if last := all[len(all)-1]; len(all) != 2 || last.Folders != 1 || last.FilesRead != 1 {
+		t.Errorf("passes %+v; want the first and one that looked at the one changed folder", all)
+	}
+	syncWatcher(t, reader) // nothing changed: answered without a pass
+	if n := len(passes()); n != 2 {
+		t.Errorf("%d passes after a sync with nothing new; want none more", n-2)
+	}
+	if left, _ := os.ReadDir(ws.Abs(syncDir)); len(left) != 0 {
+		t.Errorf("barriers left behind: %v", left)
+	}
+}
+
+func TestSyncWatcherWithoutWatcher(t *testing.T) {
+	ws := newWorkspace(t)
+	p := openProjector(t, ws)
+	start := time.Now()
+	ok, err := p.SyncWatcher(context.Background(), time.Minute)
+	if ok || err != nil {
+		t.Fatalf("SyncWatcher with no watcher = %v, %v; want false, nil", ok, err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("SyncWatcher with no watcher waited %s", d)
+	}
+}
+
+// A watcher whose pass failed writes the error into the barrier; the
+// reader then catches up itself at once, instead of waiting its timeout.
+func TestSyncWatcherFallsBackWhenThePassFailed(t *testing.T) {
+	ws := newWorkspace(t)
+	p := openProjector(t, ws)
+	lock, err := ws.OpenPrivate(watchLockFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := fileutil.Lock(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.MkdirPrivate(syncDir); err != nil {
+		t.Fatal(err)
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fw.Close()
+	if err := fw.Add(ws.Abs(syncDir)); err != nil {
+		t.Fatal(err)
+	}
+	failing := &Watcher{P: p}
+	go func() { // a watcher whose passes fail
+		for ev := range fw.Events {
+			if name, ok := failing.barrier(ev); ok {
+				failing.answer([]string{name}, fmt.Errorf("disk on fire"))
+			}
+		}
+	}()
+	start := time.Now()
+	ok, err := p.SyncWatcher(context.Background(), time.Minute)
+	if ok || err != nil {
+		t.Fatalf("SyncWatcher after a failed pass = %v, %v; want false, nil", ok, err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("SyncWatcher waited %s for a watcher that had answered", d)
+	}
+	waitFor(t, "the reader removes its barrier", 10*time.Second, func() bool {
+		left, _ := os.ReadDir(ws.Abs(syncDir))
+		return len(left) == 0
+	})
+}
+
+// The projector's main property through a watcher: after any sequence of
+// changes, a reader that synced with the watcher, whose passes only look
+// at the folders its events named, answers as a full rebuild does.
+func TestWatcherSyncEqualsRebuild(t *testing.T) {
+	for seed := range uint64(12) {
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			ws := newWorkspace(t)
+			passes := startQuietWatcher(t, openProjector(t, ws))
+			reader := openProjector(t, ws)
+			m := &mutator{t: t, r: rand.New(rand.NewPCG(seed, 13)), ws: ws}
+			for step := range 60 {
+				before := len(m.log)
+				m.step()
+				if (len(m.log) > before && m.log[len(m.log)-1] == "catch-up") || step%7 == 0 {
+					syncWatcher(t, reader)
+					if got, want := dump(t, reader, vocabulary), rebuiltDump(t, ws, vocabulary); got != want {
+						t.Fatalf("after %v\nwatcher:\n%s\nrebuild:\n%s", m.log, got, want)
+					}
+				}
+			}
+			scoped := 0
+			for _, st := range passes()[1:] {
+				if st.Folders < len(m.folders()) {
+					scoped++
+				}
+			}
+			if scoped == 0 {
+				t.Error("no pass of the watcher was scoped to the folders that changed")
+			}
+		})
+	}
+}
