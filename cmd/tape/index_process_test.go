@@ -184,12 +184,28 @@ func TestWatchWithConcurrentProcesses(t *testing.T) {
 			}
 		}()
 	}
+	// A line appended by hand is found by the next search process at
+	// once: it syncs with the watcher (or catches up), never reads a stale
+	// index.
+	probes := filepath.Join(dir, ".tape", "tapes", "main", "anchors", "001_session-start", "probes.jsonl")
+	for k := range 20 {
+		word := fmt.Sprintf("probe%dx", k)
+		f, err := os.OpenFile(probes, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, `{"role":"user","content":"%s"}`+"\n", word)
+		f.Close()
+		if out, errOut, code := runTape(t, dir, "search", word); code != 0 || !strings.Contains(out, word) {
+			t.Fatalf("search %s right after appending it: exit %d\n%s%s", word, code, out, errOut)
+		}
+	}
 	wg.Wait()
 	close(readersDone)
 	readers.Wait()
 
 	// The watcher alone brings the index to every entry.
-	want := writers*each + 1
+	want := writers*each + 1 + 20
 	deadline = time.Now().Add(20 * time.Second)
 	for {
 		out, _, _ := runTape(t, dir, "--no-catchup", "log", "--all", "--json")
