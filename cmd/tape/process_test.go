@@ -18,12 +18,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/testscript"
+
 	tapelog "github.com/tape-dev/tape/log"
 )
 
 // TestMain lets the test binary stand in for the tape binary in a child
-// process (TAPE_TEST_AS_CLI=1), or run a library writer (TAPE_TEST_WRITER),
-// so the concurrency tests use real processes without a separate build.
+// process (TAPE_TEST_AS_CLI=1, and the `tape` command of the scripts in
+// testdata/script), or run a library writer (TAPE_TEST_WRITER), so the
+// tests run real processes without a separate build.
 func TestMain(m *testing.M) {
 	switch {
 	case os.Getenv("TAPE_TEST_AS_CLI") == "1":
@@ -31,7 +34,7 @@ func TestMain(m *testing.M) {
 	case os.Getenv("TAPE_TEST_WRITER") != "":
 		os.Exit(libraryWriter(os.Getenv("TAPE_TEST_WRITER")))
 	}
-	os.Exit(m.Run())
+	testscript.Main(m, map[string]func(){"tape": main})
 }
 
 // tapeProcess returns a command that runs the CLI in a child process.
