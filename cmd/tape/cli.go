@@ -37,6 +37,7 @@ type Globals struct {
 	Tape      string `short:"t" env:"TAPE_NAME" placeholder:"NAME" help:"The tape to use (default: default_tape in config.json, else main)."`
 	Session   string `placeholder:"ID" help:"Use the tape that the Bub agent framework names for this session id."`
 	NoCatchup bool   `name:"no-catchup" env:"TAPE_NO_CATCHUP" help:"Read the index as it stands, without catching up with the files first (a missing index is still built)."`
+	Color     string `enum:"auto,always,never" default:"auto" env:"TAPE_COLOR" placeholder:"WHEN" help:"Color human output: auto (on a terminal, unless NO_COLOR is set), always, never."`
 }
 
 var groups = []kong.Group{
@@ -211,6 +212,7 @@ func run(ctx context.Context, args []string, env *Env) (code int) {
 		fmt.Fprintf(env.Stderr, "tape: %s; see 'tape --help'\n", err)
 		return exitUsage
 	}
+	env.color = newPalette(cli.Color, env.Stdout)
 	if err := kctx.Run(); err != nil {
 		report(env.Stderr, err)
 		return exitCode(err)

@@ -175,7 +175,7 @@ func printEntries(env *Env, entries []tapelog.Entry, asJSON bool) error {
 		return nil
 	}
 	for _, e := range entries {
-		if _, err := fmt.Fprintln(env.Stdout, humanEntry(e)); err != nil {
+		if _, err := fmt.Fprintln(env.Stdout, humanEntry(e, env.color)); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -130,56 +129,18 @@ func (c *SearchCmd) print(env *Env, hits []projector.Hit) error {
 		}
 		return nil
 	}
-	bold := useColor(env.Stdout)
 	for _, h := range hits {
 		e := h.Entry
 		date := ""
 		if e.Date != "" {
 			date = shortDate(e.Date)
 		}
-		snippet := printable(h.Snippet)
-		if bold {
-			snippet = highlight(snippet)
-		}
-		if _, err := fmt.Fprintf(env.Stdout, "%s %03d %-14s %-19s  %-11s  %s\n", e.Pos.Tape, e.Pos.AnchorSeq, oneLine(e.Pos.Anchor, 14), date, e.Kind, snippet); err != nil {
+		snippet := env.color.highlight(printable(h.Snippet))
+		if _, err := fmt.Fprintf(env.Stdout, "%s %03d %-14s %-19s  %s  %s\n", e.Pos.Tape, e.Pos.AnchorSeq, oneLine(e.Pos.Anchor, 14), date, env.color.kind(e.Kind, 11), snippet); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}
 	return nil
-}
-
-// highlight turns the snippet's **marks** into bold on a terminal.
-func highlight(s string) string {
-	var b strings.Builder
-	on := false
-	for {
-		i := strings.Index(s, "**")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		if on {
-			b.WriteString("\x1b[0m")
-		} else {
-			b.WriteString("\x1b[1;31m")
-		}
-		on = !on
-		s = s[i+2:]
-	}
-}
-
-// useColor reports whether w is a terminal and NO_COLOR is not set.
-func useColor(w any) bool {
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
-		return false
-	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0 // a terminal (or /dev/null, where color is harmless)
 }
 
 // parseWhen reads a time bound: RFC 3339, a date, or a duration before now

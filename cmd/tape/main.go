@@ -33,6 +33,7 @@ type Env struct {
 	Stderr io.Writer
 	Dir    string // the working folder; "" means the process's
 	ctx    context.Context
+	color  palette // how human output is colored, from --color and Stdout
 }
 
 // Context is the command's context, cancelled by SIGINT and SIGTERM.

@@ -55,11 +55,11 @@ const summaryWidth = 100
 
 // humanEntry renders an entry as one line for a person: time, kind, and a
 // one-line summary of the payload.
-func humanEntry(e tapelog.Entry) string {
+func humanEntry(e tapelog.Entry, p palette) string {
 	if e.Kind == tapelog.KindAnchor {
-		return humanAnchorLine(e)
+		return p.paint(sgrAnchor, humanAnchorLine(e))
 	}
-	return fmt.Sprintf("  %-8s  %-11s  %s", clock(e), e.Kind, oneLine(summary(e), summaryWidth))
+	return fmt.Sprintf("  %s  %s  %s", p.paint(sgrDim, fmt.Sprintf("%-8s", clock(e))), p.kind(e.Kind, 11), oneLine(summary(e), summaryWidth))
 }
 
 func humanAnchorLine(e tapelog.Entry) string {

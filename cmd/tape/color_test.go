@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+func TestPaletteFollowsFlagTerminalAndNoColor(t *testing.T) {
+	devNull, err := os.Open(os.DevNull) // a character device, as a terminal is
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devNull.Close()
+	tests := []struct {
+		mode, noColor, term string
+		w                   any
+		want                bool
+	}{
+		{"auto", "", "xterm", devNull, true},
+		{"auto", "1", "xterm", devNull, false},
+		{"auto", "", "dumb", devNull, false},
+		{"auto", "", "xterm", &bytes.Buffer{}, false}, // a pipe or file
+		{"always", "1", "dumb", &bytes.Buffer{}, true},
+		{"never", "", "xterm", devNull, false},
+	}
+	for _, tt := range tests {
+		t.Setenv("NO_COLOR", tt.noColor)
+		t.Setenv("TERM", tt.term)
+		if got := newPalette(tt.mode, tt.w).on; got != tt.want {
+			t.Errorf("newPalette(%q) with NO_COLOR=%q TERM=%q to %T = %v, want %v", tt.mode, tt.noColor, tt.term, tt.w, got, tt.want)
+		}
+	}
+}
+
+func TestHighlight(t *testing.T) {
+	on := palette{on: true}
+	tests := []struct {
+		p        palette
+		in, want string
+	}{
+		{palette{}, "a **b** c", "a **b** c"},
+		{on, "a **b** c", "a \x1b[1;31mb\x1b[0m c"},
+		{on, "**错误**", "\x1b[1;31m错误\x1b[0m"},
+		{on, "cut **open", "cut \x1b[1;31mopen\x1b[0m"}, // never leave the terminal red
+	}
+	for _, tt := range tests {
+		if got := tt.p.highlight(tt.in); got != tt.want {
+			t.Errorf("highlight(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
