@@ -16,8 +16,9 @@ type LogCmd struct {
 	From  string   `placeholder:"ANCHOR" help:"Start at this anchor (folder, seq, name or slug) instead of the current one."`
 	To    string   `placeholder:"ANCHOR" help:"End with this anchor, included (default: the last)."`
 	Kind  []string `short:"k" placeholder:"KIND" help:"Only entries of these kinds (repeat, or separate with commas)."`
-	Limit int      `short:"n" placeholder:"N" help:"Only the last N entries."`
-	JSON  bool     `help:"One JSON object per entry and line: id, tape, anchor, anchor_seq, kind, date, payload, meta, file, line."`
+	Limit  int      `short:"n" placeholder:"N" help:"Only the last N entries."`
+	JSON   bool     `help:"One JSON object per entry and line: id, tape, anchor, anchor_seq, kind, date, payload, meta, file, line."`
+	Follow bool     `short:"f" help:"Then print entries as they are written, new anchors included, until interrupted (as tail -f)."`
 }
 
 func (c *LogCmd) Help() string {
@@ -29,10 +30,24 @@ Examples:
   tape log
   tape log --all --kind tool_call -n 20
   tape log --from review --to 5
-  tape log --all --json | jq -r 'select(.kind=="message") | .payload.content'`
+  tape log --all --json | jq -r 'select(.kind=="message") | .payload.content'
+  tape log -f -n 20         # the last 20, then what agents write, as tail -f
+
+With -f, entries are printed in the order they arrive: a line written late
+with an early date (or none) comes last here, where 'tape log' sorts it
+among the others.`
 }
 
 func (c *LogCmd) Run(env *Env, g *Globals) error {
+	if c.Follow {
+		return c.follow(env, g)
+	}
+	_, err := c.read(env, g)
+	return err
+}
+
+// read prints what the flags select and returns the entries it printed.
+func (c *LogCmd) read(env *Env, g *Globals) ([]tapelog.Entry, error) {
 	return readEntries(env, g, entryFilter{kinds: splitKinds(c.Kind), last: c.Limit, json: c.JSON},
 		func(anchors []tapelog.Anchor) ([]tapelog.Anchor, error) {
 			switch {
@@ -62,7 +77,7 @@ Examples:
 }
 
 func (c *ShowCmd) Run(env *Env, g *Globals) error {
-	return readEntries(env, g, entryFilter{kinds: splitKinds(c.Kind), last: c.Limit, json: c.JSON},
+	_, err := readEntries(env, g, entryFilter{kinds: splitKinds(c.Kind), last: c.Limit, json: c.JSON},
 		func(anchors []tapelog.Anchor) ([]tapelog.Anchor, error) {
 			i, err := tapelog.FindAnchor(anchors, c.Anchor)
 			if err != nil {
@@ -70,11 +85,15 @@ func (c *ShowCmd) Run(env *Env, g *Globals) error {
 			}
 			return anchors[i : i+1], nil
 		})
+	return err
 }
 
 func (c *LogCmd) Validate() error {
 	if c.All && (c.From != "" || c.To != "") {
 		return usagef("--all reads the whole tape; give it or --from/--to, not both")
+	}
+	if c.Follow && c.To != "" {
+		return usagef("-f follows the tape past its last anchor; --to would end it, give one or the other")
 	}
 	return validateLimit(c.Limit)
 }
@@ -107,20 +126,20 @@ func splitKinds(flags []string) []string {
 }
 
 // readEntries prints the entries of the anchors that pick selects, read
-// through the index.
-func readEntries(env *Env, g *Globals, f entryFilter, pick func([]tapelog.Anchor) ([]tapelog.Anchor, error)) error {
+// through the index, and returns them.
+func readEntries(env *Env, g *Globals, f entryFilter, pick func([]tapelog.Anchor) ([]tapelog.Anchor, error)) ([]tapelog.Entry, error) {
 	t, ix, closeAll, err := g.openIndexed(env, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer closeAll()
 	ctx := env.Context()
 	anchors, _, err := ix.Anchors(ctx, t.Name())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if anchors, err = pick(anchors); err != nil {
-		return err
+		return nil, err
 	}
 	folders := make([]string, len(anchors))
 	for i, a := range anchors {
@@ -128,23 +147,23 @@ func readEntries(env *Env, g *Globals, f entryFilter, pick func([]tapelog.Anchor
 	}
 	unreadable, err := warnBadLines(env, ix, t.Name(), folders)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	entries, stale, err := ix.Entries(ctx, projector.EntryFilter{Tape: t.Name(), Folders: folders, Kinds: f.kinds, Last: f.last})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, le := range stale {
 		if err := warnLine(env.Stderr, le); errors.Is(err, errUnreadable) {
 			unreadable = err
 		} else if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := printEntries(env, entries, f.json); err != nil {
-		return err
+		return nil, err
 	}
-	return unreadable
+	return entries, unreadable
 }
 
 // warnBadLines reports the bad lines of the given folders on stderr, and
