@@ -15,7 +15,7 @@ import (
 // when something changed (an fsnotify event, a timer).
 type Follower struct {
 	t      *Tape
-	anchor Anchor              // the newest folder read; Folder "" before the first
+	anchor Anchor             // the newest folder read; Folder "" before the first
 	pos    map[string]FilePos // how far each of its files was read
 }
 

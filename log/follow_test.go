@@ -49,7 +49,9 @@ func TestFollowerReadsWhatIsWrittenAfterItStarted(t *testing.T) {
 	ctx := context.Background()
 	ws := newTestWorkspace(t)
 	tp := mustTape(t, ws, "main")
-	msg := func(s string) Entry { return Entry{Kind: KindMessage, Payload: json.RawMessage(`{"role":"user","content":"` + s + `"}`)} }
+	msg := func(s string) Entry {
+		return Entry{Kind: KindMessage, Payload: json.RawMessage(`{"role":"user","content":"` + s + `"}`)}
+	}
 	if _, err := tp.Append(ctx, msg("before")); err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,10 @@ import (
 
 // LogCmd is `tape log`.
 type LogCmd struct {
-	All   bool     `short:"a" help:"The whole tape, the anchor entries included at their place."`
-	From  string   `placeholder:"ANCHOR" help:"Start at this anchor (folder, seq, name or slug) instead of the current one."`
-	To    string   `placeholder:"ANCHOR" help:"End with this anchor, included (default: the last)."`
-	Kind  []string `short:"k" placeholder:"KIND" help:"Only entries of these kinds (repeat, or separate with commas)."`
+	All    bool     `short:"a" help:"The whole tape, the anchor entries included at their place."`
+	From   string   `placeholder:"ANCHOR" help:"Start at this anchor (folder, seq, name or slug) instead of the current one."`
+	To     string   `placeholder:"ANCHOR" help:"End with this anchor, included (default: the last)."`
+	Kind   []string `short:"k" placeholder:"KIND" help:"Only entries of these kinds (repeat, or separate with commas)."`
 	Limit  int      `short:"n" placeholder:"N" help:"Only the last N entries."`
 	JSON   bool     `help:"One JSON object per entry and line: id, tape, anchor, anchor_seq, kind, date, payload, meta, file, line."`
 	Follow bool     `short:"f" help:"Then print entries as they are written, new anchors included, until interrupted (as tail -f)."`
