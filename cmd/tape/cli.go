@@ -18,17 +18,18 @@ import (
 type CLI struct {
 	Globals
 
-	Init    InitCmd    `cmd:"" group:"workspace" help:"Create a tape workspace (.tape/) in the current folder."`
-	Append  AppendCmd  `cmd:"" group:"write" help:"Append an entry to the current anchor of a tape."`
-	Handoff HandoffCmd `cmd:"" group:"write" help:"Start a new anchor (phase) on a tape, carrying a small state."`
-	Log     LogCmd     `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
-	Anchors AnchorsCmd `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
-	Show    ShowCmd    `cmd:"" group:"read" help:"Print the entries of one anchor."`
-	Search  SearchCmd  `cmd:"" group:"read" help:"Find entries by their text (FTS5; English, Chinese, Japanese)."`
-	Reindex ReindexCmd `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`
-	Watch   WatchCmd   `cmd:"" group:"index" help:"Keep the index live while agents write (fsnotify)."`
-	Demo    DemoCmd    `cmd:"" group:"other" help:"Build a sample workspace in a new folder and walk through it."`
-	Version VersionCmd `cmd:"" group:"other" help:"Print the version of tape."`
+	Init       InitCmd       `cmd:"" group:"workspace" help:"Create a tape workspace (.tape/) in the current folder."`
+	Append     AppendCmd     `cmd:"" group:"write" help:"Append an entry to the current anchor of a tape."`
+	Handoff    HandoffCmd    `cmd:"" group:"write" help:"Start a new anchor (phase) on a tape, carrying a small state."`
+	Log        LogCmd        `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
+	Anchors    AnchorsCmd    `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
+	Show       ShowCmd       `cmd:"" group:"read" help:"Print the entries of one anchor."`
+	Search     SearchCmd     `cmd:"" group:"read" help:"Find entries by their text (FTS5; English, Chinese, Japanese)."`
+	Reindex    ReindexCmd    `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`
+	Watch      WatchCmd      `cmd:"" group:"index" help:"Keep the index live while agents write (fsnotify)."`
+	Demo       DemoCmd       `cmd:"" group:"other" help:"Build a sample workspace in a new folder and walk through it."`
+	Version    VersionCmd    `cmd:"" group:"other" help:"Print the version of tape."`
+	Completion CompletionCmd `cmd:"" group:"other" help:"Print a shell completion script (bash, zsh, fish)."`
 }
 
 // Globals are the flags every command takes.
