@@ -1,0 +1,106 @@
+package views
+
+// The tool-call lifecycle: which calls are still pending, which completed,
+// which failed. Nothing is updated in place: a call's status is a fold
+// over the tape's tool entries in order, computed again from the first
+// change (see projector/views.go).
+//
+// Results are matched to calls by position, as Bub does when it builds the
+// context: a tool_call entry's calls become pending, replacing any that
+// were; the next tool_result entry answers the pending call at the same
+// position as each of its results, and then no call is pending. Calls
+// with no result at their position stay pending. An error entry that
+// comes while calls are pending answers them all as failed.
+
+// Call statuses.
+const (
+	StatusPending   = "pending"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+)
+
+// ToolEntry is what the fold reads of an entry: the tool_call, tool_result
+// and error entries of a tape, in tape order. Ref is the caller's handle of
+// the entry (the index's rowid), Time its date in Unix nanoseconds, or
+// nil when it has none.
+type ToolEntry struct {
+	Ref   int64
+	Kind  string
+	Time  *int64
+	Facts Facts
+}
+
+// Call is one tool call and what answered it.
+type Call struct {
+	Entry    int64 // Ref of the tool_call entry
+	Index    int   // position of the call in it
+	ID, Name string
+	Status   string
+	CalledAt *int64
+	// What answered the call: a tool_result entry and the position of the
+	// result in it, or an error entry (ResultIndex -1). Zero when pending.
+	ResultEntry  int64
+	ResultIndex  int
+	AnsweredAt   *int64
+}
+
+// DurationMS is the time from the call to its answer in milliseconds, and
+// whether both had a date.
+func (c Call) DurationMS() (int64, bool) {
+	if c.CalledAt == nil || c.AnsweredAt == nil {
+		return 0, false
+	}
+	return (*c.AnsweredAt - *c.CalledAt) / 1e6, true
+}
+
+// CallFold folds tool entries, in tape order, into calls. Its zero value
+// starts with nothing pending, as a tape does, and as the fold does again
+// at any tool_call entry.
+type CallFold struct {
+	pending []Call
+}
+
+// Add reads the next tool entry and returns the calls it settled: answered,
+// or left pending for good because a new tool_call replaced them.
+func (f *CallFold) Add(e ToolEntry) []Call {
+	switch e.Kind {
+	case "tool_call":
+		done := f.settlePending()
+		for i, ref := range e.Facts.Calls {
+			f.pending = append(f.pending, Call{Entry: e.Ref, Index: i, ID: ref.ID, Name: ref.Name, Status: StatusPending, CalledAt: e.Time})
+		}
+		return done
+	case "tool_result":
+		done := f.pending
+		for i := range done {
+			if i >= len(e.Facts.Results) {
+				break // no result at its position: it stays pending
+			}
+			done[i].Status = StatusCompleted
+			if e.Facts.Results[i] {
+				done[i].Status = StatusFailed
+			}
+			done[i].ResultEntry, done[i].ResultIndex, done[i].AnsweredAt = e.Ref, i, e.Time
+		}
+		f.pending = nil
+		return done
+	case "error":
+		done := f.pending
+		for i := range done {
+			done[i].Status = StatusFailed
+			done[i].ResultEntry, done[i].ResultIndex, done[i].AnsweredAt = e.Ref, -1, e.Time
+		}
+		f.pending = nil
+		return done
+	}
+	return nil
+}
+
+// Flush returns the calls still pending at the end of the tape.
+func (f *CallFold) Flush() []Call { return f.settlePending() }
+
+func (f *CallFold) settlePending() []Call {
+	done := f.pending
+	f.pending = nil
+	return done
+}

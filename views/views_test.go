@@ -1,0 +1,134 @@
+package views
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func decode(t testing.TB, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestExtract(t *testing.T) {
+	tests := []struct {
+		kind, payload, meta string
+		want                string // Encode of the facts
+	}{
+		{"message", `{"role":"user","content":"修复"}`, `{"cwd":"/home/me/项目"}`, `{"role":"user","cwd":"/home/me/项目"}`},
+		{"message", `{"role":"assistant","content":"x"}`, `{"workspace":"/w"}`, `{"role":"assistant","cwd":"/w"}`},
+		{"message", `{"content":"no role"}`, `{}`, ``},
+		{"tool_call", `{"calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{}"}},{"id":"c2","name":"read"}]}`, ``,
+			`{"calls":[{"id":"c1","name":"bash"},{"id":"c2","name":"read"}]}`},
+		{"tool_call", `{"calls":[]}`, ``, ``}, // the fold needs only its kind to clear what is pending
+		{"tool_result", `{"results":["ok","Error: no such file",{"is_error":true},{"error":"boom"},{"status":"failed"},{"error":null},{"output":"x"}]}`, ``,
+			`{"results":[false,true,true,true,true,false,false]}`},
+		{"event", `{"name":"run","data":{"status":"ok","model":"gpt-x","usage":{"prompt_tokens":10,"completion_tokens":5}}}`, ``,
+			`{"run":{"status":"ok","model":"gpt-x","usage":true,"in":10,"out":5,"total":15}}`},
+		{"event", `{"name":"run","data":{"status":"ok","model":"claude","usage":{"input_tokens":7,"output_tokens":3,"total_tokens":11}}}`, ``,
+			`{"run":{"status":"ok","model":"claude","usage":true,"in":7,"out":3,"total":11}}`},
+		{"event", `{"name":"run","data":{"status":"error"}}`, ``, `{"run":{"status":"error"}}`}, // a run without usage
+		{"event", `{"name":"step","data":{"usage":{"total_tokens":1}}}`, ``, ``},
+		{"error", `{"kind":"tool","message":"x"}`, ``, ``},
+	}
+	for _, tt := range tests {
+		got := Extract(tt.kind, decode(t, tt.payload), json.RawMessage(tt.meta)).Encode()
+		if got != tt.want {
+			t.Errorf("Extract(%s %s, meta %s) = %s, want %s", tt.kind, tt.payload, tt.meta, got, tt.want)
+		}
+		back, err := DecodeFacts(got)
+		if err != nil || back.Encode() != got {
+			t.Errorf("DecodeFacts(%s) = %+v, %v; does not round-trip", got, back, err)
+		}
+	}
+}
+
+// fold runs the fold over entries written as "kind:facts" (refs 1, 2, ...)
+// and describes the calls as "entry.index id name status answered-by".
+func fold(t *testing.T, entries ...string) []string {
+	t.Helper()
+	var f CallFold
+	var calls []Call
+	for i, e := range entries {
+		kind, facts, _ := strings.Cut(e, ":")
+		fa, err := DecodeFacts(facts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls = append(calls, f.Add(ToolEntry{Ref: int64(i + 1), Kind: kind, Facts: fa})...)
+	}
+	calls = append(calls, f.Flush()...)
+	var out []string
+	for _, c := range calls {
+		out = append(out, fmt.Sprintf("%d.%d %s %s %s %d.%d", c.Entry, c.Index, c.ID, c.Name, c.Status, c.ResultEntry, c.ResultIndex))
+	}
+	return out
+}
+
+func TestCallFold(t *testing.T) {
+	two := `tool_call:{"calls":[{"id":"a","name":"bash"},{"id":"b","name":"read"}]}`
+	tests := []struct {
+		name    string
+		entries []string
+		want    []string
+	}{
+		{"never answered", []string{two}, []string{"1.0 a bash pending 0.0", "1.1 b read pending 0.0"}},
+		{"several calls, answered in order", []string{two, `tool_result:{"results":[false,true]}`},
+			[]string{"1.0 a bash completed 2.0", "1.1 b read failed 2.1"}},
+		{"fewer results than calls", []string{two, `tool_result:{"results":[false]}`},
+			[]string{"1.0 a bash completed 2.0", "1.1 b read pending 0.0"}},
+		{"more results than calls", []string{`tool_call:{"calls":[{"id":"a","name":"bash"}]}`, `tool_result:{"results":[false,false,true]}`},
+			[]string{"1.0 a bash completed 2.0"}},
+		{"a new call replaces the pending ones", []string{two, `tool_call:{"calls":[{"id":"c","name":"grep"}]}`, `tool_result:{"results":[true]}`},
+			[]string{"1.0 a bash pending 0.0", "1.1 b read pending 0.0", "2.0 c grep failed 3.0"}},
+		{"an error answers what is pending", []string{two, `error:`, `tool_result:{"results":[false]}`},
+			[]string{"1.0 a bash failed 2.-1", "1.1 b read failed 2.-1"}},
+		{"a result with nothing pending", []string{`tool_result:{"results":[false]}`}, nil},
+		{"an empty call list clears", []string{two, `tool_call:{"calls":[]}`, `tool_result:{"results":[false]}`},
+			[]string{"1.0 a bash pending 0.0", "1.1 b read pending 0.0"}},
+	}
+	for _, tt := range tests {
+		if got := fold(t, tt.entries...); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCallDuration(t *testing.T) {
+	at := func(ns int64) *int64 { return &ns }
+	c := Call{CalledAt: at(1_000_000_000), AnsweredAt: at(3_500_000_000)}
+	if d, ok := c.DurationMS(); !ok || d != 2500 {
+		t.Errorf("DurationMS = %d, %v; want 2500", d, ok)
+	}
+	if _, ok := (Call{CalledAt: at(1)}).DurationMS(); ok {
+		t.Error("a pending call has a duration")
+	}
+}
+
+// FuzzExtract: any payload and meta give facts that encode and decode to
+// themselves, without a panic.
+func FuzzExtract(f *testing.F) {
+	f.Add("tool_call", `{"calls":[{"id":"c1","function":{"name":"bash"}}]}`, `{"cwd":"/x"}`)
+	f.Add("tool_result", `{"results":["Error: x",{"is_error":true}]}`, `null`)
+	f.Add("event", `{"name":"run","data":{"usage":{"prompt_tokens":1e300}}}`, `{}`)
+	f.Add("message", `{"role":"user"}`, `{"workdir":5}`)
+	f.Fuzz(func(t *testing.T, kind, payload, meta string) {
+		var p map[string]any
+		if json.Unmarshal([]byte(payload), &p) != nil {
+			return
+		}
+		facts := Extract(kind, p, json.RawMessage(meta))
+		enc := facts.Encode()
+		back, err := DecodeFacts(enc)
+		if err != nil || back.Encode() != enc {
+			t.Fatalf("facts %s do not round-trip: %+v, %v", enc, back, err)
+		}
+	})
+}
