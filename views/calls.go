@@ -39,9 +39,9 @@ type Call struct {
 	CalledAt *int64
 	// What answered the call: a tool_result entry and the position of the
 	// result in it, or an error entry (ResultIndex -1). Zero when pending.
-	ResultEntry  int64
-	ResultIndex  int
-	AnsweredAt   *int64
+	ResultEntry int64
+	ResultIndex int
+	AnsweredAt  *int64
 }
 
 // DurationMS is the time from the call to its answer in milliseconds, and
