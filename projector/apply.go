@@ -25,12 +25,17 @@ type applier struct {
 	pending map[fileKey]checkpoint // checkpoints to write at the end
 	nextID  int64
 	stats   *Stats
+	dirty   map[string]viewKey // per tape, where its tool entries may have changed from (views.go)
 }
 
 // The statements an applier runs, by name.
 var applyStatements = map[string]string{
-	"insertEntry": `INSERT INTO entries (tape, id, kind, anchor_seq, folder, file, file_id, line, offset, length, date, eff_time, time_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insertEntry": `INSERT INTO entries (tape, id, kind, anchor_seq, folder, file, file_id, line, offset, length, date, eff_time, time_ns, facts)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insertRun": `INSERT INTO runs (entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens, total_tokens)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insertCall": `INSERT INTO calls (tape, anchor_seq, folder, eff_time, file, line, idx, entry, call_id, name, status, called_ns, answered_ns, result_entry, result_idx)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insertText": `INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`,
 	"insertBad":  `INSERT OR REPLACE INTO bad_lines (tape, folder, file, line, offset, reason) VALUES (?, ?, ?, ?, ?, ?)`,
 	"insertFile": `INSERT INTO files (id, tape, folder, name, dev, ino, size, mtime_ns, offset, line, eff_time, fingerprint)
@@ -45,7 +50,7 @@ var applyStatements = map[string]string{
 
 func newApplier(ctx context.Context, tx *sql.Tx, stats *Stats) (*applier, error) {
 	a := &applier{tx: tx, stmts: make(map[string]*sql.Stmt), ids: make(map[fileKey]int64),
-		isNew: make(map[fileKey]bool), pending: make(map[fileKey]checkpoint), stats: stats}
+		isNew: make(map[fileKey]bool), pending: make(map[fileKey]checkpoint), stats: stats, dirty: make(map[string]viewKey)}
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM files`).Scan(&a.nextID); err != nil {
 		return nil, fmt.Errorf("read file ids: %w", err)
 	}
@@ -68,9 +73,13 @@ func (a *applier) exec(ctx context.Context, q string, args ...any) (int64, error
 }
 
 // deleteEntries removes the entries that where selects (a condition on
-// entries) and their search rows.
+// entries), their search rows and their runs rows. The caller notes where
+// the calls may have changed (touch).
 func (a *applier) deleteEntries(ctx context.Context, where string, args ...any) error {
 	if _, err := a.exec(ctx, `DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
+		return err
+	}
+	if _, err := a.exec(ctx, `DELETE FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
 		return err
 	}
 	n, err := a.exec(ctx, `DELETE FROM entries WHERE `+where, args...)
@@ -85,12 +94,17 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		if err := a.deleteEntries(ctx, "tape = ?", k.tape); err != nil {
 			return err
 		}
+		if _, err := a.exec(ctx, `DELETE FROM calls WHERE tape = ?`, k.tape); err != nil {
+			return err
+		}
+		delete(a.dirty, k.tape)
 		return a.dropWhere(ctx, "tape = ?", k.tape)
 	case opDropFolder:
 		seq, _, _ := tapelog.ParseFolderName(k.folder)
 		if err := a.deleteEntries(ctx, "tape = ? AND anchor_seq = ? AND folder = ?", k.tape, seq, k.folder); err != nil {
 			return err
 		}
+		a.touch(k.tape, folderStart(seq, k.folder))
 		return a.dropWhere(ctx, "tape = ? AND folder = ?", k.tape, k.folder)
 	case opAnchor:
 		return a.putAnchor(ctx, k, o.anchor)
@@ -183,6 +197,8 @@ func (a *applier) resetFile(ctx context.Context, k fileKey) error {
 	if err != nil || id == 0 {
 		return err
 	}
+	seq, _, _ := tapelog.ParseFolderName(k.folder)
+	a.touch(k.tape, folderStart(seq, k.folder))
 	return a.deleteEntries(ctx, "file_id = ?", id)
 }
 
@@ -234,13 +250,25 @@ func (a *applier) insertEntry(ctx context.Context, tape, folder, file string, fi
 	} else if r.effTime > noDateEffTime {
 		timeNS = &r.effTime
 	}
-	res, err := a.stmts["insertEntry"].ExecContext(ctx, tape, r.id, r.kind, r.seq, folder, file, fileID, r.line, r.offset, r.length, r.date, r.effTime, timeNS)
+	var facts *string
+	if enc := r.facts.Encode(); enc != "" {
+		facts = &enc
+	}
+	res, err := a.stmts["insertEntry"].ExecContext(ctx, tape, r.id, r.kind, r.seq, folder, file, fileID, r.line, r.offset, r.length, r.date, r.effTime, timeNS, facts)
 	if err != nil {
 		return fmt.Errorf("index entry %s: %w", r.id, err)
 	}
 	rowid, err := res.LastInsertId()
 	if err != nil {
 		return err
+	}
+	if isToolKind(r.kind) {
+		a.touch(tape, viewKey{seq: r.seq, folder: folder, eff: r.effTime, file: file, line: r.line})
+	}
+	if r.facts.Run != nil {
+		if err := a.insertRun(ctx, rowid, tape, folder, r, timeNS); err != nil {
+			return err
+		}
 	}
 	if _, err := a.stmts["insertText"].ExecContext(ctx, rowid, r.text); err != nil {
 		return fmt.Errorf("index text of entry %s: %w", r.id, err)
@@ -279,7 +307,7 @@ func (a *applier) finish(ctx context.Context) error {
 			return fmt.Errorf("save checkpoint of %s/%s/%s: %w", k.tape, k.folder, k.name, err)
 		}
 	}
-	return nil
+	return a.refreshViews(ctx)
 }
 
 // sqlTx is what a pass needs of a transaction.

@@ -81,6 +81,13 @@ func dump(t *testing.T, p *Projector, words []string) string {
 		`SELECT tape, folder, seq, name, id, payload, coalesce(meta, '-'), coalesce(date, '-') FROM anchors ORDER BY tape, folder`,
 		`SELECT tape, folder, name, offset, line, eff_time, fingerprint FROM files ORDER BY tape, folder, name`,
 		`SELECT tape, folder, file, line, offset, reason FROM bad_lines ORDER BY tape, folder, file, line`,
+		`SELECT e.tape, e.folder, e.file, e.line, e.facts FROM entries e WHERE e.facts IS NOT NULL ORDER BY e.tape, e.folder, e.file, e.line`,
+		`SELECT c.tape, c.folder, c.file, c.line, c.idx, c.call_id, c.name, c.status, coalesce(c.called_ns, '-'), coalesce(c.answered_ns, '-'),
+			coalesce(r.folder || '/' || r.file || ':' || r.line, '-'), coalesce(c.result_idx, '-'), e.folder || '/' || e.file || ':' || e.line
+			FROM calls c JOIN entries e ON e.rowid = c.entry LEFT JOIN entries r ON r.rowid = c.result_entry
+			ORDER BY c.tape, c.anchor_seq, c.folder, c.eff_time, c.file, c.line, c.idx`,
+		`SELECT e.tape, e.folder, e.file, e.line, r.anchor_seq, r.folder, coalesce(r.time_ns, '-'), r.status, r.model, r.has_usage, r.input_tokens, r.output_tokens, r.total_tokens
+			FROM runs r JOIN entries e ON e.rowid = r.entry ORDER BY e.tape, e.folder, e.file, e.line`,
 	}
 	for _, q := range queries {
 		dumpQuery(t, p, &b, q)

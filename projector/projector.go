@@ -249,7 +249,7 @@ func (p *Projector) createSchema(ctx context.Context) error {
 		return fmt.Errorf("create index: %w", err)
 	}
 	defer tx.Rollback()
-	for _, v := range views {
+	for _, v := range sqlViews {
 		if _, err := tx.ExecContext(ctx, `DROP VIEW IF EXISTS `+v); err != nil {
 			return fmt.Errorf("drop %s: %w", v, err)
 		}

@@ -67,6 +67,38 @@ func (m *mutator) folders() []string {
 	return dirs
 }
 
+// payload makes a payload of kind, with what the views read: calls with
+// ids and names, results that succeed or fail, run events with and without
+// usage.
+func (m *mutator) payload(kind string) map[string]any {
+	p := map[string]any{"content": m.words(), "name": m.words()}
+	switch kind {
+	case "tool_call":
+		var calls []any
+		for i := range m.r.IntN(3) {
+			calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d_%d", m.r.IntN(1000), i),
+				"function": map[string]any{"name": m.pick([]string{"bash", "read", "搜索"}), "arguments": m.words()}})
+		}
+		p["calls"] = calls
+	case "tool_result":
+		var results []any
+		for range m.r.IntN(3) {
+			results = append(results, m.pick([]string{m.words(), "Error: " + m.words()}))
+		}
+		p["results"] = results
+	case "event":
+		if m.r.IntN(2) == 0 {
+			p["name"] = "run"
+			data := map[string]any{"status": "ok", "model": m.pick([]string{"gpt-x", "claude"})}
+			if m.r.IntN(3) > 0 {
+				data["usage"] = map[string]any{"prompt_tokens": m.r.IntN(500), "completion_tokens": m.r.IntN(100)}
+			}
+			p["data"] = data
+		}
+	}
+	return p
+}
+
 func (m *mutator) step() {
 	ctx := context.Background()
 	tapes := m.tapes()
@@ -79,7 +111,7 @@ func (m *mutator) step() {
 		tp, _ := m.ws.Tape(tape)
 		kinds := []string{"message", "tool_call", "tool_result", "event", "error", "note"}
 		kind := m.pick(kinds)
-		payload, _ := json.Marshal(map[string]any{"content": m.words(), "name": m.words(), "results": []string{m.words()}})
+		payload, _ := json.Marshal(m.payload(kind))
 		if _, err := tp.Append(ctx, tapelog.Entry{Kind: kind, Payload: payload}); err != nil {
 			m.t.Fatal(err)
 		}

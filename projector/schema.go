@@ -3,7 +3,7 @@ package projector
 // SchemaVersion is the version of the index's tables and of the forms of
 // the values in them (a folder's files_sig, for one). An index.db of
 // another version is rebuilt from the files, in place.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -74,10 +74,53 @@ CREATE TABLE entries (
 	length     INTEGER NOT NULL,
 	date       TEXT,
 	eff_time   INTEGER NOT NULL, -- the sort key within a folder; anchor entries sort first
-	time_ns    INTEGER           -- the time --since and --until compare; NULL for no date
+	time_ns    INTEGER,          -- the time --since and --until compare; NULL for no date
+	facts      TEXT              -- what the views need of it (views.Facts, JSON); NULL for none
 );
 CREATE INDEX entries_order ON entries (tape, anchor_seq, folder, eff_time, file, line);
 CREATE INDEX entries_file ON entries (file_id);
+-- The entries the tool-call view folds, in tape order: only they pay for it.
+CREATE INDEX entries_tools ON entries (tape, anchor_seq, folder, eff_time, file, line)
+	WHERE kind IN ('tool_call', 'tool_result', 'error');
+
+-- The tool-call lifecycle (views/calls.go): one row per call, keyed by its
+-- tool_call entry's place in tape order and its position there, computed
+-- again from the first change of each pass (views.go).
+CREATE TABLE calls (
+	tape         TEXT NOT NULL,
+	anchor_seq   INTEGER NOT NULL,
+	folder       TEXT NOT NULL,
+	eff_time     INTEGER NOT NULL,
+	file         TEXT NOT NULL,
+	line         INTEGER NOT NULL,
+	idx          INTEGER NOT NULL,
+	entry        INTEGER NOT NULL, -- entries.rowid of the tool_call entry
+	call_id      TEXT NOT NULL,
+	name         TEXT NOT NULL,
+	status       TEXT NOT NULL,    -- pending, completed, failed
+	called_ns    INTEGER,
+	answered_ns  INTEGER,
+	result_entry INTEGER,          -- entries.rowid of the tool_result or error entry
+	result_idx   INTEGER,          -- position of the result in it; -1 for an error entry
+	PRIMARY KEY (tape, anchor_seq, folder, eff_time, file, line, idx)
+) WITHOUT ROWID;
+CREATE INDEX calls_status ON calls (status, tape);
+
+-- Run events and their token usage: one row per event, with its entry.
+CREATE TABLE runs (
+	entry         INTEGER PRIMARY KEY, -- entries.rowid
+	tape          TEXT NOT NULL,
+	anchor_seq    INTEGER NOT NULL,
+	folder        TEXT NOT NULL,
+	time_ns       INTEGER,
+	status        TEXT NOT NULL,
+	model         TEXT NOT NULL,
+	has_usage     INTEGER NOT NULL,
+	input_tokens  INTEGER NOT NULL,
+	output_tokens INTEGER NOT NULL,
+	total_tokens  INTEGER NOT NULL
+);
+CREATE INDEX runs_tape ON runs (tape, anchor_seq, folder);
 
 CREATE TABLE bad_lines (
 	tape   TEXT NOT NULL,
@@ -102,10 +145,10 @@ CREATE VIRTUAL TABLE entries_fts USING fts5 (
 `
 
 // tables lists what schema creates, for dropping an index of another version.
-var tables = []string{"entries_fts", "bad_lines", "entries", "files", "anchors", "meta"}
+var tables = []string{"entries_fts", "runs", "calls", "bad_lines", "entries", "files", "anchors", "meta"}
 
-// views lists the views schema creates.
-var views = []string{"tapes"}
+// sqlViews lists the SQL views schema creates.
+var sqlViews = []string{"tapes"}
 
 // Schema returns the statements that create the index, for tools that
 // load the same rows elsewhere (tape-bench's native SQLite baseline).

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
 )
 
 // SearchText is the text of an entry that search finds: the words people
@@ -24,16 +25,25 @@ import (
 //   - error: the kind and the message;
 //   - any other kind: every key and string of the payload.
 func SearchText(e tapelog.Entry) string {
-	// One decode of the payload, then a walk of the parts that hold text:
-	// decoding each part again cost as much as the rest of a rebuild's
-	// parsing.
+	text, _ := textAndFacts(e)
+	return text
+}
+
+// textAndFacts is an entry's search text and the facts the views need of
+// it, from one decode of its payload: decoding each part again cost as
+// much as the rest of a rebuild's parsing.
+func textAndFacts(e tapelog.Entry) (string, views.Facts) {
 	var p map[string]any
 	if json.Unmarshal(e.Payload, &p) != nil {
-		return ""
+		return "", views.Facts{}
 	}
+	return searchText(e.Kind, p), views.Extract(e.Kind, p, e.Meta)
+}
+
+func searchText(kind string, p map[string]any) string {
 	var b strings.Builder
 	add := func(v any, keys bool) { collectStrings(&b, v, "", keys) }
-	switch e.Kind {
+	switch kind {
 	case tapelog.KindMessage, tapelog.KindSystem:
 		add(p["content"], false)
 		add(p["tool_calls"], false)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
 )
 
 // The producer side of a pass: it walks the files, compares them with the
@@ -89,6 +90,7 @@ type entryRow struct {
 	effTime  int64
 	timeNS   *int64 // overrides effTime for time filters (anchor entries)
 	text     string // tokenized search text
+	facts    views.Facts
 }
 
 type badLine struct {
@@ -507,8 +509,9 @@ func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) 
 }
 
 func newEntryRow(e tapelog.Entry) entryRow {
+	text, facts := textAndFacts(e)
 	r := entryRow{id: e.ID, kind: e.Kind, seq: e.Pos.AnchorSeq, line: e.Pos.Line, offset: e.Pos.Offset,
-		length: e.Pos.Length, effTime: effTime(e.Pos.Time), text: Tokenize(SearchText(e))}
+		length: e.Pos.Length, effTime: effTime(e.Pos.Time), text: Tokenize(text), facts: facts}
 	if e.Date != "" {
 		d := e.Date
 		r.date = &d

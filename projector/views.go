@@ -1,0 +1,152 @@
+package projector
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/tape-dev/tape/views"
+)
+
+// Keeping the view tables current (see package views for what they hold).
+//
+// runs rows belong to one entry each: they are written and deleted with
+// their entry. calls rows are a fold over a tape's tool entries in tape
+// order, so a change anywhere can change the calls after it: each pass
+// notes, per tape, the first place in tape order where a tool entry may
+// have changed, and at its end computes the calls again from the last
+// tool_call entry before that place (the fold starts afresh at any
+// tool_call, so what came before cannot matter). Appends at the end of a
+// tape, the common case, fold a few entries; a rebuild folds each tape
+// once. The result is the same rows as a fold of the whole tape, which the
+// incremental-equals-rebuild property checks.
+
+// viewKey is an entry's place in tape order within its tape: the columns
+// of entries_order after tape.
+type viewKey struct {
+	seq    int64
+	folder string
+	eff    int64
+	file   string
+	line   int
+}
+
+func (k viewKey) compare(o viewKey) int {
+	return cmp.Or(cmp.Compare(k.seq, o.seq), cmp.Compare(k.folder, o.folder), cmp.Compare(k.eff, o.eff),
+		cmp.Compare(k.file, o.file), cmp.Compare(k.line, o.line))
+}
+
+func (k viewKey) args() []any { return []any{k.seq, k.folder, k.eff, k.file, k.line} }
+
+// tapeStart is before every entry of a tape.
+var tapeStart = viewKey{seq: math.MinInt64, eff: math.MinInt64}
+
+// folderStart is before every entry of an anchor folder.
+func folderStart(seq int64, folder string) viewKey {
+	return viewKey{seq: seq, folder: folder, eff: math.MinInt64}
+}
+
+// isToolKind reports whether entries of a kind feed the calls fold.
+func isToolKind(kind string) bool {
+	return kind == "tool_call" || kind == "tool_result" || kind == "error"
+}
+
+// touch notes that the tool entries of tape may have changed from k on.
+func (a *applier) touch(tape string, k viewKey) {
+	if old, ok := a.dirty[tape]; !ok || k.compare(old) < 0 {
+		a.dirty[tape] = k
+	}
+}
+
+// insertRun writes the runs row of a run event.
+func (a *applier) insertRun(ctx context.Context, rowid int64, tape, folder string, r entryRow, timeNS *int64) error {
+	run := r.facts.Run
+	_, err := a.stmts["insertRun"].ExecContext(ctx, rowid, tape, r.seq, folder, timeNS, run.Status, run.Model,
+		run.Usage, run.In, run.Out, run.Total)
+	if err != nil {
+		return fmt.Errorf("index run event %s: %w", r.id, err)
+	}
+	return nil
+}
+
+// refreshViews computes the calls of every tape the pass touched again.
+func (a *applier) refreshViews(ctx context.Context) error {
+	for _, tape := range slices.Sorted(maps.Keys(a.dirty)) {
+		if err := a.refreshCalls(ctx, tape, a.dirty[tape]); err != nil {
+			return fmt.Errorf("compute the calls of tape %s: %w", tape, err)
+		}
+	}
+	return nil
+}
+
+const toolKinds = `kind IN ('tool_call', 'tool_result', 'error')` // the WHERE of entries_tools, which SQLite must see to use it
+
+func (a *applier) refreshCalls(ctx context.Context, tape string, from viewKey) error {
+	start := tapeStart
+	var s viewKey
+	err := a.tx.QueryRowContext(ctx, `SELECT anchor_seq, folder, eff_time, file, line FROM entries
+		WHERE tape = ? AND `+toolKinds+` AND kind = 'tool_call' AND (anchor_seq, folder, eff_time, file, line) < (?, ?, ?, ?, ?)
+		ORDER BY anchor_seq DESC, folder DESC, eff_time DESC, file DESC, line DESC LIMIT 1`,
+		append([]any{tape}, from.args()...)...).Scan(&s.seq, &s.folder, &s.eff, &s.file, &s.line)
+	switch {
+	case err == nil:
+		start = s
+	case err != sql.ErrNoRows:
+		return err
+	}
+	if _, err := a.tx.ExecContext(ctx, `DELETE FROM calls WHERE tape = ? AND (anchor_seq, folder, eff_time, file, line) >= (?, ?, ?, ?, ?)`,
+		append([]any{tape}, start.args()...)...); err != nil {
+		return err
+	}
+	rows, err := a.tx.QueryContext(ctx, `SELECT rowid, kind, facts, time_ns, anchor_seq, folder, eff_time, file, line FROM entries
+		WHERE tape = ? AND `+toolKinds+` AND (anchor_seq, folder, eff_time, file, line) >= (?, ?, ?, ?, ?)
+		ORDER BY anchor_seq, folder, eff_time, file, line`, append([]any{tape}, start.args()...)...)
+	if err != nil {
+		return err
+	}
+	var fold views.CallFold
+	var settled []views.Call
+	keys := map[int64]viewKey{} // the places of the tool_call entries whose calls are not yet written
+	for rows.Next() {
+		var e views.ToolEntry
+		var facts sql.NullString
+		var k viewKey
+		if err := rows.Scan(&e.Ref, &e.Kind, &facts, &e.Time, &k.seq, &k.folder, &k.eff, &k.file, &k.line); err != nil {
+			rows.Close()
+			return err
+		}
+		if e.Facts, err = views.DecodeFacts(facts.String); err != nil {
+			rows.Close()
+			return fmt.Errorf("read the facts of an entry: %w", err)
+		}
+		if e.Kind == "tool_call" {
+			keys[e.Ref] = k
+		}
+		settled = append(settled, fold.Add(e)...)
+	}
+	rows.Close() // before writing: the statements share the connection
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	settled = append(settled, fold.Flush()...)
+	for _, c := range settled {
+		if err := a.insertCall(ctx, tape, keys[c.Entry], c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *applier) insertCall(ctx context.Context, tape string, k viewKey, c views.Call) error {
+	var result, resultIdx any
+	if c.ResultEntry != 0 {
+		result, resultIdx = c.ResultEntry, c.ResultIndex
+	}
+	_, err := a.stmts["insertCall"].ExecContext(ctx, tape, k.seq, k.folder, k.eff, k.file, k.line, c.Index,
+		c.Entry, c.ID, c.Name, c.Status, c.CalledAt, c.AnsweredAt, result, resultIdx)
+	return err
+}
