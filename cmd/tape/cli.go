@@ -25,6 +25,10 @@ type CLI struct {
 	Anchors    AnchorsCmd    `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
 	Show       ShowCmd       `cmd:"" group:"read" help:"Print the entries of one anchor."`
 	Search     SearchCmd     `cmd:"" group:"read" help:"Find entries by their text (FTS5; English, Chinese, Japanese)."`
+	Tapes      TapesCmd      `cmd:"" group:"views" help:"List the tapes (sessions), the most recently written first."`
+	Calls      CallsCmd      `cmd:"" group:"views" help:"List tool calls and what became of them: pending, completed, failed."`
+	Usage      UsageCmd      `cmd:"" group:"views" help:"Sum the token usage of run events by tape, anchor, model or day."`
+	Messages   MessagesCmd   `cmd:"" group:"views" help:"List the chat messages of a tape in order, a page at a time."`
 	Reindex    ReindexCmd    `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`
 	Watch      WatchCmd      `cmd:"" group:"index" help:"Keep the index live while agents write (fsnotify)."`
 	Demo       DemoCmd       `cmd:"" group:"other" help:"Build a sample workspace in a new folder and walk through it."`
@@ -45,6 +49,7 @@ var groups = []kong.Group{
 	{Key: "workspace", Title: "Workspace"},
 	{Key: "write", Title: "Write"},
 	{Key: "read", Title: "Read"},
+	{Key: "views", Title: "Views (projections of the tapes)"},
 	{Key: "index", Title: "Index"},
 	{Key: "other", Title: "Other"},
 }

@@ -1,0 +1,479 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tape-dev/tape/projector"
+)
+
+// The view commands: lists from the view tables, paged as a ledger query
+// is. Each prints one page (--limit, default 20; --offset), says on stderr
+// how many there are when the page does not hold them all, and prints only
+// that number with --count. An empty list is not an error (exit 0), as
+// with ls.
+
+// pageFlags are the paging flags of the view commands.
+type pageFlags struct {
+	Limit  int  `short:"n" default:"20" placeholder:"N" help:"Show at most N (0: all)."`
+	Offset int  `placeholder:"N" help:"Skip the first N."`
+	Count  bool `help:"Print only how many there are, as a number."`
+}
+
+func (f pageFlags) page() projector.Page { return projector.Page{Limit: f.Limit, Offset: f.Offset} }
+
+func (f pageFlags) validate() error {
+	if f.Limit < 0 || f.Offset < 0 {
+		return usagef("--limit and --offset must not be negative")
+	}
+	return nil
+}
+
+// footer tells a person, on stderr, that the page is not the whole list.
+func (f pageFlags) footer(env *Env, shown, total int, what string) {
+	if shown == total || (shown == 0 && f.Offset == 0) {
+		return
+	}
+	from := min(f.Offset+1, total)
+	fmt.Fprintf(env.Stderr, "tape: %d–%d of %d %s", from, f.Offset+shown, total, what)
+	if f.Offset+shown < total {
+		fmt.Fprintf(env.Stderr, "; --offset %d for more", f.Offset+shown)
+	}
+	fmt.Fprintln(env.Stderr)
+}
+
+func printCount(env *Env, n int) error {
+	if _, err := fmt.Fprintln(env.Stdout, n); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// TapesCmd is `tape tapes`.
+type TapesCmd struct {
+	Active bool   `help:"Only tapes written to in the last hour."`
+	Since  string `placeholder:"WHEN" help:"Only tapes written to since WHEN: RFC 3339 or a duration ago (90m, 2h, 3d)."`
+	JSON   bool   `help:"One JSON object per tape and line: name, title, cwd, first, last, entries, anchors, forks."`
+	pageFlags
+}
+
+func (c *TapesCmd) Help() string {
+	return `Lists the tapes (sessions) of the workspace, the most recently written first:
+when each was last written, its entries and anchors, and its title (the first
+user message) and working directory (the first that an entry's meta names, as
+cwd, workdir, working_directory or workspace).
+
+Examples:
+  tape tapes
+  tape tapes --active
+  tape tapes --since 3d --json | jq -r .name`
+}
+
+func (c *TapesCmd) Validate() error { return c.validate() }
+
+// tapeRecord is what `tape tapes --json` prints. Its names are a contract.
+type tapeRecord struct {
+	Name    string  `json:"name"`
+	Title   string  `json:"title"`
+	CWD     string  `json:"cwd"`
+	First   *string `json:"first"`
+	Last    *string `json:"last"`
+	Entries int     `json:"entries"`
+	Anchors int     `json:"anchors"`
+	Forks   int     `json:"forks"`
+}
+
+// activeWindow is how recently a tape was written for --active.
+const activeWindow = time.Hour
+
+func (c *TapesCmd) Run(env *Env, g *Globals) error {
+	now := time.Now()
+	since, err := parseWhen(c.Since, now)
+	if err != nil {
+		return usagef("--since: %v", err)
+	}
+	if c.Active && (since.IsZero() || since.Before(now.Add(-activeWindow))) {
+		since = now.Add(-activeWindow)
+	}
+	ws, err := g.workspace(env)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	ix, err := g.index(env, ws)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	all, err := ix.Sessions(env.Context())
+	if err != nil {
+		return err
+	}
+	var kept []projector.Session
+	for _, s := range all {
+		if since.IsZero() || !s.Last.Before(since) {
+			kept = append(kept, s)
+		}
+	}
+	sortSessions(kept)
+	if c.Count {
+		return printCount(env, len(kept))
+	}
+	page := pageOf(kept, c.page())
+	out := newJSONLines(env.Stdout)
+	for _, s := range page {
+		rec := tapeRecord{Name: s.Name, Title: s.Title, CWD: s.CWD, First: rfc3339(s.First), Last: rfc3339(s.Last),
+			Entries: s.Entries, Anchors: s.Anchors, Forks: countForks(ws.Abs("tapes/" + s.Name))}
+		if c.JSON {
+			if err := out.write(rec); err != nil {
+				return err
+			}
+			continue
+		}
+		last := "-"
+		if !s.Last.IsZero() {
+			last = s.Last.UTC().Format("2006-01-02 15:04")
+		}
+		if _, err := fmt.Fprintf(env.Stdout, "%-24s  %-16s  %7d  %3d  %s\n", oneLine(s.Name, 24), last, s.Entries, s.Anchors, oneLine(s.Title, 60)); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	c.footer(env, len(page), len(kept), "tapes")
+	return nil
+}
+
+// sortSessions orders tapes by their last write, newest first, then name.
+func sortSessions(s []projector.Session) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && sessionBefore(s[j], s[j-1]); j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func sessionBefore(a, b projector.Session) bool {
+	if !a.Last.Equal(b.Last) {
+		return a.Last.After(b.Last)
+	}
+	return a.Name < b.Name
+}
+
+func pageOf[T any](list []T, pg projector.Page) []T {
+	from := min(pg.Offset, len(list))
+	to := len(list)
+	if pg.Limit > 0 {
+		to = min(from+pg.Limit, len(list))
+	}
+	return list[from:to]
+}
+
+func rfc3339(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339Nano)
+	return &s
+}
+
+// countForks counts the folders in a tape's forks/ folder, where forks
+// live while they are neither merged nor discarded.
+func countForks(tapeDir string) int {
+	entries, err := os.ReadDir(filepath.Join(tapeDir, "forks"))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			n++
+		}
+	}
+	return n
+}
+
+// CallsCmd is `tape calls`.
+type CallsCmd struct {
+	Status   string `placeholder:"STATUS" help:"Only calls with this status: pending, completed or failed."`
+	Name     string `placeholder:"TOOL" help:"Only calls of this tool."`
+	AllTapes bool   `name:"all-tapes" help:"Calls of every tape, not only the current one."`
+	JSON     bool   `help:"One JSON object per call and line: id, tape, anchor, name, arguments, status, called_at, answered_at, duration_ms, result."`
+	pageFlags
+}
+
+func (c *CallsCmd) Help() string {
+	return `Lists tool calls, the newest first, with what became of them: pending (no
+result yet), completed, or failed (an error entry answered it, or its result
+says it failed: "is_error": true, an "error", a "status" of error or failed, or
+text that starts with "Error:"). Results are matched to calls by position, as
+Bub matches them when it builds the context.
+
+Examples:
+  tape calls --status pending
+  tape calls --name bash --all-tapes -n 50
+  tape calls --status failed --json | jq -r '.name + " " + (.result|tostring)'`
+}
+
+func (c *CallsCmd) Validate() error {
+	switch c.Status {
+	case "", "pending", "completed", "failed":
+	default:
+		return usagef("--status %q: want pending, completed or failed", c.Status)
+	}
+	return c.validate()
+}
+
+// callRecord is what `tape calls --json` prints. Its names are a contract.
+type callRecord struct {
+	ID         string          `json:"id"`
+	Tape       string          `json:"tape"`
+	Anchor     string          `json:"anchor"`
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Status     string          `json:"status"`
+	CalledAt   *string         `json:"called_at"`
+	AnsweredAt *string         `json:"answered_at"`
+	DurationMS *int64          `json:"duration_ms"`
+	Result     json.RawMessage `json:"result"`
+}
+
+func (c *CallsCmd) Run(env *Env, g *Globals) error {
+	t, ix, closeAll, err := g.openIndexed(env, !c.AllTapes)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	f := projector.CallFilter{Status: c.Status, Name: c.Name, Page: c.page()}
+	if !c.AllTapes {
+		f.Tape = t.Name()
+	}
+	if c.Count {
+		f.Page = projector.Page{Limit: 1}
+	}
+	calls, total, errs, err := ix.Calls(env.Context(), f)
+	if err != nil {
+		return err
+	}
+	if c.Count {
+		return printCount(env, total)
+	}
+	for _, le := range errs {
+		warnLine(env.Stderr, le) //nolint:errcheck // a warning; the call is printed without it
+	}
+	out := newJSONLines(env.Stdout)
+	for _, call := range calls {
+		if c.JSON {
+			if err := out.write(callRecord{ID: call.ID, Tape: call.Tape, Anchor: call.Anchor, Name: call.Name,
+				Arguments: rawOrNull(call.Arguments), Status: call.Status, CalledAt: optional(call.CalledAt),
+				AnsweredAt: optional(call.AnsweredAt), DurationMS: call.DurationMS, Result: rawOrNull(call.Result)}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := c.printHuman(env, call); err != nil {
+			return err
+		}
+	}
+	c.footer(env, len(calls), total, "calls")
+	return nil
+}
+
+func (c *CallsCmd) printHuman(env *Env, call projector.Call) error {
+	when, took := "-", ""
+	if call.CalledAt != "" {
+		when = shortDate(call.CalledAt)
+	}
+	if call.DurationMS != nil {
+		took = (time.Duration(*call.DurationMS) * time.Millisecond).String()
+	}
+	args := compactJSON(call.Arguments)
+	var s string
+	if json.Unmarshal(call.Arguments, &s) == nil {
+		args = s
+	}
+	status := env.color.paint(statusColors[call.Status], fmt.Sprintf("%-9s", call.Status))
+	_, err := fmt.Fprintf(env.Stdout, "%-19s  %s  %-8s  %s(%s)\n", when, status, took, oneLine(call.Name, 30), oneLine(args, summaryWidth))
+	if err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+var statusColors = map[string]string{"pending": "\x1b[33m", "completed": "\x1b[32m", "failed": "\x1b[31m"}
+
+func rawOrNull(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return json.RawMessage("null")
+	}
+	return r
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// UsageCmd is `tape usage`.
+type UsageCmd struct {
+	By   string `default:"tape" enum:"tape,anchor,model,day" help:"Sum by tape, anchor, model or day (UTC)."`
+	JSON bool   `help:"One JSON object per group and line: the group (tape; tape, anchor_seq and anchor; model; or day), runs, runs_with_usage, input_tokens, output_tokens, total_tokens."`
+	pageFlags
+}
+
+func (c *UsageCmd) Help() string {
+	return `Sums the token usage that run events report ({"name": "run", "data":
+{"status", "model", "usage": {...}}}, as Bub writes them; prompt_tokens and
+completion_tokens, or input_tokens and output_tokens). Every tape, unless --tape
+or --session names one. Runs that reported no usage are counted as runs.
+
+Examples:
+  tape usage
+  tape usage --by day
+  tape usage -t main --by anchor --json | jq .total_tokens`
+}
+
+func (c *UsageCmd) Validate() error { return c.validate() }
+
+// usageRecord is what `tape usage --json` prints. Its names are a contract.
+type usageRecord struct {
+	Tape          *string `json:"tape,omitempty"`
+	AnchorSeq     *int64  `json:"anchor_seq,omitempty"`
+	Anchor        *string `json:"anchor,omitempty"`
+	Model         *string `json:"model,omitempty"`
+	Day           *string `json:"day,omitempty"`
+	Runs          int     `json:"runs"`
+	RunsWithUsage int     `json:"runs_with_usage"`
+	InputTokens   int64   `json:"input_tokens"`
+	OutputTokens  int64   `json:"output_tokens"`
+	TotalTokens   int64   `json:"total_tokens"`
+}
+
+func (c *UsageCmd) Run(env *Env, g *Globals) error {
+	ws, err := g.workspace(env)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	f := projector.UsageFilter{By: c.By, Page: c.page()}
+	if g.Tape != "" || g.Session != "" {
+		if f.Tape, err = g.tapeName(ws); err != nil {
+			return err
+		}
+	}
+	ix, err := g.index(env, ws)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	rows, total, err := ix.Usage(env.Context(), f)
+	if err != nil {
+		return err
+	}
+	if c.Count {
+		return printCount(env, total)
+	}
+	out := newJSONLines(env.Stdout)
+	for _, u := range rows {
+		if c.JSON {
+			if err := out.write(c.record(u)); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := fmt.Fprintf(env.Stdout, "%-40s  %5d runs  %10d in  %10d out  %10d total\n",
+			oneLine(c.group(u), 40), u.Runs, u.Input, u.Output, u.Total); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	c.footer(env, len(rows), total, "groups")
+	return nil
+}
+
+func (c *UsageCmd) group(u projector.UsageRow) string {
+	switch c.By {
+	case "anchor":
+		return fmt.Sprintf("%s %03d %s", u.Tape, u.AnchorSeq, u.Anchor)
+	case "model":
+		return u.Model
+	case "day":
+		return u.Day
+	}
+	return u.Tape
+}
+
+func (c *UsageCmd) record(u projector.UsageRow) usageRecord {
+	r := usageRecord{Runs: u.Runs, RunsWithUsage: u.WithUsage, InputTokens: u.Input, OutputTokens: u.Output, TotalTokens: u.Total}
+	switch c.By {
+	case "tape":
+		r.Tape = &u.Tape
+	case "anchor":
+		r.Tape, r.AnchorSeq, r.Anchor = &u.Tape, &u.AnchorSeq, &u.Anchor
+	case "model":
+		r.Model = &u.Model
+	case "day":
+		r.Day = &u.Day
+	}
+	return r
+}
+
+// MessagesCmd is `tape messages`.
+type MessagesCmd struct {
+	JSON bool `help:"One JSON object per message and line, as tape log --json prints entries."`
+	pageFlags
+}
+
+func (c *MessagesCmd) Help() string {
+	return `Lists the chat messages of a tape in order, a page at a time: who said
+what, across every anchor.
+
+Examples:
+  tape messages
+  tape messages --offset 20 -n 20
+  tape messages -n 0 --json | jq -r '.payload.role + ": " + (.payload.content|tostring)'`
+}
+
+func (c *MessagesCmd) Validate() error { return c.validate() }
+
+func (c *MessagesCmd) Run(env *Env, g *Globals) error {
+	t, ix, closeAll, err := g.openIndexed(env, true)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	pg := c.page()
+	if c.Count {
+		pg = projector.Page{Limit: 1}
+	}
+	msgs, total, errs, err := ix.Messages(env.Context(), t.Name(), pg)
+	if err != nil {
+		return err
+	}
+	if c.Count {
+		return printCount(env, total)
+	}
+	for _, le := range errs {
+		warnLine(env.Stderr, le) //nolint:errcheck // a warning; the others are printed
+	}
+	out := newJSONLines(env.Stdout)
+	for _, m := range msgs {
+		if m.Payload == nil {
+			continue
+		}
+		if c.JSON {
+			if err := out.write(m.Record()); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := fmt.Fprintf(env.Stdout, "%s  %s\n", env.color.paint(sgrDim, fmt.Sprintf("%-8s", clock(m))), oneLine(summary(m), 200)); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	c.footer(env, len(msgs), total, "messages")
+	return nil
+}

@@ -1,0 +1,365 @@
+package projector
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// Queries of the view tables. Lists page as a ledger query does: a page
+// (Limit, Offset) and the total the filter matches.
+
+// Page is a slice of a list: Limit 0 means no limit.
+type Page struct{ Limit, Offset int }
+
+func (pg Page) sql() (string, []any) {
+	if pg.Limit <= 0 {
+		return ` LIMIT -1 OFFSET ?`, []any{pg.Offset}
+	}
+	return ` LIMIT ? OFFSET ?`, []any{pg.Limit, pg.Offset}
+}
+
+// CallFilter selects calls.
+type CallFilter struct {
+	Tape   string // "" for every tape
+	Status string // pending, completed, failed; "" for all
+	Name   string // the tool's name; "" for all
+	Page
+}
+
+// Call is one tool call: a row of the calls view, with its arguments and
+// result read from the files.
+type Call struct {
+	ID, Tape, Anchor, Name string
+	Status                 string
+	Arguments              json.RawMessage // nil when the call has none
+	Result                 json.RawMessage // nil while pending; the whole payload of an error entry that answered it
+	CalledAt, AnsweredAt   string          // the entries' dates; "" for none
+	DurationMS             *int64
+}
+
+// Calls returns the calls the filter selects, newest first, and how many
+// it selects in all. A call or result whose line changed since it was
+// indexed comes back in errs, and the call without it.
+func (p *Projector) Calls(ctx context.Context, f CallFilter) (calls []Call, total int, errs []error, err error) {
+	var c conds
+	if f.Tape != "" {
+		c.where, c.args = append(c.where, "c.tape = ?"), append(c.args, f.Tape)
+	}
+	c.in("c.status", []string{f.Status}, f.Status != "")
+	c.in("c.name", []string{f.Name}, f.Name != "")
+	where := ""
+	if len(c.where) > 0 {
+		where = " WHERE " + strings.Join(c.where, " AND ")
+	}
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM calls c`+where, c.args...).Scan(&total); err != nil {
+		return nil, 0, nil, fmt.Errorf("count calls: %w", err)
+	}
+	limit, largs := f.Page.sql()
+	rows, err := p.db.QueryContext(ctx, `SELECT c.tape, c.call_id, c.name, c.status, c.idx, c.entry, c.result_entry, c.result_idx, c.called_ns, c.answered_ns
+		FROM calls c`+where+` ORDER BY c.tape, c.anchor_seq DESC, c.folder DESC, c.eff_time DESC, c.file DESC, c.line DESC, c.idx DESC`+limit,
+		append(c.args, largs...)...)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("query calls: %w", err)
+	}
+	type ref struct {
+		call               Call
+		idx, resultIdx     int
+		entry, resultEntry int64
+		calledNS, answerNS sql.NullInt64
+		hasResult          bool
+	}
+	var refs []ref
+	for rows.Next() {
+		var r ref
+		var resultEntry, resultIdx sql.NullInt64
+		if err := rows.Scan(&r.call.Tape, &r.call.ID, &r.call.Name, &r.call.Status, &r.idx, &r.entry, &resultEntry, &resultIdx, &r.calledNS, &r.answerNS); err != nil {
+			rows.Close()
+			return nil, 0, nil, err
+		}
+		r.resultEntry, r.resultIdx, r.hasResult = resultEntry.Int64, int(resultIdx.Int64), resultEntry.Valid
+		refs = append(refs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, nil, err
+	}
+	loader := newLineLoader(p.ws)
+	defer loader.close()
+	for _, r := range refs {
+		call := r.call
+		e, err := p.entryAt(ctx, loader, r.entry)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		call.Anchor, call.CalledAt = e.Pos.Anchor, e.Date
+		call.Arguments = callArguments(e.Payload, r.idx)
+		if r.hasResult {
+			res, err := p.entryAt(ctx, loader, r.resultEntry)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			call.AnsweredAt = res.Date
+			call.Result = resultAt(res.Payload, r.resultIdx)
+		}
+		if r.calledNS.Valid && r.answerNS.Valid {
+			ms := (r.answerNS.Int64 - r.calledNS.Int64) / int64(time.Millisecond)
+			call.DurationMS = &ms
+		}
+		calls = append(calls, call)
+	}
+	return calls, total, errs, nil
+}
+
+// entryAt reads the entry with the given rowid; on an error it returns
+// what the index knows of it, without its payload.
+func (p *Projector) entryAt(ctx context.Context, loader *lineLoader, rowid int64) (tapelog.Entry, error) {
+	rows, err := p.db.QueryContext(ctx, `SELECT `+entryColumns+` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE e.rowid = ?`, rowid)
+	if err != nil {
+		return tapelog.Entry{}, fmt.Errorf("query entry: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return tapelog.Entry{}, fmt.Errorf("entry %d is not in the index; run 'tape reindex'", rowid)
+	}
+	l, err := scanLocated(rows)
+	if err != nil {
+		return tapelog.Entry{}, err
+	}
+	e, err := loader.load(l)
+	if err != nil {
+		e.Payload = nil
+	}
+	return e, err
+}
+
+// callArguments picks the arguments of the idx-th call of a tool_call
+// payload: function.arguments (OpenAI), else arguments or input.
+func callArguments(payload json.RawMessage, idx int) json.RawMessage {
+	var p struct {
+		Calls []struct {
+			Function struct {
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"function"`
+			Arguments json.RawMessage `json:"arguments"`
+			Input     json.RawMessage `json:"input"`
+		} `json:"calls"`
+	}
+	if json.Unmarshal(payload, &p) != nil || idx >= len(p.Calls) {
+		return nil
+	}
+	c := p.Calls[idx]
+	for _, a := range []json.RawMessage{c.Function.Arguments, c.Arguments, c.Input} {
+		if len(a) > 0 {
+			return a
+		}
+	}
+	return nil
+}
+
+// resultAt picks the idx-th result of a tool_result payload, or the whole
+// payload of an error entry (idx -1).
+func resultAt(payload json.RawMessage, idx int) json.RawMessage {
+	if idx < 0 {
+		return payload
+	}
+	var p struct {
+		Results []json.RawMessage `json:"results"`
+	}
+	if json.Unmarshal(payload, &p) != nil || idx >= len(p.Results) {
+		return nil
+	}
+	return p.Results[idx]
+}
+
+// UsageRow is the token usage of one group of run events. Only the fields
+// of the grouping are set: Tape (by tape), Tape, AnchorSeq and Anchor (by
+// anchor), Model (by model) or Day (by day, UTC, "" for runs without a
+// date).
+type UsageRow struct {
+	Tape, Anchor, Model, Day string
+	AnchorSeq                int64
+	Runs                     int // run events
+	WithUsage                int // of them, those that reported usage
+	Input, Output, Total     int64
+}
+
+// UsageFilter selects run events and how to group them.
+type UsageFilter struct {
+	By   string // tape, anchor, model, day
+	Tape string // "" for every tape
+	Page
+}
+
+// usageGroups are the columns each grouping selects, groups and orders by.
+var usageGroups = map[string]string{
+	"tape":   `r.tape, 0, '', '', ''`,
+	"anchor": `r.tape, r.anchor_seq, coalesce(a.name, r.folder), '', ''`,
+	"model":  `'', 0, '', r.model, ''`,
+	"day":    `'', 0, '', '', coalesce(strftime('%Y-%m-%d', r.time_ns / 1000000000, 'unixepoch'), '')`,
+}
+
+// Usage sums the token usage of run events by f.By, in the order of the
+// groups (anchors in tape order, days in time order), and says how many
+// groups there are in all.
+func (p *Projector) Usage(ctx context.Context, f UsageFilter) ([]UsageRow, int, error) {
+	cols, ok := usageGroups[f.By]
+	if !ok {
+		return nil, 0, fmt.Errorf("usage by %q: want tape, anchor, model or day", f.By)
+	}
+	where, args := "", []any{}
+	if f.Tape != "" {
+		where, args = " WHERE r.tape = ?", append(args, f.Tape)
+	}
+	grouped := `SELECT ` + cols + `, count(*), sum(r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens)
+		FROM runs r LEFT JOIN anchors a ON a.tape = r.tape AND a.folder = r.folder` + where + ` GROUP BY 1, 2, 3, 4, 5`
+	var total int
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM (`+grouped+`)`, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count usage: %w", err)
+	}
+	limit, largs := f.Page.sql()
+	rows, err := p.db.QueryContext(ctx, grouped+` ORDER BY 1, 2, 3, 4, 5`+limit, append(args, largs...)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("query usage: %w", err)
+	}
+	defer rows.Close()
+	var out []UsageRow
+	for rows.Next() {
+		var u UsageRow
+		if err := rows.Scan(&u.Tape, &u.AnchorSeq, &u.Anchor, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.Input, &u.Output, &u.Total); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, u)
+	}
+	return out, total, rows.Err()
+}
+
+// Session is a tape as a list of sessions shows it.
+type Session struct {
+	Name, Title, CWD string
+	First, Last      time.Time // zero when no entry has a date
+	Entries, Anchors int
+}
+
+// Sessions describes every tape in the index, most recently active first.
+// Title is the text of its first user message, CWD the first working
+// directory an entry's meta names.
+func (p *Projector) Sessions(ctx context.Context) ([]Session, error) {
+	names, err := p.Tapes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loader := newLineLoader(p.ws)
+	defer loader.close()
+	var out []Session
+	for _, name := range names {
+		s, err := p.session(ctx, loader, name)
+		if err != nil {
+			return nil, fmt.Errorf("describe tape %s: %w", name, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (p *Projector) session(ctx context.Context, loader *lineLoader, name string) (Session, error) {
+	s := Session{Name: name}
+	var first, last sql.NullInt64
+	var lastSeq int64
+	var lastFolder string
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM anchors WHERE tape = ?`, name).Scan(&s.Anchors); err != nil {
+		return s, err
+	}
+	if err := p.db.QueryRowContext(ctx, `SELECT seq, folder FROM anchors WHERE tape = ? ORDER BY seq DESC, folder DESC LIMIT 1`, name).Scan(&lastSeq, &lastFolder); err != nil {
+		return s, err
+	}
+	// The first date is the first anchor's (a tape starts with one); the
+	// last is the latest in the newest folder, where agents write.
+	if err := p.db.QueryRowContext(ctx, `SELECT min(time_ns) FROM entries WHERE tape = ? AND anchor_seq = (SELECT min(seq) FROM anchors WHERE tape = ?)`, name, name).Scan(&first); err != nil {
+		return s, err
+	}
+	if err := p.db.QueryRowContext(ctx, `SELECT max(time_ns) FROM entries WHERE tape = ? AND anchor_seq = ? AND folder = ?`, name, lastSeq, lastFolder).Scan(&last); err != nil {
+		return s, err
+	}
+	if first.Valid {
+		s.First = time.Unix(0, first.Int64).UTC()
+	}
+	if last.Valid {
+		s.Last = time.Unix(0, last.Int64).UTC()
+	}
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM entries WHERE tape = ? AND file_id <> 0`, name).Scan(&s.Entries); err != nil {
+		return s, err
+	}
+	var title sql.NullInt64
+	err := p.db.QueryRowContext(ctx, `SELECT rowid FROM entries WHERE tape = ? AND kind = 'message' AND facts LIKE '{"role":"user"%'
+		ORDER BY anchor_seq, folder, eff_time, file, line LIMIT 1`, name).Scan(&title)
+	if err != nil && err != sql.ErrNoRows {
+		return s, err
+	}
+	if title.Valid {
+		if e, err := p.entryAt(ctx, loader, title.Int64); err == nil {
+			s.Title = MessageText(e.Payload)
+		}
+	}
+	var facts sql.NullString
+	err = p.db.QueryRowContext(ctx, `SELECT facts FROM entries WHERE tape = ? AND facts LIKE '%"cwd":%'
+		ORDER BY anchor_seq, folder, eff_time, file, line LIMIT 1`, name).Scan(&facts)
+	if err != nil && err != sql.ErrNoRows {
+		return s, err
+	}
+	if facts.Valid {
+		var f struct {
+			CWD string `json:"cwd"`
+		}
+		json.Unmarshal([]byte(facts.String), &f) //nolint:errcheck // written by views.Facts.Encode
+		s.CWD = f.CWD
+	}
+	return s, nil
+}
+
+// MessageText is the text of a chat message payload: its string content,
+// or the text of its parts.
+func MessageText(payload json.RawMessage) string {
+	var p map[string]any
+	if json.Unmarshal(payload, &p) != nil {
+		return ""
+	}
+	var b strings.Builder
+	collectStrings(&b, p["content"], "", false)
+	return strings.TrimSpace(b.String())
+}
+
+// Messages returns the chat messages of a tape in tape order, a page of
+// them, and how many there are.
+func (p *Projector) Messages(ctx context.Context, tape string, pg Page) ([]tapelog.Entry, int, []error, error) {
+	var total int
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM entries WHERE tape = ? AND kind = 'message'`, tape).Scan(&total); err != nil {
+		return nil, 0, nil, fmt.Errorf("count messages: %w", err)
+	}
+	limit, largs := pg.sql()
+	rows, err := p.db.QueryContext(ctx, `SELECT `+entryColumns+` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder
+		WHERE e.tape = ? AND e.kind = 'message' ORDER BY e.anchor_seq, e.folder, e.eff_time, e.file, e.line`+limit, append([]any{tape}, largs...)...)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("query messages: %w", err)
+	}
+	var found []located
+	for rows.Next() {
+		l, err := scanLocated(rows)
+		if err != nil {
+			rows.Close()
+			return nil, 0, nil, err
+		}
+		found = append(found, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, nil, err
+	}
+	entries, errs, err := p.load(ctx, found)
+	return entries, total, errs, err
+}
