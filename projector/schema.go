@@ -104,7 +104,9 @@ CREATE TABLE calls (
 	result_idx   INTEGER,          -- position of the result in it; -1 for an error entry
 	PRIMARY KEY (tape, anchor_seq, folder, eff_time, file, line, idx)
 ) WITHOUT ROWID;
-CREATE INDEX calls_status ON calls (status, tape);
+-- Lists of calls run newest first (tape DESC too, so one index direction
+-- serves them): by status through this index, all of them through the key.
+CREATE INDEX calls_status ON calls (status, tape, anchor_seq, folder, eff_time, file, line, idx);
 
 -- Run events and their token usage: one row per event, with its entry.
 CREATE TABLE runs (

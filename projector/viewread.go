@@ -43,7 +43,8 @@ type Call struct {
 	DurationMS             *int64
 }
 
-// Calls returns the calls the filter selects, newest first, and how many
+// Calls returns the calls the filter selects, newest first (tapes in
+// reverse order of name), and how many
 // it selects in all. A call or result whose line changed since it was
 // indexed comes back in errs, and the call without it.
 func (p *Projector) Calls(ctx context.Context, f CallFilter) (calls []Call, total int, errs []error, err error) {
@@ -62,7 +63,7 @@ func (p *Projector) Calls(ctx context.Context, f CallFilter) (calls []Call, tota
 	}
 	limit, largs := f.Page.sql()
 	rows, err := p.db.QueryContext(ctx, `SELECT c.tape, c.call_id, c.name, c.status, c.idx, c.entry, c.result_entry, c.result_idx, c.called_ns, c.answered_ns
-		FROM calls c`+where+` ORDER BY c.tape, c.anchor_seq DESC, c.folder DESC, c.eff_time DESC, c.file DESC, c.line DESC, c.idx DESC`+limit,
+		FROM calls c`+where+` ORDER BY c.tape DESC, c.anchor_seq DESC, c.folder DESC, c.eff_time DESC, c.file DESC, c.line DESC, c.idx DESC`+limit,
 		append(c.args, largs...)...)
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("query calls: %w", err)
