@@ -17,11 +17,11 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup [flags]")
+		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup|views [flags]")
 		os.Exit(2)
 	}
 	cmds := map[string]func([]string) error{
-		"gen": gen, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup,
+		"gen": gen, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup, "views": views,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {
