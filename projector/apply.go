@@ -97,6 +97,9 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		if _, err := a.exec(ctx, `DELETE FROM calls WHERE tape = ?`, k.tape); err != nil {
 			return err
 		}
+		if _, err := a.exec(ctx, `DELETE FROM call_counts WHERE tape = ?`, k.tape); err != nil {
+			return err
+		}
 		delete(a.dirty, k.tape)
 		return a.dropWhere(ctx, "tape = ?", k.tape)
 	case opDropFolder:

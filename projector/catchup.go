@@ -132,7 +132,7 @@ func clearAll(ctx context.Context, tx sqlTx) error {
 	for _, q := range []string{
 		`INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')`,
 		`DELETE FROM entries`, `DELETE FROM files`, `DELETE FROM anchors`, `DELETE FROM bad_lines`,
-		`DELETE FROM calls`, `DELETE FROM runs`,
+		`DELETE FROM calls`, `DELETE FROM call_counts`, `DELETE FROM runs`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("clear index: %w", err)

@@ -58,7 +58,7 @@ func (p *Projector) Calls(ctx context.Context, f CallFilter) (calls []Call, tota
 	if len(c.where) > 0 {
 		where = " WHERE " + strings.Join(c.where, " AND ")
 	}
-	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM calls c`+where, c.args...).Scan(&total); err != nil {
+	if total, err = p.countCalls(ctx, f, where, c.args); err != nil {
 		return nil, 0, nil, fmt.Errorf("count calls: %w", err)
 	}
 	limit, largs := f.Page.sql()
@@ -115,6 +115,27 @@ func (p *Projector) Calls(ctx context.Context, f CallFilter) (calls []Call, tota
 		calls = append(calls, call)
 	}
 	return calls, total, errs, nil
+}
+
+// countCalls counts the calls a filter selects: from call_counts, kept
+// with calls, unless it filters on the tool's name.
+func (p *Projector) countCalls(ctx context.Context, f CallFilter, where string, args []any) (int, error) {
+	var total int
+	if f.Name != "" {
+		err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM calls c`+where, args...).Scan(&total)
+		return total, err
+	}
+	var c conds
+	if f.Tape != "" {
+		c.where, c.args = append(c.where, "tape = ?"), append(c.args, f.Tape)
+	}
+	c.in("status", []string{f.Status}, f.Status != "")
+	q := `SELECT coalesce(sum(n), 0) FROM call_counts`
+	if len(c.where) > 0 {
+		q += " WHERE " + strings.Join(c.where, " AND ")
+	}
+	err := p.db.QueryRowContext(ctx, q, c.args...).Scan(&total)
+	return total, err
 }
 
 // entryAt reads the entry with the given rowid; on an error it returns
@@ -207,37 +228,42 @@ var usageGroups = map[string]string{
 
 // Usage sums the token usage of run events by f.By, in the order of the
 // groups (anchors in tape order, days in time order), and says how many
-// groups there are in all.
+// groups there are in all. Groups are few (tapes, anchors, models, days):
+// they are all summed in one query and paged here.
 func (p *Projector) Usage(ctx context.Context, f UsageFilter) ([]UsageRow, int, error) {
 	cols, ok := usageGroups[f.By]
 	if !ok {
 		return nil, 0, fmt.Errorf("usage by %q: want tape, anchor, model or day", f.By)
 	}
-	where, args := "", []any{}
+	from, args := ` FROM runs r`, []any{}
+	if f.By == "anchor" {
+		from += ` LEFT JOIN anchors a ON a.tape = r.tape AND a.folder = r.folder`
+	}
 	if f.Tape != "" {
-		where, args = " WHERE r.tape = ?", append(args, f.Tape)
+		from, args = from+` WHERE r.tape = ?`, append(args, f.Tape)
 	}
-	grouped := `SELECT ` + cols + `, count(*), sum(r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens)
-		FROM runs r LEFT JOIN anchors a ON a.tape = r.tape AND a.folder = r.folder` + where + ` GROUP BY 1, 2, 3, 4, 5`
-	var total int
-	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM (`+grouped+`)`, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count usage: %w", err)
-	}
-	limit, largs := f.Page.sql()
-	rows, err := p.db.QueryContext(ctx, grouped+` ORDER BY 1, 2, 3, 4, 5`+limit, append(args, largs...)...)
+	rows, err := p.db.QueryContext(ctx, `SELECT `+cols+`, count(*), sum(r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens)`+
+		from+` GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("query usage: %w", err)
 	}
 	defer rows.Close()
-	var out []UsageRow
+	var all []UsageRow
 	for rows.Next() {
 		var u UsageRow
 		if err := rows.Scan(&u.Tape, &u.AnchorSeq, &u.Anchor, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.Input, &u.Output, &u.Total); err != nil {
 			return nil, 0, err
 		}
-		out = append(out, u)
+		all = append(all, u)
 	}
-	return out, total, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	lo, hi := min(f.Offset, len(all)), len(all)
+	if f.Limit > 0 {
+		hi = min(lo+f.Limit, len(all))
+	}
+	return all[lo:hi], len(all), nil
 }
 
 // Session is a tape as a list of sessions shows it.

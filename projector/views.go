@@ -98,6 +98,10 @@ func (a *applier) refreshCalls(ctx context.Context, tape string, from viewKey) e
 	case err != sql.ErrNoRows:
 		return err
 	}
+	counts, err := a.callCounts(ctx, tape, start)
+	if err != nil {
+		return err
+	}
 	if _, err := a.tx.ExecContext(ctx, `DELETE FROM calls WHERE tape = ? AND (anchor_seq, folder, eff_time, file, line) >= (?, ?, ?, ?, ?)`,
 		append([]any{tape}, start.args()...)...); err != nil {
 		return err
@@ -135,6 +139,57 @@ func (a *applier) refreshCalls(ctx context.Context, tape string, from viewKey) e
 	settled = append(settled, fold.Flush()...)
 	for _, c := range settled {
 		if err := a.insertCall(ctx, tape, keys[c.Entry], c); err != nil {
+			return err
+		}
+		counts[c.Status]++
+	}
+	return a.saveCallCounts(ctx, tape, counts)
+}
+
+// callCounts returns the tape's calls by status, less those from start
+// on, which the caller deletes and folds again.
+func (a *applier) callCounts(ctx context.Context, tape string, start viewKey) (map[string]int64, error) {
+	counts := map[string]int64{}
+	rows, err := a.tx.QueryContext(ctx, `SELECT status, n FROM call_counts WHERE tape = ?`, tape)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var status string
+		var n int64
+		if err := rows.Scan(&status, &n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		counts[status] += n
+	}
+	rows.Close()
+	rows, err = a.tx.QueryContext(ctx, `SELECT status, count(*) FROM calls WHERE tape = ? AND (anchor_seq, folder, eff_time, file, line) >= (?, ?, ?, ?, ?) GROUP BY status`,
+		append([]any{tape}, start.args()...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var status string
+		var n int64
+		if err := rows.Scan(&status, &n); err != nil {
+			return nil, err
+		}
+		counts[status] -= n
+	}
+	return counts, rows.Err()
+}
+
+func (a *applier) saveCallCounts(ctx context.Context, tape string, counts map[string]int64) error {
+	if _, err := a.tx.ExecContext(ctx, `DELETE FROM call_counts WHERE tape = ?`, tape); err != nil {
+		return err
+	}
+	for _, status := range slices.Sorted(maps.Keys(counts)) {
+		if counts[status] == 0 {
+			continue
+		}
+		if _, err := a.tx.ExecContext(ctx, `INSERT INTO call_counts (tape, status, n) VALUES (?, ?, ?)`, tape, status, counts[status]); err != nil {
 			return err
 		}
 	}

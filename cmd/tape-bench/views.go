@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -43,7 +44,7 @@ func views(args []string) error {
 		}
 	}
 	for i, c := range commands {
-		fmt.Printf("  tape %-50v p50 %6.1f ms  p95 %6.1f ms\n", c, ms(pct(times[i], 50)), ms(pct(times[i], 95)))
+		fmt.Printf("  tape %-48s p50 %6.1f ms  p95 %6.1f ms\n", strings.Join(c, " "), ms(pct(times[i], 50)), ms(pct(times[i], 95)))
 	}
 	return nil
 }
