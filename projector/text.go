@@ -29,6 +29,13 @@ func SearchText(e tapelog.Entry) string {
 	return text
 }
 
+// EntryFacts is what the views need of an entry (see package views), as
+// the projector stores it.
+func EntryFacts(e tapelog.Entry) views.Facts {
+	_, facts := textAndFacts(e)
+	return facts
+}
+
 // textAndFacts is an entry's search text and the facts the views need of
 // it, from one decode of its payload: decoding each part again cost as
 // much as the rest of a rebuild's parsing.

@@ -21,7 +21,7 @@ func main() {
 		os.Exit(2)
 	}
 	cmds := map[string]func([]string) error{
-		"gen": gen, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup, "views": views,
+		"gen": gen, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup, "views": viewsBench,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {

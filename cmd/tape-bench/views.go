@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// views times whole `tape calls` and `tape usage` processes on a corpus,
+// viewsBench times whole `tape calls` and `tape usage` processes on a corpus,
 // with `tape version` as the baseline of a process that does nothing, in
 // the same run, interleaved.
-func views(args []string) error {
+func viewsBench(args []string) error {
 	fs := flags("views")
 	dir, bin := workspaceFlags(fs)
 	runs := fs.Int("runs", 30, "runs of each command")
