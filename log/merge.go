@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 
 	"github.com/tape-dev/tape/internal/fileutil"
 )
@@ -162,8 +163,8 @@ func (t *Tape) mergeJournal(ctx context.Context, id string) (mergeState, error) 
 	var st mergeState
 	data, err := t.ws.ReadPrivate(rel, forkFileLimit)
 	if err == nil {
-		if err := json.Unmarshal(data, &st); err != nil || st.Base == "" {
-			return st, fmt.Errorf("read %s: not a merge journal; remove it to merge the fork afresh", rel)
+		if st, err = parseMergeState(data); err != nil {
+			return st, fmt.Errorf("read %s: %w; remove it to merge the fork afresh", rel, err)
 		}
 		return st, nil
 	}
@@ -183,6 +184,24 @@ func (t *Tape) mergeJournal(ctx context.Context, id string) (mergeState, error) 
 	}
 	data, _ = json.Marshal(st)
 	return st, t.ws.writeAtomic(rel, append(data, '\n'))
+}
+
+// parseMergeState reads merge.json. The journal is a file in the
+// workspace that anyone can edit, so its names are checked like names
+// typed by a user: an anchor folder name and a plain *.jsonl file name,
+// neither of which can leave the anchors folder.
+func parseMergeState(data []byte) (mergeState, error) {
+	var st mergeState
+	if err := json.Unmarshal(data, &st); err != nil {
+		return mergeState{}, fmt.Errorf("not a merge journal: %w", err)
+	}
+	if _, _, ok := ParseFolderName(st.Base); !ok || ValidateTapeName(st.Base) != nil {
+		return mergeState{}, fmt.Errorf("merge journal names no anchor folder (base %q)", st.Base)
+	}
+	if ValidateTapeName(st.File) != nil || !strings.HasSuffix(st.File, ".jsonl") {
+		return mergeState{}, fmt.Errorf("merge journal names no *.jsonl file (file %q)", st.File)
+	}
+	return st, nil
 }
 
 func (t *Tape) anchorByFolder(folder string) (Anchor, error) {
