@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -173,4 +174,24 @@ func mustRead(t *testing.T, tp *Tape) []Entry {
 		t.Fatalf("bad lines: %v", bad)
 	}
 	return entries
+}
+
+// A fork with a line that cannot be read is not merged at all: merging
+// without the line would lose it silently.
+func TestMergeRefusesBadLine(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	id, err := tp.Fork(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := ids(mustRead(t, tp))
+	writeTestFile(t, filepath.Join(ws.Dir(), "tapes/main/forks", id, "anchors/000_fork/messages.jsonl"),
+		`{"kind":"message","payload":{"content":"好"}}`+"\n"+`{"kind":`+"\n")
+	if _, err := tp.Merge(context.Background(), id, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "merge again") {
+		t.Fatalf("Merge = %v, want a refusal naming the bad line", err)
+	}
+	if got := ids(mustRead(t, tp)); !slices.Equal(got, before) {
+		t.Errorf("a refused merge wrote %v", got)
+	}
 }

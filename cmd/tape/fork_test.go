@@ -251,3 +251,34 @@ func forkEntries(t *testing.T, dir, id string) []tapelog.Entry {
 	}
 	return entries
 }
+
+// The whole fork flow through real processes: fork, append and hand off
+// into it, discard one fork and merge another.
+func TestForkFlowProcess(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	tape := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := tapeProcess(dir, args...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("tape %v: %v", args, err)
+		}
+		return string(out)
+	}
+	keep := strings.TrimSpace(tape("", "fork"))
+	drop := strings.TrimSpace(tape("", "fork", "--json"))
+	dropID, _ := records(t, drop)[0]["fork"].(string)
+	tape(`{"kind":"message","payload":{"role":"user","content":"保留"}}`+"\n", "append", "--fork", keep, "--jsonl")
+	tape("", "handoff", "--fork", keep, "next")
+	tape("", "append", "--fork", dropID, "--kind", "message", `{"role":"user","content":"discarded-word"}`)
+	tape("", "discard", dropID)
+	tape("", "merge", keep)
+	out := tape("", "log", "--all")
+	if !strings.Contains(out, "保留") || strings.Contains(out, "discarded-word") || !strings.Contains(out, "── 002 next") {
+		t.Errorf("log --all after discard and merge =\n%s", out)
+	}
+	if left, _ := os.ReadDir(filepath.Join(dir, ".tape/tapes/main/forks")); len(left) != 0 {
+		t.Errorf("forks left behind: %v", left)
+	}
+}
