@@ -163,14 +163,14 @@ func (t *Tape) Discard(ctx context.Context, id string) error {
 		if _, err := t.ws.root.Stat(t.forkPath(id)); errors.Is(err, fs.ErrNotExist) {
 			return t.noFork(id)
 		}
-		return t.removeFork(id, ".discarded-")
+		return t.removeFork(id, ".discarded-", func() {})
 	})
 }
 
 // removeFork renames the fork folder to prefix+id, fsyncs the forks folder,
-// and removes it. A crash in between leaves a dot folder that readers skip
+// calls renamed, and removes it. A crash in between leaves a dot folder that readers skip
 // and the next merge or discard of that id removes.
-func (t *Tape) removeFork(id, prefix string) error {
+func (t *Tape) removeFork(id, prefix string, renamed func()) error {
 	root := t.ws.root
 	gone := t.forksPath() + "/" + prefix + id
 	if err := root.Rename(t.forkPath(id), gone); err != nil {
@@ -179,6 +179,7 @@ func (t *Tape) removeFork(id, prefix string) error {
 	if err := fileutil.SyncDir(root, t.forksPath()); err != nil {
 		return err
 	}
+	renamed()
 	if err := root.RemoveAll(gone); err != nil {
 		return fmt.Errorf("remove fork %s: %w", id, err)
 	}

@@ -84,34 +84,51 @@ func TestForkMerge(t *testing.T) {
 	}
 }
 
-// TestMergeInterruptedEverywhere stops a merge after each of its writes in
-// turn and runs it again: every entry must be in the parent once, in order.
+// errKilled stands for a kill in TestMergeInterruptedEverywhere.
+var errKilled = errors.New("killed")
+
+// TestMergeInterruptedEverywhere stops a merge dead (a panic: nothing of
+// the merge runs after it but the deferred unlock and closes, as when a
+// process dies) after each of its changes in turn, and runs it again:
+// every entry must be in the parent once, in order.
 func TestMergeInterruptedEverywhere(t *testing.T) {
-	const writes = 5 // 4 entries and 1 anchor folder
-	for stop := 1; stop <= writes; stop++ {
+	const changes = 7 // the journal, 4 entries, 1 anchor folder, the rename of the fork
+	for stop := 1; stop <= changes; stop++ {
 		ws := newTestWorkspace(t)
 		id, parent, fork := forkFixture(t, ws)
 		tp := mustTape(t, ws, "main")
-		ctx, cancel := context.WithCancel(context.Background())
 		n := 0
-		_, err := tp.Merge(ctx, id, MergeOptions{AfterWrite: func() {
-			if n++; n == stop {
-				cancel()
-			}
-		}})
-		cancel()
-		if stop < writes && err == nil {
-			t.Fatalf("stop %d: the interrupted merge reported no error", stop)
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = r.(error)
+				}
+			}()
+			_, err = tp.Merge(context.Background(), id, MergeOptions{AfterWrite: func() {
+				if n++; n == stop {
+					panic(errKilled)
+				}
+			}})
+			return err
+		}()
+		if !errors.Is(err, errKilled) {
+			t.Fatalf("stop %d: the merge was not stopped: %v (%d changes)", stop, err, n)
 		}
 		res, err := tp.Merge(context.Background(), id, MergeOptions{})
-		if stop < writes && err != nil {
+		if err != nil {
 			t.Fatalf("stop %d: merging again: %v", stop, err)
 		}
-		if stop < writes && res.Skipped+res.Entries+res.Anchors != writes {
-			t.Errorf("stop %d: second run %+v does not account for %d writes", stop, res, writes)
+		if done := res.Skipped + res.Entries + res.Anchors; !res.Finished && done != 5 {
+			t.Errorf("stop %d: second run %+v does not account for the 5 entries and anchors", stop, res)
+		}
+		if res.Finished != (stop == changes) {
+			t.Errorf("stop %d: Finished = %v", stop, res.Finished)
 		}
 		if want := append(slices.Clone(parent), fork...); !slices.Equal(ids(mustRead(t, tp)), want) {
 			t.Errorf("stop %d:\n got %v\nwant %v", stop, ids(mustRead(t, tp)), want)
+		}
+		if forks, _ := os.ReadDir(filepath.Join(ws.Dir(), "tapes/main/forks")); len(forks) != 0 {
+			t.Errorf("stop %d: left in forks/: %v", stop, forks)
 		}
 	}
 }

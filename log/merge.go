@@ -15,10 +15,17 @@ import (
 
 // MergeOptions tune Merge.
 type MergeOptions struct {
-	// AfterWrite, when set, is called after each line and each anchor
-	// folder the merge writes into the parent: tests use it to kill the
+	// AfterWrite, when set, is called after each change the merge makes:
+	// the journal, each line and each anchor folder written into the
+	// parent, and the rename of the merged fork. Tests use it to kill the
 	// merge at a chosen point.
 	AfterWrite func()
+}
+
+func (o MergeOptions) afterWrite() {
+	if o.AfterWrite != nil {
+		o.AfterWrite()
+	}
 }
 
 // MergeResult says what a merge did.
@@ -102,7 +109,7 @@ func (t *Tape) mergeLocked(ctx context.Context, id string, opts MergeOptions) (M
 	if _, err := t.ensureLocked(); err != nil {
 		return res, err
 	}
-	state, err := t.mergeJournal(ctx, id)
+	state, err := t.mergeJournal(ctx, id, opts)
 	if err != nil {
 		return res, err
 	}
@@ -123,7 +130,7 @@ func (t *Tape) mergeLocked(ctx context.Context, id string, opts MergeOptions) (M
 			return res, err
 		}
 	}
-	return res, t.removeFork(id, mergedPrefix)
+	return res, t.removeFork(id, mergedPrefix, opts.afterWrite)
 }
 
 // readSegments reads the fork, folder by folder. A line that cannot be
@@ -158,7 +165,7 @@ func readSegments(ctx context.Context, fork *Tape) ([]segment, error) {
 
 // mergeJournal reads the fork's merge.json, writing it first if this is
 // the merge's first run.
-func (t *Tape) mergeJournal(ctx context.Context, id string) (mergeState, error) {
+func (t *Tape) mergeJournal(ctx context.Context, id string, opts MergeOptions) (mergeState, error) {
 	rel := path.Join(t.forkPath(id), mergeJournal)
 	var st mergeState
 	data, err := t.ws.ReadPrivate(rel, forkFileLimit)
@@ -183,7 +190,11 @@ func (t *Tape) mergeJournal(ctx context.Context, id string) (mergeState, error) 
 		return st, err
 	}
 	data, _ = json.Marshal(st)
-	return st, t.ws.writeAtomic(rel, append(data, '\n'))
+	if err := t.ws.writeAtomic(rel, append(data, '\n')); err != nil {
+		return st, err
+	}
+	opts.afterWrite()
+	return st, nil
 }
 
 // parseMergeState reads merge.json. The journal is a file in the
@@ -268,9 +279,7 @@ func (t *Tape) mergeAnchor(a Anchor, res *MergeResult, opts MergeOptions) (Ancho
 		return Anchor{}, err
 	}
 	res.Anchors++
-	if opts.AfterWrite != nil {
-		opts.AfterWrite()
-	}
+	opts.afterWrite()
 	return made, nil
 }
 
@@ -339,9 +348,7 @@ func (t *Tape) mergeLines(ctx context.Context, folder, file string, lines [][]by
 			return fmt.Errorf("append to %s: %w", rel, err)
 		}
 		res.Entries++
-		if opts.AfterWrite != nil {
-			opts.AfterWrite()
-		}
+		opts.afterWrite()
 	}
 	return syncAppended(f, dir, rel, created)
 }
