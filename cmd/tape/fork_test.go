@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -281,4 +282,65 @@ func TestForkFlowProcess(t *testing.T) {
 	if left, _ := os.ReadDir(filepath.Join(dir, ".tape/tapes/main/forks")); len(left) != 0 {
 		t.Errorf("forks left behind: %v", left)
 	}
+}
+
+// A `tape merge` of a large fork SIGKILLed from outside at random times,
+// then run to the end: every entry once, in order.
+func TestMergeKilledAtRandomTimes(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	id := strings.TrimSpace(mustRun(t, dir, "fork"))
+	for phase := range 3 {
+		var in strings.Builder
+		for i := range 1500 {
+			fmt.Fprintf(&in, `{"kind":"message","payload":{"role":"user","content":"阶段%d 第%d条 %s"}}`+"\n", phase, i, strings.Repeat("x", i%500))
+		}
+		if _, stderr, code := runTapeStdin(t, dir, in.String(), "append", "--fork", id, "--jsonl"); code != 0 {
+			t.Fatalf("append --fork --jsonl: exit %d: %s", code, stderr)
+		}
+		mustRun(t, dir, "handoff", "--fork", id, fmt.Sprint("phase-", phase))
+	}
+	want := append(logIDs(t, dir), forkEntryIDs(t, dir, id)...)
+	// How long a whole merge takes here, on a copy: the kills are spread
+	// over that time.
+	probe := t.TempDir()
+	if err := os.CopyFS(filepath.Join(probe, ".tape"), os.DirFS(filepath.Join(dir, ".tape"))); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if out, err := tapeProcess(probe, "merge", id).CombinedOutput(); err != nil {
+		t.Fatalf("merge of the copy: %v: %s", err, out)
+	}
+	span := max(time.Since(start), time.Millisecond)
+	r := rand.New(rand.NewPCG(11, 11))
+	for round := range 8 {
+		cmd := tapeProcess(dir, "merge", id)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(r.Int64N(int64(span)))) // a random point of the merge, not a wait for something
+		cmd.Process.Signal(syscall.SIGKILL)
+		if err := cmd.Wait(); err == nil {
+			t.Logf("round %d: the merge finished before the kill", round)
+			break
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".tape/tapes/main/forks", id)); err == nil {
+		out, err := tapeProcess(dir, "merge", "--json", id).Output()
+		if err != nil {
+			t.Fatalf("merge after the kills: %v: %s", err, out)
+		}
+		t.Logf("the last merge: %s", out) // "skipped" says how far the killed ones got
+	}
+	if got := logIDs(t, dir); !slices.Equal(got, want) {
+		t.Fatalf("after the kills: got %d ids, want %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
+	}
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
