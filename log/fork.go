@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tape-dev/tape/internal/fileutil"
@@ -29,10 +30,13 @@ var ErrNoFork = errors.New("log: no such fork")
 // tape names (no '/', no leading dot, so never "." or ".."), which keep
 // every fork inside its tape's forks folder.
 func ValidateForkID(id string) error {
-	if err := ValidateTapeName(id); err != nil {
-		return fmt.Errorf("%w: fork id %q is not a fork id (%v)", ErrBadName, id, errors.Unwrap(err))
+	err := ValidateTapeName(id)
+	if err == nil {
+		return nil
 	}
-	return nil
+	// The same rules, said of a fork id: "fork id "../x" contains a path separator".
+	why := strings.TrimPrefix(err.Error(), fmt.Sprintf("%v: tape name %q ", ErrBadName, id))
+	return fmt.Errorf("%w: fork id %q %s; give the id 'tape fork' printed", ErrBadName, id, why)
 }
 
 func (t *Tape) forksPath() string { return t.dir + "/" + forksDir }

@@ -40,7 +40,7 @@ func (c *MergeCmd) Run(env *Env, g *Globals) error {
 		return newJSONLines(env.Stdout).write(mergeRecord{Fork: res.Fork, Tape: t.Name(), Base: res.Base,
 			Entries: res.Entries, Anchors: res.Anchors, Skipped: res.Skipped, Finished: res.Finished})
 	}
-	msg := fmt.Sprintf("merged fork %s into tape %s: %d entries, %d anchors", res.Fork, t.Name(), res.Entries, res.Anchors)
+	msg := fmt.Sprintf("merged fork %s into tape %s: %s, %s", res.Fork, t.Name(), plural(res.Entries, "entry", "entries"), plural(res.Anchors, "anchor", "anchors"))
 	if res.Skipped > 0 || res.Finished {
 		msg += fmt.Sprintf(" (finished an interrupted merge; %d already there)", res.Skipped)
 	}
@@ -74,4 +74,11 @@ func killHook() func() {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
 	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -110,9 +110,9 @@ func TestForkCommandsProcess(t *testing.T) {
 		stderrHas string
 	}{
 		{"merge needs an id", []string{"merge"}, exitUsage, "expected \"<id>\""},
-		{"fork id with a slash", []string{"append", "--fork", "../main", "--kind", "message", `{"a":1}`}, exitUsage, "not a fork id"},
-		{"fork id with dots", []string{"merge", ".."}, exitUsage, "not a fork id"},
-		{"discard dot name", []string{"discard", ".merged-x"}, exitUsage, "not a fork id"},
+		{"fork id with a slash", []string{"append", "--fork", "../main", "--kind", "message", `{"a":1}`}, exitUsage, "fork id \"../main\" contains a path separator; give the id 'tape fork' printed"},
+		{"fork id with dots", []string{"merge", ".."}, exitUsage, "give the id 'tape fork' printed"},
+		{"discard dot name", []string{"discard", ".merged-x"}, exitUsage, "give the id 'tape fork' printed"},
 		{"merge unknown fork", []string{"merge", "01JD8Z5N0QF3KJ6W2M1T7XG4BC"}, exitWorkspace, "start one with 'tape fork'"},
 		{"discard unknown fork", []string{"discard", "01JD8Z5N0QF3KJ6W2M1T7XG4BC"}, exitWorkspace, "no such fork"},
 		{"append to unknown fork", []string{"append", "--fork", "nope", "--kind", "message", `{"a":1}`}, exitWorkspace, "no such fork"},
