@@ -27,6 +27,9 @@
 //	      messages.jsonl                 message, system
 //	      tool_calls.jsonl               tool_call, tool_result
 //	      events.jsonl                   every other kind
+//	    forks/<id>/                      a fork: fork.json, and anchors/ in the
+//	                                     same shape, starting at 000_fork
+//	  archive/<tape>-<time>/             anchors moved away by Reset(archive)
 //
 // seq is a decimal number, zero-padded to at least 3 digits by writers and
 // ordered by value; slug is the anchor name made file-safe (Slug). Readers
@@ -78,4 +81,11 @@
 // fsyncs the anchors folder, holding an flock of the tape folder so that
 // concurrent handoffs get distinct seqs. config.json and anchor.json are
 // only ever replaced atomically. Folders are created 0700 and files 0600.
+//
+// # Forks
+//
+// Fork starts a fork, OpenFork returns it as a Tape to append to and hand
+// off in, Merge appends its entries to the tape (idempotently: run it again
+// after a crash) and removes it, Discard removes it. Reset starts a tape
+// over, archiving or deleting its anchor folders. See docs/FORMAT.md.
 package log

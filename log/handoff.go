@@ -146,6 +146,13 @@ func (t *Tape) createAnchorLocked(name string, state json.RawMessage) (Anchor, e
 	if err != nil {
 		return Anchor{}, err
 	}
+	return t.placeAnchorLocked(seq, name, line)
+}
+
+// placeAnchorLocked makes the anchor folder for name, at seq or the first
+// free seq after it, holding line as its anchor.json. The caller holds the
+// tape's lock.
+func (t *Tape) placeAnchorLocked(seq int64, name string, line []byte) (Anchor, error) {
 	root := t.ws.root
 	tmp := fileutil.TempName(t.anchorsPath())
 	if err := root.Mkdir(tmp, dirPerm); err != nil {

@@ -36,6 +36,9 @@ func (s *scope) add(rel string) {
 		return // the tapes folder itself: every pass lists it anyway
 	}
 	tape := parts[1]
+	if inFork(parts) {
+		return // forks are not indexed until merged, and a merge writes to anchors/
+	}
 	if len(parts) < 4 || parts[2] != "anchors" {
 		s.tapes[tape] = nil // the tape's folder, or its anchors folder: walk all of it
 		return
@@ -71,3 +74,13 @@ func (s *scope) wantsFolder(st *state, key fileKey) bool {
 	folders, ok := s.tapes[key.tape]
 	return ok && (folders == nil || folders[key.folder])
 }
+
+// inFork reports whether a path, split at '/', is a tape's forks folder
+// or below it: tapes/<tape>/forks/... Nothing there is indexed, so the
+// watcher neither watches those folders nor passes for their events.
+func inFork(parts []string) bool {
+	return len(parts) >= 3 && parts[0] == "tapes" && parts[2] == "forks"
+}
+
+// inForkPath is inFork of a path relative to the workspace folder.
+func inForkPath(rel string) bool { return inFork(strings.Split(filepath.ToSlash(rel), "/")) }

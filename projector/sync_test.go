@@ -13,6 +13,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 func TestScopeMapsEventsToFolders(t *testing.T) {
@@ -28,7 +29,9 @@ func TestScopeMapsEventsToFolders(t *testing.T) {
 		{[]string{"tapes/main/anchors/001_a/messages.jsonl", "tapes/main/anchors/002_b/x.jsonl"}, "map[main:[001_a 002_b]]"},
 		{[]string{"tapes/main/anchors/001_a/x.jsonl", "tapes/main/anchors"}, "map[main:*]"},
 		{[]string{"tapes/main/anchors", "tapes/main/anchors/001_a/x.jsonl"}, "map[main:*]"},
-		{[]string{"tapes/main/forks/f1/x.jsonl", "tapes/会话/anchors/001_审查/x.jsonl"}, "map[main:* 会话:[001_审查]]"},
+		{[]string{"tapes/main/forks/f1/x.jsonl", "tapes/会话/anchors/001_审查/x.jsonl"}, "map[会话:[001_审查]]"},
+		{[]string{"tapes/main/forks", "tapes/main/forks/01JD/anchors/000_fork/messages.jsonl"}, "map[]"},
+		{[]string{"tapes/main/notes/x"}, "map[main:*]"},
 	}
 	for _, tt := range tests {
 		s := newScope()
@@ -238,5 +241,53 @@ func TestWatcherSyncEqualsRebuild(t *testing.T) {
 				t.Error("no pass of the watcher was scoped to the folders that changed")
 			}
 		})
+	}
+}
+
+// Writes to a fork cost a running watcher nothing: no pass, and nothing
+// of the fork is searchable, until the merge writes to the tape's anchors.
+func TestWatcherIgnoresForks(t *testing.T) {
+	ws := newWorkspace(t)
+	tp, _ := ws.Tape("main")
+	defer tp.Close()
+	appendMsg(t, ws, "main", "before")
+	early, err := tp.Fork(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	passes := startQuietWatcher(t, openProjector(t, ws))
+	reader := openProjector(t, ws)
+	late, err := tp.Fork(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{early, late} {
+		fork, err := tp.OpenFork(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, word := range []string{"穿山甲", "pangolin"} {
+			if _, err := fork.Append(context.Background(), tapelog.Entry{Kind: tapelog.KindMessage, Payload: []byte(`{"role":"user","content":"` + word + id + `"}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := fork.Handoff(context.Background(), "分支", nil); err != nil {
+			t.Fatal(err)
+		}
+		fork.Close()
+	}
+	syncWatcher(t, reader)
+	if n := len(passes()); n != 1 {
+		t.Errorf("%d passes after writes to forks only; want just the first", n)
+	}
+	if found(t, reader, "pangolin"+late) || found(t, reader, "pangolin"+early) {
+		t.Error("a fork's entry is searchable before the merge")
+	}
+	if _, err := tp.Merge(context.Background(), late, tapelog.MergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	syncWatcher(t, reader)
+	if !found(t, reader, "pangolin"+late) || found(t, reader, "pangolin"+early) {
+		t.Error("after merging one fork, search should find its entries and not the other fork's")
 	}
 }

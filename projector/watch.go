@@ -157,7 +157,7 @@ func (w *Watcher) loop(ctx context.Context) error {
 // its path relative to the workspace.
 func (w *Watcher) relevant(ev fsnotify.Event) (string, bool) {
 	rel, err := filepath.Rel(w.P.ws.Dir(), ev.Name)
-	return rel, err == nil && (rel == "tapes" || strings.HasPrefix(rel, "tapes"+string(filepath.Separator)))
+	return rel, err == nil && (rel == "tapes" || strings.HasPrefix(rel, "tapes"+string(filepath.Separator))) && !inForkPath(rel)
 }
 
 // pass catches up with what changed since the last pass, or with
@@ -201,6 +201,9 @@ func (w *Watcher) addTree(dir string) {
 		}
 		if strings.HasPrefix(d.Name(), ".") && path != dir {
 			return filepath.SkipDir // temporary folders are renamed into place, and seen then
+		}
+		if rel, err := filepath.Rel(w.P.ws.Dir(), path); err == nil && inForkPath(rel) {
+			return filepath.SkipDir // forks are not indexed: their writes cost the watcher nothing
 		}
 		w.fw.Add(path) //nolint:errcheck // a folder removed meanwhile needs no watch
 		return nil

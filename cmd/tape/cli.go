@@ -21,6 +21,10 @@ type CLI struct {
 	Init       InitCmd       `cmd:"" group:"workspace" help:"Create a tape workspace (.tape/) in the current folder."`
 	Append     AppendCmd     `cmd:"" group:"write" help:"Append an entry to the current anchor of a tape."`
 	Handoff    HandoffCmd    `cmd:"" group:"write" help:"Start a new anchor (phase) on a tape, carrying a small state."`
+	Fork       ForkCmd       `cmd:"" group:"write" help:"Start a fork of a tape and print its id (e.g. id=$(tape fork))."`
+	Merge      MergeCmd      `cmd:"" group:"write" help:"Append a fork's entries to its tape and remove it (e.g. tape merge ID)."`
+	Discard    DiscardCmd    `cmd:"" group:"write" help:"Throw a fork away (e.g. tape discard ID)."`
+	Reset      ResetCmd      `cmd:"" group:"write" help:"Start a tape over; --archive keeps the old anchors (e.g. tape reset --archive --yes)."`
 	Log        LogCmd        `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
 	Anchors    AnchorsCmd    `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
 	Show       ShowCmd       `cmd:"" group:"read" help:"Print the entries of one anchor."`

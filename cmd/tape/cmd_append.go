@@ -17,6 +17,7 @@ type AppendCmd struct {
 	JSONL   bool   `name:"jsonl" help:"Read whole entries from stdin, one JSON object per line ({\"kind\",\"payload\",\"meta\"}, or a bare chat message)."`
 	Sync    *bool  `negatable:"" help:"fsync before returning (default: sync in config.json, else no)."`
 	JSON    bool   `help:"Print each new entry as a JSON object instead of its id."`
+	Fork    string `placeholder:"ID" help:"Append into the fork ID (see 'tape fork') instead of the tape."`
 	Payload string `arg:"" optional:"" placeholder:"PAYLOAD" help:"The payload, a JSON object; - reads it from stdin."`
 }
 
@@ -28,7 +29,8 @@ one write under an flock of the file, so concurrent writers never tear lines.
 Examples:
   tape append --kind message '{"role":"user","content":"hi"}'
   echo '{"name":"run","data":{"status":"ok"}}' | tape append --kind event -
-  producer | tape append --jsonl        # entries as they arrive, one id per line`
+  producer | tape append --jsonl        # entries as they arrive, one id per line
+  tape append --fork "$id" --kind message '{"role":"user","content":"在分支里"}'`
 }
 
 func (c *AppendCmd) Validate() error {
@@ -53,6 +55,10 @@ func (c *AppendCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer ws.Close()
+	defer t.Close()
+	if t, err = forkOf(t, c.Fork); err != nil {
+		return err
+	}
 	defer t.Close()
 	if c.Sync != nil {
 		t.Sync = tapelog.SyncNone
@@ -171,4 +177,12 @@ func (c *AppendCmd) appendJSONL(env *Env, t *tapelog.Tape) error {
 			}
 		}
 	}
+}
+
+// forkOf returns the fork id of t, or t itself when id is "".
+func forkOf(t *tapelog.Tape, id string) (*tapelog.Tape, error) {
+	if id == "" {
+		return t, nil
+	}
+	return t.OpenFork(id)
 }

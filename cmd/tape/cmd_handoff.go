@@ -13,6 +13,7 @@ type HandoffCmd struct {
 	State   string `placeholder:"JSON" help:"The state the next phase inherits, a JSON object."`
 	Summary string `placeholder:"TEXT" help:"A summary of the phase that ends, stored as state.summary."`
 	JSON    bool   `help:"Print the new anchor as a JSON object."`
+	Fork    string `placeholder:"ID" help:"Hand off inside the fork ID (see 'tape fork'); the anchor reaches the tape with 'tape merge'."`
 }
 
 func (c *HandoffCmd) Help() string {
@@ -35,11 +36,19 @@ func (c *HandoffCmd) Run(env *Env, g *Globals) error {
 	}
 	defer ws.Close()
 	defer t.Close()
+	parent := t
+	if t, err = forkOf(t, c.Fork); err != nil {
+		return err
+	}
+	defer t.Close()
 	a, err := t.Handoff(env.Context(), c.Name, state)
 	if err != nil {
 		return err
 	}
 	rel := "tapes/" + t.Name() + "/anchors/" + a.Folder
+	if t != parent {
+		rel = forkRel(t.Name(), c.Fork) + "/anchors/" + a.Folder
+	}
 	if c.JSON {
 		return newJSONLines(env.Stdout).write(anchorRecordOf(t, a, 0, ws.Abs(rel)))
 	}

@@ -27,17 +27,6 @@ func newPalette(mode string, w any) palette {
 	return palette{on: isTerminal(w)}
 }
 
-// isTerminal reports whether w is a character device: a terminal (or
-// /dev/null, where color is harmless).
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 const (
 	sgrReset  = "\x1b[0m"
 	sgrBold   = "\x1b[1m"

@@ -7,7 +7,8 @@ import (
 )
 
 func TestPaletteFollowsFlagTerminalAndNoColor(t *testing.T) {
-	devNull, err := os.Open(os.DevNull) // a character device, as a terminal is
+	_, term := openPTY(t)
+	devNull, err := os.Open(os.DevNull) // a character device, but no terminal
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -17,12 +18,13 @@ func TestPaletteFollowsFlagTerminalAndNoColor(t *testing.T) {
 		w                   any
 		want                bool
 	}{
-		{"auto", "", "xterm", devNull, true},
-		{"auto", "1", "xterm", devNull, false},
-		{"auto", "", "dumb", devNull, false},
+		{"auto", "", "xterm", term, true},
+		{"auto", "1", "xterm", term, false},
+		{"auto", "", "dumb", term, false},
+		{"auto", "", "xterm", devNull, false},
 		{"auto", "", "xterm", &bytes.Buffer{}, false}, // a pipe or file
 		{"always", "1", "dumb", &bytes.Buffer{}, true},
-		{"never", "", "xterm", devNull, false},
+		{"never", "", "xterm", term, false},
 	}
 	for _, tt := range tests {
 		t.Setenv("NO_COLOR", tt.noColor)

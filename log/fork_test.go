@@ -1,0 +1,214 @@
+package log
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// forkFixture makes a tape with two entries and a fork holding entries
+// before and after an anchor of its own, plus one parent entry appended
+// after the fork started. It returns the fork id, the parent's ids before
+// the merge, and the fork's ids (anchor included) in order.
+func forkFixture(t *testing.T, ws *Workspace) (id string, parent, fork []string) {
+	t.Helper()
+	ctx := context.Background()
+	tp := mustTape(t, ws, "main")
+	defer tp.Close()
+	mustAppend(t, tp, msg("before the fork"), Entry{Kind: "event", Payload: json.RawMessage(`{"n":1}`)})
+	id, err := tp.Fork(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft, err := tp.OpenFork(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ft.Close()
+	out := mustAppend(t, ft, msg("分支里的第一条"), Entry{Kind: KindToolCall, Payload: json.RawMessage(`{"tool":"ls"}`)})
+	a, err := ft.Handoff(ctx, "审查/review", json.RawMessage(`{"summary":"fork phase"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out2 := mustAppend(t, ft, msg("after the fork's anchor"), msg("第二条"))
+	mustAppend(t, tp, msg("parent, meanwhile"))
+	fork = append(ids(out), a.Entry.ID)
+	fork = append(fork, ids(out2)...)
+	entries, _ := readAll(t, tp)
+	return id, ids(entries), fork
+}
+
+func mustAppend(t *testing.T, tp *Tape, es ...Entry) []Entry {
+	t.Helper()
+	out, err := tp.Append(context.Background(), es...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestForkMerge(t *testing.T) {
+	ws := newTestWorkspace(t)
+	id, parent, fork := forkFixture(t, ws)
+	tp := mustTape(t, ws, "main")
+	for _, got := range ids(mustRead(t, tp)) {
+		if slices.Contains(fork, got) {
+			t.Fatalf("the parent shows fork entry %s before the merge", got)
+		}
+	}
+	res, err := tp.Merge(context.Background(), id, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Entries != 4 || res.Anchors != 1 || res.Skipped != 0 {
+		t.Errorf("Merge = %+v, want 4 entries, 1 anchor, 0 skipped", res)
+	}
+	entries := mustRead(t, tp)
+	if want := append(slices.Clone(parent), fork...); !slices.Equal(ids(entries), want) {
+		t.Errorf("after the merge:\n got %v\nwant %v", ids(entries), want)
+	}
+	last := entries[len(entries)-3]
+	if last.Kind != KindAnchor || last.Pos.Folder != "002_审查-review" || last.Pos.Anchor != "审查/review" {
+		t.Errorf("the fork's anchor became %+v, want folder 002_审查-review", last.Pos)
+	}
+	if _, err := os.Stat(filepath.Join(ws.Dir(), "tapes/main/forks", id)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the merged fork's folder is still there (%v)", err)
+	}
+	if _, err := tp.Merge(context.Background(), id, MergeOptions{}); !errors.Is(err, ErrNoFork) {
+		t.Errorf("merging it again: %v, want ErrNoFork", err)
+	}
+}
+
+// errKilled stands for a kill in TestMergeInterruptedEverywhere.
+var errKilled = errors.New("killed")
+
+// TestMergeInterruptedEverywhere stops a merge dead (a panic: nothing of
+// the merge runs after it but the deferred unlock and closes, as when a
+// process dies) after each of its changes in turn, and runs it again:
+// every entry must be in the parent once, in order.
+func TestMergeInterruptedEverywhere(t *testing.T) {
+	const changes = 7 // the journal, 4 entries, 1 anchor folder, the rename of the fork
+	for stop := 1; stop <= changes; stop++ {
+		ws := newTestWorkspace(t)
+		id, parent, fork := forkFixture(t, ws)
+		tp := mustTape(t, ws, "main")
+		n := 0
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = r.(error)
+				}
+			}()
+			_, err = tp.Merge(context.Background(), id, MergeOptions{AfterWrite: func() {
+				if n++; n == stop {
+					panic(errKilled)
+				}
+			}})
+			return err
+		}()
+		if !errors.Is(err, errKilled) {
+			t.Fatalf("stop %d: the merge was not stopped: %v (%d changes)", stop, err, n)
+		}
+		res, err := tp.Merge(context.Background(), id, MergeOptions{})
+		if err != nil {
+			t.Fatalf("stop %d: merging again: %v", stop, err)
+		}
+		if done := res.Skipped + res.Entries + res.Anchors; !res.Finished && done != 5 {
+			t.Errorf("stop %d: second run %+v does not account for the 5 entries and anchors", stop, res)
+		}
+		if res.Finished != (stop == changes) {
+			t.Errorf("stop %d: Finished = %v", stop, res.Finished)
+		}
+		if want := append(slices.Clone(parent), fork...); !slices.Equal(ids(mustRead(t, tp)), want) {
+			t.Errorf("stop %d:\n got %v\nwant %v", stop, ids(mustRead(t, tp)), want)
+		}
+		if forks, _ := os.ReadDir(filepath.Join(ws.Dir(), "tapes/main/forks")); len(forks) != 0 {
+			t.Errorf("stop %d: left in forks/: %v", stop, forks)
+		}
+	}
+}
+
+func TestMergeFinishesRemoval(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	left := filepath.Join(ws.Dir(), "tapes/main/forks", mergedPrefix+"01ABC")
+	writeTestFile(t, filepath.Join(left, "anchors/000_fork/messages.jsonl"), `{"kind":"message","payload":{}}`+"\n")
+	res, err := tp.Merge(context.Background(), "01ABC", MergeOptions{})
+	if err != nil || !res.Finished {
+		t.Fatalf("Merge = %+v, %v; want the removal finished", res, err)
+	}
+	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s is still there (%v)", left, err)
+	}
+}
+
+func TestForkIDsStayInside(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	for _, id := range []string{"", ".", "..", "../main", "a/b", `a\b`, ".merged-x", "x\n"} {
+		if _, err := tp.OpenFork(id); !errors.Is(err, ErrBadName) {
+			t.Errorf("OpenFork(%q) = %v, want ErrBadName", id, err)
+		}
+		if _, err := tp.Merge(context.Background(), id, MergeOptions{}); !errors.Is(err, ErrBadName) {
+			t.Errorf("Merge(%q) = %v, want ErrBadName", id, err)
+		}
+		if err := tp.Discard(context.Background(), id); !errors.Is(err, ErrBadName) {
+			t.Errorf("Discard(%q) = %v, want ErrBadName", id, err)
+		}
+	}
+	if _, err := tp.OpenFork("01NOSUCHFORK"); !errors.Is(err, ErrNoFork) {
+		t.Errorf("OpenFork of a missing fork = %v, want ErrNoFork", err)
+	}
+}
+
+func TestDiscard(t *testing.T) {
+	ws := newTestWorkspace(t)
+	id, parent, _ := forkFixture(t, ws)
+	tp := mustTape(t, ws, "main")
+	if err := tp.Discard(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(mustRead(t, tp)); !slices.Equal(got, parent) {
+		t.Errorf("after discard: got %v, want %v", got, parent)
+	}
+	if forks, err := tp.Forks(); err != nil || len(forks) != 0 {
+		t.Errorf("Forks = %v, %v; want none", forks, err)
+	}
+	if err := tp.Discard(context.Background(), id); !errors.Is(err, ErrNoFork) {
+		t.Errorf("discarding it again: %v, want ErrNoFork", err)
+	}
+}
+
+func mustRead(t *testing.T, tp *Tape) []Entry {
+	t.Helper()
+	entries, bad := readAll(t, tp)
+	if len(bad) > 0 {
+		t.Fatalf("bad lines: %v", bad)
+	}
+	return entries
+}
+
+// A fork with a line that cannot be read is not merged at all: merging
+// without the line would lose it silently.
+func TestMergeRefusesBadLine(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	id, err := tp.Fork(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := ids(mustRead(t, tp))
+	writeTestFile(t, filepath.Join(ws.Dir(), "tapes/main/forks", id, "anchors/000_fork/messages.jsonl"),
+		`{"kind":"message","payload":{"content":"好"}}`+"\n"+`{"kind":`+"\n")
+	if _, err := tp.Merge(context.Background(), id, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "merge again") {
+		t.Fatalf("Merge = %v, want a refusal naming the bad line", err)
+	}
+	if got := ids(mustRead(t, tp)); !slices.Equal(got, before) {
+		t.Errorf("a refused merge wrote %v", got)
+	}
+}
