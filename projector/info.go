@@ -20,10 +20,22 @@ func (p *Projector) Watching() (running bool, pid int) {
 	if err != nil {
 		return true, 0
 	}
-	// The watcher writes "pid <n>: tape watch".
-	field, _, _ := strings.Cut(strings.TrimPrefix(string(data), "pid "), ":")
-	pid, _ = strconv.Atoi(field)
-	return true, pid
+	return true, lockPID(data)
+}
+
+// lockPID reads the pid a watcher writes into watch.lock, "pid <n>: tape
+// watch"; 0 if there is none.
+func lockPID(data []byte) int {
+	rest, ok := strings.CutPrefix(string(data), "pid ")
+	if !ok {
+		return 0
+	}
+	field, _, _ := strings.Cut(rest, ":")
+	pid, err := strconv.Atoi(field)
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
 }
 
 // IndexBytes is the size of the index on disk: index.db and its WAL.
