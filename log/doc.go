@@ -78,4 +78,11 @@
 // fsyncs the anchors folder, holding an flock of the tape folder so that
 // concurrent handoffs get distinct seqs. config.json and anchor.json are
 // only ever replaced atomically. Folders are created 0700 and files 0600.
+//
+// # Checking
+//
+// Workspace.CheckFiles reads every tape and reports, without changing
+// anything, what readers skip or stumble on: bad lines, torn tails, names
+// that do not parse, duplicate seqs, temporary names a crashed writer left,
+// files that cannot be read. It backs `tape doctor`.
 package log
