@@ -19,8 +19,9 @@ type DoctorCmd struct {
 }
 
 func (c *DoctorCmd) Help() string {
-	return `Checks every tape of the workspace and the index, and prints each problem
-as "path:line: problem; fix: what to run", grouped by check, then a summary.
+	return `Checks every tape of the workspace (--tape does not narrow it) and the
+index, and prints each problem as "path:line: problem; fix: what to run",
+grouped by check, then a summary.
 Paths are relative to the .tape folder; line is 0 for a problem that is not
 about one line.
 
@@ -92,18 +93,25 @@ func (c *DoctorCmd) Run(env *Env, g *Globals) error {
 // build it.
 func diagnose(env *Env, ws *tapelog.Workspace) ([]tapelog.Problem, error) {
 	if _, err := os.Stat(ws.Abs(projector.IndexFile)); errors.Is(err, fs.ErrNotExist) {
-		res, err := ws.CheckFiles(env.Context(), nil)
-		if err != nil {
-			return nil, err
-		}
-		return res.Problems, nil
+		return checkFiles(env, ws)
 	}
 	ix, err := projector.Open(env.Context(), ws)
 	if err != nil {
 		return nil, err
 	}
 	defer ix.Close()
+	if ix.Fresh { // an index of another schema, made anew and empty: nothing to compare
+		return checkFiles(env, ws)
+	}
 	return ix.Doctor(env.Context())
+}
+
+func checkFiles(env *Env, ws *tapelog.Workspace) ([]tapelog.Problem, error) {
+	res, err := ws.CheckFiles(env.Context(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return res.Problems, nil
 }
 
 func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem) error {
