@@ -88,4 +88,11 @@
 // off in, Merge appends its entries to the tape (idempotently: run it again
 // after a crash) and removes it, Discard removes it. Reset starts a tape
 // over, archiving or deleting its anchor folders. See docs/FORMAT.md.
+//
+// # Checking
+//
+// Workspace.CheckFiles reads every tape and reports, without changing
+// anything, what readers skip or stumble on: bad lines, torn tails, names
+// that do not parse, duplicate seqs, temporary names a crashed writer left,
+// files that cannot be read. It backs `tape doctor`.
 package log

@@ -3,6 +3,9 @@
 // incrementally (per-file checkpoints, only new complete lines are read),
 // rebuilds from nothing on demand, and answers the read commands' queries:
 // entries in tape order, anchors, full-text search (FTS5) and bad lines.
+// It also measures itself against the files without writing: the lag
+// (bytes past its checkpoints) for `tape info`, and drift (rows that
+// disagree with the bytes it has read) for `tape doctor`.
 //
 // The index is disposable. Delete index.db at any moment and the next
 // command rebuilds it with the same answers; an index of an older schema,

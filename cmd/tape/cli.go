@@ -19,6 +19,8 @@ type CLI struct {
 	Globals
 
 	Init       InitCmd       `cmd:"" group:"workspace" help:"Create a tape workspace (.tape/) in the current folder."`
+	Info       InfoCmd       `cmd:"" group:"workspace" help:"Show a tape's size, anchors, index lag, watcher and last token usage. Example: tape info --json"`
+	Doctor     DoctorCmd     `cmd:"" group:"workspace" help:"Check the files and the index for problems; exit 3 if any. Example: tape doctor --json"`
 	Append     AppendCmd     `cmd:"" group:"write" help:"Append an entry to the current anchor of a tape."`
 	Handoff    HandoffCmd    `cmd:"" group:"write" help:"Start a new anchor (phase) on a tape, carrying a small state."`
 	Fork       ForkCmd       `cmd:"" group:"write" help:"Start a fork of a tape and print its id (e.g. id=$(tape fork))."`
@@ -171,29 +173,31 @@ func (g *Globals) index(env *Env, ws *tapelog.Workspace) (*projector.Projector, 
 	if g.NoCatchup && !ix.Fresh { // a new index must be filled, whatever the flag says
 		return ix, nil
 	}
-	if !ix.Fresh {
-		// A running `tape watch` can say in a millisecond what a catch-up
-		// finds out with a stat of every file.
-		synced, err := ix.SyncWatcher(env.Context(), projector.SyncTimeout)
-		if err != nil {
-			ix.Close()
-			return nil, err
-		}
-		if synced {
-			return ix, nil
-		}
-	}
-	ix.Holder = "tape catch-up"
-	_, err = ix.CatchUpWait(env.Context(), catchupWait)
-	if errors.Is(err, projector.ErrLocked) {
-		fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", err)
-		return ix, nil
-	}
-	if err != nil {
+	if err := catchUp(env, ix); err != nil {
 		ix.Close()
 		return nil, err
 	}
 	return ix, nil
+}
+
+// catchUp brings an open index up to date with the files: through a
+// running watcher if there is one, else by itself.
+func catchUp(env *Env, ix *projector.Projector) error {
+	if !ix.Fresh {
+		// A running `tape watch` can say in a millisecond what a catch-up
+		// finds out with a stat of every file.
+		synced, err := ix.SyncWatcher(env.Context(), projector.SyncTimeout)
+		if err != nil || synced {
+			return err
+		}
+	}
+	ix.Holder = "tape catch-up"
+	_, err := ix.CatchUpWait(env.Context(), catchupWait)
+	if errors.Is(err, projector.ErrLocked) {
+		fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", err)
+		return nil
+	}
+	return err
 }
 
 // run parses args, runs the command and returns the exit status.

@@ -339,8 +339,8 @@ Examples:
 
 func (c *UsageCmd) Validate() error { return c.validate() }
 
-// usageRecord is what `tape usage --json` prints. Its names are a contract.
-type usageRecord struct {
+// usageGroupRecord is what `tape usage --json` prints. Its names are a contract.
+type usageGroupRecord struct {
 	Tape          *string `json:"tape,omitempty"`
 	AnchorSeq     *int64  `json:"anchor_seq,omitempty"`
 	Anchor        *string `json:"anchor,omitempty"`
@@ -406,8 +406,8 @@ func (c *UsageCmd) group(u projector.UsageRow) string {
 	return u.Tape
 }
 
-func (c *UsageCmd) record(u projector.UsageRow) usageRecord {
-	r := usageRecord{Runs: u.Runs, RunsWithUsage: u.WithUsage, InputTokens: u.Input, OutputTokens: u.Output, TotalTokens: u.Total}
+func (c *UsageCmd) record(u projector.UsageRow) usageGroupRecord {
+	r := usageGroupRecord{Runs: u.Runs, RunsWithUsage: u.WithUsage, InputTokens: u.Input, OutputTokens: u.Output, TotalTokens: u.Total}
 	switch c.By {
 	case "tape":
 		r.Tape = &u.Tape

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+)
+
+// DoctorCmd is `tape doctor`.
+type DoctorCmd struct {
+	JSON bool `help:"One JSON object per problem and line: check, path, line, problem, fix."`
+}
+
+func (c *DoctorCmd) Help() string {
+	return `Checks every tape of the workspace (--tape does not narrow it) and the
+index, and prints each problem as "path:line: problem; fix: what to run",
+grouped by check, then a summary.
+Paths are relative to the .tape folder; line is 0 for a problem that is not
+about one line.
+
+Checks: bad_line (a line that is not an entry), torn_tail (a last line
+without its newline: a writer mid-write, or a crashed one), folder_name (a
+name under anchors/ or tapes/ that tape ignores), duplicate_seq (two anchor
+folders with one seq), temp_file (a .tmp- name older than a minute, left by
+a crashed writer), unreadable (a tape file that is not a regular readable
+file), anchor_file (an unreadable anchor.json), index_drift (the index holds
+other entries than the files it has read, or files and folders that are
+gone).
+
+tape doctor only reads: it never changes a tape file or the index, and it
+does not catch the index up (bytes not yet indexed are lag, see tape info,
+not drift). Exit status 0 when it found nothing, 3 when it found a problem.
+
+Examples:
+  tape doctor
+  tape doctor --json | jq -r 'select(.check=="bad_line") | .path'`
+}
+
+// doctorRecord is the JSON form of a problem; its field names are a contract.
+type doctorRecord struct {
+	Check   string `json:"check"`
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Problem string `json:"problem"`
+	Fix     string `json:"fix"`
+}
+
+// checkOrder is the order of the groups of tape doctor's output.
+var checkOrder = []string{tapelog.CheckUnreadable, tapelog.CheckFolderName, tapelog.CheckDuplicateSeq, tapelog.CheckAnchorFile,
+	tapelog.CheckBadLine, tapelog.CheckTornTail, tapelog.CheckTempFile, tapelog.CheckIndexDrift}
+
+// errProblems ends a tape doctor that found problems (exit status 3).
+var errProblems = errors.New("doctor found")
+
+func (c *DoctorCmd) Run(env *Env, g *Globals) error {
+	ws, err := g.workspace(env)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	problems, err := diagnose(env, ws)
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(problems, func(a, b tapelog.Problem) int {
+		return slices.Index(checkOrder, a.Check) - slices.Index(checkOrder, b.Check)
+	})
+	if c.JSON {
+		out := newJSONLines(env.Stdout)
+		for _, p := range problems {
+			if err := out.write(doctorRecord(p)); err != nil {
+				return err
+			}
+		}
+	} else if err := printProblems(env, ws, problems); err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s in %s; fix them as each line says, then run 'tape doctor' again", errProblems, plural(len(problems), "problem", "problems"), ws.Dir())
+	}
+	return nil
+}
+
+// diagnose checks the files, and the index when there is one: a missing
+// index is no problem (the next read builds it), and doctor does not
+// build it.
+func diagnose(env *Env, ws *tapelog.Workspace) ([]tapelog.Problem, error) {
+	if _, err := os.Stat(ws.Abs(projector.IndexFile)); errors.Is(err, fs.ErrNotExist) {
+		return checkFiles(env, ws)
+	}
+	ix, err := projector.Open(env.Context(), ws)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	if ix.Fresh { // an index of another schema, made anew and empty: nothing to compare
+		return checkFiles(env, ws)
+	}
+	return ix.Doctor(env.Context())
+}
+
+func checkFiles(env *Env, ws *tapelog.Workspace) ([]tapelog.Problem, error) {
+	res, err := ws.CheckFiles(env.Context(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return res.Problems, nil
+}
+
+func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem) error {
+	var b strings.Builder
+	var counts []string
+	for i, p := range problems {
+		if i == 0 || problems[i-1].Check != p.Check {
+			n := 0
+			for _, q := range problems[i:] {
+				if q.Check == p.Check {
+					n++
+				}
+			}
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "# %s (%d)\n", p.Check, n)
+			counts = append(counts, strconv.Itoa(n)+" "+p.Check)
+		}
+		where := p.Path
+		if p.Line > 0 {
+			where += ":" + strconv.Itoa(p.Line)
+		}
+		fmt.Fprintf(&b, "%s: %s; fix: %s\n", printable(where), printable(p.Problem), printable(p.Fix))
+	}
+	if len(problems) == 0 {
+		fmt.Fprintf(&b, "no problems found in %s\n", printable(ws.Dir()))
+	} else {
+		fmt.Fprintf(&b, "\n%s (%s) in %s\n", plural(len(problems), "problem", "problems"), strings.Join(counts, ", "), printable(ws.Dir()))
+	}
+	if _, err := fmt.Fprint(env.Stdout, b.String()); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+)
+
+// InfoCmd is `tape info`.
+type InfoCmd struct {
+	JSON bool `help:"Print one JSON object: workspace, tape, entries, anchors, last_anchor, entries_since_anchor, bytes, index_bytes, index_lag_bytes, watcher, watcher_pid, last_usage."`
+}
+
+func (c *InfoCmd) Help() string {
+	return `Shows a tape at a glance: its entries and anchors (anchor entries not
+counted as entries), the last anchor and the entries since, the bytes of its
+files, the size of the index, the index lag (bytes of the tape's files the
+index has not read yet, measured before tape info catches up, so a hand
+append shows), whether a tape watch runs, and the token usage of the latest
+"run" event.
+
+Examples:
+  tape info
+  tape info --json | jq .index_lag_bytes`
+}
+
+// infoRecord is the JSON form of tape info; its field names are a contract.
+type infoRecord struct {
+	Workspace          string       `json:"workspace"`
+	Tape               string       `json:"tape"`
+	Entries            int          `json:"entries"`
+	Anchors            int          `json:"anchors"`
+	LastAnchor         *string      `json:"last_anchor"`
+	EntriesSinceAnchor int          `json:"entries_since_anchor"`
+	Bytes              int64        `json:"bytes"`
+	IndexBytes         int64        `json:"index_bytes"`
+	IndexLagBytes      int64        `json:"index_lag_bytes"`
+	Watcher            bool         `json:"watcher"`
+	WatcherPID         int          `json:"watcher_pid,omitempty"`
+	LastUsage          *usageRecord `json:"last_usage"`
+}
+
+func (c *InfoCmd) Run(env *Env, g *Globals) error {
+	ws, t, err := g.openTape(env, true)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	defer t.Close()
+	ctx := env.Context()
+	ix, err := projector.Open(ctx, ws)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	// The lag is measured before catching up, which would make it 0.
+	tb, err := ix.Lag(ctx, t)
+	if err != nil {
+		return err
+	}
+	if !g.NoCatchup || ix.Fresh {
+		if err := catchUp(env, ix); err != nil {
+			return err
+		}
+	}
+	r := infoRecord{Workspace: ws.Dir(), Tape: t.Name(), Bytes: tb.Bytes, IndexLagBytes: tb.LagBytes}
+	r.Watcher, r.WatcherPID = ix.Watching()
+	anchors, counts, err := ix.Anchors(ctx, t.Name())
+	if err != nil {
+		return err
+	}
+	r.Anchors = len(anchors)
+	for _, n := range counts {
+		r.Entries += n
+	}
+	if len(anchors) > 0 {
+		last := anchors[len(anchors)-1]
+		r.LastAnchor, r.EntriesSinceAnchor = &last.Name, counts[last.Folder]
+	}
+	if r.LastUsage, err = lastUsage(env, ix, t.Name()); err != nil {
+		return err
+	}
+	r.IndexBytes = ix.IndexBytes()
+	if c.JSON {
+		return newJSONLines(env.Stdout).write(r)
+	}
+	return printInfo(env, r)
+}
+
+func printInfo(env *Env, r infoRecord) error {
+	last := "none"
+	if r.LastAnchor != nil {
+		last = oneLine(*r.LastAnchor, 60)
+	}
+	watcher := "not running"
+	if r.Watcher {
+		watcher = "running"
+		if r.WatcherPID > 0 {
+			watcher += fmt.Sprintf(" (pid %d)", r.WatcherPID)
+		}
+	}
+	lines := [][2]string{
+		{"workspace", printable(r.Workspace)},
+		{"tape", printable(r.Tape)},
+		{"entries", strconv.Itoa(r.Entries)},
+		{"anchors", strconv.Itoa(r.Anchors)},
+		{"last anchor", last},
+		{"entries since", strconv.Itoa(r.EntriesSinceAnchor)},
+		{"bytes", strconv.FormatInt(r.Bytes, 10)},
+		{"index bytes", strconv.FormatInt(r.IndexBytes, 10)},
+		{"index lag", fmt.Sprintf("%d bytes not yet indexed", r.IndexLagBytes)},
+		{"watcher", watcher},
+		{"last usage", r.LastUsage.String()},
+	}
+	for _, l := range lines {
+		if _, err := fmt.Fprintf(env.Stdout, "%-14s %s\n", l[0]+":", l[1]); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	return nil
+}
+
+// usageRecord is the token usage of a "run" event, in the JSON of tape
+// info. A count the event did not give is null.
+type usageRecord struct {
+	InputTokens  *int64 `json:"input_tokens"`
+	OutputTokens *int64 `json:"output_tokens"`
+	TotalTokens  *int64 `json:"total_tokens"`
+	Model        string `json:"model,omitempty"`
+	Status       string `json:"status,omitempty"`
+	Date         string `json:"date,omitempty"`
+	ID           string `json:"id"`
+}
+
+func (u *usageRecord) String() string {
+	if u == nil {
+		return "none (no run event with usage)"
+	}
+	n := func(p *int64) string {
+		if p == nil {
+			return "?"
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	s := fmt.Sprintf("%s in, %s out, %s total", n(u.InputTokens), n(u.OutputTokens), n(u.TotalTokens))
+	if u.Model != "" {
+		s += ", model " + printable(u.Model)
+	}
+	if u.Date != "" {
+		s += ", " + shortDate(u.Date)
+	}
+	return s
+}
+
+// usageWindow is how many of the last events lastUsage looks at before it
+// reads them all: the latest run is nearly always among the last few.
+const usageWindow = 256
+
+// lastUsage finds the usage of the tape's latest "run" event that has one.
+func lastUsage(env *Env, ix *projector.Projector, tape string) (*usageRecord, error) {
+	for _, last := range []int{usageWindow, 0} {
+		events, _, err := ix.Entries(env.Context(), projector.EntryFilter{Tape: tape, Kinds: []string{"event"}, Last: last})
+		if err != nil {
+			return nil, err
+		}
+		for i := len(events) - 1; i >= 0; i-- {
+			if u := runUsage(events[i]); u != nil {
+				return u, nil
+			}
+		}
+		if len(events) < usageWindow {
+			break
+		}
+	}
+	return nil, nil
+}
+
+// runUsage reads the usage of a "run" event as Bub writes it, in the
+// OpenAI (prompt_tokens, completion_tokens) or the Anthropic (input_tokens,
+// output_tokens) spelling; nil if e is not one or has no usage.
+func runUsage(e tapelog.Entry) *usageRecord {
+	var p struct {
+		Name string `json:"name"`
+		Data struct {
+			Status string                     `json:"status"`
+			Model  string                     `json:"model"`
+			Usage  map[string]json.RawMessage `json:"usage"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(e.Payload, &p) != nil || p.Name != "run" || len(p.Data.Usage) == 0 {
+		return nil
+	}
+	count := func(keys ...string) *int64 {
+		for _, k := range keys {
+			var n json.Number
+			if json.Unmarshal(p.Data.Usage[k], &n) != nil {
+				continue
+			}
+			if v, err := n.Int64(); err == nil {
+				return &v
+			}
+			if f, err := n.Float64(); err == nil {
+				v := int64(f)
+				return &v
+			}
+		}
+		return nil
+	}
+	u := &usageRecord{InputTokens: count("input_tokens", "prompt_tokens"), OutputTokens: count("output_tokens", "completion_tokens"),
+		TotalTokens: count("total_tokens"), Model: p.Data.Model, Status: p.Data.Status, Date: e.Date, ID: e.ID}
+	if u.InputTokens == nil && u.OutputTokens == nil && u.TotalTokens == nil {
+		return nil
+	}
+	if u.TotalTokens == nil && u.InputTokens != nil && u.OutputTokens != nil {
+		total := *u.InputTokens + *u.OutputTokens
+		u.TotalTokens = &total
+	}
+	return u
+}

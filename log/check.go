@@ -1,0 +1,250 @@
+package log
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/tape-dev/tape/internal/fileutil"
+)
+
+// Checking a workspace's files, for `tape doctor`.
+//
+// Check only reads: it reports what readers skip or stumble on (bad lines,
+// torn tails, folders they ignore, leftovers of crashed writers) and says
+// what would fix each, but never changes a file.
+
+// The checks a Problem can come from; their names are part of
+// `tape doctor --json`.
+const (
+	CheckBadLine      = "bad_line"      // a line that is not an entry
+	CheckTornTail     = "torn_tail"     // a last line without its newline
+	CheckFolderName   = "folder_name"   // a name under anchors/ or tapes/ that does not parse
+	CheckDuplicateSeq = "duplicate_seq" // two anchor folders with one seq
+	CheckTempFile     = "temp_file"     // a .tmp- file or folder a crashed writer left
+	CheckUnreadable   = "unreadable"    // a tape file that cannot be opened or is not a regular file
+	CheckAnchorFile   = "anchor_file"   // an anchor.json that cannot be read
+	CheckIndexDrift   = "index_drift"   // the index disagrees with the files (projector)
+)
+
+// StaleTemp is the age past which a temporary file or folder is surely
+// left by a crashed writer: a handoff holds one for milliseconds.
+const StaleTemp = time.Minute
+
+// Problem is one thing wrong with the files of a workspace.
+type Problem struct {
+	Check   string // one of the Check* names
+	Path    string // relative to the workspace (the .tape folder)
+	Line    int    // 1-based; 0 when the problem is not about one line
+	Problem string // what is wrong
+	Fix     string // the command or action that fixes it
+}
+
+// FileKey names one tape file.
+type FileKey struct{ Tape, Folder, Name string }
+
+// FileCount is what Check read in one tape file.
+type FileCount struct {
+	Key      FileKey
+	Entries  int   // entries in its complete lines
+	Complete int64 // where its complete lines end
+	// EntriesUpTo is the number of entries that start before the offset
+	// CheckFiles was given for this file, or -1 if it was given none.
+	EntriesUpTo int
+}
+
+// CheckResult is what CheckFiles found.
+type CheckResult struct {
+	Problems []Problem
+	Files    []FileCount
+}
+
+// CheckFiles reads every tape of the workspace and reports its problems.
+// upTo, which may be nil, names offsets at which to count entries too (an
+// index's checkpoints), so the caller can compare what it read with the
+// files.
+func (w *Workspace) CheckFiles(ctx context.Context, upTo map[FileKey]int64) (*CheckResult, error) {
+	c := &checker{ws: w, upTo: upTo, now: time.Now(), res: &CheckResult{}}
+	dirents, err := fs.ReadDir(w.root.FS(), tapesDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("list tapes: %w", err)
+	}
+	c.temps(".", nil)
+	for _, d := range dirents {
+		rel := path.Join(tapesDir, d.Name())
+		switch {
+		case c.temp(rel, d):
+		case hasDotPrefix(d.Name()) || !d.IsDir():
+		case ValidateTapeName(d.Name()) != nil:
+			c.add(CheckFolderName, rel, 0, "not a tape name; tape ignores it", "rename it to a valid tape name, or move it out of .tape/tapes")
+		default:
+			if err := c.tape(ctx, d.Name()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return c.res, nil
+}
+
+// checker holds one CheckFiles run.
+type checker struct {
+	ws   *Workspace
+	upTo map[FileKey]int64
+	now  time.Time
+	res  *CheckResult
+}
+
+func (c *checker) add(check, rel string, line int, problem, fix string) {
+	c.res.Problems = append(c.res.Problems, Problem{Check: check, Path: rel, Line: line, Problem: problem, Fix: fix})
+}
+
+// temp reports d (in the folder of rel) if it is a stale temporary name,
+// and whether it is a temporary name at all.
+func (c *checker) temp(rel string, d fs.DirEntry) bool {
+	if !strings.HasPrefix(d.Name(), fileutil.TempPrefix) {
+		return false
+	}
+	fi, err := d.Info()
+	if err != nil || c.now.Sub(fi.ModTime()) < StaleTemp {
+		return true // gone, or maybe a writer's at work
+	}
+	what, fix := "file", "remove it: rm "
+	if d.IsDir() {
+		what, fix = "folder", "remove it: rm -r "
+	}
+	c.add(CheckTempFile, rel, 0, fmt.Sprintf("temporary %s left by a crashed writer (%s old)", what, c.now.Sub(fi.ModTime()).Round(time.Second)),
+		fix+"'"+c.ws.Abs(rel)+"'")
+	return true
+}
+
+// temps reports the stale temporary names in the folder rel (dirents, or
+// read when nil).
+func (c *checker) temps(rel string, dirents []fs.DirEntry) {
+	if dirents == nil {
+		dirents, _ = fs.ReadDir(c.ws.root.FS(), rel)
+	}
+	for _, d := range dirents {
+		c.temp(path.Join(rel, d.Name()), d)
+	}
+}
+
+func (c *checker) tape(ctx context.Context, name string) error {
+	t := &Tape{ws: c.ws, name: name, dir: tapesDir + "/" + name}
+	c.temps(t.dir, nil)
+	dirents, err := fs.ReadDir(c.ws.root.FS(), t.anchorsPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		c.add(CheckUnreadable, t.anchorsPath(), 0, "cannot list: "+err.Error(), "make it readable: chmod u+rwx")
+		return nil
+	}
+	for _, d := range dirents {
+		rel := path.Join(t.anchorsPath(), d.Name())
+		if c.temp(rel, d) || hasDotPrefix(d.Name()) {
+			continue
+		}
+		if _, _, ok := ParseFolderName(d.Name()); !ok || !t.isDir(d) {
+			c.add(CheckFolderName, rel, 0, "not an anchor folder (NNN_slug); tape ignores it",
+				"rename it to <next seq>_<slug> if it holds entries, else move it out of anchors/")
+		}
+	}
+	folders, err := t.Folders()
+	if err != nil {
+		return err
+	}
+	for i, f := range folders {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if (i > 0 && folders[i-1].Seq == f.Seq) || (i+1 < len(folders) && folders[i+1].Seq == f.Seq) {
+			c.add(CheckDuplicateSeq, t.folderPath(f.Name), 0, fmt.Sprintf("another anchor folder has seq %d too; readers order them by name", f.Seq),
+				"rename one to the next free seq (mv), then run 'tape reindex'")
+		}
+		c.folder(t, f)
+	}
+	return nil
+}
+
+// folder checks the files of one anchor folder.
+func (c *checker) folder(t *Tape, f Folder) {
+	dir := t.folderPath(f.Name)
+	dirents, err := fs.ReadDir(c.ws.root.FS(), dir)
+	if err != nil {
+		c.add(CheckUnreadable, dir, 0, "cannot list: "+err.Error(), "make it readable: chmod u+rwx")
+		return
+	}
+	for _, d := range dirents {
+		rel := path.Join(dir, d.Name())
+		if c.temp(rel, d) || hasDotPrefix(d.Name()) || !strings.HasSuffix(d.Name(), ".jsonl") {
+			continue
+		}
+		if _, err := t.Stat(f.Name, d.Name()); errors.Is(err, ErrNotRegular) {
+			c.add(CheckUnreadable, rel, 0, "not a regular file; readers skip it", "move it out of the anchor folder")
+		}
+	}
+	a := t.ReadAnchor(f)
+	if a.Err != nil {
+		c.add(CheckAnchorFile, a.Err.Path, a.Err.Line, a.Err.Reason, "rewrite anchor.json as one anchor entry, or remove it (the folder's slug then names the anchor)")
+	}
+	_, files, _, err := t.FolderFiles(f.Name)
+	if err != nil {
+		c.add(CheckUnreadable, dir, 0, err.Error(), "make it readable: chmod u+rwx")
+		return
+	}
+	for _, fi := range files {
+		if fi.Err != nil {
+			c.add(CheckUnreadable, fi.Err.Path, 0, fi.Err.Reason, "make it a readable regular file inside the workspace (chmod u+r)")
+			continue
+		}
+		c.file(t, a, fi.Name)
+	}
+}
+
+// file reads one tape file to its end.
+func (c *checker) file(t *Tape, a Anchor, name string) {
+	key := FileKey{Tape: t.name, Folder: a.Folder, Name: name}
+	upTo, counting := c.upTo[key]
+	count := FileCount{Key: key, EntriesUpTo: -1}
+	if counting {
+		count.EntriesUpTo = 0
+	}
+	s, err := t.ScanFile(a, name, FilePos{})
+	if err != nil {
+		c.add(CheckUnreadable, path.Join(t.folderPath(a.Folder), name), 0, err.Error(), "make it readable: chmod u+r")
+		return
+	}
+	defer s.Close()
+	for {
+		e, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var le *LineError
+		if errors.As(err, &le) {
+			c.add(CheckBadLine, le.Path, le.Line, le.Reason+"; readers skip it",
+				"none needed (the line stays, skipped); to keep its content, append a fixed copy with 'tape append --jsonl'")
+			if le.Err != nil || le.Line == 0 {
+				break
+			}
+			continue
+		}
+		count.Entries++
+		if counting && e.Pos.Offset < upTo {
+			count.EntriesUpTo++
+		}
+	}
+	count.Complete = s.lr.offset
+	c.res.Files = append(c.res.Files, count)
+	fi, err := s.f.Stat()
+	if err == nil && fi.Size() > count.Complete {
+		c.add(CheckTornTail, path.Join(t.folderPath(a.Folder), name), s.lr.lineNo+1,
+			fmt.Sprintf("last line (%d bytes) has no newline: a writer in the middle of a write, or one that crashed; readers skip it until it ends", fi.Size()-count.Complete),
+			"if no writer is at work, end the line: echo >> '"+c.ws.Abs(path.Join(t.folderPath(a.Folder), name))+"' (tape append does it to the file it appends to)")
+	}
+}

@@ -1,0 +1,123 @@
+package projector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// Checkpoint is how far the index has read one tape file, and how many of
+// its entries it holds.
+type Checkpoint struct {
+	Key     tapelog.FileKey
+	Offset  int64 // the end of the last complete line read
+	Entries int
+}
+
+// Checkpoints returns the index's checkpoints, by file, for one tape or,
+// with tape "", for all. It only reads the index.
+func (p *Projector) Checkpoints(ctx context.Context, tape string) (map[tapelog.FileKey]Checkpoint, error) {
+	rows, err := p.db.QueryContext(ctx, `SELECT f.tape, f.folder, f.name, f.offset,
+		(SELECT count(*) FROM entries e WHERE e.file_id = f.id)
+		FROM files f WHERE ? = '' OR f.tape = ?`, tape, tape)
+	if err != nil {
+		return nil, fmt.Errorf("query checkpoints: %w", err)
+	}
+	defer rows.Close()
+	cps := map[tapelog.FileKey]Checkpoint{}
+	for rows.Next() {
+		var cp Checkpoint
+		if err := rows.Scan(&cp.Key.Tape, &cp.Key.Folder, &cp.Key.Name, &cp.Offset, &cp.Entries); err != nil {
+			return nil, fmt.Errorf("query checkpoints: %w", err)
+		}
+		cps[cp.Key] = cp
+	}
+	return cps, rows.Err()
+}
+
+// Doctor checks the workspace's files (see tapelog.Workspace.CheckFiles)
+// and the index against them, without writing either. The index drifts
+// when what it holds of a file is not what the file's bytes up to the
+// index's checkpoint hold; bytes past the checkpoint are lag, not drift:
+// the next catch-up reads them.
+func (p *Projector) Doctor(ctx context.Context) ([]tapelog.Problem, error) {
+	cps, err := p.Checkpoints(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	upTo := make(map[tapelog.FileKey]int64, len(cps))
+	for k, cp := range cps {
+		upTo[k] = cp.Offset
+	}
+	res, err := p.ws.CheckFiles(ctx, upTo)
+	if err != nil {
+		return nil, err
+	}
+	problems := res.Problems
+	seen := make(map[tapelog.FileKey]bool, len(res.Files))
+	for _, f := range res.Files {
+		seen[f.Key] = true
+		cp, ok := cps[f.Key]
+		switch {
+		case !ok:
+		case cp.Offset > f.Complete:
+			problems = append(problems, drift(f.Key, fmt.Sprintf("the index read this file up to byte %d, but its complete lines end at byte %d: it shrank or was rewritten", cp.Offset, f.Complete)))
+		case cp.Entries != f.EntriesUpTo:
+			problems = append(problems, drift(f.Key, fmt.Sprintf("the index holds %d entries of this file's first %d bytes, which hold %d", cp.Entries, cp.Offset, f.EntriesUpTo)))
+		}
+	}
+	for k, cp := range cps {
+		if !seen[k] && !p.unreadable(k, problems) {
+			problems = append(problems, drift(k, fmt.Sprintf("the index holds %d entries of this file, which is gone", cp.Entries)))
+		}
+	}
+	gone, err := p.goneFolders(ctx)
+	return append(problems, gone...), err
+}
+
+func drift(k tapelog.FileKey, problem string) tapelog.Problem {
+	return tapelog.Problem{Check: tapelog.CheckIndexDrift, Path: pathOf(k), Problem: problem, Fix: "run 'tape reindex --full'"}
+}
+
+func pathOf(k tapelog.FileKey) string {
+	return tapelog.Position{Tape: k.Tape, Folder: k.Folder, File: k.Name}.Path()
+}
+
+// unreadable reports whether the file checks already reported k as a file
+// that cannot be read: the index keeping its old rows is then not news.
+func (p *Projector) unreadable(k tapelog.FileKey, problems []tapelog.Problem) bool {
+	rel := pathOf(k)
+	for _, pr := range problems {
+		if pr.Path == rel && pr.Check == tapelog.CheckUnreadable {
+			return true
+		}
+	}
+	return false
+}
+
+// goneFolders reports the anchors the index holds whose folder is gone.
+func (p *Projector) goneFolders(ctx context.Context) ([]tapelog.Problem, error) {
+	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder FROM anchors ORDER BY tape, seq, folder`)
+	if err != nil {
+		return nil, fmt.Errorf("query anchors: %w", err)
+	}
+	defer rows.Close()
+	var problems []tapelog.Problem
+	for rows.Next() {
+		var k tapelog.FileKey
+		if err := rows.Scan(&k.Tape, &k.Folder); err != nil {
+			return nil, fmt.Errorf("query anchors: %w", err)
+		}
+		t, err := p.ws.Tape(k.Tape)
+		if err != nil {
+			continue // a name no tape can have cannot be on disk either
+		}
+		if _, err := t.QuickStat(k.Folder, ""); errors.Is(err, fs.ErrNotExist) {
+			problems = append(problems, drift(k, "the index holds this anchor folder, which is gone"))
+		}
+	}
+	return problems, rows.Err()
+}
