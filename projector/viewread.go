@@ -390,3 +390,22 @@ func (p *Projector) Messages(ctx context.Context, tape string, pg Page) ([]tapel
 	entries, errs, err := p.load(ctx, found)
 	return entries, total, errs, err
 }
+
+// LastRun returns the tape's latest run event, in tape order, that
+// reported token usage, read from its file; ok is false when there is none.
+func (p *Projector) LastRun(ctx context.Context, tape string) (e tapelog.Entry, ok bool, err error) {
+	var rowid int64
+	err = p.db.QueryRowContext(ctx, `SELECT r.entry FROM runs r JOIN entries e ON e.rowid = r.entry
+		WHERE r.tape = ? AND r.has_usage
+		ORDER BY e.anchor_seq DESC, e.folder DESC, e.eff_time DESC, e.file DESC, e.line DESC LIMIT 1`, tape).Scan(&rowid)
+	if err == sql.ErrNoRows {
+		return e, false, nil
+	}
+	if err != nil {
+		return e, false, fmt.Errorf("query runs: %w", err)
+	}
+	loader := newLineLoader(p.ws)
+	defer loader.close()
+	e, err = p.entryAt(ctx, loader, rowid)
+	return e, err == nil, err
+}

@@ -155,27 +155,14 @@ func (u *usageRecord) String() string {
 	return s
 }
 
-// usageWindow is how many of the last events lastUsage looks at before it
-// reads them all: the latest run is nearly always among the last few.
-const usageWindow = 256
-
-// lastUsage finds the usage of the tape's latest "run" event that has one.
+// lastUsage finds the usage of the tape's latest "run" event that has one,
+// through the index's runs table (kept with the entries).
 func lastUsage(env *Env, ix *projector.Projector, tape string) (*usageRecord, error) {
-	for _, last := range []int{usageWindow, 0} {
-		events, _, err := ix.Entries(env.Context(), projector.EntryFilter{Tape: tape, Kinds: []string{"event"}, Last: last})
-		if err != nil {
-			return nil, err
-		}
-		for i := len(events) - 1; i >= 0; i-- {
-			if u := runUsage(events[i]); u != nil {
-				return u, nil
-			}
-		}
-		if len(events) < usageWindow {
-			break
-		}
+	e, ok, err := ix.LastRun(env.Context(), tape)
+	if err != nil || !ok {
+		return nil, err
 	}
-	return nil, nil
+	return runUsage(e), nil
 }
 
 // runUsage reads the usage of a "run" event as Bub writes it, in the
