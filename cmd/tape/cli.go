@@ -25,6 +25,7 @@ type CLI struct {
 	Anchors AnchorsCmd `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
 	Show    ShowCmd    `cmd:"" group:"read" help:"Print the entries of one anchor."`
 	Search  SearchCmd  `cmd:"" group:"read" help:"Find entries by their text (FTS5; English, Chinese, Japanese)."`
+	Context ContextCmd `cmd:"" group:"read" help:"Print the chat messages an agent sends its model, built as Bub builds them. Example: tape context --json"`
 	Reindex ReindexCmd `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`
 	Watch   WatchCmd   `cmd:"" group:"index" help:"Keep the index live while agents write (fsnotify)."`
 	Demo    DemoCmd    `cmd:"" group:"other" help:"Build a sample workspace in a new folder and walk through it."`
