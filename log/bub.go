@@ -83,19 +83,16 @@ func ParseBubLine(line []byte) (Entry, error) {
 		}
 		return Entry{}, errors.New(strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
-	var f struct {
-		Kind    json.RawMessage `json:"kind"`
-		ID      json.RawMessage `json:"id"`
-		Payload json.RawMessage `json:"payload"`
-	}
-	_ = json.Unmarshal(trimNewline(line), &f) // ParseEntry read it as an object
+	// A map, not a struct: keys match exactly, as ParseEntry matches them.
+	var f map[string]json.RawMessage
+	_ = json.Unmarshal(bytes.TrimPrefix(trimNewline(line), []byte("\xef\xbb\xbf")), &f) // ParseEntry read it as an object
 	switch {
-	case f.Kind == nil:
+	case f["kind"] == nil:
 		return Entry{}, errors.New(`no "kind": not a Bub tape entry`)
-	case !isInteger(f.ID):
-		return Entry{}, fmt.Errorf(`"id" is %s, not an integer: not a Bub tape entry`, orMissing(f.ID))
-	case !isObject(f.Payload):
-		return Entry{}, fmt.Errorf(`"payload" is %s, not a JSON object`, orMissing(f.Payload))
+	case !isInteger(f["id"]):
+		return Entry{}, fmt.Errorf(`"id" is %s, not an integer: not a Bub tape entry`, orMissing(f["id"]))
+	case !isObject(f["payload"]):
+		return Entry{}, fmt.Errorf(`"payload" is %s, not a JSON object`, orMissing(f["payload"]))
 	case e.Meta != nil && !isObject(e.Meta):
 		return Entry{}, errors.New(`"meta" is not a JSON object`)
 	}
