@@ -21,6 +21,7 @@ type CLI struct {
 	Init    InitCmd    `cmd:"" group:"workspace" help:"Create a tape workspace (.tape/) in the current folder."`
 	Append  AppendCmd  `cmd:"" group:"write" help:"Append an entry to the current anchor of a tape."`
 	Handoff HandoffCmd `cmd:"" group:"write" help:"Start a new anchor (phase) on a tape, carrying a small state."`
+	Import  ImportCmd  `cmd:"" group:"write" help:"Import tapes written elsewhere (bub: the Bub framework's files). Example: tape import bub ~/.bub/tapes/*.jsonl"`
 	Log     LogCmd     `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
 	Anchors AnchorsCmd `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
 	Show    ShowCmd    `cmd:"" group:"read" help:"Print the entries of one anchor."`
