@@ -175,7 +175,9 @@ func (g *Globals) index(env *Env, ws *tapelog.Workspace) (*projector.Projector, 
 		}
 	}
 	ix.Holder = "tape catch-up"
+	hide := showIndexProgress(env, ix, "indexing") // a first build of a large workspace takes a while
 	_, err = ix.CatchUpWait(env.Context(), catchupWait)
+	hide()
 	if errors.Is(err, projector.ErrLocked) {
 		fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", err)
 		return ix, nil

@@ -149,7 +149,7 @@ func importBub(env *Env, ws *tapelog.Workspace, path, shown, name string) (impor
 	if err != nil {
 		return st, fmt.Errorf("stat %s: %w", shown, err)
 	}
-	bar := newProgress(env.Stderr, "importing "+filepath.Base(shown), fi.Size())
+	bar := newProgress(env.Stderr, "importing "+filepath.Base(shown), fi.Size(), "bytes")
 	defer bar.done()
 	r := &countingReader{r: f}
 	for l, err := range tapelog.ReadBub(ctx, r, shown) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tape context as an agent runs it: a real process, its stdout a JSON
@@ -62,7 +63,7 @@ func TestContextProcess(t *testing.T) {
 
 func TestProgressBar(t *testing.T) {
 	var buf bytes.Buffer
-	if p := newProgress(&buf, "x", 10); p.w != nil {
+	if p := newProgress(&buf, "x", 10, "bytes"); p.w != nil {
 		t.Error("a bar on a buffer, which is no terminal")
 	}
 	f, err := os.CreateTemp(t.TempDir(), "stderr")
@@ -80,5 +81,14 @@ func TestProgressBar(t *testing.T) {
 	want := "\r\x1b[Kimporting 文件\\x1b [#######-----------------------]  25%\r\x1b[K"
 	if buf.String() != want {
 		t.Errorf("bar drew %q, want %q", buf.String(), want)
+	}
+	buf.Reset()
+	counter := &progressBar{w: &buf, label: "indexing", unit: "entries", after: time.Now().Add(time.Hour)}
+	counter.set(5) // too early: a short pass shows no bar
+	counter.after = time.Time{}
+	counter.set(7)
+	counter.done()
+	if want := "\r\x1b[Kindexing: 7 entries\r\x1b[K"; buf.String() != want {
+		t.Errorf("counter drew %q, want %q", buf.String(), want)
 	}
 }
