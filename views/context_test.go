@@ -127,3 +127,42 @@ func FuzzPythonJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzContext: whatever the payloads and meta, Context never panics, its
+// messages encode as one JSON array, and each tool message it builds has a
+// string content.
+func FuzzContext(f *testing.F) {
+	f.Add("tool_call", `{"calls":[{"id":"c","function":{"name":"n"}}]}`, "tool_result", `{"results":["a",1]}`, `{}`)
+	f.Add("anchor", `{"name":"中","state":{"a":1.0}}`, "message", `{"role":"user"}`, `{"context":false}`)
+	f.Add("tool_result", `{"results":null}`, "tool_call", `{"calls":"x"}`, `[]`)
+	f.Fuzz(func(t *testing.T, k1, p1, k2, p2, meta string) {
+		entries := []tapelog.Entry{
+			{Kind: k1, Payload: json.RawMessage(p1), Meta: json.RawMessage(meta)},
+			{Kind: k2, Payload: json.RawMessage(p2)},
+		}
+		for _, e := range entries {
+			if !json.Valid(e.Payload) {
+				return // the reader hands Context valid JSON only
+			}
+		}
+		if !json.Valid([]byte(meta)) {
+			return
+		}
+		out, err := json.Marshal(Context(entries))
+		if err != nil || !json.Valid(out) || out[0] != '[' {
+			t.Fatalf("Context(%v) encodes as %s, %v", entries, out, err)
+		}
+		var msgs []map[string]any
+		if err := json.Unmarshal(out, &msgs); err != nil {
+			t.Fatal(err)
+		}
+		if k1 == "message" || k2 == "message" {
+			return // a message entry's payload is sent as it is, whatever it holds
+		}
+		for _, m := range msgs {
+			if _, ok := m["content"].(string); m["role"] == "tool" && !ok {
+				t.Errorf("tool message %v has no string content", m)
+			}
+		}
+	})
+}
