@@ -28,7 +28,7 @@ func (c *ImportBubCmd) Help() string {
 their kinds, payloads, meta, dates and integer ids (as strings). Each anchor
 entry starts a new anchor folder; the entries after it go into that folder.
 A file goes to the tape named after it (abc__def.jsonl to tape abc__def), or
-to --tape when there is one file.
+to --tape (or TAPE_NAME) when there is one file.
 
 Importing again imports only what is new: a line whose id is already on the
 tape, with the same kind and date, is skipped, so a Bub file that grew since
