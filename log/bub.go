@@ -89,11 +89,11 @@ func ParseBubLine(line []byte) (Entry, error) {
 	switch {
 	case f["kind"] == nil:
 		return Entry{}, errors.New(`no "kind": not a Bub tape entry`)
-	case !isInteger(f["id"]):
-		return Entry{}, fmt.Errorf(`"id" is %s, not an integer: not a Bub tape entry`, orMissing(f["id"]))
-	case !isObject(f["payload"]):
-		return Entry{}, fmt.Errorf(`"payload" is %s, not a JSON object`, orMissing(f["payload"]))
-	case e.Meta != nil && !isObject(e.Meta):
+	case !isBubInteger(f["id"]):
+		return Entry{}, fmt.Errorf(`"id" is %s, not an integer: not a Bub tape entry`, bubOrMissing(f["id"]))
+	case !isBubObject(f["payload"]):
+		return Entry{}, fmt.Errorf(`"payload" is %s, not a JSON object`, bubOrMissing(f["payload"]))
+	case e.Meta != nil && !isBubObject(e.Meta):
 		return Entry{}, errors.New(`"meta" is not a JSON object`)
 	}
 	if e.Date != "" {
@@ -104,7 +104,7 @@ func ParseBubLine(line []byte) (Entry, error) {
 	return e, nil
 }
 
-func isInteger(raw json.RawMessage) bool {
+func isBubInteger(raw json.RawMessage) bool {
 	var n json.Number
 	if len(raw) == 0 || raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
 		return false
@@ -113,12 +113,12 @@ func isInteger(raw json.RawMessage) bool {
 	return err == nil
 }
 
-func isObject(raw json.RawMessage) bool {
+func isBubObject(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && raw[0] == '{'
 }
 
-func orMissing(raw json.RawMessage) string {
+func bubOrMissing(raw json.RawMessage) string {
 	if raw == nil {
 		return "missing"
 	}

@@ -98,7 +98,7 @@ func FuzzParseBubLine(f *testing.F) {
 			}
 			return
 		}
-		if _, perr := strconv.ParseInt(e.ID, 10, 64); perr != nil || e.Kind == "" || !isObject(e.Payload) {
+		if _, perr := strconv.ParseInt(e.ID, 10, 64); perr != nil || e.Kind == "" || !isBubObject(e.Payload) {
 			t.Fatalf("ParseBubLine(%q) = id %q kind %q payload %q", line, e.ID, e.Kind, e.Payload)
 		}
 	})

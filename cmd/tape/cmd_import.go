@@ -151,7 +151,7 @@ func importBub(env *Env, ws *tapelog.Workspace, path, shown, name string) (impor
 	}
 	bar := newProgress(env.Stderr, "importing "+filepath.Base(shown), fi.Size(), "bytes")
 	defer bar.done()
-	r := &countingReader{r: f}
+	r := &importCounter{r: f}
 	for l, err := range tapelog.ReadBub(ctx, r, shown) {
 		bar.set(r.n)
 		if err != nil {
@@ -167,12 +167,12 @@ func importBub(env *Env, ws *tapelog.Workspace, path, shown, name string) (impor
 	return st, im.flush(ctx)
 }
 
-type countingReader struct {
+type importCounter struct {
 	r io.Reader
 	n int64
 }
 
-func (c *countingReader) Read(p []byte) (int, error) {
+func (c *importCounter) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err

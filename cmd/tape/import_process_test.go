@@ -12,9 +12,9 @@ import (
 	"testing"
 )
 
-// runProcess runs the tape binary in dir and returns its output and exit
+// runAsCLI runs the tape binary in dir and returns its output and exit
 // status.
-func runProcess(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+func runAsCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := tapeProcess(dir, args...)
 	var out, errOut bytes.Buffer
@@ -51,7 +51,7 @@ func bubFile(n int) string {
 	return b.String()
 }
 
-func writeFile(t *testing.T, path, data string) {
+func writeBubFile(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
@@ -71,8 +71,8 @@ func importStatsOf(t *testing.T, stdout string) []importStats {
 	return all
 }
 
-// tapeFiles returns every file of a tape folder with its contents.
-func tapeFiles(t *testing.T, dir string) map[string]string {
+// tapeFolderFiles returns every file of a tape folder with its contents.
+func tapeFolderFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	files := map[string]string{}
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
@@ -95,7 +95,7 @@ func tapeFiles(t *testing.T, dir string) map[string]string {
 func TestImportBubProcess(t *testing.T) {
 	dir := newCLIWorkspace(t)
 	file := filepath.Join(dir, "abc__def.jsonl")
-	writeFile(t, file, bubFile(3))
+	writeBubFile(t, file, bubFile(3))
 
 	steps := []struct {
 		name              string
@@ -117,7 +117,7 @@ func TestImportBubProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
-		stdout, stderr, code := runProcess(t, dir, "import", "bub", "--json", "abc__def.jsonl")
+		stdout, stderr, code := runAsCLI(t, dir, "import", "bub", "--json", "abc__def.jsonl")
 		if code != 0 || stderr != "" {
 			t.Fatalf("%s: exit %d, stderr %q", s.name, code, stderr)
 		}
@@ -193,9 +193,9 @@ func TestImportBubErrorsProcess(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := newCLIWorkspace(t)
 			for name, data := range tt.files {
-				writeFile(t, filepath.Join(dir, name), data)
+				writeBubFile(t, filepath.Join(dir, name), data)
 			}
-			_, stderr, code := runProcess(t, dir, append([]string{"import", "bub"}, tt.args...)...)
+			_, stderr, code := runAsCLI(t, dir, append([]string{"import", "bub"}, tt.args...)...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d; stderr %q", code, tt.code, stderr)
 			}
@@ -231,11 +231,11 @@ func TestImportBubErrorsProcess(t *testing.T) {
 // A second import of an unchanged file writes nothing.
 func TestImportBubTwiceLeavesFilesAlone(t *testing.T) {
 	dir := newCLIWorkspace(t)
-	writeFile(t, filepath.Join(dir, "s.jsonl"), bubFile(2))
+	writeBubFile(t, filepath.Join(dir, "s.jsonl"), bubFile(2))
 	mustRun(t, dir, "import", "bub", "s.jsonl")
-	before := tapeFiles(t, filepath.Join(dir, ".tape/tapes/s"))
+	before := tapeFolderFiles(t, filepath.Join(dir, ".tape/tapes/s"))
 	mustRun(t, dir, "import", "bub", "s.jsonl")
-	after := tapeFiles(t, filepath.Join(dir, ".tape/tapes/s"))
+	after := tapeFolderFiles(t, filepath.Join(dir, ".tape/tapes/s"))
 	if fmt.Sprint(before) != fmt.Sprint(after) {
 		t.Errorf("a second import changed the tape:\n%v\n%v", before, after)
 	}
@@ -252,9 +252,9 @@ func TestImportBubTwiceLeavesFilesAlone(t *testing.T) {
 func TestImportBubResetFile(t *testing.T) {
 	dir := newCLIWorkspace(t)
 	file := filepath.Join(dir, "s.jsonl")
-	writeFile(t, file, bubFile(0))
+	writeBubFile(t, file, bubFile(0))
 	mustRun(t, dir, "import", "bub", "s.jsonl")
-	writeFile(t, file, strings.ReplaceAll(bubFile(0), "2025-06-01", "2025-07-01"))
+	writeBubFile(t, file, strings.ReplaceAll(bubFile(0), "2025-06-01", "2025-07-01"))
 	_, stderr, code := runTapeStdin(t, dir, "", "import", "bub", "s.jsonl")
 	if code != exitUsage || !strings.Contains(stderr, "not from s.jsonl") {
 		t.Errorf("exit %d, stderr %q; want exit %d and a refusal", code, stderr, exitUsage)

@@ -30,16 +30,16 @@ const (
 // newProgress returns a bar for total units (0: a counter of unit) on w, or
 // one that draws nothing when w is not a terminal.
 func newProgress(w io.Writer, label string, total int64, unit string) *progressBar {
-	if !isTerminal(w) {
+	if !isCharDevice(w) {
 		return &progressBar{}
 	}
 	return &progressBar{w: w, label: label, total: total, unit: unit, after: time.Now().Add(progressDelay)}
 }
 
-// isTerminal reports whether w is a character device, a terminal: a test
+// isCharDevice reports whether w is a character device, a terminal: a test
 // of the file's mode is enough here, as no terminal control is needed
 // beyond a carriage return and an erase-line.
-func isTerminal(w io.Writer) bool {
+func isCharDevice(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
