@@ -133,6 +133,13 @@ func (t *Tape) withLock(ctx context.Context, fn func() error) error {
 // tape's lock, so no other tape process picks the same seq; a folder made by
 // hand under the same name makes it try the next seq.
 func (t *Tape) createAnchorLocked(name string, state json.RawMessage) (Anchor, error) {
+	id, now := t.ws.ids.next(time.Now())
+	return t.createAnchorEntryLocked(name, lineFields{ID: id, Kind: KindAnchor, Payload: anchorPayload(name, state), Meta: jsonEmptyObject, Date: FormatTime(now)})
+}
+
+// createAnchorEntryLocked makes the next anchor folder, named for name, with
+// f as its anchor.json. The caller holds the tape's lock.
+func (t *Tape) createAnchorEntryLocked(name string, f lineFields) (Anchor, error) {
 	refs, err := t.listFolders()
 	if err != nil {
 		return Anchor{}, err
@@ -141,8 +148,7 @@ func (t *Tape) createAnchorLocked(name string, state json.RawMessage) (Anchor, e
 	if len(refs) > 0 {
 		seq = refs[len(refs)-1].seq + 1
 	}
-	id, now := t.ws.ids.next(time.Now())
-	line, err := encodeLine(lineFields{ID: id, Kind: KindAnchor, Payload: anchorPayload(name, state), Meta: jsonEmptyObject, Date: FormatTime(now)})
+	line, err := encodeLine(f)
 	if err != nil {
 		return Anchor{}, err
 	}

@@ -117,6 +117,9 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 			}
 			return err
 		}
+		if p.OnProgress != nil {
+			p.OnProgress(*stats)
+		}
 	}
 	if err := <-walkErr; err != nil {
 		return fmt.Errorf("read tapes: %w", err)

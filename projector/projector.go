@@ -46,6 +46,10 @@ type Projector struct {
 	// OnWait, if set, is told once, after a second, that a pass is waiting
 	// for the lock and who holds it.
 	OnWait func(holder string)
+	// OnProgress, if set, is called by a pass, in the goroutine that runs
+	// it, after each batch of work, with the counts so far: a long rebuild
+	// can show that it is moving.
+	OnProgress func(Stats)
 }
 
 // Open opens the workspace's index, creating it or rebuilding its tables if

@@ -27,10 +27,12 @@ type CLI struct {
 	Merge      MergeCmd      `cmd:"" group:"write" help:"Append a fork's entries to its tape and remove it (e.g. tape merge ID)."`
 	Discard    DiscardCmd    `cmd:"" group:"write" help:"Throw a fork away (e.g. tape discard ID)."`
 	Reset      ResetCmd      `cmd:"" group:"write" help:"Start a tape over; --archive keeps the old anchors (e.g. tape reset --archive --yes)."`
+	Import     ImportCmd     `cmd:"" group:"write" help:"Import tapes written elsewhere (bub: the Bub framework's files). Example: tape import bub ~/.bub/tapes/*.jsonl"`
 	Log        LogCmd        `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
 	Anchors    AnchorsCmd    `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
 	Show       ShowCmd       `cmd:"" group:"read" help:"Print the entries of one anchor."`
 	Search     SearchCmd     `cmd:"" group:"read" help:"Find entries by their text (FTS5; English, Chinese, Japanese)."`
+	Context    ContextCmd    `cmd:"" group:"read" help:"Print the chat messages an agent sends its model, built as Bub builds them. Example: tape context --json"`
 	Tapes      TapesCmd      `cmd:"" group:"views" help:"List the tapes (sessions), the most recently written first."`
 	Calls      CallsCmd      `cmd:"" group:"views" help:"List tool calls and what became of them: pending, completed, failed."`
 	Usage      UsageCmd      `cmd:"" group:"views" help:"Sum the token usage of run events by tape, anchor, model or day."`
@@ -192,7 +194,9 @@ func catchUp(env *Env, ix *projector.Projector) error {
 		}
 	}
 	ix.Holder = "tape catch-up"
+	hide := showIndexProgress(env, ix, "indexing") // a first build of a large workspace takes a while
 	_, err := ix.CatchUpWait(env.Context(), catchupWait)
+	hide()
 	if errors.Is(err, projector.ErrLocked) {
 		fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", err)
 		return nil

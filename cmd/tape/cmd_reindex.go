@@ -43,7 +43,9 @@ func (c *ReindexCmd) Run(env *Env, g *Globals) error {
 	if c.Full {
 		pass = ix.Rebuild
 	}
+	hide := showIndexProgress(env, ix, "indexing")
 	st, err := pass(env.Context())
+	hide()
 	if err != nil {
 		return err
 	}

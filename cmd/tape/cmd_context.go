@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views"
+)
+
+// ContextCmd is `tape context`.
+type ContextCmd struct {
+	Anchor string `placeholder:"NAME" help:"Start after the last anchor of this name (or folder, seq, slug) instead of the last anchor."`
+	All    bool   `short:"a" help:"The whole tape, every anchor included as a message."`
+	JSON   bool   `help:"Print one JSON array of messages, ready to send as the model's messages."`
+}
+
+func (c *ContextCmd) Help() string {
+	return `Prints the chat messages an agent sends to its model, built from the tape as
+the Bub agent framework builds them: anchors as assistant notes, messages as
+they are, tool calls as assistant messages with tool_calls, and each tool
+result as a tool message paired by position with the call before it. system,
+event and error entries, and entries whose meta.context is false, are left
+out. By default the entries after the last anchor.
+
+Examples:
+  tape context --json | jq length
+  tape context --anchor auto_handoff/context_overflow
+  tape context --all --json > messages.json`
+}
+
+func (c *ContextCmd) Validate() error {
+	if c.All && c.Anchor != "" {
+		return usagef("--all reads the whole tape; give it or --anchor, not both")
+	}
+	return nil
+}
+
+func (c *ContextCmd) Run(env *Env, g *Globals) error {
+	t, ix, closeAll, err := g.openIndexed(env, true)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	entries, unreadable, err := c.entries(env, ix, t.Name())
+	if err != nil {
+		return err
+	}
+	msgs := views.Context(entries)
+	if c.JSON {
+		err = newJSONLines(env.Stdout).write(msgs)
+	} else {
+		err = printMessages(env, msgs)
+	}
+	if err != nil {
+		return err
+	}
+	return unreadable
+}
+
+// entries reads the entries the flags select, in tape order: the whole tape,
+// or the entries after an anchor (its own entry left out, the entries of
+// the anchors after it kept).
+func (c *ContextCmd) entries(env *Env, ix *projector.Projector, tape string) ([]tapelog.Entry, error, error) {
+	ctx := env.Context()
+	anchors, _, err := ix.Anchors(ctx, tape)
+	if err != nil {
+		return nil, nil, err
+	}
+	var after string // the folder whose anchor entry is left out
+	switch {
+	case c.All || len(anchors) == 0:
+	case c.Anchor != "":
+		i, err := tapelog.FindAnchor(anchors, c.Anchor)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w; 'tape anchors' lists them", err)
+		}
+		anchors, after = anchors[i:], anchors[i].Folder
+	default:
+		anchors = anchors[len(anchors)-1:]
+		after = anchors[0].Folder
+	}
+	folders := make([]string, len(anchors))
+	for i, a := range anchors {
+		folders[i] = a.Folder
+	}
+	unreadable, err := warnBadLines(env, ix, tape, folders)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, stale, err := ix.Entries(ctx, projector.EntryFilter{Tape: tape, Folders: folders})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, le := range stale {
+		if err := warnLine(env.Stderr, le); errors.Is(err, errUnreadable) {
+			unreadable = err
+		} else if err != nil {
+			return nil, nil, err
+		}
+	}
+	if after != "" {
+		entries = dropAnchorEntry(entries, after)
+	}
+	return entries, unreadable, nil
+}
+
+func dropAnchorEntry(entries []tapelog.Entry, folder string) []tapelog.Entry {
+	for i, e := range entries {
+		if e.Kind == tapelog.KindAnchor && e.Pos.Folder == folder {
+			return append(entries[:i:i], entries[i+1:]...)
+		}
+	}
+	return entries
+}
+
+// printMessages prints messages for a person: the role, then the content,
+// its later lines indented, control characters escaped.
+func printMessages(env *Env, msgs []views.Message) error {
+	for _, m := range msgs {
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return fmt.Errorf("render message: %w", err)
+		}
+		var p map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &p) // every message is an object
+		var role, id, name string
+		_ = json.Unmarshal(p["role"], &role)
+		_ = json.Unmarshal(p["tool_call_id"], &id)
+		_ = json.Unmarshal(p["name"], &name)
+		text := contentText(p["content"])
+		if calls := callsText(p["tool_calls"]); len(p["tool_calls"]) > 0 {
+			text = strings.TrimSpace(text + " → " + calls)
+		}
+		if name != "" || id != "" {
+			text = "(" + strings.TrimSpace(name+" "+id) + ") " + text
+		}
+		if _, err := fmt.Fprintf(env.Stdout, "%-9s  %s\n", printable(role), indentLines(text, 11)); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	return nil
+}
+
+// indentLines makes each line of s printable and indents all but the first
+// by n spaces.
+func indentLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = printable(strings.TrimSuffix(l, "\r"))
+	}
+	return strings.Join(lines, "\n"+strings.Repeat(" ", n))
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// ImportCmd is `tape import`: one subcommand per foreign format.
+type ImportCmd struct {
+	Bub ImportBubCmd `cmd:"" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/<tape>.jsonl). Example: tape import bub ~/.bub/tapes/*.jsonl"`
+}
+
+// ImportBubCmd is `tape import bub`.
+type ImportBubCmd struct {
+	Files []string `arg:"" name:"FILE" help:"Bub tape files, one entry per line."`
+	JSON  bool     `help:"One JSON object per file and line: file, tape, imported, anchors, skipped, bad_lines."`
+}
+
+func (c *ImportBubCmd) Help() string {
+	return `Copies the entries of Bub tape files into tapes of this workspace, keeping
+their kinds, payloads, meta, dates and integer ids (as strings). Each anchor
+entry starts a new anchor folder; the entries after it go into that folder.
+A file goes to the tape named after it (abc__def.jsonl to tape abc__def), or
+to --tape (or TAPE_NAME) when there is one file.
+
+Importing again imports only what is new: a line whose id is already on the
+tape, with the same kind and date, is skipped, so a Bub file that grew since
+brings only its new lines. A tape that exists and does not hold the file's
+first entry is refused (it is another tape). A line that cannot be imported
+is reported as FILE:LINE and skipped; the rest is imported, and the exit
+status is 2.
+
+Examples:
+  tape import bub ~/.bub/tapes/*.jsonl
+  tape import bub --tape review ~/.bub/tapes/abc__def.jsonl`
+}
+
+// importStats is what an import of one file did; its JSON field names are
+// a contract.
+type importStats struct {
+	File     string `json:"file"`
+	Tape     string `json:"tape"`
+	Imported int    `json:"imported"`
+	Anchors  int    `json:"anchors"`
+	Skipped  int    `json:"skipped"`
+	BadLines int    `json:"bad_lines"`
+}
+
+func (c *ImportBubCmd) Run(env *Env, g *Globals) error {
+	switch {
+	case g.Session != "":
+		return usagef("--session does not apply to import; name the tape with --tape")
+	case g.Tape != "" && len(c.Files) > 1:
+		return usagef("--tape names the tape of one file; import several files without it, each into the tape named after it")
+	}
+	ws, err := g.workspace(env)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	jobs, err := c.jobs(env, g, ws)
+	if err != nil {
+		return err
+	}
+	bad := 0
+	out := newJSONLines(env.Stdout)
+	for _, j := range jobs {
+		st, err := importBub(env, ws, j.path, j.shown, j.tape)
+		if err != nil {
+			return err
+		}
+		bad += st.BadLines
+		if c.JSON {
+			err = out.write(st)
+		} else {
+			_, err = fmt.Fprintf(env.Stdout, "%s: imported %d entries (%d anchors) into tape %s; %d already there, %d bad lines\n",
+				printable(st.File), st.Imported, st.Anchors, printable(st.Tape), st.Skipped, st.BadLines)
+		}
+		if err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	if bad > 0 {
+		return usagef("%d lines could not be imported (see the warnings above); fix them and import again: what is already imported is skipped", bad)
+	}
+	return nil
+}
+
+type importJob struct{ path, shown, tape string }
+
+// jobs checks every file and tape name before anything is imported, so a
+// typo in the last name does not leave the first files imported.
+func (c *ImportBubCmd) jobs(env *Env, g *Globals, ws *tapelog.Workspace) ([]importJob, error) {
+	jobs := make([]importJob, len(c.Files))
+	for i, shown := range c.Files {
+		path := shown
+		if !filepath.IsAbs(path) && env.Dir != "" {
+			path = filepath.Join(env.Dir, path)
+		}
+		fi, err := os.Stat(path)
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err // the path is in the message already
+		}
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w; check the path (Bub keeps its tapes in ~/.bub/tapes)", shown, err)
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, usagef("%s is not a file; give Bub tape files (~/.bub/tapes/<tape>.jsonl)", shown)
+		}
+		name := g.Tape
+		if name == "" {
+			name = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		}
+		if err := tapelog.ValidateTapeName(name); err != nil {
+			return nil, fmt.Errorf("%s: %w; name the tape with --tape", shown, err)
+		}
+		jobs[i] = importJob{path: path, shown: shown, tape: name}
+	}
+	return jobs, nil
+}
+
+// importBub imports one Bub file into a tape.
+func importBub(env *Env, ws *tapelog.Workspace, path, shown, name string) (importStats, error) {
+	ctx := env.Context()
+	st := importStats{File: shown, Tape: name}
+	t, err := ws.Tape(name)
+	if err != nil {
+		return st, err
+	}
+	defer t.Close()
+	im, err := newBubImporter(ctx, t)
+	if err != nil {
+		return st, err
+	}
+	im.stats, im.stderr = &st, env.Stderr
+	f, err := os.Open(path)
+	if err != nil {
+		return st, fmt.Errorf("open %s: %w", shown, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return st, fmt.Errorf("stat %s: %w", shown, err)
+	}
+	bar := newProgress(env.Stderr, "importing "+filepath.Base(shown), fi.Size(), "bytes")
+	defer bar.done()
+	r := &importCounter{r: f}
+	for l, err := range tapelog.ReadBub(ctx, r, shown) {
+		bar.set(r.n)
+		if err != nil {
+			if err := im.bad(err); err != nil {
+				return st, err
+			}
+			continue
+		}
+		if err := im.add(ctx, l); err != nil {
+			return st, err
+		}
+	}
+	return st, im.flush(ctx)
+}
+
+type importCounter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *importCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// importBatch is how many entries an import appends at once: one lock and
+// one write per file instead of one per entry.
+const importBatch = 512
+
+// bubImporter appends the lines of one Bub file to one tape, skipping those
+// already there. What was imported is remembered by the tape's own files
+// alone: an entry's id and kind and date are the Bub line's, so the next
+// import recognises it, and the index (which can be thrown away) plays no
+// part.
+type bubImporter struct {
+	tape    *tapelog.Tape
+	seen    map[string]string // id -> kind and date, of the entries on the tape
+	exists  bool              // the tape had entries before this import
+	checked bool              // the file's first entry was checked against the tape
+	pending []tapelog.BubLine
+	stats   *importStats
+	stderr  io.Writer
+}
+
+func newBubImporter(ctx context.Context, t *tapelog.Tape) (*bubImporter, error) {
+	im := &bubImporter{tape: t, seen: map[string]string{}}
+	for e, err := range t.All(ctx) {
+		var le *tapelog.LineError
+		if errors.As(err, &le) {
+			continue // a bad line of the tape is no entry of the Bub file
+		}
+		if err != nil {
+			return nil, err
+		}
+		im.exists = true
+		im.seen[e.ID] = importKey(e)
+	}
+	return im, nil
+}
+
+func importKey(e tapelog.Entry) string { return e.Kind + "\x00" + e.Date }
+
+// add imports a line, or skips it if the tape has it already.
+func (im *bubImporter) add(ctx context.Context, l tapelog.BubLine) error {
+	key, ok := im.seen[l.Entry.ID]
+	if !im.checked {
+		im.checked = true
+		if im.exists && (!ok || key != importKey(l.Entry)) {
+			// Refused input, not a broken workspace: another --tape fixes it.
+			return usagef("tape %s exists and holds entries that are not from %s (its first entry, id %s, is not on the tape); import into a new tape with --tape NAME",
+				im.tape.Name(), im.stats.File, l.Entry.ID)
+		}
+	}
+	switch {
+	case ok && key == importKey(l.Entry):
+		im.stats.Skipped++
+		return nil
+	case ok:
+		return im.bad(&tapelog.LineError{Path: im.stats.File, Line: l.Line, Offset: l.Offset,
+			Reason: fmt.Sprintf("id %s is already on tape %s as another entry (kind or date differ); did Bub reset this tape?", l.Entry.ID, im.tape.Name())})
+	}
+	im.seen[l.Entry.ID] = importKey(l.Entry)
+	if l.Entry.Kind != tapelog.KindAnchor {
+		im.pending = append(im.pending, l)
+		if len(im.pending) >= importBatch {
+			return im.flush(ctx)
+		}
+		return nil
+	}
+	if err := im.flush(ctx); err != nil {
+		return err
+	}
+	if _, err := im.tape.HandoffEntry(ctx, l.Entry); err != nil {
+		return im.refused(l, err)
+	}
+	im.stats.Imported++
+	im.stats.Anchors++
+	return nil
+}
+
+// flush appends the pending entries. An entry the tape refuses is reported
+// and left out, and the others are appended.
+func (im *bubImporter) flush(ctx context.Context) error {
+	for len(im.pending) > 0 {
+		entries := make([]tapelog.Entry, len(im.pending))
+		for i, l := range im.pending {
+			entries[i] = l.Entry
+		}
+		_, err := im.tape.Append(ctx, entries...)
+		var ee *tapelog.EntryError
+		if errors.As(err, &ee) {
+			// Nothing was written: report the refused entry, retry the rest.
+			l := im.pending[ee.Index]
+			im.pending = append(im.pending[:ee.Index], im.pending[ee.Index+1:]...)
+			if err := im.refused(l, ee.Err); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		im.stats.Imported += len(entries)
+		im.pending = im.pending[:0]
+	}
+	return nil
+}
+
+// refused reports an entry that the tape refuses (a bad anchor name, a line
+// over max_entry_bytes), and forgets it so that a later line with its id is
+// no conflict. Errors that are not about the entry end the import.
+func (im *bubImporter) refused(l tapelog.BubLine, err error) error {
+	if !errors.Is(err, tapelog.ErrInvalid) && !errors.Is(err, tapelog.ErrTooLarge) && !errors.Is(err, tapelog.ErrBadName) {
+		return err
+	}
+	delete(im.seen, l.Entry.ID)
+	return im.bad(&tapelog.LineError{Path: im.stats.File, Line: l.Line, Offset: l.Offset, Reason: err.Error()})
+}
+
+// bad reports a line that is not imported.
+func (im *bubImporter) bad(err error) error {
+	if err := warnLine(im.stderr, err); err != nil && !errors.Is(err, errUnreadable) {
+		return err
+	}
+	var le *tapelog.LineError
+	if errors.As(err, &le) && le.Err != nil {
+		return fmt.Errorf("read %s: %w", im.stats.File, le.Err) // an I/O error, not a bad line
+	}
+	im.stats.BadLines++
+	return nil
+}

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runAsCLI runs the tape binary in dir and returns its output and exit
+// status.
+func runAsCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := tapeProcess(dir, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("tape %v: %v", args, err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// bubLine is line id of a Bub tape file, as Bub writes it.
+func bubLine(id int, kind, payload string) string {
+	return fmt.Sprintf(`{"id": %d, "kind": %q, "payload": %s, "meta": {"run_id": "r%d"}, "date": "2025-06-01T08:%02d:%02d.000001+00:00"}`+"\n",
+		id, kind, payload, id, id/60, id%60)
+}
+
+// bubFile is a Bub tape: an anchor, a conversation with tool calls in
+// Chinese, a second anchor, and n more messages.
+func bubFile(n int) string {
+	var b strings.Builder
+	b.WriteString(bubLine(1, "anchor", `{"name": "session/start", "state": {"owner": "human"}}`))
+	b.WriteString(bubLine(2, "message", `{"role": "user", "content": "读取 main.py"}`))
+	b.WriteString(bubLine(3, "tool_call", `{"calls": [{"id": "c1", "type": "function", "function": {"name": "fs.read", "arguments": "{}"}}]}`))
+	b.WriteString(bubLine(4, "tool_result", `{"results": ["print('好')"]}`))
+	b.WriteString(bubLine(5, "anchor", `{"name": "审查", "state": {"summary": "读过了"}}`))
+	for i := range n {
+		b.WriteString(bubLine(6+i, "message", fmt.Sprintf(`{"role": "assistant", "content": "第 %d 条"}`, i)))
+	}
+	return b.String()
+}
+
+func writeBubFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func importStatsOf(t *testing.T, stdout string) []importStats {
+	t.Helper()
+	var all []importStats
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var st importStats
+		if err := json.Unmarshal([]byte(line), &st); err != nil {
+			t.Fatalf("output %q is not JSON: %v", line, err)
+		}
+		all = append(all, st)
+	}
+	return all
+}
+
+// tapeFolderFiles returns every file of a tape folder with its contents.
+func tapeFolderFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		files[strings.TrimPrefix(path, dir)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// Import a Bub file, import it again, let it grow and import once more:
+// every Bub entry is on the tape once, with its id, kind, payload, meta and
+// date, in anchor folders that follow Bub's anchors.
+func TestImportBubProcess(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	file := filepath.Join(dir, "abc__def.jsonl")
+	writeBubFile(t, file, bubFile(3))
+
+	steps := []struct {
+		name              string
+		grow              string
+		imported, skipped int
+		anchors           int
+	}{
+		{"first import", "", 8, 0, 2},
+		{"again: nothing twice", "", 0, 8, 0},
+		{"after the file grew", bubLine(9, "anchor", `{"name": "next", "state": {}}`) + bubLine(10, "event", `{"name": "e", "data": {}}`), 2, 8, 1},
+		{"a line still being written", `{"id": 11, "kind": "mess`, 0, 10, 0},
+	}
+	for _, s := range steps {
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(s.grow); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		stdout, stderr, code := runAsCLI(t, dir, "import", "bub", "--json", "abc__def.jsonl")
+		if code != 0 || stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", s.name, code, stderr)
+		}
+		got := importStatsOf(t, stdout)
+		want := importStats{File: "abc__def.jsonl", Tape: "abc__def", Imported: s.imported, Anchors: s.anchors, Skipped: s.skipped}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s: got %+v, want %+v", s.name, got, want)
+		}
+	}
+
+	recs := records(t, mustRun(t, dir, "--tape", "abc__def", "log", "--all", "--json"))
+	if len(recs) != 10 {
+		t.Fatalf("the tape has %d entries, want the 10 whole lines of the Bub file", len(recs))
+	}
+	wantAnchors := map[string]string{"1": "session/start", "5": "审查", "9": "next"}
+	for i, r := range recs {
+		id := fmt.Sprint(i + 1)
+		if r["id"] != id {
+			t.Errorf("entry %d has id %v, want %s (Bub's order and ids)", i, r["id"], id)
+		}
+		if want := fmt.Sprintf("2025-06-01T08:%02d:%02d.000001+00:00", (i+1)/60, (i+1)%60); r["date"] != want {
+			t.Errorf("entry %s has date %v, want %s", id, r["date"], want)
+		}
+		if meta, _ := r["meta"].(map[string]any); meta["run_id"] != "r"+id {
+			t.Errorf("entry %s has meta %v, want Bub's", id, r["meta"])
+		}
+		if name, ok := wantAnchors[id]; ok && (r["kind"] != "anchor" || r["anchor"] != name) {
+			t.Errorf("entry %s: kind %v anchor %v, want the anchor %s", id, r["kind"], r["anchor"], name)
+		}
+	}
+	if p, _ := recs[3]["payload"].(map[string]any); fmt.Sprint(p["results"]) != "[print('好')]" {
+		t.Errorf("tool_result payload = %v, want it as Bub wrote it", recs[3]["payload"])
+	}
+	anchors := records(t, mustRun(t, dir, "--tape", "abc__def", "anchors", "--json"))
+	if len(anchors) != 3 || anchors[1]["folder"] != "002_审查" {
+		t.Errorf("anchors = %v, want 3 folders, the second 002_审查", anchors)
+	}
+	// The context of the imported tape is Bub's.
+	ctx := mustRun(t, dir, "--tape", "abc__def", "context", "--anchor", "session/start", "--json")
+	if !strings.Contains(ctx, `{"role":"tool","content":"print('好')","tool_call_id":"c1","name":"fs.read"}`) ||
+		!strings.Contains(ctx, `[Anchor created: 审查]: {\"summary\": \"读过了\"}`) {
+		t.Errorf("context = %s, want the paired tool result and the anchor note", ctx)
+	}
+}
+
+func TestImportBubErrorsProcess(t *testing.T) {
+	tests := []struct {
+		name      string
+		files     map[string]string
+		args      []string
+		code      int
+		stderrHas []string
+		tapes     []string // tape folders that must exist afterwards (besides main)
+		entries   int      // entries of the tape "bad" afterwards, when it exists
+	}{
+		{"missing file", map[string]string{"a.jsonl": bubFile(0)}, []string{"a.jsonl", "nope.jsonl"}, exitWorkspace,
+			[]string{"open nope.jsonl: no such file or directory", "~/.bub/tapes"}, nil, 0},
+		{"bad lines", map[string]string{"bad.jsonl": bubLine(1, "message", `{"role": "user", "content": "前"}`) +
+			"not json\n" + `{"id": "x", "kind": "event", "payload": {}}` + "\n" + bubLine(4, "anchor", `{"name": "", "state": {}}`) +
+			bubLine(5, "message", `{"role": "user", "content": "后"}`)},
+			[]string{"bad.jsonl"}, exitUsage,
+			[]string{"bad.jsonl:2: line is not a JSON object", "bad.jsonl:3: \"id\" is \"x\"", "bad.jsonl:4:", "anchor name", "3 lines could not be imported"},
+			[]string{"bad"}, 3},
+		{"into a tape that exists", map[string]string{"main.jsonl": bubFile(0)}, []string{"main.jsonl"}, exitUsage,
+			[]string{"tape main exists", "--tape NAME"}, nil, 0},
+		{"--tape with two files", map[string]string{"a.jsonl": bubFile(0), "b.jsonl": bubFile(0)}, []string{"--tape", "x", "a.jsonl", "b.jsonl"}, exitUsage,
+			[]string{"--tape names the tape of one file"}, nil, 0},
+		{"a bad tape name", map[string]string{".s.jsonl": bubFile(0)}, []string{".s.jsonl"}, exitUsage,
+			[]string{".s.jsonl", "starts with a dot", "--tape"}, nil, 0},
+		{"a folder", nil, []string{"."}, exitUsage, []string{"is not a file"}, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := newCLIWorkspace(t)
+			for name, data := range tt.files {
+				writeBubFile(t, filepath.Join(dir, name), data)
+			}
+			_, stderr, code := runAsCLI(t, dir, append([]string{"import", "bub"}, tt.args...)...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tt.code, stderr)
+			}
+			for _, want := range tt.stderrHas {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr %q does not say %q", stderr, want)
+				}
+			}
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "tape: ") || strings.HasPrefix(last, "tape: warning") {
+				t.Errorf("stderr ends with %q, want one error line", last)
+			}
+			entries, _ := os.ReadDir(filepath.Join(dir, ".tape", "tapes"))
+			var got []string
+			for _, e := range entries {
+				if e.Name() != "main" {
+					got = append(got, e.Name())
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tt.tapes, ",") {
+				t.Errorf("tapes %v after the import, want %v", got, tt.tapes)
+			}
+			if len(tt.tapes) > 0 {
+				recs := records(t, mustRun(t, dir, "--tape", "bad", "log", "--all", "--json"))
+				if len(recs) != tt.entries {
+					t.Errorf("tape bad has %d entries, want %d (the bootstrap anchor and the good lines)", len(recs), tt.entries)
+				}
+			}
+		})
+	}
+}
+
+// A second import of an unchanged file writes nothing.
+func TestImportBubTwiceLeavesFilesAlone(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	writeBubFile(t, filepath.Join(dir, "s.jsonl"), bubFile(2))
+	mustRun(t, dir, "import", "bub", "s.jsonl")
+	before := tapeFolderFiles(t, filepath.Join(dir, ".tape/tapes/s"))
+	mustRun(t, dir, "import", "bub", "s.jsonl")
+	after := tapeFolderFiles(t, filepath.Join(dir, ".tape/tapes/s"))
+	if fmt.Sprint(before) != fmt.Sprint(after) {
+		t.Errorf("a second import changed the tape:\n%v\n%v", before, after)
+	}
+	for path := range after {
+		fi, err := os.Stat(filepath.Join(dir, ".tape/tapes/s", path))
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, %v; want 0600", path, fi.Mode(), err)
+		}
+	}
+}
+
+// A Bub file that was reset (ids start again with other dates) is not mixed
+// into the tape imported from it before.
+func TestImportBubResetFile(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	file := filepath.Join(dir, "s.jsonl")
+	writeBubFile(t, file, bubFile(0))
+	mustRun(t, dir, "import", "bub", "s.jsonl")
+	writeBubFile(t, file, strings.ReplaceAll(bubFile(0), "2025-06-01", "2025-07-01"))
+	_, stderr, code := runTapeStdin(t, dir, "", "import", "bub", "s.jsonl")
+	if code != exitUsage || !strings.Contains(stderr, "not from s.jsonl") {
+		t.Errorf("exit %d, stderr %q; want exit %d and a refusal", code, stderr, exitUsage)
+	}
+}

@@ -1,0 +1,129 @@
+package log
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strconv"
+	"strings"
+)
+
+// BubLine is one entry of a Bub tape file: the single-file tapes the Bub
+// agent framework keeps under ~/.bub/tapes/<tape>.jsonl, one entry a line,
+// {"id": int, "kind", "payload", "meta", "date"}, anchors in line with the
+// other entries.
+type BubLine struct {
+	Line   int   // 1-based
+	Offset int64 // byte offset of the line's start
+	Entry  Entry // id (decimal), kind, payload, meta and date as written
+}
+
+// ReadBub reads a Bub tape file from r, line by line; name names it in
+// errors. A line that is not a Bub entry yields a *LineError and reading
+// goes on. Blank lines are skipped. A last line without '\n' that does not
+// parse is a line Bub is still writing: it is skipped, not reported, and a
+// later read finds it whole. A read error ends the sequence.
+func ReadBub(ctx context.Context, r io.Reader, name string) iter.Seq2[BubLine, error] {
+	return func(yield func(BubLine, error) bool) {
+		br := bufio.NewReaderSize(r, 1<<16)
+		var offset int64
+		for n := 1; ; n++ {
+			if err := ctx.Err(); err != nil {
+				yield(BubLine{}, err)
+				return
+			}
+			raw, err := br.ReadBytes('\n')
+			if err != nil && !errors.Is(err, io.EOF) {
+				yield(BubLine{}, &LineError{Path: name, Line: n, Offset: offset, Reason: "read: " + err.Error(), Err: err})
+				return
+			}
+			last := errors.Is(err, io.EOF)
+			start := offset
+			offset += int64(len(raw))
+			if len(raw) == 0 {
+				return
+			}
+			e, reason := ParseBubLine(raw)
+			switch {
+			case errors.Is(reason, ErrBlankLine):
+			case reason != nil && last:
+				return // in progress
+			case reason != nil:
+				if !yield(BubLine{}, &LineError{Path: name, Line: n, Offset: start, Reason: reason.Error()}) {
+					return
+				}
+			default:
+				if !yield(BubLine{Line: n, Offset: start, Entry: e}, nil) {
+					return
+				}
+			}
+			if last {
+				return
+			}
+		}
+	}
+}
+
+// ParseBubLine reads one line of a Bub tape file (a trailing newline is
+// allowed). Bub writes every field, so it is stricter than a tape line:
+// kind must be a non-empty string, id an integer (it is what a second
+// import recognises an entry by), payload an object, meta an object or
+// absent, and date, when present, a date ParseTime reads. It returns
+// ErrBlankLine for a blank line.
+func ParseBubLine(line []byte) (Entry, error) {
+	e, err := ParseEntry(line)
+	if err != nil {
+		if errors.Is(err, ErrBlankLine) {
+			return Entry{}, err
+		}
+		return Entry{}, errors.New(strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+	}
+	// A map, not a struct: keys match exactly, as ParseEntry matches them.
+	var f map[string]json.RawMessage
+	_ = json.Unmarshal(bytes.TrimPrefix(trimNewline(line), []byte("\xef\xbb\xbf")), &f) // ParseEntry read it as an object
+	switch {
+	case f["kind"] == nil:
+		return Entry{}, errors.New(`no "kind": not a Bub tape entry`)
+	case !isBubInteger(f["id"]):
+		return Entry{}, fmt.Errorf(`"id" is %s, not an integer: not a Bub tape entry`, bubOrMissing(f["id"]))
+	case !isBubObject(f["payload"]):
+		return Entry{}, fmt.Errorf(`"payload" is %s, not a JSON object`, bubOrMissing(f["payload"]))
+	case e.Meta != nil && !isBubObject(e.Meta):
+		return Entry{}, errors.New(`"meta" is not a JSON object`)
+	}
+	if e.Date != "" {
+		if _, err := ParseTime(e.Date); err != nil {
+			return Entry{}, fmt.Errorf(`"date" %q is not a date`, e.Date)
+		}
+	}
+	return e, nil
+}
+
+func isBubInteger(raw json.RawMessage) bool {
+	var n json.Number
+	if len(raw) == 0 || raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
+		return false
+	}
+	_, err := strconv.ParseInt(n.String(), 10, 64)
+	return err == nil
+}
+
+func isBubObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+func bubOrMissing(raw json.RawMessage) string {
+	if raw == nil {
+		return "missing"
+	}
+	if len(raw) > 40 {
+		return string(raw[:40]) + "…"
+	}
+	return string(raw)
+}

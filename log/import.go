@@ -1,0 +1,74 @@
+package log
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// HandoffEntry starts the next phase of the tape with an anchor entry made
+// elsewhere, as an import copies it: its id, payload, meta and date are kept
+// (an empty id or date is assigned as Handoff assigns them). The payload must
+// hold a string "name", a valid anchor name; its state must be an object
+// when present. Unlike Handoff, a tape that does not exist yet gets this
+// anchor as its first one, with no bootstrap anchor before it.
+func (t *Tape) HandoffEntry(ctx context.Context, e Entry) (Anchor, error) {
+	if err := ctx.Err(); err != nil {
+		return Anchor{}, err
+	}
+	limit := t.ws.config.MaxEntryBytes
+	payload, err := normalizeObject(e.Payload, "payload", limit)
+	if err != nil {
+		return Anchor{}, err
+	}
+	name, state, reason := anchorFields(payload)
+	if reason != "" {
+		return Anchor{}, fmt.Errorf("%w: %s", ErrInvalid, reason)
+	}
+	if err := ValidateAnchorName(name); err != nil {
+		return Anchor{}, err
+	}
+	if _, err := normalizeObject(state, "state", limit); err != nil {
+		return Anchor{}, err
+	}
+	meta, err := normalizeObject(e.Meta, "meta", limit)
+	if err != nil {
+		return Anchor{}, err
+	}
+	f, err := t.anchorLine(e, payload, meta)
+	if err != nil {
+		return Anchor{}, err
+	}
+	var a Anchor
+	err = t.withLock(ctx, func() error {
+		var err error
+		a, err = t.createAnchorEntryLocked(name, f)
+		return err
+	})
+	if err == nil {
+		t.mu.Lock()
+		t.forgetLocked() // the next append goes to the new folder
+		t.mu.Unlock()
+	}
+	return a, err
+}
+
+// anchorLine is the anchor.json of an imported anchor entry.
+func (t *Tape) anchorLine(e Entry, payload, meta []byte) (lineFields, error) {
+	id, now := t.ws.ids.next(time.Now())
+	if e.ID != "" {
+		if !utf8.ValidString(e.ID) {
+			return lineFields{}, fmt.Errorf("%w: id is not valid UTF-8", ErrInvalid)
+		}
+		id = e.ID
+	}
+	date := FormatTime(now)
+	if e.Date != "" {
+		if _, err := ParseTime(e.Date); err != nil {
+			return lineFields{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		date = e.Date
+	}
+	return lineFields{ID: id, Kind: KindAnchor, Payload: payload, Meta: meta, Date: date}, nil
+}
