@@ -212,3 +212,48 @@ func TestMergeRefusesBadLine(t *testing.T) {
 		t.Errorf("a refused merge wrote %v", got)
 	}
 }
+
+// Entries merged from two forks, or carrying ids the parent already has,
+// are never taken for entries an earlier run merged (review: a hand-written
+// line of a second fork, and a Bub integer id, were dropped).
+func TestMergeKeepsEntriesWhoseIDsRepeat(t *testing.T) {
+	ctx := context.Background()
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	defer tp.Close()
+	mustAppend(t, tp, Entry{ID: "2", Kind: KindMessage, Payload: json.RawMessage(`{"role":"user","content":"parent two"}`)})
+	handWrite := func(content string, id string) string {
+		t.Helper()
+		fid, err := tp.Fork(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := `{"role":"assistant","content":"` + content + `"}`
+		if id != "" {
+			line = `{"id":` + id + `,"kind":"message","payload":{"role":"assistant","content":"` + content + `"}}`
+		}
+		appendLine(t, filepath.Join(ws.Dir(), "tapes/main/forks", fid, "anchors/000_fork/messages.jsonl"), line+"\n")
+		return fid
+	}
+	a, b, c := handWrite("from fork A", ""), handWrite("from fork B", ""), handWrite("fork two", "2")
+	for _, fid := range []string{a, b, c} {
+		res, err := tp.Merge(ctx, fid, MergeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Entries != 1 || res.Skipped != 0 {
+			t.Errorf("merge of %s: %+v; want 1 entry written, none skipped", fid, res)
+		}
+	}
+	var contents []string
+	for _, e := range mustRead(t, tp) {
+		var p struct{ Content string }
+		json.Unmarshal(e.Payload, &p)
+		if p.Content != "" {
+			contents = append(contents, p.Content)
+		}
+	}
+	if want := []string{"parent two", "from fork A", "from fork B", "fork two"}; !slices.Equal(contents, want) {
+		t.Errorf("after the merges: %q, want %q", contents, want)
+	}
+}

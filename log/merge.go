@@ -44,6 +44,12 @@ type MergeResult struct {
 type mergeState struct {
 	Base string `json:"base"` // the parent's anchor folder the fork's 000_fork entries go to
 	File string `json:"file"` // the file of Base they go to: the one holding its last entry
+	// Offset is File's size when the merge began: only lines from there on
+	// can be entries an earlier run merged. An entry the parent held
+	// before, with the same id as a fork entry (Bub's integer ids repeat),
+	// is not taken for a merged one. Journals without it (0) compare the
+	// whole file, as the first version of merge did.
+	Offset int64 `json:"offset,omitempty"`
 }
 
 // segment is one fork folder to merge: its anchor (nil for 000_fork) and
@@ -60,12 +66,14 @@ type segment struct {
 // its id, date, name and state, followed by its entries.
 //
 // Merge is idempotent and crash-safe. It holds the tape's lock. Its first
-// run records the parent's current anchor in the fork's merge.json
-// (atomically), so every later run writes to the same folders. An anchor
-// is found already merged by its id among the parent's anchors; an entry
-// by its id among the target folder's entries (the k-th fork entry with an
-// id counts as merged when the folder holds at least k entries with that
-// id). Each line is one write(2), so a run killed at any point leaves every
+// run records the parent's current anchor, the file the fork's first
+// entries go to and its size in the fork's merge.json (atomically), so
+// every later run writes to the same place. An anchor is found already
+// merged by its id among the parent's anchors; an entry by its id among
+// the lines written to its file since the merge began (the k-th fork
+// entry with an id counts as merged when those lines hold at least k
+// entries with that id). Entries written by hand into the fork, without
+// an id, are given "fork-<fork id>/<folder>/<file>:<line>". Each line is one write(2), so a run killed at any point leaves every
 // entry either written whole or not at all, and the next run writes exactly
 // the missing ones. Only after every line is fsynced is the fork removed.
 func (t *Tape) Merge(ctx context.Context, id string, opts MergeOptions) (MergeResult, error) {
@@ -119,14 +127,14 @@ func (t *Tape) mergeLocked(ctx context.Context, id string, opts MergeOptions) (M
 		return res, err
 	}
 	for _, seg := range segs {
-		file := state.File
+		file, since := state.File, state.Offset
 		if seg.anchor != nil {
 			if target, err = t.mergeAnchor(*seg.anchor, &res, opts); err != nil {
 				return res, err
 			}
-			file = MessagesFile
+			file, since = MessagesFile, 0 // a folder the merge made: everything in it is the merge's
 		}
-		if err := t.mergeEntries(ctx, target, file, seg.entries, &res, opts); err != nil {
+		if err := t.mergeEntries(ctx, target, file, since, forkIDs(id, seg.entries), &res, opts); err != nil {
 			return res, err
 		}
 	}
@@ -189,6 +197,11 @@ func (t *Tape) mergeJournal(ctx context.Context, id string, opts MergeOptions) (
 	if st.File, err = t.lastFile(ctx, t.readAnchor(refs[len(refs)-1])); err != nil {
 		return st, err
 	}
+	if fi, err := t.ws.root.Stat(t.folderPath(st.Base) + "/" + st.File); err == nil {
+		st.Offset = fi.Size()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return st, fmt.Errorf("merge into %s: %w", st.Base, err)
+	}
 	data, _ = json.Marshal(st)
 	if err := t.ws.writeAtomic(rel, append(data, '\n')); err != nil {
 		return st, err
@@ -211,6 +224,9 @@ func parseMergeState(data []byte) (mergeState, error) {
 	}
 	if ValidateTapeName(st.File) != nil || !strings.HasSuffix(st.File, ".jsonl") {
 		return mergeState{}, fmt.Errorf("merge journal names no *.jsonl file (file %q)", st.File)
+	}
+	if st.Offset < 0 {
+		return mergeState{}, fmt.Errorf("merge journal has a negative offset %d", st.Offset)
 	}
 	return st, nil
 }
@@ -283,12 +299,28 @@ func (t *Tape) mergeAnchor(a Anchor, res *MergeResult, opts MergeOptions) (Ancho
 	return made, nil
 }
 
+// forkIDs gives the fork's entries that had no id of their own (a line
+// written by hand gets one derived from its place, "000_fork/x.jsonl:1",
+// which every fork has) an id that names the fork too, so that entries of
+// two forks merged into one folder are never taken for each other.
+func forkIDs(fork string, entries []Entry) []Entry {
+	out := make([]Entry, len(entries))
+	for i, e := range entries {
+		if e.ID == DerivedID(e.Pos.Folder, e.Pos.File, e.Pos.Line) {
+			e.ID = "fork-" + fork + "/" + e.ID
+		}
+		out[i] = e
+	}
+	return out
+}
+
 // mergeEntries appends to file of the parent's folder target the entries
-// that an earlier run did not write. They all go to one file, whatever
+// that an earlier run did not write: those whose ids are not among the
+// file's lines from byte since on. They all go to one file, whatever
 // their kinds: within a folder, entries of different files are read in
 // the order of their dates, and the fork's dates may be older than the
 // parent's last entries; in one file, lines keep their order.
-func (t *Tape) mergeEntries(ctx context.Context, target Anchor, file string, entries []Entry, res *MergeResult, opts MergeOptions) error {
+func (t *Tape) mergeEntries(ctx context.Context, target Anchor, file string, since int64, entries []Entry, res *MergeResult, opts MergeOptions) error {
 	have := map[string]int{}
 	for e, err := range t.Entries(ctx, []Anchor{target}) {
 		var le *LineError
@@ -298,7 +330,9 @@ func (t *Tape) mergeEntries(ctx context.Context, target Anchor, file string, ent
 		if err != nil {
 			return err
 		}
-		have[e.ID]++
+		if e.Pos.File == file && e.Pos.Offset >= since {
+			have[e.ID]++
+		}
 	}
 	var lines [][]byte
 	for _, e := range entries {
