@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -289,5 +290,59 @@ func TestWatcherIgnoresForks(t *testing.T) {
 	syncWatcher(t, reader)
 	if !found(t, reader, "pangolin"+late) || found(t, reader, "pangolin"+early) {
 		t.Error("after merging one fork, search should find its entries and not the other fork's")
+	}
+}
+
+// A tape renamed while the watcher runs is followed under its new name:
+// its later appends are seen by a reader that syncs (review: events kept
+// the old name, and syncs answered from a stale index until the next
+// reconciliation). tape reset --archive moves an anchors folder the same
+// way, and its watches must go with it.
+func TestWatcherFollowsARenamedTape(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "a", "alpha one")
+	passes := startQuietWatcher(t, openProjector(t, ws))
+	reader := openProjector(t, ws)
+	if err := os.Rename(filepath.Join(ws.Dir(), "tapes/a"), filepath.Join(ws.Dir(), "tapes/b")); err != nil {
+		t.Fatal(err)
+	}
+	appendMsg(t, ws, "b", "bravo two")
+	syncWatcher(t, reader)
+	appendMsg(t, ws, "b", "charlie three")
+	syncWatcher(t, reader)
+	for _, word := range []string{"bravo", "charlie"} {
+		if !found(t, reader, word) {
+			t.Errorf("%q, appended to the renamed tape, is not found after a sync", word)
+		}
+	}
+	if got, want := dump(t, reader, []string{"alpha", "charlie"}), rebuiltDump(t, ws, []string{"alpha", "charlie"}); got != want {
+		t.Errorf("index differs from a rebuild:\n%s\n---\n%s", got, want)
+	}
+	if n := len(passes()); n < 3 {
+		t.Errorf("%d passes; want the first and one per sync", n)
+	}
+}
+
+func TestWatcherForgetsAMovedFolderAndWhatIsBelow(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "x")
+	appendMsg(t, ws, "mainly", "y") // a name that starts like the other: not below it
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fw.Close()
+	w := &Watcher{P: openProjector(t, ws), fw: fw, dirty: newScope()}
+	w.addAll()
+	before := len(fw.WatchList())
+	w.forget(filepath.Join(ws.Dir(), "tapes", "main"))
+	after := fw.WatchList()
+	if len(after) != before-3 { // tapes/main, its anchors, its one folder
+		t.Errorf("%d watches after forgetting tapes/main, want %d: %v", len(after), before-3, after)
+	}
+	for _, p := range after {
+		if strings.Contains(p, filepath.Join("tapes", "main")+string(filepath.Separator)) || strings.HasSuffix(p, filepath.Join("tapes", "main")) {
+			t.Errorf("still watching %s", p)
+		}
 	}
 }

@@ -120,6 +120,9 @@ func (w *Watcher) loop(ctx context.Context) error {
 			if !ok {
 				continue
 			}
+			if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
+				w.forget(ev.Name)
+			}
 			if ev.Has(fsnotify.Create) {
 				w.addTree(ev.Name) // a new folder: watch it (and what mkdir -p made in it)
 			}
@@ -145,8 +148,8 @@ func (w *Watcher) loop(ctx context.Context) error {
 			w.pass(ctx) //nolint:errcheck // reported
 		case <-reconcile.C:
 			w.clearStaleBarriers() //nolint:errcheck // the next reconciliation tries again
-			w.addAll()
 			w.stale = true
+			w.addAll()
 			passNow() //nolint:errcheck // reported
 		}
 	}
@@ -205,9 +208,28 @@ func (w *Watcher) addTree(dir string) {
 		if rel, err := filepath.Rel(w.P.ws.Dir(), path); err == nil && inForkPath(rel) {
 			return filepath.SkipDir // forks are not indexed: their writes cost the watcher nothing
 		}
-		w.fw.Add(path) //nolint:errcheck // a folder removed meanwhile needs no watch
+		if err := w.fw.Add(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			// Out of inotify watches, say: this folder's changes make no
+			// event, so scoped passes cannot be trusted until a watch is
+			// added at a reconciliation.
+			w.stale = true
+		}
 		return nil
 	})
+}
+
+// forget removes the watches of a folder that was moved or removed and of
+// the folders below it. A moved folder keeps its inotify watches, and
+// fsnotify keeps naming their events by the old path: a renamed tape's
+// appends would mark the old name dirty, and a folder archived by tape
+// reset would hold its watches for the watcher's life.
+func (w *Watcher) forget(path string) {
+	prefix := path + string(filepath.Separator)
+	for _, p := range w.fw.WatchList() {
+		if p == path || strings.HasPrefix(p, prefix) {
+			w.fw.Remove(p) //nolint:errcheck // already gone with its folder
+		}
+	}
 }
 
 func cmpOr(d, def time.Duration) time.Duration {
