@@ -17,12 +17,16 @@ type Follower struct {
 	t      *Tape
 	anchor Anchor             // the newest folder read; Folder "" before the first
 	pos    map[string]FilePos // how far each of its files was read
+	// The inodes of the anchors folder and of the folder read: tape reset
+	// replaces the anchors folder, and its new first folder may have the
+	// name of the one followed.
+	anchorsIno, folderIno uint64
 }
 
 // Follow starts following t at its end as it stands now: Poll returns only
 // what is written after.
 func (t *Tape) Follow(ctx context.Context) (*Follower, error) {
-	f := &Follower{t: t, pos: map[string]FilePos{}}
+	f := &Follower{t: t, pos: map[string]FilePos{}, anchorsIno: t.anchorsInode()}
 	folders, err := t.Folders()
 	if err != nil || len(folders) == 0 {
 		return f, err // no tape yet: its first folder is new
@@ -42,13 +46,22 @@ func (f *Follower) Poll(ctx context.Context) (entries []Entry, bad []error, err 
 		return nil, nil, err
 	}
 	newer := folders
+	if ino := f.t.anchorsInode(); ino != f.anchorsIno {
+		// The anchors folder was replaced (tape reset): all it holds is new.
+		f.anchorsIno, f.anchor = ino, Anchor{}
+	}
 	if f.anchor.Folder != "" {
-		if _, err := f.readFolder(ctx, add, warn); err != nil {
-			return entries, bad, err
+		after := f.anchor.Folder
+		if f.folderInode() == f.folderIno {
+			if _, err := f.readFolder(ctx, add, warn); err != nil {
+				return entries, bad, err
+			}
+		} else {
+			after = "" // replaced or removed: a folder of its seq may be its successor
 		}
 		// Folders sort by seq, then name: the new ones sort after ours.
 		newer = slices.DeleteFunc(folders, func(fo Folder) bool {
-			return cmp.Or(cmp.Compare(fo.Seq, f.anchor.Seq), cmp.Compare(fo.Name, f.anchor.Folder)) <= 0
+			return cmp.Or(cmp.Compare(fo.Seq, f.anchor.Seq), cmp.Compare(fo.Name, after)) <= 0
 		})
 	}
 	for _, fo := range newer {
@@ -66,7 +79,27 @@ func (f *Follower) Poll(ctx context.Context) (entries []Entry, bad []error, err 
 
 func (f *Follower) enter(a Anchor) {
 	f.anchor = a
+	f.folderIno = f.folderInode()
 	clear(f.pos)
+}
+
+// folderInode is the inode of the folder followed, 0 if it is gone.
+func (f *Follower) folderInode() uint64 {
+	fi, err := f.t.QuickStat(f.anchor.Folder, "")
+	if err != nil {
+		return 0
+	}
+	return fi.Ino
+}
+
+// anchorsInode is the inode of the tape's anchors folder, 0 if it has none.
+func (t *Tape) anchorsInode() uint64 {
+	fi, err := t.ws.root.Stat(t.anchorsPath())
+	if err != nil {
+		return 0
+	}
+	ino, _ := inode(fi)
+	return ino
 }
 
 // readFolder reads the new lines of the current folder's files and passes

@@ -116,3 +116,28 @@ func TestFollowerOfATapeNotMadeYet(t *testing.T) {
 		t.Errorf("after the tape was made: %q, want %q", got, want)
 	}
 }
+
+// After tape reset, whose new anchors folder may start with a folder of
+// the same name as the one followed, the follower reads the new tape
+// (review: it went silent for good).
+func TestFollowerAfterReset(t *testing.T) {
+	ctx := context.Background()
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	if _, err := tp.Append(ctx, Entry{Kind: KindEvent, Payload: json.RawMessage(`{"name":"old"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := tp.Follow(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tp.Reset(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tp.Append(ctx, Entry{Kind: KindEvent, Payload: json.RawMessage(`{"name":"after reset"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := polled(t, f), "anchor:session/start event:after reset"; got != want {
+		t.Errorf("after a reset: %q, want %q", got, want)
+	}
+}

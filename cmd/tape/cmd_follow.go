@@ -93,28 +93,27 @@ func (c *LogCmd) printOne(env *Env, out jsonLines, e tapelog.Entry) error {
 }
 
 // watchFolder keeps an inotify watch on the tape's anchors folder and its
-// newest anchor folder, and returns the folder watched.
+// newest anchor folder, and returns the folder watched. Both are added
+// again every time: inotify watches an inode, and tape reset puts a new
+// anchors folder, and maybe a new folder of the same name, at the paths.
 func (c *LogCmd) watchFolder(fw *fsnotify.Watcher, ws *tapelog.Workspace, t *tapelog.Tape, watched string) string {
 	if fw == nil {
 		return watched
 	}
 	anchors := ws.Abs(filepath.ToSlash(filepath.Join("tapes", t.Name(), "anchors")))
+	fw.Add(anchors) //nolint:errcheck // not there yet: the tick looks again
 	folders, err := t.Folders()
 	if err != nil || len(folders) == 0 {
-		fw.Add(anchors) //nolint:errcheck // not there yet: the tick looks again
 		return watched
 	}
 	newest := filepath.Join(anchors, folders[len(folders)-1].Name)
-	if newest != watched {
-		fw.Add(anchors) //nolint:errcheck
-		if err := fw.Add(newest); err == nil {
-			if watched != "" {
-				fw.Remove(watched) //nolint:errcheck
-			}
-			watched = newest
-		}
+	if err := fw.Add(newest); err != nil {
+		return watched
 	}
-	return watched
+	if watched != "" && watched != newest {
+		fw.Remove(watched) //nolint:errcheck
+	}
+	return newest
 }
 
 // wait returns when something may have been written, or false when the

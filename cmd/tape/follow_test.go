@@ -68,6 +68,12 @@ func TestLogFollowPrintsWhatIsWritten(t *testing.T) {
 	expect(`"payload":{"name":"review"`)
 	runTape(t, dir, "append", "--kind", "message", `{"role":"user","content":"after the handoff"}`)
 	expect(`"content":"after the handoff"`)
+	if _, errOut, code := runTape(t, dir, "reset", "--yes"); code != 0 {
+		t.Fatalf("tape reset: %s", errOut)
+	}
+	expect(`"payload":{"name":"session/start"`)
+	runTape(t, dir, "append", "--kind", "message", `{"role":"user","content":"after the reset"}`)
+	expect(`"content":"after the reset"`)
 
 	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
