@@ -56,6 +56,9 @@ func (c *LogCmd) follow(env *Env, g *Globals) error {
 	for {
 		watched = c.watchFolder(fw, ws, t, watched)
 		entries, bad, err := f.Poll(ctx)
+		if ctx.Err() != nil {
+			return nil // interrupted: the way to stop following
+		}
 		if err != nil {
 			return fmt.Errorf("follow tape %s: %w", t.Name(), err)
 		}
