@@ -163,6 +163,11 @@ func (t *Tape) Discard(ctx context.Context, id string) error {
 	if err := ValidateForkID(id); err != nil {
 		return err
 	}
+	// Checked before the lock too: taking it makes the tape's folder, and
+	// a mistyped tape or fork must leave nothing behind.
+	if _, err := t.ws.root.Stat(t.forkPath(id)); errors.Is(err, fs.ErrNotExist) {
+		return t.noFork(id)
+	}
 	return t.withLock(ctx, func() error {
 		if _, err := t.ws.root.Stat(t.forkPath(id)); errors.Is(err, fs.ErrNotExist) {
 			return t.noFork(id)

@@ -18,7 +18,7 @@ Example:
 }
 
 func (c *DiscardCmd) Run(env *Env, g *Globals) error {
-	ws, t, err := g.openTape(env, false)
+	ws, t, err := g.openTape(env, true)
 	if err != nil {
 		return err
 	}
