@@ -197,6 +197,20 @@ func (w *Workspace) CreatePrivate(rel string) (*os.File, error) {
 	return f, nil
 }
 
+// WriteExisting writes data at the end of the workspace file rel, which
+// must exist: it is never created.
+func (w *Workspace) WriteExisting(rel string, data []byte) error {
+	f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", rel, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	return f.Close()
+}
+
 // Remove removes the workspace file rel: only for the files tape keeps
 // beside the tapes, never for a tape's own files.
 func (w *Workspace) Remove(rel string) error {

@@ -59,7 +59,7 @@ func (p *Projector) SyncWatcher(ctx context.Context, timeout time.Duration) (boo
 	}
 	name, err := p.createBarrier()
 	if err != nil {
-		return false, err
+		return false, nil // a sync folder that cannot be written: catch up the slow way
 	}
 	rel := syncDir + "/" + name
 	path := p.ws.Abs(rel)
@@ -139,10 +139,9 @@ func (w *Watcher) answer(barriers []string, passErr error) {
 			w.P.ws.Remove(rel) //nolint:errcheck // the reader removes it when it gives up
 			continue
 		}
-		if f, err := w.P.ws.OpenPrivate(rel); err == nil {
-			f.WriteString(passErr.Error() + "\n") //nolint:errcheck
-			f.Close()
-		}
+		// Only into a barrier still there: a reader that gave up removed
+		// its own, and a new one would be a barrier nobody waits on.
+		w.P.ws.WriteExisting(rel, []byte(passErr.Error()+"\n")) //nolint:errcheck
 	}
 }
 
