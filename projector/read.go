@@ -78,8 +78,10 @@ func stateOf(payload json.RawMessage) json.RawMessage {
 }
 
 // Tapes lists the tapes in the index.
-func (p *Projector) Tapes(ctx context.Context) ([]string, error) {
-	rows, err := p.db.QueryContext(ctx, `SELECT name FROM tapes ORDER BY name`)
+func (p *Projector) Tapes(ctx context.Context) ([]string, error) { return tapeNames(ctx, p.db) }
+
+func tapeNames(ctx context.Context, q querier) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM tapes ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("query tapes: %w", err)
 	}

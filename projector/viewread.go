@@ -12,7 +12,26 @@ import (
 )
 
 // Queries of the view tables. Lists page as a ledger query does: a page
-// (Limit, Offset) and the total the filter matches.
+// (Limit, Offset) and the total the filter matches. A list's count, its
+// rows and the entries they point at are read in one transaction, one
+// snapshot: a watcher's pass in between could otherwise make the total
+// disagree with the page, or hand a rowid to another entry.
+
+// querier is what reads need of a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// snapshot runs fn in a read transaction.
+func (p *Projector) snapshot(ctx context.Context, fn func(q querier) error) error {
+	tx, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("read index: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // it only read
+	return fn(tx)
+}
 
 // Page is a slice of a list: Limit 0 means no limit.
 type Page struct{ Limit, Offset int }
@@ -48,6 +67,14 @@ type Call struct {
 // it selects in all. A call or result whose line changed since it was
 // indexed comes back in errs, and the call without it.
 func (p *Projector) Calls(ctx context.Context, f CallFilter) (calls []Call, total int, errs []error, err error) {
+	err = p.snapshot(ctx, func(q querier) error {
+		calls, total, errs, err = p.calls(ctx, q, f)
+		return err
+	})
+	return calls, total, errs, err
+}
+
+func (p *Projector) calls(ctx context.Context, q querier, f CallFilter) (calls []Call, total int, errs []error, err error) {
 	var c conds
 	if f.Tape != "" {
 		c.where, c.args = append(c.where, "c.tape = ?"), append(c.args, f.Tape)
@@ -58,11 +85,11 @@ func (p *Projector) Calls(ctx context.Context, f CallFilter) (calls []Call, tota
 	if len(c.where) > 0 {
 		where = " WHERE " + strings.Join(c.where, " AND ")
 	}
-	if total, err = p.countCalls(ctx, f, where, c.args); err != nil {
+	if total, err = countCalls(ctx, q, f, where, c.args); err != nil {
 		return nil, 0, nil, fmt.Errorf("count calls: %w", err)
 	}
 	limit, largs := f.Page.sql()
-	rows, err := p.db.QueryContext(ctx, `SELECT c.tape, c.call_id, c.name, c.status, c.idx, c.entry, c.result_entry, c.result_idx, c.called_ns, c.answered_ns
+	rows, err := q.QueryContext(ctx, `SELECT c.tape, c.call_id, c.name, c.status, c.idx, c.entry, c.result_entry, c.result_idx, c.called_ns, c.answered_ns
 		FROM calls c`+where+` ORDER BY c.tape DESC, c.anchor_seq DESC, c.folder DESC, c.eff_time DESC, c.file DESC, c.line DESC, c.idx DESC`+limit,
 		append(c.args, largs...)...)
 	if err != nil {
@@ -94,14 +121,14 @@ func (p *Projector) Calls(ctx context.Context, f CallFilter) (calls []Call, tota
 	defer loader.close()
 	for _, r := range refs {
 		call := r.call
-		e, err := p.entryAt(ctx, loader, r.entry)
+		e, err := p.entryAt(ctx, q, loader, r.entry)
 		if err != nil {
 			errs = append(errs, err)
 		}
 		call.Anchor, call.CalledAt = e.Pos.Anchor, e.Date
 		call.Arguments = callArguments(e.Payload, r.idx)
 		if r.hasResult {
-			res, err := p.entryAt(ctx, loader, r.resultEntry)
+			res, err := p.entryAt(ctx, q, loader, r.resultEntry)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -119,10 +146,10 @@ func (p *Projector) Calls(ctx context.Context, f CallFilter) (calls []Call, tota
 
 // countCalls counts the calls a filter selects: from call_counts, kept
 // with calls, unless it filters on the tool's name.
-func (p *Projector) countCalls(ctx context.Context, f CallFilter, where string, args []any) (int, error) {
+func countCalls(ctx context.Context, q querier, f CallFilter, where string, args []any) (int, error) {
 	var total int
 	if f.Name != "" {
-		err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM calls c`+where, args...).Scan(&total)
+		err := q.QueryRowContext(ctx, `SELECT count(*) FROM calls c`+where, args...).Scan(&total)
 		return total, err
 	}
 	var c conds
@@ -130,18 +157,18 @@ func (p *Projector) countCalls(ctx context.Context, f CallFilter, where string, 
 		c.where, c.args = append(c.where, "tape = ?"), append(c.args, f.Tape)
 	}
 	c.in("status", []string{f.Status}, f.Status != "")
-	q := `SELECT coalesce(sum(n), 0) FROM call_counts`
+	query := `SELECT coalesce(sum(n), 0) FROM call_counts`
 	if len(c.where) > 0 {
-		q += " WHERE " + strings.Join(c.where, " AND ")
+		query += " WHERE " + strings.Join(c.where, " AND ")
 	}
-	err := p.db.QueryRowContext(ctx, q, c.args...).Scan(&total)
+	err := q.QueryRowContext(ctx, query, c.args...).Scan(&total)
 	return total, err
 }
 
 // entryAt reads the entry with the given rowid; on an error it returns
 // what the index knows of it, without its payload.
-func (p *Projector) entryAt(ctx context.Context, loader *lineLoader, rowid int64) (tapelog.Entry, error) {
-	rows, err := p.db.QueryContext(ctx, `SELECT `+entryColumns+` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE e.rowid = ?`, rowid)
+func (p *Projector) entryAt(ctx context.Context, q querier, loader *lineLoader, rowid int64) (tapelog.Entry, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+entryColumns+` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE e.rowid = ?`, rowid)
 	if err != nil {
 		return tapelog.Entry{}, fmt.Errorf("query entry: %w", err)
 	}
@@ -231,6 +258,7 @@ var usageGroups = map[string]string{
 // groups there are in all. Groups are few (tapes, anchors, models, days):
 // they are all summed in one query and paged here.
 func (p *Projector) Usage(ctx context.Context, f UsageFilter) ([]UsageRow, int, error) {
+	q := p.db
 	cols, ok := usageGroups[f.By]
 	if !ok {
 		return nil, 0, fmt.Errorf("usage by %q: want tape, anchor, model or day", f.By)
@@ -242,7 +270,7 @@ func (p *Projector) Usage(ctx context.Context, f UsageFilter) ([]UsageRow, int, 
 	if f.Tape != "" {
 		from, args = from+` WHERE r.tape = ?`, append(args, f.Tape)
 	}
-	rows, err := p.db.QueryContext(ctx, `SELECT `+cols+`, count(*), sum(r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens)`+
+	rows, err := q.QueryContext(ctx, `SELECT `+cols+`, count(*), sum(r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens)`+
 		from+` GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("query usage: %w", err)
@@ -276,8 +304,16 @@ type Session struct {
 // Sessions describes every tape in the index, most recently active first.
 // Title is the text of its first user message, CWD the first working
 // directory an entry's meta names.
-func (p *Projector) Sessions(ctx context.Context) ([]Session, error) {
-	names, err := p.Tapes(ctx)
+func (p *Projector) Sessions(ctx context.Context) (out []Session, err error) {
+	err = p.snapshot(ctx, func(q querier) error {
+		out, err = p.sessions(ctx, q)
+		return err
+	})
+	return out, err
+}
+
+func (p *Projector) sessions(ctx context.Context, q querier) ([]Session, error) {
+	names, err := tapeNames(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +321,7 @@ func (p *Projector) Sessions(ctx context.Context) ([]Session, error) {
 	defer loader.close()
 	var out []Session
 	for _, name := range names {
-		s, err := p.session(ctx, loader, name)
+		s, err := p.session(ctx, q, loader, name)
 		if err != nil {
 			return nil, fmt.Errorf("describe tape %s: %w", name, err)
 		}
@@ -294,23 +330,23 @@ func (p *Projector) Sessions(ctx context.Context) ([]Session, error) {
 	return out, nil
 }
 
-func (p *Projector) session(ctx context.Context, loader *lineLoader, name string) (Session, error) {
+func (p *Projector) session(ctx context.Context, q querier, loader *lineLoader, name string) (Session, error) {
 	s := Session{Name: name}
 	var first, last sql.NullInt64
 	var lastSeq int64
 	var lastFolder string
-	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM anchors WHERE tape = ?`, name).Scan(&s.Anchors); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM anchors WHERE tape = ?`, name).Scan(&s.Anchors); err != nil {
 		return s, err
 	}
-	if err := p.db.QueryRowContext(ctx, `SELECT seq, folder FROM anchors WHERE tape = ? ORDER BY seq DESC, folder DESC LIMIT 1`, name).Scan(&lastSeq, &lastFolder); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT seq, folder FROM anchors WHERE tape = ? ORDER BY seq DESC, folder DESC LIMIT 1`, name).Scan(&lastSeq, &lastFolder); err != nil {
 		return s, err
 	}
 	// The first date is the first anchor's (a tape starts with one); the
 	// last is the latest in the newest folder, where agents write.
-	if err := p.db.QueryRowContext(ctx, `SELECT min(time_ns) FROM entries WHERE tape = ? AND anchor_seq = (SELECT min(seq) FROM anchors WHERE tape = ?)`, name, name).Scan(&first); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT min(time_ns) FROM entries WHERE tape = ? AND anchor_seq = (SELECT min(seq) FROM anchors WHERE tape = ?)`, name, name).Scan(&first); err != nil {
 		return s, err
 	}
-	if err := p.db.QueryRowContext(ctx, `SELECT max(time_ns) FROM entries WHERE tape = ? AND anchor_seq = ? AND folder = ?`, name, lastSeq, lastFolder).Scan(&last); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT max(time_ns) FROM entries WHERE tape = ? AND anchor_seq = ? AND folder = ?`, name, lastSeq, lastFolder).Scan(&last); err != nil {
 		return s, err
 	}
 	if first.Valid {
@@ -319,22 +355,22 @@ func (p *Projector) session(ctx context.Context, loader *lineLoader, name string
 	if last.Valid {
 		s.Last = time.Unix(0, last.Int64).UTC()
 	}
-	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM entries WHERE tape = ? AND file_id <> 0`, name).Scan(&s.Entries); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM entries WHERE tape = ? AND file_id <> 0`, name).Scan(&s.Entries); err != nil {
 		return s, err
 	}
 	var title sql.NullInt64
-	err := p.db.QueryRowContext(ctx, `SELECT rowid FROM entries WHERE tape = ? AND kind = 'message' AND facts LIKE '{"role":"user"%'
+	err := q.QueryRowContext(ctx, `SELECT rowid FROM entries WHERE tape = ? AND kind = 'message' AND facts LIKE '{"role":"user"%'
 		ORDER BY anchor_seq, folder, eff_time, file, line LIMIT 1`, name).Scan(&title)
 	if err != nil && err != sql.ErrNoRows {
 		return s, err
 	}
 	if title.Valid {
-		if e, err := p.entryAt(ctx, loader, title.Int64); err == nil {
+		if e, err := p.entryAt(ctx, q, loader, title.Int64); err == nil {
 			s.Title = MessageText(e.Payload)
 		}
 	}
 	var facts sql.NullString
-	err = p.db.QueryRowContext(ctx, `SELECT facts FROM entries WHERE tape = ? AND facts LIKE '%"cwd":%'
+	err = q.QueryRowContext(ctx, `SELECT facts FROM entries WHERE tape = ? AND facts LIKE '%"cwd":%'
 		ORDER BY anchor_seq, folder, eff_time, file, line LIMIT 1`, name).Scan(&facts)
 	if err != nil && err != sql.ErrNoRows {
 		return s, err
@@ -363,13 +399,21 @@ func MessageText(payload json.RawMessage) string {
 
 // Messages returns the chat messages of a tape in tape order, a page of
 // them, and how many there are.
-func (p *Projector) Messages(ctx context.Context, tape string, pg Page) ([]tapelog.Entry, int, []error, error) {
+func (p *Projector) Messages(ctx context.Context, tape string, pg Page) (msgs []tapelog.Entry, total int, errs []error, err error) {
+	err = p.snapshot(ctx, func(q querier) error {
+		msgs, total, errs, err = p.messages(ctx, q, tape, pg)
+		return err
+	})
+	return msgs, total, errs, err
+}
+
+func (p *Projector) messages(ctx context.Context, q querier, tape string, pg Page) ([]tapelog.Entry, int, []error, error) {
 	var total int
-	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM entries WHERE tape = ? AND kind = 'message'`, tape).Scan(&total); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM entries WHERE tape = ? AND kind = 'message'`, tape).Scan(&total); err != nil {
 		return nil, 0, nil, fmt.Errorf("count messages: %w", err)
 	}
 	limit, largs := pg.sql()
-	rows, err := p.db.QueryContext(ctx, `SELECT `+entryColumns+` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder
+	rows, err := q.QueryContext(ctx, `SELECT `+entryColumns+` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder
 		WHERE e.tape = ? AND e.kind = 'message' ORDER BY e.anchor_seq, e.folder, e.eff_time, e.file, e.line`+limit, append([]any{tape}, largs...)...)
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("query messages: %w", err)
@@ -394,8 +438,9 @@ func (p *Projector) Messages(ctx context.Context, tape string, pg Page) ([]tapel
 // LastRun returns the tape's latest run event, in tape order, that
 // reported token usage, read from its file; ok is false when there is none.
 func (p *Projector) LastRun(ctx context.Context, tape string) (e tapelog.Entry, ok bool, err error) {
+	q := p.db
 	var rowid int64
-	err = p.db.QueryRowContext(ctx, `SELECT r.entry FROM runs r JOIN entries e ON e.rowid = r.entry
+	err = q.QueryRowContext(ctx, `SELECT r.entry FROM runs r JOIN entries e ON e.rowid = r.entry
 		WHERE r.tape = ? AND r.has_usage
 		ORDER BY e.anchor_seq DESC, e.folder DESC, e.eff_time DESC, e.file DESC, e.line DESC LIMIT 1`, tape).Scan(&rowid)
 	if err == sql.ErrNoRows {
@@ -406,6 +451,6 @@ func (p *Projector) LastRun(ctx context.Context, tape string) (e tapelog.Entry, 
 	}
 	loader := newLineLoader(p.ws)
 	defer loader.close()
-	e, err = p.entryAt(ctx, loader, rowid)
+	e, err = p.entryAt(ctx, q, loader, rowid)
 	return e, err == nil, err
 }
