@@ -84,6 +84,10 @@ func compFlags(flags []*kong.Flag) []compFlag {
 		cf := compFlag{long: f.Name, help: f.Help, short: f.Short, takesValue: !f.IsBool() && !f.IsCounter()}
 		if f.Enum != "" {
 			cf.enum = f.EnumSlice()
+		} else if v := f.Tag.Get("values"); v != "" {
+			// A flag checked in Validate, where "" (no filter) is allowed,
+			// names its values for completion with a values:"" tag.
+			cf.enum = strings.Split(v, ",")
 		}
 		out = append(out, cf)
 	}

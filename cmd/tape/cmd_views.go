@@ -197,7 +197,7 @@ func countForks(tapeDir string) int {
 
 // CallsCmd is `tape calls`.
 type CallsCmd struct {
-	Status   string `placeholder:"STATUS" help:"Only calls with this status: pending, completed or failed."`
+	Status   string `placeholder:"STATUS" values:"pending,completed,failed" help:"Only calls with this status: pending, completed or failed."`
 	Name     string `placeholder:"TOOL" help:"Only calls of this tool."`
 	AllTapes bool   `name:"all-tapes" help:"Calls of every tape, not only the current one."`
 	JSON     bool   `help:"One JSON object per call and line: id, tape, anchor, name, arguments, status, called_at, answered_at, duration_ms, result."`

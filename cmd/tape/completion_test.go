@@ -33,6 +33,7 @@ func TestCompletionBash(t *testing.T) {
 		{"tape --tape-dir x search --all", "--all-tapes"},
 		{"tape log --color al", "always"},
 		{"tape --color never wa", "watch"},
+		{"tape calls --status p", "pending"},
 	}
 	for _, tt := range tests {
 		words := strings.Fields(tt.words)
