@@ -44,7 +44,7 @@ func TestContextProcess(t *testing.T) {
 			for _, args := range tt.setup {
 				mustRun(t, tt.dir, args...)
 			}
-			stdout, stderr, code := runAsCLI(t, tt.dir, tt.args...)
+			stdout, stderr, code := runProcess(t, tt.dir, tt.args...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, stderr)
 			}

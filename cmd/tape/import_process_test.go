@@ -1,34 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// runAsCLI runs the tape binary in dir and returns its output and exit
-// status.
-func runAsCLI(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	cmd := tapeProcess(dir, args...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("tape %v: %v", args, err)
-	}
-	return out.String(), errOut.String(), code
-}
 
 // bubLine is line id of a Bub tape file, as Bub writes it.
 func bubLine(id int, kind, payload string) string {
@@ -117,7 +96,7 @@ func TestImportBubProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
-		stdout, stderr, code := runAsCLI(t, dir, "import", "bub", "--json", "abc__def.jsonl")
+		stdout, stderr, code := runProcess(t, dir, "import", "bub", "--json", "abc__def.jsonl")
 		if code != 0 || stderr != "" {
 			t.Fatalf("%s: exit %d, stderr %q", s.name, code, stderr)
 		}
@@ -195,7 +174,7 @@ func TestImportBubErrorsProcess(t *testing.T) {
 			for name, data := range tt.files {
 				writeBubFile(t, filepath.Join(dir, name), data)
 			}
-			_, stderr, code := runAsCLI(t, dir, append([]string{"import", "bub"}, tt.args...)...)
+			_, stderr, code := runProcess(t, dir, append([]string{"import", "bub"}, tt.args...)...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d; stderr %q", code, tt.code, stderr)
 			}
