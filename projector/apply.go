@@ -18,14 +18,15 @@ import (
 // terms to disk, and flushing once per file instead of once per pass made
 // rebuilds twice as slow. File ids are handed out here for the same reason.
 type applier struct {
-	tx      *sql.Tx
-	stmts   map[string]*sql.Stmt
-	ids     map[fileKey]int64      // files.id of the files seen in this pass
-	isNew   map[fileKey]bool       // files given an id in this pass, with no row yet
-	pending map[fileKey]checkpoint // checkpoints to write at the end
-	nextID  int64
-	stats   *Stats
-	dirty   map[string]viewKey // per tape, where its tool entries may have changed from (views.go)
+	tx        *sql.Tx
+	stmts     map[string]*sql.Stmt
+	ids       map[fileKey]int64      // files.id of the files seen in this pass
+	isNew     map[fileKey]bool       // files given an id in this pass, with no row yet
+	pending   map[fileKey]checkpoint // checkpoints to write at the end
+	nextID    int64
+	stats     *Stats
+	dirty     map[string]viewKey // per tape, where its tool entries may have changed from (views.go)
+	foldChunk int                // tool entries the calls fold reads at a time
 }
 
 // The statements an applier runs, by name.
@@ -50,7 +51,7 @@ var applyStatements = map[string]string{
 
 func newApplier(ctx context.Context, tx *sql.Tx, stats *Stats) (*applier, error) {
 	a := &applier{tx: tx, stmts: make(map[string]*sql.Stmt), ids: make(map[fileKey]int64),
-		isNew: make(map[fileKey]bool), pending: make(map[fileKey]checkpoint), stats: stats, dirty: make(map[string]viewKey)}
+		isNew: make(map[fileKey]bool), pending: make(map[fileKey]checkpoint), stats: stats, dirty: make(map[string]viewKey), foldChunk: defaultFoldChunk}
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM files`).Scan(&a.nextID); err != nil {
 		return nil, fmt.Errorf("read file ids: %w", err)
 	}

@@ -104,6 +104,9 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 	// every send of the walker, and every wait of its prefetch, also
 	// watches ctx, so it stops soon.
 	a, err := newApplier(ctx, tx, stats)
+	if err == nil && p.foldChunk > 0 {
+		a.foldChunk = p.foldChunk
+	}
 	if err != nil {
 		cancel()
 		for range ops {

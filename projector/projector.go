@@ -40,6 +40,9 @@ type Projector struct {
 	Holder string
 	// RankWindow overrides DefaultRankWindow for Search.
 	RankWindow int
+	// foldChunk overrides the tool entries the calls fold reads at a time
+	// (views.go); tests make it small so that folds span chunks.
+	foldChunk int
 	// Fresh is set when Open, or a pass, made the index's tables anew: it
 	// holds nothing yet, however up to date the files are.
 	Fresh bool

@@ -106,44 +106,86 @@ func (a *applier) refreshCalls(ctx context.Context, tape string, from viewKey) e
 		append([]any{tape}, start.args()...)...); err != nil {
 		return err
 	}
-	rows, err := a.tx.QueryContext(ctx, `SELECT rowid, kind, facts, time_ns, anchor_seq, folder, eff_time, file, line FROM entries
-		WHERE tape = ? AND `+toolKinds+` AND (anchor_seq, folder, eff_time, file, line) >= (?, ?, ?, ?, ?)
-		ORDER BY anchor_seq, folder, eff_time, file, line`, append([]any{tape}, start.args()...)...)
-	if err != nil {
-		return err
-	}
+	// The fold reads the tool entries a chunk at a time and writes what
+	// each chunk settled, so a rebuild of a million entries holds one
+	// chunk, not the tape's 300k calls.
 	var fold views.CallFold
-	var settled []views.Call
 	keys := map[int64]viewKey{} // the places of the tool_call entries whose calls are not yet written
-	for rows.Next() {
-		var e views.ToolEntry
-		var facts sql.NullString
-		var k viewKey
-		if err := rows.Scan(&e.Ref, &e.Kind, &facts, &e.Time, &k.seq, &k.folder, &k.eff, &k.file, &k.line); err != nil {
-			rows.Close()
+	write := func(settled []views.Call) error {
+		for _, c := range settled {
+			if err := a.insertCall(ctx, tape, keys[c.Entry], c); err != nil {
+				return err
+			}
+			counts[c.Status]++
+		}
+		return nil
+	}
+	after, first := start, true
+	for {
+		chunk, err := a.toolEntries(ctx, tape, after, first)
+		if err != nil {
 			return err
 		}
-		if e.Facts, err = views.DecodeFacts(facts.String); err != nil {
-			rows.Close()
-			return fmt.Errorf("read the facts of an entry: %w", err)
+		for _, e := range chunk {
+			if e.Kind == "tool_call" {
+				keys[e.Ref] = e.key
+			}
+			if err := write(fold.Add(e.ToolEntry)); err != nil {
+				return err
+			}
 		}
-		if e.Kind == "tool_call" {
-			keys[e.Ref] = k
+		if len(chunk) < a.foldChunk {
+			break
 		}
-		settled = append(settled, fold.Add(e)...)
+		after, first = chunk[len(chunk)-1].key, false
+		for ref := range keys { // keep only the places of calls still pending
+			if !fold.IsPending(ref) {
+				delete(keys, ref)
+			}
+		}
 	}
-	rows.Close() // before writing: the statements share the connection
-	if err := rows.Err(); err != nil {
+	if err := write(fold.Flush()); err != nil {
 		return err
-	}
-	settled = append(settled, fold.Flush()...)
-	for _, c := range settled {
-		if err := a.insertCall(ctx, tape, keys[c.Entry], c); err != nil {
-			return err
-		}
-		counts[c.Status]++
 	}
 	return a.saveCallCounts(ctx, tape, counts)
+}
+
+// defaultFoldChunk is how many tool entries the fold reads at a time.
+const defaultFoldChunk = 4096
+
+// toolEntry is a tool entry as the fold reads it, with its place.
+type toolEntry struct {
+	views.ToolEntry
+	key viewKey
+}
+
+// toolEntries reads up to a.foldChunk tool entries of a tape in tape order,
+// from the place after (included when from is true).
+func (a *applier) toolEntries(ctx context.Context, tape string, after viewKey, from bool) ([]toolEntry, error) {
+	cmp := ">"
+	if from {
+		cmp = ">="
+	}
+	rows, err := a.tx.QueryContext(ctx, `SELECT rowid, kind, facts, time_ns, anchor_seq, folder, eff_time, file, line FROM entries
+		WHERE tape = ? AND `+toolKinds+` AND (anchor_seq, folder, eff_time, file, line) `+cmp+` (?, ?, ?, ?, ?)
+		ORDER BY anchor_seq, folder, eff_time, file, line LIMIT ?`, append(append([]any{tape}, after.args()...), a.foldChunk)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close() // before writing: the statements share the connection
+	var out []toolEntry
+	for rows.Next() {
+		var e toolEntry
+		var facts sql.NullString
+		if err := rows.Scan(&e.Ref, &e.Kind, &facts, &e.Time, &e.key.seq, &e.key.folder, &e.key.eff, &e.key.file, &e.key.line); err != nil {
+			return nil, err
+		}
+		if e.Facts, err = views.DecodeFacts(facts.String); err != nil {
+			return nil, fmt.Errorf("read the facts of an entry: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
 
 // callCounts returns the tape's calls by status, less those from start

@@ -96,6 +96,16 @@ func (f *CallFold) Add(e ToolEntry) []Call {
 	return nil
 }
 
+// IsPending reports whether calls of the tool_call entry ref are pending.
+func (f *CallFold) IsPending(ref int64) bool {
+	for _, c := range f.pending {
+		if c.Entry == ref {
+			return true
+		}
+	}
+	return false
+}
+
 // Flush returns the calls still pending at the end of the tape.
 func (f *CallFold) Flush() []Call { return f.settlePending() }
 
