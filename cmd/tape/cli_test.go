@@ -266,7 +266,7 @@ func TestCLIHandMadeWorkspace(t *testing.T) {
 func TestCLIDemo(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	out := mustRun(t, "", "demo", dir)
-	for _, want := range []string{"$ tape anchors", "review", "请检查一下这个修改有没有问题。", "修改没有问题", "$ tape search 修改", "**修改**", "**timeout**"} {
+	for _, want := range []string{"$ tape anchors", "review", "请检查一下这个修改有没有问题。", "修改没有问题", "$ tape search 修改", "**修改**", "**timeout**", "completed", "bash({\"cmd\":\"go test ./store\"})", "gpt-4.1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}

@@ -18,7 +18,7 @@ func (c *DemoCmd) Help() string {
 	return `Builds a sample workspace the way an agent session would (messages in English
 and Chinese, a tool call and its result, a run event, a handoff, and a line
 appended with a plain shell-style >>), then prints its anchors and its log,
-and searches it in English and in Chinese.
+and searches it in English and in Chinese, then shows its tool calls and token usage.
 Nothing outside the new folder is touched.
 
 Example:
@@ -89,6 +89,15 @@ func (c *DemoCmd) Run(env *Env) error {
 		if err := (&SearchCmd{Query: []string{q}, Limit: 20}).Run(env, g); err != nil {
 			return err
 		}
+	}
+	// The views: projections of the same entries.
+	fmt.Fprintf(w, "\n$ tape calls\n")
+	if err := (&CallsCmd{pageFlags: pageFlags{Limit: 20}}).Run(env, g); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n$ tape usage --by model\n")
+	if err := (&UsageCmd{By: "model", pageFlags: pageFlags{Limit: 20}}).Run(env, g); err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "\nThe files are the tape, and .tape/index.db an index of them; try:\n  ls -R %s\n  cat %s\n  TAPE_DIR=%s tape log --all --json\n",
 		filepath.Join(ws.Dir(), "tapes"), file, ws.Dir())
