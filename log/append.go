@@ -22,7 +22,7 @@ type lineFields struct {
 	Kind    string          `json:"kind"`
 	Payload json.RawMessage `json:"payload"`
 	Meta    json.RawMessage `json:"meta"`
-	Date    string          `json:"date"`
+	Date    string          `json:"date,omitempty"` // empty only for a recorded entry that had none
 }
 
 // encodeLine encodes an entry as one JSON line ending in '\n'. Payload and
@@ -39,8 +39,10 @@ func encodeLine(f lineFields) ([]byte, error) {
 	b = append(b, f.Payload...)
 	b = append(b, `,"meta":`...)
 	b = append(b, f.Meta...)
-	b = append(b, `,"date":`...)
-	b = appendJSONString(b, f.Date)
+	if f.Date != "" {
+		b = append(b, `,"date":`...)
+		b = appendJSONString(b, f.Date)
+	}
 	return append(b, "}\n"...), nil
 }
 
@@ -81,6 +83,19 @@ func appendJSONString(b []byte, s string) []byte {
 // (a writer died mid-line), a newline is written first: the fragment becomes
 // one bad line that readers report, and the new entry stays whole.
 func (t *Tape) Append(ctx context.Context, entries ...Entry) ([]Entry, error) {
+	return t.appendEntries(ctx, true, entries)
+}
+
+// AppendRecorded is Append for entries recorded elsewhere (an import, a
+// merge), written as they are: an entry without a date is written without
+// one, where Append would stamp it with the time of the write. In a folder
+// such a line sorts where it was written (effective time, package doc),
+// and the date it never had is not made up.
+func (t *Tape) AppendRecorded(ctx context.Context, entries ...Entry) ([]Entry, error) {
+	return t.appendEntries(ctx, false, entries)
+}
+
+func (t *Tape) appendEntries(ctx context.Context, stamp bool, entries []Entry) ([]Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -91,7 +106,7 @@ func (t *Tape) Append(ctx context.Context, entries ...Entry) ([]Entry, error) {
 	out := make([]Entry, len(entries))
 	for i, e := range entries {
 		var err error
-		if out[i], lines[i], err = t.prepare(e); err != nil {
+		if out[i], lines[i], err = t.prepare(e, stamp); err != nil {
 			return nil, &EntryError{Index: i, Err: err}
 		}
 	}
@@ -121,7 +136,7 @@ func (e *EntryError) Error() string { return e.Err.Error() }
 func (e *EntryError) Unwrap() error { return e.Err }
 
 // prepare validates an entry and encodes its line.
-func (t *Tape) prepare(e Entry) (Entry, []byte, error) {
+func (t *Tape) prepare(e Entry, stamp bool) (Entry, []byte, error) {
 	if err := validateKind(e.Kind); err != nil {
 		return Entry{}, nil, err
 	}
@@ -145,6 +160,9 @@ func (t *Tape) prepare(e Entry) (Entry, []byte, error) {
 		id = e.ID
 	}
 	date := FormatTime(now)
+	if !stamp {
+		date = ""
+	}
 	if e.Date != "" {
 		if _, err := ParseTime(e.Date); err != nil {
 			return Entry{}, nil, fmt.Errorf("%w: %v", ErrInvalid, err)

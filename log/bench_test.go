@@ -101,7 +101,7 @@ func benchTape(b *testing.B) *Tape {
 
 func lineSize(b *testing.B, tp *Tape, e Entry) int64 {
 	b.Helper()
-	_, line, err := tp.prepare(e)
+	_, line, err := tp.prepare(e, true)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -341,7 +341,7 @@ func (t *Tape) mergeEntries(ctx context.Context, target Anchor, file string, sin
 			res.Skipped++
 			continue
 		}
-		_, line, err := t.prepare(Entry{ID: e.ID, Kind: e.Kind, Payload: e.Payload, Meta: e.Meta, Date: e.Date})
+		_, line, err := t.prepare(Entry{ID: e.ID, Kind: e.Kind, Payload: e.Payload, Meta: e.Meta, Date: e.Date}, false)
 		if err != nil {
 			return fmt.Errorf("merge entry %s of %s: %w", e.ID, e.Pos.Folder+"/"+e.Pos.File, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -135,6 +136,16 @@ func importBub(env *Env, ws *tapelog.Workspace, path, shown, name string) (impor
 		return st, err
 	}
 	defer t.Close()
+	// One import at a time: each reads what the tape holds, then appends
+	// what it lacks, and two at once would both append everything.
+	lock, err := ws.OpenPrivate("import.lock")
+	if err != nil {
+		return st, err
+	}
+	defer lock.Close()
+	if err := fileutil.LockContext(ctx, lock); err != nil {
+		return st, fmt.Errorf("wait for another tape import: %w", err)
+	}
 	im, err := newBubImporter(ctx, t)
 	if err != nil {
 		return st, err
@@ -145,6 +156,15 @@ func importBub(env *Env, ws *tapelog.Workspace, path, shown, name string) (impor
 		return st, fmt.Errorf("open %s: %w", shown, err)
 	}
 	defer f.Close()
+	if im.exists {
+		if !im.fromFile(ctx, f, shown) {
+			// Refused input, not a broken workspace: another --tape fixes it.
+			return st, usagef("tape %s holds entries and none of %s; import into a new tape with --tape NAME", name, shown)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return st, fmt.Errorf("read %s: %w", shown, err)
+		}
+	}
 	fi, err := f.Stat()
 	if err != nil {
 		return st, fmt.Errorf("stat %s: %w", shown, err)

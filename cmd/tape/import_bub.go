@@ -21,8 +21,7 @@ const importBatch = 512
 type bubImporter struct {
 	tape    *tapelog.Tape
 	seen    map[string]string // id -> kind and date, of the entries on the tape
-	exists  bool              // the tape had entries before this import
-	checked bool              // the file's first entry was checked against the tape
+	exists  bool              // the tape had entries before this import, its own anchors aside
 	pending []tapelog.BubLine
 	stats   *importStats
 	stderr  io.Writer
@@ -38,7 +37,9 @@ func newBubImporter(ctx context.Context, t *tapelog.Tape) (*bubImporter, error) 
 		if err != nil {
 			return nil, err
 		}
-		im.exists = true
+		if e.Kind != tapelog.KindAnchor {
+			im.exists = true // a bootstrap anchor alone, made by tape, is no one else's tape
+		}
 		im.seen[e.ID] = importKey(e)
 	}
 	return im, nil
@@ -46,17 +47,26 @@ func newBubImporter(ctx context.Context, t *tapelog.Tape) (*bubImporter, error) 
 
 func importKey(e tapelog.Entry) string { return e.Kind + "\x00" + e.Date }
 
+// fromFile reports whether a tape that holds entries holds some of the
+// Bub file's: a line of it with the same id, kind and date. A tape that
+// holds entries and none of the file's is another tape, which an import
+// must not mix into. (Checking only the file's first line refused files
+// whose first line the tape had refused.)
+func (im *bubImporter) fromFile(ctx context.Context, r io.Reader, name string) bool {
+	for l, err := range tapelog.ReadBub(ctx, r, name) {
+		if err != nil {
+			continue
+		}
+		if key, ok := im.seen[l.Entry.ID]; ok && key == importKey(l.Entry) {
+			return true
+		}
+	}
+	return false
+}
+
 // add imports a line, or skips it if the tape has it already.
 func (im *bubImporter) add(ctx context.Context, l tapelog.BubLine) error {
 	key, ok := im.seen[l.Entry.ID]
-	if !im.checked {
-		im.checked = true
-		if im.exists && (!ok || key != importKey(l.Entry)) {
-			// Refused input, not a broken workspace: another --tape fixes it.
-			return usagef("tape %s exists and holds entries that are not from %s (its first entry, id %s, is not on the tape); import into a new tape with --tape NAME",
-				im.tape.Name(), im.stats.File, l.Entry.ID)
-		}
-	}
 	switch {
 	case ok && key == importKey(l.Entry):
 		im.stats.Skipped++
@@ -92,7 +102,7 @@ func (im *bubImporter) flush(ctx context.Context) error {
 		for i, l := range im.pending {
 			entries[i] = l.Entry
 		}
-		_, err := im.tape.Append(ctx, entries...)
+		_, err := im.tape.AppendRecorded(ctx, entries...)
 		var ee *tapelog.EntryError
 		if errors.As(err, &ee) {
 			// Nothing was written: report the refused entry, retry the rest.

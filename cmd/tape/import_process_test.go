@@ -160,8 +160,8 @@ func TestImportBubErrorsProcess(t *testing.T) {
 			[]string{"bad.jsonl"}, exitUsage,
 			[]string{"bad.jsonl:2: line is not a JSON object", "bad.jsonl:3: \"id\" is \"x\"", "bad.jsonl:4:", "anchor name", "3 lines could not be imported"},
 			[]string{"bad"}, 3},
-		{"into a tape that exists", map[string]string{"main.jsonl": bubFile(0)}, []string{"main.jsonl"}, exitUsage,
-			[]string{"tape main exists", "--tape NAME"}, nil, 0},
+		{"into a tape that holds other entries", map[string]string{"main.jsonl": bubFile(0)}, []string{"main.jsonl"}, exitUsage,
+			[]string{"tape main holds entries and none of main.jsonl", "--tape NAME"}, nil, 0},
 		{"--tape with two files", map[string]string{"a.jsonl": bubFile(0), "b.jsonl": bubFile(0)}, []string{"--tape", "x", "a.jsonl", "b.jsonl"}, exitUsage,
 			[]string{"--tape names the tape of one file"}, nil, 0},
 		{"a bad tape name", map[string]string{".s.jsonl": bubFile(0)}, []string{".s.jsonl"}, exitUsage,
@@ -171,6 +171,7 @@ func TestImportBubErrorsProcess(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := newCLIWorkspace(t)
+			mustRun(t, dir, "append", "--kind", "message", `{"role":"user","content":"not from Bub"}`) // main holds an entry of its own
 			for name, data := range tt.files {
 				writeBubFile(t, filepath.Join(dir, name), data)
 			}
@@ -228,6 +229,60 @@ func TestImportBubTwiceLeavesFilesAlone(t *testing.T) {
 
 // A Bub file that was reset (ids start again with other dates) is not mixed
 // into the tape imported from it before.
+
+// A tape that holds only the bootstrap anchor tape made (after tape init)
+// takes an import; a file whose first line was refused can be imported
+// again once more lines came; and two imports at once import each line
+// once (review).
+func TestImportBubIntoFreshTapeAgainAndAtOnce(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	writeBubFile(t, filepath.Join(dir, "main.jsonl"), bubFile(3))
+	if _, stderr, code := runProcess(t, dir, "import", "bub", "main.jsonl"); code != 0 {
+		t.Fatalf("import into main after tape init: exit %d: %s", code, stderr)
+	}
+	bad := filepath.Join(dir, "nn.jsonl")
+	writeBubFile(t, bad, `{"id": 1, "kind": "anchor", "payload": {"state": {}}, "meta": {}, "date": "2025-06-01T08:00:00+00:00"}`+"\n"+
+		`{"id": 2, "kind": "message", "payload": {"role": "user", "content": "二"}, "meta": {}, "date": "2025-06-01T08:00:01+00:00"}`+"\n")
+	if _, _, code := runProcess(t, dir, "import", "bub", "nn.jsonl"); code != exitUsage {
+		t.Fatalf("import with a refused first line: exit %d, want %d", code, exitUsage)
+	}
+	f, err := os.OpenFile(bad, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"id": 3, "kind": "message", "payload": {"role": "user", "content": "三"}, "meta": {}, "date": "2025-06-01T08:00:02+00:00"}` + "\n")
+	f.Close()
+	out, stderr, _ := runProcess(t, dir, "import", "bub", "--json", "nn.jsonl")
+	if !strings.Contains(out, `"imported":1`) {
+		t.Errorf("import after the file grew: %s %s; want the new line imported", out, stderr)
+	}
+
+	writeBubFile(t, filepath.Join(dir, "big.jsonl"), bubFile(3000))
+	done := make(chan error, 2)
+	for range 2 {
+		go func() {
+			cmd := tapeProcess(dir, "import", "bub", "big.jsonl")
+			done <- cmd.Run()
+		}()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatalf("concurrent import: %v", err)
+		}
+	}
+	logOut := mustRun(t, dir, "--tape", "big", "log", "--all", "--json")
+	ids := map[string]int{}
+	for line := range strings.Lines(logOut) {
+		var rec struct{ ID string }
+		json.Unmarshal([]byte(line), &rec)
+		ids[rec.ID]++
+	}
+	for id, n := range ids {
+		if n > 1 {
+			t.Fatalf("id %s imported %d times by two imports at once", id, n)
+		}
+	}
+}
 func TestImportBubResetFile(t *testing.T) {
 	dir := newCLIWorkspace(t)
 	file := filepath.Join(dir, "s.jsonl")
@@ -235,7 +290,34 @@ func TestImportBubResetFile(t *testing.T) {
 	mustRun(t, dir, "import", "bub", "s.jsonl")
 	writeBubFile(t, file, strings.ReplaceAll(bubFile(0), "2025-06-01", "2025-07-01"))
 	_, stderr, code := runTapeStdin(t, dir, "", "import", "bub", "s.jsonl")
-	if code != exitUsage || !strings.Contains(stderr, "not from s.jsonl") {
+	if code != exitUsage || !strings.Contains(stderr, "none of s.jsonl") {
 		t.Errorf("exit %d, stderr %q; want exit %d and a refusal", code, stderr, exitUsage)
+	}
+}
+
+// A Bub line without a date is imported without one, keeps its place, and
+// is recognised by the next import (review: it was stamped with the time of
+// the import, sorted after later lines, and conflicted ever after).
+func TestImportBubLineWithoutDate(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	file := filepath.Join(dir, "nd.jsonl")
+	writeBubFile(t, file, `{"id": 1, "kind": "message", "payload": {"role": "user", "content": "first, no date"}, "meta": {}}`+"\n"+
+		`{"id": 2, "kind": "tool_call", "payload": {"calls": []}, "meta": {}, "date": "2025-06-01T08:00:01+00:00"}`+"\n")
+	for i := range 2 {
+		if _, stderr, code := runProcess(t, dir, "import", "bub", "nd.jsonl"); code != 0 {
+			t.Fatalf("import %d: exit %d: %s", i+1, code, stderr)
+		}
+	}
+	out := mustRun(t, dir, "--tape", "nd", "log", "--all", "--json")
+	first, second := strings.Index(out, "first, no date"), strings.Index(out, `"kind":"tool_call"`)
+	if first < 0 || second < 0 || first > second {
+		t.Errorf("the undated line is not first:\n%s", out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ".tape/tapes/nd/anchors/001_session-start/messages.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), `"date"`) {
+		t.Errorf("the undated line was given a date: %s", data)
 	}
 }
