@@ -1,11 +1,13 @@
 package log
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"strings"
 	"time"
@@ -241,10 +243,27 @@ func (c *checker) file(t *Tape, a Anchor, name string) {
 	}
 	count.Complete = s.lr.offset
 	c.res.Files = append(c.res.Files, count)
-	fi, err := s.f.Stat()
-	if err == nil && fi.Size() > count.Complete {
+	if torn := tornTail(s.f, count.Complete); torn > 0 {
 		c.add(CheckTornTail, path.Join(t.folderPath(a.Folder), name), s.lr.lineNo+1,
-			fmt.Sprintf("last line (%d bytes) has no newline: a writer in the middle of a write, or one that crashed; readers skip it until it ends", fi.Size()-count.Complete),
+			fmt.Sprintf("last line (%d bytes) has no newline: a writer in the middle of a write, or one that crashed; readers skip it until it ends", torn),
 			"if no writer is at work, end the line: echo >> '"+c.ws.Abs(path.Join(t.folderPath(a.Folder), name))+"' (tape append does it to the file it appends to)")
 	}
+}
+
+// tornTail is the length of the bytes after complete that hold no newline,
+// 0 if there are none or a newline came. Reading them, not comparing the
+// file's size after the scan, keeps a line a writer completed meanwhile
+// from passing for a torn one.
+func tornTail(f *os.File, complete int64) int64 {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= complete {
+		return 0
+	}
+	n := min(fi.Size()-complete, 1<<20)
+	buf := make([]byte, n)
+	got, _ := f.ReadAt(buf, complete)
+	if bytes.IndexByte(buf[:got], '\n') >= 0 {
+		return 0
+	}
+	return fi.Size() - complete
 }

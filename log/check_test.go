@@ -2,6 +2,7 @@ package log
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 )
@@ -54,5 +55,31 @@ func TestCheckFilesCounts(t *testing.T) {
 		if strings.Join(checks, " ") != "bad_line:3 torn_tail:5" {
 			t.Errorf("%s: problems %v, want bad_line:3 torn_tail:5", tt.name, checks)
 		}
+	}
+}
+
+// A line that ends after the scan stopped is no torn tail (second review:
+// doctor read the size after the scan and reported a complete line).
+func TestTornTail(t *testing.T) {
+	tests := []struct {
+		content  string
+		complete int64
+		want     int64
+	}{
+		{"a\nb\n", 4, 0},
+		{"a\nhalf", 2, 4},
+		{"a\nwhole line now\n", 2, 0}, // completed by a writer after the scan
+		{"a\n", 2, 0},
+	}
+	for _, tt := range tests {
+		f, err := os.CreateTemp(t.TempDir(), "x.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(tt.content)
+		if got := tornTail(f, tt.complete); got != tt.want {
+			t.Errorf("tornTail(%q, %d) = %d, want %d", tt.content, tt.complete, got, tt.want)
+		}
+		f.Close()
 	}
 }
