@@ -61,6 +61,17 @@ func (c *ContextCmd) Run(env *Env, g *Globals) error {
 	return unreadable
 }
 
+// lastNamed finds the last anchor named sel, as --anchor NAME promises,
+// before trying sel as a folder, seq or slug (an anchor may be named "2").
+func lastNamed(anchors []tapelog.Anchor, sel string) (int, error) {
+	for i := len(anchors) - 1; i >= 0; i-- {
+		if anchors[i].Name == sel {
+			return i, nil
+		}
+	}
+	return tapelog.FindAnchor(anchors, sel)
+}
+
 // entries reads the entries the flags select, in tape order: the whole tape,
 // or the entries after an anchor (its own entry left out, the entries of
 // the anchors after it kept).
@@ -74,7 +85,7 @@ func (c *ContextCmd) entries(env *Env, ix *projector.Projector, tape string) ([]
 	switch {
 	case c.All || len(anchors) == 0:
 	case c.Anchor != "":
-		i, err := tapelog.FindAnchor(anchors, c.Anchor)
+		i, err := lastNamed(anchors, c.Anchor)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w; 'tape anchors' lists them", err)
 		}
