@@ -171,6 +171,7 @@ func importBub(env *Env, ws *tapelog.Workspace, path, shown, name string) (impor
 	}
 	bar := newProgress(env.Stderr, "importing "+filepath.Base(shown), fi.Size(), "bytes")
 	defer bar.done()
+	im.stderr = bar.Writer(env.Stderr) // warnings on lines of their own
 	r := &importCounter{r: f}
 	for l, err := range tapelog.ReadBub(ctx, r, shown) {
 		bar.set(r.n)

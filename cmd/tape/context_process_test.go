@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -76,6 +77,14 @@ func TestProgressBar(t *testing.T) {
 	}
 	if _, term := openPTY(t); newProgress(term, "x", 10, "bytes").w == nil {
 		t.Error("no bar on a terminal")
+	}
+	// A warning written while the bar shows erases it first (second review).
+	var shared bytes.Buffer
+	warned := &progressBar{w: &shared, label: "importing", total: 10}
+	warned.set(5)
+	fmt.Fprint(warned.Writer(&shared), "tape: warning: x\n")
+	if got := shared.String(); !strings.HasSuffix(got, "%\r\x1b[Ktape: warning: x\n") {
+		t.Errorf("warning after the bar: %q; want the bar erased first", got)
 	}
 	p := &progressBar{w: &buf, label: "importing 文件\x1b", total: 200}
 	p.set(50)

@@ -66,6 +66,33 @@ func (p *progressBar) done() {
 	}
 }
 
+// clear erases the bar for a line of other output; the next set draws it
+// again below that line.
+func (p *progressBar) clear() {
+	p.done()
+	p.drawn = time.Time{}
+}
+
+// Writer returns w, which shares the terminal with the bar, as a writer
+// that erases the bar before each write: a warning then starts at the
+// beginning of its own line instead of after the bar.
+func (p *progressBar) Writer(w io.Writer) io.Writer {
+	if p.w == nil {
+		return w
+	}
+	return clearingWriter{bar: p, w: w}
+}
+
+type clearingWriter struct {
+	bar *progressBar
+	w   io.Writer
+}
+
+func (c clearingWriter) Write(b []byte) (int, error) {
+	c.bar.clear()
+	return c.w.Write(b)
+}
+
 // showIndexProgress makes an index pass count its entries on a terminal.
 // It returns the function that erases the bar when the pass is over.
 func showIndexProgress(env *Env, ix *projector.Projector, label string) func() {
