@@ -37,7 +37,7 @@ func ReadBub(ctx context.Context, r io.Reader, name string) iter.Seq2[BubLine, e
 				yield(BubLine{}, err)
 				return
 			}
-			raw, err := br.ReadBytes('\n')
+			raw, tooLong, err := readCapped(br, DefaultMaxLineBytes)
 			if err != nil && !errors.Is(err, io.EOF) {
 				yield(BubLine{}, &LineError{Path: name, Line: n, Offset: offset, Reason: "read: " + err.Error(), Err: err})
 				return
@@ -45,8 +45,16 @@ func ReadBub(ctx context.Context, r io.Reader, name string) iter.Seq2[BubLine, e
 			last := errors.Is(err, io.EOF)
 			start := offset
 			offset += int64(len(raw))
-			if len(raw) == 0 {
+			offset += tooLong
+			if len(raw) == 0 && tooLong == 0 {
 				return
+			}
+			if tooLong > 0 {
+				reason := fmt.Sprintf("line is %d bytes, over the read limit of %d", tooLong, DefaultMaxLineBytes)
+				if !yield(BubLine{}, &LineError{Path: name, Line: n, Offset: start, Reason: reason}) || last {
+					return
+				}
+				continue
 			}
 			e, reason := ParseBubLine(raw)
 			switch {
@@ -65,6 +73,24 @@ func ReadBub(ctx context.Context, r io.Reader, name string) iter.Seq2[BubLine, e
 			if last {
 				return
 			}
+		}
+	}
+}
+
+// readCapped reads one line, newline included, from br. A line longer than
+// max is not kept: it is read through, and its length returned as tooLong
+// with no data, so one corrupt multi-gigabyte line costs no memory.
+func readCapped(br *bufio.Reader, max int) (line []byte, tooLong int64, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if tooLong > 0 || len(line)+len(chunk) > max {
+			tooLong += int64(len(line) + len(chunk))
+			line = nil
+		} else {
+			line = append(line, chunk...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, tooLong, err
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package log
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,4 +104,29 @@ func FuzzParseBubLine(f *testing.F) {
 			t.Fatalf("ParseBubLine(%q) = id %q kind %q payload %q", line, e.ID, e.Kind, e.Payload)
 		}
 	})
+}
+
+// A line over the cap is read through without being kept, and the lines
+// around it are read whole (second review: ReadBub held any line in
+// memory, several times over).
+func TestReadCapped(t *testing.T) {
+	br := bufio.NewReaderSize(strings.NewReader("short\n"+strings.Repeat("x", 100)+"\nnext\ntail"), 16)
+	type got struct {
+		line    string
+		tooLong int64
+	}
+	var all []got
+	for {
+		line, tooLong, err := readCapped(br, 10)
+		if len(line) > 0 || tooLong > 0 {
+			all = append(all, got{string(line), tooLong})
+		}
+		if err != nil {
+			break
+		}
+	}
+	want := []got{{"short\n", 0}, {"", 101}, {"next\n", 0}, {"tail", 0}}
+	if fmt.Sprint(all) != fmt.Sprint(want) {
+		t.Errorf("readCapped: %q, want %q", all, want)
+	}
 }
