@@ -127,6 +127,6 @@ func TestReadCapped(t *testing.T) {
 	}
 	want := []got{{"short\n", 0}, {"", 101}, {"next\n", 0}, {"tail", 0}}
 	if fmt.Sprint(all) != fmt.Sprint(want) {
-		t.Errorf("readCapped: %q, want %q", all, want)
+		t.Errorf("readCapped: %v, want %v", all, want)
 	}
 }
