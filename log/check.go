@@ -32,6 +32,7 @@ const (
 	CheckUnreadable   = "unreadable"    // a tape file that cannot be opened or is not a regular file
 	CheckAnchorFile   = "anchor_file"   // an anchor.json that cannot be read
 	CheckIndexDrift   = "index_drift"   // the index disagrees with the files (projector)
+	CheckForkMerge    = "fork_merge"    // a merge or removal of a fork that did not finish
 )
 
 // StaleTemp is the age past which a temporary file or folder is surely
@@ -95,10 +96,11 @@ func (w *Workspace) CheckFiles(ctx context.Context, upTo map[FileKey]int64) (*Ch
 
 // checker holds one CheckFiles run.
 type checker struct {
-	ws   *Workspace
-	upTo map[FileKey]int64
-	now  time.Time
-	res  *CheckResult
+	ws     *Workspace
+	upTo   map[FileKey]int64
+	now    time.Time
+	res    *CheckResult
+	inFork bool // checking a fork: its files are not the index's, so not counted
 }
 
 func (c *checker) add(check, rel string, line int, problem, fix string) {
@@ -137,6 +139,50 @@ func (c *checker) temps(rel string, dirents []fs.DirEntry) {
 
 func (c *checker) tape(ctx context.Context, name string) error {
 	t := &Tape{ws: c.ws, name: name, dir: tapesDir + "/" + name}
+	if err := c.tapeDir(ctx, t); err != nil {
+		return err
+	}
+	return c.forks(ctx, t)
+}
+
+// forks checks the forks of a tape as tapes of their own (a bad line there
+// stops its merge), and says which merges or removals did not finish.
+func (c *checker) forks(ctx context.Context, t *Tape) error {
+	dirents, err := fs.ReadDir(c.ws.root.FS(), t.forksPath())
+	if err != nil {
+		return nil // no forks (or none readable: the tape's own check says so)
+	}
+	for _, d := range dirents {
+		rel := path.Join(t.forksPath(), d.Name())
+		if c.temp(rel, d) || !d.IsDir() {
+			continue
+		}
+		for _, prefix := range []string{mergedPrefix, ".discarded-"} {
+			if id, ok := strings.CutPrefix(d.Name(), prefix); ok {
+				verb := strings.Trim(prefix, ".-")
+				c.add(CheckForkMerge, rel, 0, "a fork "+verb+" but not yet removed (the command was interrupted)",
+					"tape --tape "+t.name+" "+map[string]string{"merged": "merge", "discarded": "discard"}[verb]+" "+id)
+			}
+		}
+		if hasDotPrefix(d.Name()) {
+			continue
+		}
+		if _, err := c.ws.root.Stat(path.Join(rel, mergeJournal)); err == nil {
+			c.add(CheckForkMerge, path.Join(rel, mergeJournal), 0, "a merge of this fork started and did not finish",
+				"tape --tape "+t.name+" merge "+d.Name()+" (it finishes it, writing no entry twice)")
+		}
+		c.inFork = true
+		err := c.tapeDir(ctx, &Tape{ws: c.ws, name: t.name, dir: rel})
+		c.inFork = false
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tapeDir checks a tape's folder (or a fork's) and its anchor folders.
+func (c *checker) tapeDir(ctx context.Context, t *Tape) error {
 	c.temps(t.dir, nil)
 	dirents, err := fs.ReadDir(c.ws.root.FS(), t.anchorsPath())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -242,7 +288,9 @@ func (c *checker) file(t *Tape, a Anchor, name string) {
 		}
 	}
 	count.Complete = s.lr.offset
-	c.res.Files = append(c.res.Files, count)
+	if !c.inFork {
+		c.res.Files = append(c.res.Files, count)
+	}
 	if torn := tornTail(s.f, count.Complete); torn > 0 {
 		c.add(CheckTornTail, path.Join(t.folderPath(a.Folder), name), s.lr.lineNo+1,
 			fmt.Sprintf("last line (%d bytes) has no newline: a writer in the middle of a write, or one that crashed; readers skip it until it ends", torn),
