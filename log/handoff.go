@@ -70,7 +70,7 @@ func (t *Tape) Handoff(ctx context.Context, name string, state json.RawMessage) 
 		return Anchor{}, err
 	}
 	var a Anchor
-	err = t.withLock(ctx, func() error {
+	err = t.withFoldersLock(ctx, func() error {
 		if _, err := t.ensureLocked(); err != nil {
 			return err
 		}
@@ -78,12 +78,20 @@ func (t *Tape) Handoff(ctx context.Context, name string, state json.RawMessage) 
 		a, err = t.createAnchorLocked(name, state)
 		return err
 	})
+	return a, err
+}
+
+// withFoldersLock runs fn, which adds anchor folders, under the tape's
+// lock, then drops the append cache: the next append goes to the newest
+// folder, which fn may have made.
+func (t *Tape) withFoldersLock(ctx context.Context, fn func() error) error {
+	err := t.withLock(ctx, fn)
 	if err == nil {
 		t.mu.Lock()
-		t.forgetLocked() // the next append goes to the new folder
+		t.forgetLocked()
 		t.mu.Unlock()
 	}
-	return a, err
+	return err
 }
 
 // ensure creates the tape, with its bootstrap anchor, if it has no anchor

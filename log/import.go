@@ -41,16 +41,11 @@ func (t *Tape) HandoffEntry(ctx context.Context, e Entry) (Anchor, error) {
 		return Anchor{}, err
 	}
 	var a Anchor
-	err = t.withLock(ctx, func() error {
+	err = t.withFoldersLock(ctx, func() error {
 		var err error
 		a, err = t.createAnchorEntryLocked(name, f)
 		return err
 	})
-	if err == nil {
-		t.mu.Lock()
-		t.forgetLocked() // the next append goes to the new folder
-		t.mu.Unlock()
-	}
 	return a, err
 }
 

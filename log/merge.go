@@ -81,16 +81,11 @@ func (t *Tape) Merge(ctx context.Context, id string, opts MergeOptions) (MergeRe
 		return MergeResult{}, err
 	}
 	res := MergeResult{Fork: id}
-	err := t.withLock(ctx, func() error {
+	err := t.withFoldersLock(ctx, func() error { // the merge may add anchor folders
 		var err error
 		res, err = t.mergeLocked(ctx, id, opts)
 		return err
 	})
-	if err == nil {
-		t.mu.Lock()
-		t.forgetLocked() // the merge may have added anchor folders
-		t.mu.Unlock()
-	}
 	return res, err
 }
 

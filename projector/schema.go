@@ -3,7 +3,7 @@ package projector
 // SchemaVersion is the version of the index's tables and of the forms of
 // the values in them (a folder's files_sig, for one). An index.db of
 // another version is rebuilt from the files, in place.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.

@@ -68,9 +68,13 @@ func Extract(kind string, payload map[string]any, meta json.RawMessage) Facts {
 	case "message":
 		f.Role, _ = payload["role"].(string)
 	case "tool_call":
+		// Only objects are calls, as for Calls and the context: a result
+		// answers the call at its position among them.
 		calls, _ := payload["calls"].([]any)
 		for _, c := range calls {
-			f.Calls = append(f.Calls, callRef(c))
+			if m, ok := c.(map[string]any); ok {
+				f.Calls = append(f.Calls, callRef(m))
+			}
 		}
 	case "tool_result":
 		results, _ := payload["results"].([]any)
@@ -87,8 +91,7 @@ func Extract(kind string, payload map[string]any, meta json.RawMessage) Facts {
 
 // callRef reads a call in the OpenAI shape ({"id", "function": {"name"}})
 // or a flat one ({"id", "name"}).
-func callRef(c any) CallRef {
-	m, _ := c.(map[string]any)
+func callRef(m map[string]any) CallRef {
 	var r CallRef
 	r.ID, _ = m["id"].(string)
 	if fn, ok := m["function"].(map[string]any); ok {

@@ -28,6 +28,8 @@ func TestExtract(t *testing.T) {
 		{"tool_call", `{"calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{}"}},{"id":"c2","name":"read"}]}`, ``,
 			`{"calls":[{"id":"c1","name":"bash"},{"id":"c2","name":"read"}]}`},
 		{"tool_call", `{"calls":[]}`, ``, ``}, // the fold needs only its kind to clear what is pending
+		// Only objects are calls, as in the context: positions must agree.
+		{"tool_call", `{"calls":["x",{"id":"c1","function":{"name":"bash"}},null]}`, ``, `{"calls":[{"id":"c1","name":"bash"}]}`},
 		{"tool_result", `{"results":["ok","Error: no such file",{"is_error":true},{"error":"boom"},{"status":"failed"},{"error":null},{"output":"x"}]}`, ``,
 			`{"results":[false,true,true,true,true,false,false]}`},
 		{"event", `{"name":"run","data":{"status":"ok","model":"gpt-x","usage":{"prompt_tokens":10,"completion_tokens":5}}}`, ``,

@@ -3,11 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
+	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
 
@@ -127,7 +125,7 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 	out := newJSONLines(env.Stdout)
 	for _, s := range page {
 		rec := tapeRecord{Name: s.Name, Title: s.Title, CWD: s.CWD, First: rfc3339(s.First), Last: rfc3339(s.Last),
-			Entries: s.Entries, Anchors: s.Anchors, Forks: countForks(ws.Abs("tapes/" + s.Name))}
+			Entries: s.Entries, Anchors: s.Anchors, Forks: countForks(ws, s.Name)}
 		if c.JSON {
 			if err := out.write(rec); err != nil {
 				return err
@@ -179,20 +177,16 @@ func rfc3339(t time.Time) *string {
 	return &s
 }
 
-// countForks counts the folders in a tape's forks/ folder, where forks
-// live while they are neither merged nor discarded.
-func countForks(tapeDir string) int {
-	entries, err := os.ReadDir(filepath.Join(tapeDir, "forks"))
+// countForks counts the forks of a tape that are neither merged nor
+// discarded (Tape.Forks, through the workspace's root).
+func countForks(ws *tapelog.Workspace, tape string) int {
+	t, err := ws.Tape(tape)
 	if err != nil {
 		return 0
 	}
-	n := 0
-	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			n++
-		}
-	}
-	return n
+	defer t.Close()
+	ids, _ := t.Forks()
+	return len(ids)
 }
 
 // CallsCmd is `tape calls`.
