@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -123,18 +122,7 @@ func TestForkCommandsProcess(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := tapeProcess(dir, tc.args...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			err := cmd.Run()
-			code := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			msg := stderr.String()
+			_, msg, code := runProcess(t, dir, tc.args...)
 			if code != tc.code || !strings.Contains(msg, tc.stderrHas) {
 				t.Errorf("tape %v: exit %d, stderr %q; want exit %d with %q", tc.args, code, msg, tc.code, tc.stderrHas)
 			}
