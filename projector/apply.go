@@ -27,6 +27,7 @@ type applier struct {
 	stats     *Stats
 	dirty     map[string]viewKey // per tape, where its tool entries may have changed from (views.go)
 	foldChunk int                // tool entries the calls fold reads at a time
+	build     *ftsBuild          // where search rows go, if not to entries_fts (ftsbuild.go)
 }
 
 // The statements an applier runs, by name.
@@ -77,7 +78,7 @@ func (a *applier) exec(ctx context.Context, q string, args ...any) (int64, error
 // entries), their search rows and their runs rows. The caller notes where
 // the calls may have changed (touch).
 func (a *applier) deleteEntries(ctx context.Context, where string, args ...any) error {
-	if _, err := a.exec(ctx, `DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
+	if err := a.deleteText(ctx, where, args...); err != nil {
 		return err
 	}
 	if _, err := a.exec(ctx, `DELETE FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
@@ -86,6 +87,31 @@ func (a *applier) deleteEntries(ctx context.Context, where string, args ...any) 
 	n, err := a.exec(ctx, `DELETE FROM entries WHERE `+where, args...)
 	a.stats.Removed += int(n)
 	return err
+}
+
+// deleteText removes the search rows of the entries that where selects.
+func (a *applier) deleteText(ctx context.Context, where string, args ...any) error {
+	if a.build == nil {
+		_, err := a.exec(ctx, `DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE `+where+`)`, args...)
+		return err
+	}
+	rows, err := a.tx.QueryContext(ctx, `SELECT rowid FROM entries WHERE `+where, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return a.build.remove(ctx, ids)
 }
 
 func (a *applier) apply(ctx context.Context, o op) error {
@@ -274,7 +300,12 @@ func (a *applier) insertEntry(ctx context.Context, tape, folder, file string, fi
 			return err
 		}
 	}
-	if _, err := a.stmts["insertText"].ExecContext(ctx, rowid, r.text); err != nil {
+	if a.build != nil {
+		err = a.build.add(ctx, rowid, r.text)
+	} else {
+		_, err = a.stmts["insertText"].ExecContext(ctx, rowid, r.text)
+	}
+	if err != nil {
 		return fmt.Errorf("index text of entry %s: %w", r.id, err)
 	}
 	a.stats.Entries++

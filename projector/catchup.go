@@ -2,7 +2,9 @@ package projector
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -57,27 +59,7 @@ func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration, sc 
 		if changed || full {
 			sc = nil // what a watcher saw change says nothing of another index
 		}
-		tx, err := p.db.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("begin index pass: %w", err)
-		}
-		defer tx.Rollback()
-		if full {
-			if err := clearAll(ctx, tx); err != nil {
-				return err
-			}
-		}
-		st, err := loadState(ctx, tx)
-		if err != nil {
-			return err
-		}
-		if err := p.run(ctx, tx, st, sc, &stats); err != nil {
-			return err
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("commit index pass: %w", err)
-		}
-		return nil
+		return p.passLocked(ctx, full, sc, &stats)
 	})
 	stats.Duration = time.Since(start)
 	if err != nil && ctx.Err() != nil {
@@ -88,8 +70,87 @@ func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration, sc 
 	return stats, err
 }
 
+// passLocked runs a pass in one transaction; the caller holds the lock.
+//
+// A pass that starts from an empty index (a rebuild, a new index.db)
+// builds the search index beside it (ftsBuild) and copies it in before it
+// commits. It runs on a connection of its own, closed after the pass,
+// because the connection that copies FTS5's tables must not be used again
+// (see copyInto).
+func (p *Projector) passLocked(ctx context.Context, full bool, sc *scope, stats *Stats) error {
+	db := p.db
+	var build *ftsBuild
+	if empty, err := p.startsEmpty(ctx, full); err != nil {
+		return err
+	} else if empty {
+		if build, err = newFTSBuild(p.ws); err != nil {
+			return err
+		}
+		defer build.close()
+		// BEGIN IMMEDIATE would lock the attached build too, and its
+		// builder could not write it: begin deferred, then take index.db's
+		// write lock with a first write (lockMain).
+		db = sql.OpenDB(newConnector(strings.Replace(p.dsn(), "_txlock=immediate", "_txlock=deferred", 1)))
+		db.SetMaxOpenConns(1)
+		defer db.Close()
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("open index: %w", err)
+	}
+	defer conn.Close()
+	if build != nil {
+		if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS build`, build.path); err != nil {
+			return fmt.Errorf("attach search index build: %w", err)
+		}
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin index pass: %w", err)
+	}
+	defer tx.Rollback()
+	if build != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM main.meta WHERE 0`); err != nil { // lockMain
+			return fmt.Errorf("begin index pass: %w", err)
+		}
+	}
+	if full {
+		if err := clearAll(ctx, tx); err != nil {
+			return err
+		}
+	}
+	st, err := loadState(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := p.run(ctx, tx, st, sc, stats, build); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit index pass: %w", err)
+	}
+	return nil
+}
+
+// startsEmpty reports whether a pass starts from an index with no entries,
+// and so may build its search index beside it: a rebuild, or an index that
+// has none (new, or of a workspace with no tapes).
+func (p *Projector) startsEmpty(ctx context.Context, full bool) (bool, error) {
+	if p.noBuild {
+		return false, nil
+	}
+	if full {
+		return true, nil
+	}
+	var empty bool
+	if err := p.db.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM entries)`).Scan(&empty); err != nil {
+		return false, fmt.Errorf("read index: %w", err)
+	}
+	return empty, nil
+}
+
 // run walks the files in one goroutine and applies its ops in this one.
-func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stats *Stats) error {
+func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stats *Stats, build *ftsBuild) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ops := make(chan op, 64)
@@ -106,6 +167,9 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 	a, err := newApplier(ctx, tx, stats)
 	if err == nil && p.foldChunk > 0 {
 		a.foldChunk = p.foldChunk
+	}
+	if err == nil {
+		a.build = build
 	}
 	if err != nil {
 		cancel()
@@ -129,6 +193,17 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 	}
 	if err := a.finish(ctx); err != nil {
 		return err
+	}
+	if build != nil {
+		built, err := build.finish(ctx)
+		if err != nil {
+			return err
+		}
+		if built {
+			if err := build.copyInto(ctx, tx); err != nil {
+				return err
+			}
+		}
 	}
 	stats.FilesRead, stats.Bytes, stats.Listed, stats.Folders = walkStats.FilesRead, walkStats.Bytes, walkStats.Listed, walkStats.Folders
 	return nil

@@ -130,6 +130,13 @@ func dumpQuery(t *testing.T, p *Projector, b *strings.Builder, q string, args ..
 // dumps it.
 func rebuiltDump(t *testing.T, ws *tapelog.Workspace, words []string) string {
 	t.Helper()
+	return rebuilt(t, ws, func(p *Projector) string { return dump(t, p, words) })
+}
+
+// rebuilt builds a fresh index of the same files in another folder and
+// returns what show says of it.
+func rebuilt(t *testing.T, ws *tapelog.Workspace, show func(*Projector) string) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), ".tape")
 	if err := os.CopyFS(dir, os.DirFS(ws.Dir())); err != nil {
 		t.Fatal(err)
@@ -150,7 +157,7 @@ func rebuiltDump(t *testing.T, ws *tapelog.Workspace, words []string) string {
 	if _, err := p.Rebuild(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return dump(t, p, words)
+	return show(p)
 }
 
 func newWorkspaceB(b *testing.B) *tapelog.Workspace {

@@ -43,6 +43,10 @@ type Projector struct {
 	// foldChunk overrides the tool entries the calls fold reads at a time
 	// (views.go); tests make it small so that folds span chunks.
 	foldChunk int
+	// noBuild makes passes from an empty index write the search index in
+	// place instead of building it beside (ftsbuild.go), for tests that
+	// compare the two.
+	noBuild bool
 	// Fresh is set when Open, or a pass, made the index's tables anew: it
 	// holds nothing yet, however up to date the files are.
 	Fresh bool
@@ -170,13 +174,17 @@ func (p *Projector) openDB() error {
 // connect opens the database at p.path, the file fi describes.
 func (p *Projector) connect(fi fs.FileInfo) error {
 	p.ino = inode(fi)
-	dsn := "file:" + p.path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=immediate"
 	// One connection: the projector writes from one goroutine, and one
 	// connection keeps its temporary state (prepared statements, snapshot)
 	// simple. Readers in other processes have their own.
-	p.db = sql.OpenDB(newConnector(dsn))
+	p.db = sql.OpenDB(newConnector(p.dsn()))
 	p.db.SetMaxOpenConns(1)
 	return nil
+}
+
+// dsn names index.db and the settings of a connection to it.
+func (p *Projector) dsn() string {
+	return "file:" + p.path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=immediate"
 }
 
 // connector opens connections with SQLITE_FCNTL_PERSIST_WAL set, so that

@@ -147,6 +147,12 @@ CREATE TABLE bad_lines (
 CREATE VIEW tapes AS
 	SELECT tape AS name, count(*) AS anchors, max(seq) AS last_seq FROM anchors GROUP BY tape;
 
+` + ftsSchema
+
+// ftsSchema creates the search index, in index.db and in the scratch
+// database a rebuild builds it in (ftsbuild.go): the two must be the same
+// for the copy from one to the other to be the same index.
+const ftsSchema = `
 CREATE VIRTUAL TABLE entries_fts USING fts5 (
 	text,
 	content = '',

@@ -1,0 +1,132 @@
+package projector
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tape-dev/tape/internal/corpus"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// corpusWorkspace is a workspace with n generated entries over two tapes,
+// large enough that FTS5 flushes and merges segments.
+func corpusWorkspace(t *testing.T, n int) *tapelog.Workspace {
+	t.Helper()
+	dir := t.TempDir() + "/.tape"
+	if _, err := corpus.Generate(dir, corpus.Options{Entries: n, PerAnchor: 200, Tapes: 2, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tapelog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
+// rankedDump is dump plus what the search index alone decides: bm25 ranks
+// of common and rare words, and FTS5's own check of its structures.
+func rankedDump(t *testing.T, p *Projector, words []string) string {
+	t.Helper()
+	if _, err := p.DB().Exec(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
+		t.Fatalf("FTS5 integrity-check: %v", err)
+	}
+	var b strings.Builder
+	b.WriteString(dump(t, p, words))
+	for _, w := range words {
+		fmt.Fprintf(&b, "ranked %s:\n", w)
+		expr, _ := MatchExpr(w)
+		dumpQuery(t, p, &b, `SELECT e.tape, e.id, round(bm25(entries_fts), 9) FROM entries_fts f JOIN entries e ON e.rowid = f.rowid
+			WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts), e.tape, e.id LIMIT 50`, expr)
+	}
+	return b.String()
+}
+
+var corpusWords = []string{"error", "file", "the", "错误", corpus.RareWord(1000), corpus.RareWord(3000), "zzznothing"}
+
+// A search index built beside and copied in is the index built in place.
+func TestBuildBesideEqualsBuildInPlace(t *testing.T) {
+	ws := corpusWorkspace(t, 4000)
+	p := openProjector(t, ws)
+	p.noBuild = true
+	if _, err := p.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	inPlace := rankedDump(t, p, corpusWords)
+	p.noBuild = false
+	if _, err := p.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if beside := rankedDump(t, p, corpusWords); beside != inPlace {
+		t.Fatalf("built beside:\n%.3000s\nbuilt in place:\n%.3000s", beside, inPlace)
+	}
+	if !strings.Contains(inPlace, "ranked "+corpus.RareWord(3000)+":\nsession-") {
+		t.Fatalf("the rare word is not found:\n%.2000s", inPlace)
+	}
+}
+
+// The connection that searched and wrote the index before a rebuild copied
+// a new one in goes on writing it correctly: FTS5 caches the structure of
+// an index per connection, and a stale one would lose or corrupt segments.
+func TestCatchUpAfterBuildBeside(t *testing.T) {
+	ws := corpusWorkspace(t, 3000)
+	p := openProjector(t, ws)
+	catchUp(t, p) // from empty: built beside
+	for round := range 3 {
+		if _, err := p.Search(context.Background(), SearchQuery{Text: "error"}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 50 {
+			appendMsg(t, ws, "main", fmt.Sprintf("round%d word%d after the rebuild", round, i))
+		}
+		catchUp(t, p) // in place, on the connection that searched
+		if _, err := p.Rebuild(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		appendMsg(t, ws, "main", fmt.Sprintf("round%d last", round))
+		catchUp(t, p)
+	}
+	words := append([]string{"round0", "round2", "word49", "last"}, corpusWords...)
+	want := rebuilt(t, ws, func(p *Projector) string { return rankedDump(t, p, words) })
+	if got := rankedDump(t, p, words); got != want {
+		t.Fatalf("after rebuilds and catch-ups:\n%.3000s\nrebuilt:\n%.3000s", got, want)
+	}
+}
+
+// The scratch file is private while it exists, and gone after the pass;
+// one a killed pass left, even one that is not a database, is replaced.
+func TestBuildScratchFile(t *testing.T) {
+	ws := corpusWorkspace(t, 500)
+	path := ws.Abs(buildFile)
+	if err := os.WriteFile(path, []byte("left by a killed pass"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := openProjector(t, ws)
+	var modes []os.FileMode
+	p.OnProgress = func(Stats) {
+		if fi, err := os.Stat(path); err == nil {
+			modes = append(modes, fi.Mode().Perm())
+		}
+	}
+	st, err := p.Rebuild(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Entries < 500 {
+		t.Fatalf("rebuild indexed %d entries, want at least 500", st.Entries)
+	}
+	if len(modes) == 0 {
+		t.Fatal("no scratch file while the rebuild ran")
+	}
+	for _, m := range modes {
+		if m != 0o600 {
+			t.Fatalf("scratch file mode %v, want 0600", m)
+		}
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("scratch file after the pass: %v", err)
+	}
+}
