@@ -77,6 +77,64 @@ func parseLine(line []byte) (parsed, string) {
 	if !utf8.Valid(line) {
 		return parsed{}, "line is not valid UTF-8"
 	}
+	var buf [8]member
+	members, ok := splitObject(line, buf[:0])
+	if !ok {
+		return parseLineSlow(line)
+	}
+	var p parsed
+	rawKind, hasKind := lookup(members, "kind")
+	if !hasKind {
+		raw, _ := lookup(members, "role")
+		if role, err := decodeString(raw); err != nil || role == "" {
+			return parsed{}, noKind
+		}
+		p.kind = KindMessage
+		p.payload = bytes.Clone(bytes.TrimSpace(line)) // the reader reuses line's buffer
+		return p, ""
+	}
+	kind, err := decodeString(rawKind)
+	if err != nil || kind == "" {
+		return parsed{}, kindNotString
+	}
+	p.kind = kind
+	id, _ := lookup(members, "id")
+	p.id = parseID(id)
+	payload, _ := lookup(members, "payload")
+	p.payload = bytes.Clone(payload)
+	if meta, _ := lookup(members, "meta"); string(meta) != "null" {
+		p.meta = bytes.Clone(meta)
+	}
+	if raw, ok := lookup(members, "date"); ok {
+		if date, err := decodeString(raw); err == nil {
+			p.date = date
+			p.time, _ = ParseTime(date)
+		}
+	}
+	return p, ""
+}
+
+// decodeString decodes a JSON string (null gives ""), without
+// encoding/json for the usual one without escapes.
+func decodeString(raw []byte) (string, error) {
+	if s, ok := plainString(raw); ok {
+		return s, nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// The reasons parseLine gives for lines it cannot read.
+const (
+	noKind        = `object has no "kind" (want {"kind": ..., "payload": {...}}, or a chat message with "role")`
+	kindNotString = `"kind" is not a non-empty string`
+)
+
+// parseLineSlow is parseLine through encoding/json, for the lines
+// splitObject leaves to it: invalid ones, for encoding/json's explanation,
+// and unusual ones. FuzzParseLine checks that both paths agree.
+func parseLineSlow(line []byte) (parsed, string) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(line, &fields); err != nil {
 		if len(bytes.TrimSpace(line)) > 0 && bytes.TrimSpace(line)[0] != '{' {
@@ -92,7 +150,7 @@ func parseLine(line []byte) (parsed, string) {
 	if !hasKind {
 		var role string
 		if json.Unmarshal(fields["role"], &role) != nil || role == "" {
-			return parsed{}, `object has no "kind" (want {"kind": ..., "payload": {...}}, or a chat message with "role")`
+			return parsed{}, noKind
 		}
 		p.kind = KindMessage
 		// A copy: the reader reuses line's buffer for the next line.
@@ -100,7 +158,7 @@ func parseLine(line []byte) (parsed, string) {
 		return p, ""
 	}
 	if json.Unmarshal(rawKind, &p.kind) != nil || p.kind == "" {
-		return parsed{}, `"kind" is not a non-empty string`
+		return parsed{}, kindNotString
 	}
 	p.id = parseID(fields["id"])
 	p.payload = fields["payload"]

@@ -158,9 +158,14 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		return err
 	case opCheckpoint:
 		return a.saveCheckpoint(ctx, k, o.cp)
-	case opFolderSig:
-		_, err := a.stmts["folderSig"].ExecContext(ctx, o.sig, k.tape, k.folder)
-		return err
+	case opFolderSig: // the folder's files are all applied
+		if _, err := a.stmts["folderSig"].ExecContext(ctx, o.sig, k.tape, k.folder); err != nil {
+			return err
+		}
+		if a.build != nil {
+			return a.settleViews(ctx)
+		}
+		return nil
 	case opFolderListed:
 		_, err := a.stmts["folderListed"].ExecContext(ctx, o.listing.mtimeNS, int64(o.listing.ino), o.listing.listedNS, k.tape, k.folder)
 		return err

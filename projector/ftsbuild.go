@@ -120,7 +120,8 @@ func (b *ftsBuild) flush(ctx context.Context) error {
 
 // start opens the scratch database, creates entries_fts in it and starts
 // the goroutine that fills it, in one transaction. Nothing in it needs to
-// survive a crash: no journal, no syncs.
+// survive a crash: no journal, no syncs. A cache of 8 MiB builds as fast
+// as one of 32 MiB (FTS5 writes its segments mostly in order).
 func (b *ftsBuild) start(ctx context.Context) error {
 	b.started = true
 	dsn := "file:" + b.path + "?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-8192)&_pragma=locking_mode(NORMAL)"
@@ -144,7 +145,9 @@ func (b *ftsBuild) start(ctx context.Context) error {
 		return fmt.Errorf("prepare search index build: %w", err)
 	}
 	b.batch = make([]ftsRow, 0, ftsBatch)
-	b.rows = make(chan []ftsRow, 8)
+	// Room for a lag: the pass's last steps (the views, the checkpoints)
+	// run on one core, and the builder can use the other meanwhile.
+	b.rows = make(chan []ftsRow, 32)
 	b.done = make(chan error, 1)
 	go b.run(ctx, b.rows, tx, ins, del)
 	return nil
