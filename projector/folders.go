@@ -31,7 +31,7 @@ const prefetchers = 4
 // prefetch stats the folders in the background, a few at a time, and
 // returns one channel per folder for its result, so the walk consumes them
 // in order and the ops it sends stay in a fixed order.
-func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelog.Folder) []chan folderState {
+func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelog.Folder, stat statFunc) []chan folderState {
 	results := make([]chan folderState, len(folders))
 	for i := range results {
 		results[i] = make(chan folderState, 1)
@@ -54,7 +54,7 @@ func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelo
 				key := fileKey{tape: t.Name(), folder: f.Name}
 				old, known := w.st.folders[key]
 				var s folderState
-				s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, key, old.listing, known)
+				s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, key, old.listing, known, stat)
 				results[i] <- s
 			}
 		}()
@@ -66,17 +66,17 @@ func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelo
 // folder has the identity it had when it was last listed, and that listing
 // was made well after its mtime (see racyWindow in package log for why),
 // its set of files is the same as then, and only the files known from the
-// index are stat'ed, by absolute path: a catch-up with nothing to do costs
-// a few stats per folder. Otherwise the folder is listed in full.
+// index are stat'ed, relative to the open anchors folder: a catch-up with
+// nothing to do costs a few stats per folder. Otherwise the folder is listed in full.
 // It runs in prefetch's goroutines: it only reads the walker's state.
-func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, key fileKey, last folderListing, known bool) (*tapelog.FileInfo, []tapelog.FileInfo, folderListing, bool, error) {
-	dir, err := t.QuickStat(f.Name, "")
+func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, key fileKey, last folderListing, known bool, stat statFunc) (*tapelog.FileInfo, []tapelog.FileInfo, folderListing, bool, error) {
+	dir, err := stat(f.Name, "")
 	if err != nil {
 		return nil, nil, folderListing{}, false, err
 	}
 	now := folderListing{mtimeNS: dir.ModTime.UnixNano(), ino: dir.Ino}
 	if known && now.mtimeNS == last.mtimeNS && now.ino == last.ino && last.mtimeNS < last.listedNS-int64(racyWindow) {
-		if anchor, files, ok := w.statKnown(t, f, key); ok {
+		if anchor, files, ok := w.statKnown(t, f, key, stat); ok {
 			return anchor, files, last, false, nil
 		}
 	}
@@ -92,13 +92,18 @@ func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, key fileKey, las
 // have changed again within the same timestamp tick.
 const racyWindow = 2 * time.Second
 
+// statFunc describes a file of an anchor folder, or the folder for name ""
+// (tapelog.AnchorsDir.Stat, or Tape.QuickStat when the tape has no anchors
+// folder to open).
+type statFunc func(folder, name string) (tapelog.FileInfo, error)
+
 // statKnown stats the files the index knows in a folder that did not
 // change. ok is false if one is gone, which the folder's identity said
 // could not be: then the folder is listed after all.
-func (w *walker) statKnown(t *tapelog.Tape, f tapelog.Folder, key fileKey) (*tapelog.FileInfo, []tapelog.FileInfo, bool) {
+func (w *walker) statKnown(t *tapelog.Tape, f tapelog.Folder, key fileKey, stat statFunc) (*tapelog.FileInfo, []tapelog.FileInfo, bool) {
 	var anchor *tapelog.FileInfo
 	if w.st.folders[key].size != -1 { // -1: the folder had no anchor.json
-		fi, err := t.QuickStat(f.Name, tapelog.AnchorFile)
+		fi, err := stat(f.Name, tapelog.AnchorFile)
 		if err != nil {
 			return nil, nil, false
 		}
@@ -121,7 +126,7 @@ func (w *walker) statKnown(t *tapelog.Tape, f tapelog.Folder, key fileKey) (*tap
 				err = nil
 			}
 		} else {
-			fi, err = t.QuickStat(f.Name, name)
+			fi, err = stat(f.Name, name)
 		}
 		if err != nil {
 			return nil, nil, false

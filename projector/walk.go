@@ -278,7 +278,12 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 			return !w.scope.wantsFolder(&w.st, fileKey{tape: name, folder: f.Name})
 		})
 	}
-	listings := w.prefetch(ctx, t, folders)
+	stat := t.QuickStat
+	if dir, err := t.OpenAnchors(); err == nil { // it may be gone: QuickStat then says so per folder
+		defer dir.Close()
+		stat = dir.Stat
+	}
+	listings := w.prefetch(ctx, t, folders, stat)
 	for i, f := range folders {
 		var l folderState
 		select {
