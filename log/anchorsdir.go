@@ -3,7 +3,9 @@ package log
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path"
 	"time"
 
@@ -20,23 +22,33 @@ import (
 // when opened: a reset that replaces the anchors folder meanwhile is seen
 // by the next one opened.
 type AnchorsDir struct {
-	fd   int
+	t    *Tape
+	dir  *os.File
+	fd   int    // dir's descriptor
 	path string // relative to the workspace, for errors
 }
 
 // OpenAnchors opens the tape's anchors folder.
 func (t *Tape) OpenAnchors() (*AnchorsDir, error) {
-	abs := t.ws.Abs(t.anchorsPath())
-	for {
-		fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: t.anchorsPath(), Err: err}
-		}
-		return &AnchorsDir{fd: fd, path: t.anchorsPath()}, nil
+	dir, err := os.Open(t.ws.Abs(t.anchorsPath()))
+	if err != nil {
+		return nil, fmt.Errorf("open anchors of tape %s: %w", t.name, err)
 	}
+	return &AnchorsDir{t: t, dir: dir, fd: int(dir.Fd()), path: t.anchorsPath()}, nil
+}
+
+// Folders lists the anchor folders in tape order, as Tape.Folders does,
+// from the open folder: listing through the workspace's root stats every
+// name it finds, and this uses the types the listing gives.
+func (d *AnchorsDir) Folders() ([]Folder, error) {
+	if _, err := d.dir.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("list anchors of tape %s: %w", d.t.name, err)
+	}
+	dirents, err := d.dir.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list anchors of tape %s: %w", d.t.name, err)
+	}
+	return d.t.folders(dirents), nil
 }
 
 // Stat describes the file name of an anchor folder, or the folder itself
@@ -70,7 +82,7 @@ func (d *AnchorsDir) Stat(folder, name string) (FileInfo, error) {
 
 // Close closes the folder.
 func (d *AnchorsDir) Close() error {
-	if err := unix.Close(d.fd); err != nil {
+	if err := d.dir.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", d.path, err)
 	}
 	return nil

@@ -280,11 +280,18 @@ type Folder struct {
 // their anchor.json.
 func (t *Tape) Folders() ([]Folder, error) {
 	refs, err := t.listFolders()
+	return asFolders(refs), err
+}
+
+// folders lists the anchor folders in a listing of the anchors folder.
+func (t *Tape) folders(dirents []fs.DirEntry) []Folder { return asFolders(t.folderRefs(dirents)) }
+
+func asFolders(refs []folderRef) []Folder {
 	folders := make([]Folder, len(refs))
 	for i, r := range refs {
 		folders[i] = Folder{Seq: r.seq, Name: r.folder}
 	}
-	return folders, err
+	return folders
 }
 
 // ReadAnchor reads the anchor of one folder (see Anchor for a folder without

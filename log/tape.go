@@ -84,6 +84,12 @@ func (t *Tape) listFolders() ([]folderRef, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list anchors of tape %s: %w", t.name, err)
 	}
+	return t.folderRefs(dirents), nil
+}
+
+// folderRefs picks the anchor folders out of a listing of the anchors
+// folder, in tape order.
+func (t *Tape) folderRefs(dirents []fs.DirEntry) []folderRef {
 	refs := make([]folderRef, 0, len(dirents))
 	for _, d := range dirents {
 		if hasDotPrefix(d.Name()) || !t.isDir(d) {
@@ -96,7 +102,7 @@ func (t *Tape) listFolders() ([]folderRef, error) {
 	slices.SortFunc(refs, func(a, b folderRef) int {
 		return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.folder, b.folder))
 	})
-	return refs, nil
+	return refs
 }
 
 // isDir reports whether d is a folder, following a symlink only if it stays

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"slices"
+	"sync"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -30,14 +31,17 @@ const prefetchers = 4
 
 // prefetch stats the folders in the background, a few at a time, and
 // returns one channel per folder for its result, so the walk consumes them
-// in order and the ops it sends stay in a fixed order.
-func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelog.Folder, stat statFunc) []chan folderState {
-	results := make([]chan folderState, len(folders))
+// in order and the ops it sends stay in a fixed order. stop ends the
+// goroutines and waits for them.
+func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelog.Folder, stat statFunc) (results []chan folderState, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	results = make([]chan folderState, len(folders))
 	for i := range results {
 		results[i] = make(chan folderState, 1)
 	}
 	next := make(chan int)
-	go func() {
+	wg.Go(func() {
 		defer close(next)
 		for i := range folders {
 			select {
@@ -46,9 +50,9 @@ func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelo
 				return
 			}
 		}
-	}()
+	})
 	for range prefetchers {
-		go func() {
+		wg.Go(func() {
 			for i := range next {
 				f := folders[i]
 				key := fileKey{tape: t.Name(), folder: f.Name}
@@ -57,9 +61,9 @@ func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelo
 				s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, key, old.listing, known, stat)
 				results[i] <- s
 			}
-		}()
+		})
 	}
-	return results
+	return results, func() { cancel(); wg.Wait() }
 }
 
 // folderFiles describes a folder's anchor.json and tape files. When the

@@ -259,13 +259,28 @@ func (w *walker) walk(ctx context.Context) error {
 	return nil
 }
 
+// listTape lists a tape's anchor folders and returns how to stat their
+// files: relative to the open anchors folder (AnchorsDir), or, if it
+// cannot be opened, by path; and what closes the folder, once nothing
+// stats through it any more (its descriptor's number may be reused).
+func (w *walker) listTape(t *tapelog.Tape) (statFunc, []tapelog.Folder, func(), error) {
+	dir, err := t.OpenAnchors()
+	if err != nil { // gone, most likely: the tape's own listing says so
+		folders, err := t.Folders()
+		return t.QuickStat, folders, func() {}, err
+	}
+	folders, err := dir.Folders()
+	return dir.Stat, folders, func() { dir.Close() }, err
+}
+
 func (w *walker) walkTape(ctx context.Context, name string) error {
 	t, err := w.ws.Tape(name)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	folders, err := t.Folders()
+	stat, folders, closeDir, err := w.listTape(t)
+	defer closeDir()
 	if err != nil {
 		return err
 	}
@@ -278,12 +293,8 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 			return !w.scope.wantsFolder(&w.st, fileKey{tape: name, folder: f.Name})
 		})
 	}
-	stat := t.QuickStat
-	if dir, err := t.OpenAnchors(); err == nil { // it may be gone: QuickStat then says so per folder
-		defer dir.Close()
-		stat = dir.Stat
-	}
-	listings := w.prefetch(ctx, t, folders, stat)
+	listings, stop := w.prefetch(ctx, t, folders, stat)
+	defer stop() // before closeDir
 	for i, f := range folders {
 		var l folderState
 		select {

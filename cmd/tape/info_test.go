@@ -120,6 +120,8 @@ func TestInfoLag(t *testing.T) {
 func TestInfoWatcher(t *testing.T) {
 	dir := newCLIWorkspace(t)
 	watch := tapeProcess(dir, "watch", "--quiet")
+	var stderr syncBuffer // what the watcher says if it stops early
+	watch.Stderr = &stderr
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +137,7 @@ func TestInfoWatcher(t *testing.T) {
 	got := infoJSON(t, dir)
 	for got["watcher"] != true || got["watcher_pid"] != pid {
 		if time.Now().After(deadline) {
-			t.Fatalf("tape info never saw the watcher (pid %v): %v", pid, got)
+			t.Fatalf("tape info never saw the watcher (pid %v): %v; the watcher said: %q", pid, got, stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 		got = infoJSON(t, dir)
