@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 func TestCatchUpReadsOnlyWhatIsNew(t *testing.T) {
@@ -154,5 +157,26 @@ func TestBadLinesAreRecorded(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(file); !strings.Contains(string(data), big) {
 		t.Error("the projector changed the source file")
+	}
+}
+
+// A folder's signature keeps the form indexes of this schema stored: a
+// change of form would make every folder look changed once.
+func TestSignatureForm(t *testing.T) {
+	mtime := time.Unix(1700000000, 123456789)
+	files := []tapelog.FileInfo{
+		{Name: "messages.jsonl", Size: 42, ModTime: mtime, Ino: 7, Dev: 2049},
+		{Name: "odd\tname.jsonl", Size: 0, ModTime: mtime, Ino: 8, Dev: 2049},
+		{Name: "gone.jsonl", Err: &tapelog.LineError{Reason: "cannot open"}},
+	}
+	want := "\"messages.jsonl\"\t42\t1700000000123456789\t7\t2049\n" +
+		"\"odd\\tname.jsonl\"\t0\t1700000000123456789\t8\t2049\n" +
+		"\"gone.jsonl\"\t!\n"
+	if got := signature(files, nil); got != want {
+		t.Fatalf("signature:\n%q\nwant\n%q", got, want)
+	}
+	names, ok := sigNames(want)
+	if !ok || !slices.Equal(names, []string{"messages.jsonl", "odd\tname.jsonl", "gone.jsonl"}) {
+		t.Fatalf("sigNames = %q, %v", names, ok)
 	}
 }

@@ -3,7 +3,6 @@ package projector
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"maps"
@@ -158,16 +157,26 @@ func (st *state) index() {
 // none of them changed, and the catch-up skips them without reading their
 // checkpoints.
 func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
-	var b strings.Builder
+	// Appends, not fmt: a catch-up with nothing to do computes one per
+	// folder, on the walker's goroutine.
+	b := make([]byte, 0, 64*len(files))
 	for _, fi := range files {
-		b.WriteString(strconv.Quote(fi.Name)) // names may hold tabs and newlines
+		b = strconv.AppendQuote(b, fi.Name) // names may hold tabs and newlines
 		if fi.Err != nil || unreadable[fi.Name] {
-			b.WriteString("\t!\n")
+			b = append(b, "\t!\n"...)
 			continue
 		}
-		fmt.Fprintf(&b, "\t%d\t%d\t%d\t%d\n", fi.Size, fi.ModTime.UnixNano(), fi.Ino, fi.Dev)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, fi.Size, 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, fi.ModTime.UnixNano(), 10)
+		b = append(b, '\t')
+		b = strconv.AppendUint(b, fi.Ino, 10)
+		b = append(b, '\t')
+		b = strconv.AppendUint(b, fi.Dev, 10)
+		b = append(b, '\n')
 	}
-	return b.String()
+	return string(b)
 }
 
 // sigNames returns the names of the files a signature lists; ok is false
