@@ -11,10 +11,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
 func main() {
+	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
@@ -38,3 +40,17 @@ type Env struct {
 
 // Context is the command's context, cancelled by SIGINT and SIGTERM.
 func (e *Env) Context() context.Context { return e.ctx }
+
+// tuneGC lets the heap grow to five times what is live before a
+// collection, instead of twice, under a soft limit of 64 MiB, unless the
+// user set GOGC or GOMEMLIMIT. Most commands run for milliseconds and
+// allocate a few megabytes: collecting at Go's default cost a search of a
+// 1M-entry workspace a tenth of its time (21.9 against 19.2 ms, BENCHMARKS.md).
+// Long runs (a rebuild keeps about 30 MiB live) reach the limit, where
+// the collector works as often as the default would have.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(400)
+		debug.SetMemoryLimit(64 << 20)
+	}
+}
