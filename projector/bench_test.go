@@ -23,24 +23,34 @@ func benchCorpus(b *testing.B, n int) *tapelog.Workspace {
 	return ws
 }
 
-// BenchmarkRebuild measures a full rebuild of a 20,000-entry corpus:
+// BenchmarkRebuild measures a full rebuild of a 20,000-entry corpus, with
+// the search index built beside (what Rebuild does) and, as the baseline,
+// in place:
 //
 //	go test ./projector -run '^$' -bench Rebuild -count 6
 func BenchmarkRebuild(b *testing.B) {
 	ws := benchCorpus(b, benchEntries)
-	p, err := Open(context.Background(), ws)
-	if err != nil {
-		b.Fatal(err)
+	for _, mode := range []struct {
+		name    string
+		noBuild bool
+	}{{"beside", false}, {"in-place", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			p, err := Open(context.Background(), ws)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			p.noBuild = mode.noBuild
+			var st Stats
+			for b.Loop() {
+				if st, err = p.Rebuild(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(st.Bytes)
+			b.ReportMetric(float64(st.Entries)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
 	}
-	defer p.Close()
-	var st Stats
-	for b.Loop() {
-		if st, err = p.Rebuild(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.SetBytes(st.Bytes)
-	b.ReportMetric(float64(st.Entries)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
 }
 
 // benchEntries is the corpus size of BenchmarkRebuild.
