@@ -84,8 +84,10 @@ func (p *Projector) passLocked(ctx context.Context, full bool, sc *scope, stats 
 		return err
 	} else if empty {
 		if build, err = newFTSBuild(p.ws); err != nil {
-			return err
+			build = nil // no scratch file (a folder in its place, say): build in place
 		}
+	}
+	if build != nil {
 		defer build.close()
 		// BEGIN IMMEDIATE would lock the attached build too, and its
 		// builder could not write it: begin deferred, then take index.db's

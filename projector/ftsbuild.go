@@ -45,6 +45,7 @@ type ftsBuild struct {
 	rows    chan []ftsRow
 	done    chan error
 	started bool
+	running bool  // the builder goroutine has not reported on done yet
 	failed  error // the builder's error, once it has reported one
 }
 
@@ -111,7 +112,7 @@ func (b *ftsBuild) flush(ctx context.Context) error {
 		b.batch = make([]ftsRow, 0, ftsBatch)
 		return nil
 	case err := <-b.done: // the builder stopped early
-		b.failed = err
+		b.running, b.failed = false, err
 		return fmt.Errorf("build search index: %w", err)
 	case <-ctx.Done():
 		return ctx.Err()
@@ -149,6 +150,7 @@ func (b *ftsBuild) start(ctx context.Context) error {
 	// run on one core, and the builder can use the other meanwhile.
 	b.rows = make(chan []ftsRow, 32)
 	b.done = make(chan error, 1)
+	b.running = true
 	go b.run(ctx, b.rows, tx, ins, del)
 	return nil
 }
@@ -187,6 +189,7 @@ func (b *ftsBuild) finish(ctx context.Context) (bool, error) {
 	b.rows = nil
 	select {
 	case err := <-b.done:
+		b.running = false
 		if err != nil {
 			b.failed = err
 			return false, fmt.Errorf("build search index: %w", err)
@@ -217,9 +220,11 @@ func (b *ftsBuild) copyInto(ctx context.Context, tx sqlTx) error {
 func (b *ftsBuild) close() error {
 	if b.rows != nil { // stopped early: let the builder end and roll back
 		close(b.rows)
-		if b.failed == nil {
-			<-b.done
-		}
+		b.rows = nil
+	}
+	if b.running { // it ends soon: its rows are closed, or its context is done
+		<-b.done
+		b.running = false
 	}
 	if b.db != nil {
 		b.db.Close()

@@ -130,3 +130,27 @@ func TestBuildScratchFile(t *testing.T) {
 		t.Fatalf("scratch file after the pass: %v", err)
 	}
 }
+
+// A pass that cannot make its scratch file builds in place.
+func TestBuildInPlaceWithoutScratch(t *testing.T) {
+	ws := corpusWorkspace(t, 500)
+	if err := os.MkdirAll(ws.Abs(buildFile)+"/in-the-way", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := openProjector(t, ws)
+	st, err := p.Rebuild(context.Background())
+	if err != nil {
+		t.Fatalf("rebuild with a folder where the scratch file goes: %v", err)
+	}
+	if st.Entries < 500 {
+		t.Fatalf("rebuild indexed %d entries, want at least 500", st.Entries)
+	}
+	got := rankedDump(t, p, corpusWords)
+	p.noBuild = true
+	if _, err := p.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := rankedDump(t, p, corpusWords); got != want {
+		t.Fatalf("built without a scratch file:\n%.2000s\nin place:\n%.2000s", got, want)
+	}
+}
