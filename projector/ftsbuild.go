@@ -16,6 +16,9 @@ import (
 // the index lock uses it; a pass removes what a killed one left.
 const buildFile = "index-build.db"
 
+// buildAutomerge is the builder's FTS5 automerge setting.
+const buildAutomerge = 8
+
 // ftsBatch is how many search rows go to the builder at a time: one channel
 // send per row cost more than the send saved.
 const ftsBatch = 256
@@ -131,6 +134,12 @@ func (b *ftsBuild) start(ctx context.Context) error {
 	if _, err := b.db.ExecContext(ctx, ftsSchema); err != nil {
 		return fmt.Errorf("create search index build %s: %w", b.path, err)
 	}
+	// Merge segments eight at a time instead of four: a rebuild of 100k
+	// entries took 4.35 s instead of 5.05 (medians of three). copyInto
+	// leaves the setting behind, so index.db keeps FTS5's default.
+	if _, err := b.db.ExecContext(ctx, `INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', ?)`, buildAutomerge); err != nil {
+		return fmt.Errorf("configure search index build: %w", err)
+	}
 	tx, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin search index build: %w", err)
@@ -209,7 +218,11 @@ func (b *ftsBuild) copyInto(ctx context.Context, tx sqlTx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM main.`+t); err != nil {
 			return fmt.Errorf("copy search index: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO main.`+t+` SELECT * FROM build.`+t); err != nil {
+		q := `INSERT INTO main.` + t + ` SELECT * FROM build.` + t
+		if t == "entries_fts_config" {
+			q += ` WHERE k <> 'automerge'` // the builder's own setting
+		}
+		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("copy search index: %w", err)
 		}
 	}

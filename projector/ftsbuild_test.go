@@ -154,3 +154,27 @@ func TestBuildInPlaceWithoutScratch(t *testing.T) {
 		t.Fatalf("built without a scratch file:\n%.2000s\nin place:\n%.2000s", got, want)
 	}
 }
+
+// The builder's merge setting stays in the build: index.db keeps FTS5's
+// defaults for the passes that write it in place.
+func TestBuildLeavesDefaultConfig(t *testing.T) {
+	ws := corpusWorkspace(t, 300)
+	p := openProjector(t, ws)
+	if _, err := p.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	rows, err := p.DB().Query(`SELECT k FROM entries_fts_config ORDER BY k`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		rows.Scan(&k)
+		keys = append(keys, k)
+	}
+	if strings.Join(keys, ",") != "version" {
+		t.Fatalf("entries_fts_config keys after a rebuild: %v, want only version", keys)
+	}
+}
