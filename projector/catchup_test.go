@@ -180,3 +180,17 @@ func TestSignatureForm(t *testing.T) {
 		t.Fatalf("sigNames = %q, %v", names, ok)
 	}
 }
+
+// FuzzSigNames: sigNames reads back every name signature writes.
+func FuzzSigNames(f *testing.F) {
+	for _, s := range []string{"messages.jsonl", "a\tb", `q"uote`, `back\slash`, "\xff.jsonl", "日志.jsonl", ""} {
+		f.Add(s, "events.jsonl")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		files := []tapelog.FileInfo{{Name: a, Size: 1}, {Name: b, Err: &tapelog.LineError{}}}
+		names, ok := sigNames(signature(files, nil))
+		if !ok || !slices.Equal(names, []string{a, b}) {
+			t.Fatalf("sigNames(signature(%q, %q)) = %q, %v", a, b, names, ok)
+		}
+	})
+}

@@ -184,8 +184,15 @@ func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
 func sigNames(sig string) (names []string, ok bool) {
 	for line := range strings.Lines(sig) {
 		quoted, _, found := strings.Cut(line, "\t")
+		if !found {
+			return nil, false
+		}
+		if len(quoted) >= 2 && quoted[0] == '"' && quoted[len(quoted)-1] == '"' && !strings.ContainsAny(quoted[1:len(quoted)-1], `"\\`) {
+			names = append(names, quoted[1:len(quoted)-1]) // the usual name, with nothing to unquote
+			continue
+		}
 		name, err := strconv.Unquote(quoted)
-		if !found || err != nil {
+		if err != nil {
 			return nil, false
 		}
 		names = append(names, name)
