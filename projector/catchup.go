@@ -3,6 +3,7 @@ package projector
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -41,6 +42,38 @@ func (p *Projector) Rebuild(ctx context.Context) (Stats, error) {
 	return p.pass(ctx, true, LockWait, nil)
 }
 
+// ErrReplaced is returned by CatchUpBeside when index.db is not the file
+// this Projector opened: catch up with CatchUp, which reopens it.
+var ErrReplaced = errors.New("projector: index.db was replaced")
+
+// CatchUpBeside is CatchUpWait on a connection of its own, closed after
+// it, so that DB serves a read meanwhile: a read command can run its query
+// beside the catch-up and keep the answer if the catch-up changed no entry
+// (Stats.Changed). It never touches DB, so it cannot reopen an index.db
+// that was deleted or made anew: then it returns ErrReplaced.
+func (p *Projector) CatchUpBeside(ctx context.Context, wait time.Duration) (Stats, error) {
+	var stats Stats
+	start := time.Now()
+	err := p.withLock(ctx, wait, func() error {
+		if p.Fresh || p.replaced() {
+			return ErrReplaced
+		}
+		db := sql.OpenDB(newConnector(p.dsn()))
+		db.SetMaxOpenConns(1)
+		defer db.Close()
+		return p.passOn(ctx, db, false, nil, &stats)
+	})
+	stats.Duration = time.Since(start)
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("index pass: %w", ctx.Err())
+	}
+	return stats, err
+}
+
+// Changed reports whether a pass added or removed entries: if it did not,
+// every query of entries and search answers as before it.
+func (s Stats) Changed() bool { return s.Entries > 0 || s.Removed > 0 }
+
 // catchUpScoped is CatchUp looking only at the folders in sc (see scope),
 // or at all of them if sc is nil or the index is not the one this
 // Projector last caught up.
@@ -78,9 +111,13 @@ func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration, sc 
 // because the connection that copies FTS5's tables must not be used again
 // (see copyInto).
 func (p *Projector) passLocked(ctx context.Context, full bool, sc *scope, stats *Stats) error {
-	db := p.db
+	return p.passOn(ctx, p.db, full, sc, stats)
+}
+
+// passOn runs a pass on db, a connection pool to index.db.
+func (p *Projector) passOn(ctx context.Context, db *sql.DB, full bool, sc *scope, stats *Stats) error {
 	var build *ftsBuild
-	if empty, err := p.startsEmpty(ctx, full); err != nil {
+	if empty, err := p.startsEmpty(ctx, db, full); err != nil {
 		return err
 	} else if empty {
 		if build, err = newFTSBuild(p.ws); err != nil {
@@ -137,7 +174,7 @@ func (p *Projector) passLocked(ctx context.Context, full bool, sc *scope, stats 
 // startsEmpty reports whether a pass starts from an index with no entries,
 // and so may build its search index beside it: a rebuild, or an index that
 // has none (new, or of a workspace with no tapes).
-func (p *Projector) startsEmpty(ctx context.Context, full bool) (bool, error) {
+func (p *Projector) startsEmpty(ctx context.Context, db *sql.DB, full bool) (bool, error) {
 	if p.noBuild {
 		return false, nil
 	}
@@ -145,7 +182,7 @@ func (p *Projector) startsEmpty(ctx context.Context, full bool) (bool, error) {
 		return true, nil
 	}
 	var empty bool
-	if err := p.db.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM entries)`).Scan(&empty); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM entries)`).Scan(&empty); err != nil {
 		return false, fmt.Errorf("read index: %w", err)
 	}
 	return empty, nil

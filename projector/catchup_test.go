@@ -2,6 +2,7 @@ package projector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -193,4 +194,46 @@ func FuzzSigNames(f *testing.F) {
 			t.Fatalf("sigNames(signature(%q, %q)) = %q, %v", a, b, names, ok)
 		}
 	})
+}
+
+// CatchUpBeside leaves DB free for a query meanwhile, says whether it
+// changed any entry, and refuses an index.db that was replaced.
+func TestCatchUpBeside(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "first words")
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	p.Fresh = false // as a later process finds it
+
+	st, err := p.CatchUpBeside(context.Background(), time.Second)
+	if err != nil || st.Changed() {
+		t.Fatalf("no change: %+v, %v", st, err)
+	}
+
+	appendMsg(t, ws, "main", "second words")
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		st, err = p.CatchUpBeside(context.Background(), time.Second)
+		done <- err
+	}()
+	if _, err := p.Search(context.Background(), SearchQuery{Text: "words"}); err != nil { // beside it, on DB
+		t.Fatalf("search beside a catch-up: %v", err)
+	}
+	if err := <-done; err != nil || !st.Changed() || st.Entries != 1 {
+		t.Fatalf("an append: %+v, %v; want one entry added", st, err)
+	}
+	hits, err := p.Search(context.Background(), SearchQuery{Text: "second"})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("after the catch-up, search second: %d hits, %v", len(hits), err)
+	}
+
+	removeIndex(t, ws.Dir())
+	if _, err := p.CatchUpBeside(context.Background(), time.Second); !errors.Is(err, ErrReplaced) {
+		t.Fatalf("after index.db was deleted: %v, want ErrReplaced", err)
+	}
+	catchUp(t, p) // reopens it
+	if hits, err := p.Search(context.Background(), SearchQuery{Text: "words"}); err != nil || len(hits) != 2 {
+		t.Fatalf("after the index was rebuilt: %d hits, %v", len(hits), err)
+	}
 }

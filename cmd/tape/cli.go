@@ -182,6 +182,69 @@ func (g *Globals) index(env *Env, ws *tapelog.Workspace) (*projector.Projector, 
 	return ix, nil
 }
 
+// openSearchable is openIndexed for a command that can run its query
+// beside its own catch-up (searchBeside): pending reports that the index
+// still has to catch up, when no watcher did it and it is not new.
+func (g *Globals) openSearchable(env *Env, mustExist bool) (t *tapelog.Tape, ix *projector.Projector, pending bool, close func(), err error) {
+	ws, t, err := g.openTape(env, mustExist)
+	if err != nil {
+		return nil, nil, false, nil, err
+	}
+	if ix, err = projector.Open(env.Context(), ws); err != nil {
+		ws.Close()
+		return nil, nil, false, nil, err
+	}
+	close = func() { ix.Close(); t.Close(); ws.Close() }
+	switch {
+	case g.NoCatchup && !ix.Fresh:
+	case ix.Fresh:
+		err = catchUp(env, ix)
+	default:
+		var synced bool
+		synced, err = ix.SyncWatcher(env.Context(), projector.SyncTimeout)
+		pending = err == nil && !synced
+	}
+	if err != nil {
+		close()
+		return nil, nil, false, nil, err
+	}
+	return t, ix, pending, close, nil
+}
+
+// searchBeside runs find beside a catch-up of the index, on two
+// connections, and keeps what it found if the catch-up changed no entry;
+// otherwise it runs find again. A search at 1M entries with no watcher
+// spent half its time catching up before it could start.
+func searchBeside[T any](env *Env, ix *projector.Projector, find func() (T, error)) (T, error) {
+	ix.Holder = "tape catch-up"
+	type caughtUp struct {
+		st  projector.Stats
+		err error
+	}
+	done := make(chan caughtUp, 1)
+	go func() {
+		st, err := ix.CatchUpBeside(env.Context(), catchupWait)
+		done <- caughtUp{st, err}
+	}()
+	found, findErr := find()
+	c := <-done
+	switch {
+	case errors.Is(c.err, projector.ErrLocked):
+		fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", c.err)
+		return found, findErr
+	case errors.Is(c.err, projector.ErrReplaced):
+		if err := catchUp(env, ix); err != nil {
+			return found, err
+		}
+		return find()
+	case c.err != nil:
+		return found, c.err
+	case c.st.Changed():
+		return find()
+	}
+	return found, findErr
+}
+
 // catchUp brings an open index up to date with the files: through a
 // running watcher if there is one, else by itself.
 func catchUp(env *Env, ix *projector.Projector) error {

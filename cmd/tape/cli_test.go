@@ -336,3 +336,28 @@ func TestCLINoCatchupRebuildsMissingIndex(t *testing.T) {
 		t.Errorf("--no-catchup after deleting the index: exit %d, %q", code, out)
 	}
 }
+
+// A search with no watcher runs beside its catch-up: it answers from the
+// index as it stands only when the catch-up changed nothing.
+func TestSearchBesideCatchUp(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	mustRun(t, dir, "append", "--kind", "message", `{"role":"user","content":"alpha first"}`)
+	if out := mustRun(t, dir, "search", "--json", "alpha"); !strings.Contains(out, "alpha first") {
+		t.Fatalf("search alpha: %q", out)
+	}
+	if out := mustRun(t, dir, "search", "--json", "alpha"); !strings.Contains(out, "alpha first") { // nothing changed
+		t.Fatalf("search alpha again: %q", out)
+	}
+	appendBytes(t, filepath.Join(firstFolder(t, dir), "messages.jsonl"), `{"kind":"message","payload":{"role":"user","content":"alpha second"}}`+"\n")
+	if out := mustRun(t, dir, "search", "--json", "--anchor", "session/start", "second"); !strings.Contains(out, "alpha second") {
+		t.Fatalf("search after a hand append: %q", out)
+	}
+	for _, f := range []string{"index.db", "index.db-wal", "index.db-shm"} {
+		os.Remove(filepath.Join(dir, ".tape", f))
+	}
+	appendBytes(t, filepath.Join(firstFolder(t, dir), "messages.jsonl"), `{"kind":"message","payload":{"role":"user","content":"alpha third"}}`+"\n")
+	out := mustRun(t, dir, "search", "--json", "alpha")
+	if n := strings.Count(out, "\n"); n != 3 {
+		t.Fatalf("search after index.db was deleted: %d hits, want 3:\n%s", n, out)
+	}
+}

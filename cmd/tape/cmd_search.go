@@ -66,7 +66,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	if q.Until, err = parseWhen(c.Until, now); err != nil {
 		return usagef("--until: %v", err)
 	}
-	t, ix, closeAll, err := g.openIndexed(env, !c.AllTapes)
+	t, ix, pending, closeAll, err := g.openSearchable(env, !c.AllTapes)
 	if err != nil {
 		return err
 	}
@@ -74,12 +74,21 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	if !c.AllTapes {
 		q.Tapes = []string{t.Name()}
 	}
-	if c.Anchor != "" {
-		if q.Folders, err = c.folders(env, ix, q.Tapes); err != nil {
-			return err
+	find := func() ([]projector.Hit, error) {
+		if c.Anchor != "" {
+			var err error
+			if q.Folders, err = c.folders(env, ix, q.Tapes); err != nil {
+				return nil, err
+			}
 		}
+		return ix.Search(env.Context(), q)
 	}
-	hits, err := ix.Search(env.Context(), q)
+	var hits []projector.Hit
+	if pending {
+		hits, err = searchBeside(env, ix, find)
+	} else {
+		hits, err = find()
+	}
 	if errors.Is(err, projector.ErrEmptyQuery) {
 		return usagef("%q has no word to search for", q.Text)
 	}
