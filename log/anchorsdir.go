@@ -28,18 +28,28 @@ type AnchorsDir struct {
 	path string // relative to the workspace, for errors
 }
 
-// OpenAnchors opens the tape's anchors folder.
+// OpenAnchors opens the tape's anchors folder, through the workspace's
+// root, so a symlink that leads out of the workspace is refused as it is
+// everywhere else.
 func (t *Tape) OpenAnchors() (*AnchorsDir, error) {
-	dir, err := os.Open(t.ws.Abs(t.anchorsPath()))
+	f, err := t.ws.root.Open(t.anchorsPath())
 	if err != nil {
 		return nil, fmt.Errorf("open anchors of tape %s: %w", t.name, err)
 	}
-	return &AnchorsDir{t: t, dir: dir, fd: int(dir.Fd()), path: t.anchorsPath()}, nil
+	defer f.Close()
+	// A copy of the descriptor as a plain file: a listing of a file opened
+	// through a root stats every name, and a plain one uses the types the
+	// listing gives.
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open anchors of tape %s: %w", t.name, err)
+	}
+	dir := os.NewFile(uintptr(fd), t.ws.Abs(t.anchorsPath()))
+	return &AnchorsDir{t: t, dir: dir, fd: fd, path: t.anchorsPath()}, nil
 }
 
 // Folders lists the anchor folders in tape order, as Tape.Folders does,
-// from the open folder: listing through the workspace's root stats every
-// name it finds, and this uses the types the listing gives.
+// from the open folder.
 func (d *AnchorsDir) Folders() ([]Folder, error) {
 	if _, err := d.dir.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("list anchors of tape %s: %w", d.t.name, err)

@@ -237,3 +237,31 @@ func TestCatchUpBeside(t *testing.T) {
 		t.Fatalf("after the index was rebuilt: %d hits, %v", len(hits), err)
 	}
 }
+
+// A tape whose anchors folder is a symlink out of the workspace is not
+// read through it: the catch-up fails naming the tape (as it did before
+// stats went through the open anchors folder), and nothing from outside
+// reaches the index.
+func TestAnchorsSymlinkOutOfWorkspace(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "inside words")
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(outside, "001_secret-plan"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendRaw(t, filepath.Join(outside, "001_secret-plan", "events.jsonl"), `{"kind":"event","payload":{"name":"outsideword"}}`+"\n")
+	if err := os.MkdirAll(ws.Abs("tapes/leak"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, ws.Abs("tapes/leak/anchors")); err != nil {
+		t.Fatal(err)
+	}
+	p := openProjector(t, ws)
+	_, err := p.CatchUp(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "tape leak") || !strings.Contains(err.Error(), "escapes") {
+		t.Fatalf("catch-up with an anchors folder outside the workspace: %v", err)
+	}
+	if got := dump(t, p, []string{"outsideword"}); strings.Contains(got, "secret-plan") || strings.Contains(got, "leak") {
+		t.Fatalf("the index holds what lies outside the workspace:\n%s", got)
+	}
+}

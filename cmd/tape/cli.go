@@ -215,7 +215,7 @@ func (g *Globals) openSearchable(env *Env, mustExist bool) (t *tapelog.Tape, ix 
 // connections, and keeps what it found if the catch-up changed no entry;
 // otherwise it runs find again. A search at 1M entries with no watcher
 // spent half its time catching up before it could start.
-func searchBeside[T any](env *Env, ix *projector.Projector, find func() (T, error)) (T, error) {
+func searchBeside(env *Env, ix *projector.Projector, find func() ([]projector.Hit, error)) ([]projector.Hit, error) {
 	ix.Holder = "tape catch-up"
 	type caughtUp struct {
 		st  projector.Stats
