@@ -48,9 +48,10 @@ var ErrReplaced = errors.New("projector: index.db was replaced")
 
 // CatchUpBeside is CatchUpWait on a connection of its own, closed after
 // it, so that DB serves a read meanwhile: a read command can run its query
-// beside the catch-up and keep the answer if the catch-up changed no entry
-// (Stats.Changed). It never touches DB, so it cannot reopen an index.db
-// that was deleted or made anew: then it returns ErrReplaced.
+// beside the catch-up and keep the answer if nothing changed the index
+// from before the query to after the catch-up (DataVersion). It never
+// touches DB, so it cannot reopen an index.db that was deleted or made
+// anew: then it returns ErrReplaced.
 func (p *Projector) CatchUpBeside(ctx context.Context, wait time.Duration) (Stats, error) {
 	var stats Stats
 	start := time.Now()
@@ -70,9 +71,17 @@ func (p *Projector) CatchUpBeside(ctx context.Context, wait time.Duration) (Stat
 	return stats, err
 }
 
-// Changed reports whether a pass added or removed entries: if it did not,
-// every query of entries and search answers as before it.
-func (s Stats) Changed() bool { return s.Entries > 0 || s.Removed > 0 }
+// DataVersion is SQLite's data_version of DB's connection: it differs
+// between two calls if any other connection, in this process or another,
+// committed a change to index.db in between. A read that ran between two
+// equal versions read the index as it still is.
+func (p *Projector) DataVersion(ctx context.Context) (int64, error) {
+	var v int64
+	if err := p.db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read index version: %w", err)
+	}
+	return v, nil
+}
 
 // catchUpScoped is CatchUp looking only at the folders in sc (see scope),
 // or at all of them if sc is nil or the index is not the one this

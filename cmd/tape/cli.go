@@ -212,34 +212,39 @@ func (g *Globals) openSearchable(env *Env, mustExist bool) (t *tapelog.Tape, ix 
 }
 
 // searchBeside runs find beside a catch-up of the index, on two
-// connections, and keeps what it found if the catch-up changed no entry;
-// otherwise it runs find again. A search at 1M entries with no watcher
-// spent half its time catching up before it could start.
+// connections, and keeps what it found if no connection changed the index
+// from before find to after the catch-up (the catch-up, or a watcher or
+// another reader that caught up meanwhile); otherwise it runs find again.
+// A search at 1M entries with no watcher spent half its time catching up
+// before it could start.
 func searchBeside(env *Env, ix *projector.Projector, find func() ([]projector.Hit, error)) ([]projector.Hit, error) {
-	ix.Holder = "tape catch-up"
-	type caughtUp struct {
-		st  projector.Stats
-		err error
+	ctx := env.Context()
+	before, err := ix.DataVersion(ctx)
+	if err != nil {
+		return nil, err
 	}
-	done := make(chan caughtUp, 1)
+	ix.Holder = "tape catch-up"
+	done := make(chan error, 1)
 	go func() {
-		st, err := ix.CatchUpBeside(env.Context(), catchupWait)
-		done <- caughtUp{st, err}
+		_, err := ix.CatchUpBeside(ctx, catchupWait)
+		done <- err
 	}()
 	found, findErr := find()
-	c := <-done
+	caughtUp := <-done
 	switch {
-	case errors.Is(c.err, projector.ErrLocked):
-		fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", c.err)
+	case errors.Is(caughtUp, projector.ErrLocked):
+		fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", caughtUp)
 		return found, findErr
-	case errors.Is(c.err, projector.ErrReplaced):
+	case errors.Is(caughtUp, projector.ErrReplaced):
 		if err := catchUp(env, ix); err != nil {
 			return found, err
 		}
 		return find()
-	case c.err != nil:
-		return found, c.err
-	case c.st.Changed():
+	case caughtUp != nil:
+		return found, caughtUp
+	}
+	after, err := ix.DataVersion(ctx)
+	if err != nil || after != before {
 		return find()
 	}
 	return found, findErr

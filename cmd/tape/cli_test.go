@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 )
 
 var ulidPattern = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}$`)
@@ -359,5 +362,46 @@ func TestSearchBesideCatchUp(t *testing.T) {
 	out := mustRun(t, dir, "search", "--json", "alpha")
 	if n := strings.Count(out, "\n"); n != 3 {
 		t.Fatalf("search after index.db was deleted: %d hits, want 3:\n%s", n, out)
+	}
+}
+
+// searchBeside keeps its first answer only if no connection changed the
+// index meanwhile: here another process's catch-up (a watcher's, say)
+// commits a new line after the query read the index, and the catch-up
+// beside it then finds nothing new.
+func TestSearchBesideSeesOtherWriters(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	mustRun(t, dir, "append", "--kind", "message", `{"role":"user","content":"gamma one"}`)
+	mustRun(t, dir, "search", "--json", "gamma") // the index exists
+	ctx := context.Background()
+	open := func() *projector.Projector {
+		ws, err := tapelog.Open(filepath.Join(dir, ".tape"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix, err := projector.Open(ctx, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close(); ws.Close() })
+		return ix
+	}
+	ix, watcher := open(), open()
+	calls := 0
+	find := func() ([]projector.Hit, error) {
+		calls++
+		hits, err := ix.Search(ctx, projector.SearchQuery{Text: "gamma"})
+		if calls == 1 {
+			appendBytes(t, filepath.Join(firstFolder(t, dir), "messages.jsonl"), `{"role":"user","content":"gamma two"}`+"\n")
+			if _, err := watcher.CatchUp(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return hits, err
+	}
+	env := &Env{Stdout: io.Discard, Stderr: io.Discard, ctx: ctx}
+	hits, err := searchBeside(env, ix, find)
+	if err != nil || len(hits) != 2 || calls != 2 {
+		t.Fatalf("searchBeside: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
 	}
 }
