@@ -28,6 +28,7 @@ type applier struct {
 	dirty     map[string]viewKey // per tape, where its tool entries may have changed from (views.go)
 	foldChunk int                // tool entries the calls fold reads at a time
 	build     *ftsBuild          // where search rows go, if not to entries_fts (ftsbuild.go)
+	unfolded  int                // tool entries applied since the calls were last folded (settleViews)
 }
 
 // The statements an applier runs, by name.
@@ -162,7 +163,7 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		if _, err := a.stmts["folderSig"].ExecContext(ctx, o.sig, k.tape, k.folder); err != nil {
 			return err
 		}
-		if a.build != nil {
+		if a.build != nil && a.unfolded >= settleEvery {
 			return a.settleViews(ctx)
 		}
 		return nil
@@ -299,6 +300,7 @@ func (a *applier) insertEntry(ctx context.Context, tape, folder, file string, fi
 	}
 	if isToolKind(r.kind) {
 		a.touch(tape, viewKey{seq: r.seq, folder: folder, eff: r.effTime, file: file, line: r.line})
+		a.unfolded++
 	}
 	if r.facts.Run != nil {
 		if err := a.insertRun(ctx, rowid, tape, folder, r, timeNS); err != nil {

@@ -85,16 +85,23 @@ func (a *applier) refreshViews(ctx context.Context) error {
 
 // settleViews folds the calls of what the pass has applied so far, as if
 // the pass ended here; the rest of the pass folds from here on. A pass
-// that builds its search index beside (ftsbuild.go) does it after each
-// folder: it waits for the builder anyway, and the fold would otherwise
-// run at the end, on one core (a tenth of a rebuild).
+// that builds its search index beside (ftsbuild.go) does it at the end of
+// a folder once settleEvery tool entries wait: it waits for the builder
+// anyway, and the fold would otherwise run at the end, on one core (a
+// tenth of a rebuild). The threshold keeps a workspace of many small
+// folders from paying a fold's queries per folder.
 func (a *applier) settleViews(ctx context.Context) error {
 	if err := a.refreshViews(ctx); err != nil {
 		return err
 	}
 	clear(a.dirty)
+	a.unfolded = 0
 	return nil
 }
+
+// settleEvery is how many tool entries a pass that builds beside applies
+// before it folds them (settleViews).
+const settleEvery = 1024
 
 const toolKinds = `kind IN ('tool_call', 'tool_result', 'error')` // the WHERE of entries_tools, which SQLite must see to use it
 
