@@ -74,7 +74,8 @@ func (p *Projector) CatchUpBeside(ctx context.Context, wait time.Duration) (Stat
 // DataVersion is SQLite's data_version of DB's connection: it differs
 // between two calls if any other connection, in this process or another,
 // committed a change to index.db in between. A read that ran between two
-// equal versions read the index as it still is.
+// equal versions read the index as it still is. (DB holds one connection,
+// so both calls and the read use the same one.)
 func (p *Projector) DataVersion(ctx context.Context) (int64, error) {
 	var v int64
 	if err := p.db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
