@@ -130,8 +130,16 @@ func (p *Projector) passOn(ctx context.Context, db *sql.DB, full bool, sc *scope
 	if empty, err := p.startsEmpty(ctx, db, full); err != nil {
 		return err
 	} else if empty {
-		if build, err = newFTSBuild(p.ws); err != nil {
+		parts, block := buildParts(), int64(ftsBatch)
+		if p.buildParts > 0 {
+			parts, block = p.buildParts, p.buildBlock
+		}
+		if build, err = newFTSBuild(p.ws, parts, block); err != nil {
 			build = nil // no scratch file (a folder in its place, say): build in place
+		} else {
+			for _, part := range build.parts {
+				part.hash = p.buildHash
+			}
 		}
 	}
 	if build != nil {
@@ -149,8 +157,8 @@ func (p *Projector) passOn(ctx context.Context, db *sql.DB, full bool, sc *scope
 	}
 	defer conn.Close()
 	if build != nil {
-		if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS build`, build.path); err != nil {
-			return fmt.Errorf("attach search index build: %w", err)
+		if err := build.attach(ctx, conn); err != nil {
+			return err
 		}
 	}
 	tx, err := conn.BeginTx(ctx, nil)

@@ -7,19 +7,30 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 
 	tapelog "github.com/tape-dev/tape/log"
 )
 
 // buildFile is the scratch database in which a pass that starts from an
-// empty index builds the search index (see ftsBuild). Only the holder of
-// the index lock uses it; a pass removes what a killed one left.
+// empty index builds the search index (see ftsBuild); a build in parts
+// puts part k > 0 in index-build-k.db. Only the holder of the index lock
+// uses them; a pass removes what a killed one left.
 const buildFile = "index-build.db"
 
-// buildAutomerge is the builder's FTS5 automerge setting.
-const buildAutomerge = 8
+// maxBuildParts bounds the parts a build is split into, and so the scratch
+// files a pass looks for to remove.
+const maxBuildParts = 4
 
-// ftsBatch is how many search rows go to the builder at a time: one channel
+// buildCrisisMerge is the builders' FTS5 crisismerge setting, with
+// automerge off: a level is merged whole, at once, when it has this many
+// segments, and never incrementally (joinStructures needs no merge left
+// unfinished). Two parts joined have at most 2*7 segments a level, under
+// index.db's default of 16, so the first write after a rebuild does not
+// set off a merge of a whole level.
+const buildCrisisMerge = 8
+
+// ftsBatch is how many search rows go to a builder at a time: one channel
 // send per row cost more than the send saved.
 const ftsBatch = 256
 
@@ -30,19 +41,34 @@ const ftsBatch = 256
 var ftsShadows = []string{"entries_fts_data", "entries_fts_idx", "entries_fts_docsize", "entries_fts_config"}
 
 // ftsBuild builds the search index of a pass that starts from an empty
-// index (a rebuild, or the first pass of a new index.db) on a second
-// connection, in buildFile, while the pass's own connection writes the
-// entries. FTS5 (tokenizing, hashing, merging segments) is most of a
-// rebuild's time, and SQLite writes one database from one thread at a
-// time; a second database file is what lets it use the second core.
+// index (a rebuild, or the first pass of a new index.db) on other
+// connections, in scratch databases, while the pass's own connection
+// writes the entries. FTS5 (tokenizing, hashing, merging segments) is
+// most of a rebuild's time, and SQLite writes one database from one thread
+// at a time; other database files are what let it use the other cores.
 //
-// Before it commits, the pass copies the shadow tables of the built index
-// into those of entries_fts (copyInto): copying rows is cheap next to
-// building them, and the copy is in the pass's transaction, so readers see
-// the old index or the new one, never a mix. The builder starts with the
-// first row, so a pass with nothing to index makes no scratch file.
+// With more than one core the build is split in parts (ftsPart), each
+// its own FTS5 index of a share of the rows, in its own file, filled by
+// its own goroutine: rows go to parts in blocks of consecutive rowids, so
+// each part sees its rowids in order, as FTS5 wants them, and a row's
+// removal goes to the part that has it.
+//
+// Before it commits, the pass copies the shadow tables of the built
+// indexes into those of entries_fts (copyInto), joining parts into one
+// index (ftsmerge.go): copying rows is cheap next to building them, and
+// the copy is in the pass's transaction, so readers see the old index or
+// the new one, never a mix. A part starts with its first row, so a pass
+// with nothing to index starts no builder.
 type ftsBuild struct {
+	parts []*ftsPart
+	block int64 // rowids go to parts in runs of this many
+}
+
+// ftsPart is one scratch database and the goroutine that fills it.
+type ftsPart struct {
 	path    string
+	schema  string // the name it is attached under to the pass's connection
+	hash    int    // FTS5's hashsize, if set (tests make it small for many segments)
 	db      *sql.DB
 	batch   []ftsRow
 	rows    chan []ftsRow
@@ -60,62 +86,96 @@ type ftsRow struct {
 	del   bool
 }
 
-// newFTSBuild prepares a build in the workspace's buildFile, which it
-// creates empty and private (it will hold the tapes' words, and SQLite
-// would create it readable by all), after removing what a killed pass may
-// have left there.
-func newFTSBuild(ws *tapelog.Workspace) (*ftsBuild, error) {
-	if err := ws.Remove(buildFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("remove old search index build: %w", err)
+// buildPath is the scratch file of part k.
+func buildPath(k int) string {
+	if k == 0 {
+		return buildFile
 	}
-	f, err := ws.CreatePrivate(buildFile)
-	if err != nil {
-		return nil, fmt.Errorf("search index build: %w", err)
+	return fmt.Sprintf("index-build-%d.db", k)
+}
+
+// buildParts is how many parts a build is split into by default: one per
+// core beyond the pass's own, and at least one. On two cores, two: the
+// pass's connection is busy about half the time.
+func buildParts() int {
+	return min(max(runtime.GOMAXPROCS(0), 1), 2)
+}
+
+// newFTSBuild prepares a build of n parts (1 to maxBuildParts), routing
+// rowids to them in runs of block. It creates the scratch files empty and
+// private (they will hold the tapes' words, and SQLite would create them
+// readable by all), after removing what a killed pass may have left.
+func newFTSBuild(ws *tapelog.Workspace, n int, block int64) (*ftsBuild, error) {
+	if n < 1 || n > maxBuildParts || block < 1 {
+		return nil, fmt.Errorf("search index build of %d parts, blocks of %d: out of range", n, block)
 	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("search index build: %w", err)
+	for k := range maxBuildParts {
+		if err := ws.Remove(buildPath(k)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("remove old search index build: %w", err)
+		}
 	}
-	return &ftsBuild{path: ws.Abs(buildFile)}, nil
+	b := &ftsBuild{block: block}
+	for k := range n {
+		f, err := ws.CreatePrivate(buildPath(k))
+		if err != nil {
+			b.close()
+			return nil, fmt.Errorf("search index build: %w", err)
+		}
+		b.parts = append(b.parts, &ftsPart{path: ws.Abs(buildPath(k)), schema: fmt.Sprintf("build%d", k)})
+		if err := f.Close(); err != nil {
+			b.close()
+			return nil, fmt.Errorf("search index build: %w", err)
+		}
+	}
+	return b, nil
+}
+
+// part is the part that has, or will have, rowid.
+func (b *ftsBuild) part(rowid int64) *ftsPart {
+	if len(b.parts) == 1 {
+		return b.parts[0]
+	}
+	return b.parts[(rowid/b.block)%int64(len(b.parts))]
 }
 
 // add queues a row for the search index.
 func (b *ftsBuild) add(ctx context.Context, rowid int64, text string) error {
-	return b.push(ctx, ftsRow{rowid: rowid, text: text})
+	return b.part(rowid).push(ctx, ftsRow{rowid: rowid, text: text})
 }
 
 // remove queues the removal of rows added earlier in the pass.
 func (b *ftsBuild) remove(ctx context.Context, rowids []int64) error {
 	for _, id := range rowids {
-		if err := b.push(ctx, ftsRow{rowid: id, del: true}); err != nil {
+		if err := b.part(id).push(ctx, ftsRow{rowid: id, del: true}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (b *ftsBuild) push(ctx context.Context, r ftsRow) error {
-	if !b.started {
-		if err := b.start(ctx); err != nil {
+func (p *ftsPart) push(ctx context.Context, r ftsRow) error {
+	if !p.started {
+		if err := p.start(ctx); err != nil {
 			return err
 		}
 	}
-	b.batch = append(b.batch, r)
-	if len(b.batch) < ftsBatch {
+	p.batch = append(p.batch, r)
+	if len(p.batch) < ftsBatch {
 		return nil
 	}
-	return b.flush(ctx)
+	return p.flush(ctx)
 }
 
-func (b *ftsBuild) flush(ctx context.Context) error {
-	if len(b.batch) == 0 {
+func (p *ftsPart) flush(ctx context.Context) error {
+	if len(p.batch) == 0 {
 		return nil
 	}
 	select {
-	case b.rows <- b.batch:
-		b.batch = make([]ftsRow, 0, ftsBatch)
+	case p.rows <- p.batch:
+		p.batch = make([]ftsRow, 0, ftsBatch)
 		return nil
-	case err := <-b.done: // the builder stopped early
-		b.running, b.failed = false, err
+	case err := <-p.done: // the builder stopped early
+		p.running, p.failed = false, err
 		return fmt.Errorf("build search index: %w", err)
 	case <-ctx.Done():
 		return ctx.Err()
@@ -126,21 +186,31 @@ func (b *ftsBuild) flush(ctx context.Context) error {
 // the goroutine that fills it, in one transaction. Nothing in it needs to
 // survive a crash: no journal, no syncs. A cache of 8 MiB builds as fast
 // as one of 32 MiB (FTS5 writes its segments mostly in order).
-func (b *ftsBuild) start(ctx context.Context) error {
-	b.started = true
-	dsn := "file:" + b.path + "?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-8192)&_pragma=locking_mode(NORMAL)"
-	b.db = sql.OpenDB(newConnector(dsn))
-	b.db.SetMaxOpenConns(1)
-	if _, err := b.db.ExecContext(ctx, ftsSchema); err != nil {
-		return fmt.Errorf("create search index build %s: %w", b.path, err)
+func (p *ftsPart) start(ctx context.Context) error {
+	p.started = true
+	dsn := "file:" + p.path + "?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-8192)&_pragma=locking_mode(NORMAL)"
+	p.db = sql.OpenDB(newConnector(dsn))
+	p.db.SetMaxOpenConns(1)
+	if _, err := p.db.ExecContext(ctx, ftsSchema); err != nil {
+		return fmt.Errorf("create search index build %s: %w", p.path, err)
 	}
-	// Merge segments eight at a time instead of four: a rebuild of 100k
-	// entries took 4.35 s instead of 5.05 (medians of three). copyInto
-	// leaves the setting behind, so index.db keeps FTS5's default.
-	if _, err := b.db.ExecContext(ctx, `INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', ?)`, buildAutomerge); err != nil {
-		return fmt.Errorf("configure search index build: %w", err)
+	// Merge only whole levels, at buildCrisisMerge segments: besides
+	// leaving no merge unfinished, it built 100k entries in less time than
+	// automerge 8 did, itself faster than FTS5's default of 4. copyInto
+	// leaves the settings behind, so index.db keeps FTS5's defaults.
+	config := []string{
+		`INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', 0)`,
+		fmt.Sprintf(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('crisismerge', %d)`, buildCrisisMerge),
 	}
-	tx, err := b.db.BeginTx(ctx, nil)
+	if p.hash > 0 {
+		config = append(config, fmt.Sprintf(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('hashsize', %d)`, p.hash))
+	}
+	for _, q := range config {
+		if _, err := p.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("configure search index build: %w", err)
+		}
+	}
+	tx, err := p.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin search index build: %w", err)
 	}
@@ -154,19 +224,19 @@ func (b *ftsBuild) start(ctx context.Context) error {
 		tx.Rollback()
 		return fmt.Errorf("prepare search index build: %w", err)
 	}
-	b.batch = make([]ftsRow, 0, ftsBatch)
+	p.batch = make([]ftsRow, 0, ftsBatch)
 	// Room for a lag: the pass's last steps (the views, the checkpoints)
 	// run on one core, and the builder can use the other meanwhile.
-	b.rows = make(chan []ftsRow, 32)
-	b.done = make(chan error, 1)
-	b.running = true
-	go b.run(ctx, b.rows, tx, ins, del)
+	p.rows = make(chan []ftsRow, 32)
+	p.done = make(chan error, 1)
+	p.running = true
+	go p.run(ctx, p.rows, tx, ins, del)
 	return nil
 }
 
 // run applies the batches until rows is closed, then commits. After an
 // error it stops and reports it; flush sees it.
-func (b *ftsBuild) run(ctx context.Context, rows <-chan []ftsRow, tx *sql.Tx, ins, del *sql.Stmt) {
+func (p *ftsPart) run(ctx context.Context, rows <-chan []ftsRow, tx *sql.Tx, ins, del *sql.Stmt) {
 	defer tx.Rollback()
 	for batch := range rows {
 		for _, r := range batch {
@@ -177,72 +247,178 @@ func (b *ftsBuild) run(ctx context.Context, rows <-chan []ftsRow, tx *sql.Tx, in
 				_, err = ins.ExecContext(ctx, r.rowid, r.text)
 			}
 			if err != nil {
-				b.done <- fmt.Errorf("search row %d: %w", r.rowid, err)
+				p.done <- fmt.Errorf("search row %d: %w", r.rowid, err)
 				return
 			}
 		}
 	}
-	b.done <- tx.Commit()
+	p.done <- tx.Commit()
 }
 
-// finish waits for the builder to write everything queued, and reports
-// whether it built anything.
+// finish waits for the builders to write everything queued, and reports
+// whether they built anything.
 func (b *ftsBuild) finish(ctx context.Context) (bool, error) {
-	if !b.started {
-		return false, nil
-	}
-	if err := b.flush(ctx); err != nil {
-		return false, err
-	}
-	close(b.rows)
-	b.rows = nil
-	select {
-	case err := <-b.done:
-		b.running = false
-		if err != nil {
-			b.failed = err
-			return false, fmt.Errorf("build search index: %w", err)
+	built := false
+	for _, p := range b.parts {
+		if !p.started {
+			continue
 		}
-		return true, nil
-	case <-ctx.Done():
-		return false, ctx.Err()
+		if err := p.flush(ctx); err != nil {
+			return false, err
+		}
+		close(p.rows)
+		p.rows = nil
+		built = true
 	}
+	for _, p := range b.parts {
+		if !p.running {
+			continue
+		}
+		select {
+		case err := <-p.done:
+			p.running = false
+			if err != nil {
+				p.failed = err
+				return false, fmt.Errorf("build search index: %w", err)
+			}
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	return built, nil
 }
 
-// copyInto replaces the search index of the transaction's database with
-// the one built, attached to its connection as schema "build". The
-// connection must be closed after the pass: FTS5 caches an index's
-// structure per connection and would not see rows written beside it.
-func (b *ftsBuild) copyInto(ctx context.Context, tx sqlTx) error {
-	for _, t := range ftsShadows {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM main.`+t); err != nil {
-			return fmt.Errorf("copy search index: %w", err)
-		}
-		q := `INSERT INTO main.` + t + ` SELECT * FROM build.` + t
-		if t == "entries_fts_config" {
-			q += ` WHERE k <> 'automerge'` // the builder's own setting
-		}
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("copy search index: %w", err)
+// attach attaches the scratch databases to conn, which runs the pass, each
+// under its part's schema name.
+func (b *ftsBuild) attach(ctx context.Context, conn *sql.Conn) error {
+	for _, p := range b.parts {
+		if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS `+p.schema, p.path); err != nil {
+			return fmt.Errorf("attach search index build %s: %w", p.path, err)
 		}
 	}
 	return nil
 }
 
-// close stops the builder if it still runs, and removes the scratch file.
+// copyInto replaces the search index of the transaction's database with
+// the one built, its parts attached to its connection (attach). The
+// connection must be closed after the pass: FTS5 caches an index's
+// structure per connection and would not see rows written beside it.
+func (b *ftsBuild) copyInto(ctx context.Context, tx sqlTx) error {
+	var built []*ftsPart
+	for _, p := range b.parts {
+		if p.started {
+			built = append(built, p)
+		}
+	}
+	if len(built) == 0 {
+		return nil
+	}
+	for _, t := range ftsShadows {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM main.`+t); err != nil {
+			return fmt.Errorf("copy search index: %w", err)
+		}
+	}
+	// The builders' own settings stay behind.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO main.entries_fts_config SELECT * FROM `+built[0].schema+
+		`.entries_fts_config WHERE k NOT IN ('automerge', 'crisismerge', 'hashsize')`); err != nil {
+		return fmt.Errorf("copy search index: %w", err)
+	}
+	if len(built) == 1 {
+		from := built[0].schema
+		for _, t := range ftsShadows[:3] {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO main.`+t+` SELECT * FROM `+from+`.`+t); err != nil {
+				return fmt.Errorf("copy search index: %w", err)
+			}
+		}
+		return nil
+	}
+	return joinInto(ctx, tx, built)
+}
+
+// joinInto copies the indexes of parts into main's entries_fts as one
+// index (ftsmerge.go): their segments renumbered, their records of the
+// whole index added up.
+func joinInto(ctx context.Context, tx sqlTx, parts []*ftsPart) error {
+	structs := make([]ftsStructure, len(parts))
+	averages := make([][]byte, len(parts))
+	for k, p := range parts {
+		var rec []byte
+		err := tx.QueryRowContext(ctx, `SELECT block FROM `+p.schema+`.entries_fts_data WHERE id = ?`, ftsStructureRowid).Scan(&rec)
+		if err == nil {
+			structs[k], err = decodeStructure(rec)
+		}
+		if err == nil {
+			err = tx.QueryRowContext(ctx, `SELECT block FROM `+p.schema+`.entries_fts_data WHERE id = ?`, ftsAveragesRowid).Scan(&averages[k])
+		}
+		var other int
+		if err == nil { // only the two records of the whole index sit below the segments
+			err = tx.QueryRowContext(ctx, `SELECT count(*) FROM `+p.schema+`.entries_fts_data WHERE id < ? AND id NOT IN (?, ?)`,
+				int64(1)<<ftsSegidShift, ftsAveragesRowid, ftsStructureRowid).Scan(&other)
+		}
+		if err == nil && other > 0 {
+			err = fmt.Errorf("%d records of an unknown kind", other)
+		}
+		if err != nil {
+			return fmt.Errorf("join search index part %s: %w", p.path, err)
+		}
+	}
+	joined, shifts, err := joinStructures(structs)
+	if err != nil {
+		return err
+	}
+	avg, err := joinAverages(averages)
+	if err != nil {
+		return err
+	}
+	for k, p := range parts {
+		sh := shifts[k]
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{
+			{`INSERT INTO main.entries_fts_data (id, block) SELECT id + ?, block FROM ` + p.schema + `.entries_fts_data WHERE id >= ?`,
+				[]any{int64(sh.segid) << ftsSegidShift, int64(1) << ftsSegidShift}},
+			{`INSERT INTO main.entries_fts_idx (segid, term, pgno) SELECT segid + ?, term, pgno FROM ` + p.schema + `.entries_fts_idx`,
+				[]any{sh.segid}},
+			{`INSERT INTO main.entries_fts_docsize (id, sz, origin) SELECT id, sz, origin + ? FROM ` + p.schema + `.entries_fts_docsize`,
+				[]any{int64(sh.origin)}},
+		} {
+			if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+				return fmt.Errorf("copy search index part %s: %w", p.path, err)
+			}
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO main.entries_fts_data (id, block) VALUES (?, ?), (?, ?)`,
+		ftsAveragesRowid, avg, ftsStructureRowid, joined.encode()); err != nil {
+		return fmt.Errorf("copy search index: %w", err)
+	}
+	return nil
+}
+
+// close stops the builders that still run, and removes the scratch files.
 func (b *ftsBuild) close() error {
-	if b.rows != nil { // stopped early: let the builder end and roll back
-		close(b.rows)
-		b.rows = nil
+	var first error
+	for _, p := range b.parts {
+		if err := p.close(); err != nil && first == nil {
+			first = err
+		}
 	}
-	if b.running { // it ends soon: its rows are closed, or its context is done
-		<-b.done
-		b.running = false
+	return first
+}
+
+func (p *ftsPart) close() error {
+	if p.rows != nil { // stopped early: let the builder end and roll back
+		close(p.rows)
+		p.rows = nil
 	}
-	if b.db != nil {
-		b.db.Close()
+	if p.running { // it ends soon: its rows are closed, or its context is done
+		<-p.done
+		p.running = false
 	}
-	if err := os.Remove(b.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if p.db != nil {
+		p.db.Close()
+	}
+	if err := os.Remove(p.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove search index build: %w", err)
 	}
 	return nil

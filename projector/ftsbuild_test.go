@@ -47,7 +47,8 @@ func rankedDump(t *testing.T, p *Projector, words []string) string {
 
 var corpusWords = []string{"error", "file", "the", "错误", corpus.RareWord(1000), corpus.RareWord(3000), "zzznothing"}
 
-// A search index built beside and copied in is the index built in place.
+// A search index built beside and copied in is the index built in place,
+// whether built in one part or joined from several.
 func TestBuildBesideEqualsBuildInPlace(t *testing.T) {
 	ws := corpusWorkspace(t, 4000)
 	p := openProjector(t, ws)
@@ -56,15 +57,27 @@ func TestBuildBesideEqualsBuildInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	inPlace := rankedDump(t, p, corpusWords)
-	p.noBuild = false
-	if _, err := p.Rebuild(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if beside := rankedDump(t, p, corpusWords); beside != inPlace {
-		t.Fatalf("built beside:\n%.3000s\nbuilt in place:\n%.3000s", beside, inPlace)
-	}
 	if !strings.Contains(inPlace, "ranked "+corpus.RareWord(3000)+":\nsession-") {
 		t.Fatalf("the rare word is not found:\n%.2000s", inPlace)
+	}
+	p.noBuild = false
+	for _, tc := range []struct {
+		parts int
+		block int64
+		hash  int
+	}{
+		{}, // the defaults
+		{parts: 1, block: 1},
+		{parts: 2, block: 1, hash: 32 << 10},
+		{parts: 3, block: 7, hash: 16 << 10},
+	} {
+		p.buildParts, p.buildBlock, p.buildHash = tc.parts, tc.block, tc.hash
+		if _, err := p.Rebuild(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if beside := rankedDump(t, p, corpusWords); beside != inPlace {
+			t.Fatalf("built beside in %+v:\n%.3000s\nbuilt in place:\n%.3000s", tc, beside, inPlace)
+		}
 	}
 }
 
@@ -96,19 +109,26 @@ func TestCatchUpAfterBuildBeside(t *testing.T) {
 	}
 }
 
-// The scratch file is private while it exists, and gone after the pass;
-// one a killed pass left, even one that is not a database, is replaced.
+// The scratch files are private while they exist, and gone after the
+// pass; those a killed pass left, even ones that are not databases, and
+// of a build in more parts than this one, are replaced or removed.
 func TestBuildScratchFile(t *testing.T) {
 	ws := corpusWorkspace(t, 500)
-	path := ws.Abs(buildFile)
-	if err := os.WriteFile(path, []byte("left by a killed pass"), 0o644); err != nil {
-		t.Fatal(err)
+	var paths []string
+	for k := range maxBuildParts {
+		paths = append(paths, ws.Abs(buildPath(k)))
+		if err := os.WriteFile(paths[k], []byte("left by a killed pass"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	p := openProjector(t, ws)
-	var modes []os.FileMode
+	p.buildParts, p.buildBlock = 2, 1
+	modes := map[string][]os.FileMode{}
 	p.OnProgress = func(Stats) {
-		if fi, err := os.Stat(path); err == nil {
-			modes = append(modes, fi.Mode().Perm())
+		for _, path := range paths {
+			if fi, err := os.Stat(path); err == nil {
+				modes[path] = append(modes[path], fi.Mode().Perm())
+			}
 		}
 	}
 	st, err := p.Rebuild(context.Background())
@@ -118,16 +138,21 @@ func TestBuildScratchFile(t *testing.T) {
 	if st.Entries < 500 {
 		t.Fatalf("rebuild indexed %d entries, want at least 500", st.Entries)
 	}
-	if len(modes) == 0 {
-		t.Fatal("no scratch file while the rebuild ran")
-	}
-	for _, m := range modes {
-		if m != 0o600 {
-			t.Fatalf("scratch file mode %v, want 0600", m)
+	for k, path := range paths {
+		if k < 2 && len(modes[path]) == 0 {
+			t.Fatalf("no scratch file %s while the rebuild ran", path)
 		}
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("scratch file after the pass: %v", err)
+		if k >= 2 && len(modes[path]) > 0 {
+			t.Fatalf("scratch file %s of a killed pass stayed while the rebuild ran", path)
+		}
+		for _, m := range modes[path] {
+			if m != 0o600 {
+				t.Fatalf("scratch file %s mode %v, want 0600", path, m)
+			}
+		}
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Fatalf("scratch file %s after the pass: %v", path, err)
+		}
 	}
 }
 

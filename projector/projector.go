@@ -47,6 +47,12 @@ type Projector struct {
 	// place instead of building it beside (ftsbuild.go), for tests that
 	// compare the two.
 	noBuild bool
+	// buildParts, if set, overrides how many parts a build beside is split
+	// into, and buildBlock the runs of rowids that go to each: tests split
+	// small corpora, on any number of cores.
+	buildParts int
+	buildBlock int64
+	buildHash  int // the builders' FTS5 hashsize, if set: small makes many segments
 	// Fresh is set when Open, or a pass, made the index's tables anew: it
 	// holds nothing yet, however up to date the files are.
 	Fresh bool

@@ -1,0 +1,297 @@
+package projector
+
+import (
+	"errors"
+	"fmt"
+)
+
+// This file reads and writes the two records of FTS5's %_data table that
+// describe an index as a whole, the structure record and the averages
+// record, so that a rebuild can join indexes built in parts (ftsbuild.go)
+// into one. The formats are those of SQLite's ext/fts5/fts5_index.c; the
+// rest of an index, its segments, is copied as it is.
+//
+// An index is a list of levels, each a list of segments, oldest first. A
+// segment is a b-tree of pages in %_data, under rowids that carry its id
+// (fts5DataRowid). Two indexes whose rows (documents) are disjoint join
+// into one by giving the second's segments ids the first does not use and
+// listing them at the same levels: a query reads every segment anyway, and
+// no row is in two segments, so no segment needs to shadow another.
+
+// Rowids of %_data (fts5_index.c).
+const (
+	ftsAveragesRowid  = 1  // FTS5_AVERAGES_ROWID
+	ftsStructureRowid = 10 // FTS5_STRUCTURE_ROWID
+	// ftsSegidShift is where a segment's id sits in the rowids of its
+	// pages: FTS5_DATA_PAGE_B + FTS5_DATA_HEIGHT_B + FTS5_DATA_DLI_B. Its
+	// tombstone pages use the id plus 1<<16, at the same place, so adding
+	// delta<<ftsSegidShift renumbers both.
+	ftsSegidShift = 31 + 5 + 1
+	// ftsMaxSegment is FTS5_MAX_SEGMENT: FTS5 refuses more segments, and
+	// allocates new ids only up to it.
+	ftsMaxSegment = 2000
+)
+
+// ftsStructureV2 follows the cookie in the structure record of a table
+// with contentless_delete=1, whose segments carry origins and tombstones.
+const ftsStructureV2 = "\xff\x00\x00\x01"
+
+// ftsStructure is a decoded structure record.
+type ftsStructure struct {
+	cookie       [4]byte // the configuration cookie, copied as it is
+	v2           bool
+	writeCounter uint64
+	levels       []ftsLevel
+}
+
+type ftsLevel struct {
+	merge int // input segments of an unfinished incremental merge
+	segs  []ftsSegment
+}
+
+type ftsSegment struct {
+	id, first, last int
+	// v2 only: the range of origins of the rows in the segment, its
+	// tombstone pages, and its counts of tombstones and rows.
+	origin1, origin2 uint64
+	tombPages        int
+	tombEntries      uint64
+	entries          uint64
+}
+
+var errFTSCorrupt = errors.New("corrupt FTS5 record")
+
+// decodeStructure parses a structure record.
+func decodeStructure(b []byte) (ftsStructure, error) {
+	var s ftsStructure
+	if len(b) < 4 {
+		return s, fmt.Errorf("structure record of %d bytes: %w", len(b), errFTSCorrupt)
+	}
+	copy(s.cookie[:], b)
+	r := varintReader{b: b, i: 4}
+	if len(b) >= 8 && string(b[4:8]) == ftsStructureV2 {
+		s.v2, r.i = true, 8
+	}
+	nLevel, nSegment := r.int(), r.int()
+	s.writeCounter = r.uint()
+	if r.err != nil || nLevel > ftsMaxSegment || nSegment > ftsMaxSegment {
+		return s, fmt.Errorf("structure record header: %w", errFTSCorrupt)
+	}
+	for range nLevel {
+		lvl := ftsLevel{merge: r.int()}
+		nSeg := r.int()
+		if r.err != nil || nSeg > nSegment || lvl.merge > nSeg {
+			return s, fmt.Errorf("structure record level %d: %w", len(s.levels), errFTSCorrupt)
+		}
+		nSegment -= nSeg
+		for range nSeg {
+			seg := ftsSegment{id: r.int(), first: r.int(), last: r.int()}
+			if s.v2 {
+				seg.origin1, seg.origin2 = r.uint(), r.uint()
+				seg.tombPages = r.int()
+				seg.tombEntries, seg.entries = r.uint(), r.uint()
+			}
+			lvl.segs = append(lvl.segs, seg)
+		}
+		s.levels = append(s.levels, lvl)
+	}
+	if r.err != nil || nSegment != 0 || r.i != len(b) {
+		return s, fmt.Errorf("structure record: %w", errFTSCorrupt)
+	}
+	return s, nil
+}
+
+// encode writes the structure record.
+func (s ftsStructure) encode() []byte {
+	b := append([]byte(nil), s.cookie[:]...)
+	if s.v2 {
+		b = append(b, ftsStructureV2...)
+	}
+	n := 0
+	for _, l := range s.levels {
+		n += len(l.segs)
+	}
+	b = putVarint(b, uint64(len(s.levels)))
+	b = putVarint(b, uint64(n))
+	b = putVarint(b, s.writeCounter)
+	for _, l := range s.levels {
+		b = putVarint(b, uint64(l.merge))
+		b = putVarint(b, uint64(len(l.segs)))
+		for _, g := range l.segs {
+			b = putVarint(b, uint64(g.id))
+			b = putVarint(b, uint64(g.first))
+			b = putVarint(b, uint64(g.last))
+			if s.v2 {
+				b = putVarint(b, g.origin1)
+				b = putVarint(b, g.origin2)
+				b = putVarint(b, uint64(g.tombPages))
+				b = putVarint(b, g.tombEntries)
+				b = putVarint(b, g.entries)
+			}
+		}
+	}
+	return b
+}
+
+// maxSegid is the largest segment id in use, 0 for an empty index.
+func (s ftsStructure) maxSegid() int {
+	m := 0
+	for _, l := range s.levels {
+		for _, g := range l.segs {
+			m = max(m, g.id)
+		}
+	}
+	return m
+}
+
+// maxOrigin is the largest origin of a row in the index. A row's origin,
+// also kept in %_docsize, is how a delete finds the segment that holds it.
+func (s ftsStructure) maxOrigin() uint64 {
+	var m uint64
+	for _, l := range s.levels {
+		for _, g := range l.segs {
+			m = max(m, g.origin2)
+		}
+	}
+	return m
+}
+
+// ftsShift is how one part's index is renumbered to join the others:
+// segment ids (and so the rowids of its pages) and origins move up.
+type ftsShift struct {
+	segid  int
+	origin uint64
+}
+
+// joinStructures lists the segments of the parts, whose rows must be
+// disjoint, as one index: the segments of each part renumbered past those
+// of the parts before it, at the levels they were at. It returns how each
+// part is renumbered. An unfinished incremental merge would tie a level's
+// oldest segments to the newest of the next one, which a join would break:
+// parts are built with automerge off (only whole-level crisis merges), and
+// a part that has one is refused.
+func joinStructures(parts []ftsStructure) (ftsStructure, []ftsShift, error) {
+	if len(parts) == 0 {
+		return ftsStructure{}, nil, errors.New("join search indexes: no parts")
+	}
+	out := ftsStructure{cookie: parts[0].cookie, v2: parts[0].v2}
+	shifts := make([]ftsShift, len(parts))
+	var next ftsShift
+	for k, p := range parts {
+		if p.v2 != out.v2 {
+			return out, nil, fmt.Errorf("join search indexes: part %d has another structure format", k)
+		}
+		shifts[k] = next
+		for i, l := range p.levels {
+			if l.merge != 0 {
+				return out, nil, fmt.Errorf("join search indexes: part %d has an unfinished merge at level %d", k, i)
+			}
+			for len(out.levels) <= i {
+				out.levels = append(out.levels, ftsLevel{})
+			}
+			for _, g := range l.segs {
+				g.id += next.segid
+				if out.v2 {
+					g.origin1 += next.origin
+					g.origin2 += next.origin
+				}
+				out.levels[i].segs = append(out.levels[i].segs, g)
+			}
+		}
+		out.writeCounter += p.writeCounter
+		next.segid += p.maxSegid()
+		next.origin += p.maxOrigin()
+	}
+	if n := out.maxSegid(); n > ftsMaxSegment {
+		return out, nil, fmt.Errorf("join search indexes: segment id %d is over FTS5's %d", n, ftsMaxSegment)
+	}
+	return out, shifts, nil
+}
+
+// joinAverages adds up averages records: the number of rows, then the
+// number of tokens of each column.
+func joinAverages(recs [][]byte) ([]byte, error) {
+	var sum []uint64
+	for k, rec := range recs {
+		var vals []uint64
+		r := varintReader{b: rec}
+		for r.i < len(rec) && r.err == nil {
+			vals = append(vals, r.uint())
+		}
+		if r.err != nil || (k > 0 && len(vals) != len(sum)) {
+			return nil, fmt.Errorf("join search indexes: averages record of part %d: %w", k, errFTSCorrupt)
+		}
+		if k == 0 {
+			sum = make([]uint64, len(vals))
+		}
+		for i, v := range vals {
+			sum[i] += v
+		}
+	}
+	var b []byte
+	for _, v := range sum {
+		b = putVarint(b, v)
+	}
+	return b, nil
+}
+
+// varintReader reads SQLite's variable-length integers: big-endian groups
+// of 7 bits, the high bit set on all but the last, and a 9th byte, if
+// any, of 8 bits. The first error sticks.
+type varintReader struct {
+	b   []byte
+	i   int
+	err error
+}
+
+func (r *varintReader) uint() uint64 {
+	var v uint64
+	for n := 0; n < 9; n++ {
+		if r.i >= len(r.b) {
+			r.err = errFTSCorrupt
+			return 0
+		}
+		c := r.b[r.i]
+		r.i++
+		if n == 8 {
+			return v<<8 | uint64(c)
+		}
+		v = v<<7 | uint64(c&0x7f)
+		if c&0x80 == 0 {
+			return v
+		}
+	}
+	return v
+}
+
+// int reads a varint that FTS5 reads as a 32-bit count or number.
+func (r *varintReader) int() int {
+	v := r.uint()
+	if v > 1<<31-1 {
+		r.err = errFTSCorrupt
+		return 0
+	}
+	return int(v)
+}
+
+// putVarint appends v as SQLite writes it (sqlite3PutVarint).
+func putVarint(b []byte, v uint64) []byte {
+	if v>>56 != 0 { // nine bytes: eight of 7 bits, then the low 8 bits
+		var buf [9]byte
+		buf[8] = byte(v)
+		v >>= 8
+		for i := 7; i >= 0; i-- {
+			buf[i] = byte(v&0x7f) | 0x80
+			v >>= 7
+		}
+		return append(b, buf[:]...)
+	}
+	var buf [8]byte
+	i := len(buf) - 1
+	buf[i] = byte(v & 0x7f)
+	for v >>= 7; v != 0; v >>= 7 {
+		i--
+		buf[i] = byte(v&0x7f) | 0x80
+	}
+	return append(b, buf[i:]...)
+}

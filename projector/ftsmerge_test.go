@@ -1,0 +1,423 @@
+package projector
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestVarint(t *testing.T) {
+	for _, tc := range []struct {
+		v    uint64
+		want []byte
+	}{
+		{0, []byte{0}},
+		{127, []byte{0x7f}},
+		{128, []byte{0x81, 0x00}},
+		{300, []byte{0x82, 0x2c}},
+		{16383, []byte{0xff, 0x7f}},
+		{16384, []byte{0x81, 0x80, 0x00}},
+		{1<<56 - 1, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}},
+		{1 << 56, []byte{0x80, 0xc0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}},
+		{math.MaxUint64, bytes.Repeat([]byte{0xff}, 9)},
+	} {
+		got := putVarint(nil, tc.v)
+		if !bytes.Equal(got, tc.want) {
+			t.Errorf("putVarint(%d) = % x, want % x", tc.v, got, tc.want)
+		}
+		r := varintReader{b: got}
+		if v := r.uint(); v != tc.v || r.err != nil || r.i != len(got) {
+			t.Errorf("read % x = %d (err %v, %d bytes), want %d", got, v, r.err, r.i, tc.v)
+		}
+	}
+	r := varintReader{b: []byte{0x81, 0x80}}
+	if r.uint(); r.err == nil {
+		t.Error("a varint cut short read without an error")
+	}
+}
+
+// ftsIndexDB opens a database of its own with the search table, on one
+// connection.
+func ftsIndexDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db := sql.OpenDB(newConnector("file:" + path))
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// ftsOp is one write to a search index.
+type ftsOp struct {
+	rowid int64
+	text  string
+	del   bool
+}
+
+// ftsOps makes n inserts in rowid order from start, with removals of
+// earlier rows among them, some of the newest row, whose rowid is then
+// used again, as SQLite does.
+func ftsOps(r *rand.Rand, start int64, n int, live map[int64]bool) []ftsOp {
+	words := func() string {
+		var b strings.Builder
+		for range 3 + r.IntN(30) {
+			// A few common words, many rare ones, some Chinese bigrams.
+			switch x := r.IntN(10); {
+			case x < 5:
+				fmt.Fprintf(&b, "w%d ", r.IntN(20))
+			case x < 9:
+				fmt.Fprintf(&b, "r%d ", r.IntN(3000))
+			default:
+				b.WriteString("错误 误请 ")
+			}
+		}
+		return b.String()
+	}
+	var ops []ftsOp
+	next := start
+	for range n {
+		if r.IntN(20) == 0 && len(live) > 0 { // remove an earlier row
+			for id := range live {
+				ops = append(ops, ftsOp{rowid: id, del: true})
+				delete(live, id)
+				break
+			}
+		}
+		if r.IntN(50) == 0 && live[next-1] { // remove the newest row: its rowid comes back
+			next--
+			ops = append(ops, ftsOp{rowid: next, del: true})
+			delete(live, next)
+		}
+		ops = append(ops, ftsOp{rowid: next, text: words()})
+		live[next] = true
+		next++
+	}
+	return ops
+}
+
+// applyInPlace writes ops to db's entries_fts in one transaction.
+func applyInPlace(t *testing.T, db *sql.DB, ops []ftsOp) {
+	t.Helper()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, o := range ops {
+		if o.del {
+			_, err = tx.Exec(`DELETE FROM entries_fts WHERE rowid = ?`, o.rowid)
+		} else {
+			_, err = tx.Exec(`INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`, o.rowid, o.text)
+		}
+		if err != nil {
+			t.Fatalf("op %+v: %v", o, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ftsSnapshot is what a search index answers: FTS5's check of its
+// structures, every instance of every term (fts5vocab), the documents
+// and their sizes, and bm25 ranks, which depend on the index's totals.
+func ftsSnapshot(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	if _, err := db.Exec(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
+		t.Fatalf("FTS5 integrity-check: %v", err)
+	}
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, entries_fts, instance)`); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	hash := func(label, q string, args ...any) {
+		rows, err := db.Query(q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		h, n := sha256.New(), 0
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(h, "%v\n", vals)
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		fmt.Fprintf(&b, "%s: %d rows, %x\n", label, n, h.Sum(nil)[:8])
+	}
+	hash("instances", `SELECT term, doc, col, offset FROM temp.vocab ORDER BY term, doc, offset`)
+	hash("documents", `SELECT id, sz FROM entries_fts_docsize ORDER BY id`)
+	for _, w := range []string{"w1", "w7", "r5", "r2999", "错误", "w3 r17", `"w1 w2"`} {
+		hash("ranked "+w, `SELECT rowid, round(bm25(entries_fts), 9) FROM entries_fts WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts), rowid`, w)
+	}
+	return b.String()
+}
+
+// An index built in parts and joined is the index built in place, and
+// goes on being the same under more inserts, removals (of rows of every
+// part: each found through its origin) and a merge of all its segments.
+func TestJoinedBuildEqualsInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		parts int
+		block int64
+		hash  int // builders' hashsize: small makes many segments, and merges
+		n     int
+	}{
+		{parts: 1, block: 1, hash: 64 << 10, n: 1500},
+		{parts: 2, block: 1, n: 1500},
+		{parts: 2, block: 1, hash: 32 << 10, n: 3000},
+		{parts: 2, block: 64, hash: 16 << 10, n: 3000},
+		{parts: 3, block: 5, hash: 16 << 10, n: 3000},
+	} {
+		t.Run(fmt.Sprintf("parts=%d,block=%d,hash=%d", tc.parts, tc.block, tc.hash), func(t *testing.T) {
+			ctx := context.Background()
+			r := rand.New(rand.NewPCG(uint64(tc.parts), uint64(tc.block)))
+			live := map[int64]bool{}
+			ops := ftsOps(r, 1, tc.n, live)
+
+			dir := t.TempDir()
+			ref := ftsIndexDB(t, filepath.Join(dir, "ref.db"))
+			if _, err := ref.Exec(ftsSchema); err != nil {
+				t.Fatal(err)
+			}
+			applyInPlace(t, ref, ops)
+
+			ws := newWorkspace(t)
+			build, err := newFTSBuild(ws, tc.parts, tc.block)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer build.close()
+			for _, p := range build.parts {
+				p.hash = tc.hash
+			}
+			for _, o := range ops {
+				if o.del {
+					err = build.remove(ctx, []int64{o.rowid})
+				} else {
+					err = build.add(ctx, o.rowid, o.text)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if built, err := build.finish(ctx); err != nil || !built {
+				t.Fatalf("finish: built %v, %v", built, err)
+			}
+			segments := joinTo(t, build, filepath.Join(dir, "joined.db"))
+			if tc.hash > 0 && segments < 2*tc.parts {
+				t.Fatalf("joined index has %d segments: the case does not test a join of many", segments)
+			}
+
+			joined := ftsIndexDB(t, filepath.Join(dir, "joined.db"))
+			want, got := ftsSnapshot(t, ref), ftsSnapshot(t, joined)
+			if got != want {
+				t.Fatalf("joined:\n%s\nbuilt in place:\n%s", got, want)
+			}
+			more := ftsOps(r, int64(tc.n)*2, 500, live)
+			for id := range live { // and remove rows of every part
+				if r.IntN(10) == 0 {
+					more = append(more, ftsOp{rowid: id, del: true})
+					delete(live, id)
+				}
+			}
+			for _, db := range []*sql.DB{ref, joined} {
+				applyInPlace(t, db, more)
+			}
+			if want, got = ftsSnapshot(t, ref), ftsSnapshot(t, joined); got != want {
+				t.Fatalf("after more writes, joined:\n%s\nbuilt in place:\n%s", got, want)
+			}
+			for _, db := range []*sql.DB{ref, joined} {
+				if _, err := db.Exec(`INSERT INTO entries_fts (entries_fts) VALUES ('optimize')`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want, got = ftsSnapshot(t, ref), ftsSnapshot(t, joined); got != want {
+				t.Fatalf("after optimize, joined:\n%s\nbuilt in place:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// joinTo copies a finished build into a new database at path, as a pass
+// does, on a connection closed after, and returns its segment count.
+func joinTo(t *testing.T, build *ftsBuild, path string) int {
+	t.Helper()
+	ctx := context.Background()
+	db := sql.OpenDB(newConnector("file:" + path))
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(ftsSchema); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := build.attach(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := build.copyInto(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	var rec []byte
+	if err := tx.QueryRow(`SELECT block FROM main.entries_fts_data WHERE id = ?`, ftsStructureRowid).Scan(&rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := decodeStructure(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range s.levels {
+		n += len(l.segs)
+	}
+	return n
+}
+
+// The structure records FTS5 writes decode, and encode to the same bytes.
+func TestStructureRoundTrip(t *testing.T) {
+	db := ftsIndexDB(t, filepath.Join(t.TempDir(), "s.db"))
+	for _, q := range []string{ftsSchema,
+		`INSERT INTO entries_fts (entries_fts, rank) VALUES ('hashsize', 8192)`,
+		`INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', 0)`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	ops := ftsOps(r, 1, 2000, map[int64]bool{})
+	levels := 0
+	for i := 0; i < len(ops); i += 100 { // a record after each transaction
+		applyInPlace(t, db, ops[i:min(i+100, len(ops))])
+		var rec []byte
+		if err := db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, ftsStructureRowid).Scan(&rec); err != nil {
+			t.Fatal(err)
+		}
+		s, err := decodeStructure(rec)
+		if err != nil {
+			t.Fatalf("decode % x: %v", rec, err)
+		}
+		if !s.v2 {
+			t.Fatal("a contentless_delete table's structure record is not V2")
+		}
+		if got := s.encode(); !bytes.Equal(got, rec) {
+			t.Fatalf("encode(decode(% x)) = % x", rec, got)
+		}
+		levels = max(levels, len(s.levels))
+	}
+	if levels < 2 {
+		t.Fatalf("the records had at most %d levels: the test does not cover crisis merges", levels)
+	}
+}
+
+func TestJoinStructures(t *testing.T) {
+	seg := func(id int, o1, o2 uint64) ftsSegment {
+		return ftsSegment{id: id, first: 1, last: 3, origin1: o1, origin2: o2, entries: 10}
+	}
+	a := ftsStructure{cookie: [4]byte{0, 0, 0, 3}, v2: true, levels: []ftsLevel{
+		{segs: []ftsSegment{seg(3, 5, 5)}},
+		{segs: []ftsSegment{seg(1, 1, 4)}},
+	}}
+	b := ftsStructure{cookie: [4]byte{0, 0, 0, 3}, v2: true, levels: []ftsLevel{
+		{segs: []ftsSegment{seg(2, 3, 3), seg(1, 4, 4)}},
+	}}
+	got, shifts, err := joinStructures([]ftsStructure{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ftsStructure{cookie: a.cookie, v2: true, levels: []ftsLevel{
+		{segs: []ftsSegment{seg(3, 5, 5), seg(5, 8, 8), seg(4, 9, 9)}},
+		{segs: []ftsSegment{seg(1, 1, 4)}},
+	}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("joined\n%+v\nwant\n%+v", got, want)
+	}
+	if wantShifts := []ftsShift{{0, 0}, {3, 5}}; !reflect.DeepEqual(shifts, wantShifts) {
+		t.Fatalf("shifts %v, want %v", shifts, wantShifts)
+	}
+
+	merging := a
+	merging.levels = []ftsLevel{{merge: 1, segs: []ftsSegment{seg(3, 5, 5)}}, {segs: []ftsSegment{seg(1, 1, 4)}}}
+	many := ftsStructure{v2: true, levels: []ftsLevel{{segs: []ftsSegment{seg(1999, 1, 1)}}}}
+	legacy := b
+	legacy.v2 = false
+	for _, bad := range []struct {
+		name  string
+		parts []ftsStructure
+		want  string
+	}{
+		{"unfinished merge", []ftsStructure{b, merging}, "unfinished merge"},
+		{"too many segment ids", []ftsStructure{many, a}, "over FTS5's 2000"},
+		{"formats differ", []ftsStructure{a, legacy}, "another structure format"},
+		{"nothing", nil, "no parts"},
+	} {
+		if _, _, err := joinStructures(bad.parts); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: error %v, want one saying %q", bad.name, err, bad.want)
+		}
+	}
+}
+
+func TestJoinAverages(t *testing.T) {
+	rec := func(vs ...uint64) []byte {
+		var b []byte
+		for _, v := range vs {
+			b = putVarint(b, v)
+		}
+		return b
+	}
+	got, err := joinAverages([][]byte{rec(10, 300), rec(5, 100000)})
+	if err != nil || !bytes.Equal(got, rec(15, 100300)) {
+		t.Fatalf("joinAverages = % x, %v; want % x", got, err, rec(15, 100300))
+	}
+	if _, err := joinAverages([][]byte{rec(10, 300), rec(5)}); !errors.Is(err, errFTSCorrupt) {
+		t.Fatalf("records of different lengths: %v", err)
+	}
+}
+
+// FuzzDecodeStructure: any bytes decode or fail without a panic, and what
+// decodes encodes to a record that decodes the same.
+func FuzzDecodeStructure(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 1, 0, 0, 0})
+	f.Add(append([]byte{0, 0, 0, 2}, ftsStructureV2+"\x01\x01\x05\x00\x01\x03\x01\x09\x01\x01\x00\x00\x0c"...))
+	f.Add([]byte{0, 0, 0, 1, 2, 1, 0, 0, 1, 7, 1, 4, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := decodeStructure(b)
+		if err != nil {
+			return
+		}
+		again, err := decodeStructure(s.encode())
+		if err != nil {
+			t.Fatalf("re-encoded record does not decode: %v", err)
+		}
+		if !reflect.DeepEqual(again, s) {
+			t.Fatalf("decode(encode(s)) = %+v, want %+v", again, s)
+		}
+	})
+}
