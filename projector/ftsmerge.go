@@ -168,8 +168,8 @@ type ftsShift struct {
 // of the parts before it, at the levels they were at. It returns how each
 // part is renumbered. An unfinished incremental merge would tie a level's
 // oldest segments to the newest of the next one, which a join would break:
-// parts are built with automerge off (only whole-level crisis merges), and
-// a part that has one is refused.
+// builders merge their parts whole before the join (ftsPart.run), and a
+// part that has one is refused.
 func joinStructures(parts []ftsStructure) (ftsStructure, []ftsShift, error) {
 	if len(parts) == 0 {
 		return ftsStructure{}, nil, errors.New("join search indexes: no parts")
