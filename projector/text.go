@@ -1,7 +1,6 @@
 package projector
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -40,8 +39,8 @@ func EntryFacts(e tapelog.Entry) views.Facts {
 // it, from one decode of its payload: decoding each part again cost as
 // much as the rest of a rebuild's parsing.
 func textAndFacts(e tapelog.Entry) (string, views.Facts) {
-	var p map[string]any
-	if json.Unmarshal(e.Payload, &p) != nil {
+	p, err := decodePayload(e.Payload)
+	if err != nil {
 		return "", views.Facts{}
 	}
 	return searchText(e.Kind, p), views.Extract(e.Kind, p, e.Meta)

@@ -1,0 +1,104 @@
+package projector
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var payloadSeeds = []string{
+	`{"role":"user","content":"发生了一个错误，请重试"}`,
+	`{"content":[{"type":"text","text":"line\nwith \"quotes\" and \u4e2d\u6587 \/ \\ \t"}],"n":-12.5e3,"ok":true,"none":null}`,
+	`{"calls":[{"id":"call_1","name":"read_file","arguments":{"path":"/etc/hosts","n":0}}]}`,
+	` { "a" : [ ] , "b" : { } , "a" : [1, 2.0, -0, 1E+2] } `,
+	`{"deep":[[[[{"x":[{"y":"z"}]}]]]]}`,
+	`{}`,
+}
+
+// The fast path decodes usual payloads itself, as encoding/json does.
+func TestDecodePayloadFast(t *testing.T) {
+	for _, s := range payloadSeeds {
+		got, ok := decodePayloadFast([]byte(s))
+		if !ok {
+			t.Errorf("%s: left to encoding/json", s)
+			continue
+		}
+		var want map[string]any
+		if err := json.Unmarshal([]byte(s), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: decoded %#v, encoding/json %#v", s, got, want)
+		}
+	}
+}
+
+// What the fast path leaves to encoding/json, and what encoding/json then
+// says of it.
+func TestDecodePayloadFallback(t *testing.T) {
+	for _, tc := range []struct {
+		payload string
+		err     bool
+	}{
+		{`{"s":"\ud83d\ude00"}`, false}, // a surrogate pair
+		{"{\"s\":\"\xff\"}", false},     // invalid UTF-8: replaced
+		{`{"n":1e400}`, true},           // out of float64's range
+		{`[1,2]`, true},                 // not an object
+		{`null`, false},                 // nothing: a nil map
+		{`{"a":1} {"b":2}`, true},       // two values
+		{`{"a":01}`, true},              // not JSON
+		{`{"a":"` + "\t" + `"}`, true},  // a raw control character
+		{strings.Repeat(`{"a":`, 70) + `1` + strings.Repeat(`}`, 70), false}, // deep
+	} {
+		if _, ok := decodePayloadFast([]byte(tc.payload)); ok {
+			t.Errorf("%q: decoded by the fast path", tc.payload)
+		}
+		got, err := decodePayload([]byte(tc.payload))
+		var want map[string]any
+		wantErr := json.Unmarshal([]byte(tc.payload), &want)
+		if (err != nil) != tc.err || (wantErr != nil) != tc.err || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %#v, %v; encoding/json %#v, %v", tc.payload, got, err, want, wantErr)
+		}
+	}
+}
+
+// FuzzDecodePayload: whatever the fast path decodes, encoding/json
+// decodes to the same map.
+func FuzzDecodePayload(f *testing.F) {
+	for _, s := range payloadSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, ok := decodePayloadFast(b)
+		if !ok {
+			return
+		}
+		var want map[string]any
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("fast path decoded %q, encoding/json fails: %v", b, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: decoded %#v, encoding/json %#v", b, got, want)
+		}
+	})
+}
+
+func BenchmarkDecodePayload(b *testing.B) {
+	payload := []byte(payloadSeeds[1])
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := decodePayload(payload); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			var m map[string]any
+			if err := json.Unmarshal(payload, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
