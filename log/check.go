@@ -189,7 +189,7 @@ func (c *checker) tapeDir(ctx context.Context, t *Tape) error {
 		return nil
 	}
 	if err != nil {
-		c.add(CheckUnreadable, t.anchorsPath(), 0, "cannot list: "+err.Error(), "make it readable: chmod u+rwx")
+		c.add(CheckUnreadable, t.anchorsPath(), 0, "cannot list: "+err.Error(), c.unreadableFix(t.anchorsPath(), "u+rwx"))
 		return nil
 	}
 	for _, d := range dirents {
@@ -219,12 +219,21 @@ func (c *checker) tapeDir(ctx context.Context, t *Tape) error {
 	return nil
 }
 
+// unreadableFix says how to make the folder at rel readable: a symlink is
+// never followed out of the workspace, which no chmod changes.
+func (c *checker) unreadableFix(rel, mode string) string {
+	if fi, err := c.ws.root.Lstat(rel); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return "it is a symlink, and tape reads nothing outside the workspace: replace the link with the folder itself (rm the link, then mv the folder here)"
+	}
+	return "make it readable: chmod " + mode
+}
+
 // folder checks the files of one anchor folder.
 func (c *checker) folder(t *Tape, f Folder) {
 	dir := t.folderPath(f.Name)
 	dirents, err := fs.ReadDir(c.ws.root.FS(), dir)
 	if err != nil {
-		c.add(CheckUnreadable, dir, 0, "cannot list: "+err.Error(), "make it readable: chmod u+rwx")
+		c.add(CheckUnreadable, dir, 0, "cannot list: "+err.Error(), c.unreadableFix(dir, "u+rwx"))
 		return
 	}
 	for _, d := range dirents {
@@ -242,7 +251,7 @@ func (c *checker) folder(t *Tape, f Folder) {
 	}
 	_, files, _, err := t.FolderFiles(f.Name)
 	if err != nil {
-		c.add(CheckUnreadable, dir, 0, err.Error(), "make it readable: chmod u+rwx")
+		c.add(CheckUnreadable, dir, 0, err.Error(), c.unreadableFix(dir, "u+rwx"))
 		return
 	}
 	for _, fi := range files {

@@ -157,6 +157,16 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		a.stats.BadLines++
 		_, err := a.stmts["insertBad"].ExecContext(ctx, k.tape, k.folder, k.name, o.bad.line, o.bad.offset, o.bad.reason)
 		return err
+	case opTapeUnlisted, opTapeListed:
+		if _, err := a.exec(ctx, `DELETE FROM bad_lines WHERE tape = ? AND folder = '' AND file = ''`, k.tape); err != nil {
+			return err
+		}
+		if o.kind == opTapeListed {
+			return nil
+		}
+		a.stats.BadLines++
+		_, err := a.stmts["insertBad"].ExecContext(ctx, k.tape, "", "", 0, 0, o.bad.reason)
+		return err
 	case opCheckpoint:
 		return a.saveCheckpoint(ctx, k, o.cp)
 	case opFolderSig: // the folder's files are all applied

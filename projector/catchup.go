@@ -293,6 +293,9 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 			return st, err
 		}
 		st.unreadable[k] = true
+		if k.folder == "" { // a tape whose anchors folder could not be listed
+			st.tapes[k.tape] = true
+		}
 	}
 	bad.Close()
 	rows, err := tx.QueryContext(ctx, `SELECT tape, folder, seq, size, mtime_ns, ino, dir_mtime_ns, dir_ino, listed_ns, files_sig FROM anchors`)

@@ -255,10 +255,16 @@ func stale(e tapelog.Entry, reason string) error {
 }
 
 // BadLines returns the bad lines recorded for a tape, or for some of its
-// folders, in tape order.
+// folders, in tape order. The tape's own, that its anchors folder could
+// not be listed (line 0 of tapes/<tape>/anchors), comes with any folders.
 func (p *Projector) BadLines(ctx context.Context, tape string, folders []string) ([]*tapelog.LineError, error) {
 	c := conds{where: []string{"b.tape = ?"}, args: []any{tape}}
-	c.in("b.folder", folders, folders != nil)
+	if folders != nil {
+		c.where = append(c.where, "(b.folder = '' OR b.folder IN ("+strings.TrimSuffix(strings.Repeat("?,", len(folders)), ",")+"))")
+		for _, f := range folders {
+			c.args = append(c.args, f)
+		}
+	}
 	q := `SELECT b.folder, b.file, b.line, b.offset, b.reason FROM bad_lines b LEFT JOIN anchors a ON a.tape = b.tape AND a.folder = b.folder WHERE ` +
 		strings.Join(c.where, " AND ") + ` ORDER BY a.seq, b.folder, b.file, b.line`
 	rows, err := p.db.QueryContext(ctx, q, c.args...)
@@ -274,6 +280,30 @@ func (p *Projector) BadLines(ctx context.Context, tape string, folders []string)
 			return nil, err
 		}
 		le.Path = tapelog.Position{Tape: tape, Folder: folder, File: file}.Path()
+		bad = append(bad, le)
+	}
+	return bad, rows.Err()
+}
+
+// UnlistedTapes returns, for the given tapes (nil for all), the bad lines
+// that say a tape's anchors folder could not be listed: the index has
+// nothing of such a tape.
+func (p *Projector) UnlistedTapes(ctx context.Context, tapes []string) ([]*tapelog.LineError, error) {
+	c := conds{where: []string{"folder = ''", "file = ''", "line = 0"}}
+	c.in("tape", tapes, tapes != nil)
+	rows, err := p.db.QueryContext(ctx, `SELECT tape, reason FROM bad_lines WHERE `+strings.Join(c.where, " AND ")+` ORDER BY tape`, c.args...)
+	if err != nil {
+		return nil, fmt.Errorf("query unreadable tapes: %w", err)
+	}
+	defer rows.Close()
+	var bad []*tapelog.LineError
+	for rows.Next() {
+		var tape string
+		le := &tapelog.LineError{}
+		if err := rows.Scan(&tape, &le.Reason); err != nil {
+			return nil, err
+		}
+		le.Path = tapelog.Position{Tape: tape}.Path()
 		bad = append(bad, le)
 	}
 	return bad, rows.Err()

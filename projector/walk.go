@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -46,6 +47,8 @@ const (
 	opCheckpoint                 // save how far key's file was read
 	opFolderListed               // save when key's folder was listed, and its identity then
 	opFolderSig                  // save the signature of key's folder's files
+	opTapeUnlisted               // record that key.tape's anchors folder cannot be listed (bad.reason)
+	opTapeListed                 // forget that it could not be
 )
 
 type fileKey struct{ tape, folder, name string }
@@ -275,6 +278,13 @@ func (w *walker) walk(ctx context.Context) error {
 	return nil
 }
 
+// exhausted reports whether err says the process ran out of something
+// (descriptors, memory) rather than that the tape cannot be read: such a
+// pass fails, to be run again, instead of dropping the tape's rows.
+func exhausted(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ENOMEM)
+}
+
 // listTape lists a tape's anchor folders and returns how to stat their
 // files: relative to the open anchors folder (AnchorsDir), or, if it
 // cannot be opened, by path; and what closes the folder, once nothing
@@ -297,8 +307,27 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 	defer t.Close()
 	stat, folders, closeDir, err := w.listTape(t)
 	defer closeDir()
-	if err != nil {
+	tapeKey := fileKey{tape: name}
+	switch {
+	case err != nil && (ctx.Err() != nil || exhausted(err)):
 		return err
+	case err != nil:
+		// One tape that cannot be read (a symlink out of the workspace, a
+		// folder without permissions) must not stop every command of the
+		// workspace: it is recorded, as a file that cannot be read is, and
+		// has no rows, as in a rebuild, until it can be read again.
+		reason := err.Error()
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			reason = pe.Err.Error() // the path is the bad line's own
+		}
+		if err := w.send(ctx, op{kind: opTapeUnlisted, key: tapeKey, bad: badLine{reason: "cannot list: " + reason}}); err != nil {
+			return err
+		}
+		folders = nil
+	case w.st.unreadable[tapeKey]:
+		if err := w.send(ctx, op{kind: opTapeListed, key: tapeKey}); err != nil {
+			return err
+		}
 	}
 	seen := make(map[string]bool, len(folders))
 	for _, f := range folders {

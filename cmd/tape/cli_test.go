@@ -322,6 +322,44 @@ func TestCLIUnreadableFile(t *testing.T) {
 	}
 }
 
+// A tape whose anchors folder cannot be listed (here a symlink out of the
+// workspace) does not stop the commands of the others: search answers
+// from the rest and warns, a read of that tape warns and exits as for an
+// unreadable file, and doctor says what to do, which no chmod fixes.
+func TestCLIUnlistedTape(t *testing.T) {
+	ws := newCLIWorkspace(t)
+	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"narwhal inside"}`)
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(outside, "001_plan"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(outside, "001_plan", "messages.jsonl"), []byte(`{"kind":"message","payload":{"content":"narwhal outside"}}`+"\n"), 0o600)
+	if err := os.MkdirAll(filepath.Join(ws, ".tape/tapes/leak"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws, ".tape/tapes/leak/anchors")); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runTape(t, ws, "search", "--all-tapes", "narwhal")
+	if code != 0 || !strings.Contains(stdout, "inside") || strings.Contains(stdout, "outside") ||
+		!strings.Contains(stderr, "tapes/leak/anchors: cannot list: path escapes from parent; its tape is not searched") {
+		t.Errorf("search --all-tapes: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if _, stderr, code := runTape(t, ws, "search", "--tape", "leak", "narwhal"); code != exitNoMatch || !strings.Contains(stderr, "tapes/leak/anchors") {
+		t.Errorf("search --tape leak: exit %d, stderr %s", code, stderr)
+	}
+	if _, stderr, code := runTape(t, ws, "search", "narwhal"); code != 0 || stderr != "" {
+		t.Errorf("search of the current tape warned of another: exit %d, stderr %s", code, stderr)
+	}
+	if _, stderr, code := runTape(t, ws, "log", "--tape", "leak", "--all"); code != exitWorkspace || !strings.Contains(stderr, "tapes/leak/anchors") {
+		t.Errorf("log --tape leak: exit %d, stderr %s", code, stderr)
+	}
+	out, _, code := runTape(t, ws, "doctor")
+	if code != exitWorkspace || !strings.Contains(out, "tapes/leak/anchors") || !strings.Contains(out, "symlink") || strings.Contains(out, "chmod") {
+		t.Errorf("doctor: exit %d\n%s", code, out)
+	}
+}
+
 // --no-catchup reads the index as it stands, but a missing index is built
 // first: it is never an excuse for an empty answer.
 func TestCLINoCatchupRebuildsMissingIndex(t *testing.T) {

@@ -95,6 +95,9 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if err := warnUnlisted(env, ix, q.Tapes); err != nil {
+		return err
+	}
 	if len(hits) == 0 {
 		return errNoMatch
 	}
@@ -173,4 +176,19 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 		return now.Add(-d), nil
 	}
 	return time.Time{}, fmt.Errorf("%q is neither RFC 3339 (2026-11-22T10:00:00Z) nor a duration ago (2h, 3d)", s)
+}
+
+// warnUnlisted says on stderr which of the searched tapes (nil for all)
+// could not be read at all: a search of the others still answers, as
+// ripgrep's does past a folder it cannot read, and 'tape doctor' says how
+// to fix it.
+func warnUnlisted(env *Env, ix *projector.Projector, tapes []string) error {
+	bad, err := ix.UnlistedTapes(env.Context(), tapes)
+	if err != nil {
+		return err
+	}
+	for _, le := range bad {
+		fmt.Fprintf(env.Stderr, "tape: warning: %s; its tape is not searched; see 'tape doctor'\n", printable(le.Error()))
+	}
+	return nil
 }
