@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
 
@@ -28,9 +29,7 @@ func (c *ReindexCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer ws.Close()
-	noCatchup := *g
-	noCatchup.NoCatchup = true
-	ix, err := noCatchup.index(env, ws)
+	ix, err := openToIndex(env, ws)
 	if err != nil {
 		return err
 	}
@@ -62,4 +61,11 @@ func (c *ReindexCmd) Run(env *Env, g *Globals) error {
 	_, err = fmt.Fprintf(env.Stdout, "index %s: %d entries added, %d removed, %d bad lines, %d files read (%.1f MB) in %s\n",
 		verb, st.Entries, st.Removed, st.BadLines, st.FilesRead, float64(st.Bytes)/1e6, st.Duration.Round(1e6))
 	return err
+}
+
+// openToIndex opens the index for reindex, which runs its own pass: unlike
+// Globals.index it never fills a new index first. It did, and a `reindex
+// --full` of a workspace without an index built it twice.
+func openToIndex(env *Env, ws *tapelog.Workspace) (*projector.Projector, error) {
+	return projector.Open(env.Context(), ws)
 }
