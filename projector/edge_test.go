@@ -189,3 +189,40 @@ func TestOddFileNames(t *testing.T) {
 		})
 	}
 }
+
+// A workspace whose path holds characters that mean something in a file:
+// URI ('#' ends the path, '?' starts the query, '%' an escape) keeps its
+// index, and the build beside it, inside it: a folder named "C#" had its
+// index opened at "C".
+func TestWorkspacePathWithURICharacters(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "C# 100%25?_txlock=deferred&x#y")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ws, _, err := tapelog.Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	appendMsg(t, ws, "main", "escaped words")
+	p := openProjector(t, ws)
+	for _, pass := range []func(context.Context) (Stats, error){p.CatchUp, p.Rebuild} {
+		if _, err := pass(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if !found(t, p, "escaped") {
+			t.Fatal("the entry is not searchable")
+		}
+	}
+	names, err := os.ReadDir(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 1 {
+		t.Errorf("files beside the workspace: %v; want only the workspace", names)
+	}
+	if _, err := os.Stat(ws.Abs(IndexFile)); err != nil {
+		t.Errorf("no index in the workspace: %v", err)
+	}
+}

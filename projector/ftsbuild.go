@@ -180,7 +180,7 @@ func (p *ftsPart) flush(ctx context.Context) error {
 // as one of 32 MiB (FTS5 writes its segments mostly in order).
 func (p *ftsPart) start(ctx context.Context) error {
 	p.started = true
-	dsn := "file:" + p.path + "?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-8192)&_pragma=locking_mode(NORMAL)"
+	dsn := fileURI(p.path) + "?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-8192)&_pragma=locking_mode(NORMAL)"
 	p.db = sql.OpenDB(newConnector(dsn))
 	p.db.SetMaxOpenConns(1)
 	if _, err := p.db.ExecContext(ctx, ftsSchema); err != nil {

@@ -49,7 +49,7 @@ func TestVarint(t *testing.T) {
 // connection.
 func ftsIndexDB(t *testing.T, path string) *sql.DB {
 	t.Helper()
-	db := sql.OpenDB(newConnector("file:" + path))
+	db := sql.OpenDB(newConnector(fileURI(path)))
 	db.SetMaxOpenConns(1)
 	t.Cleanup(func() { db.Close() })
 	return db
@@ -262,7 +262,7 @@ func TestJoinedBuildEqualsInPlace(t *testing.T) {
 func joinTo(t *testing.T, build *ftsBuild, path string) int {
 	t.Helper()
 	ctx := context.Background()
-	db := sql.OpenDB(newConnector("file:" + path))
+	db := sql.OpenDB(newConnector(fileURI(path)))
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	if _, err := db.Exec(ftsSchema); err != nil {

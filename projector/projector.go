@@ -190,8 +190,18 @@ func (p *Projector) connect(fi fs.FileInfo) error {
 
 // dsn names index.db and the settings of a connection to it.
 func (p *Projector) dsn() string {
-	return "file:" + p.path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=immediate"
+	return fileURI(p.path) + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=immediate"
 }
+
+// fileURI is the file: URI SQLite opens for the file at path. '?' and
+// '#' end a URI's path, and '%' starts an escape, so they are escaped: a
+// workspace in a folder named "C#" had its index opened at "C", outside
+// the workspace.
+func fileURI(path string) string {
+	return "file:" + uriPath.Replace(path)
+}
+
+var uriPath = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
 
 // connector opens connections with SQLITE_FCNTL_PERSIST_WAL set, so that
 // closing a connection never deletes the -wal and -shm files by name. That
