@@ -157,15 +157,15 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		a.stats.BadLines++
 		_, err := a.stmts["insertBad"].ExecContext(ctx, k.tape, k.folder, k.name, o.bad.line, o.bad.offset, o.bad.reason)
 		return err
-	case opTapeUnlisted, opTapeListed:
-		if _, err := a.exec(ctx, `DELETE FROM bad_lines WHERE tape = ? AND folder = '' AND file = ''`, k.tape); err != nil {
+	case opUnlisted, opListed:
+		if _, err := a.exec(ctx, `DELETE FROM bad_lines WHERE tape = ? AND folder = ? AND file = '' AND line = 0`, k.tape, k.folder); err != nil {
 			return err
 		}
-		if o.kind == opTapeListed {
+		if o.kind == opListed {
 			return nil
 		}
 		a.stats.BadLines++
-		_, err := a.stmts["insertBad"].ExecContext(ctx, k.tape, "", "", 0, 0, o.bad.reason)
+		_, err := a.stmts["insertBad"].ExecContext(ctx, k.tape, k.folder, "", 0, 0, o.bad.reason)
 		return err
 	case opCheckpoint:
 		return a.saveCheckpoint(ctx, k, o.cp)

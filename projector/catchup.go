@@ -281,19 +281,21 @@ func clearAll(ctx context.Context, tx sqlTx) error {
 
 // loadState reads the checkpoints the pass compares the files with.
 func loadState(ctx context.Context, tx sqlTx) (state, error) {
-	st := state{tapes: map[string]bool{}, folders: map[fileKey]anchorRow{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]bool{}}
-	bad, err := tx.QueryContext(ctx, `SELECT tape, folder, file FROM bad_lines WHERE line = 0 AND file <> 'anchor.json'`)
+	st := state{tapes: map[string]bool{}, folders: map[fileKey]anchorRow{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]bool{}, unlisted: map[fileKey]string{}}
+	bad, err := tx.QueryContext(ctx, `SELECT tape, folder, file, reason FROM bad_lines WHERE line = 0 AND file <> 'anchor.json'`)
 	if err != nil {
 		return st, fmt.Errorf("load unreadable files: %w", err)
 	}
 	for bad.Next() {
 		var k fileKey
-		if err := bad.Scan(&k.tape, &k.folder, &k.name); err != nil {
+		var reason string
+		if err := bad.Scan(&k.tape, &k.folder, &k.name, &reason); err != nil {
 			bad.Close()
 			return st, err
 		}
 		st.unreadable[k] = true
-		if k.folder == "" { // a tape whose anchors folder could not be listed
+		if k.name == "" { // a tape or folder that could not be listed
+			st.unlisted[k] = reason
 			st.tapes[k.tape] = true
 		}
 	}
@@ -302,21 +304,35 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 	if err != nil {
 		return st, fmt.Errorf("load anchors: %w", err)
 	}
+	// Into a slice first, and then into a map of the right size: growing
+	// the map row by row cost an eighth of loading it.
+	type folderRow struct {
+		key fileKey
+		row anchorRow
+	}
+	var loaded []folderRow
 	for rows.Next() {
-		var k fileKey
-		var r anchorRow
+		var f folderRow
 		var ino, dirIno int64
-		if err := rows.Scan(&k.tape, &k.folder, &r.seq, &r.size, &r.mtimeNS, &ino, &r.listing.mtimeNS, &dirIno, &r.listing.listedNS, &r.sig); err != nil {
+		r := &f.row
+		if err := rows.Scan(&f.key.tape, &f.key.folder, &r.seq, &r.size, &r.mtimeNS, &ino, &r.listing.mtimeNS, &dirIno, &r.listing.listedNS, &r.sig); err != nil {
 			rows.Close()
-			return st, err
+			return st, fmt.Errorf("load anchors: %w", err)
+		}
+		if n := len(loaded); n > 0 && loaded[n-1].key.tape == f.key.tape {
+			f.key.tape = loaded[n-1].key.tape // one string per tape, not per folder
 		}
 		r.ino, r.listing.ino = uint64(ino), uint64(dirIno)
-		st.folders[k] = r
-		st.tapes[k.tape] = true
+		loaded = append(loaded, f)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return st, err
+		return st, fmt.Errorf("load anchors: %w", err)
+	}
+	st.folders = make(map[fileKey]anchorRow, len(loaded))
+	for _, f := range loaded {
+		st.folders[f.key] = f.row
+		st.tapes[f.key.tape] = true
 	}
 	st.index()
 	return st, nil

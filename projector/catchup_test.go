@@ -289,6 +289,23 @@ func TestAnchorsSymlinkOutOfWorkspace(t *testing.T) {
 		t.Fatalf("bad lines of the tape: %v, %v", bad, err)
 	}
 	sameAsRebuild(t, ws, p, words...)
+	// Settled (see racyWindow), so that a catch-up has nothing to write.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(ws.Abs("tapes/main/anchors/001_session-start"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	catchUp(t, p)
+	reader := openProjector(t, ws) // data_version counts the commits of other connections
+	before, err := reader.DataVersion(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := catchUp(t, p); st.BadLines != 0 {
+		t.Errorf("a second catch-up recorded the tape again: %+v", st)
+	}
+	if after, err := reader.DataVersion(context.Background()); err != nil || after != before {
+		t.Errorf("a catch-up with nothing new changed the index (data_version %d, then %d, %v)", before, after, err)
+	}
 
 	// Moved into the workspace, it is read, and its bad line is gone.
 	if err := os.Remove(link); err != nil {

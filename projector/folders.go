@@ -21,6 +21,7 @@ type folderState struct {
 	files   []tapelog.FileInfo
 	listing folderListing
 	listed  bool
+	sigSame bool // files have the signature the index holds for the folder
 	err     error
 }
 
@@ -53,12 +54,17 @@ func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelo
 	})
 	for range prefetchers {
 		wg.Go(func() {
+			var sig []byte
 			for i := range next {
 				f := folders[i]
 				key := fileKey{tape: t.Name(), folder: f.Name}
 				old, known := w.st.folders[key]
 				var s folderState
 				s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, key, old.listing, known, stat)
+				if s.err == nil && known && old.sig != "" {
+					sig = appendSignature(sig[:0], s.files, nil)
+					s.sigSame = string(sig) == old.sig
+				}
 				results[i] <- s
 			}
 		})
@@ -113,11 +119,11 @@ func (w *walker) statKnown(t *tapelog.Tape, f tapelog.Folder, key fileKey, stat 
 		}
 		anchor = &fi
 	}
-	names := make([]string, 0, len(w.st.filesOf[key]))
-	for _, fk := range w.st.filesOf[key] {
-		names = append(names, fk.name)
+	names, ok := w.st.namesIn(key)
+	if !ok {
+		return nil, nil, false
 	}
-	slices.Sort(names)
+	slices.Sort(names) // a fresh slice, in the files' order as listed
 	files := make([]tapelog.FileInfo, 0, len(names))
 	for _, name := range names {
 		fk := fileKey{tape: key.tape, folder: key.folder, name: name}

@@ -285,25 +285,25 @@ func (p *Projector) BadLines(ctx context.Context, tape string, folders []string)
 	return bad, rows.Err()
 }
 
-// UnlistedTapes returns, for the given tapes (nil for all), the bad lines
-// that say a tape's anchors folder could not be listed: the index has
-// nothing of such a tape.
-func (p *Projector) UnlistedTapes(ctx context.Context, tapes []string) ([]*tapelog.LineError, error) {
-	c := conds{where: []string{"folder = ''", "file = ''", "line = 0"}}
+// Unlisted returns, for the given tapes (nil for all), the bad lines that
+// say a tape's anchors folder, or one anchor folder, could not be listed:
+// the index has nothing of what they hold. A tape's comes first.
+func (p *Projector) Unlisted(ctx context.Context, tapes []string) ([]*tapelog.LineError, error) {
+	c := conds{where: []string{"file = ''", "line = 0"}}
 	c.in("tape", tapes, tapes != nil)
-	rows, err := p.db.QueryContext(ctx, `SELECT tape, reason FROM bad_lines WHERE `+strings.Join(c.where, " AND ")+` ORDER BY tape`, c.args...)
+	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder, reason FROM bad_lines WHERE `+strings.Join(c.where, " AND ")+` ORDER BY tape, folder`, c.args...)
 	if err != nil {
-		return nil, fmt.Errorf("query unreadable tapes: %w", err)
+		return nil, fmt.Errorf("query unreadable folders: %w", err)
 	}
 	defer rows.Close()
 	var bad []*tapelog.LineError
 	for rows.Next() {
-		var tape string
+		var pos tapelog.Position
 		le := &tapelog.LineError{}
-		if err := rows.Scan(&tape, &le.Reason); err != nil {
+		if err := rows.Scan(&pos.Tape, &pos.Folder, &le.Reason); err != nil {
 			return nil, err
 		}
-		le.Path = tapelog.Position{Tape: tape}.Path()
+		le.Path = pos.Path()
 		bad = append(bad, le)
 	}
 	return bad, rows.Err()

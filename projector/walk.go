@@ -1,6 +1,7 @@
 package projector
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -47,8 +48,8 @@ const (
 	opCheckpoint                 // save how far key's file was read
 	opFolderListed               // save when key's folder was listed, and its identity then
 	opFolderSig                  // save the signature of key's folder's files
-	opTapeUnlisted               // record that key.tape's anchors folder cannot be listed (bad.reason)
-	opTapeListed                 // forget that it could not be
+	opUnlisted                   // record that key's folder (key.folder "": the tape's anchors folder) cannot be listed (bad.reason)
+	opListed                     // forget that it could not be
 )
 
 type fileKey struct{ tape, folder, name string }
@@ -107,11 +108,14 @@ type state struct {
 	folders    map[fileKey]anchorRow // key.name == ""
 	files      map[fileKey]checkpoint
 	unreadable map[fileKey]bool // files recorded as a bad line 0: they could not be opened
+	// Folders (name "") and tapes (folder "" too) recorded as a bad line 0
+	// because they could not be listed, with the reason recorded: the
+	// index holds nothing of them (see walker.unlisted).
+	unlisted map[fileKey]string
 
-	// Built by index(): what each tape and folder holds, so that finding
-	// what was deleted costs what the folder holds, not the whole index.
-	foldersOf map[string][]fileKey  // tape -> its folders
-	filesOf   map[fileKey][]fileKey // folder (name "") -> its files, from its signature
+	// Built by index(): the folders of each tape, so that finding what was
+	// deleted costs what the tape holds, not the whole index.
+	foldersOf map[string][]fileKey // tape -> its folders
 
 	// Folders whose changes may make no fsnotify event in them, which a
 	// scoped pass walks all the same, and the tapes that hold them.
@@ -119,10 +123,9 @@ type state struct {
 	volatileTapes map[string]bool
 }
 
-// index fills foldersOf and filesOf.
+// index fills foldersOf and the volatile sets.
 func (st *state) index() {
 	st.foldersOf = make(map[string][]fileKey)
-	st.filesOf = make(map[fileKey][]fileKey)
 	st.volatile, st.volatileTapes = map[fileKey]bool{}, map[string]bool{}
 	markVolatile := func(k fileKey) {
 		st.volatile[k], st.volatileTapes[k.tape] = true, true
@@ -136,21 +139,18 @@ func (st *state) index() {
 			markVolatile(k)
 		}
 		st.foldersOf[k.tape] = append(st.foldersOf[k.tape], k)
-		names, ok := sigNames(r.sig)
-		if !ok {
-			// A signature this version cannot read would list no files,
-			// and trusting it would drop every row of the folder: forget
-			// it and its listing, so the folder is listed and compared
-			// with its checkpoints.
-			r.sig, r.listing = "", folderListing{}
-			st.folders[k] = r
-			markVolatile(k)
-			continue
-		}
-		for _, name := range names {
-			st.filesOf[k] = append(st.filesOf[k], fileKey{tape: k.tape, folder: k.folder, name: name})
-		}
 	}
+}
+
+// namesIn returns the names of the files the index knows in a folder, from
+// the signature it had as the pass started. ok is false if this version
+// cannot read that signature: then the folder is listed (statKnown) and
+// compared with its checkpoints, because trusting it would list no files
+// and drop every row of the folder. It is parsed here, per folder, on the
+// goroutines that stat, not for every folder as the state loads: that was
+// a third of a no-change catch-up's serial work.
+func (st *state) namesIn(folder fileKey) (names []string, ok bool) {
+	return sigNames(st.folders[folder].sig)
 }
 
 // A folder's signature lists its tape files as a pass last left them, one
@@ -160,9 +160,13 @@ func (st *state) index() {
 // none of them changed, and the catch-up skips them without reading their
 // checkpoints.
 func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
-	// Appends, not fmt: a catch-up with nothing to do computes one per
-	// folder, on the walker's goroutine.
-	b := make([]byte, 0, 64*len(files))
+	return string(appendSignature(make([]byte, 0, 64*len(files)), files, unreadable))
+}
+
+// appendSignature appends the signature of files to b: a catch-up with
+// nothing to do computes one per folder, and compares it without
+// allocating (folderState.sigSame).
+func appendSignature(b []byte, files []tapelog.FileInfo, unreadable map[string]bool) []byte {
 	for _, fi := range files {
 		b = strconv.AppendQuote(b, fi.Name) // names may hold tabs and newlines
 		if fi.Err != nil || unreadable[fi.Name] {
@@ -179,7 +183,7 @@ func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
 		b = strconv.AppendUint(b, fi.Dev, 10)
 		b = append(b, '\n')
 	}
-	return string(b)
+	return b
 }
 
 // sigNames returns the names of the files a signature lists; ok is false
@@ -316,16 +320,12 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 		// folder without permissions) must not stop every command of the
 		// workspace: it is recorded, as a file that cannot be read is, and
 		// has no rows, as in a rebuild, until it can be read again.
-		reason := err.Error()
-		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-			reason = pe.Err.Error() // the path is the bad line's own
-		}
-		if err := w.send(ctx, op{kind: opTapeUnlisted, key: tapeKey, bad: badLine{reason: "cannot list: " + reason}}); err != nil {
+		if err := w.unlisted(ctx, tapeKey, err); err != nil {
 			return err
 		}
 		folders = nil
-	case w.st.unreadable[tapeKey]:
-		if err := w.send(ctx, op{kind: opTapeListed, key: tapeKey}); err != nil {
+	default:
+		if err := w.listed(ctx, tapeKey); err != nil {
 			return err
 		}
 	}
@@ -350,8 +350,18 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 		if errors.Is(l.err, fs.ErrNotExist) {
 			continue // deleted while we looked: the next pass drops its rows
 		}
-		if l.err != nil {
+		key := fileKey{tape: name, folder: f.Name}
+		if l.err != nil && (ctx.Err() != nil || exhausted(l.err)) {
 			return l.err
+		}
+		if l.err != nil { // one folder that cannot be read, as one tape above
+			if err := w.dropUnlisted(ctx, key, l.err); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := w.listed(ctx, key); err != nil {
+			return err
 		}
 		if err := w.walkFolder(ctx, t, f, l); err != nil {
 			return err
@@ -364,7 +374,55 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 			}
 		}
 	}
+	for _, key := range slices.SortedFunc(maps.Keys(w.st.unlisted), compareKeys) {
+		if key.tape == name && key.folder != "" && !seen[key.folder] {
+			if err := w.listed(ctx, key); err != nil { // gone
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+// dropUnlisted drops the rows of a folder that cannot be listed and
+// records why.
+func (w *walker) dropUnlisted(ctx context.Context, key fileKey, err error) error {
+	if _, known := w.st.folders[key]; known {
+		if err := w.send(ctx, op{kind: opDropFolder, key: key}); err != nil {
+			return err
+		}
+	}
+	return w.unlisted(ctx, key, err)
+}
+
+// unlisted records that a tape's anchors folder (key.folder "") or an
+// anchor folder cannot be listed, unless the index says so already, for
+// the same reason: a pass that finds nothing new writes nothing, or every
+// reader would see the index change under it (CatchUpBeside) and a watcher
+// would commit on every pass.
+func (w *walker) unlisted(ctx context.Context, key fileKey, err error) error {
+	reason := err.Error()
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		reason = pe.Err.Error() // the path is the bad line's own
+	}
+	reason = "cannot list: " + reason
+	if old, ok := w.st.unlisted[key]; ok && old == reason {
+		return nil
+	}
+	return w.send(ctx, op{kind: opUnlisted, key: key, bad: badLine{reason: reason}})
+}
+
+// listed forgets that a tape or folder could not be listed, if the index
+// said so.
+func (w *walker) listed(ctx context.Context, key fileKey) error {
+	if _, ok := w.st.unlisted[key]; !ok {
+		return nil
+	}
+	return w.send(ctx, op{kind: opListed, key: key})
+}
+
+func compareKeys(a, b fileKey) int {
+	return cmp.Or(strings.Compare(a.tape, b.tape), strings.Compare(a.folder, b.folder), strings.Compare(a.name, b.name))
 }
 
 func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Folder, l folderState) error {
@@ -393,7 +451,7 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 			return err
 		}
 	}
-	if known && old.sig != "" && signature(files, nil) == old.sig {
+	if known && old.sig != "" && l.sigSame {
 		return nil // no file changed
 	}
 	if known {
@@ -415,8 +473,9 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 	// Drop the files that are gone: those the signature listed, and, in
 	// case it missed one, those with a checkpoint.
 	gone := map[fileKey]bool{}
-	for _, fk := range w.st.filesOf[key] {
-		gone[fk] = !seen[fk.name]
+	names, _ := w.st.namesIn(key) // none if it cannot be read: the checkpoints then say
+	for _, name := range names {
+		gone[fileKey{tape: key.tape, folder: key.folder, name: name}] = !seen[name]
 	}
 	for fk := range w.st.files {
 		if fk.tape == key.tape && fk.folder == key.folder && !seen[fk.name] {

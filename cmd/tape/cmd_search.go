@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -178,17 +179,22 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is neither RFC 3339 (2026-11-22T10:00:00Z) nor a duration ago (2h, 3d)", s)
 }
 
-// warnUnlisted says on stderr which of the searched tapes (nil for all)
-// could not be read at all: a search of the others still answers, as
+// warnUnlisted says on stderr which of the searched tapes (nil for all),
+// or which of their anchor folders, could not be read at all: a search of
+// the rest still answers, as
 // ripgrep's does past a folder it cannot read, and 'tape doctor' says how
 // to fix it.
 func warnUnlisted(env *Env, ix *projector.Projector, tapes []string) error {
-	bad, err := ix.UnlistedTapes(env.Context(), tapes)
+	bad, err := ix.Unlisted(env.Context(), tapes)
 	if err != nil {
 		return err
 	}
 	for _, le := range bad {
-		fmt.Fprintf(env.Stderr, "tape: warning: %s; its tape is not searched; see 'tape doctor'\n", printable(le.Error()))
+		what := "its tape is not searched"
+		if path.Base(le.Path) != "anchors" {
+			what = "its entries are not searched"
+		}
+		fmt.Fprintf(env.Stderr, "tape: warning: %s; %s; see 'tape doctor'\n", printable(le.Error()), what)
 	}
 	return nil
 }

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// nobody is the user the permission tests run the CLI as when the tests
+// run as root, whom permissions do not stop.
+const nobody = 65534
+
+// unprivileged returns a workspace folder and a way to run the CLI in it
+// as a user whose permissions apply: the tests' own, or, for root,
+// nobody, given a copy of the test binary and the folder. setup, run
+// before the folder is handed over, writes the tapes.
+func unprivileged(t *testing.T, setup func(dir string)) (dir string, run func(args ...string) (stdout, stderr string, code int)) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		dir = t.TempDir()
+		setup(dir)
+		return dir, func(args ...string) (string, string, int) { return runProcess(t, dir, args...) }
+	}
+	// t.TempDir's parents are private to root: a folder of its own, open
+	// to nobody, holds the workspace and the binary.
+	home, err := os.MkdirTemp("", "tape-perm-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+			os.Chmod(p, 0o700) // a folder the test closed must not stop the removal
+			return nil
+		})
+		os.RemoveAll(home)
+	})
+	if err := os.Chmod(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(home, "tape.test")
+	copyFile(t, os.Args[0], bin, 0o755)
+	dir = filepath.Join(home, "work")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	setup(dir)
+	if err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, nobody, nobody)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, func(args ...string) (string, string, int) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "TAPE_TEST_AS_CLI=1", "TAPE_NAME=", "TAPE_DIR=", "HOME="+dir)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		var exit *exec.ExitError
+		code := 0
+		switch {
+		case errors.As(err, &exit):
+			code = exit.ExitCode()
+		case err != nil:
+			t.Fatalf("tape %s as nobody: %v", strings.Join(args, " "), err)
+		}
+		return out.String(), errOut.String(), code
+	}
+}
+
+func copyFile(t *testing.T, from, to string, mode fs.FileMode) {
+	t.Helper()
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCLIUnreadableFolders takes away the permissions of one anchor folder
+// of a tape and of another tape's anchors folder (listable, but its
+// folders cannot be looked up): every command still works, says what it
+// cannot read, records it once and not on every pass, and reads it all
+// once the permissions are back, as a rebuild does.
+func TestCLIUnreadableFolders(t *testing.T) {
+	var locked, leakAnchors string
+	dir, run := unprivileged(t, func(dir string) {
+		mustRun(t, dir, "init")
+		mustRun(t, dir, "append", "-k", "message", `{"content":"okapi first folder"}`)
+		mustRun(t, dir, "handoff", "second")
+		mustRun(t, dir, "append", "-k", "message", `{"content":"okapi locked folder"}`)
+		mustRun(t, dir, "--tape", "leak", "append", "-k", "message", `{"content":"okapi other tape"}`)
+		matches, _ := filepath.Glob(filepath.Join(dir, ".tape/tapes/main/anchors/002_*"))
+		if len(matches) != 1 {
+			t.Fatalf("folders of the second anchor: %v", matches)
+		}
+		locked, leakAnchors = matches[0], filepath.Join(dir, ".tape/tapes/leak/anchors")
+	})
+	mustMode := func(p string, mode fs.FileMode) {
+		t.Helper()
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	searchJSON := func() string {
+		t.Helper()
+		out, stderr, code := run("search", "--all-tapes", "--json", "okapi")
+		if code != 0 {
+			t.Fatalf("search: exit %d: %s", code, stderr)
+		}
+		return out
+	}
+	if _, stderr, code := run("reindex"); code != 0 {
+		t.Fatalf("first reindex: exit %d: %s", code, stderr)
+	}
+	mustMode(locked, 0)
+	mustMode(leakAnchors, 0o500&^0o100) // r--: listed, not looked into
+
+	out, stderr, code := run("search", "--all-tapes", "okapi")
+	lockedRel := "tapes/main/anchors/" + filepath.Base(locked)
+	if code != 0 || !strings.Contains(out, "first folder") || strings.Contains(out, "locked folder") || strings.Contains(out, "other tape") ||
+		!strings.Contains(stderr, lockedRel+": cannot list: permission denied") || !strings.Contains(stderr, "tapes/leak/anchors") {
+		t.Fatalf("search with unreadable folders: exit %d\nstdout %s\nstderr %s", code, out, stderr)
+	}
+	if out, stderr, code := run("reindex", "--json"); code != 0 || !strings.Contains(out, `"bad_lines":0`) || !strings.Contains(out, `"entries":0`) {
+		t.Errorf("a second pass over the same unreadable folders (exit %d) wrote again: %s%s", code, out, stderr)
+	}
+	incremental := searchJSON()
+	if _, stderr, code := run("reindex", "--full"); code != 0 {
+		t.Fatalf("reindex --full: exit %d: %s", code, stderr)
+	}
+	if rebuilt := searchJSON(); rebuilt != incremental {
+		t.Errorf("search after a rebuild differs:\n%s---\n%s", rebuilt, incremental)
+	}
+	if out, _, code := run("doctor"); code != exitWorkspace || !strings.Contains(out, lockedRel) || !strings.Contains(out, "tapes/leak/anchors") {
+		t.Errorf("doctor: exit %d\n%s", code, out)
+	}
+
+	mustMode(locked, 0o700)
+	mustMode(leakAnchors, 0o700)
+	out, stderr, code = run("search", "--all-tapes", "okapi")
+	if code != 0 || stderr != "" || strings.Count(out, "okapi") != 3 {
+		t.Errorf("search once readable: exit %d\nstdout %s\nstderr %s", code, out, stderr)
+	}
+	if out, _, code := run("doctor"); code != 0 {
+		t.Errorf("doctor once readable: exit %d\n%s", code, out)
+	}
+	incremental = searchJSON()
+	if _, stderr, code := run("reindex", "--full"); code != 0 {
+		t.Fatalf("reindex --full: exit %d: %s", code, stderr)
+	}
+	if rebuilt := searchJSON(); rebuilt != incremental {
+		t.Errorf("search after a rebuild differs:\n%s---\n%s", rebuilt, incremental)
+	}
+	_ = dir
+}
