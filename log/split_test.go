@@ -60,13 +60,19 @@ func FuzzSplitObject(f *testing.F) {
 
 // FuzzParseLine checks that parseLine's fast path and encoding/json's path
 // read every line alike, the reasons for bad lines aside (only the slow
-// path explains JSON errors).
+// path explains JSON errors), and that a line of invalid UTF-8 is bad.
 func FuzzParseLine(f *testing.F) {
 	for _, s := range splitSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		fast, fastReason := parseLine(line)
+		if !utf8.Valid(line) { // refused before parsing; encoding/json would take it
+			if fastReason == "" {
+				t.Fatalf("parseLine(%q) took a line of invalid UTF-8: %+v", line, fast)
+			}
+			return
+		}
 		slow, slowReason := parseLineSlow(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")))
 		if (fastReason == "") != (slowReason == "") || fastReason == "" && !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("parseLine(%q) = %+v %q; encoding/json's path: %+v %q", line, fast, fastReason, slow, slowReason)
