@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 		main()
 	case os.Getenv("TAPE_TEST_WRITER") != "":
 		os.Exit(libraryWriter(os.Getenv("TAPE_TEST_WRITER")))
+	case os.Getenv("TAPE_TEST_GC") != "":
+		os.Exit(gcWorkload(os.Getenv("TAPE_TEST_GC")))
 	}
 	testscript.Main(m, map[string]func(){"tape": main})
 }
