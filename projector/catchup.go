@@ -62,7 +62,11 @@ func (p *Projector) CatchUpBeside(ctx context.Context, wait time.Duration) (Stat
 		db := sql.OpenDB(newConnector(p.dsn()))
 		db.SetMaxOpenConns(1)
 		defer db.Close()
-		return p.passOn(ctx, db, false, nil, &stats)
+		err := p.passOn(ctx, db, false, nil, &stats)
+		if err != nil && p.replaced() { // deleted since the check above
+			return ErrReplaced
+		}
+		return err
 	})
 	stats.Duration = time.Since(start)
 	if err != nil && ctx.Err() != nil {
@@ -126,6 +130,10 @@ func (p *Projector) passLocked(ctx context.Context, full bool, sc *scope, stats 
 
 // passOn runs a pass on db, a connection pool to index.db.
 func (p *Projector) passOn(ctx context.Context, db *sql.DB, full bool, sc *scope, stats *Stats) error {
+	// What a killed pass left holds the tapes' words. A folder in the way
+	// is no reason to fail: newFTSBuild then fails, and the pass builds in
+	// place.
+	_ = removeBuilds(p.ws)
 	var build *ftsBuild
 	if empty, err := p.startsEmpty(ctx, db, full); err != nil {
 		return err

@@ -2,6 +2,7 @@ package projector
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -174,5 +175,28 @@ func TestPassWaitsForTheHolder(t *testing.T) {
 	close(release)
 	if _, err := other.CatchUpWait(context.Background(), 5*time.Second); err != nil {
 		t.Errorf("catch-up after the holder is done: %v", err)
+	}
+}
+
+// A connection opened just after index.db was deleted (CatchUpBeside
+// checks, then opens by path) fails instead of making a new index.db, of
+// mode 0644 and without tables, that the next Open would take as its own.
+func TestConnectionNeverCreatesIndex(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "words")
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	removeIndex(t, ws.Dir())
+	db := sql.OpenDB(newConnector(p.dsn()))
+	defer db.Close()
+	var st Stats
+	if err := p.passOn(context.Background(), db, false, nil, &st); err == nil {
+		t.Error("a pass on a deleted index.db succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(ws.Dir(), IndexFile)); !os.IsNotExist(err) {
+		t.Errorf("index.db after a pass on the deleted one: %v; want none", err)
+	}
+	if _, err := p.CatchUpBeside(context.Background(), LockWait); !errors.Is(err, ErrReplaced) {
+		t.Errorf("CatchUpBeside of a deleted index.db: %v; want ErrReplaced", err)
 	}
 }

@@ -101,10 +101,8 @@ func newFTSBuild(ws *tapelog.Workspace, n int, block int64) (*ftsBuild, error) {
 	if n < 1 || n > maxBuildParts || block < 1 {
 		return nil, fmt.Errorf("search index build of %d parts, blocks of %d: out of range", n, block)
 	}
-	for k := range maxBuildParts {
-		if err := ws.Remove(buildPath(k)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("remove old search index build: %w", err)
-		}
+	if err := removeBuilds(ws); err != nil {
+		return nil, err
 	}
 	b := &ftsBuild{block: block}
 	for k := range n {
@@ -120,6 +118,18 @@ func newFTSBuild(ws *tapelog.Workspace, n int, block int64) (*ftsBuild, error) {
 		}
 	}
 	return b, nil
+}
+
+// removeBuilds removes the scratch files a killed pass may have left. Every
+// pass does, under the index lock, so no pass is using them: they hold the
+// tapes' words, and one a kill left behind stayed until the next rebuild.
+func removeBuilds(ws *tapelog.Workspace) error {
+	for k := range maxBuildParts {
+		if err := ws.Remove(buildPath(k)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove old search index build: %w", err)
+		}
+	}
+	return nil
 }
 
 // part is the part that has, or will have, rowid.
@@ -180,7 +190,7 @@ func (p *ftsPart) flush(ctx context.Context) error {
 // as one of 32 MiB (FTS5 writes its segments mostly in order).
 func (p *ftsPart) start(ctx context.Context) error {
 	p.started = true
-	dsn := fileURI(p.path) + "?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-8192)&_pragma=locking_mode(NORMAL)"
+	dsn := fileURI(p.path) + "?mode=rw&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-8192)&_pragma=locking_mode(NORMAL)"
 	p.db = sql.OpenDB(newConnector(dsn))
 	p.db.SetMaxOpenConns(1)
 	if _, err := p.db.ExecContext(ctx, ftsSchema); err != nil {

@@ -156,6 +156,26 @@ func TestBuildScratchFile(t *testing.T) {
 	}
 }
 
+// A catch-up of an index that has entries, which builds nothing beside,
+// still removes the scratch files a killed pass left: they hold the tapes'
+// words.
+func TestCatchUpRemovesScratchFiles(t *testing.T) {
+	ws := corpusWorkspace(t, 100)
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	for k := range maxBuildParts {
+		if err := os.WriteFile(ws.Abs(buildPath(k)), []byte("left by a killed pass"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	catchUp(t, p)
+	for k := range maxBuildParts {
+		if _, err := os.Stat(ws.Abs(buildPath(k))); !os.IsNotExist(err) {
+			t.Errorf("scratch file %s after a catch-up: %v", buildPath(k), err)
+		}
+	}
+}
+
 // A pass that cannot make its scratch file builds in place.
 func TestBuildInPlaceWithoutScratch(t *testing.T) {
 	ws := corpusWorkspace(t, 500)

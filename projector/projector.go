@@ -188,9 +188,12 @@ func (p *Projector) connect(fi fs.FileInfo) error {
 	return nil
 }
 
-// dsn names index.db and the settings of a connection to it.
+// dsn names index.db and the settings of a connection to it. mode=rw:
+// a connection never creates the file (openDB does, private), so one
+// opened just after index.db was deleted fails instead of making a new
+// one, readable by all, that nobody checked the schema of.
 func (p *Projector) dsn() string {
-	return fileURI(p.path) + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=immediate"
+	return fileURI(p.path) + "?mode=rw&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=immediate"
 }
 
 // fileURI is the file: URI SQLite opens for the file at path. '?' and
