@@ -42,6 +42,12 @@ type ftsStructure struct {
 	v2           bool
 	writeCounter uint64
 	levels       []ftsLevel
+
+	// rowOrigin is the largest origin of the part's rows (_docsize), not
+	// in the record: a row with no tokens, added after the last segment
+	// was written, has the origin the next segment would have, beyond
+	// every segment's.
+	rowOrigin uint64
 }
 
 type ftsLevel struct {
@@ -200,7 +206,10 @@ func joinStructures(parts []ftsStructure) (ftsStructure, []ftsShift, error) {
 		}
 		out.writeCounter += p.writeCounter
 		next.segid += p.maxSegid()
-		next.origin += p.maxOrigin()
+		// Beyond every origin of the part's rows too: a part's trailing row
+		// of no tokens shared its origin with the next part's first
+		// segment, which counted that row's later delete as its own.
+		next.origin += max(p.maxOrigin(), p.rowOrigin)
 	}
 	if n := out.maxSegid(); n > ftsMaxSegment {
 		return out, nil, fmt.Errorf("join search indexes: segment id %d is over FTS5's %d", n, ftsMaxSegment)

@@ -362,6 +362,13 @@ func TestJoinStructures(t *testing.T) {
 	if wantShifts := []ftsShift{{0, 0}, {3, 5}}; !reflect.DeepEqual(shifts, wantShifts) {
 		t.Fatalf("shifts %v, want %v", shifts, wantShifts)
 	}
+	// A row of no tokens after a's last segment has origin 6: b's
+	// origins start beyond it.
+	withRow := a
+	withRow.rowOrigin = 6
+	if _, shifts, err := joinStructures([]ftsStructure{withRow, b}); err != nil || !reflect.DeepEqual(shifts, []ftsShift{{0, 0}, {3, 6}}) {
+		t.Fatalf("shifts past a row's origin: %v, %v; want b's origins moved by 6", shifts, err)
+	}
 
 	merging := a
 	merging.levels = []ftsLevel{{merge: 1, segs: []ftsSegment{seg(3, 5, 5)}}, {segs: []ftsSegment{seg(1, 1, 4)}}}
@@ -420,4 +427,72 @@ func FuzzDecodeStructure(f *testing.F) {
 			t.Fatalf("decode(encode(s)) = %+v, want %+v", again, s)
 		}
 	})
+}
+
+// A part whose last rows have no tokens gives them the origin its next
+// segment would have had: the join moves the next part's origins beyond
+// them, so that no row falls in a segment of another part (FTS5 counts a
+// row's delete as a tombstone of the segments its origin falls in).
+func TestJoinPastRowsWithoutTokens(t *testing.T) {
+	ctx := context.Background()
+	var ops []ftsOp
+	for id := int64(1); id <= 5; id++ { // part 0 (block 10): words, a delete that flushes them, empty rows
+		ops = append(ops, ftsOp{rowid: id, text: fmt.Sprintf("alpha w%d", id)})
+	}
+	ops = append(ops, ftsOp{rowid: 3, del: true})
+	for id := int64(6); id <= 9; id++ {
+		ops = append(ops, ftsOp{rowid: id, text: ""})
+	}
+	for id := int64(10); id <= 19; id++ { // part 1
+		ops = append(ops, ftsOp{rowid: id, text: fmt.Sprintf("beta w%d", id)})
+	}
+	build, err := newFTSBuild(newWorkspace(t), 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer build.close()
+	for _, o := range ops {
+		if o.del {
+			err = build.remove(ctx, []int64{o.rowid})
+		} else {
+			err = build.add(ctx, o.rowid, o.text)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := build.finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "joined.db")
+	joinTo(t, build, path)
+	db := ftsIndexDB(t, path)
+	var rec []byte
+	if err := db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, ftsStructureRowid).Scan(&rec); err != nil {
+		t.Fatal(err)
+	}
+	s, err := decodeStructure(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(`SELECT id, origin FROM entries_fts_docsize`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var origin uint64
+		if err := rows.Scan(&id, &origin); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range s.levels {
+			for _, g := range l.segs {
+				ownPart := (g.origin1 > 1) == (id >= 10) // part 0's one segment starts at origin 1
+				if !ownPart && origin >= g.origin1 && origin <= g.origin2 {
+					t.Errorf("row %d (origin %d) falls in segment %d of the other part (origins %d-%d)", id, origin, g.id, g.origin1, g.origin2)
+				}
+			}
+		}
+	}
 }
