@@ -128,8 +128,27 @@ func (p *Projector) passLocked(ctx context.Context, full bool, sc *scope, stats 
 	return p.passOn(ctx, p.db, full, sc, stats)
 }
 
-// passOn runs a pass on db, a connection pool to index.db.
+// passOn runs a pass on db, a connection pool to index.db. A pass whose
+// search index, built beside, cannot be copied in (errCopyBuild: a
+// structure record of a format this version does not know, after an
+// upgrade of SQLite, say) runs again and writes it in place: slower, but
+// a build that can never be joined must not stop every command.
 func (p *Projector) passOn(ctx context.Context, db *sql.DB, full bool, sc *scope, stats *Stats) error {
+	err := p.passOnce(ctx, db, full, sc, stats, true)
+	if errors.Is(err, errCopyBuild) && ctx.Err() == nil {
+		*stats = Stats{}
+		err = p.passOnce(ctx, db, full, sc, stats, false)
+	}
+	return err
+}
+
+// errCopyBuild marks the failure to copy a search index built beside into
+// index.db.
+var errCopyBuild = errors.New("copy the search index built beside")
+
+// passOnce is passOn, building the search index beside if allowed and the
+// pass starts from an empty index.
+func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *scope, stats *Stats, buildBeside bool) error {
 	// What a killed pass left holds the tapes' words. A folder in the way
 	// is no reason to fail: newFTSBuild then fails, and the pass builds in
 	// place.
@@ -137,7 +156,7 @@ func (p *Projector) passOn(ctx context.Context, db *sql.DB, full bool, sc *scope
 	var build *ftsBuild
 	if empty, err := p.startsEmpty(ctx, db, full); err != nil {
 		return err
-	} else if empty {
+	} else if empty && buildBeside {
 		parts, block := buildParts(), int64(ftsBatch)
 		if p.buildParts > 0 {
 			parts, block = p.buildParts, p.buildBlock
@@ -265,8 +284,13 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 			return err
 		}
 		if built {
+			if p.beforeCopy != nil {
+				if err := p.beforeCopy(ctx, tx); err != nil {
+					return err
+				}
+			}
 			if err := build.copyInto(ctx, tx); err != nil {
-				return err
+				return fmt.Errorf("%w: %w", errCopyBuild, err)
 			}
 		}
 	}

@@ -87,8 +87,9 @@ func buildPath(k int) string {
 }
 
 // buildParts is how many parts a build is split into by default: one per
-// core beyond the pass's own, and at least one. On two cores, two: the
-// pass's connection is busy about half the time.
+// core, at least one and at most two. On two cores, two: the pass's own
+// connection is busy about half the time, and more parts than cores
+// only add segments to join.
 func buildParts() int {
 	return min(max(runtime.GOMAXPROCS(0), 1), 2)
 }
@@ -360,6 +361,9 @@ func joinInto(ctx context.Context, tx sqlTx, parts []*ftsPart) error {
 		}
 		if err == nil {
 			err = tx.QueryRowContext(ctx, `SELECT block FROM `+p.schema+`.entries_fts_data WHERE id = ?`, ftsAveragesRowid).Scan(&averages[k])
+		}
+		if err == nil {
+			err = tx.QueryRowContext(ctx, `SELECT coalesce(max(origin), 0) FROM `+p.schema+`.entries_fts_docsize`).Scan(&structs[k].rowOrigin)
 		}
 		var other int
 		if err == nil { // only the two records of the whole index sit below the segments

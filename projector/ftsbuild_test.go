@@ -176,6 +176,36 @@ func TestCatchUpRemovesScratchFiles(t *testing.T) {
 	}
 }
 
+// A pass whose build cannot be joined (a structure record this version
+// cannot read) runs again and builds in place, instead of failing every
+// pass.
+func TestBuildThatCannotBeJoinedBuildsInPlace(t *testing.T) {
+	ws := corpusWorkspace(t, 500)
+	p := openProjector(t, ws)
+	p.buildParts, p.buildBlock = 2, 1
+	copies := 0
+	p.beforeCopy = func(ctx context.Context, tx sqlTx) error {
+		copies++
+		_, err := tx.ExecContext(ctx, `UPDATE build1.entries_fts_data SET block = x'ff00' WHERE id = ?`, ftsStructureRowid)
+		return err
+	}
+	st, err := p.Rebuild(context.Background())
+	if err != nil {
+		t.Fatalf("rebuild with a build that cannot be joined: %v", err)
+	}
+	if copies != 1 || st.Entries < 500 {
+		t.Fatalf("rebuild: %d copies tried, %d entries; want one, and every entry", copies, st.Entries)
+	}
+	got := rankedDump(t, p, corpusWords)
+	p.noBuild, p.beforeCopy = true, nil
+	if _, err := p.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := rankedDump(t, p, corpusWords); got != want {
+		t.Fatalf("after the failed join:\n%.2000s\nin place:\n%.2000s", got, want)
+	}
+}
+
 // A pass that cannot make its scratch file builds in place.
 func TestBuildInPlaceWithoutScratch(t *testing.T) {
 	ws := corpusWorkspace(t, 500)

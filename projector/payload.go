@@ -3,6 +3,7 @@ package projector
 import (
 	"encoding/json"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -241,20 +242,48 @@ func (d *payloadDecoder) escapedStr(start int) (string, bool) {
 		case 't':
 			buf = append(buf, '\t')
 		case 'u':
-			if len(d.b)-d.i < 4 {
+			r, ok := d.hex4(d.i)
+			if !ok {
 				return "", false
 			}
-			r, err := strconv.ParseUint(string(d.b[d.i:d.i+4]), 16, 16)
-			if err != nil || r >= 0xd800 && r < 0xe000 { // surrogates: encoding/json's
-				return "", false
-			}
-			buf = utf8.AppendRune(buf, rune(r))
 			d.i += 4
+			if utf16.IsSurrogate(r) {
+				// A pair, as Python's json.dumps writes every character
+				// beyond the BMP (an emoji); anything else, encoding/json's.
+				low, ok := d.hex4(d.i + 2)
+				r = utf16.DecodeRune(r, low)
+				if !ok || d.b[d.i] != '\\' || d.b[d.i+1] != 'u' || r == utf8.RuneError {
+					return "", false
+				}
+				d.i += 6
+			}
+			buf = utf8.AppendRune(buf, r)
 		default:
 			return "", false
 		}
 	}
 	return "", false
+}
+
+// hex4 reads the four hex digits at i of a \u escape.
+func (d *payloadDecoder) hex4(i int) (rune, bool) {
+	if i < 0 || len(d.b)-i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // number decodes -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? as a

@@ -14,6 +14,7 @@ var payloadSeeds = []string{
 	` { "a" : [ ] , "b" : { } , "a" : [1, 2.0, -0, 1E+2] } `,
 	`{"deep":[[[[{"x":[{"y":"z"}]}]]]]}`,
 	`{}`,
+	`{"content":"\ud83d\ude00 and \uD83D\uDE00, as Python's json.dumps writes them"}`,
 }
 
 // The fast path decodes usual payloads itself, as encoding/json does.
@@ -41,7 +42,12 @@ func TestDecodePayloadFallback(t *testing.T) {
 		payload string
 		err     bool
 	}{
-		{`{"s":"\ud83d\ude00"}`, false}, // a surrogate pair
+		{`{"s":"\ud83d"}`, false},       // a lone surrogate: replaced
+		{`{"s":"\ud83dx"}`, false},      // the same, before a character
+		{`{"s":"\ude00\ud83d"}`, false}, // a pair in the wrong order
+		{`{"s":"\ud83d\u0041"}`, false}, // a high surrogate, then no low one
+		{`{"s":"\ud83d\ud83d"}`, false}, // two high ones
+		{`{"s":"\ud83d\`, true},         // cut short
 		{"{\"s\":\"\xff\"}", false},     // invalid UTF-8: replaced
 		{`{"n":1e400}`, true},           // out of float64's range
 		{`[1,2]`, true},                 // not an object

@@ -53,6 +53,9 @@ type Projector struct {
 	buildParts int
 	buildBlock int64
 	buildHash  int // the builders' FTS5 hashsize, if set: small makes many segments
+	// beforeCopy, if set, runs in a pass's transaction just before the
+	// search index built beside is copied in: tests break the build there.
+	beforeCopy func(ctx context.Context, tx sqlTx) error
 	// Fresh is set when Open, or a pass, made the index's tables anew: it
 	// holds nothing yet, however up to date the files are.
 	Fresh bool
