@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -441,5 +442,48 @@ func TestSearchBesideSeesOtherWriters(t *testing.T) {
 	hits, err := searchBeside(env, ix, find)
 	if err != nil || len(hits) != 2 || calls != 2 {
 		t.Fatalf("searchBeside: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
+	}
+}
+
+// searchBeside keeps the answer of its one query when the catch-up beside
+// it finds nothing to write (the folders are settled, so not even their
+// listing is written), and queries again, after a catch-up the usual way,
+// when index.db was deleted after the process opened it.
+func TestSearchBesideKeepsItsAnswer(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	mustRun(t, dir, "append", "--kind", "message", `{"role":"user","content":"delta one"}`)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(firstFolder(t, dir), old, old); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, "reindex")
+	ctx := context.Background()
+	ws, err := tapelog.Open(filepath.Join(dir, ".tape"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ix, err := projector.Open(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	calls := 0
+	find := func() ([]projector.Hit, error) {
+		calls++
+		return ix.Search(ctx, projector.SearchQuery{Text: "delta"})
+	}
+	env := &Env{Stdout: io.Discard, Stderr: io.Discard, ctx: ctx}
+	if hits, err := searchBeside(env, ix, find); err != nil || len(hits) != 1 || calls != 1 {
+		t.Fatalf("searchBeside with nothing new: %d hits after %d queries, %v; want 1 hit after 1", len(hits), calls, err)
+	}
+
+	for _, f := range []string{"index.db", "index.db-wal", "index.db-shm"} {
+		os.Remove(filepath.Join(dir, ".tape", f))
+	}
+	appendBytes(t, filepath.Join(firstFolder(t, dir), "messages.jsonl"), `{"kind":"message","payload":{"content":"delta two"}}`+"\n")
+	calls = 0
+	if hits, err := searchBeside(env, ix, find); err != nil || len(hits) != 2 || calls != 2 {
+		t.Fatalf("searchBeside after index.db was deleted: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
 	}
 }
