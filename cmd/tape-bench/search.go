@@ -35,6 +35,11 @@ func search(args []string) error {
 	watch := fs.Bool("watch", false, "run tape watch beside the searches, which then sync with it instead of catching up")
 	fs.Parse(args)
 	absolute(bin)
+	// Without rg, sh says so on stderr and the pipe still exits 0: the
+	// baseline would be the time of a failed command.
+	if _, err := exec.LookPath("rg"); err != nil {
+		return fmt.Errorf("ripgrep, the baseline, is not installed (apt-get install ripgrep): %w", err)
+	}
 	if *watch {
 		stop, err := startWatch(*dir, *bin)
 		if err != nil {
