@@ -248,19 +248,11 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 	// On an error, cancel the walker and drain ops until it closes them:
 	// every send of the walker, and every wait of its prefetch, also
 	// watches ctx, so it stops soon.
-	a, err := newApplier(ctx, tx, stats)
-	if err == nil && p.foldChunk > 0 {
+	a := newApplier(tx, stats)
+	if p.foldChunk > 0 {
 		a.foldChunk = p.foldChunk
 	}
-	if err == nil {
-		a.build = build
-	}
-	if err != nil {
-		cancel()
-		for range ops {
-		}
-		return err
-	}
+	a.build = build
 	for o := range ops {
 		if err := a.apply(ctx, o); err != nil {
 			cancel()

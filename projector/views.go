@@ -65,7 +65,7 @@ func (a *applier) touch(tape string, k viewKey) {
 // insertRun writes the runs row of a run event.
 func (a *applier) insertRun(ctx context.Context, rowid int64, tape, folder string, r entryRow, timeNS *int64) error {
 	run := r.facts.Run
-	_, err := a.stmts["insertRun"].ExecContext(ctx, rowid, tape, r.seq, folder, timeNS, run.Status, run.Model,
+	_, err := a.execStmt(ctx, "insertRun", rowid, tape, r.seq, folder, timeNS, run.Status, run.Model,
 		run.Usage, run.In, run.Out, run.Total)
 	if err != nil {
 		return fmt.Errorf("index run event %s: %w", r.id, err)
@@ -263,7 +263,7 @@ func (a *applier) insertCall(ctx context.Context, tape string, k viewKey, c view
 	if c.ResultEntry != 0 {
 		result, resultIdx = c.ResultEntry, c.ResultIndex
 	}
-	_, err := a.stmts["insertCall"].ExecContext(ctx, tape, k.seq, k.folder, k.eff, k.file, k.line, c.Index,
+	_, err := a.execStmt(ctx, "insertCall", tape, k.seq, k.folder, k.eff, k.file, k.line, c.Index,
 		c.Entry, c.ID, c.Name, c.Status, c.CalledAt, c.AnsweredAt, result, resultIdx)
 	return err
 }

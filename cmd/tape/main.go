@@ -13,7 +13,6 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"syscall"
 )
 
@@ -79,9 +78,12 @@ type gcSentinel struct{ _ *byte }
 // after each until it passes gcLiveCap; then it sets GOGC back to 100.
 func watchLiveHeap() {
 	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > gcLiveCap {
+		// Just after a collection the heap in use is about what it found
+		// live. (ReadMemStats, not runtime/metrics, whose package init
+		// alone costs every command a tenth of a millisecond.)
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		if m.HeapAlloc > gcLiveCap {
 			debug.SetGCPercent(100)
 			return
 		}
