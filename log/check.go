@@ -197,7 +197,13 @@ func (c *checker) tapeDir(ctx context.Context, t *Tape) error {
 		if c.temp(rel, d) || hasDotPrefix(d.Name()) {
 			continue
 		}
-		if _, _, ok := ParseFolderName(d.Name()); !ok || !t.isDir(d) {
+		_, _, named := ParseFolderName(d.Name())
+		switch {
+		case named && d.Type()&fs.ModeSymlink != 0 && !t.isDir(d):
+			// Named as one, but a link out of the workspace or to nothing:
+			// renaming it would not help.
+			c.add(CheckFolderName, rel, 0, "a symlink to no folder inside the workspace; tape ignores it", c.unreadableFix(rel, "u+rwx"))
+		case !named || !t.isDir(d):
 			c.add(CheckFolderName, rel, 0, "not an anchor folder (NNN_slug); tape ignores it",
 				"rename it to <next seq>_<slug> if it holds entries, else move it out of anchors/")
 		}

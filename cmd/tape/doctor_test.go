@@ -120,6 +120,12 @@ func TestDoctorFindsEachProblem(t *testing.T) {
 		{"folder name", func(t *testing.T, dir, folder string) {
 			mkdir(t, filepath.Join(filepath.Dir(folder), "计划"))
 		}, "folder_name", "/anchors/计划", 0, "not an anchor folder"},
+		{"anchor folder symlinked out of the workspace", func(t *testing.T, dir, folder string) {
+			outside := t.TempDir()
+			if err := os.Symlink(outside, filepath.Join(filepath.Dir(folder), "002_elsewhere")); err != nil {
+				t.Fatal(err)
+			}
+		}, "folder_name", "/anchors/002_elsewhere", 0, "a symlink to no folder inside the workspace"},
 		{"tape name", func(t *testing.T, dir, folder string) {
 			mkdir(t, filepath.Join(dir, ".tape", "tapes", " spaced "))
 		}, "folder_name", "tapes/ spaced ", 0, "not a tape name"},
