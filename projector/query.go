@@ -20,9 +20,34 @@ import (
 // and the character standing alone at the end of a run. ok is false when
 // the query has no word to look for.
 func MatchExpr(query string) (expr string, ok bool) {
+	return matchExpr(query, false)
+}
+
+// looseExpr is MatchExpr with every phrase of several tokens (a quoted
+// phrase, a word such as a:b, a run of Chinese) taken apart into its tokens,
+// AND'ed: it matches every entry the query matches, and more. Search asks
+// it whether the query is common: FTS5 tells that of an AND of words by
+// stopping at the window, but of a phrase only by checking every entry
+// that has all its words.
+func looseExpr(query string) (expr string, ok bool) {
+	return matchExpr(query, true)
+}
+
+func matchExpr(query string, loose bool) (expr string, ok bool) {
 	var parts []string
 	for _, t := range splitTerms(query) {
-		if q := termExpr(t.text, t.prefix); q != "" {
+		tokens, prefix := termTokens(t.text, t.prefix)
+		switch {
+		case len(tokens) == 0:
+		case loose && !prefix:
+			for _, tok := range tokens {
+				parts = append(parts, `"`+tok+`"`)
+			}
+		default:
+			q := `"` + strings.Join(tokens, " ") + `"`
+			if prefix {
+				q += " *"
+			}
 			parts = append(parts, q)
 		}
 	}
@@ -62,9 +87,10 @@ func splitTerms(query string) []term {
 	}
 }
 
-// termExpr is one term as an FTS5 string: its tokens, space-separated, in
-// double quotes, with " *" for a prefix. "" when the term has no token.
-func termExpr(text string, prefix bool) string {
+// termTokens is one term as FTS5 tokens, and whether the last is a prefix.
+// MatchExpr passes them as an FTS5 string: space-separated, in double
+// quotes, with " *" for a prefix.
+func termTokens(text string, prefix bool) ([]string, bool) {
 	var tokens []string
 	var word strings.Builder
 	flushWord := func() {
@@ -111,12 +137,5 @@ func termExpr(text string, prefix bool) string {
 	}
 	flushRun(true)
 	flushWord()
-	if len(tokens) == 0 {
-		return ""
-	}
-	expr := `"` + strings.Join(tokens, " ") + `"`
-	if prefix {
-		expr += " *"
-	}
-	return expr
+	return tokens, prefix
 }

@@ -41,8 +41,9 @@ const (
 	RankedByRecency = "recency" // newest first: the query matched more than the rank window in the whole index
 )
 
-// DefaultRankWindow is how many matches a query may have, in the whole
-// index, for Search to rank them by bm25. Ranking means counting and scoring every match, and a
+// DefaultRankWindow is how many entries a query's words may match together
+// (its phrases taken apart), in the whole index, for Search to rank its
+// matches by bm25. Ranking means counting and scoring every match, and a
 // word in half a million entries takes far too long; a query with more
 // matches returns the newest first, which for agent sessions is the order
 // people look in.
@@ -72,9 +73,17 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	// Does the query match more entries than the window, in the whole
 	// index? FTS5 walks its matches in rowid order without scoring them, and
 	// stops at the window. (With the filters joined in, a query on a small
-	// tape would walk every match of the workspace.)
+	// tape would walk every match of the workspace.) It asks with the
+	// query's phrases taken apart into their words (looseExpr): a phrase of
+	// common words, such as "database transaction", has to be checked in
+	// every entry that has both, and ranking its matches by bm25 checks them
+	// all twice more (once to match, once to count them for the phrase's
+	// weight): 140 ms at 1M entries for 195 matches among 95,000 entries
+	// with both words. Such a phrase is ranked by recency, which finds its
+	// newest matches without checking the rest.
+	loose, _ := looseExpr(q.Text)
 	var floor int64
-	err := p.db.QueryRowContext(ctx, `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`, expr, p.rankWindow()).Scan(&floor)
+	err := p.db.QueryRowContext(ctx, `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`, loose, p.rankWindow()).Scan(&floor)
 	common := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("search: %w", err)

@@ -187,6 +187,63 @@ func TestSearchRankWindow(t *testing.T) {
 	}
 }
 
+// A phrase whose words are common is ranked by recency even when the
+// phrase itself is rare: ranking it by bm25 would check every entry that
+// has its words; a phrase of rarer words is ranked by bm25.
+func TestSearchPhraseOfCommonWords(t *testing.T) {
+	ws := newWorkspace(t)
+	tp, _ := ws.Tape("main")
+	defer tp.Close()
+	var batch []tapelog.Entry
+	for i := range 40 {
+		content := "alpha then beta"
+		switch i {
+		case 5, 20, 30:
+			content = "alpha beta together" // the phrase, three times
+		case 10:
+			content = "gamma delta here" // a rare phrase
+		}
+		p, _ := json.Marshal(map[string]string{"role": "user", "content": content})
+		batch = append(batch, tapelog.Entry{Kind: "message", Payload: p})
+	}
+	if _, err := tp.Append(context.Background(), batch...); err != nil {
+		t.Fatal(err)
+	}
+	p := openProjector(t, ws)
+	p.RankWindow = 10
+	catchUp(t, p)
+	hits, err := p.Search(context.Background(), SearchQuery{Text: `"alpha beta"`})
+	if err != nil || len(hits) != 3 {
+		t.Fatalf("search of the phrase: %v, %d hits; want 3", err, len(hits))
+	}
+	for i, h := range hits {
+		if h.RankedBy != RankedByRecency || !strings.Contains(SearchText(h.Entry), "alpha beta") || (i > 0 && h.Entry.Pos.Offset >= hits[i-1].Entry.Pos.Offset) {
+			t.Errorf("hit %d: %q by %s at offset %d; want the phrase's matches, newest first", i, SearchText(h.Entry), h.RankedBy, h.Entry.Pos.Offset)
+		}
+	}
+	hits, err = p.Search(context.Background(), SearchQuery{Text: `"gamma delta"`})
+	if err != nil || len(hits) != 1 || hits[0].RankedBy != RankedByBM25 || hits[0].Rank >= 0 {
+		t.Fatalf("search of a rare phrase: %v, %+v; want one hit ranked by bm25", err, hits)
+	}
+}
+
+func TestLooseExpr(t *testing.T) {
+	for _, tc := range []struct{ query, match, loose string }{
+		{`"database transaction"`, `"database transaction"`, `"database" AND "transaction"`},
+		{`a:b word`, `"a b" AND "word"`, `"a" AND "b" AND "word"`},
+		{`测试通过`, `"测试 试通 通过"`, `"测试" AND "试通" AND "通过"`},
+		{`a:b*`, `"a b" *`, `"a b" *`}, // a prefix stays whole
+		{`错`, `"错" *`, `"错" *`},
+		{`plain`, `"plain"`, `"plain"`},
+	} {
+		match, _ := MatchExpr(tc.query)
+		loose, _ := looseExpr(tc.query)
+		if match != tc.match || loose != tc.loose {
+			t.Errorf("%s: MatchExpr %s, looseExpr %s; want %s, %s", tc.query, match, loose, tc.match, tc.loose)
+		}
+	}
+}
+
 // FuzzSearchQuery checks that no query reaches SQLite as an FTS5 syntax
 // error.
 func FuzzSearchQuery(f *testing.F) {
@@ -206,15 +263,17 @@ func FuzzSearchQuery(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		expr, ok := MatchExpr(q)
-		if !ok {
-			return
+		for _, build := range []func(string) (string, bool){MatchExpr, looseExpr} {
+			expr, ok := build(q)
+			if !ok {
+				return
+			}
+			rows, err := db.Query(`SELECT rowid FROM t WHERE t MATCH ?`, expr)
+			if err != nil {
+				t.Fatalf("query %q as %q: %v", q, expr, err)
+			}
+			rows.Close()
 		}
-		rows, err := db.Query(`SELECT rowid FROM t WHERE t MATCH ?`, expr)
-		if err != nil {
-			t.Fatalf("query %q as %q: %v", q, expr, err)
-		}
-		rows.Close()
 	})
 }
 

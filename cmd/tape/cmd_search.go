@@ -28,8 +28,9 @@ func (c *SearchCmd) Help() string {
 	return `Finds entries by their text: messages, tool calls and results, anchor names and
 states, events and errors, in English, Chinese and Japanese alike. Words are
 AND'ed; anything that is not a word is searched as literal text. Results are
-ranked by bm25, best first; a query with more than 2,000 matches lists the
-newest first ("ranked_by": "recency" in --json).
+ranked by bm25, best first; a query whose words have more than 2,000 matches
+together (a common word, or a phrase of common words) lists the newest first
+("ranked_by": "recency" in --json).
 Exit status 1 when nothing matched, as grep.
 
 Examples:
