@@ -123,8 +123,11 @@ func (w *Watcher) loop(ctx context.Context) error {
 			if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
 				w.forget(ev.Name)
 			}
-			if ev.Has(fsnotify.Create) {
-				w.addTree(ev.Name) // a new folder: watch it (and what mkdir -p made in it)
+			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod) {
+				// A new folder, or one that may just have become readable
+				// (a watch cannot be added to a folder that is not): watch
+				// it, and what mkdir -p made in it.
+				w.addTree(ev.Name)
 			}
 			w.dirty.add(rel)
 			// Wait for the burst to end, but not past maxDelay after its

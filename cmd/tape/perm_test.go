@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // nobody is the user the permission tests run the CLI as when the tests
@@ -20,13 +22,15 @@ const nobody = 65534
 // unprivileged returns a workspace folder and a way to run the CLI in it
 // as a user whose permissions apply: the tests' own, or, for root,
 // nobody, given a copy of the test binary and the folder. setup, run
-// before the folder is handed over, writes the tapes.
-func unprivileged(t *testing.T, setup func(dir string)) (dir string, run func(args ...string) (stdout, stderr string, code int)) {
+// before the folder is handed over, writes the tapes. command returns
+// the process unstarted.
+func unprivileged(t *testing.T, setup func(dir string)) (dir string, run func(args ...string) (stdout, stderr string, code int), command func(args ...string) *exec.Cmd) {
 	t.Helper()
 	if os.Getuid() != 0 {
 		dir = t.TempDir()
 		setup(dir)
-		return dir, func(args ...string) (string, string, int) { return runProcess(t, dir, args...) }
+		return dir, func(args ...string) (string, string, int) { return runProcess(t, dir, args...) },
+			func(args ...string) *exec.Cmd { return tapeProcess(dir, args...) }
 	}
 	// t.TempDir's parents are private to root: a folder of its own, open
 	// to nobody, holds the workspace and the binary.
@@ -59,12 +63,16 @@ func unprivileged(t *testing.T, setup func(dir string)) (dir string, run func(ar
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return dir, func(args ...string) (string, string, int) {
-		t.Helper()
+	command = func(args ...string) *exec.Cmd {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "TAPE_TEST_AS_CLI=1", "TAPE_NAME=", "TAPE_DIR=", "HOME="+dir)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		return cmd
+	}
+	return dir, func(args ...string) (string, string, int) {
+		t.Helper()
+		cmd := command(args...)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()
@@ -77,7 +85,7 @@ func unprivileged(t *testing.T, setup func(dir string)) (dir string, run func(ar
 			t.Fatalf("tape %s as nobody: %v", strings.Join(args, " "), err)
 		}
 		return out.String(), errOut.String(), code
-	}
+	}, command
 }
 
 func copyFile(t *testing.T, from, to string, mode fs.FileMode) {
@@ -106,7 +114,7 @@ func copyFile(t *testing.T, from, to string, mode fs.FileMode) {
 // once the permissions are back, as a rebuild does.
 func TestCLIUnreadableFolders(t *testing.T) {
 	var locked, leakAnchors string
-	dir, run := unprivileged(t, func(dir string) {
+	dir, run, _ := unprivileged(t, func(dir string) {
 		mustRun(t, dir, "init")
 		mustRun(t, dir, "append", "-k", "message", `{"content":"okapi first folder"}`)
 		mustRun(t, dir, "handoff", "second")
@@ -175,4 +183,68 @@ func TestCLIUnreadableFolders(t *testing.T) {
 		t.Errorf("search after a rebuild differs:\n%s---\n%s", rebuilt, incremental)
 	}
 	_ = dir
+}
+
+// A folder that cannot be read when tape watch starts gets no watch; once
+// readable again, it must get one, or the watcher never hears of the lines
+// appended to it, and the readers that sync with the watcher never see
+// them (review).
+func TestCLIWatchFolderReadableAgain(t *testing.T) {
+	var locked string
+	_, run, command := unprivileged(t, func(dir string) {
+		mustRun(t, dir, "init")
+		mustRun(t, dir, "append", "-k", "message", `{"content":"okapi one"}`)
+		mustRun(t, dir, "handoff", "second")
+		mustRun(t, dir, "append", "-k", "message", `{"content":"okapi two"}`)
+		matches, _ := filepath.Glob(filepath.Join(dir, ".tape/tapes/main/anchors/002_*"))
+		if len(matches) != 1 {
+			t.Fatalf("folders of the second anchor: %v", matches)
+		}
+		locked = matches[0]
+	})
+	if _, stderr, code := run("reindex"); code != 0 {
+		t.Fatalf("reindex: exit %d: %s", code, stderr)
+	}
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	watch := command("watch")
+	stderr, err := watch.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		watch.Process.Signal(os.Interrupt)
+		watch.Wait()
+	}()
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() && !strings.HasPrefix(lines.Text(), "watching") {
+	}
+	go io.Copy(io.Discard, stderr)
+
+	found := func(word string) bool {
+		_, _, code := run("search", word)
+		return code == 0
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !ok(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 10 s", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("the unreadable folder's entries leave the index", func() bool { return !found("two") })
+	if err := os.Chmod(locked, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the folder's entries come back once it is readable", func() bool { return found("two") })
+	appendBytes(t, filepath.Join(locked, "messages.jsonl"), `{"kind":"message","payload":{"content":"okapi three"}}`+"\n")
+	if !found("three") {
+		t.Error("a line appended to the folder, once readable, is not searchable with the watcher running")
+	}
 }
