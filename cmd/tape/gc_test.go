@@ -11,8 +11,8 @@ import (
 
 // gcWorkload, in a child process (TAPE_TEST_GC), tunes the collector as
 // main does, keeps live bytes live, allocates garbage bytes more, and
-// prints how many collections ran and the heap size the last one set as
-// the goal of the next.
+// prints how many collections ran, the heap size the last one set as the
+// goal of the next, and GOGC at the end.
 func gcWorkload(spec string) int {
 	var live, garbage int
 	if _, err := fmt.Sscanf(spec, "%d,%d", &live, &garbage); err != nil {
@@ -28,9 +28,11 @@ func gcWorkload(spec string) int {
 	for i, n := 0, 0; n < garbage; i, n = i+1, n+1<<10 {
 		ring[i%len(ring)] = make([]byte, 1<<10)
 	}
-	sample := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/goal:bytes"}}
+	runtime.GC() // the finalizers of the last collection run
+	runtime.Gosched()
+	sample := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/goal:bytes"}, {Name: "/gc/gogc:percent"}}
 	metrics.Read(sample)
-	fmt.Println(sample[0].Value.Uint64(), sample[1].Value.Uint64())
+	fmt.Println(sample[0].Value.Uint64()-1, sample[1].Value.Uint64(), sample[2].Value.Uint64())
 	runtime.KeepAlive(kept)
 	runtime.KeepAlive(ring)
 	return 0
@@ -38,7 +40,7 @@ func gcWorkload(spec string) int {
 
 // gcRun runs gcWorkload in a child process, with GOGC set to gogc unless
 // it is "", and returns the collections it counted and its heap goal.
-func gcRun(t *testing.T, live, garbage int, gogc string) (cycles, goal int) {
+func gcRun(t *testing.T, live, garbage int, gogc string) (cycles, goal, percent int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), fmt.Sprintf("TAPE_TEST_GC=%d,%d", live, garbage), "GOGC="+gogc, "GOMEMLIMIT=")
@@ -46,10 +48,10 @@ func gcRun(t *testing.T, live, garbage int, gogc string) (cycles, goal int) {
 	if err != nil {
 		t.Fatalf("gc workload: %v", err)
 	}
-	if _, err := fmt.Sscanf(string(out), "%d %d", &cycles, &goal); err != nil {
+	if _, err := fmt.Sscanf(string(out), "%d %d %d", &cycles, &goal, &percent); err != nil {
 		t.Fatalf("gc workload printed %q: %v", out, err)
 	}
-	return cycles, goal
+	return cycles, goal, percent
 }
 
 // TestTuneGC: a command that allocates a few megabytes runs with no
@@ -58,14 +60,17 @@ func gcRun(t *testing.T, live, garbage int, gogc string) (cycles, goal int) {
 // memory limit made it: hundreds of collections past the limit), and lets
 // its heap grow no more than by default.
 func TestTuneGC(t *testing.T) {
-	if tuned, _ := gcRun(t, 0, 8<<20, ""); tuned != 0 {
+	if tuned, _, _ := gcRun(t, 0, 8<<20, ""); tuned != 0 {
 		t.Errorf("8 MiB of garbage: %d collections, want none", tuned)
 	}
-	if def, _ := gcRun(t, 0, 8<<20, "100"); def == 0 {
+	if def, _, _ := gcRun(t, 0, 8<<20, "100"); def == 0 {
 		t.Errorf("8 MiB of garbage with GOGC=100: no collection; the workload does not measure what it should")
 	}
-	tuned, tunedGoal := gcRun(t, 128<<20, 512<<20, "")
-	def, defGoal := gcRun(t, 128<<20, 512<<20, "100")
+	if _, _, percent := gcRun(t, 2<<20, 256<<20, ""); percent != 400 {
+		t.Errorf("2 MiB live, 256 MiB of garbage: GOGC %d at the end, want 400: little was ever live", percent)
+	}
+	tuned, tunedGoal, _ := gcRun(t, 128<<20, 512<<20, "")
+	def, defGoal, _ := gcRun(t, 128<<20, 512<<20, "100")
 	t.Logf("128 MiB live, 512 MiB of garbage: %d collections and a %d MiB goal tuned, %d and %d MiB by default", tuned, tunedGoal>>20, def, defGoal>>20)
 	if tuned > 2*def+2 || tunedGoal > defGoal*3/2 {
 		t.Errorf("with much live, the tuned collector differs from the default: %d collections against %d, a goal of %d MiB against %d", tuned, def, tunedGoal>>20, defGoal>>20)

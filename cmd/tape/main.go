@@ -78,12 +78,14 @@ type gcSentinel struct{ _ *byte }
 // after each until it passes gcLiveCap; then it sets GOGC back to 100.
 func watchLiveHeap() {
 	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
-		// Just after a collection the heap in use is about what it found
-		// live. (ReadMemStats, not runtime/metrics, whose package init
-		// alone costs every command a tenth of a millisecond.)
+		// The goal a collection sets is five times what it found live (or
+		// 16 MiB, at least): the heap in use just after it still holds
+		// what is not swept yet, and said 16 MiB for 2 MiB live (review).
+		// (ReadMemStats, not runtime/metrics, whose package init alone
+		// costs every command a tenth of a millisecond.)
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		if m.HeapAlloc > gcLiveCap {
+		if m.NextGC > 5*gcLiveCap {
 			debug.SetGCPercent(100)
 			return
 		}
