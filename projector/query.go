@@ -41,7 +41,13 @@ func matchExpr(query string, loose bool) (expr string, ok bool) {
 		case len(tokens) == 0:
 		case loose && !prefix:
 			for _, tok := range tokens {
-				parts = append(parts, `"`+tok+`"`)
+				// A token FTS5 reads as no token (a combining mark alone,
+				// a symbol such as ㌔ in a run of Han or Katakana) is an
+				// empty phrase, which matches nothing: leaving it out only
+				// loosens the AND.
+				if strings.ContainsFunc(tok, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) {
+					parts = append(parts, `"`+tok+`"`)
+				}
 			}
 		default:
 			q := `"` + strings.Join(tokens, " ") + `"`

@@ -81,7 +81,10 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	// weight): 140 ms at 1M entries for 195 matches among 95,000 entries
 	// with both words. Such a phrase is ranked by recency, which finds its
 	// newest matches without checking the rest.
-	loose, _ := looseExpr(q.Text)
+	loose, ok := looseExpr(q.Text)
+	if !ok {
+		loose = expr // no token of it stands alone
+	}
 	var floor int64
 	err := p.db.QueryRowContext(ctx, `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`, loose, p.rankWindow()).Scan(&floor)
 	common := err == nil
