@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -59,7 +58,7 @@ func (p *Projector) CatchUpBeside(ctx context.Context, wait time.Duration) (Stat
 		if p.Fresh || p.replaced() {
 			return ErrReplaced
 		}
-		db := sql.OpenDB(newConnector(p.dsn()))
+		db := sql.OpenDB(newConnector(p.dsn("immediate")))
 		db.SetMaxOpenConns(1)
 		defer db.Close()
 		err := p.passOn(ctx, db, false, nil, &stats)
@@ -174,7 +173,7 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 		// BEGIN IMMEDIATE would lock the attached build too, and its
 		// builder could not write it: begin deferred, then take index.db's
 		// write lock with a first write (lockMain).
-		db = sql.OpenDB(newConnector(strings.Replace(p.dsn(), "_txlock=immediate", "_txlock=deferred", 1)))
+		db = sql.OpenDB(newConnector(p.dsn("deferred")))
 		db.SetMaxOpenConns(1)
 		defer db.Close()
 	}

@@ -187,7 +187,7 @@ func TestConnectionNeverCreatesIndex(t *testing.T) {
 	p := openProjector(t, ws)
 	catchUp(t, p)
 	removeIndex(t, ws.Dir())
-	db := sql.OpenDB(newConnector(p.dsn()))
+	db := sql.OpenDB(newConnector(p.dsn("immediate")))
 	defer db.Close()
 	var st Stats
 	if err := p.passOn(context.Background(), db, false, nil, &st); err == nil {

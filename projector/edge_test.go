@@ -196,7 +196,7 @@ func TestOddFileNames(t *testing.T) {
 // index opened at "C".
 func TestWorkspacePathWithURICharacters(t *testing.T) {
 	base := t.TempDir()
-	dir := filepath.Join(base, "C# 100%25?_txlock=deferred&x#y")
+	dir := filepath.Join(base, "C# 100%25?_txlock=immediate&x#y")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}

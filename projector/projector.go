@@ -186,7 +186,7 @@ func (p *Projector) connect(fi fs.FileInfo) error {
 	// One connection: the projector writes from one goroutine, and one
 	// connection keeps its temporary state (prepared statements, snapshot)
 	// simple. Readers in other processes have their own.
-	p.db = sql.OpenDB(newConnector(p.dsn()))
+	p.db = sql.OpenDB(newConnector(p.dsn("immediate")))
 	p.db.SetMaxOpenConns(1)
 	return nil
 }
@@ -195,8 +195,11 @@ func (p *Projector) connect(fi fs.FileInfo) error {
 // a connection never creates the file (openDB does, private), so one
 // opened just after index.db was deleted fails instead of making a new
 // one, readable by all, that nobody checked the schema of.
-func (p *Projector) dsn() string {
-	return fileURI(p.path) + "?mode=rw&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=immediate"
+// txlock is how its transactions begin: "immediate" (taking the write
+// lock at once), or "deferred". (It was once set by replacing text in the
+// DSN, which a workspace path holding that text would have defeated.)
+func (p *Projector) dsn(txlock string) string {
+	return fileURI(p.path) + "?mode=rw&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=" + txlock
 }
 
 // fileURI is the file: URI SQLite opens for the file at path. '?' and
