@@ -79,7 +79,7 @@ func (d *AnchorsDir) Stat(folder, name string) (FileInfo, error) {
 		}
 		break
 	}
-	info := FileInfo{Name: name, Size: st.Size, ModTime: time.Unix(st.Mtim.Unix()), Dev: uint64(st.Dev), Ino: st.Ino}
+	info := FileInfo{Name: name, Size: st.Size, ModTime: time.Unix(st.Mtim.Unix()), ChangeNS: st.Ctim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}
 	if name == "" {
 		info.Name, info.Size = folder, 0
 		return info, nil

@@ -153,9 +153,12 @@ type FileInfo struct {
 	Name    string
 	Size    int64
 	ModTime time.Time
-	Dev     uint64
-	Ino     uint64
-	Err     *LineError // set when the file cannot be read (a symlink out of the workspace)
+	// ChangeNS is the status change time (ctime), in ns: a chmod or
+	// chown changes it, and nothing else a reader can see.
+	ChangeNS int64
+	Dev      uint64
+	Ino      uint64
+	Err      *LineError // set when the file cannot be read (a symlink out of the workspace)
 }
 
 // Files lists the *.jsonl files of an anchor folder, sorted by name, with
@@ -233,7 +236,7 @@ func (t *Tape) QuickStat(folder, name string) (FileInfo, error) {
 	if name == "" {
 		info := FileInfo{Name: folder, ModTime: fi.ModTime()}
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			info.Dev, info.Ino = uint64(st.Dev), st.Ino
+			info.Dev, info.Ino, info.ChangeNS = uint64(st.Dev), st.Ino, st.Ctim.Nano()
 		}
 		return info, nil
 	}
@@ -264,7 +267,7 @@ func fileInfo(name string, fi fs.FileInfo) (FileInfo, error) {
 	}
 	info := FileInfo{Name: name, Size: fi.Size(), ModTime: fi.ModTime()}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		info.Dev, info.Ino = uint64(st.Dev), st.Ino
+		info.Dev, info.Ino, info.ChangeNS = uint64(st.Dev), st.Ino, st.Ctim.Nano()
 	}
 	return info, nil
 }

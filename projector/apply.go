@@ -46,7 +46,7 @@ var applyStatements = map[string]string{
 	"updateFile": `UPDATE files SET dev = ?, ino = ?, size = ?, mtime_ns = ?, offset = ?, line = ?, eff_time = ?, fingerprint = ?
 		WHERE id = ?`,
 	"folderSig":    `UPDATE anchors SET files_sig = ? WHERE tape = ? AND folder = ?`,
-	"folderListed": `UPDATE anchors SET dir_mtime_ns = ?, dir_ino = ?, listed_ns = ? WHERE tape = ? AND folder = ?`,
+	"folderListed": `UPDATE anchors SET dir_mtime_ns = ?, dir_ctime_ns = ?, dir_ino = ?, listed_ns = ? WHERE tape = ? AND folder = ?`,
 	"upsertAnchor": `INSERT OR REPLACE INTO anchors (tape, folder, seq, name, id, payload, meta, date, size, mtime_ns, ino)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 }
@@ -183,7 +183,7 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		}
 		return nil
 	case opFolderListed:
-		_, err := a.execStmt(ctx, "folderListed", o.listing.mtimeNS, int64(o.listing.ino), o.listing.listedNS, k.tape, k.folder)
+		_, err := a.execStmt(ctx, "folderListed", o.listing.mtimeNS, o.listing.ctimeNS, int64(o.listing.ino), o.listing.listedNS, k.tape, k.folder)
 		return err
 	}
 	return fmt.Errorf("projector: unknown op %d", o.kind)

@@ -304,7 +304,7 @@ func clearAll(ctx context.Context, tx sqlTx) error {
 
 // loadState reads the checkpoints the pass compares the files with.
 func loadState(ctx context.Context, tx sqlTx) (state, error) {
-	st := state{tapes: map[string]bool{}, folders: map[fileKey]anchorRow{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]bool{}, unlisted: map[fileKey]string{}}
+	st := state{tapes: map[string]bool{}, folders: map[fileKey]anchorRow{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]string{}, unlisted: map[fileKey]string{}}
 	bad, err := tx.QueryContext(ctx, `SELECT tape, folder, file, reason FROM bad_lines WHERE line = 0 AND file <> 'anchor.json'`)
 	if err != nil {
 		return st, fmt.Errorf("load unreadable files: %w", err)
@@ -316,14 +316,14 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 			bad.Close()
 			return st, err
 		}
-		st.unreadable[k] = true
+		st.unreadable[k] = reason
 		if k.name == "" { // a tape or folder that could not be listed
 			st.unlisted[k] = reason
 			st.tapes[k.tape] = true
 		}
 	}
 	bad.Close()
-	rows, err := tx.QueryContext(ctx, `SELECT tape, folder, seq, size, mtime_ns, ino, dir_mtime_ns, dir_ino, listed_ns, files_sig FROM anchors`)
+	rows, err := tx.QueryContext(ctx, `SELECT tape, folder, seq, size, mtime_ns, ino, dir_mtime_ns, dir_ctime_ns, dir_ino, listed_ns, files_sig FROM anchors`)
 	if err != nil {
 		return st, fmt.Errorf("load anchors: %w", err)
 	}
@@ -338,7 +338,7 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 		var f folderRow
 		var ino, dirIno int64
 		r := &f.row
-		if err := rows.Scan(&f.key.tape, &f.key.folder, &r.seq, &r.size, &r.mtimeNS, &ino, &r.listing.mtimeNS, &dirIno, &r.listing.listedNS, &r.sig); err != nil {
+		if err := rows.Scan(&f.key.tape, &f.key.folder, &r.seq, &r.size, &r.mtimeNS, &ino, &r.listing.mtimeNS, &r.listing.ctimeNS, &dirIno, &r.listing.listedNS, &r.sig); err != nil {
 			rows.Close()
 			return st, fmt.Errorf("load anchors: %w", err)
 		}

@@ -67,7 +67,6 @@ func TestCatchUpSkipsUnchangedFolders(t *testing.T) {
 		t.Fatalf("first catch-up listed %d folders, want 1", st.Listed)
 	}
 	appendMsg(t, ws, "main", "two") // appends do not change the folder
-	backdate()
 	st := catchUp(t, p)
 	if st.Listed != 0 || st.Entries != 1 {
 		t.Errorf("catch-up after an append: %+v; want the append read without listing", st)
@@ -86,6 +85,19 @@ func TestCatchUpSkipsUnchangedFolders(t *testing.T) {
 	}
 	if got, want := dump(t, p, []string{"two", "three"}), rebuiltDump(t, ws, []string{"two", "three"}); got != want {
 		t.Errorf("index differs from a rebuild:\n%s\n---\n%s", got, want)
+	}
+	backdate()
+	catchUp(t, p)
+	// A chmod changes only the folder's ctime: it may no longer be
+	// listable, as a rebuild would find, so it is listed.
+	if err := os.Chmod(folder, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if st := catchUp(t, p); st.Listed != 1 {
+		t.Errorf("catch-up after a chmod of the folder: %+v; want it listed", st)
+	}
+	if st := catchUp(t, p); st.Listed != 0 {
+		t.Errorf("catch-up after that: %+v; want nothing listed", st)
 	}
 }
 
@@ -166,12 +178,12 @@ func TestBadLinesAreRecorded(t *testing.T) {
 func TestSignatureForm(t *testing.T) {
 	mtime := time.Unix(1700000000, 123456789)
 	files := []tapelog.FileInfo{
-		{Name: "messages.jsonl", Size: 42, ModTime: mtime, Ino: 7, Dev: 2049},
-		{Name: "odd\tname.jsonl", Size: 0, ModTime: mtime, Ino: 8, Dev: 2049},
+		{Name: "messages.jsonl", Size: 42, ModTime: mtime, ChangeNS: 1700000001000000000, Ino: 7, Dev: 2049},
+		{Name: "odd\tname.jsonl", Size: 0, ModTime: mtime, ChangeNS: 1700000002000000000, Ino: 8, Dev: 2049},
 		{Name: "gone.jsonl", Err: &tapelog.LineError{Reason: "cannot open"}},
 	}
-	want := "\"messages.jsonl\"\t42\t1700000000123456789\t7\t2049\n" +
-		"\"odd\\tname.jsonl\"\t0\t1700000000123456789\t8\t2049\n" +
+	want := "\"messages.jsonl\"\t42\t1700000000123456789\t1700000001000000000\t7\t2049\n" +
+		"\"odd\\tname.jsonl\"\t0\t1700000000123456789\t1700000002000000000\t8\t2049\n" +
 		"\"gone.jsonl\"\t!\n"
 	if got := signature(files, nil); got != want {
 		t.Fatalf("signature:\n%q\nwant\n%q", got, want)

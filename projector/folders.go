@@ -84,8 +84,8 @@ func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, key fileKey, las
 	if err != nil {
 		return nil, nil, folderListing{}, false, err
 	}
-	now := folderListing{mtimeNS: dir.ModTime.UnixNano(), ino: dir.Ino}
-	if known && now.mtimeNS == last.mtimeNS && now.ino == last.ino && last.mtimeNS < last.listedNS-int64(racyWindow) {
+	now := folderListing{mtimeNS: dir.ModTime.UnixNano(), ctimeNS: dir.ChangeNS, ino: dir.Ino}
+	if known && now.mtimeNS == last.mtimeNS && now.ctimeNS == last.ctimeNS && now.ino == last.ino && last.mtimeNS < last.listedNS-int64(racyWindow) {
 		if anchor, files, ok := w.statKnown(t, f, key, stat); ok {
 			return anchor, files, last, false, nil
 		}
@@ -129,7 +129,7 @@ func (w *walker) statKnown(t *tapelog.Tape, f tapelog.Folder, key fileKey, stat 
 		fk := fileKey{tape: key.tape, folder: key.folder, name: name}
 		var fi tapelog.FileInfo
 		var err error
-		if w.st.unreadable[fk] {
+		if _, ok := w.st.unreadable[fk]; ok {
 			fi, err = t.Stat(f.Name, name) // through the root, which says why it cannot be read
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				fi = tapelog.FileInfo{Name: name, Err: &tapelog.LineError{Reason: "cannot open: " + err.Error(), Err: err}}

@@ -3,7 +3,7 @@ package projector
 // SchemaVersion is the version of the index's tables and of the forms of
 // the values in them (a folder's files_sig, for one). An index.db of
 // another version is rebuilt from the files, in place.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -35,6 +35,7 @@ CREATE TABLE anchors (
 	ino      INTEGER NOT NULL,
 	-- the folder as last listed, to skip listing it when it did not change
 	dir_mtime_ns INTEGER NOT NULL DEFAULT 0,
+	dir_ctime_ns INTEGER NOT NULL DEFAULT 0, -- a chmod changes only this
 	dir_ino      INTEGER NOT NULL DEFAULT 0,
 	listed_ns    INTEGER NOT NULL DEFAULT 0,
 	-- its files as the last pass left them (see signature in walk.go)

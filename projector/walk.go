@@ -63,9 +63,12 @@ type checkpoint struct {
 }
 
 // folderListing is a folder's identity when it was last listed in full.
+// Its mtime says when its entries last changed (see racyWindow); its
+// ctime changes with them and with its mode too: a folder that can no
+// longer be listed has no rows in a rebuild.
 type folderListing struct {
-	mtimeNS, listedNS int64
-	ino               uint64
+	mtimeNS, ctimeNS, listedNS int64
+	ino                        uint64
 }
 
 type anchorRow struct {
@@ -107,7 +110,7 @@ type state struct {
 	tapes      map[string]bool
 	folders    map[fileKey]anchorRow // key.name == ""
 	files      map[fileKey]checkpoint
-	unreadable map[fileKey]bool // files recorded as a bad line 0: they could not be opened
+	unreadable map[fileKey]string // files (and folders, tapes) recorded as a bad line 0, with the reason: they could not be opened
 	// Folders (name "") and tapes (folder "" too) recorded as a bad line 0
 	// because they could not be listed, with the reason recorded: the
 	// index holds nothing of them (see walker.unlisted).
@@ -154,11 +157,12 @@ func (st *state) namesIn(folder fileKey) (names []string, ok bool) {
 }
 
 // A folder's signature lists its tape files as a pass last left them, one
-// line each: "\"name\"\tsize\tmtime\tinode\tdevice" (the name quoted as in
-// Go), or "\"name\"\t!" for a file
-// that could not be read. If a folder's files have the same signature now,
-// none of them changed, and the catch-up skips them without reading their
-// checkpoints.
+// line each: "\"name\"\tsize\tmtime\tctime\tinode\tdevice" (the name
+// quoted as in Go), or "\"name\"\t!" for a file that could not be read. If
+// a folder's files have the same signature now, none of them changed, and
+// the catch-up skips them without reading their checkpoints. The ctime is
+// there for a chmod: a file that can no longer be read has no rows in a
+// rebuild, and so must not in a catch-up (walkFile tries to open it).
 func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
 	return string(appendSignature(make([]byte, 0, 64*len(files)), files, unreadable))
 }
@@ -177,6 +181,8 @@ func appendSignature(b []byte, files []tapelog.FileInfo, unreadable map[string]b
 		b = strconv.AppendInt(b, fi.Size, 10)
 		b = append(b, '\t')
 		b = strconv.AppendInt(b, fi.ModTime.UnixNano(), 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, fi.ChangeNS, 10)
 		b = append(b, '\t')
 		b = strconv.AppendUint(b, fi.Ino, 10)
 		b = append(b, '\t')
@@ -526,18 +532,24 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 	if fi.Err != nil {
 		return true, w.unreadable(ctx, key, badLine{reason: fi.Err.Reason})
 	}
-	if w.st.unreadable[key] { // readable again: forget the old complaint
-		if err := w.send(ctx, op{kind: opResetFile, key: key}); err != nil {
-			return false, err
-		}
-	}
+	_, wasUnreadable := w.st.unreadable[key]
 	cp, known := w.st.files[key]
-	if w.st.unreadable[key] {
+	if wasUnreadable {
 		known = false // its rows and checkpoint went when it became unreadable: read it all
 	}
 	now := checkpoint{id: cp.id, dev: fi.Dev, ino: fi.Ino, size: fi.Size, mtimeNS: fi.ModTime.UnixNano()}
 	if known && cp.dev == now.dev && cp.ino == now.ino && cp.size == now.size && cp.mtimeNS == now.mtimeNS {
-		return false, nil // unchanged
+		// Unchanged, but its folder's signature changed: maybe its mode
+		// did, and a rebuild could not open it.
+		s, err := t.ScanFile(a, fi.Name, tapelog.FilePos{})
+		if le := (*tapelog.LineError)(nil); errors.As(err, &le) {
+			return true, w.unreadable(ctx, key, badLine{line: le.Line, offset: le.Offset, reason: le.Reason})
+		}
+		if err != nil {
+			return false, err
+		}
+		s.Close()
+		return false, nil
 	}
 	w.stats.FilesRead++
 	from := tapelog.FilePos{}
@@ -561,6 +573,11 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 		return false, err
 	}
 	defer s.Close()
+	if wasUnreadable { // readable again: forget the old complaint
+		if err := w.send(ctx, op{kind: opResetFile, key: key}); err != nil {
+			return false, err
+		}
+	}
 	if known && from.Offset == 0 && cp.pos.Offset > 0 {
 		if err := w.send(ctx, op{kind: opResetFile, key: key}); err != nil {
 			return false, err
@@ -586,6 +603,9 @@ func (w *walker) unreadable(ctx context.Context, key fileKey, bad badLine) error
 		if err := w.send(ctx, op{kind: opDropFile, key: key}); err != nil {
 			return err
 		}
+	}
+	if reason, ok := w.st.unreadable[key]; ok && bad.line == 0 && bad.offset == 0 && reason == bad.reason {
+		return nil // recorded already: a pass with nothing new writes nothing
 	}
 	return w.send(ctx, op{kind: opBadLine, key: key, bad: bad})
 }

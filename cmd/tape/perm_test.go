@@ -108,15 +108,17 @@ func copyFile(t *testing.T, from, to string, mode fs.FileMode) {
 }
 
 // TestCLIUnreadableFolders takes away the permissions of one anchor folder
-// of a tape and of another tape's anchors folder (listable, but its
-// folders cannot be looked up): every command still works, says what it
-// cannot read, records it once and not on every pass, and reads it all
-// once the permissions are back, as a rebuild does.
+// of a tape, of another tape's anchors folder (listable, but its folders
+// cannot be looked up) and of one file: every command still works, says
+// what it cannot read, records it once and not on every pass, and reads
+// it all once the permissions are back, as a rebuild does.
 func TestCLIUnreadableFolders(t *testing.T) {
-	var locked, leakAnchors string
+	var locked, leakAnchors, lockedFile string
 	dir, run, _ := unprivileged(t, func(dir string) {
 		mustRun(t, dir, "init")
 		mustRun(t, dir, "append", "-k", "message", `{"content":"okapi first folder"}`)
+		mustRun(t, dir, "append", "-k", "event", `{"name":"okapi locked file"}`)
+		lockedFile = filepath.Join(firstFolder(t, dir), "events.jsonl")
 		mustRun(t, dir, "handoff", "second")
 		mustRun(t, dir, "append", "-k", "message", `{"content":"okapi locked folder"}`)
 		mustRun(t, dir, "--tape", "leak", "append", "-k", "message", `{"content":"okapi other tape"}`)
@@ -143,12 +145,13 @@ func TestCLIUnreadableFolders(t *testing.T) {
 	if _, stderr, code := run("reindex"); code != 0 {
 		t.Fatalf("first reindex: exit %d: %s", code, stderr)
 	}
-	mustMode(locked, 0)
+	mustMode(locked, 0o300)             // -wx: its files can be stat'ed, it cannot be listed
 	mustMode(leakAnchors, 0o500&^0o100) // r--: listed, not looked into
+	mustMode(lockedFile, 0)
 
 	out, stderr, code := run("search", "--all-tapes", "okapi")
 	lockedRel := "tapes/main/anchors/" + filepath.Base(locked)
-	if code != 0 || !strings.Contains(out, "first folder") || strings.Contains(out, "locked folder") || strings.Contains(out, "other tape") ||
+	if code != 0 || !strings.Contains(out, "first folder") || strings.Contains(out, "locked folder") || strings.Contains(out, "other tape") || strings.Contains(out, "locked file") ||
 		!strings.Contains(stderr, lockedRel+": cannot list: permission denied") || !strings.Contains(stderr, "tapes/leak/anchors") {
 		t.Fatalf("search with unreadable folders: exit %d\nstdout %s\nstderr %s", code, out, stderr)
 	}
@@ -168,8 +171,9 @@ func TestCLIUnreadableFolders(t *testing.T) {
 
 	mustMode(locked, 0o700)
 	mustMode(leakAnchors, 0o700)
+	mustMode(lockedFile, 0o600)
 	out, stderr, code = run("search", "--all-tapes", "okapi")
-	if code != 0 || stderr != "" || strings.Count(out, "okapi") != 3 {
+	if code != 0 || stderr != "" || strings.Count(out, "okapi") != 4 {
 		t.Errorf("search once readable: exit %d\nstdout %s\nstderr %s", code, out, stderr)
 	}
 	if out, _, code := run("doctor"); code != 0 {
