@@ -40,7 +40,8 @@ type Watcher struct {
 
 	// Only touched by Run's goroutine:
 	fw    *fsnotify.Watcher
-	dirty *scope // what changed since the last pass
+	errs  <-chan error // fw.Errors, through forwardErrors
+	dirty *scope       // what changed since the last pass
 	stale bool   // events may have been missed: the next pass looks at everything
 }
 
@@ -77,6 +78,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	defer w.fw.Close()
+	w.errs = forwardErrors(ctx, w.fw.Errors)
 	// Watch first, then scan: a folder made between the two is both
 	// watched and caught up.
 	w.addAll()
@@ -136,7 +138,7 @@ func (w *Watcher) loop(ctx context.Context) error {
 				pendingSince = time.Now()
 			}
 			timer.Reset(min(debounce, time.Until(pendingSince.Add(maxDelay))))
-		case err, ok := <-w.fw.Errors:
+		case err, ok := <-w.errs:
 			if !ok {
 				return errors.New("watch: fsnotify closed its errors")
 			}
@@ -234,6 +236,45 @@ func (w *Watcher) forget(path string) {
 		}
 	}
 }
+
+// forwardErrors passes fsnotify's errors on without ever making fsnotify
+// wait. fsnotify sends some errors while it holds the lock that Add,
+// Remove and WatchList take (when a moved folder's watch cannot be
+// removed), and its Errors channel has no buffer: a loop that both reads
+// Errors and calls those waited for the lock while fsnotify waited for the
+// loop (a CI run hung in TestIndexDeletedWhileWatching). Errors past
+// maxPendingErrors are dropped: each only makes the loop reconcile.
+func forwardErrors(ctx context.Context, in <-chan error) <-chan error {
+	out := make(chan error)
+	go func() {
+		defer close(out)
+		var pending []error
+		for in != nil || len(pending) > 0 {
+			var send chan<- error
+			var next error
+			if len(pending) > 0 {
+				send, next = out, pending[0]
+			}
+			select {
+			case err, ok := <-in:
+				if !ok {
+					in = nil // closed: pass on what is pending, then close out
+					continue
+				}
+				if len(pending) < maxPendingErrors {
+					pending = append(pending, err)
+				}
+			case send <- next:
+				pending = pending[1:]
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
+
+const maxPendingErrors = 64
 
 func cmpOr(d, def time.Duration) time.Duration {
 	if d > 0 {

@@ -2,6 +2,7 @@ package projector
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"os"
 	"path/filepath"
@@ -150,5 +151,38 @@ func TestWatcherDebounceIsBounded(t *testing.T) {
 		}
 		appendRaw(t, file, `{"role":"user","content":"more"}`+"\n")
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// forwardErrors takes every error at once, however long its reader is
+// away: fsnotify sends some while holding the lock the reader may be
+// waiting for.
+func TestForwardErrorsNeverBlocks(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in := make(chan error)
+	out := forwardErrors(ctx, in)
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for i := range 3 * maxPendingErrors {
+			in <- fmt.Errorf("error %d", i)
+		}
+	}()
+	select {
+	case <-sent:
+	case <-time.After(10 * time.Second):
+		t.Fatal("sending errors blocked while nobody read them")
+	}
+	if err := <-out; err == nil || err.Error() != "error 0" {
+		t.Fatalf("first error forwarded: %v, want error 0", err)
+	}
+	close(in)
+	n := 1
+	for range out {
+		n++
+	}
+	if n != maxPendingErrors {
+		t.Errorf("forwarded %d errors, want the first %d", n, maxPendingErrors)
 	}
 }
