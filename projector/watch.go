@@ -42,7 +42,7 @@ type Watcher struct {
 	fw    *fsnotify.Watcher
 	errs  <-chan error // fw.Errors, through forwardErrors
 	dirty *scope       // what changed since the last pass
-	stale bool   // events may have been missed: the next pass looks at everything
+	stale bool         // events may have been missed: the next pass looks at everything
 }
 
 // lockWait is how long a starting watcher waits for watch.lock: readers

@@ -2,8 +2,8 @@ package projector
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
