@@ -209,16 +209,7 @@ func TestJoinedBuildEqualsInPlace(t *testing.T) {
 			for _, p := range build.parts {
 				p.hash = tc.hash
 			}
-			for _, o := range ops {
-				if o.del {
-					err = build.remove(ctx, []int64{o.rowid})
-				} else {
-					err = build.add(ctx, o.rowid, o.text)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
+			applyToBuild(t, build, ops)
 			if built, err := build.finish(ctx); err != nil || !built {
 				t.Fatalf("finish: built %v, %v", built, err)
 			}
@@ -254,6 +245,23 @@ func TestJoinedBuildEqualsInPlace(t *testing.T) {
 				t.Fatalf("after optimize, joined:\n%s\nbuilt in place:\n%s", got, want)
 			}
 		})
+	}
+}
+
+// applyToBuild sends ops to a build beside, as a pass does.
+func applyToBuild(t *testing.T, build *ftsBuild, ops []ftsOp) {
+	t.Helper()
+	ctx := context.Background()
+	for _, o := range ops {
+		var err error
+		if o.del {
+			err = build.remove(ctx, []int64{o.rowid})
+		} else {
+			err = build.add(ctx, o.rowid, o.text)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -451,16 +459,7 @@ func TestJoinPastRowsWithoutTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer build.close()
-	for _, o := range ops {
-		if o.del {
-			err = build.remove(ctx, []int64{o.rowid})
-		} else {
-			err = build.add(ctx, o.rowid, o.text)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	applyToBuild(t, build, ops)
 	if _, err := build.finish(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,12 @@ import (
 // printed and its exit status.
 func runProcess(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := tapeProcess(dir, args...)
+	return runCommand(t, tapeProcess(dir, args...))
+}
+
+// runCommand runs cmd and returns what it printed and its exit status.
+func runCommand(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -28,7 +33,7 @@ func runProcess(t *testing.T, dir string, args ...string) (stdout, stderr string
 	case errors.As(err, &exit):
 		code = exit.ExitCode()
 	case err != nil:
-		t.Fatalf("tape %s: %v", strings.Join(args, " "), err)
+		t.Fatalf("%s: %v", strings.Join(cmd.Args, " "), err)
 	}
 	return out.String(), errOut.String(), code
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -72,19 +70,7 @@ func unprivileged(t *testing.T, setup func(dir string)) (dir string, run func(ar
 	}
 	return dir, func(args ...string) (string, string, int) {
 		t.Helper()
-		cmd := command(args...)
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		var exit *exec.ExitError
-		code := 0
-		switch {
-		case errors.As(err, &exit):
-			code = exit.ExitCode()
-		case err != nil:
-			t.Fatalf("tape %s as nobody: %v", strings.Join(args, " "), err)
-		}
-		return out.String(), errOut.String(), code
+		return runCommand(t, command(args...))
 	}, command
 }
 
