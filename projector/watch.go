@@ -78,7 +78,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	defer w.fw.Close()
-	w.errs = forwardErrors(ctx, w.fw.Errors)
+	w.errs = forwardErrors(w.fw.Errors)
 	// Watch first, then scan: a folder made between the two is both
 	// watched and caught up.
 	w.addAll()
@@ -243,13 +243,16 @@ func (w *Watcher) forget(path string) {
 // removed), and its Errors channel has no buffer: a loop that both reads
 // Errors and calls those waited for the lock while fsnotify waited for the
 // loop (a CI run hung in TestIndexDeletedWhileWatching). Errors past
-// maxPendingErrors are dropped: each only makes the loop reconcile.
-func forwardErrors(ctx context.Context, in <-chan error) <-chan error {
+// maxPendingErrors are dropped: each only makes the loop reconcile. It
+// reads until fsnotify closes its channel (Close, which Run defers), not
+// until the context ends: fsnotify may still send while the loop stops;
+// what is pending then is dropped, so no goroutine waits for a reader.
+func forwardErrors(in <-chan error) <-chan error {
 	out := make(chan error)
 	go func() {
 		defer close(out)
 		var pending []error
-		for in != nil || len(pending) > 0 {
+		for {
 			var send chan<- error
 			var next error
 			if len(pending) > 0 {
@@ -258,16 +261,13 @@ func forwardErrors(ctx context.Context, in <-chan error) <-chan error {
 			select {
 			case err, ok := <-in:
 				if !ok {
-					in = nil // closed: pass on what is pending, then close out
-					continue
+					return
 				}
 				if len(pending) < maxPendingErrors {
 					pending = append(pending, err)
 				}
 			case send <- next:
 				pending = pending[1:]
-			case <-ctx.Done():
-				return
 			}
 		}
 	}()
