@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -191,6 +192,10 @@ func TestSignatureForm(t *testing.T) {
 	names, ok := sigNames(want)
 	if !ok || !slices.Equal(names, []string{"messages.jsonl", "odd\tname.jsonl", "gone.jsonl"}) {
 		t.Fatalf("sigNames = %q, %v", names, ok)
+	}
+	wantCtimes := map[string]int64{"messages.jsonl": 1700000001000000000, "odd\tname.jsonl": 1700000002000000000}
+	if got := sigCtimes(want); !maps.Equal(got, wantCtimes) {
+		t.Fatalf("sigCtimes = %v, want %v", got, wantCtimes)
 	}
 }
 

@@ -213,6 +213,28 @@ func sigNames(sig string) (names []string, ok bool) {
 	return names, true
 }
 
+// sigCtimes returns the ctime a signature gives each file it lists with
+// its stat (not those it lists as unreadable); nil if it cannot read it.
+func sigCtimes(sig string) map[string]int64 {
+	names, ok := sigNames(sig)
+	if !ok {
+		return nil
+	}
+	ctimes := make(map[string]int64, len(names))
+	i := 0
+	for line := range strings.Lines(sig) {
+		// "name"\tsize\tmtime\tctime\tinode\tdevice
+		fields := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+		if n := len(fields); n >= 6 {
+			if c, err := strconv.ParseInt(fields[n-3], 10, 64); err == nil {
+				ctimes[names[i]] = c
+			}
+		}
+		i++
+	}
+	return ctimes
+}
+
 // Sort keys for an entry's effective time: anchor entries first in their
 // folder, then lines before any date, then by time.
 const (
@@ -468,9 +490,11 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 	seen := make(map[string]bool, len(files))
 	failed := make(map[string]bool)
 	a := tapelog.Anchor{Seq: f.Seq, Folder: f.Name}
+	ctimes := sigCtimes(w.st.folders[key].sig)
 	for _, fi := range files {
 		seen[fi.Name] = true
-		unreadable, err := w.walkFile(ctx, t, a, fi)
+		c, ok := ctimes[fi.Name]
+		unreadable, err := w.walkFile(ctx, t, a, fi, ok && c == fi.ChangeNS)
 		if err != nil {
 			return err
 		}
@@ -525,9 +549,10 @@ func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
 }
 
 // walkFile reads what is new in one file, or all of it if it changed under
-// its checkpoint.
+// its checkpoint. sameCtime says that its ctime is the one its folder's
+// signature recorded: its mode did not change.
 // It reports whether the file could not be read.
-func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor, fi tapelog.FileInfo) (bool, error) {
+func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor, fi tapelog.FileInfo, sameCtime bool) (bool, error) {
 	key := fileKey{tape: t.Name(), folder: a.Folder, name: fi.Name}
 	if fi.Err != nil {
 		return true, w.unreadable(ctx, key, badLine{reason: fi.Err.Reason})
@@ -539,8 +564,11 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 	}
 	now := checkpoint{id: cp.id, dev: fi.Dev, ino: fi.Ino, size: fi.Size, mtimeNS: fi.ModTime.UnixNano()}
 	if known && cp.dev == now.dev && cp.ino == now.ino && cp.size == now.size && cp.mtimeNS == now.mtimeNS {
-		// Unchanged, but its folder's signature changed: maybe its mode
-		// did, and a rebuild could not open it.
+		if sameCtime {
+			return false, nil
+		}
+		// Unchanged, but its ctime is not: maybe its mode changed, and a
+		// rebuild could not open it.
 		s, err := t.ScanFile(a, fi.Name, tapelog.FilePos{})
 		if le := (*tapelog.LineError)(nil); errors.As(err, &le) {
 			return true, w.unreadable(ctx, key, badLine{line: le.Line, offset: le.Offset, reason: le.Reason})
