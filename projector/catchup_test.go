@@ -182,18 +182,20 @@ func TestSignatureForm(t *testing.T) {
 		{Name: "messages.jsonl", Size: 42, ModTime: mtime, ChangeNS: 1700000001000000000, Ino: 7, Dev: 2049},
 		{Name: "odd\tname.jsonl", Size: 0, ModTime: mtime, ChangeNS: 1700000002000000000, Ino: 8, Dev: 2049},
 		{Name: "gone.jsonl", Err: &tapelog.LineError{Reason: "cannot open"}},
+		{Name: "locked.jsonl", Size: 9, ModTime: mtime, ChangeNS: 1700000003000000000, Ino: 9, Dev: 2049},
 	}
 	want := "\"messages.jsonl\"\t42\t1700000000123456789\t1700000001000000000\t7\t2049\n" +
 		"\"odd\\tname.jsonl\"\t0\t1700000000123456789\t1700000002000000000\t8\t2049\n" +
-		"\"gone.jsonl\"\t!\n"
-	if got := signature(files, nil); got != want {
+		"\"gone.jsonl\"\t!\n" +
+		"\"locked.jsonl\"\t!\t9\t1700000000123456789\t1700000003000000000\t9\t2049\n" // stat'ed, not read
+	if got := signature(files, map[string]bool{"locked.jsonl": true}); got != want {
 		t.Fatalf("signature:\n%q\nwant\n%q", got, want)
 	}
 	names, ok := sigNames(want)
-	if !ok || !slices.Equal(names, []string{"messages.jsonl", "odd\tname.jsonl", "gone.jsonl"}) {
+	if !ok || !slices.Equal(names, []string{"messages.jsonl", "odd\tname.jsonl", "gone.jsonl", "locked.jsonl"}) {
 		t.Fatalf("sigNames = %q, %v", names, ok)
 	}
-	wantCtimes := map[string]int64{"messages.jsonl": 1700000001000000000, "odd\tname.jsonl": 1700000002000000000}
+	wantCtimes := map[string]int64{"messages.jsonl": 1700000001000000000, "odd\tname.jsonl": 1700000002000000000, "locked.jsonl": 1700000003000000000}
 	if got := sigCtimes(want); !maps.Equal(got, wantCtimes) {
 		t.Fatalf("sigCtimes = %v, want %v", got, wantCtimes)
 	}

@@ -62,7 +62,7 @@ func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelo
 				var s folderState
 				s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, key, old.listing, known, stat)
 				if s.err == nil && known && old.sig != "" {
-					sig = appendSignature(sig[:0], s.files, nil)
+					sig = appendSignature(sig[:0], s.files, w.st.unreadableFiles[key])
 					s.sigSame = string(sig) == old.sig
 				}
 				results[i] <- s

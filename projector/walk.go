@@ -117,8 +117,10 @@ type state struct {
 	unlisted map[fileKey]string
 
 	// Built by index(): the folders of each tape, so that finding what was
-	// deleted costs what the tape holds, not the whole index.
-	foldersOf map[string][]fileKey // tape -> its folders
+	// deleted costs what the tape holds, not the whole index; and, for the
+	// folders that hold files recorded as unreadable, their names.
+	foldersOf       map[string][]fileKey        // tape -> its folders
+	unreadableFiles map[fileKey]map[string]bool // folder (name "") -> its unreadable files
 
 	// Folders whose changes may make no fsnotify event in them, which a
 	// scoped pass walks all the same, and the tapes that hold them.
@@ -133,8 +135,16 @@ func (st *state) index() {
 	markVolatile := func(k fileKey) {
 		st.volatile[k], st.volatileTapes[k.tape] = true, true
 	}
+	st.unreadableFiles = map[fileKey]map[string]bool{}
 	for k := range st.unreadable { // it may become readable by a change elsewhere
-		markVolatile(fileKey{tape: k.tape, folder: k.folder})
+		folder := fileKey{tape: k.tape, folder: k.folder}
+		markVolatile(folder)
+		if k.name != "" {
+			if st.unreadableFiles[folder] == nil {
+				st.unreadableFiles[folder] = map[string]bool{}
+			}
+			st.unreadableFiles[folder][k.name] = true
+		}
 	}
 	for k, r := range st.folders {
 		// listedNS 0: it holds symlinks, whose targets change elsewhere.
@@ -158,11 +168,13 @@ func (st *state) namesIn(folder fileKey) (names []string, ok bool) {
 
 // A folder's signature lists its tape files as a pass last left them, one
 // line each: "\"name\"\tsize\tmtime\tctime\tinode\tdevice" (the name
-// quoted as in Go), or "\"name\"\t!" for a file that could not be read. If
-// a folder's files have the same signature now, none of them changed, and
-// the catch-up skips them without reading their checkpoints. The ctime is
-// there for a chmod: a file that can no longer be read has no rows in a
-// rebuild, and so must not in a catch-up (walkFile tries to open it).
+// quoted as in Go); "\"name\"\t!\tsize\tmtime\tctime\tinode\tdevice" for a
+// file that could be stat'ed but not read, and "\"name\"\t!" for one that
+// could not even be stat'ed. If a folder's files have the same signature
+// now, none of them changed, and the catch-up skips them without reading
+// their checkpoints. The ctime is there for a chmod: a file that can no
+// longer be read has no rows in a rebuild, and so must not in a catch-up
+// (walkFile tries to open it); one that can again is read.
 func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
 	return string(appendSignature(make([]byte, 0, 64*len(files)), files, unreadable))
 }
@@ -173,9 +185,12 @@ func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
 func appendSignature(b []byte, files []tapelog.FileInfo, unreadable map[string]bool) []byte {
 	for _, fi := range files {
 		b = strconv.AppendQuote(b, fi.Name) // names may hold tabs and newlines
-		if fi.Err != nil || unreadable[fi.Name] {
+		if fi.Err != nil {
 			b = append(b, "\t!\n"...)
 			continue
+		}
+		if unreadable[fi.Name] {
+			b = append(b, "\t!"...)
 		}
 		b = append(b, '\t')
 		b = strconv.AppendInt(b, fi.Size, 10)
