@@ -304,7 +304,7 @@ func clearAll(ctx context.Context, tx sqlTx) error {
 
 // loadState reads the checkpoints the pass compares the files with.
 func loadState(ctx context.Context, tx sqlTx) (state, error) {
-	st := state{tapes: map[string]bool{}, folders: map[fileKey]anchorRow{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]string{}, unlisted: map[fileKey]string{}}
+	st := state{tapes: map[string]bool{}, folders: map[fileKey]anchorRow{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]string{}}
 	bad, err := tx.QueryContext(ctx, `SELECT tape, folder, file, reason FROM bad_lines WHERE line = 0 AND file <> 'anchor.json'`)
 	if err != nil {
 		return st, fmt.Errorf("load unreadable files: %w", err)
@@ -318,7 +318,6 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 		}
 		st.unreadable[k] = reason
 		if k.name == "" { // a tape or folder that could not be listed
-			st.unlisted[k] = reason
 			st.tapes[k.tape] = true
 		}
 	}
@@ -341,9 +340,6 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 		if err := rows.Scan(&f.key.tape, &f.key.folder, &r.seq, &r.size, &r.mtimeNS, &ino, &r.listing.mtimeNS, &r.listing.ctimeNS, &dirIno, &r.listing.listedNS, &r.sig); err != nil {
 			rows.Close()
 			return st, fmt.Errorf("load anchors: %w", err)
-		}
-		if n := len(loaded); n > 0 && loaded[n-1].key.tape == f.key.tape {
-			f.key.tape = loaded[n-1].key.tape // one string per tape, not per folder
 		}
 		r.ino, r.listing.ino = uint64(ino), uint64(dirIno)
 		loaded = append(loaded, f)

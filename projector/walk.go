@@ -107,14 +107,14 @@ type badLine struct {
 
 // state is the index's checkpoints as a pass starts.
 type state struct {
-	tapes      map[string]bool
-	folders    map[fileKey]anchorRow // key.name == ""
-	files      map[fileKey]checkpoint
-	unreadable map[fileKey]string // files (and folders, tapes) recorded as a bad line 0, with the reason: they could not be opened
-	// Folders (name "") and tapes (folder "" too) recorded as a bad line 0
-	// because they could not be listed, with the reason recorded: the
-	// index holds nothing of them (see walker.unlisted).
-	unlisted map[fileKey]string
+	tapes   map[string]bool
+	folders map[fileKey]anchorRow // key.name == ""
+	files   map[fileKey]checkpoint
+	// What is recorded as a bad line 0, with the reason: files that could
+	// not be opened, and folders (name "") and tapes (folder "" too) that
+	// could not be listed, of which the index holds nothing (see
+	// walker.unlisted).
+	unreadable map[fileKey]string
 
 	// Built by index(): the folders of each tape, so that finding what was
 	// deleted costs what the tape holds, not the whole index; and, for the
@@ -417,8 +417,8 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 			}
 		}
 	}
-	for _, key := range slices.SortedFunc(maps.Keys(w.st.unlisted), compareKeys) {
-		if key.tape == name && key.folder != "" && !seen[key.folder] {
+	for _, key := range slices.SortedFunc(maps.Keys(w.st.unreadable), compareKeys) {
+		if key.tape == name && key.folder != "" && key.name == "" && !seen[key.folder] {
 			if err := w.listed(ctx, key); err != nil { // gone
 				return err
 			}
@@ -449,7 +449,7 @@ func (w *walker) unlisted(ctx context.Context, key fileKey, err error) error {
 		reason = pe.Err.Error() // the path is the bad line's own
 	}
 	reason = "cannot list: " + reason
-	if old, ok := w.st.unlisted[key]; ok && old == reason {
+	if old, ok := w.st.unreadable[key]; ok && old == reason {
 		return nil
 	}
 	return w.send(ctx, op{kind: opUnlisted, key: key, bad: badLine{reason: reason}})
@@ -458,7 +458,7 @@ func (w *walker) unlisted(ctx context.Context, key fileKey, err error) error {
 // listed forgets that a tape or folder could not be listed, if the index
 // said so.
 func (w *walker) listed(ctx context.Context, key fileKey) error {
-	if _, ok := w.st.unlisted[key]; !ok {
+	if _, ok := w.st.unreadable[key]; !ok {
 		return nil
 	}
 	return w.send(ctx, op{kind: opListed, key: key})
