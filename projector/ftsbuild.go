@@ -97,13 +97,12 @@ func buildParts() int {
 // newFTSBuild prepares a build of n parts (1 to maxBuildParts), routing
 // rowids to them in runs of block. It creates the scratch files empty and
 // private (they will hold the tapes' words, and SQLite would create them
-// readable by all), after removing what a killed pass may have left.
+// readable by all); the pass has removed what a killed one left
+// (removeBuilds), and if it could not, this fails and the pass builds in
+// place.
 func newFTSBuild(ws *tapelog.Workspace, n int, block int64) (*ftsBuild, error) {
 	if n < 1 || n > maxBuildParts || block < 1 {
 		return nil, fmt.Errorf("search index build of %d parts, blocks of %d: out of range", n, block)
-	}
-	if err := removeBuilds(ws); err != nil {
-		return nil, err
 	}
 	b := &ftsBuild{block: block}
 	for k := range n {

@@ -43,6 +43,24 @@ func catchUp(t *testing.T, p *Projector) Stats {
 	return st
 }
 
+// appendMsgs appends one user message a content to a tape, in one batch.
+func appendMsgs(t *testing.T, ws *tapelog.Workspace, tape string, contents []string) {
+	t.Helper()
+	tp, err := ws.Tape(tape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Close()
+	batch := make([]tapelog.Entry, 0, len(contents))
+	for _, c := range contents {
+		p, _ := json.Marshal(map[string]string{"role": "user", "content": c})
+		batch = append(batch, tapelog.Entry{Kind: tapelog.KindMessage, Payload: p})
+	}
+	if _, err := tp.Append(context.Background(), batch...); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func appendMsg(t *testing.T, ws *tapelog.Workspace, tape, content string) tapelog.Entry {
 	t.Helper()
 	tp, err := ws.Tape(tape)

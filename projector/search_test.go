@@ -149,20 +149,12 @@ func TestSearchFiltersAndSnippet(t *testing.T) {
 // A query with more matches than the rank window returns the newest first.
 func TestSearchRankWindow(t *testing.T) {
 	ws := newWorkspace(t)
-	tp, _ := ws.Tape("main")
-	defer tp.Close()
-	var batch []tapelog.Entry
-	for i := range 50 {
-		content := "common word"
-		if i == 3 {
-			content = "common common common common word" // the best match, but old
-		}
-		p, _ := json.Marshal(map[string]string{"role": "user", "content": content})
-		batch = append(batch, tapelog.Entry{Kind: "message", Payload: p})
+	contents := make([]string, 50)
+	for i := range contents {
+		contents[i] = "common word"
 	}
-	if _, err := tp.Append(context.Background(), batch...); err != nil {
-		t.Fatal(err)
-	}
+	contents[3] = "common common common common word" // the best match, but old
+	appendMsgs(t, ws, "main", contents)
 	p := openProjector(t, ws)
 	catchUp(t, p)
 	best := func() string {
@@ -192,23 +184,13 @@ func TestSearchRankWindow(t *testing.T) {
 // has its words; a phrase of rarer words is ranked by bm25.
 func TestSearchPhraseOfCommonWords(t *testing.T) {
 	ws := newWorkspace(t)
-	tp, _ := ws.Tape("main")
-	defer tp.Close()
-	var batch []tapelog.Entry
-	for i := range 40 {
-		content := "alpha then beta"
-		switch i {
-		case 5, 20, 30:
-			content = "alpha beta together" // the phrase, three times
-		case 10:
-			content = "gamma delta here" // a rare phrase
-		}
-		p, _ := json.Marshal(map[string]string{"role": "user", "content": content})
-		batch = append(batch, tapelog.Entry{Kind: "message", Payload: p})
+	contents := make([]string, 40)
+	for i := range contents {
+		contents[i] = "alpha then beta"
 	}
-	if _, err := tp.Append(context.Background(), batch...); err != nil {
-		t.Fatal(err)
-	}
+	contents[5], contents[20], contents[30] = "alpha beta together", "alpha beta together", "alpha beta together" // the phrase, three times
+	contents[10] = "gamma delta here"                                                                             // a rare phrase
+	appendMsgs(t, ws, "main", contents)
 	p := openProjector(t, ws)
 	p.RankWindow = 10
 	catchUp(t, p)
@@ -289,16 +271,11 @@ func FuzzSearchQuery(f *testing.F) {
 // tape's matches, newest first.
 func TestSearchCommonWordOnSmallTape(t *testing.T) {
 	ws := newWorkspace(t)
-	big, _ := ws.Tape("big")
-	defer big.Close()
-	var batch []tapelog.Entry
-	for range 40 {
-		p, _ := json.Marshal(map[string]string{"role": "user", "content": "common words everywhere"})
-		batch = append(batch, tapelog.Entry{Kind: "message", Payload: p})
+	common := make([]string, 40)
+	for i := range common {
+		common[i] = "common words everywhere"
 	}
-	if _, err := big.Append(context.Background(), batch...); err != nil {
-		t.Fatal(err)
-	}
+	appendMsgs(t, ws, "big", common)
 	appendMsg(t, ws, "small", "common one")
 	appendMsg(t, ws, "small", "nothing here")
 	appendMsg(t, ws, "small", "common two")
