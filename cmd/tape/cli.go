@@ -277,20 +277,7 @@ func run(ctx context.Context, args []string, env *Env) (code int) {
 	env.ctx = ctx
 	var cli CLI
 	exited := false
-	parser, err := kong.New(&cli,
-		kong.Name("tape"),
-		kong.Description(cliDescription),
-		kong.Writers(env.Stdout, env.Stderr),
-		kong.ExplicitGroups(groups),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Bind(env, &cli.Globals),
-		kong.Exit(func(c int) { exited, code = true, c }),
-	)
-	if err != nil {
-		report(env.Stderr, err)
-		return exitUsage
-	}
-	kctx, err := parser.Parse(args)
+	kctx, err := parse(&cli, env, args, kong.Exit(func(c int) { exited, code = true, c }))
 	if exited { // --help
 		return code
 	}

@@ -37,6 +37,9 @@ type Env struct {
 	Dir    string // the working folder; "" means the process's
 	ctx    context.Context
 	color  palette // how human output is colored, from --color and Stdout
+	// wholeModel makes kong parse with its model of every command, as if
+	// the arguments never named one plainly (parse.go): tests compare.
+	wholeModel bool
 }
 
 // Context is the command's context, cancelled by SIGINT and SIGTERM.

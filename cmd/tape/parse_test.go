@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// parseCases are argument lists that name their command plainly: at least
+// one per command (TestParseWithOneCommand checks), with global flags
+// before and after it, and values that look like commands.
+var parseCases = [][]string{
+	{"init"}, {"init", "sub/dir"},
+	{"info", "--json"},
+	{"doctor", "--json"},
+	{"append", "--kind", "message", `{"role":"user","content":"hi"}`}, {"append", "--jsonl"},
+	{"handoff", "plan/next"},
+	{"fork"},
+	{"merge", "01JFORK"},
+	{"discard", "01JFORK"},
+	{"reset", "--archive", "--yes"},
+	{"import", "bub", "a.jsonl", "b.jsonl"},
+	{"log", "--all"}, {"--tape-dir", "/tmp/ws/.tape", "-t", "search", "log"}, {"-tlog", "search", "x"},
+	{"anchors"},
+	{"show", "2"},
+	{"search", "flush", "timeout", "-k", "message", "--all-tapes", "-n", "5", "--json"},
+	{"search", "--", "-x", "-h"}, {"--color=never", "search", "log"}, {"search", "x", "--tape", "t2", "--no-catchup"},
+	{"--session", "log", "context", "--json"},
+	{"tapes"},
+	{"calls", "--status", "pending"},
+	{"usage"},
+	{"messages", "--limit", "3"},
+	{"reindex", "--full"},
+	{"watch"},
+	{"demo"},
+	{"version"},
+}
+
+// parseWith parses args as run does, with the model of one command or
+// that of every command; it fails the test if the arguments do not parse.
+func parseWith(t *testing.T, args []string, whole bool) (CLI, string) {
+	t.Helper()
+	var cli CLI
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &out, wholeModel: whole}
+	kctx, err := parse(&cli, env, args)
+	if err != nil {
+		t.Fatalf("tape %s (whole model %v): %v", strings.Join(args, " "), whole, err)
+	}
+	return cli, kctx.Command()
+}
+
+// TestParseWithOneCommand checks that the model of one command parses
+// what it is given exactly as the model of every command does.
+func TestParseWithOneCommand(t *testing.T) {
+	t.Setenv("TAPE_DIR", "")
+	t.Setenv("TAPE_NAME", "")
+	covered := map[string]bool{"completion": true} // never parsed alone
+	for _, args := range parseCases {
+		command := plainCommand(args)
+		if command == "" {
+			t.Errorf("plainCommand(%q) = \"\": the case tests nothing", args)
+			continue
+		}
+		covered[command] = true
+		one, oneCmd := parseWith(t, args, false)
+		whole, wholeCmd := parseWith(t, args, true)
+		// The whole model also sets the defaults of the other commands,
+		// which do not run.
+		f, _ := commandField(command)
+		oneFields := []any{one.Globals, reflect.ValueOf(one).FieldByIndex(f.Index).Interface()}
+		wholeFields := []any{whole.Globals, reflect.ValueOf(whole).FieldByIndex(f.Index).Interface()}
+		if oneCmd != wholeCmd || !reflect.DeepEqual(oneFields, wholeFields) {
+			t.Errorf("tape %s:\none command: %s %+v\nwhole model: %s %+v", strings.Join(args, " "), oneCmd, oneFields, wholeCmd, wholeFields)
+		}
+	}
+	var cli CLI
+	parser, err := newParser(&cli, &Env{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range parser.Model.Children {
+		if _, ok := commandField(n.Name); !ok {
+			t.Errorf("command %q: commandField does not find it (kongName?)", n.Name)
+		}
+		if !covered[n.Name] {
+			t.Errorf("command %q: no case in parseCases", n.Name)
+		}
+	}
+	for _, f := range parser.Model.Flags {
+		if f.Name == "help" {
+			continue
+		}
+		takes := !f.IsBool()
+		if got := globalTakesValue("--" + f.Name); got != takes {
+			t.Errorf("global flag --%s: globalTakesValue %v, kong says it takes a value: %v", f.Name, got, takes)
+		}
+		if f.Short != 0 && globalTakesValue("-"+string(f.Short)) != takes {
+			t.Errorf("global flag -%c: globalTakesValue disagrees with kong", f.Short)
+		}
+	}
+}
+
+func TestPlainCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"search", "x"}, "search"},
+		{[]string{"-t", "log", "search", "x"}, "search"},
+		{[]string{"--tape", "log"}, ""}, // a value, and no command
+		{[]string{"--tape=log", "anchors"}, "anchors"},
+		{[]string{"--no-catchup", "log"}, "log"},
+		{[]string{"search", "--help"}, ""},
+		{[]string{"search", "-h"}, ""},
+		{[]string{"search", "-nh"}, ""},
+		{[]string{"--help"}, ""},
+		{[]string{"search", "--", "-h"}, "search"},
+		{[]string{"--", "search"}, ""},
+		{[]string{"serch", "x"}, ""},
+		{[]string{"completion", "bash"}, ""},
+		{[]string{"x", "search"}, ""},
+	} {
+		if got := plainCommand(tc.args); got != tc.want {
+			t.Errorf("plainCommand(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestParseErrorsAndHelpAsBefore checks that what the model of one
+// command cannot answer (errors, help, completion) reads exactly as it
+// does from the model of every command.
+func TestParseErrorsAndHelpAsBefore(t *testing.T) {
+	t.Setenv("TAPE_DIR", "")
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"search"}, {"serch", "x"}, {"search", "--bogus", "x"}, {"search", "x", "--limit", "0"},
+		{"log", "-n"}, {"append", "--kind"}, {"--color", "purple", "version"}, {"version", "extra"},
+		{"--help"}, {"search", "--help"}, {"search", "-h"}, {"import", "--help"}, {"import", "bub", "--help"},
+		{"completion", "bash"}, {"completion", "fish"}, {"version"},
+	} {
+		run := func(whole bool) (string, int) {
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), slices.Clone(args), &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Dir: dir, wholeModel: whole})
+			return "stdout:\n" + out.String() + "stderr:\n" + errOut.String(), code
+		}
+		got, gotCode := run(false)
+		want, wantCode := run(true)
+		if got != want || gotCode != wantCode {
+			t.Errorf("tape %s: exit %d\n%s\nwith the whole model: exit %d\n%s", strings.Join(args, " "), gotCode, got, wantCode, want)
+		}
+	}
+}
