@@ -304,7 +304,7 @@ func clearAll(ctx context.Context, tx sqlTx) error {
 
 // loadState reads the checkpoints the pass compares the files with.
 func loadState(ctx context.Context, tx sqlTx) (state, error) {
-	st := state{tapes: map[string]bool{}, folders: map[fileKey]anchorRow{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]string{}}
+	st := state{tapes: map[string]bool{}, folders: map[fileKey]folderMark{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]string{}}
 	bad, err := tx.QueryContext(ctx, `SELECT tape, folder, file, reason FROM bad_lines WHERE line = 0 AND file <> 'anchor.json'`)
 	if err != nil {
 		return st, fmt.Errorf("load unreadable files: %w", err)
@@ -330,7 +330,7 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 	// the map row by row cost an eighth of loading it.
 	type folderRow struct {
 		key fileKey
-		row anchorRow
+		row folderMark
 	}
 	var loaded []folderRow
 	for rows.Next() {
@@ -348,7 +348,7 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 	if err := rows.Err(); err != nil {
 		return st, fmt.Errorf("load anchors: %w", err)
 	}
-	st.folders = make(map[fileKey]anchorRow, len(loaded))
+	st.folders = make(map[fileKey]folderMark, len(loaded))
 	for _, f := range loaded {
 		st.folders[f.key] = f.row
 		st.tapes[f.key.tape] = true

@@ -71,6 +71,17 @@ type folderListing struct {
 	ino                        uint64
 }
 
+// folderMark is what the index holds of a folder that a pass compares
+// with the files: the identities of the folder and its anchor.json, and
+// the signature of its files. It is a sixth of an anchorRow, and a
+// no-change catch-up holds one per folder.
+type folderMark struct {
+	listing            folderListing
+	sig                string
+	seq, size, mtimeNS int64
+	ino                uint64
+}
+
 type anchorRow struct {
 	listing           folderListing
 	sig               string // the signature of its files (see signature)
@@ -108,7 +119,7 @@ type badLine struct {
 // state is the index's checkpoints as a pass starts.
 type state struct {
 	tapes   map[string]bool
-	folders map[fileKey]anchorRow // key.name == ""
+	folders map[fileKey]folderMark // key.name == ""
 	files   map[fileKey]checkpoint
 	// What is recorded as a bad line 0, with the reason: files that could
 	// not be opened, and folders (name "") and tapes (folder "" too) that
@@ -383,13 +394,16 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 	}
 	listings, stop := w.prefetch(ctx, t, folders, stat)
 	defer stop() // before closeDir
+	var chunk []folderState
 	for i, f := range folders {
-		var l folderState
-		select {
-		case l = <-listings[i]:
-		case <-ctx.Done():
-			return ctx.Err()
+		if i%prefetchChunk == 0 {
+			select {
+			case chunk = <-listings[i/prefetchChunk]:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
+		l := chunk[i%prefetchChunk]
 		if errors.Is(l.err, fs.ErrNotExist) {
 			continue // deleted while we looked: the next pass drops its rows
 		}
