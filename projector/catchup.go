@@ -18,6 +18,8 @@ type Stats struct {
 	BadLines  int   // bad lines recorded
 	Bytes     int64 // bytes of JSONL read
 	Duration  time.Duration
+
+	ops int // changes applied to the index; 0 for a pass that found nothing new
 }
 
 // LockWait is how long a pass waits for another process's pass to finish.
@@ -51,9 +53,19 @@ var ErrReplaced = errors.New("projector: index.db was replaced")
 // from before the query to after the catch-up (DataVersion). It never
 // touches DB, so it cannot reopen an index.db that was deleted or made
 // anew: then it returns ErrReplaced.
-func (p *Projector) CatchUpBeside(ctx context.Context, wait time.Duration) (Stats, error) {
-	var stats Stats
+//
+// rec, if not nil, is the state record DB read before the query
+// (ReadStateRecord): if the files are as it says, nothing changed, and it
+// returns without a connection or the lock.
+func (p *Projector) CatchUpBeside(ctx context.Context, wait time.Duration, rec *StateRecord) (Stats, error) {
 	start := time.Now()
+	if rec != nil && !p.Fresh && !p.replaced() {
+		if stats, same, err := p.unchangedSince(ctx, rec.st); err == nil && same {
+			stats.Duration = time.Since(start)
+			return stats, nil
+		}
+	}
+	var stats Stats
 	err := p.withLock(ctx, wait, func() error {
 		if p.Fresh || p.replaced() {
 			return ErrReplaced
@@ -95,8 +107,18 @@ func (p *Projector) catchUpScoped(ctx context.Context, sc *scope) (Stats, error)
 }
 
 func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration, sc *scope) (Stats, error) {
-	var stats Stats
 	start := time.Now()
+	if !full && sc == nil && !p.replaced() {
+		// A catch-up that would find nothing to do needs neither the lock
+		// nor the rows of every folder (staterecord.go).
+		if rec := p.ReadStateRecord(ctx); rec != nil {
+			if stats, same, err := p.unchangedSince(ctx, rec.st); err == nil && same {
+				stats.Duration = time.Since(start)
+				return stats, nil
+			}
+		}
+	}
+	var stats Stats
 	err := p.withLock(ctx, wait, func() error {
 		changed, err := p.prepareLocked(ctx) // index.db may have been deleted
 		if err != nil {
@@ -206,7 +228,11 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 	if err != nil {
 		return err
 	}
-	if err := p.run(ctx, tx, st, sc, stats, build); err != nil {
+	changed, err := p.run(ctx, tx, st, sc, stats, build)
+	if err != nil {
+		return err
+	}
+	if err := keepStateRecord(ctx, tx, st, sc != nil, changed); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -233,7 +259,8 @@ func (p *Projector) startsEmpty(ctx context.Context, db *sql.DB, full bool) (boo
 }
 
 // run walks the files in one goroutine and applies its ops in this one.
-func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stats *Stats, build *ftsBuild) error {
+// It reports whether it applied any.
+func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stats *Stats, build *ftsBuild) (changed bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ops := make(chan op, 64)
@@ -253,47 +280,49 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 	}
 	a.build = build
 	for o := range ops {
+		changed = true
+		stats.ops++
 		if err := a.apply(ctx, o); err != nil {
 			cancel()
 			for range ops {
 			}
-			return err
+			return changed, err
 		}
 		if p.OnProgress != nil {
 			p.OnProgress(*stats)
 		}
 	}
 	if err := <-walkErr; err != nil {
-		return fmt.Errorf("read tapes: %w", err)
+		return changed, fmt.Errorf("read tapes: %w", err)
 	}
 	if err := a.finish(ctx); err != nil {
-		return err
+		return changed, err
 	}
 	if build != nil {
 		built, err := build.finish(ctx)
 		if err != nil {
-			return err
+			return changed, err
 		}
 		if built {
 			if p.beforeCopy != nil {
 				if err := p.beforeCopy(ctx, tx); err != nil {
-					return err
+					return changed, err
 				}
 			}
 			if err := build.copyInto(ctx, tx); err != nil {
-				return fmt.Errorf("%w: %w", errCopyBuild, err)
+				return changed, fmt.Errorf("%w: %w", errCopyBuild, err)
 			}
 		}
 	}
 	stats.FilesRead, stats.Bytes, stats.Listed, stats.Folders = walkStats.FilesRead, walkStats.Bytes, walkStats.Listed, walkStats.Folders
-	return nil
+	return changed, nil
 }
 
 func clearAll(ctx context.Context, tx sqlTx) error {
 	for _, q := range []string{
 		`INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')`,
 		`DELETE FROM entries`, `DELETE FROM files`, `DELETE FROM anchors`, `DELETE FROM bad_lines`,
-		`DELETE FROM calls`, `DELETE FROM call_counts`, `DELETE FROM runs`,
+		`DELETE FROM calls`, `DELETE FROM call_counts`, `DELETE FROM runs`, `DELETE FROM state_record`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("clear index: %w", err)

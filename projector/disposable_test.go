@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -196,7 +197,27 @@ func TestConnectionNeverCreatesIndex(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws.Dir(), IndexFile)); !os.IsNotExist(err) {
 		t.Errorf("index.db after a pass on the deleted one: %v; want none", err)
 	}
-	if _, err := p.CatchUpBeside(context.Background(), LockWait); !errors.Is(err, ErrReplaced) {
+	if _, err := p.CatchUpBeside(context.Background(), LockWait, nil); !errors.Is(err, ErrReplaced) {
 		t.Errorf("CatchUpBeside of a deleted index.db: %v; want ErrReplaced", err)
+	}
+}
+
+// TestTablesListsTheSchema checks that createSchema drops every table the
+// schema makes (an index of another version is made anew in place).
+func TestTablesListsTheSchema(t *testing.T) {
+	p := openProjector(t, newWorkspace(t))
+	rows, err := p.DB().Query(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'entries_fts_%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(tables, name) {
+			t.Errorf("table %s is not in tables: an index of another version would keep it", name)
+		}
 	}
 }

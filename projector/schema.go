@@ -3,7 +3,7 @@ package projector
 // SchemaVersion is the version of the index's tables and of the forms of
 // the values in them (a folder's files_sig, for one). An index.db of
 // another version is rebuilt from the files, in place.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -19,6 +19,16 @@ CREATE TABLE meta (
 	key   TEXT PRIMARY KEY,
 	value TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- What a pass compares the files with (every folder's identities and
+-- signature, what could not be read), in one row, so that a reader can
+-- tell whether anything changed without loading it row by row (see
+-- staterecord.go). Absent when no full pass has written it since the last
+-- change.
+CREATE TABLE state_record (
+	id   INTEGER PRIMARY KEY CHECK (id = 1),
+	data BLOB NOT NULL
+);
 
 CREATE TABLE anchors (
 	tape     TEXT NOT NULL,
@@ -163,7 +173,7 @@ CREATE VIRTUAL TABLE entries_fts USING fts5 (
 `
 
 // tables lists what schema creates, for dropping an index of another version.
-var tables = []string{"entries_fts", "runs", "call_counts", "calls", "bad_lines", "entries", "files", "anchors", "meta"}
+var tables = []string{"state_record", "entries_fts", "runs", "call_counts", "calls", "bad_lines", "entries", "files", "anchors", "meta"}
 
 // sqlViews lists the SQL views schema creates.
 var sqlViews = []string{"tapes"}

@@ -300,9 +300,17 @@ type walker struct {
 	out   chan<- op
 	stats *Stats
 	tx    sqlTx // for the checkpoints of the folders that changed
+	// dry: only find out whether anything changed (unchangedSince). The
+	// first op it would send, or a folder it would read, ends the walk
+	// with errChanged; it walks each tape's newest folders first, where
+	// agents append.
+	dry bool
 }
 
 func (w *walker) send(ctx context.Context, o op) error {
+	if w.dry {
+		return errChanged
+	}
 	select {
 	case w.out <- o:
 		return nil
@@ -391,6 +399,10 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 		folders = slices.DeleteFunc(folders, func(f tapelog.Folder) bool {
 			return !w.scope.wantsFolder(&w.st, fileKey{tape: name, folder: f.Name})
 		})
+	}
+	if w.dry {
+		folders = slices.Clone(folders)
+		slices.Reverse(folders)
 	}
 	listings, stop := w.prefetch(ctx, t, folders, stat)
 	defer stop() // before closeDir
@@ -495,6 +507,9 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 		size, mtime, ino = anchorFile.Size, anchorFile.ModTime.UnixNano(), anchorFile.Ino
 	}
 	if !known || old.seq != f.Seq || old.size != size || old.mtimeNS != mtime || old.ino != ino {
+		if w.dry {
+			return errChanged
+		}
 		a := t.ReadAnchor(f)
 		row := newAnchorRow(a, size, mtime, ino)
 		row.replace = known
@@ -510,6 +525,12 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 	}
 	if known && old.sig != "" && l.sigSame {
 		return nil // no file changed
+	}
+	if w.dry {
+		if known && old.sig == "" && len(files) == 0 {
+			return nil // no file, as before
+		}
+		return errChanged // its checkpoints would be read, its files maybe
 	}
 	if known {
 		if err := loadCheckpoints(ctx, w.tx, w.st, key); err != nil {

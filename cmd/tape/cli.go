@@ -223,10 +223,11 @@ func searchBeside(env *Env, ix *projector.Projector, find func() ([]projector.Hi
 	if err != nil {
 		return nil, err
 	}
+	rec := ix.ReadStateRecord(ctx) // what the catch-up compares the files with first
 	ix.Holder = "tape catch-up"
 	done := make(chan error, 1)
 	go func() {
-		_, err := ix.CatchUpBeside(ctx, catchupWait)
+		_, err := ix.CatchUpBeside(ctx, catchupWait, rec)
 		done <- err
 	}()
 	found, findErr := find()

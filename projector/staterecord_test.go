@@ -1,0 +1,158 @@
+package projector
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// checkStateRecord checks the two promises of the state record after a
+// pass: the record, if there is one, is the state loadState reads from
+// the rows; and when a dry walk against that state finds nothing changed,
+// a real pass changes nothing either.
+func checkStateRecord(t *testing.T, p *Projector, log []string) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := loadState(ctx, tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data []byte
+	err = tx.QueryRowContext(ctx, `SELECT data FROM state_record`).Scan(&data)
+	tx.Rollback()
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		t.Fatal(err)
+	default:
+		rec, ok := decodeState(data)
+		if !ok {
+			t.Fatalf("after %v: the state record does not decode", log)
+		}
+		if got, want := encodeState(rec), encodeState(st); !bytes.Equal(got, want) {
+			t.Fatalf("after %v: the state record is not the state of the rows:\nrecord %+v\nrows   %+v", log, rec, st)
+		}
+	}
+	st.index()
+	_, same, err := p.unchangedSince(ctx, st)
+	if err != nil || !same {
+		return
+	}
+	var stats Stats
+	if err := p.withLock(ctx, LockWait, func() error { return p.passLocked(ctx, false, nil, &stats) }); err != nil {
+		t.Fatal(err)
+	}
+	if stats.ops != 0 {
+		t.Fatalf("after %v: a dry walk found nothing changed, but a pass made %d changes (%+v)", log, stats.ops, stats)
+	}
+}
+
+// TestStateRecordIsTheState runs random changes and catch-ups, on folders
+// settled and not, and checks the state record after every pass.
+func TestStateRecordIsTheState(t *testing.T) {
+	var quick, passes int
+	for seed := range uint64(16) {
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			ws := newWorkspace(t)
+			p := openProjector(t, ws)
+			m := &mutator{t: t, r: rand.New(rand.NewPCG(seed, 23)), ws: ws}
+			settled := seed%2 == 0
+			tick := 0
+			for step := range 60 {
+				m.step()
+				if settled { // as TestIncrementalEqualsRebuildOnSettledFolders
+					dirs, _ := filepath.Glob(filepath.Join(ws.Dir(), "tapes/*/anchors/*"))
+					for _, d := range dirs {
+						if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) < time.Minute {
+							tick++
+							old := time.Now().Add(-time.Hour).Add(time.Duration(tick) * time.Millisecond)
+							os.Chtimes(d, old, old)
+						}
+					}
+				}
+				if folders := m.folders(); step%3 == 0 && len(folders) > 0 {
+					// A watcher's pass, scoped to a folder that may or may not
+					// be the one that changed.
+					rel, _ := filepath.Rel(ws.Dir(), m.pick(folders))
+					sc := newScope()
+					sc.add(rel + "/messages.jsonl")
+					if _, err := p.catchUpScoped(context.Background(), sc); err != nil {
+						t.Fatal(err)
+					}
+					checkStateRecord(t, p, m.log)
+				}
+				if step%4 == 0 {
+					catchUp(t, p)
+					checkStateRecord(t, p, m.log)
+					passes++
+					if rec := p.ReadStateRecord(context.Background()); rec != nil {
+						if _, same, _ := p.unchangedSince(context.Background(), rec.st); same {
+							quick++
+						}
+					}
+					catchUp(t, p)
+					checkStateRecord(t, p, m.log)
+				}
+			}
+		})
+	}
+	t.Logf("a dry walk found nothing changed %d times in %d second catch-ups", quick, passes)
+	if quick*4 < passes {
+		t.Errorf("a dry walk found nothing changed %d times in %d second catch-ups: the quick path was hardly taken", quick, passes)
+	}
+}
+
+func TestStateRecordRoundTrip(t *testing.T) {
+	st := state{
+		tapes: map[string]bool{"main": true, "日志": true, "gone": true},
+		folders: map[fileKey]folderMark{
+			{tape: "main", folder: "001_start"}: {listing: folderListing{mtimeNS: 1, ctimeNS: -2, listedNS: 3, ino: 1 << 63}, sig: "\"a.jsonl\"\t1\t2\t3\t4\t5\n", seq: 1, size: -1, mtimeNS: 7, ino: 9},
+			{tape: "日志", folder: "002_x"}:       {sig: "", seq: 2, size: unreadableAnchor},
+		},
+		unreadable: map[fileKey]string{{tape: "gone"}: "cannot list: permission denied", {tape: "main", folder: "001_start", name: "b.jsonl"}: "cannot open"},
+	}
+	data := encodeState(st)
+	got, ok := decodeState(data)
+	if !ok {
+		t.Fatal("decodeState refused what encodeState wrote")
+	}
+	if !bytes.Equal(encodeState(got), data) {
+		t.Fatalf("round trip: %+v, want %+v", got, st)
+	}
+	if got.folders[fileKey{tape: "main", folder: "001_start"}].listing.ino != 1<<63 {
+		t.Error("an inode past 2^63 did not survive")
+	}
+	for n := range len(data) {
+		if _, ok := decodeState(data[:n]); ok {
+			t.Errorf("decodeState took the first %d of %d bytes", n, len(data))
+		}
+	}
+	if _, ok := decodeState(append([]byte{2}, data[1:]...)); ok {
+		t.Error("decodeState took a record of another version")
+	}
+}
+
+func FuzzDecodeState(f *testing.F) {
+	f.Add(encodeState(state{tapes: map[string]bool{"main": true}, folders: map[fileKey]folderMark{{tape: "main", folder: "001_a"}: {sig: "x"}}}))
+	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, ok := decodeState(data)
+		if ok && !bytes.Equal(encodeState(st), data) {
+			// Only a record encodeState would write is taken whole.
+			if again, ok2 := decodeState(encodeState(st)); !ok2 || !bytes.Equal(encodeState(again), encodeState(st)) {
+				t.Fatalf("decoded %+v does not round-trip", st)
+			}
+		}
+	})
+}
