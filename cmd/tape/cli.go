@@ -211,17 +211,19 @@ func (g *Globals) openSearchable(env *Env, mustExist bool) (t *tapelog.Tape, ix 
 	return t, ix, pending, close, nil
 }
 
-// searchBeside runs find beside a catch-up of the index, on two
-// connections, and keeps what it found if no connection changed the index
-// from before find to after the catch-up (the catch-up, or a watcher or
-// another reader that caught up meanwhile); otherwise it runs find again.
-// A search at 1M entries with no watcher spent half its time catching up
-// before it could start.
-func searchBeside(env *Env, ix *projector.Projector, find func() ([]projector.Hit, error)) ([]projector.Hit, error) {
+// searchBeside runs find beside a catch-up of the index and keeps what it
+// found if no connection changed the index from before find to after the
+// catch-up (the catch-up, or a watcher or another reader that caught up
+// meanwhile); otherwise it runs find again. A search at 1M entries with no
+// watcher spent half its time catching up before it could start. The
+// catch-up first compares the files with the state record, read here
+// before find; it opens a connection of its own only if they changed.
+func searchBeside[T any](env *Env, ix *projector.Projector, find func() (T, error)) (T, error) {
 	ctx := env.Context()
 	before, err := ix.DataVersion(ctx)
 	if err != nil {
-		return nil, err
+		var none T
+		return none, err
 	}
 	rec := ix.ReadStateRecord(ctx) // what the catch-up compares the files with first
 	ix.Holder = "tape catch-up"

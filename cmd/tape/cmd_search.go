@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"strconv"
 	"strings"
@@ -76,20 +78,30 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	if !c.AllTapes {
 		q.Tapes = []string{t.Name()}
 	}
-	find := func() ([]projector.Hit, error) {
+	// find searches and renders what it found, so that a search beside a
+	// catch-up prints it as soon as the catch-up says it holds.
+	find := func() (searchAnswer, error) {
 		if c.Anchor != "" {
 			var err error
 			if q.Folders, err = c.folders(env, ix, q.Tapes); err != nil {
-				return nil, err
+				return searchAnswer{}, err
 			}
 		}
-		return ix.Search(env.Context(), q)
+		hits, err := ix.Search(env.Context(), q)
+		if err != nil {
+			return searchAnswer{}, err
+		}
+		var out bytes.Buffer
+		if err := c.print(env, &out, hits); err != nil {
+			return searchAnswer{}, err
+		}
+		return searchAnswer{matched: len(hits) > 0, out: out.Bytes()}, nil
 	}
-	var hits []projector.Hit
+	var found searchAnswer
 	if pending {
-		hits, err = searchBeside(env, ix, find)
+		found, err = searchBeside(env, ix, find)
 	} else {
-		hits, err = find()
+		found, err = find()
 	}
 	if errors.Is(err, projector.ErrEmptyQuery) {
 		return usagef("%q has no word to search for", q.Text)
@@ -100,10 +112,19 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	if err := warnUnlisted(env, ix, q.Tapes); err != nil {
 		return err
 	}
-	if len(hits) == 0 {
+	if !found.matched {
 		return errNoMatch
 	}
-	return c.print(env, hits)
+	if _, err := env.Stdout.Write(found.out); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// searchAnswer is a search's hits as printed.
+type searchAnswer struct {
+	matched bool
+	out     []byte
 }
 
 // folders are the anchor folders --anchor selects in the searched tapes.
@@ -133,9 +154,9 @@ func (c *SearchCmd) folders(env *Env, ix *projector.Projector, tapes []string) (
 	return folders, nil
 }
 
-func (c *SearchCmd) print(env *Env, hits []projector.Hit) error {
+func (c *SearchCmd) print(env *Env, w io.Writer, hits []projector.Hit) error {
 	if c.JSON {
-		out := newJSONLines(env.Stdout)
+		out := newJSONLines(w)
 		for _, h := range hits {
 			if err := out.write(searchRecord{Record: h.Entry.Record(), Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy}); err != nil {
 				return err
@@ -150,7 +171,7 @@ func (c *SearchCmd) print(env *Env, hits []projector.Hit) error {
 			date = shortDate(e.Date)
 		}
 		snippet := env.color.highlight(printable(h.Snippet))
-		if _, err := fmt.Fprintf(env.Stdout, "%s %03d %-14s %-19s  %s  %s\n", e.Pos.Tape, e.Pos.AnchorSeq, oneLine(e.Pos.Anchor, 14), date, env.color.kind(e.Kind, 11), snippet); err != nil {
+		if _, err := fmt.Fprintf(w, "%s %03d %-14s %-19s  %s  %s\n", e.Pos.Tape, e.Pos.AnchorSeq, oneLine(e.Pos.Anchor, 14), date, env.color.kind(e.Kind, 11), snippet); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}
