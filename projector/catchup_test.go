@@ -317,7 +317,7 @@ func TestAnchorsSymlinkOutOfWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	catchUp(t, p)
-	catchUp(t, p) // finds nothing new, and writes the state record
+	catchUp(t, p)                  // finds nothing new, and writes the state record
 	reader := openProjector(t, ws) // data_version counts the commits of other connections
 	before, err := reader.DataVersion(context.Background())
 	if err != nil {
