@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 // checkStateRecord checks the two promises of the state record after a
@@ -68,18 +66,11 @@ func TestStateRecordIsTheState(t *testing.T) {
 			p := openProjector(t, ws)
 			m := &mutator{t: t, r: rand.New(rand.NewPCG(seed, 23)), ws: ws}
 			settled := seed%2 == 0
-			tick := 0
+			var s settler
 			for step := range 60 {
 				m.step()
 				if settled { // as TestIncrementalEqualsRebuildOnSettledFolders
-					dirs, _ := filepath.Glob(filepath.Join(ws.Dir(), "tapes/*/anchors/*"))
-					for _, d := range dirs {
-						if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) < time.Minute {
-							tick++
-							old := time.Now().Add(-time.Hour).Add(time.Duration(tick) * time.Millisecond)
-							os.Chtimes(d, old, old)
-						}
-					}
+					s.settle(ws)
 				}
 				if folders := m.folders(); step%3 == 0 && len(folders) > 0 {
 					// A watcher's pass, scoped to a folder that may or may not
