@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
+	"strconv"
+
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // The state record: what a pass compares the files with, in one row.
@@ -50,8 +54,14 @@ func (p *Projector) ReadStateRecord(ctx context.Context) *StateRecord {
 	if p.db == nil {
 		return nil
 	}
+	if buildsLeft(p.ws) {
+		return nil // a pass, under the lock, removes them (or a rebuild is running)
+	}
+	// Only from an index of this schema: an older tape that rebuilt it in
+	// place would have left the table, and the record, as they were.
 	var data []byte
-	if err := p.db.QueryRowContext(ctx, `SELECT data FROM state_record`).Scan(&data); err != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT data FROM state_record
+		WHERE (SELECT value FROM meta WHERE key = 'schema_version') = ?`, strconv.Itoa(SchemaVersion)).Scan(&data); err != nil {
 		return nil
 	}
 	st, ok := decodeState(data)
@@ -60,6 +70,18 @@ func (p *Projector) ReadStateRecord(ctx context.Context) *StateRecord {
 	}
 	st.index()
 	return &StateRecord{st: st}
+}
+
+// buildsLeft reports whether scratch builds of the search index are there:
+// left by a killed pass, which only a pass under the lock may remove
+// (removeBuilds), or a rebuild's, running.
+func buildsLeft(ws *tapelog.Workspace) bool {
+	for k := range maxBuildParts {
+		if _, err := os.Lstat(ws.Abs(buildPath(k))); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // errChanged stops a dry walk at the first op it would send.

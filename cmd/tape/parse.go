@@ -80,8 +80,8 @@ func plainCommand(args []string) string {
 				return ""
 			}
 			return command // what follows is arguments, even "-h"
-		case a == "--help" || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'h')):
-			return "" // -h, or -h among short flags (or in a value: the whole model is never wrong)
+		case a == "--help" || strings.HasPrefix(a, "--help=") || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'h')):
+			return "" // --help, --help=true, -h, or -h among short flags (or in a value: the whole model is never wrong)
 		case strings.HasPrefix(a, "-"):
 			if command == "" && globalTakesValue(a) {
 				i++ // its value, which may look like a command

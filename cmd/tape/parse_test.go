@@ -116,6 +116,7 @@ func TestPlainCommand(t *testing.T) {
 		{[]string{"--tape=log", "anchors"}, "anchors"},
 		{[]string{"--no-catchup", "log"}, "log"},
 		{[]string{"search", "--help"}, ""},
+		{[]string{"search", "--help=true"}, ""},
 		{[]string{"search", "-h"}, ""},
 		{[]string{"search", "-nh"}, ""},
 		{[]string{"--help"}, ""},
@@ -132,17 +133,34 @@ func TestPlainCommand(t *testing.T) {
 }
 
 // TestParseErrorsAndHelpAsBefore checks that what the model of one
-// command cannot answer (errors, help, completion) reads exactly as it
-// does from the model of every command.
+// command cannot answer reads exactly as it does from the model of every
+// command: errors of arguments that name their command plainly (the small
+// model fails, and the whole one answers), and help and completion, which
+// never reach the small model (kong prints help as it parses).
 func TestParseErrorsAndHelpAsBefore(t *testing.T) {
 	t.Setenv("TAPE_DIR", "")
 	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"search"}, {"serch", "x"}, {"search", "--bogus", "x"}, {"search", "x", "--limit", "0"},
+	fallback := [][]string{
+		{"search"}, {"search", "--bogus", "x"}, {"search", "x", "--limit", "0"},
 		{"log", "-n"}, {"append", "--kind"}, {"--color", "purple", "version"}, {"version", "extra"},
-		{"--help"}, {"search", "--help"}, {"search", "-h"}, {"import", "--help"}, {"import", "bub", "--help"},
-		{"completion", "bash"}, {"completion", "fish"}, {"version"},
-	} {
+		{"import", "bub"}, {"show"}, {"merge"},
+	}
+	whole := [][]string{
+		{"--help"}, {"search", "--help"}, {"search", "-h"}, {"search", "--help=true"}, {"import", "--help"},
+		{"import", "bub", "--help"}, {"import", "bub", "--help=1"}, {"serch", "x"},
+		{"completion", "bash"}, {"completion", "fish"},
+	}
+	for _, args := range fallback {
+		if plainCommand(args) == "" {
+			t.Errorf("plainCommand(%q) = \"\": the case does not try the small model", args)
+		}
+	}
+	for _, args := range whole {
+		if c := plainCommand(args); c != "" {
+			t.Errorf("plainCommand(%q) = %q: the small model would print help or completion", args, c)
+		}
+	}
+	for _, args := range append(append(fallback, whole...), []string{"version"}) {
 		run := func(whole bool) (string, int) {
 			var out, errOut bytes.Buffer
 			code := run(context.Background(), slices.Clone(args), &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Dir: dir, wholeModel: whole})
