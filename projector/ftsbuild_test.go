@@ -165,13 +165,7 @@ func TestCatchUpRemovesScratchFiles(t *testing.T) {
 	catchUp(t, p)
 	// Settled, with a state record, so that a catch-up would find nothing
 	// to do and need no pass: it must still make one to remove them.
-	var s settler
-	s.settle(ws)
-	catchUp(t, p)
-	catchUp(t, p)
-	if p.ReadStateRecord(context.Background()) == nil {
-		t.Fatal("no state record after two catch-ups of settled folders")
-	}
+	settleWithRecord(t, ws, p)
 	for k := range maxBuildParts {
 		if err := os.WriteFile(ws.Abs(buildPath(k)), []byte("left by a killed pass"), 0o600); err != nil {
 			t.Fatal(err)

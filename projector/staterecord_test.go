@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	tapelog "github.com/tape-dev/tape/log"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -159,17 +160,24 @@ func TestStateRecordOfAnotherSchemaIsIgnored(t *testing.T) {
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "kept")
 	p := openProjector(t, ws)
-	var s settler
-	s.settle(ws)
-	catchUp(t, p)
-	catchUp(t, p)
-	if p.ReadStateRecord(context.Background()) == nil {
-		t.Fatal("no state record after two catch-ups of settled folders")
-	}
+	settleWithRecord(t, ws, p)
 	if _, err := p.DB().Exec(`UPDATE meta SET value = '10' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 	if p.ReadStateRecord(context.Background()) != nil {
 		t.Error("the state record of an index of schema 10 was read")
+	}
+}
+
+// settleWithRecord settles the workspace's folders and catches up until
+// the index holds a state record: a catch-up then needs no pass.
+func settleWithRecord(t *testing.T, ws *tapelog.Workspace, p *Projector) {
+	t.Helper()
+	var s settler
+	s.settle(ws)
+	catchUp(t, p)
+	catchUp(t, p) // finds nothing new, and writes the record
+	if p.ReadStateRecord(context.Background()) == nil {
+		t.Fatal("no state record after two catch-ups of settled folders")
 	}
 }
