@@ -59,11 +59,12 @@ var ErrReplaced = errors.New("projector: index.db was replaced")
 // returns without a connection or the lock.
 func (p *Projector) CatchUpBeside(ctx context.Context, wait time.Duration, rec *StateRecord) (Stats, error) {
 	start := time.Now()
-	if rec != nil && !p.Fresh && !p.replaced() {
-		if stats, same, err := p.unchangedSince(ctx, rec.st); err == nil && same {
-			stats.Duration = time.Since(start)
-			return stats, nil
-		}
+	if p.Fresh {
+		rec = nil // as below: the index is not the one its caller read
+	}
+	if stats, same := p.unchangedFrom(ctx, rec); same {
+		stats.Duration = time.Since(start)
+		return stats, nil
 	}
 	var stats Stats
 	err := p.withLock(ctx, wait, func() error {
@@ -108,14 +109,12 @@ func (p *Projector) catchUpScoped(ctx context.Context, sc *scope) (Stats, error)
 
 func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration, sc *scope) (Stats, error) {
 	start := time.Now()
-	if !full && sc == nil && !p.replaced() {
+	if !full && sc == nil {
 		// A catch-up that would find nothing to do needs neither the lock
 		// nor the rows of every folder (staterecord.go).
-		if rec := p.ReadStateRecord(ctx); rec != nil {
-			if stats, same, err := p.unchangedSince(ctx, rec.st); err == nil && same {
-				stats.Duration = time.Since(start)
-				return stats, nil
-			}
+		if stats, same := p.unchangedFrom(ctx, p.ReadStateRecord(ctx)); same {
+			stats.Duration = time.Since(start)
+			return stats, nil
 		}
 	}
 	var stats Stats
@@ -228,11 +227,10 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 	if err != nil {
 		return err
 	}
-	changed, err := p.run(ctx, tx, st, sc, stats, build)
-	if err != nil {
+	if err := p.run(ctx, tx, st, sc, stats, build); err != nil {
 		return err
 	}
-	if err := keepStateRecord(ctx, tx, st, sc != nil, changed); err != nil {
+	if err := keepStateRecord(ctx, tx, st, sc != nil, stats.ops > 0); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -258,9 +256,9 @@ func (p *Projector) startsEmpty(ctx context.Context, db *sql.DB, full bool) (boo
 	return empty, nil
 }
 
-// run walks the files in one goroutine and applies its ops in this one.
-// It reports whether it applied any.
-func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stats *Stats, build *ftsBuild) (changed bool, err error) {
+// run walks the files in one goroutine and applies its ops in this one,
+// counting them in stats.ops.
+func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stats *Stats, build *ftsBuild) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ops := make(chan op, 64)
@@ -280,42 +278,41 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 	}
 	a.build = build
 	for o := range ops {
-		changed = true
 		stats.ops++
 		if err := a.apply(ctx, o); err != nil {
 			cancel()
 			for range ops {
 			}
-			return changed, err
+			return err
 		}
 		if p.OnProgress != nil {
 			p.OnProgress(*stats)
 		}
 	}
 	if err := <-walkErr; err != nil {
-		return changed, fmt.Errorf("read tapes: %w", err)
+		return fmt.Errorf("read tapes: %w", err)
 	}
 	if err := a.finish(ctx); err != nil {
-		return changed, err
+		return err
 	}
 	if build != nil {
 		built, err := build.finish(ctx)
 		if err != nil {
-			return changed, err
+			return err
 		}
 		if built {
 			if p.beforeCopy != nil {
 				if err := p.beforeCopy(ctx, tx); err != nil {
-					return changed, err
+					return err
 				}
 			}
 			if err := build.copyInto(ctx, tx); err != nil {
-				return changed, fmt.Errorf("%w: %w", errCopyBuild, err)
+				return fmt.Errorf("%w: %w", errCopyBuild, err)
 			}
 		}
 	}
 	stats.FilesRead, stats.Bytes, stats.Listed, stats.Folders = walkStats.FilesRead, walkStats.Bytes, walkStats.Listed, walkStats.Folders
-	return changed, nil
+	return nil
 }
 
 func clearAll(ctx context.Context, tx sqlTx) error {

@@ -84,6 +84,16 @@ func buildsLeft(ws *tapelog.Workspace) bool {
 	return false
 }
 
+// unchangedFrom reports whether the files are as rec says (nil: no
+// record, and no answer), with what the dry walk looked at.
+func (p *Projector) unchangedFrom(ctx context.Context, rec *StateRecord) (Stats, bool) {
+	if rec == nil || p.replaced() {
+		return Stats{}, false
+	}
+	stats, same, err := p.unchangedSince(ctx, rec.st)
+	return stats, err == nil && same
+}
+
 // errChanged stops a dry walk at the first op it would send.
 var errChanged = errors.New("the files changed")
 
