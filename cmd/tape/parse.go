@@ -63,8 +63,9 @@ func parse(cli *CLI, env *Env, args []string, options ...kong.Option) (*kong.Con
 	return parser.Parse(args)
 }
 
-// wholeModel lists the commands that need kong's model of every command.
-var wholeModel = map[string]bool{"completion": true}
+// needsWholeModel reports whether a command reads kong's model of every
+// command (completion prints it).
+func needsWholeModel(command string) bool { return command == "completion" }
 
 // plainCommand returns the command args name, or "" unless the model of
 // that command alone can parse them: the command is the first argument
@@ -87,7 +88,7 @@ func plainCommand(args []string) string {
 				i++ // its value, which may look like a command
 			}
 		case command == "":
-			if _, ok := commandField(a); !ok || wholeModel[a] {
+			if _, ok := commandField(a); !ok || needsWholeModel(a) {
 				return ""
 			}
 			command = a
