@@ -51,14 +51,48 @@ func (t *Tape) OpenAnchors() (*AnchorsDir, error) {
 // Folders lists the anchor folders in tape order, as Tape.Folders does,
 // from the open folder.
 func (d *AnchorsDir) Folders() ([]Folder, error) {
+	folders, _, err := d.List()
+	return folders, err
+}
+
+// List is Folders, and reports whether the folder holds a symlink: a
+// symlink's target changes without the anchors folder, so a listing of
+// one cannot be kept (see Identity).
+func (d *AnchorsDir) List() (folders []Folder, links bool, err error) {
 	if _, err := d.dir.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("list anchors of tape %s: %w", d.t.name, err)
+		return nil, false, fmt.Errorf("list anchors of tape %s: %w", d.t.name, err)
 	}
 	dirents, err := d.dir.ReadDir(-1)
 	if err != nil {
-		return nil, fmt.Errorf("list anchors of tape %s: %w", d.t.name, err)
+		return nil, false, fmt.Errorf("list anchors of tape %s: %w", d.t.name, err)
 	}
-	return d.t.folders(dirents), nil
+	for _, e := range dirents {
+		if e.Type()&fs.ModeSymlink != 0 {
+			links = true
+			break
+		}
+	}
+	return d.t.folders(dirents), links, nil
+}
+
+// Identity describes the open anchors folder itself: its mtime changes
+// when a folder is added to it, removed or renamed, its ctime with that
+// and with its mode, and its inode when it is replaced. A caller that
+// kept a listing made well after the mtime of an identity it sees again
+// knows the listing still holds, without making it (see racyWindow).
+func (d *AnchorsDir) Identity() (FileInfo, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstat(d.fd, &st)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return FileInfo{}, &fs.PathError{Op: "stat", Path: d.path, Err: err}
+		}
+		break
+	}
+	return FileInfo{Name: d.path, ModTime: time.Unix(st.Mtim.Unix()), ChangeNS: st.Ctim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}, nil
 }
 
 // Stat describes the file name of an anchor folder, or the folder itself

@@ -133,6 +133,9 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		if _, err := a.exec(ctx, `DELETE FROM call_counts WHERE tape = ?`, k.tape); err != nil {
 			return err
 		}
+		if _, err := a.exec(ctx, `DELETE FROM tape_listings WHERE tape = ?`, k.tape); err != nil {
+			return err
+		}
 		delete(a.dirty, k.tape)
 		return a.dropWhere(ctx, "tape = ?", k.tape)
 	case opDropFolder:
@@ -184,6 +187,15 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		return nil
 	case opFolderListed:
 		_, err := a.execStmt(ctx, "folderListed", o.listing.mtimeNS, o.listing.ctimeNS, int64(o.listing.ino), o.listing.listedNS, k.tape, k.folder)
+		return err
+	case opTapeListed:
+		if o.tapeAt == nil {
+			_, err := a.exec(ctx, `DELETE FROM tape_listings WHERE tape = ?`, k.tape)
+			return err
+		}
+		l := o.tapeAt.listing
+		_, err := a.exec(ctx, `INSERT OR REPLACE INTO tape_listings (tape, dir_mtime_ns, dir_ctime_ns, dir_ino, listed_ns, folders) VALUES (?, ?, ?, ?, ?, ?)`,
+			k.tape, l.mtimeNS, l.ctimeNS, int64(l.ino), l.listedNS, o.tapeAt.folders)
 		return err
 	}
 	return fmt.Errorf("projector: unknown op %d", o.kind)

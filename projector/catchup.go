@@ -10,14 +10,15 @@ import (
 
 // Stats says what a pass did.
 type Stats struct {
-	FilesRead int   // files opened because they changed
-	Folders   int   // anchor folders looked at (a watcher's pass skips those it saw no change in)
-	Listed    int   // anchor folders listed in full (the others had not changed)
-	Entries   int   // entries added
-	Removed   int   // entries removed (files rewritten or deleted)
-	BadLines  int   // bad lines recorded
-	Bytes     int64 // bytes of JSONL read
-	Duration  time.Duration
+	FilesRead   int   // files opened because they changed
+	Folders     int   // anchor folders looked at (a watcher's pass skips those it saw no change in)
+	Listed      int   // anchor folders listed in full (the others had not changed)
+	TapesListed int   // tapes' anchors folders listed in full (the others had not changed)
+	Entries     int   // entries added
+	Removed     int   // entries removed (files rewritten or deleted)
+	BadLines    int   // bad lines recorded
+	Bytes       int64 // bytes of JSONL read
+	Duration    time.Duration
 
 	ops int // changes applied to the index; 0 for a pass that found nothing new
 }
@@ -312,6 +313,7 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 		}
 	}
 	stats.FilesRead, stats.Bytes, stats.Listed, stats.Folders = walkStats.FilesRead, walkStats.Bytes, walkStats.Listed, walkStats.Folders
+	stats.TapesListed = walkStats.TapesListed
 	return nil
 }
 
@@ -319,7 +321,7 @@ func clearAll(ctx context.Context, tx sqlTx) error {
 	for _, q := range []string{
 		`INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')`,
 		`DELETE FROM entries`, `DELETE FROM files`, `DELETE FROM anchors`, `DELETE FROM bad_lines`,
-		`DELETE FROM calls`, `DELETE FROM call_counts`, `DELETE FROM runs`, `DELETE FROM state_record`,
+		`DELETE FROM calls`, `DELETE FROM call_counts`, `DELETE FROM runs`, `DELETE FROM state_record`, `DELETE FROM tape_listings`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("clear index: %w", err)
@@ -330,7 +332,10 @@ func clearAll(ctx context.Context, tx sqlTx) error {
 
 // loadState reads the checkpoints the pass compares the files with.
 func loadState(ctx context.Context, tx sqlTx) (state, error) {
-	st := state{tapes: map[string]bool{}, folders: map[fileKey]folderMark{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]string{}}
+	st := state{tapes: map[string]bool{}, folders: map[fileKey]folderMark{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]string{}, tapeListings: map[string]tapeListing{}}
+	if err := loadTapeListings(ctx, tx, st); err != nil {
+		return st, err
+	}
 	bad, err := tx.QueryContext(ctx, `SELECT tape, folder, file, reason FROM bad_lines WHERE line = 0 AND file <> 'anchor.json'`)
 	if err != nil {
 		return st, fmt.Errorf("load unreadable files: %w", err)
@@ -381,6 +386,31 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 	}
 	st.index()
 	return st, nil
+}
+
+// loadTapeListings reads what the tapes' anchors folders held when last
+// listed into st.
+func loadTapeListings(ctx context.Context, tx sqlTx, st state) error {
+	rows, err := tx.QueryContext(ctx, `SELECT tape, dir_mtime_ns, dir_ctime_ns, dir_ino, listed_ns, folders FROM tape_listings`)
+	if err != nil {
+		return fmt.Errorf("load tape listings: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var tape string
+		var l tapeListing
+		var ino int64
+		if err := rows.Scan(&tape, &l.listing.mtimeNS, &l.listing.ctimeNS, &ino, &l.listing.listedNS, &l.folders); err != nil {
+			return fmt.Errorf("load tape listings: %w", err)
+		}
+		l.listing.ino = uint64(ino)
+		st.tapeListings[tape] = l
+		st.tapes[tape] = true
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load tape listings: %w", err)
+	}
+	return nil
 }
 
 // loadCheckpoints reads the checkpoints of one folder's files into

@@ -97,7 +97,7 @@ func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, key fileKey, las
 		return nil, nil, folderListing{}, false, err
 	}
 	now := folderListing{mtimeNS: dir.ModTime.UnixNano(), ctimeNS: dir.ChangeNS, ino: dir.Ino}
-	if known && now.mtimeNS == last.mtimeNS && now.ctimeNS == last.ctimeNS && now.ino == last.ino && last.mtimeNS < last.listedNS-int64(racyWindow) {
+	if known && last.holds(now) {
 		if anchor, files, ok := w.statKnown(t, f, key, stat); ok {
 			return anchor, files, last, false, nil
 		}

@@ -259,14 +259,16 @@ func TestIncrementalEqualsRebuildOnSettledFolders(t *testing.T) {
 	}
 }
 
-// settler dates the anchor folders changed in the last minute to distinct
-// times an hour back, so that later catch-ups trust their listings (see
-// racyWindow) and skip unchanged folders.
+// settler dates the anchor folders, and the tapes' anchors folders,
+// changed in the last minute to distinct times an hour back, so that later
+// catch-ups trust their listings (see racyWindow) and skip unchanged
+// folders.
 type settler struct{ tick int }
 
 func (s *settler) settle(ws *tapelog.Workspace) {
 	dirs, _ := filepath.Glob(filepath.Join(ws.Dir(), "tapes/*/anchors/*"))
-	for _, d := range dirs {
+	tapes, _ := filepath.Glob(filepath.Join(ws.Dir(), "tapes/*/anchors"))
+	for _, d := range append(dirs, tapes...) {
 		if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) < time.Minute {
 			s.tick++
 			old := time.Now().Add(-time.Hour).Add(time.Duration(s.tick) * time.Millisecond)

@@ -3,7 +3,7 @@ package projector
 // SchemaVersion is the version of the index's tables and of the forms of
 // the values in them (a folder's files_sig, for one). An index.db of
 // another version is rebuilt from the files, in place.
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -29,6 +29,18 @@ CREATE TABLE state_record (
 	id   INTEGER PRIMARY KEY CHECK (id = 1),
 	data BLOB NOT NULL
 );
+
+-- Each tape's anchors folder as last listed: its identity then, and the
+-- names of its anchor folders, in tape order, joined by '/' (see
+-- tapeListing in walk.go).
+CREATE TABLE tape_listings (
+	tape         TEXT PRIMARY KEY,
+	dir_mtime_ns INTEGER NOT NULL,
+	dir_ctime_ns INTEGER NOT NULL,
+	dir_ino      INTEGER NOT NULL,
+	listed_ns    INTEGER NOT NULL,
+	folders      TEXT NOT NULL
+) WITHOUT ROWID;
 
 CREATE TABLE anchors (
 	tape     TEXT NOT NULL,
@@ -173,7 +185,7 @@ CREATE VIRTUAL TABLE entries_fts USING fts5 (
 `
 
 // tables lists what schema creates, for dropping an index of another version.
-var tables = []string{"state_record", "entries_fts", "runs", "call_counts", "calls", "bad_lines", "entries", "files", "anchors", "meta"}
+var tables = []string{"state_record", "tape_listings", "entries_fts", "runs", "call_counts", "calls", "bad_lines", "entries", "files", "anchors", "meta"}
 
 // sqlViews lists the SQL views schema creates.
 var sqlViews = []string{"tapes"}

@@ -46,7 +46,7 @@ type StateRecord struct{ st state }
 
 // stateRecordVersion starts an encoded record; a record of another
 // version is ignored, as if there were none.
-const stateRecordVersion = 1
+const stateRecordVersion = 2
 
 // ReadStateRecord reads the state record with DB's connection; nil if
 // there is none, or it cannot be read (a pass then finds out for itself).
@@ -139,7 +139,8 @@ func keepStateRecord(ctx context.Context, tx sqlTx, st state, scoped, changed bo
 }
 
 // encodeState encodes what loadState loads: the tapes, every folder's
-// mark, and what could not be read, in the order of their keys. Numbers
+// mark, what could not be read, and the tapes' listings, in the order of
+// their keys. Numbers
 // are varints; strings, a uvarint length and the bytes.
 func encodeState(st state) []byte {
 	b := binary.AppendUvarint(nil, stateRecordVersion)
@@ -167,6 +168,15 @@ func encodeState(st state) []byte {
 		str(k.folder)
 		str(k.name)
 		str(st.unreadable[k])
+	}
+	b = binary.AppendUvarint(b, uint64(len(st.tapeListings)))
+	for _, tape := range slices.Sorted(maps.Keys(st.tapeListings)) {
+		l := st.tapeListings[tape]
+		str(tape)
+		for _, n := range []int64{l.listing.mtimeNS, l.listing.ctimeNS, l.listing.listedNS, int64(l.listing.ino)} {
+			b = binary.AppendVarint(b, n)
+		}
+		str(l.folders)
 	}
 	return b
 }
@@ -200,6 +210,16 @@ func decodeState(data []byte) (st state, ok bool) {
 	for range n {
 		k := fileKey{tape: d.str(), folder: d.str(), name: d.str()}
 		st.unreadable[k] = d.str()
+	}
+	n = d.count()
+	st.tapeListings = make(map[string]tapeListing, n)
+	for range n {
+		tape := d.str()
+		var l tapeListing
+		l.listing.mtimeNS, l.listing.ctimeNS, l.listing.listedNS = d.varint(), d.varint(), d.varint()
+		l.listing.ino = uint64(d.varint())
+		l.folders = d.str()
+		st.tapeListings[tape] = l
 	}
 	st.files = map[fileKey]checkpoint{}
 	return st, !d.bad && d.s == ""

@@ -113,6 +113,10 @@ func TestStateRecordRoundTrip(t *testing.T) {
 			{tape: "日志", folder: "002_x"}:       {sig: "", seq: 2, size: unreadableAnchor},
 		},
 		unreadable: map[fileKey]string{{tape: "gone"}: "cannot list: permission denied", {tape: "main", folder: "001_start", name: "b.jsonl"}: "cannot open"},
+		tapeListings: map[string]tapeListing{
+			"main": {listing: folderListing{mtimeNS: -4, ctimeNS: 5, listedNS: 6, ino: 1<<63 + 1}, folders: "001_start"},
+			"日志":   {folders: ""},
+		},
 	}
 	data := encodeState(st)
 	got, ok := decodeState(data)
@@ -122,7 +126,7 @@ func TestStateRecordRoundTrip(t *testing.T) {
 	if !bytes.Equal(encodeState(got), data) {
 		t.Fatalf("round trip: %+v, want %+v", got, st)
 	}
-	if got.folders[fileKey{tape: "main", folder: "001_start"}].listing.ino != 1<<63 {
+	if got.folders[fileKey{tape: "main", folder: "001_start"}].listing.ino != 1<<63 || got.tapeListings["main"] != st.tapeListings["main"] {
 		t.Error("an inode past 2^63 did not survive")
 	}
 	for n := range len(data) {
@@ -130,7 +134,7 @@ func TestStateRecordRoundTrip(t *testing.T) {
 			t.Errorf("decodeState took the first %d of %d bytes", n, len(data))
 		}
 	}
-	if _, ok := decodeState(append([]byte{2}, data[1:]...)); ok {
+	if _, ok := decodeState(append([]byte{stateRecordVersion + 1}, data[1:]...)); ok {
 		t.Error("decodeState took a record of another version")
 	}
 }

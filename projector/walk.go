@@ -33,6 +33,7 @@ type op struct {
 	sig     string        // opFolderSig
 	bad     badLine       // opBadLine
 	cp      checkpoint    // opCheckpoint
+	tapeAt  *tapeListing  // opTapeListed; nil: forget the tape's listing
 }
 
 type opKind int
@@ -50,6 +51,7 @@ const (
 	opFolderSig                  // save the signature of key's folder's files
 	opUnlisted                   // record that key's folder (key.folder "": the tape's anchors folder) cannot be listed (bad.reason)
 	opListed                     // forget that it could not be
+	opTapeListed                 // save what key's tape's anchors folder held when listed, and its identity then
 )
 
 type fileKey struct{ tape, folder, name string }
@@ -70,6 +72,29 @@ type folderListing struct {
 	mtimeNS, ctimeNS, listedNS int64
 	ino                        uint64
 }
+
+// tapeListing is a tape's anchors folder as it was last listed in full:
+// its identity then, and the names of the anchor folders it held, in tape
+// order, joined by "/", which no name holds. While the folder keeps that
+// identity, and the listing was made well after its mtime, the names are
+// still what a listing would give: a pass takes them from here instead of
+// listing a thousand folders again (see anchorFolders).
+type tapeListing struct {
+	listing folderListing
+	folders string
+}
+
+// holds reports whether the listing made at last still describes a folder
+// whose identity is now now: the same, and last is settled.
+func (last folderListing) holds(now folderListing) bool {
+	return now.mtimeNS == last.mtimeNS && now.ctimeNS == last.ctimeNS && now.ino == last.ino && last.settled()
+}
+
+// settled reports whether a listing was made long enough after the
+// folder's mtime that a change within the same timestamp tick would have
+// changed the mtime again (racyWindow). A listing with listedNS 0 is
+// never settled.
+func (l folderListing) settled() bool { return l.mtimeNS < l.listedNS-int64(racyWindow) }
 
 // folderMark is what the index holds of a folder that a pass compares
 // with the files: the identities of the folder and its anchor.json, and
@@ -126,6 +151,8 @@ type state struct {
 	// could not be listed, of which the index holds nothing (see
 	// walker.unlisted).
 	unreadable map[fileKey]string
+	// What each tape's anchors folder held when it was last listed in full.
+	tapeListings map[string]tapeListing
 
 	// Built by index(): the folders of each tape, so that finding what was
 	// deleted costs what the tape holds, not the whole index; and, for the
@@ -353,16 +380,79 @@ func exhausted(err error) bool {
 
 // listTape lists a tape's anchor folders and returns how to stat their
 // files: relative to the open anchors folder (AnchorsDir), or, if it
-// cannot be opened, by path; and what closes the folder, once nothing
+// cannot be opened, by path; the anchors folder's listing to keep (nil
+// for none, see anchorFolders); and what closes the folder, once nothing
 // stats through it any more (its descriptor's number may be reused).
-func (w *walker) listTape(t *tapelog.Tape) (statFunc, []tapelog.Folder, func(), error) {
+func (w *walker) listTape(t *tapelog.Tape) (statFunc, []tapelog.Folder, *tapeListing, func(), error) {
 	dir, err := t.OpenAnchors()
 	if err != nil { // gone, most likely: the tape's own listing says so
+		w.stats.TapesListed++
 		folders, err := t.Folders()
-		return t.QuickStat, folders, func() {}, err
+		return t.QuickStat, folders, nil, func() {}, err
 	}
-	folders, err := dir.Folders()
-	return dir.Stat, folders, func() { dir.Close() }, err
+	folders, listing, err := w.anchorFolders(t.Name(), dir)
+	return dir.Stat, folders, listing, func() { dir.Close() }, err
+}
+
+// anchorFolders lists the anchor folders of a tape's open anchors folder;
+// or, if the folder has the identity it had when last listed, well after
+// its mtime, takes them from that listing: a catch-up with nothing to do
+// spent a millisecond listing a thousand folders before it could stat the
+// first, and another parsing and sorting their names.
+func (w *walker) anchorFolders(tape string, dir *tapelog.AnchorsDir) ([]tapelog.Folder, *tapeListing, error) {
+	id, err := dir.Identity()
+	if err != nil {
+		return nil, nil, err
+	}
+	now := folderListing{mtimeNS: id.ModTime.UnixNano(), ctimeNS: id.ChangeNS, ino: id.Ino}
+	if last, ok := w.st.tapeListings[tape]; ok && last.listing.holds(now) {
+		if folders, ok := splitFolders(last.folders); ok {
+			return folders, &last, nil
+		}
+	}
+	w.stats.TapesListed++
+	now.listedNS = time.Now().UnixNano()
+	folders, links, err := dir.List()
+	if err != nil {
+		return nil, nil, err
+	}
+	// A listing the next pass could not trust is not kept: a symlink's
+	// target changes without the folder, and a folder changed within
+	// racyWindow may change again unseen. Kept, it would be written again
+	// by every pass until then, each a commit though nothing changed.
+	if links || !now.settled() {
+		return folders, nil, nil
+	}
+	return folders, &tapeListing{listing: now, folders: joinFolders(folders)}, nil
+}
+
+// joinFolders joins the names of folders with "/", for a tapeListing.
+func joinFolders(folders []tapelog.Folder) string {
+	var b strings.Builder
+	for i, f := range folders {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(f.Name)
+	}
+	return b.String()
+}
+
+// splitFolders reads the folders a tapeListing names, in its order; ok is
+// false if a name is not an anchor folder's.
+func splitFolders(names string) (folders []tapelog.Folder, ok bool) {
+	if names == "" {
+		return nil, true
+	}
+	folders = make([]tapelog.Folder, 0, strings.Count(names, "/")+1)
+	for name := range strings.SplitSeq(names, "/") {
+		seq, _, ok := tapelog.ParseFolderName(name)
+		if !ok {
+			return nil, false
+		}
+		folders = append(folders, tapelog.Folder{Seq: seq, Name: name})
+	}
+	return folders, true
 }
 
 func (w *walker) walkTape(ctx context.Context, name string) error {
@@ -371,7 +461,7 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 		return err
 	}
 	defer t.Close()
-	stat, folders, closeDir, err := w.listTape(t)
+	stat, folders, listing, closeDir, err := w.listTape(t)
 	defer closeDir()
 	tapeKey := fileKey{tape: name}
 	switch {
@@ -385,11 +475,14 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 		if err := w.unlisted(ctx, tapeKey, err); err != nil {
 			return err
 		}
-		folders = nil
+		folders, listing = nil, nil
 	default:
 		if err := w.listed(ctx, tapeKey); err != nil {
 			return err
 		}
+	}
+	if err := w.keepTapeListing(ctx, name, listing); err != nil {
+		return err
 	}
 	seen := make(map[string]bool, len(folders))
 	for _, f := range folders {
@@ -451,6 +544,16 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 		}
 	}
 	return nil
+}
+
+// keepTapeListing saves a tape's listing if it is not the one the index
+// holds, and forgets the one it holds when there is none to keep.
+func (w *walker) keepTapeListing(ctx context.Context, tape string, listing *tapeListing) error {
+	last, known := w.st.tapeListings[tape]
+	if listing == nil && !known || listing != nil && known && *listing == last {
+		return nil
+	}
+	return w.send(ctx, op{kind: opTapeListed, key: fileKey{tape: tape}, tapeAt: listing})
 }
 
 // dropUnlisted drops the rows of a folder that cannot be listed and

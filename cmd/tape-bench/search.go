@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -26,13 +27,18 @@ func searchQueries() []string {
 }
 
 // search times whole `tape search` processes over the queries, and ripgrep
-// over the same files for the same words, in the same run.
+// over the same files for the same words, in the same run. With -vs, it
+// times another tape binary too, on a folder of its own (a `cp -al` copy,
+// so that each keeps the index of its own schema), alternating which goes
+// first: an A/B comparison that the machine's drift touches alike.
 func search(args []string) error {
 	fs := flags("search")
 	dir, bin := workspaceFlags(fs)
 	runs := fs.Int("runs", 10, "runs of each query")
 	noCatchup := fs.Bool("no-catchup", false, "run tape search --no-catchup: the index as it stands")
 	watch := fs.Bool("watch", false, "run tape watch beside the searches, which then sync with it instead of catching up")
+	vs := fs.String("vs", "", "another tape binary to time beside -tape, searching -vs-dir")
+	vsDir := fs.String("vs-dir", "", "the project folder -vs searches (default: -dir)")
 	fs.Parse(args)
 	absolute(bin)
 	// Without rg, sh says so on stderr and the pipe still exits 0: the
@@ -40,51 +46,74 @@ func search(args []string) error {
 	if _, err := exec.LookPath("rg"); err != nil {
 		return fmt.Errorf("ripgrep, the baseline, is not installed (apt-get install ripgrep): %w", err)
 	}
-	if *watch {
-		stop, err := startWatch(*dir, *bin)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	tapes := []searcher{{name: "tape", bin: *bin, dir: *dir}}
+	if *vs != "" {
+		absolute(vs)
+		tapes = append(tapes, searcher{name: "vs", bin: *vs, dir: cmp.Or(*vsDir, *dir)})
 	}
-	// Catch up once, so the timed runs measure search, with the cheap
-	// no-change catch-up every read command does.
-	warm := exec.Command(*bin, "reindex")
-	warm.Dir = *dir
-	if out, err := warm.CombinedOutput(); err != nil {
-		return fmt.Errorf("reindex: %v: %s", err, out)
-	}
-	var tape, rg []time.Duration
-	tapes := filepath.Join(*dir, ".tape", "tapes")
-	for _, q := range searchQueries() {
-		var qt, qr []time.Duration
-		for range *runs {
-			targs := []string{"search", "--all-tapes", "--json", q}
-			if *noCatchup {
-				targs = append([]string{"--no-catchup"}, targs...)
-			}
-			d, err := timeCmd(*dir, *bin, targs...)
+	for _, t := range tapes {
+		if *watch {
+			stop, err := startWatch(t.dir, t.bin)
 			if err != nil {
-				return fmt.Errorf("tape search %s: %v", q, err)
+				return err
 			}
-			qt = append(qt, d)
+			defer stop()
+		}
+		// Catch up once, so the timed runs measure search, with the cheap
+		// no-change catch-up every read command does.
+		warm := exec.Command(t.bin, "reindex")
+		warm.Dir = t.dir
+		if out, err := warm.CombinedOutput(); err != nil {
+			return fmt.Errorf("reindex: %v: %s", err, out)
+		}
+	}
+	times := make([][]time.Duration, len(tapes)+1) // the tapes', then rg's
+	for _, q := range searchQueries() {
+		qtimes := make([][]time.Duration, len(times))
+		for run := range *runs {
+			for i := range tapes {
+				t := tapes[(i+run)%len(tapes)] // who goes first takes turns
+				targs := []string{"search", "--all-tapes", "--json", q}
+				if *noCatchup {
+					targs = append([]string{"--no-catchup"}, targs...)
+				}
+				d, err := timeCmd(t.dir, t.bin, targs...)
+				if err != nil {
+					return fmt.Errorf("%s search %s: %v", t.name, q, err)
+				}
+				qtimes[(i+run)%len(tapes)] = append(qtimes[(i+run)%len(tapes)], d)
+			}
 			word := strings.Fields(strings.Trim(q, `"`))[0]
 			if strings.HasPrefix(q, `"`) {
 				word = strings.Trim(q, `"`)
 			}
-			d, err = timeCmd(*dir, "sh", "-c", `rg -F -i --no-messages -- "$1" "$2" | head -n 20 >/dev/null`, "sh", word, tapes)
+			d, err := timeCmd(*dir, "sh", "-c", `rg -F -i --no-messages -- "$1" "$2" | head -n 20 >/dev/null`, "sh", word, filepath.Join(*dir, ".tape", "tapes"))
 			if err != nil {
 				return fmt.Errorf("rg %s: %v", word, err)
 			}
-			qr = append(qr, d)
+			qtimes[len(tapes)] = append(qtimes[len(tapes)], d)
 		}
-		fmt.Printf("  %-22s tape p50 %6.1f ms   rg p50 %7.1f ms\n", q, ms(pct(qt, 50)), ms(pct(qr, 50)))
-		tape, rg = append(tape, qt...), append(rg, qr...)
+		fmt.Printf("  %-22s", q)
+		for i, t := range tapes {
+			fmt.Printf(" %s p50 %6.1f ms ", t.name, ms(pct(qtimes[i], 50)))
+		}
+		fmt.Printf("  rg p50 %7.1f ms\n", ms(pct(qtimes[len(tapes)], 50)))
+		for i := range times {
+			times[i] = append(times[i], qtimes[i]...)
+		}
 	}
+	rg := times[len(tapes)]
 	fmt.Printf("search: %d queries x %d runs: tape search p50 %.1f ms, p95 %.1f ms; ripgrep p50 %.1f ms, p95 %.1f ms\n",
-		len(searchQueries()), *runs, ms(pct(tape, 50)), ms(pct(tape, 95)), ms(pct(rg, 50)), ms(pct(rg, 95)))
+		len(searchQueries()), *runs, ms(pct(times[0], 50)), ms(pct(times[0], 95)), ms(pct(rg, 50)), ms(pct(rg, 95)))
+	if len(tapes) > 1 {
+		fmt.Printf("vs: %s p50 %.1f ms, p95 %.1f ms; tape/vs p50 %.3f\n",
+			*vs, ms(pct(times[1], 50)), ms(pct(times[1], 95)), float64(pct(times[0], 50))/float64(pct(times[1], 50)))
+	}
 	return nil
 }
+
+// searcher is a tape binary and the project folder it searches.
+type searcher struct{ name, bin, dir string }
 
 // startWatch runs `tape watch` in dir until stop is called, once it says
 // on stderr that it is watching.
