@@ -134,3 +134,31 @@ func BenchmarkQuickCatchUp(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSearch measures Search in process over a 20,000-entry corpus:
+// the query, reading each hit's line and cutting its snippet, for a rare
+// word, a common one and a phrase (tape-bench search measures the whole
+// command at 1M entries):
+//
+//	go test ./projector -run '^$' -bench 'Search$' -count 6
+func BenchmarkSearch(b *testing.B) {
+	ws := benchCorpus(b, benchEntries)
+	p, err := Open(context.Background(), ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.CatchUp(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []string{corpus.RareWord(1234), "deadline", `"database transaction"`} {
+		b.Run(q, func(b *testing.B) {
+			for b.Loop() {
+				hits, err := p.Search(context.Background(), SearchQuery{Text: q, Limit: 20})
+				if err != nil || len(hits) == 0 {
+					b.Fatalf("search %s: %d hits, %v", q, len(hits), err)
+				}
+			}
+		})
+	}
+}

@@ -53,6 +53,76 @@ func FuzzMatchExpr(f *testing.F) {
 	})
 }
 
+// snippetOfFolded is Snippet as it was before it folded only the runes
+// around its cut: it folds the whole text first. Snippet must cut the
+// same.
+func snippetOfFolded(text string, terms []string, width int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	first := -1
+	for i := 0; i < len(text) && first < 0; {
+		if matchAt(text[i:], terms) > 0 {
+			first = i
+		}
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+	}
+	start := 0
+	if first > 0 && utf8.RuneCountInString(text) > width {
+		start = first
+		for n := 0; start > 0 && n < width/3; n++ {
+			_, size := utf8.DecodeLastRuneInString(text[:start])
+			start -= size
+		}
+	}
+	end := start
+	for n := 0; end < len(text) && n < width; n++ {
+		_, size := utf8.DecodeRuneInString(text[end:])
+		end += size
+	}
+	cut := text[start:end]
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	for i := 0; i < len(cut); {
+		if n := matchAt(cut[i:], terms); n > 0 {
+			b.WriteString("**" + cut[i:i+n] + "**")
+			i += n
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(cut[i:])
+		b.WriteString(cut[i : i+size])
+		i += size
+	}
+	if end < len(text) {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// FuzzSnippetCutsAsTheFoldedText checks that Snippet, which folds only
+// the runes around its cut, gives what folding the whole text first gives.
+func FuzzSnippetCutsAsTheFoldedText(f *testing.F) {
+	f.Add("  a\n\n b\tflush  c \u00a0 ", "flush", 6)
+	f.Add(strings.Repeat("lorem  ipsum\n", 20)+"the Flush failed "+strings.Repeat("dolor\t sit ", 20), "flush", 40)
+	f.Add("发生了 一个\u3000错误，请重试", "错误", 4)
+	f.Add("x\xffy  \x85 zz", "zz", 3)
+	f.Add("flush  \n", "flush", 80)      // white space at the end is not cut
+	f.Add(" \t flush", "flush", 80)      // nor at the start
+	f.Add("a  b \n flush c", "flush", 4) // the cut starts on a run of white space
+	f.Add("ab  cd flush", "flush", 9)    // the context stops at the start
+	f.Fuzz(func(t *testing.T, text, term string, width int) {
+		width = width%200 + 1
+		if width < 0 {
+			width = -width
+		}
+		terms := queryTerms(term)
+		if got, want := Snippet(text, terms, width), snippetOfFolded(text, terms, width); got != want {
+			t.Fatalf("Snippet(%q, %q, %d) = %q; folding the whole text gives %q", text, terms, width, got, want)
+		}
+	})
+}
+
 func TestSnippet(t *testing.T) {
 	long := strings.Repeat("lorem ipsum ", 20) + "the Flush failed " + strings.Repeat("dolor sit ", 20)
 	tests := []struct {

@@ -160,8 +160,14 @@ func queryTerms(query string) []string {
 // Snippet cuts about width runes of text around the first term found in
 // it, marks every term in the cut with **, and folds it onto one line.
 // Terms match without regard to case.
+//
+// The cut is the one of the text with every run of white space made one
+// space and none at either end (strings.Fields, joined), but only the
+// runes around the cut are folded: a hit's text can be tens of kilobytes,
+// and folding all of it was a sixth of a search's own work. Terms hold no
+// white space, so a term matches the text where it matches the folded
+// text.
 func Snippet(text string, terms []string, width int) string {
-	text = strings.Join(strings.Fields(text), " ")
 	first := -1
 	for i := 0; i < len(text) && first < 0; {
 		if matchAt(text[i:], terms) > 0 {
@@ -170,38 +176,96 @@ func Snippet(text string, terms []string, width int) string {
 		_, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 	}
-	start := 0
-	if first > 0 && utf8.RuneCountInString(text) > width { // a short text is shown whole
-		start = first
-		for n := 0; start > 0 && n < width/3; n++ { // some context before the match
-			_, size := utf8.DecodeLastRuneInString(text[:start])
-			start -= size
-		}
+	start := skipSpace(text, 0)                     // where the folded text starts
+	if first > start && foldedLonger(text, width) { // a short text is shown whole
+		start = foldedBack(text, first, start, width/3) // some context before the match
 	}
-	end := start
-	for n := 0; end < len(text) && n < width; n++ {
-		_, size := utf8.DecodeRuneInString(text[end:])
-		end += size
-	}
-	cut := text[start:end]
+	end := foldedForward(text, start, width)
 	var b strings.Builder
-	if start > 0 {
+	if hasNonSpace(text[:start]) {
 		b.WriteString("…")
 	}
+	cut := text[start:end]
 	for i := 0; i < len(cut); {
 		if n := matchAt(cut[i:], terms); n > 0 {
 			b.WriteString("**" + cut[i:i+n] + "**")
 			i += n
 			continue
 		}
-		_, size := utf8.DecodeRuneInString(cut[i:])
+		r, size := utf8.DecodeRuneInString(cut[i:])
+		if unicode.IsSpace(r) {
+			b.WriteByte(' ')
+			i = skipSpace(cut, i)
+			continue
+		}
 		b.WriteString(cut[i : i+size])
 		i += size
 	}
-	if end < len(text) {
+	if hasNonSpace(text[end:]) {
 		b.WriteString("…")
 	}
 	return b.String()
+}
+
+// skipSpace returns the index of the first rune of s at or after i that
+// is not white space, or len(s).
+func skipSpace(s string, i int) int {
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += size
+	}
+	return i
+}
+
+// hasNonSpace reports whether s holds a rune that is not white space.
+func hasNonSpace(s string) bool { return skipSpace(s, 0) < len(s) }
+
+// foldedLonger reports whether text, folded, is longer than width runes.
+func foldedLonger(text string, width int) bool {
+	return hasNonSpace(text[foldedForward(text, skipSpace(text, 0), width):])
+}
+
+// foldedForward returns where n runes of the folded text that start at i
+// end in text: a run of white space counts as one rune, and one that ends
+// the text as none.
+func foldedForward(text string, i, n int) int {
+	for ; i < len(text) && n > 0; n-- {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		next := skipSpace(text, i)
+		if next == len(text) {
+			return i // white space that ends the text is not in the folded text
+		}
+		i = next
+	}
+	return i
+}
+
+// foldedBack returns where n runes of the folded text before i start in
+// text, not before floor, where the folded text starts: a run of white
+// space counts as one rune.
+func foldedBack(text string, i, floor, n int) int {
+	for ; i > floor && n > 0; n-- {
+		r, size := utf8.DecodeLastRuneInString(text[:i])
+		if !unicode.IsSpace(r) {
+			i -= size
+			continue
+		}
+		for i > floor {
+			r, size := utf8.DecodeLastRuneInString(text[:i])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			i -= size
+		}
+	}
+	return i
 }
 
 // matchAt returns the length in bytes of the longest term that s starts
