@@ -35,7 +35,7 @@ func checkStateRecord(t *testing.T, p *Projector, log []string) {
 	case err != nil:
 		t.Fatal(err)
 	default:
-		rec, ok := decodeState(data)
+		rec, ok := decodeState(string(data))
 		if !ok {
 			t.Fatalf("after %v: the state record does not decode", log)
 		}
@@ -119,7 +119,7 @@ func TestStateRecordRoundTrip(t *testing.T) {
 		},
 	}
 	data := encodeState(st)
-	got, ok := decodeState(data)
+	got, ok := decodeState(string(data))
 	if !ok {
 		t.Fatal("decodeState refused what encodeState wrote")
 	}
@@ -130,11 +130,11 @@ func TestStateRecordRoundTrip(t *testing.T) {
 		t.Error("an inode past 2^63 did not survive")
 	}
 	for n := range len(data) {
-		if _, ok := decodeState(data[:n]); ok {
+		if _, ok := decodeState(string(data[:n])); ok {
 			t.Errorf("decodeState took the first %d of %d bytes", n, len(data))
 		}
 	}
-	if _, ok := decodeState(append([]byte{stateRecordVersion + 1}, data[1:]...)); ok {
+	if _, ok := decodeState(string(append([]byte{stateRecordVersion + 1}, data[1:]...))); ok {
 		t.Error("decodeState took a record of another version")
 	}
 }
@@ -146,11 +146,11 @@ func FuzzDecodeState(f *testing.F) {
 		// Whatever it is given, decodeState neither panics nor makes
 		// what it cannot hold (counts are bounded by the bytes left); what
 		// it takes re-encodes to a record that decodes to the same state.
-		st, ok := decodeState(data)
+		st, ok := decodeState(string(data))
 		if !ok {
 			return
 		}
-		again, ok := decodeState(encodeState(st))
+		again, ok := decodeState(string(encodeState(st)))
 		if !ok || !bytes.Equal(encodeState(again), encodeState(st)) {
 			t.Fatalf("decoded %+v does not round-trip", st)
 		}
