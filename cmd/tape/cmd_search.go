@@ -92,6 +92,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 			return searchAnswer{}, err
 		}
 		var out bytes.Buffer
+		out.Grow(outputSize(hits)) // grown as it is written, it was copied at every doubling
 		if err := c.print(env, &out, hits); err != nil {
 			return searchAnswer{}, err
 		}
@@ -119,6 +120,16 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
+}
+
+// outputSize is about the size of hits as printed: each payload (in
+// JSON), its snippet and the fields around them.
+func outputSize(hits []projector.Hit) int {
+	n := 0
+	for _, h := range hits {
+		n += len(h.Entry.Payload) + len(h.Snippet) + 256
+	}
+	return n
 }
 
 // searchAnswer is a search's hits as printed.
