@@ -70,10 +70,11 @@ func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelo
 					}
 					key := fileKey{tape: t.Name(), folder: f.Name}
 					old, known := w.st.folders[key]
+					unreadable := w.st.unreadableFiles[key] // nil for most
 					s := &states[i]
-					s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, key, old.listing, known, stat)
+					s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, old, known, unreadable, stat)
 					if s.err == nil && known && old.sig != "" {
-						sig = appendSignature(sig[:0], s.files, w.st.unreadableFiles[key])
+						sig = appendSignature(sig[:0], s.files, unreadable)
 						s.sigSame = string(sig) == old.sig
 					}
 				}
@@ -91,15 +92,15 @@ func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelo
 // index are stat'ed, relative to the open anchors folder: a catch-up with
 // nothing to do costs a few stats per folder. Otherwise the folder is listed in full.
 // It runs in prefetch's goroutines: it only reads the walker's state.
-func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, key fileKey, last folderListing, known bool, stat statFunc) (*tapelog.FileInfo, []tapelog.FileInfo, folderListing, bool, error) {
+func (w *walker) folderFiles(t *tapelog.Tape, f tapelog.Folder, old folderMark, known bool, unreadable map[string]bool, stat statFunc) (*tapelog.FileInfo, []tapelog.FileInfo, folderListing, bool, error) {
 	dir, err := stat(f.Name, "")
 	if err != nil {
 		return nil, nil, folderListing{}, false, err
 	}
 	now := folderListing{mtimeNS: dir.ModTime.UnixNano(), ctimeNS: dir.ChangeNS, ino: dir.Ino}
-	if known && last.holds(now) {
-		if anchor, files, ok := w.statKnown(t, f, key, stat); ok {
-			return anchor, files, last, false, nil
+	if known && old.listing.holds(now) {
+		if anchor, files, ok := statKnown(t, f, old, unreadable, stat); ok {
+			return anchor, files, old.listing, false, nil
 		}
 	}
 	now.listedNS = time.Now().UnixNano()
@@ -120,28 +121,34 @@ const racyWindow = 2 * time.Second
 type statFunc func(folder, name string) (tapelog.FileInfo, error)
 
 // statKnown stats the files the index knows in a folder that did not
-// change. ok is false if one is gone, which the folder's identity said
-// could not be: then the folder is listed after all.
-func (w *walker) statKnown(t *tapelog.Tape, f tapelog.Folder, key fileKey, stat statFunc) (*tapelog.FileInfo, []tapelog.FileInfo, bool) {
+// change (old, with the names of those it holds as unreadable). ok is
+// false if one is gone, which the folder's identity said could not be:
+// then the folder is listed after all.
+func statKnown(t *tapelog.Tape, f tapelog.Folder, old folderMark, unreadable map[string]bool, stat statFunc) (*tapelog.FileInfo, []tapelog.FileInfo, bool) {
 	var anchor *tapelog.FileInfo
-	if w.st.folders[key].size != -1 { // -1: the folder had no anchor.json
+	if old.size != -1 { // -1: the folder had no anchor.json
 		fi, err := stat(f.Name, tapelog.AnchorFile)
 		if err != nil {
 			return nil, nil, false
 		}
 		anchor = &fi
 	}
-	names, ok := w.st.namesIn(key)
+	// The names, from the signature the folder had as the pass started:
+	// if this version cannot read it, the folder is listed and compared
+	// with its checkpoints, because trusting it would list no files and
+	// drop every row of the folder. It is parsed here, per folder, on the
+	// goroutines that stat, not for every folder as the state loads: that
+	// was a third of a no-change catch-up's serial work.
+	names, ok := sigNames(old.sig)
 	if !ok {
 		return nil, nil, false
 	}
 	slices.Sort(names) // a fresh slice, in the files' order as listed
 	files := make([]tapelog.FileInfo, 0, len(names))
 	for _, name := range names {
-		fk := fileKey{tape: key.tape, folder: key.folder, name: name}
 		var fi tapelog.FileInfo
 		var err error
-		if _, ok := w.st.unreadable[fk]; ok {
+		if unreadable[name] {
 			fi, err = t.Stat(f.Name, name) // through the root, which says why it cannot be read
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				fi = tapelog.FileInfo{Name: name, Err: &tapelog.LineError{Reason: "cannot open: " + err.Error(), Err: err}}

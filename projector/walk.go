@@ -194,12 +194,8 @@ func (st *state) index() {
 }
 
 // namesIn returns the names of the files the index knows in a folder, from
-// the signature it had as the pass started. ok is false if this version
-// cannot read that signature: then the folder is listed (statKnown) and
-// compared with its checkpoints, because trusting it would list no files
-// and drop every row of the folder. It is parsed here, per folder, on the
-// goroutines that stat, not for every folder as the state loads: that was
-// a third of a no-change catch-up's serial work.
+// the signature it had as the pass started; ok is false if this version
+// cannot read that signature (see statKnown).
 func (st *state) namesIn(folder fileKey) (names []string, ok bool) {
 	return sigNames(st.folders[folder].sig)
 }
