@@ -1,6 +1,7 @@
 package projector
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -212,6 +214,20 @@ func FuzzSigNames(f *testing.F) {
 		names, ok := sigNames(signature(files, nil))
 		if !ok || !slices.Equal(names, []string{a, b}) {
 			t.Fatalf("sigNames(signature(%q, %q)) = %q, %v", a, b, names, ok)
+		}
+	})
+}
+
+// FuzzAppendQuoted: the signature quotes names as strconv.AppendQuote
+// does, fast path or not: a signature of another form would make every
+// folder's files look changed.
+func FuzzAppendQuoted(f *testing.F) {
+	for _, s := range []string{"messages.jsonl", "a b", "a\tb", `q"uote`, `back\slash`, "\x7f", "~", "\xff.jsonl", "日志.jsonl", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := appendQuoted([]byte("x"), name), strconv.AppendQuote([]byte("x"), name); !bytes.Equal(got, want) {
+			t.Fatalf("appendQuoted(%q) = %q, want %q", name, got, want)
 		}
 	})
 }

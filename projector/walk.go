@@ -218,7 +218,7 @@ func signature(files []tapelog.FileInfo, unreadable map[string]bool) string {
 // allocating (folderState.sigSame).
 func appendSignature(b []byte, files []tapelog.FileInfo, unreadable map[string]bool) []byte {
 	for _, fi := range files {
-		b = strconv.AppendQuote(b, fi.Name) // names may hold tabs and newlines
+		b = appendQuoted(b, fi.Name) // names may hold tabs and newlines
 		if fi.Err != nil {
 			b = append(b, "\t!\n"...)
 			continue
@@ -239,6 +239,21 @@ func appendSignature(b []byte, files []tapelog.FileInfo, unreadable map[string]b
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// appendQuoted is strconv.AppendQuote, with a fast path for a name of
+// printable ASCII without a quote or a backslash, which it quotes as is:
+// quoting every name rune by rune was a quarter of what the prefetch does
+// besides its stats.
+func appendQuoted(b []byte, name string) []byte {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, name)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, name...)
+	return append(b, '"')
 }
 
 // sigNames returns the names of the files a signature lists; ok is false
