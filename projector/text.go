@@ -24,8 +24,11 @@ import (
 //   - error: the kind and the message;
 //   - any other kind: every key and string of the payload.
 func SearchText(e tapelog.Entry) string {
-	text, _ := textAndFacts(e)
-	return text
+	p, err := decodePayload(e.Payload)
+	if err != nil {
+		return ""
+	}
+	return searchText(e.Kind, p) // without the views' facts, which a snippet does not need
 }
 
 // EntryFacts is what the views need of an entry (see package views), as
