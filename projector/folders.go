@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"slices"
 	"sync"
 	"time"
 
@@ -73,9 +72,9 @@ func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelo
 					unreadable := w.st.unreadableFiles[key] // nil for most
 					s := &states[i]
 					s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, old, known, unreadable, stat)
-					if s.err == nil && known && old.sig != "" {
+					if s.err == nil && known && old.hasSig() {
 						sig = appendSignature(sig[:0], s.files, unreadable)
-						s.sigSame = string(sig) == old.sig
+						s.sigSame = old.sameSig(sig)
 					}
 				}
 				results[c] <- states
@@ -133,17 +132,10 @@ func statKnown(t *tapelog.Tape, f tapelog.Folder, old folderMark, unreadable map
 		}
 		anchor = &fi
 	}
-	// The names, from the signature the folder had as the pass started:
-	// if this version cannot read it, the folder is listed and compared
-	// with its checkpoints, because trusting it would list no files and
-	// drop every row of the folder. It is parsed here, per folder, on the
-	// goroutines that stat, not for every folder as the state loads: that
-	// was a third of a no-change catch-up's serial work.
-	names, ok := sigNames(old.sig)
+	names, ok := old.fileNames()
 	if !ok {
 		return nil, nil, false
 	}
-	slices.Sort(names) // a fresh slice, in the files' order as listed
 	files := make([]tapelog.FileInfo, 0, len(names))
 	for _, name := range names {
 		var fi tapelog.FileInfo

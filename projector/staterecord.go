@@ -2,6 +2,7 @@ package projector
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -45,8 +46,10 @@ import (
 type StateRecord struct{ st state }
 
 // stateRecordVersion starts an encoded record; a record of another
-// version is ignored, as if there were none.
-const stateRecordVersion = 2
+// version is ignored, as if there were none, and replaced by the next
+// full pass that finds nothing new. It stays below 128, so that it is the
+// record's first byte (keepStateRecord).
+const stateRecordVersion = 3
 
 // ReadStateRecord reads the state record with DB's connection; nil if
 // there is none, or it cannot be read (a pass then finds out for itself).
@@ -127,14 +130,19 @@ func keepStateRecord(ctx context.Context, tx sqlTx, st state, scoped, changed bo
 	case scoped:
 		return nil
 	}
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM state_record`).Scan(&n); err != nil {
+	// A record of this version is kept: a pass that finds nothing new
+	// writes nothing. One of another version, left by another build of
+	// tape on an index of the same schema, is one no reader of this build
+	// can use, and would never be replaced otherwise.
+	var current bool
+	err := tx.QueryRowContext(ctx, `SELECT substr(data, 1, 1) = ? FROM state_record`, []byte{stateRecordVersion}).Scan(&current)
+	switch {
+	case err == nil && current:
+		return nil
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("read state record: %w", err)
 	}
-	if n > 0 {
-		return nil // a pass that finds nothing new writes nothing
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO state_record (id, data) VALUES (1, ?)`, encodeState(st)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO state_record (id, data) VALUES (1, ?)`, encodeState(st)); err != nil {
 		return fmt.Errorf("write state record: %w", err)
 	}
 	return nil
@@ -142,8 +150,11 @@ func keepStateRecord(ctx context.Context, tx sqlTx, st state, scoped, changed bo
 
 // encodeState encodes what loadState loads: the tapes, every folder's
 // mark, what could not be read, and the tapes' listings, in the order of
-// their keys. Numbers
-// are varints; strings, a uvarint length and the bytes.
+// their keys. Numbers are varints; strings, a uvarint length and the
+// bytes. The folders' tapes and the names of their files are strings of
+// a table, written once and referred to by their index; a folder's
+// signature is written as the names it lists and its sum (see
+// folderMark), or, if this version cannot read it, as it is.
 func encodeState(st state) []byte {
 	b := binary.AppendUvarint(nil, stateRecordVersion)
 	str := func(s string) {
@@ -154,15 +165,47 @@ func encodeState(st state) []byte {
 	for _, tape := range slices.Sorted(maps.Keys(st.tapes)) {
 		str(tape)
 	}
-	b = binary.AppendUvarint(b, uint64(len(st.folders)))
-	for _, k := range slices.SortedFunc(maps.Keys(st.folders), compareKeys) {
-		m := st.folders[k]
-		str(k.tape)
+	keys := slices.SortedFunc(maps.Keys(st.folders), compareKeys)
+	var table []string
+	index := map[string]int{}
+	intern := func(s string) {
+		if _, ok := index[s]; !ok {
+			index[s] = len(table)
+			table = append(table, s)
+		}
+	}
+	marks := make([]folderMark, len(keys))
+	for i, k := range keys {
+		marks[i] = st.folders[k].summedIfReadable()
+		intern(k.tape)
+		for _, name := range marks[i].names {
+			intern(name)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(table)))
+	for _, s := range table {
+		str(s)
+	}
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for i, k := range keys {
+		m := marks[i]
+		b = binary.AppendUvarint(b, uint64(index[k.tape]))
 		str(k.folder)
 		for _, n := range []int64{m.seq, m.size, m.mtimeNS, int64(m.ino), m.listing.mtimeNS, m.listing.ctimeNS, m.listing.listedNS, int64(m.listing.ino)} {
 			b = binary.AppendVarint(b, n)
 		}
-		str(m.sig)
+		switch {
+		case m.summed:
+			b = append(b, sigSummed)
+			b = binary.AppendUvarint(b, uint64(len(m.names)))
+			for _, name := range m.names {
+				b = binary.AppendUvarint(b, uint64(index[name]))
+			}
+			b = append(b, m.sum[:]...)
+		default:
+			b = append(b, sigText)
+			str(m.sig)
+		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(st.unreadable)))
 	for _, k := range slices.SortedFunc(maps.Keys(st.unreadable), compareKeys) {
@@ -183,6 +226,26 @@ func encodeState(st state) []byte {
 	return b
 }
 
+// How a record writes a folder's signature.
+const (
+	sigText   = 0 // as it is
+	sigSummed = 1 // as the names it lists and its sum
+)
+
+// summedIfReadable is m with its signature as names and a sum, unless
+// this version cannot read it, or it lists no file.
+func (m folderMark) summedIfReadable() folderMark {
+	if m.summed || m.sig == "" {
+		return m
+	}
+	names, ok := m.fileNames()
+	if !ok {
+		return m
+	}
+	m.names, m.sum, m.summed, m.sig = names, sumSig([]byte(m.sig)), true, ""
+	return m
+}
+
 // decodeState decodes a record encodeState wrote; ok is false if data is
 // not one, of this version.
 func decodeState(data string) (st state, ok bool) {
@@ -195,16 +258,34 @@ func decodeState(data string) (st state, ok bool) {
 	for range n {
 		st.tapes[d.str()] = true
 	}
+	table := make([]string, d.count())
+	for i := range table {
+		table[i] = d.str()
+	}
 	n = d.count()
 	st.folders = make(map[fileKey]folderMark, n)
+	var names []string // the names of every folder's files, sliced per folder
 	for range n {
-		k := fileKey{tape: d.str(), folder: d.str()}
+		k := fileKey{tape: d.string(table), folder: d.str()}
 		var m folderMark
 		m.seq, m.size, m.mtimeNS = d.varint(), d.varint(), d.varint()
 		m.ino = uint64(d.varint())
 		m.listing.mtimeNS, m.listing.ctimeNS, m.listing.listedNS = d.varint(), d.varint(), d.varint()
 		m.listing.ino = uint64(d.varint())
-		m.sig = d.str()
+		switch d.byte() {
+		case sigSummed:
+			count := d.count()
+			for range count {
+				names = append(names, d.string(table))
+			}
+			m.names = names[len(names)-count : len(names) : len(names)]
+			copy(m.sum[:], d.bytes(len(m.sum)))
+			m.summed = true
+		case sigText:
+			m.sig = d.str()
+		default:
+			d.bad = true
+		}
 		st.folders[k] = m
 	}
 	n = d.count()
@@ -262,6 +343,37 @@ func (d *recordDecoder) count() int {
 		return 0
 	}
 	return int(n)
+}
+
+func (d *recordDecoder) byte() byte {
+	if d.s == "" {
+		d.bad = true
+		return 0
+	}
+	c := d.s[0]
+	d.s = d.s[1:]
+	return c
+}
+
+// bytes reads n bytes.
+func (d *recordDecoder) bytes(n int) string {
+	if n > len(d.s) {
+		d.bad, d.s = true, ""
+		return ""
+	}
+	s := d.s[:n]
+	d.s = d.s[n:]
+	return s
+}
+
+// string reads an index into table, and returns its string.
+func (d *recordDecoder) string(table []string) string {
+	i := d.uvarint()
+	if i >= uint64(len(table)) {
+		d.bad, d.s = true, ""
+		return ""
+	}
+	return table[i]
 }
 
 func (d *recordDecoder) str() string {

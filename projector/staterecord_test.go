@@ -9,6 +9,7 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -30,22 +31,33 @@ func checkStateRecord(t *testing.T, p *Projector, log []string) {
 	var data []byte
 	err = tx.QueryRowContext(ctx, `SELECT data FROM state_record`).Scan(&data)
 	tx.Rollback()
+	var rec *state
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		t.Fatal(err)
 	default:
-		rec, ok := decodeState(string(data))
+		decoded, ok := decodeState(string(data))
 		if !ok {
 			t.Fatalf("after %v: the state record does not decode", log)
 		}
-		if got, want := encodeState(rec), encodeState(st); !bytes.Equal(got, want) {
-			t.Fatalf("after %v: the state record is not the state of the rows:\nrecord %+v\nrows   %+v", log, rec, st)
+		if got, want := encodeState(decoded), encodeState(st); !bytes.Equal(got, want) {
+			t.Fatalf("after %v: the state record is not the state of the rows:\nrecord %+v\nrows   %+v", log, decoded, st)
 		}
+		decoded.index()
+		rec = &decoded
 	}
 	st.index()
 	_, same, err := p.unchangedSince(ctx, st)
-	if err != nil || !same {
+	if err != nil {
+		return
+	}
+	if rec != nil { // the record holds signatures as sums: a dry walk must find the same
+		if _, recSame, err := p.unchangedSince(ctx, *rec); err == nil && recSame != same {
+			t.Fatalf("after %v: a dry walk against the record found the files unchanged: %v; against the rows: %v", log, recSame, same)
+		}
+	}
+	if !same {
 		return
 	}
 	var stats Stats
@@ -111,6 +123,8 @@ func TestStateRecordRoundTrip(t *testing.T) {
 		folders: map[fileKey]folderMark{
 			{tape: "main", folder: "001_start"}: {listing: folderListing{mtimeNS: 1, ctimeNS: -2, listedNS: 3, ino: 1 << 63}, sig: "\"a.jsonl\"\t1\t2\t3\t4\t5\n", seq: 1, size: -1, mtimeNS: 7, ino: 9},
 			{tape: "日志", folder: "002_x"}:       {sig: "", seq: 2, size: unreadableAnchor},
+			{tape: "main", folder: "003_y"}:     {sig: "b.jsonl\t1\t2\t3\t4\t5\n\"c.jsonl\"\t!\n\"b.jsonl\"\t!\n"}, // the form of schema 5: kept as it is
+			{tape: "main", folder: "004_z"}:     {sig: "\"c.jsonl\"\t!\n\"b.jsonl\"\t!\t1\t2\t3\t4\t5\n"},
 		},
 		unreadable: map[fileKey]string{{tape: "gone"}: "cannot list: permission denied", {tape: "main", folder: "001_start", name: "b.jsonl"}: "cannot open"},
 		tapeListings: map[string]tapeListing{
@@ -128,6 +142,23 @@ func TestStateRecordRoundTrip(t *testing.T) {
 	}
 	if got.folders[fileKey{tape: "main", folder: "001_start"}].listing.ino != 1<<63 || got.tapeListings["main"] != st.tapeListings["main"] {
 		t.Error("an inode past 2^63 did not survive")
+	}
+	// A signature this version reads is kept as the names it lists and its
+	// sum, which the same signature matches and no other; one it cannot
+	// read is kept as it is.
+	for k, want := range st.folders {
+		m := got.folders[k]
+		wantNames, readable := want.fileNames()
+		if m.summed != (readable && want.sig != "") {
+			t.Errorf("%v: summed %v, want %v", k, m.summed, readable)
+		}
+		names, ok := m.fileNames()
+		if ok != readable || !slices.Equal(names, wantNames) || m.hasSig() != want.hasSig() {
+			t.Errorf("%v: names %q, %v, want %q, %v", k, names, ok, wantNames, readable)
+		}
+		if want.sig != "" && (!m.sameSig([]byte(want.sig)) || m.sameSig([]byte(want.sig+"\"d.jsonl\"\t!\n"))) {
+			t.Errorf("%v: its signature does not match as it should", k)
+		}
 	}
 	for n := range len(data) {
 		if _, ok := decodeState(string(data[:n])); ok {
@@ -170,6 +201,28 @@ func TestStateRecordOfAnotherSchemaIsIgnored(t *testing.T) {
 	}
 	if p.ReadStateRecord(context.Background()) != nil {
 		t.Error("the state record of an index of schema 10 was read")
+	}
+}
+
+// A record of another version, left by another build of tape on an index
+// of the same schema, is replaced by the next pass that finds nothing new:
+// kept, it would stop every reader of this build from using one.
+func TestStateRecordOfAnotherVersionIsReplaced(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "kept")
+	p := openProjector(t, ws)
+	settleWithRecord(t, ws, p)
+	if _, err := p.DB().Exec(`UPDATE state_record SET data = ? || substr(data, 2)`, []byte{stateRecordVersion + 1}); err != nil {
+		t.Fatal(err)
+	}
+	if p.ReadStateRecord(context.Background()) != nil {
+		t.Fatal("a state record of another version was read")
+	}
+	if st := catchUp(t, p); st.Entries != 0 || st.Removed != 0 {
+		t.Fatalf("catch-up with nothing new: %+v", st)
+	}
+	if p.ReadStateRecord(context.Background()) == nil {
+		t.Error("a catch-up that found nothing new kept a state record of another version")
 	}
 }
 
