@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -46,21 +47,11 @@ func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelo
 	for i := range results {
 		results[i] = make(chan []folderState, 1)
 	}
-	next := make(chan int)
-	wg.Go(func() {
-		defer close(next)
-		for i := range results {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	})
+	var next atomic.Int64 // the next chunk to take: no goroutine hands them out
 	for range prefetchers {
 		wg.Go(func() {
 			var sig []byte
-			for c := range next {
+			for c := int(next.Add(1) - 1); c < len(results) && ctx.Err() == nil; c = int(next.Add(1) - 1) {
 				chunk := folders[c*prefetchChunk : min(len(folders), (c+1)*prefetchChunk)]
 				states := make([]folderState, len(chunk))
 				for i, f := range chunk {
