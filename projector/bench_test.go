@@ -62,23 +62,7 @@ const benchEntries = 20000
 //
 //	go test ./projector -run '^$' -bench CatchUpNoChange -count 6
 func BenchmarkCatchUpNoChange(b *testing.B) {
-	dir := b.TempDir() + "/.tape"
-	if _, err := corpus.Generate(dir, corpus.Options{Entries: 10000, PerAnchor: 10, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
-	ws, err := tapelog.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ws.Close()
-	p, err := Open(context.Background(), ws)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	if _, err := p.CatchUp(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	p := thousandFolders(b, false)
 	for b.Loop() {
 		st, err := p.CatchUp(context.Background())
 		if err != nil || st.FilesRead != 0 {
@@ -87,12 +71,11 @@ func BenchmarkCatchUpNoChange(b *testing.B) {
 	}
 }
 
-// BenchmarkQuickCatchUp measures what a reader does before trusting the
-// index when nothing changed, on a tape of 1,000 settled anchor folders:
-// read the state record, then walk the files against it (dry):
-//
-//	go test ./projector -run '^$' -bench QuickCatchUp -count 6
-func BenchmarkQuickCatchUp(b *testing.B) {
+// thousandFolders makes a workspace of one tape of 1,000 anchor folders of
+// 10 entries each, its folders settled or not (see settler), and returns a
+// Projector that caught up with it.
+func thousandFolders(b *testing.B, settled bool) *Projector {
+	b.Helper()
 	dir := b.TempDir() + "/.tape"
 	if _, err := corpus.Generate(dir, corpus.Options{Entries: 10000, PerAnchor: 10, Seed: 1}); err != nil {
 		b.Fatal(err)
@@ -101,18 +84,31 @@ func BenchmarkQuickCatchUp(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ws.Close()
-	var s settler
-	s.settle(ws)
+	b.Cleanup(func() { ws.Close() })
+	if settled {
+		var s settler
+		s.settle(ws)
+	}
 	p, err := Open(context.Background(), ws)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer p.Close()
-	for range 2 { // the second finds nothing new and writes the record
-		if _, err := p.CatchUp(context.Background()); err != nil {
-			b.Fatal(err)
-		}
+	b.Cleanup(func() { p.Close() })
+	if _, err := p.CatchUp(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkQuickCatchUp measures what a reader does before trusting the
+// index when nothing changed, on a tape of 1,000 settled anchor folders:
+// read the state record, then walk the files against it (dry):
+//
+//	go test ./projector -run '^$' -bench QuickCatchUp -count 6
+func BenchmarkQuickCatchUp(b *testing.B) {
+	p := thousandFolders(b, true)
+	if _, err := p.CatchUp(context.Background()); err != nil { // finds nothing new, and writes the record
+		b.Fatal(err)
 	}
 	ctx := context.Background()
 	if p.ReadStateRecord(ctx) == nil {

@@ -58,14 +58,7 @@ func FuzzMatchExpr(f *testing.F) {
 // same.
 func snippetOfFolded(text string, terms []string, width int) string {
 	text = strings.Join(strings.Fields(text), " ")
-	first := -1
-	for i := 0; i < len(text) && first < 0; {
-		if matchAt(text[i:], terms) > 0 {
-			first = i
-		}
-		_, size := utf8.DecodeRuneInString(text[i:])
-		i += size
-	}
+	first := firstMatch(text, terms)
 	start := 0
 	if first > 0 && utf8.RuneCountInString(text) > width {
 		start = first

@@ -168,14 +168,7 @@ func queryTerms(query string) []string {
 // white space, so a term matches the text where it matches the folded
 // text.
 func Snippet(text string, terms []string, width int) string {
-	first := -1
-	for i := 0; i < len(text) && first < 0; {
-		if matchAt(text[i:], terms) > 0 {
-			first = i
-		}
-		_, size := utf8.DecodeRuneInString(text[i:])
-		i += size
-	}
+	first := firstMatch(text, terms)
 	start := skipSpace(text, 0)                     // where the folded text starts
 	if first > start && foldedLonger(text, width) { // a short text is shown whole
 		start = foldedBack(text, first, start, width/3) // some context before the match
@@ -205,6 +198,18 @@ func Snippet(text string, terms []string, width int) string {
 		b.WriteString("…")
 	}
 	return b.String()
+}
+
+// firstMatch returns where the first term found in text starts, or -1.
+func firstMatch(text string, terms []string) int {
+	for i := 0; i < len(text); {
+		if matchAt(text[i:], terms) > 0 {
+			return i
+		}
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+	}
+	return -1
 }
 
 // skipSpace returns the index of the first rune of s at or after i that
