@@ -30,9 +30,9 @@ type AnchorsDir struct {
 
 // OpenAnchors opens the tape's anchors folder, through the workspace's
 // root, so a symlink that leads out of the workspace is refused as it is
-// everywhere else.
+// everywhere else, and without blocking on a FIFO of that name.
 func (t *Tape) OpenAnchors() (*AnchorsDir, error) {
-	f, err := t.ws.root.Open(t.anchorsPath())
+	f, err := t.ws.openDir(t.anchorsPath())
 	if err != nil {
 		return nil, fmt.Errorf("open anchors of tape %s: %w", t.name, err)
 	}

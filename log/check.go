@@ -73,7 +73,7 @@ type CheckResult struct {
 // files.
 func (w *Workspace) CheckFiles(ctx context.Context, upTo map[FileKey]int64) (*CheckResult, error) {
 	c := &checker{ws: w, upTo: upTo, now: time.Now(), res: &CheckResult{}}
-	dirents, err := fs.ReadDir(w.root.FS(), tapesDir)
+	dirents, err := w.readDir(tapesDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("list tapes: %w", err)
 	}
@@ -130,7 +130,7 @@ func (c *checker) temp(rel string, d fs.DirEntry) bool {
 // read when nil).
 func (c *checker) temps(rel string, dirents []fs.DirEntry) {
 	if dirents == nil {
-		dirents, _ = fs.ReadDir(c.ws.root.FS(), rel)
+		dirents, _ = c.ws.readDir(rel)
 	}
 	for _, d := range dirents {
 		c.temp(path.Join(rel, d.Name()), d)
@@ -148,7 +148,7 @@ func (c *checker) tape(ctx context.Context, name string) error {
 // forks checks the forks of a tape as tapes of their own (a bad line there
 // stops its merge), and says which merges or removals did not finish.
 func (c *checker) forks(ctx context.Context, t *Tape) error {
-	dirents, err := fs.ReadDir(c.ws.root.FS(), t.forksPath())
+	dirents, err := c.ws.readDir(t.forksPath())
 	if err != nil {
 		return nil // no forks (or none readable: the tape's own check says so)
 	}
@@ -184,7 +184,7 @@ func (c *checker) forks(ctx context.Context, t *Tape) error {
 // tapeDir checks a tape's folder (or a fork's) and its anchor folders.
 func (c *checker) tapeDir(ctx context.Context, t *Tape) error {
 	c.temps(t.dir, nil)
-	dirents, err := fs.ReadDir(c.ws.root.FS(), t.anchorsPath())
+	dirents, err := c.ws.readDir(t.anchorsPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -228,8 +228,12 @@ func (c *checker) tapeDir(ctx context.Context, t *Tape) error {
 // unreadableFix says how to make the folder at rel readable: a symlink is
 // never followed out of the workspace, which no chmod changes.
 func (c *checker) unreadableFix(rel, mode string) string {
-	if fi, err := c.ws.root.Lstat(rel); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	fi, err := c.ws.root.Lstat(rel)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		return "it is a symlink, and tape reads nothing outside the workspace: replace the link with the folder itself (rm the link, then mv the folder here)"
+	case err == nil && !fi.IsDir():
+		return "it is not a folder (" + fi.Mode().Type().String() + "): move it away, and make a folder of that name"
 	}
 	return "make it readable: chmod " + mode
 }
@@ -237,7 +241,7 @@ func (c *checker) unreadableFix(rel, mode string) string {
 // folder checks the files of one anchor folder.
 func (c *checker) folder(t *Tape, f Folder) {
 	dir := t.folderPath(f.Name)
-	dirents, err := fs.ReadDir(c.ws.root.FS(), dir)
+	dirents, err := c.ws.readDir(dir)
 	if err != nil {
 		c.add(CheckUnreadable, dir, 0, "cannot list: "+err.Error(), c.unreadableFix(dir, "u+rwx"))
 		return

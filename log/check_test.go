@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestCheckFilesCounts checks what CheckFiles counts per file, which the
@@ -81,5 +83,58 @@ func TestTornTail(t *testing.T) {
 			t.Errorf("tornTail(%q, %d) = %d, want %d", tt.content, tt.complete, got, tt.want)
 		}
 		f.Close()
+	}
+}
+
+// A FIFO where a tape's anchors folder should be is reported as a folder
+// that cannot be listed, with a fix that fits (no chmod makes it one), and
+// neither the check nor the listings of the tapes block on it.
+func TestCheckAnchorsFIFO(t *testing.T) {
+	ws := openHandMade(t, map[string]string{
+		"tapes/main/anchors/001_a/messages.jsonl": `{"kind":"message","payload":{"content":"留下"}}` + "\n",
+	})
+	if err := os.MkdirAll(ws.Abs("tapes/pipe"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(ws.Abs("tapes/pipe/anchors"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		res *CheckResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := ws.CheckFiles(context.Background(), nil)
+		done <- answer{res, err}
+	}()
+	var got answer
+	select {
+	case got = <-done:
+	case <-time.After(10 * time.Second):
+		if f, err := os.OpenFile(ws.Abs("tapes/pipe/anchors"), os.O_WRONLY, 0); err == nil {
+			f.Close() // lets the blocked open return, so the test ends
+		}
+		<-done
+		t.Fatal("CheckFiles blocked on a FIFO named anchors")
+	}
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	found := false
+	for _, p := range got.res.Problems {
+		if p.Check == CheckUnreadable && p.Path == "tapes/pipe/anchors" {
+			found = true
+			if !strings.Contains(p.Fix, "not a folder") {
+				t.Errorf("fix %q; want it to say the anchors folder is not a folder", p.Fix)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no unreadable problem at tapes/pipe/anchors in %+v", got.res.Problems)
+	}
+	tp, _ := ws.Tape("pipe")
+	if _, err := tp.Folders(); err == nil {
+		t.Error("listing the folders of a tape whose anchors folder is a FIFO did not fail")
 	}
 }

@@ -139,7 +139,7 @@ func (t *Tape) noFork(id string) error {
 
 // Forks lists the ids of the tape's forks, oldest first (ULIDs sort by time).
 func (t *Tape) Forks() ([]string, error) {
-	dirents, err := fs.ReadDir(t.ws.root.FS(), t.forksPath())
+	dirents, err := t.ws.readDir(t.forksPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

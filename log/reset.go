@@ -122,7 +122,7 @@ func (t *Tape) archiveName(now time.Time) (string, error) {
 // clearResetLeftovers removes the anchors a reset killed before it could
 // delete them left under a dot name.
 func (t *Tape) clearResetLeftovers() error {
-	dirents, err := fs.ReadDir(t.ws.root.FS(), t.dir)
+	dirents, err := t.ws.readDir(t.dir)
 	if err != nil {
 		return fmt.Errorf("list tape %s: %w", t.name, err)
 	}

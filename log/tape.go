@@ -77,7 +77,7 @@ type folderRef struct {
 // not parse as "<seq>_<slug>", files, and names starting with a dot
 // (temporary folders) are left out. A tape without an anchors folder has none.
 func (t *Tape) listFolders() ([]folderRef, error) {
-	dirents, err := fs.ReadDir(t.ws.root.FS(), t.anchorsPath())
+	dirents, err := t.ws.readDir(t.anchorsPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/tape-dev/tape/internal/fileutil"
 )
@@ -149,7 +150,7 @@ func (w *Workspace) Tape(name string) (*Tape, error) {
 
 // Tapes lists the names of the workspace's tapes, sorted.
 func (w *Workspace) Tapes() ([]string, error) {
-	dirents, err := fs.ReadDir(w.root.FS(), tapesDir)
+	dirents, err := w.readDir(tapesDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -218,6 +219,27 @@ func (w *Workspace) Remove(rel string) error {
 		return fmt.Errorf("remove %s: %w", rel, err)
 	}
 	return nil
+}
+
+// openDir opens the workspace folder rel, through the root, to list it.
+// It does not block: a FIFO at that name would hold an open until
+// someone writes to it, and with it every command that lists the
+// workspace (a catch-up, doctor). Not a folder, it fails with ENOTDIR.
+func (w *Workspace) openDir(rel string) (*os.File, error) {
+	return w.root.OpenFile(rel, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+}
+
+// readDir lists the workspace folder rel sorted by name, as fs.ReadDir
+// does, opened with openDir.
+func (w *Workspace) readDir(rel string) ([]fs.DirEntry, error) {
+	f, err := w.openDir(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dirents, err := f.ReadDir(-1)
+	slices.SortFunc(dirents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return dirents, err
 }
 
 // ReadPrivate reads the workspace file rel, of at most max bytes.

@@ -242,12 +242,10 @@ func TestCatchUpBeside(t *testing.T) {
 	p.Fresh = false // as a later process finds it
 
 	// A folder changed in the last 2 s is listed, and its listing written,
-	// by every pass: make it old, and let one pass note that.
-	dirs, _ := filepath.Glob(filepath.Join(ws.Dir(), "tapes/main/anchors/*"))
-	old := time.Now().Add(-time.Hour)
-	for _, d := range dirs {
-		os.Chtimes(d, old, old)
-	}
+	// by every pass; a tape's anchors folder that settles has its listing
+	// written once: make them old, and let one pass note that.
+	var s settler
+	s.settle(ws)
 	for range 2 { // the second, finding nothing new, writes the state record
 		if _, err := p.CatchUpBeside(context.Background(), time.Second, nil); err != nil {
 			t.Fatal(err)
@@ -328,10 +326,8 @@ func TestAnchorsSymlinkOutOfWorkspace(t *testing.T) {
 	}
 	sameAsRebuild(t, ws, p, words...)
 	// Settled (see racyWindow), so that a catch-up has nothing to write.
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(ws.Abs("tapes/main/anchors/001_session-start"), old, old); err != nil {
-		t.Fatal(err)
-	}
+	var s settler
+	s.settle(ws)
 	catchUp(t, p)
 	catchUp(t, p)                  // finds nothing new, and writes the state record
 	reader := openProjector(t, ws) // data_version counts the commits of other connections

@@ -1,8 +1,11 @@
 package projector
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -43,8 +46,10 @@ func TestCatchUpSkipsUnchangedAnchorsFolders(t *testing.T) {
 		return n
 	}
 	catchUp(t, p)
-	if st := catchUp(t, p); st.TapesListed != 1 || kept() != 0 {
-		t.Fatalf("catch-up of an anchors folder changed just now: %+v, %d listings kept; want it listed, and no listing kept", st, kept())
+	// Both folders changed just now: their listings cannot be trusted yet
+	// (racyWindow), so both are listed again.
+	if st := catchUp(t, p); st.TapesListed != 1 || st.Listed != 1 || kept() != 0 {
+		t.Fatalf("catch-up of folders changed just now: %+v, %d listings kept; want the anchors folder and the anchor folder listed, and no listing kept", st, kept())
 	}
 
 	backdate()
@@ -122,5 +127,90 @@ func TestCatchUpSkipsUnchangedAnchorsFolders(t *testing.T) {
 	}
 	if got, want := dump(t, p, []string{"one", "two"}), rebuiltDump(t, ws, []string{"one", "two"}); got != want {
 		t.Errorf("with symlinked folders the index differs from a rebuild:\n%s\n---\n%s", got, want)
+	}
+}
+
+// A deleted tape takes its kept listing with it, in a catch-up and in a
+// rebuild: a listing left behind would name a tape that no longer is, and
+// every later pass would drop it again, so none would find nothing new.
+func TestDeletedTapeForgetsItsListing(t *testing.T) {
+	for _, rebuild := range []bool{false, true} {
+		t.Run(fmt.Sprintf("rebuild=%v", rebuild), func(t *testing.T) {
+			ws := newWorkspace(t)
+			appendMsg(t, ws, "main", "kept")
+			appendMsg(t, ws, "side", "gone")
+			p := openProjector(t, ws)
+			var s settler
+			s.settle(ws)
+			catchUp(t, p)
+			if n := countRows(t, p, "tape_listings"); n != 2 {
+				t.Fatalf("%d listings kept, want 2", n)
+			}
+			if err := os.RemoveAll(filepath.Join(ws.Dir(), "tapes/side")); err != nil {
+				t.Fatal(err)
+			}
+			s.settle(ws)
+			if rebuild {
+				if _, err := p.Rebuild(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				catchUp(t, p)
+			}
+			if n := countRows(t, p, "tape_listings"); n != 1 {
+				t.Errorf("%d listings kept after the tape was deleted, want 1", n)
+			}
+			catchUp(t, p) // finds nothing new, and writes the state record
+			if st := catchUp(t, p); st.ops != 0 || p.ReadStateRecord(context.Background()) == nil {
+				t.Errorf("catch-up with nothing new: %+v, %d ops; want none, and a state record", st, st.ops)
+			}
+		})
+	}
+}
+
+func countRows(t *testing.T, p *Projector, table string) int {
+	t.Helper()
+	var n int
+	if err := p.db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A FIFO where a tape's anchors folder should be is a tape that cannot be
+// read, recorded as one; it must not block the catch-up, which opened it
+// for reading and waited for a writer that never came.
+func TestAnchorsFIFODoesNotBlock(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "kept")
+	fifo := filepath.Join(ws.Dir(), "tapes/pipe/anchors")
+	if err := os.MkdirAll(filepath.Dir(fifo), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := openProjector(t, ws)
+	done := make(chan error, 1)
+	go func() { _, err := p.CatchUp(context.Background()); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("catch-up: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		// Open it for writing, so the blocked open returns and the test ends.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		<-done
+		t.Fatal("the catch-up blocked on a FIFO named anchors")
+	}
+	bad, err := p.BadLines(context.Background(), "pipe", nil)
+	if err != nil || len(bad) != 1 || bad[0].Path != "tapes/pipe/anchors" {
+		t.Errorf("bad lines of the tape: %v, %v; want its anchors folder, which cannot be listed", bad, err)
+	}
+	if hits, err := p.Search(context.Background(), SearchQuery{Text: "kept"}); err != nil || len(hits) != 1 {
+		t.Errorf("search of the other tape: %d hits, %v", len(hits), err)
 	}
 }

@@ -428,16 +428,18 @@ func exhausted(err error) bool {
 }
 
 // listTape lists a tape's anchor folders and returns how to stat their
-// files: relative to the open anchors folder (AnchorsDir), or, if it
-// cannot be opened, by path; the anchors folder's listing to keep (nil
-// for none, see anchorFolders); and what closes the folder, once nothing
+// files: relative to the open anchors folder (AnchorsDir), or by path for
+// a tape that has none; the anchors folder's listing to keep (nil for
+// none, see anchorFolders); and what closes the folder, once nothing
 // stats through it any more (its descriptor's number may be reused).
 func (w *walker) listTape(t *tapelog.Tape) (statFunc, []tapelog.Folder, *tapeListing, func(), error) {
 	dir, err := t.OpenAnchors()
-	if err != nil { // gone, most likely: the tape's own listing says so
+	switch {
+	case errors.Is(err, fs.ErrNotExist): // a tape with no anchors folder has no anchor folders
 		w.stats.TapesListed++
-		folders, err := t.Folders()
-		return t.QuickStat, folders, nil, func() {}, err
+		return t.QuickStat, nil, nil, func() {}, nil
+	case err != nil: // the caller tells running out of descriptors from a tape it cannot read
+		return nil, nil, nil, func() {}, err
 	}
 	folders, listing, err := w.anchorFolders(t.Name(), dir)
 	return dir.Stat, folders, listing, func() { dir.Close() }, err
