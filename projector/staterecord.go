@@ -1,6 +1,7 @@
 package projector
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -47,8 +48,7 @@ type StateRecord struct{ st state }
 
 // stateRecordVersion starts an encoded record; a record of another
 // version is ignored, as if there were none, and replaced by the next
-// full pass that finds nothing new. It stays below 128, so that it is the
-// record's first byte (keepStateRecord).
+// full pass that finds nothing new (keepStateRecord).
 const stateRecordVersion = 3
 
 // ReadStateRecord reads the state record with DB's connection; nil if
@@ -118,8 +118,9 @@ func (p *Projector) unchangedSince(ctx context.Context, st state) (Stats, bool, 
 
 // keepStateRecord keeps the state record true to the rows a pass leaves:
 // a pass that changed them deletes it; a full pass that found nothing new
-// writes st, the state it loaded, if there is no record. A scoped pass that
-// changed nothing leaves it: it did not look at every folder.
+// writes st, the state it loaded, unless the record is st already. A
+// scoped pass that changed nothing leaves it: it did not look at every
+// folder.
 func keepStateRecord(ctx context.Context, tx sqlTx, st state, scoped, changed bool) error {
 	switch {
 	case changed:
@@ -130,19 +131,20 @@ func keepStateRecord(ctx context.Context, tx sqlTx, st state, scoped, changed bo
 	case scoped:
 		return nil
 	}
-	// A record of this version is kept: a pass that finds nothing new
-	// writes nothing. One of another version, left by another build of
-	// tape on an index of the same schema, is one no reader of this build
+	// A record that is the state is kept: a pass that finds nothing new
+	// writes nothing. Any other (of another version, left by another build
+	// of tape on an index of the same schema; or damaged) is one no reader
 	// can use, and would never be replaced otherwise.
-	var current bool
-	err := tx.QueryRowContext(ctx, `SELECT substr(data, 1, 1) = ? FROM state_record`, []byte{stateRecordVersion}).Scan(&current)
+	data := encodeState(st)
+	var kept []byte
+	err := tx.QueryRowContext(ctx, `SELECT data FROM state_record`).Scan(&kept)
 	switch {
-	case err == nil && current:
+	case err == nil && bytes.Equal(kept, data):
 		return nil
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("read state record: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO state_record (id, data) VALUES (1, ?)`, encodeState(st)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO state_record (id, data) VALUES (1, ?)`, data); err != nil {
 		return fmt.Errorf("write state record: %w", err)
 	}
 	return nil
@@ -319,6 +321,9 @@ func (d *recordDecoder) uvarint() uint64 {
 	var x uint64
 	for i := 0; i < len(d.s) && i < binary.MaxVarintLen64; i++ {
 		c := d.s[i]
+		if i == binary.MaxVarintLen64-1 && c > 1 {
+			break // past 64 bits, as binary.Uvarint refuses
+		}
 		x |= uint64(c&0x7f) << (7 * i)
 		if c < 0x80 {
 			d.s = d.s[i+1:]

@@ -165,6 +165,11 @@ func TestStateRecordRoundTrip(t *testing.T) {
 			t.Errorf("decodeState took the first %d of %d bytes", n, len(data))
 		}
 	}
+	// A version past 64 bits is refused, not taken modulo 2^64 for a 3.
+	over := []byte{stateRecordVersion | 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02}
+	if _, ok := decodeState(string(append(over, data[1:]...))); ok {
+		t.Error("decodeState took a version of more than 64 bits")
+	}
 	if _, ok := decodeState(string(append([]byte{stateRecordVersion + 1}, data[1:]...))); ok {
 		t.Error("decodeState took a record of another version")
 	}
@@ -205,24 +210,35 @@ func TestStateRecordOfAnotherSchemaIsIgnored(t *testing.T) {
 }
 
 // A record of another version, left by another build of tape on an index
-// of the same schema, is replaced by the next pass that finds nothing new:
-// kept, it would stop every reader of this build from using one.
+// of the same schema, or a damaged one, is replaced by the next pass that
+// finds nothing new: kept, it would stop every reader from using one.
 func TestStateRecordOfAnotherVersionIsReplaced(t *testing.T) {
-	ws := newWorkspace(t)
-	appendMsg(t, ws, "main", "kept")
-	p := openProjector(t, ws)
-	settleWithRecord(t, ws, p)
-	if _, err := p.DB().Exec(`UPDATE state_record SET data = ? || substr(data, 2)`, []byte{stateRecordVersion + 1}); err != nil {
-		t.Fatal(err)
-	}
-	if p.ReadStateRecord(context.Background()) != nil {
-		t.Fatal("a state record of another version was read")
-	}
-	if st := catchUp(t, p); st.Entries != 0 || st.Removed != 0 {
-		t.Fatalf("catch-up with nothing new: %+v", st)
-	}
-	if p.ReadStateRecord(context.Background()) == nil {
-		t.Error("a catch-up that found nothing new kept a state record of another version")
+	for name, damage := range map[string]func([]byte) []byte{
+		"another version": func(data []byte) []byte { return append([]byte{stateRecordVersion + 1}, data[1:]...) },
+		"cut short":       func(data []byte) []byte { return data[:len(data)/2] },
+	} {
+		t.Run(name, func(t *testing.T) {
+			ws := newWorkspace(t)
+			appendMsg(t, ws, "main", "kept")
+			p := openProjector(t, ws)
+			settleWithRecord(t, ws, p)
+			var data []byte
+			if err := p.DB().QueryRow(`SELECT data FROM state_record`).Scan(&data); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.DB().Exec(`UPDATE state_record SET data = ?`, damage(data)); err != nil {
+				t.Fatal(err)
+			}
+			if p.ReadStateRecord(context.Background()) != nil {
+				t.Fatal("the record was read")
+			}
+			if st := catchUp(t, p); st.Entries != 0 || st.Removed != 0 {
+				t.Fatalf("catch-up with nothing new: %+v", st)
+			}
+			if p.ReadStateRecord(context.Background()) == nil {
+				t.Error("a catch-up that found nothing new kept the record")
+			}
+		})
 	}
 }
 
