@@ -48,16 +48,10 @@ func (t *Tape) OpenAnchors() (*AnchorsDir, error) {
 	return &AnchorsDir{t: t, dir: dir, fd: fd, path: t.anchorsPath()}, nil
 }
 
-// Folders lists the anchor folders in tape order, as Tape.Folders does,
-// from the open folder.
-func (d *AnchorsDir) Folders() ([]Folder, error) {
-	folders, _, err := d.List()
-	return folders, err
-}
-
-// List is Folders, and reports whether the folder holds a symlink: a
-// symlink's target changes without the anchors folder, so a listing of
-// one cannot be kept (see Identity).
+// List lists the anchor folders in tape order, as Tape.Folders does, from
+// the open folder, and reports whether it holds a symlink: a symlink's
+// target changes without the anchors folder, so a listing of one cannot
+// be kept (see Identity).
 func (d *AnchorsDir) List() (folders []Folder, links bool, err error) {
 	if _, err := d.dir.Seek(0, io.SeekStart); err != nil {
 		return nil, false, fmt.Errorf("list anchors of tape %s: %w", d.t.name, err)
