@@ -1,8 +1,10 @@
 package projector
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -205,42 +207,46 @@ func (d *payloadDecoder) str() (string, bool) {
 
 // escapedStr decodes the rest of a string that has escapes, from start,
 // just after its opening quote; d.i is at its first backslash.
+//
+// It finds the closing quote first: no escape decodes to more bytes than
+// it takes, so the string is written into one buffer of the raw length,
+// in runs between backslashes. Appending byte by byte to a buffer that
+// doubled, then copying it into a string, was three copies of every
+// tool output with a newline in it, and the page faults of fresh memory
+// for each.
 func (d *payloadDecoder) escapedStr(start int) (string, bool) {
-	buf := append(make([]byte, 0, d.i-start+16), d.b[start:d.i]...)
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			if !utf8.Valid(buf) {
-				return "", false
+	end, ok := d.stringEnd()
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(end - start)
+	b.Write(d.b[start:d.i])
+	for d.i < end {
+		if d.b[d.i] != '\\' {
+			run := d.b[d.i:end]
+			if k := bytes.IndexByte(run, '\\'); k >= 0 {
+				run = run[:k]
 			}
-			return string(buf), true
-		case c < 0x20:
-			return "", false
-		case c != '\\':
-			buf = append(buf, c)
-			d.i++
+			b.Write(run)
+			d.i += len(run)
 			continue
 		}
-		if d.i+1 >= len(d.b) {
-			return "", false
-		}
-		e := d.b[d.i+1]
+		e := d.b[d.i+1] // stringEnd saw a byte after every backslash
 		d.i += 2
 		switch e {
 		case '"', '\\', '/':
-			buf = append(buf, e)
+			b.WriteByte(e)
 		case 'b':
-			buf = append(buf, '\b')
+			b.WriteByte('\b')
 		case 'f':
-			buf = append(buf, '\f')
+			b.WriteByte('\f')
 		case 'n':
-			buf = append(buf, '\n')
+			b.WriteByte('\n')
 		case 'r':
-			buf = append(buf, '\r')
+			b.WriteByte('\r')
 		case 't':
-			buf = append(buf, '\t')
+			b.WriteByte('\t')
 		case 'u':
 			r, ok := d.hex4(d.i)
 			if !ok {
@@ -257,12 +263,36 @@ func (d *payloadDecoder) escapedStr(start int) (string, bool) {
 				}
 				d.i += 6
 			}
-			buf = utf8.AppendRune(buf, r)
+			b.WriteRune(r)
 		default:
 			return "", false
 		}
 	}
-	return "", false
+	d.i = end + 1
+	if !utf8.ValidString(b.String()) {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// stringEnd finds the closing quote of the string d.i is in, skipping
+// the byte after each backslash; ok is false if there is none, or if a
+// control character comes first (JSON wants them escaped).
+func (d *payloadDecoder) stringEnd() (int, bool) {
+	for i := d.i; i < len(d.b); i++ {
+		switch c := d.b[i]; {
+		case c == '"':
+			return i, true
+		case c < 0x20:
+			return 0, false
+		case c == '\\':
+			if i+1 >= len(d.b) || d.b[i+1] < 0x20 {
+				return 0, false
+			}
+			i++
+		}
+	}
+	return 0, false
 }
 
 // hex4 reads the four hex digits at i of a \u escape.

@@ -15,6 +15,7 @@ var payloadSeeds = []string{
 	`{"deep":[[[[{"x":[{"y":"z"}]}]]]]}`,
 	`{}`,
 	`{"content":"\ud83d\ude00 and \uD83D\uDE00, as Python's json.dumps writes them"}`,
+	`{"results":["ok\\","\\\"","` + strings.Repeat(`--- FAIL: TestFlush (0.01s)\n    期待 \"a\", 得到 \"b\"\t`, 200) + `"]}`,
 }
 
 // The fast path decodes usual payloads itself, as encoding/json does.
@@ -42,19 +43,23 @@ func TestDecodePayloadFallback(t *testing.T) {
 		payload string
 		err     bool
 	}{
-		{`{"s":"\ud83d"}`, false},       // a lone surrogate: replaced
-		{`{"s":"\ud83dx"}`, false},      // the same, before a character
-		{`{"s":"\ude00\ud83d"}`, false}, // a pair in the wrong order
-		{`{"s":"\ud83d\u0041"}`, false}, // a high surrogate, then no low one
-		{`{"s":"\ud83d\ud83d"}`, false}, // two high ones
-		{`{"s":"\ud83d\`, true},         // cut short
-		{"{\"s\":\"\xff\"}", false},     // invalid UTF-8: replaced
-		{`{"n":1e400}`, true},           // out of float64's range
-		{`[1,2]`, true},                 // not an object
-		{`null`, false},                 // nothing: a nil map
-		{`{"a":1} {"b":2}`, true},       // two values
-		{`{"a":01}`, true},              // not JSON
-		{`{"a":"` + "\t" + `"}`, true},  // a raw control character
+		{`{"s":"\ud83d"}`, false},         // a lone surrogate: replaced
+		{`{"s":"\ud83dx"}`, false},        // the same, before a character
+		{`{"s":"\ude00\ud83d"}`, false},   // a pair in the wrong order
+		{`{"s":"\ud83d\u0041"}`, false},   // a high surrogate, then no low one
+		{`{"s":"\ud83d\ud83d"}`, false},   // two high ones
+		{`{"s":"\ud83d\`, true},           // cut short
+		{"{\"s\":\"\xff\"}", false},       // invalid UTF-8: replaced
+		{`{"n":1e400}`, true},             // out of float64's range
+		{`[1,2]`, true},                   // not an object
+		{`null`, false},                   // nothing: a nil map
+		{`{"a":1} {"b":2}`, true},         // two values
+		{`{"a":01}`, true},                // not JSON
+		{`{"a":"` + "\t" + `"}`, true},    // a raw control character
+		{`{"a":"x\n` + "\t" + `"}`, true}, // the same, after an escape
+		{`{"a":"x\` + "\t" + `"}`, true},  // a control character escaped
+		{"{\"s\":\"\\n\xff\"}", false},    // invalid UTF-8 after an escape: replaced
+		{`{"a":"x\n`, true},               // no closing quote
 		{strings.Repeat(`{"a":`, 70) + `1` + strings.Repeat(`}`, 70), false}, // deep
 	} {
 		if _, ok := decodePayloadFast([]byte(tc.payload)); ok {
@@ -91,20 +96,27 @@ func FuzzDecodePayload(f *testing.F) {
 }
 
 func BenchmarkDecodePayload(b *testing.B) {
-	payload := []byte(payloadSeeds[1])
-	b.Run("fast", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := decodePayload(payload); err != nil {
-				b.Fatal(err)
+	for _, bc := range []struct{ name, payload string }{
+		{"message", payloadSeeds[1]},
+		{"tool-output", payloadSeeds[7]}, // 10 KB, an escape every 20 bytes
+	} {
+		payload := []byte(bc.payload)
+		b.Run(bc.name+"/fast", func(b *testing.B) {
+			b.SetBytes(int64(len(payload)))
+			for b.Loop() {
+				if _, err := decodePayload(payload); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
-	b.Run("encoding-json", func(b *testing.B) {
-		for b.Loop() {
-			var m map[string]any
-			if err := json.Unmarshal(payload, &m); err != nil {
-				b.Fatal(err)
+		})
+		b.Run(bc.name+"/encoding-json", func(b *testing.B) {
+			b.SetBytes(int64(len(payload)))
+			for b.Loop() {
+				var m map[string]any
+				if err := json.Unmarshal(payload, &m); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }

@@ -28,7 +28,7 @@ func SearchText(e tapelog.Entry) string {
 	if err != nil {
 		return ""
 	}
-	return searchText(e.Kind, p) // without the views' facts, which a snippet does not need
+	return searchText(e.Kind, p, len(e.Payload)) // without the views' facts, which a snippet does not need
 }
 
 // EntryFacts is what the views need of an entry (see package views), as
@@ -46,11 +46,16 @@ func textAndFacts(e tapelog.Entry) (string, views.Facts) {
 	if err != nil {
 		return "", views.Facts{}
 	}
-	return searchText(e.Kind, p), views.Extract(e.Kind, p, e.Meta)
+	return searchText(e.Kind, p, len(e.Payload)), views.Extract(e.Kind, p, e.Meta)
 }
 
-func searchText(kind string, p map[string]any) string {
+// searchText collects the text of a decoded payload of size bytes, which
+// it rarely exceeds (strings lose their quotes and escapes, and gain a
+// newline): the builder grown once was written once, where doubling it
+// copied a long tool output three times.
+func searchText(kind string, p map[string]any, size int) string {
 	var b strings.Builder
+	b.Grow(size)
 	add := func(v any, keys bool) { collectStrings(&b, v, "", keys) }
 	switch kind {
 	case tapelog.KindMessage, tapelog.KindSystem:
