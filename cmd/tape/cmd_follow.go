@@ -85,9 +85,9 @@ func placeOf(e tapelog.Entry) tapelog.Position {
 	return tapelog.Position{Folder: e.Pos.Folder, File: e.Pos.File, Line: e.Pos.Line}
 }
 
-func (c *LogCmd) printOne(env *Env, out jsonLines, e tapelog.Entry) error {
+func (c *LogCmd) printOne(env *Env, out *jsonLines, e tapelog.Entry) error {
 	if c.JSON {
-		return out.write(e.Record())
+		return out.writeRecord(e.Record())
 	}
 	if _, err := fmt.Fprintln(env.Stdout, humanEntry(e, env.color)); err != nil {
 		return fmt.Errorf("write output: %w", err)

@@ -48,13 +48,16 @@ func (c *SearchCmd) Validate() error {
 	return nil
 }
 
-// searchRecord is what `tape search --json` prints: an entry as `tape log
-// --json` prints it, and the match. Its names are a contract.
-type searchRecord struct {
-	tapelog.Record
-	Snippet  string  `json:"snippet"`
-	Rank     float64 `json:"rank"`
-	RankedBy string  `json:"ranked_by"`
+// appendSearchRecord appends the line `tape search --json` prints for a
+// hit: an entry as `tape log --json` prints it, then "snippet", "rank" and
+// "ranked_by". Its names are a contract; it is written as encoding/json
+// writes a searchRecord (search_json_test.go), only faster.
+func appendSearchRecord(dst []byte, h projector.Hit) []byte {
+	dst = h.Entry.Record().AppendJSONFields(dst)
+	dst = tapelog.AppendJSONString(append(dst, `,"snippet":`...), h.Snippet)
+	dst = tapelog.AppendJSONFloat(append(dst, `,"rank":`...), h.Rank)
+	dst = tapelog.AppendJSONString(append(dst, `,"ranked_by":`...), h.RankedBy)
+	return append(dst, '}', '\n')
 }
 
 // errNoMatch makes the exit status 1, as grep's.
@@ -169,7 +172,7 @@ func (c *SearchCmd) print(env *Env, w io.Writer, hits []projector.Hit) error {
 	if c.JSON {
 		out := newJSONLines(w)
 		for _, h := range hits {
-			if err := out.write(searchRecord{Record: h.Entry.Record(), Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy}); err != nil {
+			if err := out.writeLine(appendSearchRecord(out.buf[:0], h)); err != nil {
 				return err
 			}
 		}

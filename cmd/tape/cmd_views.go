@@ -459,7 +459,7 @@ func (c *MessagesCmd) Run(env *Env, g *Globals) error {
 			continue
 		}
 		if c.JSON {
-			if err := out.write(m.Record()); err != nil {
+			if err := out.writeRecord(m.Record()); err != nil {
 				return err
 			}
 			continue

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+)
+
+// searchRecord is what `tape search --json` printed through encoding/json
+// before appendSearchRecord: the reference it must match byte for byte.
+type searchRecord struct {
+	tapelog.Record
+	Snippet  string  `json:"snippet"`
+	Rank     float64 `json:"rank"`
+	RankedBy string  `json:"ranked_by"`
+}
+
+func TestAppendSearchRecordIsEncodingJSON(t *testing.T) {
+	entries := []tapelog.Entry{
+		{ID: "01JD", Kind: "message", Date: "2026-11-23T18:00:00Z", Payload: json.RawMessage(`{"role":"user", "content":"发生了一个错误，请重试 <b>&</b>"}`),
+			Pos: tapelog.Position{Tape: "main", Anchor: "review", Folder: "003_review", File: "messages.jsonl", AnchorSeq: 3, Line: 12}},
+		{ID: "x\"\n", Kind: "tool_result", Payload: json.RawMessage(` {"results" : ["a\nb", "\u2028"]} `), Meta: json.RawMessage(`{"model":"m"}`),
+			Pos: tapelog.Position{Tape: "t\u2029", Anchor: "start", Folder: "000_start", File: "tool_results.jsonl"}},
+	}
+	for _, e := range entries {
+		for _, h := range []projector.Hit{
+			{Entry: e, Rank: -3.0000001e-7, RankedBy: projector.RankedByBM25, Snippet: "**发生**了 \x01 \xff"},
+			{Entry: e, Rank: 0, RankedBy: projector.RankedByRecency, Snippet: "…a **b** c…"},
+			{Entry: e, Rank: -math.MaxFloat64, RankedBy: projector.RankedByBM25},
+		} {
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(searchRecord{Record: h.Entry.Record(), Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy}); err != nil {
+				t.Fatal(err)
+			}
+			if got := appendSearchRecord(nil, h); !bytes.Equal(got, want.Bytes()) {
+				t.Errorf("appendSearchRecord:\n got %s\nwant %s", got, want.Bytes())
+			}
+		}
+	}
+}
