@@ -36,9 +36,14 @@ func rebuild(args []string) error {
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("tape reindex --full: %v", err)
 		}
-		samples := sampleRSS(cmd.Process.Pid)
+		var samples <-chan []int64
+		stop := make(chan struct{})
+		if *quarters {
+			samples = sampleRSS(cmd.Process.Pid, stop)
+		}
 		err := cmd.Wait()
 		wall := time.Since(start)
+		close(stop) // before the pid can be another process's
 		if err != nil {
 			return fmt.Errorf("tape reindex --full: %v", err)
 		}
@@ -53,16 +58,16 @@ func rebuild(args []string) error {
 			st.Entries, float64(jsonl)/1e6, wall.Seconds(), float64(st.Entries)/wall.Seconds(), float64(jsonl)/1e6/wall.Seconds(),
 			float64(rss)/1024, float64(index)/1e6, float64(index)/float64(jsonl))
 		if *quarters {
-			fmt.Printf("rebuild: RSS at the end of each quarter of the run: %s\n", quarterPeaks(<-samples))
+			fmt.Printf("rebuild: peak RSS in each quarter of the run: %s\n", quarterPeaks(<-samples))
 		}
 	}
 	return nil
 }
 
 // sampleRSS reads the resident set of process pid every 200 ms until it
-// ends, and then sends what it read: a peak says how much memory a run
-// took, the samples whether it kept growing.
-func sampleRSS(pid int) <-chan []int64 {
+// ends or stop is closed, and then sends what it read: a peak says how
+// much memory a run took, the samples whether it kept growing.
+func sampleRSS(pid int, stop <-chan struct{}) <-chan []int64 {
 	out := make(chan []int64, 1)
 	go func() {
 		var kb []int64
@@ -79,7 +84,12 @@ func sampleRSS(pid int) <-chan []int64 {
 			var v int64
 			fmt.Sscan(rest, &v)
 			kb = append(kb, v)
-			time.Sleep(200 * time.Millisecond)
+			select {
+			case <-stop:
+			case <-time.After(200 * time.Millisecond):
+				continue
+			}
+			break
 		}
 		out <- kb
 	}()
