@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -188,5 +189,55 @@ func TestForwardErrorsNeverBlocks(t *testing.T) {
 		case <-deadline:
 			t.Fatal("the forwarder did not close its channel after fsnotify closed its own")
 		}
+	}
+}
+
+// A folder renamed and then deleted before fsnotify reads the rename makes
+// fsnotify fail to remove a watch the kernel had dropped (EINVAL): nothing
+// was lost, and the watcher says nothing of it (staleWatch).
+func TestWatcherQuietWhenFoldersMoveAndGo(t *testing.T) {
+	ws := newWorkspace(t)
+	p := openProjector(t, ws)
+	var mu sync.Mutex
+	var errs []error
+	first := make(chan struct{})
+	var once sync.Once
+	w := &Watcher{P: p, OnPass: func(_ Stats, err error) {
+		if err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+		once.Do(func() { close(first) })
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	<-first // w.fw is set
+	anchors := filepath.Join(ws.Dir(), "tapes/main/anchors")
+	for i := range 300 {
+		dir := filepath.Join(anchors, fmt.Sprintf("%03d_tmp", 100+i))
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the watch of a new folder", 5*time.Second, func() bool {
+			return slices.Contains(w.fw.WatchList(), dir)
+		})
+		moved := dir + "-moved"
+		if err := os.Rename(dir, moved); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(moved); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendMsg(t, ws, "main", "after the churn, a quokka")
+	reader := openProjector(t, ws)
+	waitFor(t, "the watcher to index the append", 10*time.Second, func() bool { return found(t, reader, "quokka") })
+	mu.Lock()
+	defer mu.Unlock()
+	for _, err := range errs {
+		t.Errorf("watcher reported: %v", err)
 	}
 }
