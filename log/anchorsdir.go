@@ -75,18 +75,7 @@ func (d *AnchorsDir) List() (folders []Folder, links bool, err error) {
 // kept a listing made well after the mtime of an identity it sees again
 // knows the listing still holds, without making it (see racyWindow).
 func (d *AnchorsDir) Identity() (FileInfo, error) {
-	var st unix.Stat_t
-	for {
-		err := unix.Fstat(d.fd, &st)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return FileInfo{}, &fs.PathError{Op: "stat", Path: d.path, Err: err}
-		}
-		break
-	}
-	return FileInfo{Name: d.path, ModTime: time.Unix(st.Mtim.Unix()), ChangeNS: st.Ctim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}, nil
+	return d.Stat(".", "") // fstatat of "." on the open folder: the folder itself
 }
 
 // Stat describes the file name of an anchor folder, or the folder itself

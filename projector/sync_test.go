@@ -75,9 +75,7 @@ func startQuietWatcher(t *testing.T, p *Projector) (passes func() []Stats) {
 	t.Helper()
 	var mu sync.Mutex
 	var got []Stats
-	first := make(chan struct{})
-	var once sync.Once
-	w := &Watcher{P: p, Debounce: time.Hour, MaxDelay: time.Hour, Reconcile: time.Hour,
+	runWatcher(t, &Watcher{P: p, Debounce: time.Hour, MaxDelay: time.Hour, Reconcile: time.Hour,
 		OnPass: func(st Stats, err error) {
 			if err != nil {
 				t.Errorf("watcher pass: %v", err)
@@ -85,24 +83,7 @@ func startQuietWatcher(t *testing.T, p *Projector) (passes func() []Stats) {
 			mu.Lock()
 			got = append(got, st)
 			mu.Unlock()
-			once.Do(func() { close(first) })
-		}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	select {
-	case <-first:
-	case err := <-done:
-		t.Fatalf("watcher stopped: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the watcher's first pass did not come")
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("watcher: %v", err)
-		}
-	})
+		}})
 	return func() []Stats {
 		mu.Lock()
 		defer mu.Unlock()

@@ -34,6 +34,39 @@ func found(t *testing.T, p *Projector, word string) bool {
 	return len(hits) > 0
 }
 
+// runWatcher runs w until the test ends, and returns once its first pass
+// has run (its watches are in place). The test fails if the watcher stops
+// before that, or returns an error.
+func runWatcher(t *testing.T, w *Watcher) {
+	t.Helper()
+	first := make(chan struct{})
+	var once sync.Once
+	onPass := w.OnPass
+	w.OnPass = func(st Stats, err error) {
+		if onPass != nil {
+			onPass(st, err)
+		}
+		once.Do(func() { close(first) })
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("watcher: %v", err)
+		}
+	})
+	select {
+	case <-first:
+	case err := <-done:
+		done <- err // for the cleanup
+		t.Fatalf("watcher stopped: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher's first pass did not come")
+	}
+}
+
 func startWatcher(t *testing.T, p *Projector) (stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -200,21 +233,14 @@ func TestWatcherQuietWhenFoldersMoveAndGo(t *testing.T) {
 	p := openProjector(t, ws)
 	var mu sync.Mutex
 	var errs []error
-	first := make(chan struct{})
-	var once sync.Once
 	w := &Watcher{P: p, OnPass: func(_ Stats, err error) {
 		if err != nil {
 			mu.Lock()
 			errs = append(errs, err)
 			mu.Unlock()
 		}
-		once.Do(func() { close(first) })
 	}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	<-first // w.fw is set
+	runWatcher(t, w) // w.fw is set
 	anchors := filepath.Join(ws.Dir(), "tapes/main/anchors")
 	for i := range 300 {
 		dir := filepath.Join(anchors, fmt.Sprintf("%03d_tmp", 100+i))

@@ -72,7 +72,8 @@ func search(args []string) error {
 		qtimes := make([][]time.Duration, len(times))
 		for run := range *runs {
 			for i := range tapes {
-				t := tapes[(i+run)%len(tapes)] // who goes first takes turns
+				k := (i + run) % len(tapes) // who goes first takes turns
+				t := tapes[k]
 				targs := []string{"search", "--all-tapes", "--json", q}
 				if *noCatchup {
 					targs = append([]string{"--no-catchup"}, targs...)
@@ -81,7 +82,7 @@ func search(args []string) error {
 				if err != nil {
 					return fmt.Errorf("%s search %s: %v", t.name, q, err)
 				}
-				qtimes[(i+run)%len(tapes)] = append(qtimes[(i+run)%len(tapes)], d)
+				qtimes[k] = append(qtimes[k], d)
 			}
 			word := strings.Fields(strings.Trim(q, `"`))[0]
 			if strings.HasPrefix(q, `"`) {

@@ -172,7 +172,7 @@ func (c *SearchCmd) print(env *Env, w io.Writer, hits []projector.Hit) error {
 	if c.JSON {
 		out := newJSONLines(w)
 		for _, h := range hits {
-			if err := out.writeLine(appendSearchRecord(out.buf[:0], h)); err != nil {
+			if err := out.writeWith(func(b []byte) []byte { return appendSearchRecord(b, h) }); err != nil {
 				return err
 			}
 		}

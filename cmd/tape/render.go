@@ -38,13 +38,14 @@ func (j *jsonLines) write(v any) error {
 // faster (Record.AppendJSON): the log and search commands print little
 // else.
 func (j *jsonLines) writeRecord(r tapelog.Record) error {
-	return j.writeLine(r.AppendJSON(j.buf[:0]))
+	return j.writeWith(r.AppendJSON)
 }
 
-// writeLine writes a line made in j.buf (or grown from it).
-func (j *jsonLines) writeLine(line []byte) error {
-	j.buf = line
-	if _, err := j.w.Write(line); err != nil {
+// writeWith writes the line appendLine appends to an empty slice, which
+// reuses the one of the line before.
+func (j *jsonLines) writeWith(appendLine func([]byte) []byte) error {
+	j.buf = appendLine(j.buf[:0])
+	if _, err := j.w.Write(j.buf); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
