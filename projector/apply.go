@@ -39,6 +39,8 @@ var applyStatements = map[string]string{
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insertCall": `INSERT INTO calls (tape, anchor_seq, folder, eff_time, file, line, idx, entry, call_id, name, status, called_ns, answered_ns, result_entry, result_idx)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insertOrphan": `INSERT INTO orphan_results (tape, anchor_seq, folder, eff_time, file, line, idx, entry, call_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insertText": `INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`,
 	"insertBad":  `INSERT OR REPLACE INTO bad_lines (tape, folder, file, line, offset, reason) VALUES (?, ?, ?, ?, ?, ?)`,
 	"insertFile": `INSERT INTO files (id, tape, folder, name, dev, ino, size, mtime_ns, offset, line, eff_time, fingerprint)
@@ -131,6 +133,9 @@ func (a *applier) apply(ctx context.Context, o op) error {
 			return err
 		}
 		if _, err := a.exec(ctx, `DELETE FROM call_counts WHERE tape = ?`, k.tape); err != nil {
+			return err
+		}
+		if _, err := a.exec(ctx, `DELETE FROM orphan_results WHERE tape = ?`, k.tape); err != nil {
 			return err
 		}
 		if _, err := a.exec(ctx, `DELETE FROM tape_listings WHERE tape = ?`, k.tape); err != nil {

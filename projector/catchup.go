@@ -321,7 +321,7 @@ func clearAll(ctx context.Context, tx sqlTx) error {
 	for _, q := range []string{
 		`INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')`,
 		`DELETE FROM entries`, `DELETE FROM files`, `DELETE FROM anchors`, `DELETE FROM bad_lines`,
-		`DELETE FROM calls`, `DELETE FROM call_counts`, `DELETE FROM runs`, `DELETE FROM state_record`, `DELETE FROM tape_listings`,
+		`DELETE FROM calls`, `DELETE FROM call_counts`, `DELETE FROM orphan_results`, `DELETE FROM runs`, `DELETE FROM state_record`, `DELETE FROM tape_listings`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("clear index: %w", err)

@@ -104,6 +104,8 @@ func dump(t *testing.T, p *Projector, words []string) string {
 			coalesce(r.folder || '/' || r.file || ':' || r.line, '-'), coalesce(c.result_idx, '-'), e.folder || '/' || e.file || ':' || e.line
 			FROM calls c JOIN entries e ON e.rowid = c.entry LEFT JOIN entries r ON r.rowid = c.result_entry
 			ORDER BY c.tape, c.anchor_seq, c.folder, c.eff_time, c.file, c.line, c.idx`,
+		`SELECT o.tape, o.folder, o.file, o.line, o.idx, o.call_id, e.folder || '/' || e.file || ':' || e.line
+			FROM orphan_results o JOIN entries e ON e.rowid = o.entry ORDER BY o.tape, o.anchor_seq, o.folder, o.eff_time, o.file, o.line, o.idx`,
 		`SELECT tape, status, n FROM call_counts ORDER BY tape, status`,
 		`SELECT tape, status, count(*) FROM calls GROUP BY tape, status ORDER BY tape, status`,
 		`SELECT e.tape, e.folder, e.file, e.line, r.anchor_seq, r.folder, coalesce(r.time_ns, '-'), r.status, r.model, r.has_usage, r.input_tokens, r.output_tokens, r.total_tokens

@@ -76,14 +76,20 @@ func (m *mutator) payload(kind string) map[string]any {
 	case "tool_call":
 		var calls []any
 		for i := range m.r.IntN(3) {
-			calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d_%d", m.r.IntN(1000), i),
+			calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d", m.r.IntN(3)+i),
 				"function": map[string]any{"name": m.pick([]string{"bash", "read", "搜索"}), "arguments": m.words()}})
 		}
 		p["calls"] = calls
 	case "tool_result":
 		var results []any
+		// Results by position, as Bub writes them, and results that
+		// carry their call's id, as imported sessions do, one per entry
+		// and often for a call that is not pending.
 		for range m.r.IntN(3) {
-			results = append(results, m.pick([]string{m.words(), "Error: " + m.words()}))
+			id := fmt.Sprintf("call_%d", m.r.IntN(4))
+			r := []any{m.words(), "Error: " + m.words(),
+				map[string]any{"tool_call_id": id, "content": m.words()}, map[string]any{"call_id": id, "is_error": true}}
+			results = append(results, r[m.r.IntN(len(r))])
 		}
 		p["results"] = results
 	case "event":

@@ -3,7 +3,7 @@ package projector
 // SchemaVersion is the version of the index's tables and of the forms of
 // the values in them (a folder's files_sig, for one). An index.db of
 // another version is rebuilt from the files, in place.
-const SchemaVersion = 12
+const SchemaVersion = 13
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -131,6 +131,22 @@ CREATE TABLE calls (
 -- serves them): by status through this index, all of them through the key.
 CREATE INDEX calls_status ON calls (status, tape, anchor_seq, folder, eff_time, file, line, idx);
 
+-- Tool results whose call id no pending call has (views/pairing.go): they
+-- answer nothing, and are reported. Keyed by the tool_result entry's place
+-- and the result's position there; folded with calls.
+CREATE TABLE orphan_results (
+	tape         TEXT NOT NULL,
+	anchor_seq   INTEGER NOT NULL,
+	folder       TEXT NOT NULL,
+	eff_time     INTEGER NOT NULL,
+	file         TEXT NOT NULL,
+	line         INTEGER NOT NULL,
+	idx          INTEGER NOT NULL,
+	entry        INTEGER NOT NULL, -- entries.rowid of the tool_result entry
+	call_id      TEXT NOT NULL,
+	PRIMARY KEY (tape, anchor_seq, folder, eff_time, file, line, idx)
+) WITHOUT ROWID;
+
 -- How many calls of each status a tape has, kept with calls: counting 150k
 -- pending calls took 15 ms, the whole budget of a list's total.
 CREATE TABLE call_counts (
@@ -185,7 +201,7 @@ CREATE VIRTUAL TABLE entries_fts USING fts5 (
 `
 
 // tables lists what schema creates, for dropping an index of another version.
-var tables = []string{"state_record", "tape_listings", "entries_fts", "runs", "call_counts", "calls", "bad_lines", "entries", "files", "anchors", "meta"}
+var tables = []string{"state_record", "tape_listings", "entries_fts", "runs", "call_counts", "orphan_results", "calls", "bad_lines", "entries", "files", "anchors", "meta"}
 
 // sqlViews lists the SQL views schema creates.
 var sqlViews = []string{"tapes"}

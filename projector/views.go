@@ -122,9 +122,11 @@ func (a *applier) refreshCalls(ctx context.Context, tape string, from viewKey) e
 	if err != nil {
 		return err
 	}
-	if _, err := a.tx.ExecContext(ctx, `DELETE FROM calls WHERE tape = ? AND (anchor_seq, folder, eff_time, file, line) >= (?, ?, ?, ?, ?)`,
-		append([]any{tape}, start.args()...)...); err != nil {
-		return err
+	for _, table := range []string{"calls", "orphan_results"} {
+		if _, err := a.tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE tape = ? AND (anchor_seq, folder, eff_time, file, line) >= (?, ?, ?, ?, ?)`,
+			append([]any{tape}, start.args()...)...); err != nil {
+			return err
+		}
 	}
 	// The fold reads the tool entries a chunk at a time and writes what
 	// each chunk settled, so a rebuild of a million entries holds one
@@ -152,6 +154,11 @@ func (a *applier) refreshCalls(ctx context.Context, tape string, from viewKey) e
 			}
 			if err := write(fold.Add(e.ToolEntry)); err != nil {
 				return err
+			}
+			for _, o := range fold.Orphans() {
+				if _, err := a.execStmt(ctx, "insertOrphan", tape, e.key.seq, e.key.folder, e.key.eff, e.key.file, e.key.line, o.Index, o.Entry, o.CallID); err != nil {
+					return err
+				}
 			}
 		}
 		if len(chunk) < a.foldChunk {

@@ -5,11 +5,8 @@ package views
 // over the tape's tool entries in order, computed again from the first
 // change (see projector/views.go).
 //
-// Results are matched to calls by position, as Bub does when it builds the
-// context: a tool_call entry's calls become pending, replacing any that
-// were; the next tool_result entry answers the pending call at the same
-// position as each of its results, and then no call is pending. Calls
-// with no result at their position stay pending. An error entry that
+// Results are paired with calls by pairing.go's rule, the context's too: by
+// the call id a result carries, else by position. An error entry that
 // comes while calls are pending answers them all as failed.
 
 // Call statuses.
@@ -53,15 +50,18 @@ func (c Call) DurationMS() (int64, bool) {
 	return (*c.AnsweredAt - *c.CalledAt) / 1e6, true
 }
 
-// CallFold folds tool entries, in tape order, into calls. Its zero value
-// starts with nothing pending, as a tape does, and as the fold does again
-// at any tool_call entry.
+// CallFold folds tool entries, in tape order, into calls, pairing results
+// with calls as pairing.go says. Its zero value starts with nothing
+// pending, as a tape does, and as the fold does again at any tool_call
+// entry.
 type CallFold struct {
 	pending []Call
+	orphans []Orphan
 }
 
 // Add reads the next tool entry and returns the calls it settled: answered,
-// or left pending for good because a new tool_call replaced them.
+// or left pending for good because a new tool_call replaced them or a
+// tool_result without ids ended their wait.
 func (f *CallFold) Add(e ToolEntry) []Call {
 	switch e.Kind {
 	case "tool_call":
@@ -71,19 +71,7 @@ func (f *CallFold) Add(e ToolEntry) []Call {
 		}
 		return done
 	case "tool_result":
-		done := f.pending
-		for i := range done {
-			if i >= len(e.Facts.Results) {
-				break // no result at its position: it stays pending
-			}
-			done[i].Status = StatusCompleted
-			if e.Facts.Results[i] {
-				done[i].Status = StatusFailed
-			}
-			done[i].ResultEntry, done[i].ResultIndex, done[i].AnsweredAt = e.Ref, i, e.Time
-		}
-		f.pending = nil
-		return done
+		return f.answer(e)
 	case "error":
 		done := f.pending
 		for i := range done {
@@ -94,6 +82,51 @@ func (f *CallFold) Add(e ToolEntry) []Call {
 		return done
 	}
 	return nil
+}
+
+// answer pairs a tool_result entry's results with the pending calls.
+func (f *CallFold) answer(e ToolEntry) []Call {
+	refs := make([]pendingRef, len(f.pending))
+	for i, c := range f.pending {
+		refs[i] = pendingRef{id: c.ID, index: c.Index}
+	}
+	answers, orphan, ends := match(refs, e.Facts.Results)
+	var done []Call
+	answered := make([]bool, len(f.pending))
+	for i, j := range answers {
+		if orphan[i] {
+			f.orphans = append(f.orphans, Orphan{Entry: e.Ref, Index: i, CallID: e.Facts.Results[i].CallID})
+		}
+		if j < 0 {
+			continue
+		}
+		c := f.pending[j]
+		c.Status = StatusCompleted
+		if e.Facts.Results[i].Failed {
+			c.Status = StatusFailed
+		}
+		c.ResultEntry, c.ResultIndex, c.AnsweredAt = e.Ref, i, e.Time
+		done, answered[j] = append(done, c), true
+	}
+	rest := f.pending[:0:0]
+	for j, c := range f.pending {
+		if !answered[j] {
+			rest = append(rest, c)
+		}
+	}
+	f.pending = rest
+	if ends {
+		done = append(done, f.settlePending()...)
+	}
+	return done
+}
+
+// Orphans returns the results found since the last call that answer no
+// call (see Orphan), and forgets them.
+func (f *CallFold) Orphans() []Orphan {
+	o := f.orphans
+	f.orphans = nil
+	return o
 }
 
 // IsPending reports whether calls of the tool_call entry ref are pending.

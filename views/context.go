@@ -3,6 +3,7 @@ package views
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -68,15 +69,16 @@ func writeString(b *bytes.Buffer, s string) {
 //   - tool_call: an assistant message with empty content and the entry's
 //     calls (the objects of payload.calls), which become the pending calls;
 //   - tool_result: one tool message per item of payload.results, paired
-//     with the pending call at the same position (see Pair); then no call
-//     is pending;
+//     with a pending call by pairing.go's rule: by the call id the result
+//     carries, else by position; a result object that carries an id says
+//     its "content" (see ResultContent);
 //   - any other kind (system, event, error, unknown kinds): nothing.
 //
 // Entries whose meta.context is false are left out, as if they were not on
 // the tape: they neither add messages nor change the pending calls.
 func Context(entries []tapelog.Entry) []Message {
 	msgs := []Message{}
-	var pending []json.RawMessage
+	var pending []contextCall
 	for _, e := range entries {
 		if !InContext(e) {
 			continue
@@ -89,21 +91,75 @@ func Context(entries []tapelog.Entry) []Message {
 				msgs = append(msgs, Message{Raw: bytes.TrimSpace(e.Payload), EntryID: e.ID})
 			}
 		case tapelog.KindToolCall:
-			pending = Calls(e.Payload)
-			if len(pending) > 0 {
-				msgs = append(msgs, Message{Role: "assistant", ToolCalls: pending, EntryID: e.ID})
+			calls := Calls(e.Payload)
+			pending = pending[:0]
+			for i, c := range calls {
+				pending = append(pending, contextCall{raw: c, index: i})
+			}
+			if len(calls) > 0 {
+				msgs = append(msgs, Message{Role: "assistant", ToolCalls: calls, EntryID: e.ID})
 			}
 		case tapelog.KindToolResult:
-			results, _ := Results(e.Payload)
-			for i, r := range results {
-				m := Message{Role: "tool", Content: resultText(r), EntryID: e.ID}
-				m.ToolCallID, m.Name = Pair(pending, i)
-				msgs = append(msgs, m)
-			}
-			pending = nil
+			var added []Message
+			added, pending = toolMessages(e, pending)
+			msgs = append(msgs, added...)
 		}
 	}
 	return msgs
+}
+
+// contextCall is a pending call of the context: the call as it was sent,
+// and its position in its tool_call entry.
+type contextCall struct {
+	raw   json.RawMessage
+	index int
+}
+
+// toolMessages is one tool message per result of a tool_result entry,
+// each paired with its call by pairing.go's rule, and the calls still
+// pending after it. A result that carries an id keeps it, even when it
+// answers no call: it is not attached to another.
+func toolMessages(e tapelog.Entry, pending []contextCall) ([]Message, []contextCall) {
+	results, _ := Results(e.Payload)
+	refs := make([]ResultRef, len(results))
+	for i, r := range results {
+		var v any
+		_ = json.Unmarshal(r, &v) // an item that does not decode has no id
+		refs[i] = resultRef(v)
+	}
+	pend := make([]pendingRef, len(pending))
+	for j, c := range pending {
+		pend[j].id, _ = callIDName(c.raw)
+		pend[j].index = c.index
+	}
+	answers, _, ends := match(pend, refs)
+	var msgs []Message
+	answered := make([]bool, len(pending))
+	for i, r := range results {
+		m := Message{Role: "tool", Content: resultText(r), EntryID: e.ID, ToolCallID: refs[i].CallID}
+		if refs[i].CallID != "" {
+			m.Content = partsText(ResultContent(r))
+		}
+		if j := answers[i]; j >= 0 {
+			answered[j] = true
+			id, name := callIDName(pending[j].raw)
+			if m.ToolCallID == "" {
+				m.ToolCallID = id
+			}
+			m.Name = name
+		}
+		msgs = append(msgs, m)
+	}
+	if ends {
+		return msgs, nil
+	}
+	var rest []contextCall
+	for j, c := range pending {
+		if !answered[j] {
+			rest = append(rest, c)
+		}
+	}
+	return msgs, rest
 }
 
 // InContext reports whether an entry goes into a context: every entry but
@@ -170,21 +226,16 @@ func Results(payload json.RawMessage) ([]json.RawMessage, bool) {
 	return *p.Results, true
 }
 
-// Pair returns the id and function name of the pending call at position i
-// of a result: results are matched to calls by position, not by id, as Bub
-// matches them. Either is "" when there is no call at i, or the call has no
-// non-empty string id or function.name.
-func Pair(pending []json.RawMessage, i int) (id, name string) {
-	if i < 0 || i >= len(pending) {
-		return "", ""
-	}
+// callIDName returns the id and function name of a call: either is ""
+// when the call has no non-empty string id or function.name.
+func callIDName(call json.RawMessage) (id, name string) {
 	var c struct {
 		ID       any `json:"id"`
 		Function struct {
 			Name any `json:"name"`
 		} `json:"function"`
 	}
-	_ = json.Unmarshal(pending[i], &c) // fields of another type are left out
+	_ = json.Unmarshal(call, &c) // fields of another type are left out
 	id, _ = c.ID.(string)
 	name, _ = c.Function.Name.(string)
 	return id, name
@@ -201,6 +252,28 @@ func resultText(r json.RawMessage) string {
 		return text
 	}
 	return string(r)
+}
+
+// partsText is a content as text: a list of parts whose every item is a
+// text part ({"type": "text", "text": ...}) is their texts joined by
+// newlines, as a tool message's string content holds them; anything else
+// is resultText's.
+func partsText(content json.RawMessage) string {
+	var parts []struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(content, &parts) != nil || len(parts) == 0 {
+		return resultText(content)
+	}
+	texts := make([]string, len(parts))
+	for i, p := range parts {
+		if p.Type != "text" || p.Text == nil {
+			return resultText(content)
+		}
+		texts[i] = *p.Text
+	}
+	return strings.Join(texts, "\n")
 }
 
 func isObject(raw json.RawMessage) bool {

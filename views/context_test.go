@@ -55,6 +55,16 @@ func TestContext(t *testing.T) {
 			`[{"role":"assistant","content":"","tool_calls":[{"id":"c1"}]},{"role":"tool","content":"a"}]`},
 		{"no results array", []tapelog.Entry{entry("tool_call", `{"calls":[{"id":"c1"}]}`, ""), entry("tool_result", `{"result":"x"}`, ""), entry("tool_result", `{"results":["a"]}`, "")},
 			`[{"role":"assistant","content":"","tool_calls":[{"id":"c1"}]},{"role":"tool","content":"a"}]`},
+		// Results that carry their call's id, one per entry and out of
+		// order, as imported sessions hold them: each is paired by id and
+		// says its content; one whose id no call has keeps its own id.
+		{"results by id", []tapelog.Entry{entry("tool_call", call2, ""),
+			entry("tool_result", `{"results":[{"tool_call_id":"c2","content":"found","is_error":false}]}`, ""),
+			entry("tool_result", `{"results":[{"tool_use_id":"c1","content":[{"type":"text","text":"data"},{"type":"text","text":"more"}]}]}`, ""),
+			entry("tool_result", `{"results":[{"call_id":"c9","output":"late"}]}`, "")},
+			`[{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"fs.read","arguments":"{}"}},{"id":"c2","function":{"name":"grep"}}]},` +
+				`{"role":"tool","content":"found","tool_call_id":"c2","name":"grep"},{"role":"tool","content":"data\nmore","tool_call_id":"c1","name":"fs.read"},` +
+				`{"role":"tool","content":"late","tool_call_id":"c9"}]`},
 		{"other kinds", []tapelog.Entry{entry("system", `{"content":"s"}`, ""), entry("event", `{"name":"e"}`, ""), entry("error", `{"kind":"k"}`, ""), entry("custom", `{}`, "")}, `[]`},
 		{"meta.context false is left out, and keeps the calls pending", []tapelog.Entry{
 			entry("tool_call", `{"calls":[{"id":"c1"}]}`, ""),

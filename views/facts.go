@@ -10,11 +10,11 @@ import (
 // stores them with it, so that a view is computed from the index without
 // reading a file again. The zero Facts means the entry feeds no view.
 type Facts struct {
-	Role    string    `json:"role,omitempty"`    // message: its role
-	CWD     string    `json:"cwd,omitempty"`     // meta's working directory, when it names one
-	Calls   []CallRef `json:"calls,omitempty"`   // tool_call: its calls, in order
-	Results []bool    `json:"results,omitempty"` // tool_result: for each result, in order, whether it says it failed
-	Run     *Run      `json:"run,omitempty"`     // a run event
+	Role    string      `json:"role,omitempty"`    // message: its role
+	CWD     string      `json:"cwd,omitempty"`     // meta's working directory, when it names one
+	Calls   []CallRef   `json:"calls,omitempty"`   // tool_call: its calls, in order
+	Results []ResultRef `json:"results,omitempty"` // tool_result: for each result, in order, its call id and whether it says it failed
+	Run     *Run        `json:"run,omitempty"`     // a run event
 }
 
 // CallRef is one call of a tool_call entry.
@@ -79,7 +79,7 @@ func Extract(kind string, payload map[string]any, meta json.RawMessage) Facts {
 	case "tool_result":
 		results, _ := payload["results"].([]any)
 		for _, r := range results {
-			f.Results = append(f.Results, resultFailed(r))
+			f.Results = append(f.Results, resultRef(r))
 		}
 	case "event":
 		if name, _ := payload["name"].(string); name == "run" {
@@ -110,7 +110,7 @@ func callRef(m map[string]any) CallRef {
 func resultFailed(r any) bool {
 	switch r := r.(type) {
 	case string:
-		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(r)), "error:")
+		return isErrorText(r)
 	case map[string]any:
 		if b, _ := r["is_error"].(bool); b {
 			return true

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,6 +33,9 @@ func TestExtract(t *testing.T) {
 		{"tool_call", `{"calls":["x",{"id":"c1","function":{"name":"bash"}},null]}`, ``, `{"calls":[{"id":"c1","name":"bash"}]}`},
 		{"tool_result", `{"results":["ok","Error: no such file",{"is_error":true},{"error":"boom"},{"status":"failed"},{"error":null},{"output":"x"}]}`, ``,
 			`{"results":[false,true,true,true,true,false,false]}`},
+		// A result names its call under any of the three spellings.
+		{"tool_result", `{"results":[{"tool_call_id":"c1","content":"ok"},{"tool_use_id":"toolu_1","is_error":true},{"call_id":"call_9","output":"x"},{"call_id":7}]}`, ``,
+			`{"results":[{"call_id":"c1"},{"call_id":"toolu_1","failed":true},{"call_id":"call_9"},false]}`},
 		{"event", `{"name":"run","data":{"status":"ok","model":"gpt-x","usage":{"prompt_tokens":10,"completion_tokens":5}}}`, ``,
 			`{"run":{"status":"ok","model":"gpt-x","usage":true,"in":10,"out":5,"total":15}}`},
 		{"event", `{"name":"run","data":{"status":"ok","model":"claude","usage":{"input_tokens":7,"output_tokens":3,"total_tokens":11}}}`, ``,
@@ -58,6 +62,7 @@ func fold(t *testing.T, entries ...string) []string {
 	t.Helper()
 	var f CallFold
 	var calls []Call
+	var orphans []string
 	for i, e := range entries {
 		kind, facts, _ := strings.Cut(e, ":")
 		fa, err := DecodeFacts(facts)
@@ -65,13 +70,17 @@ func fold(t *testing.T, entries ...string) []string {
 			t.Fatal(err)
 		}
 		calls = append(calls, f.Add(ToolEntry{Ref: int64(i + 1), Kind: kind, Facts: fa})...)
+		for _, o := range f.Orphans() {
+			orphans = append(orphans, fmt.Sprintf("orphan %d.%d %s", o.Entry, o.Index, o.CallID))
+		}
 	}
 	calls = append(calls, f.Flush()...)
 	var out []string
 	for _, c := range calls {
 		out = append(out, fmt.Sprintf("%d.%d %s %s %s %d.%d", c.Entry, c.Index, c.ID, c.Name, c.Status, c.ResultEntry, c.ResultIndex))
 	}
-	return out
+	slices.Sort(out) // the order calls are settled in is no contract
+	return append(out, orphans...)
 }
 
 func TestCallFold(t *testing.T) {
@@ -95,6 +104,23 @@ func TestCallFold(t *testing.T) {
 		{"a result with nothing pending", []string{`tool_result:{"results":[false]}`}, nil},
 		{"an empty call list clears", []string{two, `tool_call:{"calls":[]}`, `tool_result:{"results":[false]}`},
 			[]string{"1.0 a bash pending 0.0", "1.1 b read pending 0.0"}},
+		// Results that carry ids, one per entry, as Claude Code and Codex
+		// write them: each finds its call, in any order, and the others
+		// keep waiting.
+		{"results by id, one per entry, out of order", []string{two, `tool_result:{"results":[{"call_id":"b","failed":true}]}`, `tool_result:{"results":[{"call_id":"a"}]}`},
+			[]string{"1.0 a bash completed 3.0", "1.1 b read failed 2.0"}},
+		{"results by id in one entry", []string{two, `tool_result:{"results":[{"call_id":"b"},{"call_id":"a","failed":true}]}`},
+			[]string{"1.0 a bash failed 2.1", "1.1 b read completed 2.0"}},
+		{"an id that no call has is an orphan, not attached", []string{two, `tool_result:{"results":[{"call_id":"zz"}]}`, `tool_result:{"results":[{"call_id":"a"}]}`},
+			[]string{"1.0 a bash completed 3.0", "1.1 b read pending 0.0", "orphan 2.0 zz"}},
+		{"a second result for an answered call is an orphan", []string{two, `tool_result:{"results":[{"call_id":"a"}]}`, `tool_result:{"results":[{"call_id":"a"}]}`},
+			[]string{"1.0 a bash completed 2.0", "1.1 b read pending 0.0", "orphan 3.0 a"}},
+		{"a result without an id ends the wait of the rest", []string{two, `tool_result:{"results":[{"call_id":"b"},false]}`, `tool_result:{"results":[{"call_id":"a"}]}`},
+			[]string{"1.0 a bash pending 0.0", "1.1 b read completed 2.0", "orphan 3.0 a"}},
+		{"by position, a result skips a call answered by id", []string{two, `tool_result:{"results":[{"call_id":"a"}]}`, `tool_result:{"results":[false,false]}`},
+			[]string{"1.0 a bash completed 2.0", "1.1 b read completed 3.1"}},
+		{"a new call ends the wait of calls answered by nothing", []string{two, `tool_result:{"results":[{"call_id":"a"}]}`, `tool_call:{"calls":[{"id":"c","name":"grep"}]}`, `tool_result:{"results":[{"call_id":"b"}]}`},
+			[]string{"1.0 a bash completed 2.0", "1.1 b read pending 0.0", "3.0 c grep pending 0.0", "orphan 4.0 b"}},
 	}
 	for _, tt := range tests {
 		if got := fold(t, tt.entries...); !reflect.DeepEqual(got, tt.want) {

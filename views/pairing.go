@@ -1,0 +1,154 @@
+package views
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// The one rule by which a tool result answers a call, for the calls view
+// (CallFold) and the context (Context) alike:
+//
+//   - a tool_call entry's calls become the pending calls, replacing any that
+//     were (those stay unanswered for good);
+//   - a result that carries the id of the call it answers (tool_call_id,
+//     Anthropic's tool_use_id or Codex's call_id) answers the pending call
+//     with that id; if no pending call has it, it answers nothing and is an
+//     orphan, reported and never attached to another call;
+//   - a result without an id answers the pending call at its own position
+//     in the tool_call entry, as Bub pairs them; results past the calls
+//     answer nothing;
+//   - after a tool_result entry that holds a result without an id (or no
+//     result at all), no call is pending, as in Bub; after one whose
+//     results all carry ids, the calls it did not answer are still pending,
+//     so results that come one per entry (Claude Code, Codex) find theirs.
+
+// ResultRef is what pairing needs of one result of a tool_result entry.
+type ResultRef struct {
+	CallID string // the id of the call it answers; "" when it carries none
+	Failed bool   // it says the call failed
+}
+
+// MarshalJSON writes a result without an id as its bool alone, so a Bub
+// tape's facts stay as small as they were.
+func (r ResultRef) MarshalJSON() ([]byte, error) {
+	if r.CallID == "" {
+		return json.Marshal(r.Failed)
+	}
+	return json.Marshal(struct {
+		CallID string `json:"call_id"`
+		Failed bool   `json:"failed,omitempty"`
+	}{r.CallID, r.Failed})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *ResultRef) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] != '{' {
+		*r = ResultRef{}
+		return json.Unmarshal(b, &r.Failed)
+	}
+	var v struct {
+		CallID string `json:"call_id"`
+		Failed bool   `json:"failed"`
+	}
+	err := json.Unmarshal(b, &v)
+	*r = ResultRef{CallID: v.CallID, Failed: v.Failed}
+	return err
+}
+
+// resultIDKeys are the keys a result object may carry its call's id under.
+var resultIDKeys = [...]string{"tool_call_id", "tool_use_id", "call_id"}
+
+// resultRef reads a decoded result: its call id, when it is an object
+// that names one, and whether it says it failed.
+func resultRef(r any) ResultRef {
+	ref := ResultRef{Failed: resultFailed(r)}
+	if m, ok := r.(map[string]any); ok {
+		ref.CallID = resultCallID(m)
+	}
+	return ref
+}
+
+func resultCallID(m map[string]any) string {
+	for _, k := range resultIDKeys {
+		if id, _ := m[k].(string); id != "" {
+			return id
+		}
+	}
+	return ""
+}
+
+// pendingRef is what pairing needs of a pending call: its id and its
+// position in its tool_call entry.
+type pendingRef struct {
+	id    string
+	index int
+}
+
+// match pairs the results of one tool_result entry with the pending calls.
+// answers[i] is the position in pending of the call result i answers, or
+// -1; orphan[i] says result i carries an id that no pending call has.
+// Each pending call is answered at most once. ends says the entry ends the
+// wait of every pending call it did not answer.
+func match(pending []pendingRef, results []ResultRef) (answers []int, orphan []bool, ends bool) {
+	answers = make([]int, len(results))
+	orphan = make([]bool, len(results))
+	taken := make([]bool, len(pending))
+	ends = len(results) == 0
+	for i, r := range results {
+		answers[i] = -1
+		for j, p := range pending {
+			if taken[j] {
+				continue
+			}
+			if r.CallID != "" && p.id == r.CallID || r.CallID == "" && p.index == i {
+				answers[i], taken[j] = j, true
+				break
+			}
+		}
+		if r.CallID == "" {
+			ends = true
+		} else if answers[i] < 0 {
+			orphan[i] = true
+		}
+	}
+	return answers, orphan, ends
+}
+
+// Orphan is a result whose call id no pending call has: it answers
+// nothing, and is reported.
+type Orphan struct {
+	Entry  int64 // Ref of the tool_result entry
+	Index  int   // position of the result in it
+	CallID string
+}
+
+// ResultContent is what a tool message says of a result: an object that
+// carries its call's id and a "content" (or "output") says that; anything
+// else is the whole result.
+func ResultContent(r json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(r, &m) != nil {
+		return r
+	}
+	hasID := false
+	for _, k := range resultIDKeys {
+		var id string
+		if json.Unmarshal(m[k], &id) == nil && id != "" {
+			hasID = true
+		}
+	}
+	if !hasID {
+		return r
+	}
+	for _, k := range []string{"content", "output"} {
+		if c, ok := m[k]; ok {
+			return c
+		}
+	}
+	return r
+}
+
+// isErrorText reports whether a tool's text output says it failed.
+func isErrorText(s string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(s)), "error:")
+}
