@@ -282,6 +282,16 @@ func (w *Workspace) writeAtomic(rel string, data []byte) error {
 	return fileutil.WriteFile(w.root, rel, data, filePerm)
 }
 
+// WritePrivate replaces the workspace file rel with data, atomically and
+// private to the owner: for files tape keeps beside the tapes (an
+// import's checkpoints), never for a tape's own files.
+func (w *Workspace) WritePrivate(rel string, data []byte) error {
+	if err := w.mkdirAll(path.Dir(rel)); err != nil {
+		return err
+	}
+	return w.writeAtomic(rel, data)
+}
+
 // Project is the folder that holds the .tape folder: the project the agent
 // works in.
 func (w *Workspace) Project() string { return filepath.Dir(w.dir) }

@@ -106,16 +106,8 @@ const settleEvery = 1024
 const toolKinds = `kind IN ('tool_call', 'tool_result', 'error')` // the WHERE of entries_tools, which SQLite must see to use it
 
 func (a *applier) refreshCalls(ctx context.Context, tape string, from viewKey) error {
-	start := tapeStart
-	var s viewKey
-	err := a.tx.QueryRowContext(ctx, `SELECT anchor_seq, folder, eff_time, file, line FROM entries
-		WHERE tape = ? AND `+toolKinds+` AND kind = 'tool_call' AND (anchor_seq, folder, eff_time, file, line) < (?, ?, ?, ?, ?)
-		ORDER BY anchor_seq DESC, folder DESC, eff_time DESC, file DESC, line DESC LIMIT 1`,
-		append([]any{tape}, from.args()...)...).Scan(&s.seq, &s.folder, &s.eff, &s.file, &s.line)
-	switch {
-	case err == nil:
-		start = s
-	case err != sql.ErrNoRows:
+	start, err := a.foldStart(ctx, tape, from)
+	if err != nil {
 		return err
 	}
 	counts, err := a.callCounts(ctx, tape, start)
@@ -175,6 +167,42 @@ func (a *applier) refreshCalls(ctx context.Context, tape string, from viewKey) e
 		return err
 	}
 	return a.saveCallCounts(ctx, tape, counts)
+}
+
+// foldStart is where a fold of the tape's calls must start for the calls
+// from place from on to come out as a fold of the whole tape would make
+// them: at the tool_call entry before from, or, if the tool entries just
+// before that one are tool_calls too (whose calls it joins, see
+// views.RestartsFold), at the first of them; at the tape's start if there
+// is none.
+func (a *applier) foldStart(ctx context.Context, tape string, from viewKey) (viewKey, error) {
+	last, ok, err := a.toolPlace(ctx, `kind = 'tool_call' AND (anchor_seq, folder, eff_time, file, line) < (?, ?, ?, ?, ?)`, true, tape, from)
+	if err != nil || !ok {
+		return tapeStart, err
+	}
+	answer, ok, err := a.toolPlace(ctx, `kind <> 'tool_call' AND (anchor_seq, folder, eff_time, file, line) < (?, ?, ?, ?, ?)`, true, tape, last)
+	if err != nil || !ok {
+		return tapeStart, err
+	}
+	first, _, err := a.toolPlace(ctx, `(anchor_seq, folder, eff_time, file, line) > (?, ?, ?, ?, ?)`, false, tape, answer)
+	return first, err // there is one: last is after answer
+}
+
+// toolPlace finds the place of the tool entry of the tape that cond
+// selects with k's columns, the last one in tape order, or the first.
+func (a *applier) toolPlace(ctx context.Context, cond string, lastOne bool, tape string, k viewKey) (viewKey, bool, error) {
+	order := `anchor_seq, folder, eff_time, file, line`
+	if lastOne {
+		order = `anchor_seq DESC, folder DESC, eff_time DESC, file DESC, line DESC`
+	}
+	var s viewKey
+	err := a.tx.QueryRowContext(ctx, `SELECT anchor_seq, folder, eff_time, file, line FROM entries
+		WHERE tape = ? AND `+toolKinds+` AND `+cond+` ORDER BY `+order+` LIMIT 1`,
+		append([]any{tape}, k.args()...)...).Scan(&s.seq, &s.folder, &s.eff, &s.file, &s.line)
+	if err == sql.ErrNoRows {
+		return s, false, nil
+	}
+	return s, err == nil, err
 }
 
 // defaultFoldChunk is how many tool entries the fold reads at a time.

@@ -53,19 +53,27 @@ func (c Call) DurationMS() (int64, bool) {
 // CallFold folds tool entries, in tape order, into calls, pairing results
 // with calls as pairing.go says. Its zero value starts with nothing
 // pending, as a tape does, and as the fold does again at any tool_call
-// entry.
+// entry that does not follow another tool_call (RestartsFold).
 type CallFold struct {
 	pending []Call
 	orphans []Orphan
+	last    string // the kind of the last tool entry added
+	latest  int64  // Ref of the latest tool_call entry
 }
 
 // Add reads the next tool entry and returns the calls it settled: answered,
 // or left pending for good because a new tool_call replaced them or a
 // tool_result without ids ended their wait.
 func (f *CallFold) Add(e ToolEntry) []Call {
+	last := f.last
+	f.last = e.Kind
 	switch e.Kind {
 	case "tool_call":
-		done := f.settlePending()
+		var done []Call
+		if RestartsFold(last) {
+			done = f.settlePending()
+		}
+		f.latest = e.Ref
 		for i, ref := range e.Facts.Calls {
 			f.pending = append(f.pending, Call{Entry: e.Ref, Index: i, ID: ref.ID, Name: ref.Name, Status: StatusPending, CalledAt: e.Time})
 		}
@@ -88,7 +96,7 @@ func (f *CallFold) Add(e ToolEntry) []Call {
 func (f *CallFold) answer(e ToolEntry) []Call {
 	refs := make([]pendingRef, len(f.pending))
 	for i, c := range f.pending {
-		refs[i] = pendingRef{id: c.ID, index: c.Index}
+		refs[i] = pendingRef{id: c.ID, index: c.Index, latest: c.Entry == f.latest}
 	}
 	answers, orphan, ends := match(refs, e.Facts.Results)
 	var done []Call
@@ -120,6 +128,17 @@ func (f *CallFold) answer(e ToolEntry) []Call {
 	}
 	return done
 }
+
+// isToolKind reports whether entries of a kind take part in pairing.
+func isToolKind(kind string) bool {
+	return kind == "tool_call" || kind == "tool_result" || kind == "error"
+}
+
+// RestartsFold reports whether a fold that starts afresh at a tool_call
+// entry gives the same calls from there on as a fold of the whole tape: it
+// does unless the tool entry before it is a tool_call too, whose pending
+// calls it would join. prev is that entry's kind, "" for none.
+func RestartsFold(prev string) bool { return prev != "tool_call" }
 
 // Orphans returns the results found since the last call that answer no
 // call (see Orphan), and forgets them.

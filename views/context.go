@@ -79,9 +79,15 @@ func writeString(b *bytes.Buffer, s string) {
 func Context(entries []tapelog.Entry) []Message {
 	msgs := []Message{}
 	var pending []contextCall
+	lastTool := "" // the kind of the last tool entry, for pairing.go's rule
+	toolCalls := 0 // tool_call entries so far
 	for _, e := range entries {
 		if !InContext(e) {
 			continue
+		}
+		prevTool := lastTool
+		if isToolKind(e.Kind) {
+			lastTool = e.Kind
 		}
 		switch e.Kind {
 		case tapelog.KindAnchor:
@@ -92,16 +98,19 @@ func Context(entries []tapelog.Entry) []Message {
 			}
 		case tapelog.KindToolCall:
 			calls := Calls(e.Payload)
-			pending = pending[:0]
+			if RestartsFold(prevTool) {
+				pending = nil
+			}
+			toolCalls++
 			for i, c := range calls {
-				pending = append(pending, contextCall{raw: c, index: i})
+				pending = append(pending, contextCall{raw: c, index: i, entry: toolCalls})
 			}
 			if len(calls) > 0 {
 				msgs = append(msgs, Message{Role: "assistant", ToolCalls: calls, EntryID: e.ID})
 			}
 		case tapelog.KindToolResult:
 			var added []Message
-			added, pending = toolMessages(e, pending)
+			added, pending = toolMessages(e, pending, toolCalls)
 			msgs = append(msgs, added...)
 		}
 	}
@@ -113,13 +122,14 @@ func Context(entries []tapelog.Entry) []Message {
 type contextCall struct {
 	raw   json.RawMessage
 	index int
+	entry int // the number of its tool_call entry in the context
 }
 
 // toolMessages is one tool message per result of a tool_result entry,
 // each paired with its call by pairing.go's rule, and the calls still
 // pending after it. A result that carries an id keeps it, even when it
 // answers no call: it is not attached to another.
-func toolMessages(e tapelog.Entry, pending []contextCall) ([]Message, []contextCall) {
+func toolMessages(e tapelog.Entry, pending []contextCall, latest int) ([]Message, []contextCall) {
 	results, _ := Results(e.Payload)
 	refs := make([]ResultRef, len(results))
 	for i, r := range results {
@@ -130,7 +140,7 @@ func toolMessages(e tapelog.Entry, pending []contextCall) ([]Message, []contextC
 	pend := make([]pendingRef, len(pending))
 	for j, c := range pending {
 		pend[j].id, _ = callIDName(c.raw)
-		pend[j].index = c.index
+		pend[j].index, pend[j].latest = c.index, c.entry == latest
 	}
 	answers, _, ends := match(pend, refs)
 	var msgs []Message

@@ -65,6 +65,14 @@ func TestContext(t *testing.T) {
 			`[{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"fs.read","arguments":"{}"}},{"id":"c2","function":{"name":"grep"}}]},` +
 				`{"role":"tool","content":"found","tool_call_id":"c2","name":"grep"},{"role":"tool","content":"data\nmore","tool_call_id":"c1","name":"fs.read"},` +
 				`{"role":"tool","content":"late","tool_call_id":"c9"}]`},
+		{"one turn's calls in two entries, answered by id", []tapelog.Entry{entry("tool_call", `{"calls":[{"id":"c1","function":{"name":"a"}}]}`, ""),
+			entry("message", `{"role":"assistant","content":"and"}`, ""),
+			entry("tool_call", `{"calls":[{"id":"c2","function":{"name":"b"}}]}`, ""),
+			entry("tool_result", `{"results":[{"tool_call_id":"c1","content":"r1"}]}`, ""),
+			entry("tool_result", `{"results":[{"tool_call_id":"c2","content":"r2"}]}`, "")},
+			`[{"role":"assistant","content":"","tool_calls":[{"id":"c1","function":{"name":"a"}}]},{"role":"assistant","content":"and"},` +
+				`{"role":"assistant","content":"","tool_calls":[{"id":"c2","function":{"name":"b"}}]},` +
+				`{"role":"tool","content":"r1","tool_call_id":"c1","name":"a"},{"role":"tool","content":"r2","tool_call_id":"c2","name":"b"}]`},
 		{"other kinds", []tapelog.Entry{entry("system", `{"content":"s"}`, ""), entry("event", `{"name":"e"}`, ""), entry("error", `{"kind":"k"}`, ""), entry("custom", `{}`, "")}, `[]`},
 		{"meta.context false is left out, and keeps the calls pending", []tapelog.Entry{
 			entry("tool_call", `{"calls":[{"id":"c1"}]}`, ""),

@@ -9,14 +9,18 @@ import (
 // (CallFold) and the context (Context) alike:
 //
 //   - a tool_call entry's calls become the pending calls, replacing any that
-//     were (those stay unanswered for good);
+//     were (those stay unanswered for good), unless the tool entry before it
+//     (tool_call, tool_result or error; other kinds do not count) is a
+//     tool_call too: then its calls join the pending ones, because one
+//     turn's calls may be written as several entries (an import that
+//     mirrors a transcript while the model still writes its calls);
 //   - a result that carries the id of the call it answers (tool_call_id,
 //     Anthropic's tool_use_id or Codex's call_id) answers the pending call
 //     with that id; if no pending call has it, it answers nothing and is an
 //     orphan, reported and never attached to another call;
 //   - a result without an id answers the pending call at its own position
-//     in the tool_call entry, as Bub pairs them; results past the calls
-//     answer nothing;
+//     in its tool_call entry (the latest one, when several are pending), as
+//     Bub pairs them; results past the calls answer nothing;
 //   - after a tool_result entry that holds a result without an id (or no
 //     result at all), no call is pending, as in Bub; after one whose
 //     results all carry ids, the calls it did not answer are still pending,
@@ -77,11 +81,13 @@ func resultCallID(m map[string]any) string {
 	return ""
 }
 
-// pendingRef is what pairing needs of a pending call: its id and its
-// position in its tool_call entry.
+// pendingRef is what pairing needs of a pending call: its id, its
+// position in its tool_call entry, and whether that entry is the latest
+// tool_call.
 type pendingRef struct {
-	id    string
-	index int
+	id     string
+	index  int
+	latest bool
 }
 
 // match pairs the results of one tool_result entry with the pending calls.
@@ -96,20 +102,24 @@ func match(pending []pendingRef, results []ResultRef) (answers []int, orphan []b
 	ends = len(results) == 0
 	for i, r := range results {
 		answers[i] = -1
-		for j, p := range pending {
-			if taken[j] {
-				continue
+		if r.CallID == "" {
+			ends = true
+			// By position: the call at i of the latest tool_call entry.
+			for j, p := range pending {
+				if p.latest && p.index == i && !taken[j] {
+					answers[i], taken[j] = j, true
+					break
+				}
 			}
-			if r.CallID != "" && p.id == r.CallID || r.CallID == "" && p.index == i {
+			continue
+		}
+		for j, p := range pending {
+			if !taken[j] && p.id == r.CallID {
 				answers[i], taken[j] = j, true
 				break
 			}
 		}
-		if r.CallID == "" {
-			ends = true
-		} else if answers[i] < 0 {
-			orphan[i] = true
-		}
+		orphan[i] = answers[i] < 0
 	}
 	return answers, orphan, ends
 }

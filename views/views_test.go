@@ -119,6 +119,12 @@ func TestCallFold(t *testing.T) {
 			[]string{"1.0 a bash pending 0.0", "1.1 b read completed 2.0", "orphan 3.0 a"}},
 		{"by position, a result skips a call answered by id", []string{two, `tool_result:{"results":[{"call_id":"a"}]}`, `tool_result:{"results":[false,false]}`},
 			[]string{"1.0 a bash completed 2.0", "1.1 b read completed 3.1"}},
+		{"one turn's calls written as two entries join", []string{`tool_call:{"calls":[{"id":"a","name":"bash"}]}`, `tool_call:{"calls":[{"id":"b","name":"read"}]}`,
+			`tool_result:{"results":[{"call_id":"b"}]}`, `tool_result:{"results":[{"call_id":"a"}]}`},
+			[]string{"1.0 a bash completed 4.0", "2.0 b read completed 3.0"}},
+		{"by position, only the latest entry's calls are answered", []string{`tool_call:{"calls":[{"id":"a","name":"bash"}]}`, `tool_call:{"calls":[{"id":"b","name":"read"}]}`,
+			`tool_result:{"results":[false,false]}`},
+			[]string{"1.0 a bash pending 0.0", "2.0 b read completed 3.0"}},
 		{"a new call ends the wait of calls answered by nothing", []string{two, `tool_result:{"results":[{"call_id":"a"}]}`, `tool_call:{"calls":[{"id":"c","name":"grep"}]}`, `tool_result:{"results":[{"call_id":"b"}]}`},
 			[]string{"1.0 a bash completed 2.0", "1.1 b read pending 0.0", "3.0 c grep pending 0.0", "orphan 4.0 b"}},
 	}
