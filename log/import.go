@@ -14,6 +14,18 @@ import (
 // when present. Unlike Handoff, a tape that does not exist yet gets this
 // anchor as its first one, with no bootstrap anchor before it.
 func (t *Tape) HandoffEntry(ctx context.Context, e Entry) (Anchor, error) {
+	return t.handoffEntry(ctx, e, true)
+}
+
+// HandoffRecorded is HandoffEntry for an anchor recorded elsewhere without
+// a date: it is written without one, as AppendRecorded writes entries,
+// where HandoffEntry would stamp it with the time of the write. (An
+// import then writes the same anchor today and next year.)
+func (t *Tape) HandoffRecorded(ctx context.Context, e Entry) (Anchor, error) {
+	return t.handoffEntry(ctx, e, false)
+}
+
+func (t *Tape) handoffEntry(ctx context.Context, e Entry, stamp bool) (Anchor, error) {
 	if err := ctx.Err(); err != nil {
 		return Anchor{}, err
 	}
@@ -36,7 +48,7 @@ func (t *Tape) HandoffEntry(ctx context.Context, e Entry) (Anchor, error) {
 	if err != nil {
 		return Anchor{}, err
 	}
-	f, err := t.anchorLine(e, payload, meta)
+	f, err := t.anchorLine(e, payload, meta, stamp)
 	if err != nil {
 		return Anchor{}, err
 	}
@@ -50,7 +62,7 @@ func (t *Tape) HandoffEntry(ctx context.Context, e Entry) (Anchor, error) {
 }
 
 // anchorLine is the anchor.json of an imported anchor entry.
-func (t *Tape) anchorLine(e Entry, payload, meta []byte) (lineFields, error) {
+func (t *Tape) anchorLine(e Entry, payload, meta []byte, stamp bool) (lineFields, error) {
 	id, now := t.ws.ids.next(time.Now())
 	if e.ID != "" {
 		if !utf8.ValidString(e.ID) {
@@ -59,6 +71,9 @@ func (t *Tape) anchorLine(e Entry, payload, meta []byte) (lineFields, error) {
 		id = e.ID
 	}
 	date := FormatTime(now)
+	if !stamp {
+		date = ""
+	}
 	if e.Date != "" {
 		if _, err := ParseTime(e.Date); err != nil {
 			return lineFields{}, fmt.Errorf("%w: %v", ErrInvalid, err)

@@ -71,3 +71,37 @@ func (lr *lineReader) next() (rawLine, error) {
 	line.data = bytes.TrimSuffix(lr.buf[:len(lr.buf)-1], []byte{'\r'})
 	return line, nil
 }
+
+// LineReader splits a JSONL file into its complete lines, for readers of
+// other formats (an import's transcripts): the line numbers and offsets
+// that errors name, the cap on a line's length, and the rule that a last
+// line without a newline is still being written and is not returned.
+type LineReader struct{ lr *lineReader }
+
+// RawLine is one complete line, without its newline (and a '\r' before
+// it). Data is valid until the next call to Next, and nil when the line is
+// longer than the cap: TooLong is then its length.
+type RawLine struct {
+	Data    []byte
+	No      int   // 1-based
+	Offset  int64 // of the line's start
+	TooLong int64
+}
+
+// NewLineReader reads r, whose first byte is at offset in its file and
+// whose first line is line firstLine+1, with lines capped at max bytes.
+func NewLineReader(r io.Reader, max int, offset int64, firstLine int) *LineReader {
+	lr := newLineReader(r, max)
+	lr.offset, lr.lineNo = offset, firstLine
+	return &LineReader{lr: lr}
+}
+
+// Next returns the next complete line, or io.EOF after the last one: a
+// torn tail is left for a later read.
+func (r *LineReader) Next() (RawLine, error) {
+	l, err := r.lr.next()
+	return RawLine{Data: l.data, No: l.no, Offset: l.offset, TooLong: l.tooLong}, err
+}
+
+// Offset is where the next line starts: after the last complete line.
+func (r *LineReader) Offset() int64 { return r.lr.offset }

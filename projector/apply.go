@@ -35,8 +35,9 @@ type applier struct {
 var applyStatements = map[string]string{
 	"insertEntry": `INSERT INTO entries (tape, id, kind, anchor_seq, folder, file, file_id, line, offset, length, date, eff_time, time_ns, facts)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	"insertRun": `INSERT INTO runs (entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens, total_tokens)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insertRun": `INSERT INTO runs (entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens,
+		cache_creation_tokens, cache_read_tokens, total_tokens, usage_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insertCall": `INSERT INTO calls (tape, anchor_seq, folder, eff_time, file, line, idx, entry, call_id, name, status, called_ns, answered_ns, result_entry, result_idx)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insertOrphan": `INSERT INTO orphan_results (tape, anchor_seq, folder, eff_time, file, line, idx, entry, call_id)

@@ -168,7 +168,10 @@ CREATE TABLE runs (
 	has_usage     INTEGER NOT NULL,
 	input_tokens  INTEGER NOT NULL,
 	output_tokens INTEGER NOT NULL,
-	total_tokens  INTEGER NOT NULL
+	cache_creation_tokens INTEGER NOT NULL,
+	cache_read_tokens     INTEGER NOT NULL,
+	total_tokens  INTEGER NOT NULL,
+	usage_id      TEXT -- runs that share one count once (views.Run.UsageID); NULL for none
 );
 CREATE INDEX runs_tape ON runs (tape, anchor_seq, folder);
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
 )
 
 // Queries of the view tables. Lists page as a ledger query does: a page
@@ -188,13 +189,17 @@ func (p *Projector) entryAt(ctx context.Context, q querier, loader *lineLoader, 
 }
 
 // callArguments picks the arguments of the idx-th call of a tool_call
-// payload: function.arguments (OpenAI), else arguments or input.
+// payload: function.arguments (OpenAI), custom.input (a custom tool's),
+// else arguments or input.
 func callArguments(payload json.RawMessage, idx int) json.RawMessage {
 	var p struct {
 		Calls []struct {
 			Function struct {
 				Arguments json.RawMessage `json:"arguments"`
 			} `json:"function"`
+			Custom struct {
+				Input json.RawMessage `json:"input"`
+			} `json:"custom"`
 			Arguments json.RawMessage `json:"arguments"`
 			Input     json.RawMessage `json:"input"`
 		} `json:"calls"`
@@ -203,7 +208,7 @@ func callArguments(payload json.RawMessage, idx int) json.RawMessage {
 		return nil
 	}
 	c := p.Calls[idx]
-	for _, a := range []json.RawMessage{c.Function.Arguments, c.Arguments, c.Input} {
+	for _, a := range []json.RawMessage{c.Function.Arguments, c.Custom.Input, c.Arguments, c.Input} {
 		if len(a) > 0 {
 			return a
 		}
@@ -233,9 +238,10 @@ func resultAt(payload json.RawMessage, idx int) json.RawMessage {
 type UsageRow struct {
 	Tape, Anchor, Model, Day string
 	AnchorSeq                int64
-	Runs                     int // run events
+	Runs                     int // run events, each usage id once
 	WithUsage                int // of them, those that reported usage
 	Input, Output, Total     int64
+	CacheCreation, CacheRead int64
 }
 
 // UsageFilter selects run events and how to group them.
@@ -253,6 +259,19 @@ var usageGroups = map[string]string{
 	"day":    `'', 0, '', '', coalesce(strftime('%Y-%m-%d', r.time_ns / 1000000000, 'unixepoch'), '')`,
 }
 
+// countedRuns are the runs a usage sum counts: every run without a usage
+// id, and of the runs that share one, the one with the largest total
+// (then the earliest, then the first tape, anchor and folder), wherever it
+// is: a usage reported twice counts once in every grouping, and the
+// groups add up to the whole.
+const countedRuns = `(SELECT * FROM runs WHERE usage_id IS NULL
+	UNION ALL
+	SELECT entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens,
+		cache_creation_tokens, cache_read_tokens, total_tokens, usage_id FROM (
+		SELECT *, row_number() OVER (PARTITION BY usage_id
+			ORDER BY total_tokens DESC, time_ns, tape, anchor_seq, folder, entry) AS n
+		FROM runs WHERE usage_id IS NOT NULL) WHERE n = 1)`
+
 // Usage sums the token usage of run events by f.By, in the order of the
 // groups (anchors in tape order, days in time order), and says how many
 // groups there are in all. Groups are few (tapes, anchors, models, days):
@@ -263,14 +282,15 @@ func (p *Projector) Usage(ctx context.Context, f UsageFilter) ([]UsageRow, int, 
 	if !ok {
 		return nil, 0, fmt.Errorf("usage by %q: want tape, anchor, model or day", f.By)
 	}
-	from, args := ` FROM runs r`, []any{}
+	from, args := ` FROM `+countedRuns+` r`, []any{}
 	if f.By == "anchor" {
 		from += ` LEFT JOIN anchors a ON a.tape = r.tape AND a.folder = r.folder`
 	}
 	if f.Tape != "" {
 		from, args = from+` WHERE r.tape = ?`, append(args, f.Tape)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+cols+`, count(*), sum(r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens)`+
+	rows, err := q.QueryContext(ctx, `SELECT `+cols+`, count(*), sum(r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens),
+		sum(r.cache_creation_tokens), sum(r.cache_read_tokens)`+
 		from+` GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("query usage: %w", err)
@@ -279,7 +299,8 @@ func (p *Projector) Usage(ctx context.Context, f UsageFilter) ([]UsageRow, int, 
 	var all []UsageRow
 	for rows.Next() {
 		var u UsageRow
-		if err := rows.Scan(&u.Tape, &u.AnchorSeq, &u.Anchor, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.Input, &u.Output, &u.Total); err != nil {
+		if err := rows.Scan(&u.Tape, &u.AnchorSeq, &u.Anchor, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.Input, &u.Output, &u.Total,
+			&u.CacheCreation, &u.CacheRead); err != nil {
 			return nil, 0, err
 		}
 		all = append(all, u)
@@ -297,18 +318,37 @@ func (p *Projector) Usage(ctx context.Context, f UsageFilter) ([]UsageRow, int, 
 // Session is a tape as a list of sessions shows it.
 type Session struct {
 	Name, Title, CWD string
+	Branch, Model    string
 	First, Last      time.Time // zero when no entry has a date
 	Entries, Anchors int
+	// What the tape's first anchor says of an imported session: the
+	// agent that recorded it ("claude", "codex"), its id there, and the
+	// tape of the session it is a subagent or a fork of ("" for none).
+	Source, SessionID, Parent string
+	parentSession             string
 }
 
 // Sessions describes every tape in the index, most recently active first.
-// Title is the text of its first user message, CWD the first working
-// directory an entry's meta names.
+// Title is the last title an agent gave it (a title event), else the text
+// of its first user message that a person wrote; CWD the first working
+// directory an entry's meta names, Branch the last git branch; Model the
+// model of its last run that names one.
 func (p *Projector) Sessions(ctx context.Context) (out []Session, err error) {
 	err = p.snapshot(ctx, func(q querier) error {
 		out, err = p.sessions(ctx, q)
 		return err
 	})
+	bySession := map[string]string{}
+	for _, s := range out {
+		if s.SessionID != "" && s.parentSession == "" {
+			bySession[s.Source+"/"+s.SessionID] = s.Name
+		}
+	}
+	for i, s := range out {
+		if s.parentSession != "" {
+			out[i].Parent = bySession[s.Source+"/"+s.parentSession]
+		}
+	}
 	return out, err
 }
 
@@ -358,31 +398,80 @@ func (p *Projector) session(ctx context.Context, q querier, loader *lineLoader, 
 	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM entries WHERE tape = ? AND file_id <> 0`, name).Scan(&s.Entries); err != nil {
 		return s, err
 	}
-	var title sql.NullInt64
-	err := q.QueryRowContext(ctx, `SELECT rowid FROM entries WHERE tape = ? AND kind = 'message' AND facts LIKE '{"role":"user"%'
-		ORDER BY anchor_seq, folder, eff_time, file, line LIMIT 1`, name).Scan(&title)
+	if err := p.sessionTitle(ctx, q, loader, &s); err != nil {
+		return s, err
+	}
+	cwd, err := firstFacts(ctx, q, name, `"cwd":`, false)
+	if err != nil {
+		return s, err
+	}
+	branch, err := firstFacts(ctx, q, name, `"branch":`, true)
+	if err != nil {
+		return s, err
+	}
+	s.CWD, s.Branch = cwd.CWD, branch.Branch
+	err = q.QueryRowContext(ctx, `SELECT model FROM runs WHERE tape = ? AND model <> ''
+		ORDER BY anchor_seq DESC, folder DESC, time_ns DESC LIMIT 1`, name).Scan(&s.Model)
 	if err != nil && err != sql.ErrNoRows {
 		return s, err
+	}
+	var start string
+	if err := q.QueryRowContext(ctx, `SELECT payload FROM anchors WHERE tape = ? ORDER BY seq, folder LIMIT 1`, name).Scan(&start); err != nil {
+		return s, err
+	}
+	var a struct {
+		State struct {
+			Source        string `json:"source"`
+			SessionID     string `json:"session_id"`
+			ParentSession string `json:"parent_session"`
+		} `json:"state"`
+	}
+	if json.Unmarshal([]byte(start), &a) == nil {
+		s.Source, s.SessionID, s.parentSession = a.State.Source, a.State.SessionID, a.State.ParentSession
+	}
+	return s, nil
+}
+
+// sessionTitle is the tape's last title event, else its first message
+// from a user that meta does not mark as synthetic.
+func (p *Projector) sessionTitle(ctx context.Context, q querier, loader *lineLoader, s *Session) error {
+	titled, err := firstFacts(ctx, q, s.Name, `"title":`, true)
+	if err != nil || titled.Title != "" {
+		s.Title = titled.Title
+		return err
+	}
+	var title sql.NullInt64
+	err = q.QueryRowContext(ctx, `SELECT rowid FROM entries WHERE tape = ? AND kind = 'message' AND facts LIKE '{"role":"user"%'
+		AND facts NOT LIKE '{"role":"user","synthetic":true%'
+		ORDER BY anchor_seq, folder, eff_time, file, line LIMIT 1`, s.Name).Scan(&title)
+	if err != nil && err != sql.ErrNoRows {
+		return err
 	}
 	if title.Valid {
 		if e, err := p.entryAt(ctx, q, loader, title.Int64); err == nil {
 			s.Title = MessageText(e.Payload)
 		}
 	}
+	return nil
+}
+
+// firstFacts decodes the facts of the tape's first entry (or its last,
+// with last) whose facts hold the JSON text key.
+func firstFacts(ctx context.Context, q querier, tape, key string, last bool) (views.Facts, error) {
+	order := `anchor_seq, folder, eff_time, file, line`
+	if last {
+		order = `anchor_seq DESC, folder DESC, eff_time DESC, file DESC, line DESC`
+	}
 	var facts sql.NullString
-	err = q.QueryRowContext(ctx, `SELECT facts FROM entries WHERE tape = ? AND facts LIKE '%"cwd":%'
-		ORDER BY anchor_seq, folder, eff_time, file, line LIMIT 1`, name).Scan(&facts)
-	if err != nil && err != sql.ErrNoRows {
-		return s, err
+	err := q.QueryRowContext(ctx, `SELECT facts FROM entries WHERE tape = ? AND facts LIKE ? ORDER BY `+order+` LIMIT 1`,
+		tape, "%"+key+"%").Scan(&facts)
+	if err == sql.ErrNoRows || err == nil && !facts.Valid {
+		return views.Facts{}, nil
 	}
-	if facts.Valid {
-		var f struct {
-			CWD string `json:"cwd"`
-		}
-		json.Unmarshal([]byte(facts.String), &f) //nolint:errcheck // written by views.Facts.Encode
-		s.CWD = f.CWD
+	if err != nil {
+		return views.Facts{}, err
 	}
-	return s, nil
+	return views.DecodeFacts(facts.String)
 }
 
 // MessageText is the text of a chat message payload: its string content,

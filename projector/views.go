@@ -65,8 +65,12 @@ func (a *applier) touch(tape string, k viewKey) {
 // insertRun writes the runs row of a run event.
 func (a *applier) insertRun(ctx context.Context, rowid int64, tape, folder string, r entryRow, timeNS *int64) error {
 	run := r.facts.Run
+	var usageID any
+	if run.UsageID != "" {
+		usageID = run.UsageID
+	}
 	_, err := a.execStmt(ctx, "insertRun", rowid, tape, r.seq, folder, timeNS, run.Status, run.Model,
-		run.Usage, run.In, run.Out, run.Total)
+		run.Usage, run.In, run.Out, run.CacheCreation, run.CacheRead, run.Total, usageID)
 	if err != nil {
 		return fmt.Errorf("index run event %s: %w", r.id, err)
 	}

@@ -10,11 +10,14 @@ import (
 // stores them with it, so that a view is computed from the index without
 // reading a file again. The zero Facts means the entry feeds no view.
 type Facts struct {
-	Role    string      `json:"role,omitempty"`    // message: its role
-	CWD     string      `json:"cwd,omitempty"`     // meta's working directory, when it names one
-	Calls   []CallRef   `json:"calls,omitempty"`   // tool_call: its calls, in order
-	Results []ResultRef `json:"results,omitempty"` // tool_result: for each result, in order, its call id and whether it says it failed
-	Run     *Run        `json:"run,omitempty"`     // a run event
+	Role      string      `json:"role,omitempty"`      // message: its role
+	Synthetic bool        `json:"synthetic,omitempty"` // meta says the message was written for the model, not by a person (Codex's environment context)
+	CWD       string      `json:"cwd,omitempty"`       // meta's working directory, when it names one
+	Branch    string      `json:"branch,omitempty"`    // meta's git branch, when it names one
+	Title     string      `json:"title,omitempty"`     // a title event: the session's name, as the agent gave it
+	Calls     []CallRef   `json:"calls,omitempty"`     // tool_call: its calls, in order
+	Results   []ResultRef `json:"results,omitempty"`   // tool_result: for each result, in order, its call id and whether it says it failed
+	Run       *Run        `json:"run,omitempty"`       // a run event
 }
 
 // CallRef is one call of a tool_call entry.
@@ -24,21 +27,31 @@ type CallRef struct {
 }
 
 // Run is a run event as Bub writes it: {"name": "run", "data": {"status",
-// "model", "usage": {...}}}. Usage is in the OpenAI spelling
+// "model", "usage": {...}, "usage_id"}}. Usage is in the OpenAI spelling
 // (prompt_tokens, completion_tokens) or the Anthropic one (input_tokens,
-// output_tokens); a missing total_tokens is their sum.
+// output_tokens, cache_creation_input_tokens, cache_read_input_tokens); a
+// missing total_tokens is the sum of the four.
+//
+// UsageID names the provider's request when the same usage may be
+// reported more than once (Claude Code writes it on every line of a turn,
+// and a resumed session copies earlier turns into its new transcript):
+// usage sums count one run of each UsageID, the one with the largest
+// total, as ccusage counts them.
 type Run struct {
-	Status string `json:"status,omitempty"`
-	Model  string `json:"model,omitempty"`
-	Usage  bool   `json:"usage,omitempty"` // the event reported usage
-	In     int64  `json:"in,omitempty"`
-	Out    int64  `json:"out,omitempty"`
-	Total  int64  `json:"total,omitempty"`
+	Status        string `json:"status,omitempty"`
+	Model         string `json:"model,omitempty"`
+	Usage         bool   `json:"usage,omitempty"` // the event reported usage
+	In            int64  `json:"in,omitempty"`
+	Out           int64  `json:"out,omitempty"`
+	CacheCreation int64  `json:"cache_creation,omitempty"`
+	CacheRead     int64  `json:"cache_read,omitempty"`
+	Total         int64  `json:"total,omitempty"`
+	UsageID       string `json:"usage_id,omitempty"`
 }
 
 // IsZero reports whether f feeds no view.
 func (f Facts) IsZero() bool {
-	return f.Role == "" && f.CWD == "" && len(f.Calls) == 0 && len(f.Results) == 0 && f.Run == nil
+	return f.Role == "" && !f.Synthetic && f.CWD == "" && f.Branch == "" && f.Title == "" && len(f.Calls) == 0 && len(f.Results) == 0 && f.Run == nil
 }
 
 // Encode is f as the compact JSON the index stores; "" for zero facts.
@@ -63,10 +76,12 @@ func DecodeFacts(s string) (Facts, error) {
 // Extract takes the facts of an entry of the given kind from its decoded
 // payload and its raw meta.
 func Extract(kind string, payload map[string]any, meta json.RawMessage) Facts {
-	f := Facts{CWD: metaCWD(meta)}
+	m := metaFacts(meta)
+	f := Facts{CWD: m.cwd, Branch: m.branch}
 	switch kind {
 	case "message":
 		f.Role, _ = payload["role"].(string)
+		f.Synthetic = m.synthetic
 	case "tool_call":
 		// Only objects are calls, as for Calls and the context: a result
 		// answers the call at its position among them.
@@ -82,20 +97,27 @@ func Extract(kind string, payload map[string]any, meta json.RawMessage) Facts {
 			f.Results = append(f.Results, resultRef(r))
 		}
 	case "event":
-		if name, _ := payload["name"].(string); name == "run" {
+		switch name, _ := payload["name"].(string); name {
+		case "run":
 			f.Run = extractRun(payload["data"])
+		case "title":
+			data, _ := payload["data"].(map[string]any)
+			f.Title, _ = data["title"].(string)
 		}
 	}
 	return f
 }
 
-// callRef reads a call in the OpenAI shape ({"id", "function": {"name"}})
-// or a flat one ({"id", "name"}).
+// callRef reads a call in the OpenAI shape ({"id", "function": {"name"}},
+// or a custom tool's {"id", "custom": {"name"}}) or a flat one ({"id",
+// "name"}).
 func callRef(m map[string]any) CallRef {
 	var r CallRef
 	r.ID, _ = m["id"].(string)
-	if fn, ok := m["function"].(map[string]any); ok {
-		r.Name, _ = fn["name"].(string)
+	for _, k := range []string{"function", "custom"} {
+		if fn, ok := m[k].(map[string]any); ok && r.Name == "" {
+			r.Name, _ = fn["name"].(string)
+		}
 	}
 	if r.Name == "" {
 		r.Name, _ = m["name"].(string)
@@ -137,6 +159,7 @@ func extractRun(data any) *Run {
 	r := &Run{}
 	r.Status, _ = d["status"].(string)
 	r.Model, _ = d["model"].(string)
+	r.UsageID, _ = d["usage_id"].(string)
 	usage, ok := d["usage"].(map[string]any)
 	if !ok {
 		return r
@@ -151,29 +174,48 @@ func extractRun(data any) *Run {
 	}
 	in, okIn := num("input_tokens", "prompt_tokens")
 	out, okOut := num("output_tokens", "completion_tokens")
+	cc, okCC := num("cache_creation_input_tokens")
+	cr, okCR := num("cache_read_input_tokens")
 	total, okTotal := num("total_tokens")
 	if !okTotal {
-		total = in + out
+		total = in + out + cc + cr
 	}
-	r.Usage = okIn || okOut || okTotal
-	r.In, r.Out, r.Total = in, out, total
+	r.Usage = okIn || okOut || okTotal || okCC || okCR
+	r.In, r.Out, r.CacheCreation, r.CacheRead, r.Total = in, out, cc, cr, total
 	return r
 }
 
-// metaCWD is the working directory an entry's meta names, under any of the
-// keys agents use for it.
-func metaCWD(meta json.RawMessage) string {
-	if !strings.Contains(string(meta), "cwd") && !strings.Contains(string(meta), "work") {
-		return "" // most metas: no key that could name one, and no decoding
+// metaFact is what the views read of an entry's meta.
+type metaFact struct {
+	cwd, branch string
+	synthetic   bool
+}
+
+// metaFacts reads the working directory an entry's meta names, under any
+// of the keys agents use for it, its git branch, and whether it marks a
+// message as synthetic.
+func metaFacts(meta json.RawMessage) metaFact {
+	s := string(meta)
+	if !strings.Contains(s, "cwd") && !strings.Contains(s, "work") && !strings.Contains(s, "branch") && !strings.Contains(s, "synthetic") {
+		return metaFact{} // most metas: no key that could name one, and no decoding
 	}
 	var m map[string]any
 	if json.Unmarshal(meta, &m) != nil {
-		return ""
+		return metaFact{}
 	}
+	var f metaFact
 	for _, k := range []string{"cwd", "workdir", "working_directory", "workspace"} {
 		if s, ok := m[k].(string); ok && s != "" {
-			return s
+			f.cwd = s
+			break
 		}
 	}
-	return ""
+	for _, k := range []string{"git_branch", "gitBranch", "branch"} {
+		if s, ok := m[k].(string); ok && s != "" {
+			f.branch = s
+			break
+		}
+	}
+	f.synthetic, _ = m["synthetic"].(bool)
+	return f
 }

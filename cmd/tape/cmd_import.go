@@ -15,7 +15,9 @@ import (
 
 // ImportCmd is `tape import`: one subcommand per foreign format.
 type ImportCmd struct {
-	Bub ImportBubCmd `cmd:"" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/<tape>.jsonl). Example: tape import bub ~/.bub/tapes/*.jsonl"`
+	Claude ImportClaudeCmd `cmd:"" help:"Import Claude Code's sessions (~/.claude/projects), one tape each. Example: tape import claude"`
+	Codex  ImportCodexCmd  `cmd:"" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each. Example: tape import codex"`
+	Bub    ImportBubCmd    `cmd:"" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/<tape>.jsonl). Example: tape import bub ~/.bub/tapes/*.jsonl"`
 }
 
 // ImportBubCmd is `tape import bub`.

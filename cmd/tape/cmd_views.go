@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -55,7 +57,7 @@ func printCount(env *Env, n int) error {
 type TapesCmd struct {
 	Active bool   `help:"Only tapes written to in the last hour."`
 	Since  string `placeholder:"WHEN" help:"Only tapes written to since WHEN: RFC 3339 or a duration ago (90m, 2h, 3d)."`
-	JSON   bool   `help:"One JSON object per tape and line: name, title, cwd, first, last, entries, anchors, forks."`
+	JSON   bool   `help:"One JSON object per tape and line: name, title, cwd, branch, model, first, last, entries, anchors, forks, source, session_id, parent."`
 	pageFlags
 }
 
@@ -75,14 +77,19 @@ func (c *TapesCmd) Validate() error { return c.validate() }
 
 // tapeRecord is what `tape tapes --json` prints. Its names are a contract.
 type tapeRecord struct {
-	Name    string  `json:"name"`
-	Title   string  `json:"title"`
-	CWD     string  `json:"cwd"`
-	First   *string `json:"first"`
-	Last    *string `json:"last"`
-	Entries int     `json:"entries"`
-	Anchors int     `json:"anchors"`
-	Forks   int     `json:"forks"`
+	Name      string  `json:"name"`
+	Title     string  `json:"title"`
+	CWD       string  `json:"cwd"`
+	Branch    string  `json:"branch"`
+	Model     string  `json:"model"`
+	First     *string `json:"first"`
+	Last      *string `json:"last"`
+	Entries   int     `json:"entries"`
+	Anchors   int     `json:"anchors"`
+	Forks     int     `json:"forks"`
+	Source    string  `json:"source"`     // the agent an imported session came from; "" for a tape written here
+	SessionID string  `json:"session_id"` // its id there
+	Parent    *string `json:"parent"`     // the tape of the session it is a subagent or fork of
 }
 
 // activeWindow is how recently a tape was written for --active.
@@ -123,24 +130,55 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 	}
 	page := pageOf(kept, c.page())
 	out := newJSONLines(env.Stdout)
+	if !c.JSON {
+		c.footer(env, len(page), len(kept), "tapes")
+		return printSessions(env, page)
+	}
 	for _, s := range page {
-		rec := tapeRecord{Name: s.Name, Title: s.Title, CWD: s.CWD, First: rfc3339(s.First), Last: rfc3339(s.Last),
-			Entries: s.Entries, Anchors: s.Anchors, Forks: countForks(ws, s.Name)}
-		if c.JSON {
-			if err := out.write(rec); err != nil {
-				return err
-			}
-			continue
+		rec := tapeRecord{Name: s.Name, Title: s.Title, CWD: s.CWD, Branch: s.Branch, Model: s.Model, First: rfc3339(s.First), Last: rfc3339(s.Last),
+			Entries: s.Entries, Anchors: s.Anchors, Forks: countForks(ws, s.Name), Source: s.Source, SessionID: s.SessionID, Parent: optional(s.Parent)}
+		if err := out.write(rec); err != nil {
+			return err
 		}
+	}
+	c.footer(env, len(page), len(kept), "tapes")
+	return nil
+}
+
+// printSessions prints a page of tapes as a table with a header: names in
+// full, so that one can be pasted into --tape.
+func printSessions(env *Env, page []projector.Session) error {
+	rows := [][]string{{"NAME", "LAST", "ENTRIES", "MODEL", "BRANCH", "CWD", "TITLE"}}
+	for _, s := range page {
 		last := "-"
 		if !s.Last.IsZero() {
 			last = s.Last.UTC().Format("2006-01-02 15:04")
 		}
-		if _, err := fmt.Fprintf(env.Stdout, "%-24s  %-16s  %7d  %3d  %s\n", oneLine(s.Name, 24), last, s.Entries, s.Anchors, oneLine(s.Title, 60)); err != nil {
+		rows = append(rows, []string{printable(s.Name), last, fmt.Sprint(s.Entries), oneLine(s.Model, 28), oneLine(s.Branch, 20),
+			oneLine(s.CWD, 40), oneLine(s.Title, 60)})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, cell := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, cell := range r {
+			switch {
+			case i == len(r)-1:
+				b.WriteString(cell)
+			case i == 2: // numbers to the right
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)) + cell + "  ")
+			default:
+				b.WriteString(cell + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)) + "  ")
+			}
+		}
+		if _, err := fmt.Fprintln(env.Stdout, strings.TrimRight(b.String(), " ")); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}
-	c.footer(env, len(page), len(kept), "tapes")
 	return nil
 }
 
@@ -315,15 +353,18 @@ func optional(s string) *string {
 // UsageCmd is `tape usage`.
 type UsageCmd struct {
 	By   string `default:"tape" enum:"tape,anchor,model,day" help:"Sum by tape, anchor, model or day (UTC)."`
-	JSON bool   `help:"One JSON object per group and line: the group (tape; tape, anchor_seq and anchor; model; or day), runs, runs_with_usage, input_tokens, output_tokens, total_tokens."`
+	JSON bool   `help:"One JSON object per group and line: the group (tape; tape, anchor_seq and anchor; model; or day), runs, runs_with_usage, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens."`
 	pageFlags
 }
 
 func (c *UsageCmd) Help() string {
 	return `Sums the token usage that run events report ({"name": "run", "data":
 {"status", "model", "usage": {...}}}, as Bub writes them; prompt_tokens and
-completion_tokens, or input_tokens and output_tokens). Every tape, unless --tape
-or --session names one. Runs that reported no usage are counted as runs.
+completion_tokens, or input_tokens, output_tokens, cache_creation_input_tokens
+and cache_read_input_tokens, as Anthropic and imported sessions write them).
+Every tape, unless --tape or --session names one. Runs that reported no usage
+are counted as runs. Runs that share a usage_id (a request an agent reported
+more than once) count once: the one with the largest total.
 
 Examples:
   tape usage
@@ -344,6 +385,8 @@ type usageGroupRecord struct {
 	RunsWithUsage int     `json:"runs_with_usage"`
 	InputTokens   int64   `json:"input_tokens"`
 	OutputTokens  int64   `json:"output_tokens"`
+	CacheCreation int64   `json:"cache_creation_tokens"`
+	CacheRead     int64   `json:"cache_read_tokens"`
 	TotalTokens   int64   `json:"total_tokens"`
 }
 
@@ -379,8 +422,8 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 			}
 			continue
 		}
-		if _, err := fmt.Fprintf(env.Stdout, "%-40s  %5d runs  %10d in  %10d out  %10d total\n",
-			oneLine(c.group(u), 40), u.Runs, u.Input, u.Output, u.Total); err != nil {
+		if _, err := fmt.Fprintf(env.Stdout, "%-40s  %5d runs  %10d in  %10d out  %12d cache write  %12d cache read  %12d total\n",
+			oneLine(c.group(u), 40), u.Runs, u.Input, u.Output, u.CacheCreation, u.CacheRead, u.Total); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}
@@ -401,7 +444,8 @@ func (c *UsageCmd) group(u projector.UsageRow) string {
 }
 
 func (c *UsageCmd) record(u projector.UsageRow) usageGroupRecord {
-	r := usageGroupRecord{Runs: u.Runs, RunsWithUsage: u.WithUsage, InputTokens: u.Input, OutputTokens: u.Output, TotalTokens: u.Total}
+	r := usageGroupRecord{Runs: u.Runs, RunsWithUsage: u.WithUsage, InputTokens: u.Input, OutputTokens: u.Output,
+		CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, TotalTokens: u.Total}
 	switch c.By {
 	case "tape":
 		r.Tape = &u.Tape

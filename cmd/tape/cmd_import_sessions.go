@@ -1,0 +1,181 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tape-dev/tape/importer"
+)
+
+// ImportClaudeCmd is `tape import claude`.
+type ImportClaudeCmd struct{ importSessions }
+
+// ImportCodexCmd is `tape import codex`.
+type ImportCodexCmd struct{ importSessions }
+
+// importSessions is what `tape import claude` and `tape import codex`
+// share: the paths, the output, and the run.
+type importSessions struct {
+	Paths []string `arg:"" optional:"" name:"PATH" help:"Transcript files, or folders to search for them (default: where the agent keeps them)."`
+	JSON  bool     `help:"One JSON object per transcript: file, tape, tapes, lines, imported, anchors, skipped, bad_lines, held, unchanged."`
+	All   bool     `help:"Also list the transcripts that had nothing new."`
+}
+
+func (c *ImportClaudeCmd) Help() string {
+	return `Imports Claude Code's session transcripts, one tape per session, named
+claude-<the first 8 digits of the session id> (a subagent's tape adds
+-agent-<its id>). Without a PATH, reads $CLAUDE_CONFIG_DIR/projects, else
+~/.claude/projects. Claude Code deletes transcripts after 30 days; what
+tape imported stays.
+
+Importing again reads only what is new: each transcript's checkpoint is kept
+in .tape/import/claude.json, and every entry's id comes from its line, so
+nothing is imported twice. A line that cannot be imported is reported as
+FILE:LINE and the rest is imported (exit status 2). A record still being
+written (an assistant turn whose last line has not come) is imported by the
+next import, or at once by 'tape watch --follow claude'. docs/IMPORT.md has
+the mapping.
+
+Examples:
+  tape import claude
+  tape import claude ~/.claude/projects/-home-me-src-app
+  tape import claude --json ~/.claude/projects/-home-me-src-app/5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12.jsonl`
+}
+
+func (c *ImportCodexCmd) Help() string {
+	return `Imports the Codex CLI's session rollouts, one tape per session, named
+codex-<the last 8 digits of the session id>. Without a PATH, reads
+$CODEX_HOME/sessions, else ~/.codex/sessions.
+
+Importing again reads only what is new (checkpoints in
+.tape/import/codex.json; ids from the lines). A line that cannot be imported
+is reported as FILE:LINE and the rest is imported (exit status 2).
+docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import codex
+  tape import codex ~/.codex/sessions/2026/11/24`
+}
+
+func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, importer.Claude)
+}
+
+func (c *ImportCodexCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, importer.Codex)
+}
+
+func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) error {
+	if g.Session != "" || g.Tape != "" {
+		return usagef("--tape and --session do not apply to 'tape import %s': each session gets a tape of its own", format.Name)
+	}
+	paths, err := c.paths(env, format)
+	if err != nil {
+		return err
+	}
+	ws, err := g.workspace(env)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	bar := newProgress(env.Stderr, "importing "+format.Name+" sessions", 0, "transcripts")
+	defer bar.done()
+	stderr := bar.Writer(env.Stderr)
+	im := importer.New(ws, format)
+	im.Warn = func(err error) { fmt.Fprintf(stderr, "tape: warning: %s; skipped\n", printable(err.Error())) }
+	im.Progress = func(done, _ int) { bar.set(int64(done)) }
+	stats, err := im.Import(env.Context(), paths)
+	bar.done()
+	if werr := c.print(env, stats); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, st := range stats {
+		bad += st.BadLines
+	}
+	if bad > 0 {
+		return usagef("%d lines could not be imported (see the warnings above); the rest was, and importing again skips what is there", bad)
+	}
+	return nil
+}
+
+// paths are the paths given, made absolute against the working folder,
+// or the format's default folders that exist.
+func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, error) {
+	if len(c.Paths) > 0 {
+		out := make([]string, len(c.Paths))
+		for i, p := range c.Paths {
+			if !filepath.IsAbs(p) && env.Dir != "" {
+				p = filepath.Join(env.Dir, p)
+			}
+			out[i] = p
+		}
+		return out, nil
+	}
+	home, _ := os.UserHomeDir() // without one, only the environment can name the folders
+	var found []string
+	dirs := format.DefaultDirs(os.Getenv, home)
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err == nil {
+			found = append(found, d)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("open %s: %w", d, err)
+		}
+	}
+	if len(found) == 0 {
+		return nil, fmt.Errorf("no %s transcripts at %v; give the files or folders to import", format.Name, dirs)
+	}
+	return found, nil
+}
+
+// print writes one line (or JSON object) per transcript that had
+// something new, then a summary.
+func (c *importSessions) print(env *Env, stats []importer.FileStats) error {
+	out := newJSONLines(env.Stdout)
+	var total importer.FileStats
+	tapes := map[string]bool{}
+	for _, st := range stats {
+		total.Imported += st.Imported
+		total.Skipped += st.Skipped
+		total.BadLines += st.BadLines
+		total.Held += st.Held
+		for _, t := range st.Tapes {
+			tapes[t] = true
+		}
+		if st.Unchanged && !c.All {
+			continue
+		}
+		var err error
+		switch {
+		case c.JSON:
+			err = out.write(st)
+		case st.Unchanged:
+			_, err = fmt.Fprintf(env.Stdout, "%s: nothing new (tape %s)\n", printable(st.File), printable(st.Tape))
+		default:
+			_, err = fmt.Fprintf(env.Stdout, "%s: %d entries into tape %s; %d already there, %d bad lines%s\n",
+				printable(st.File), st.Imported, printable(st.Tape), st.Skipped, st.BadLines, heldNote(st.Held))
+		}
+		if err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	if c.JSON {
+		return nil
+	}
+	_, err := fmt.Fprintf(env.Stderr, "tape: %d transcripts, %d tapes: %d entries imported, %d already there, %d bad lines%s\n",
+		len(stats), len(tapes), total.Imported, total.Skipped, total.BadLines, heldNote(total.Held))
+	return err
+}
+
+func heldNote(held int) string {
+	if held == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d lines still being written (the next import takes them)", held)
+}

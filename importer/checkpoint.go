@@ -1,0 +1,151 @@
+package importer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// checkpointVersion is the version of the checkpoint files' form; a file
+// of another version is ignored (and the next import reads every file
+// from its start, skipping what the tapes hold).
+const checkpointVersion = 1
+
+// checkpoints is what one format's imports remember, in
+// .tape/import/<format>.json: per transcript file, how far it was read;
+// per tape, how the importer left it.
+type checkpoints struct {
+	Version int                    `json:"version"`
+	Files   map[string]*checkpoint `json:"files"` // by absolute path
+	Tapes   map[string]string      `json:"tapes"` // tape name -> its mark (tapeMark)
+}
+
+// checkpoint is how far one transcript file was read.
+type checkpoint struct {
+	Ino     uint64 `json:"ino"`
+	Size    int64  `json:"size"`     // the file's size when it was read
+	MtimeNS int64  `json:"mtime_ns"` // and its mtime
+	Offset  int64  `json:"offset"`   // where reading resumes: after the last line converted and not held
+	Line    int    `json:"line"`     // lines before Offset
+	Tail    uint64 `json:"tail"`     // FNV-64a of up to tailBytes before Offset
+	Held    int    `json:"held,omitempty"`
+	// Tapes are the tapes the file's sessions went to, by session key
+	// (sessionKey), so a resumed import writes where the first one did.
+	Tapes map[string]string `json:"tapes"`
+	State json.RawMessage   `json:"state,omitempty"` // the converter's, at Offset
+}
+
+// tailBytes is how much of a file before its checkpoint's offset is
+// compared, to tell a file that grew from one that was rewritten.
+const tailBytes = 4096
+
+func checkpointsPath(f *Format) string { return "import/" + f.Name + ".json" }
+
+// loadCheckpoints reads a format's checkpoints; missing, unreadable or of
+// another version, they are empty: the tapes themselves say what was
+// imported.
+func loadCheckpoints(ws *tapelog.Workspace, f *Format) (*checkpoints, error) {
+	cp := &checkpoints{Version: checkpointVersion, Files: map[string]*checkpoint{}, Tapes: map[string]string{}}
+	data, err := ws.ReadPrivate(checkpointsPath(f), 1<<30)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cp, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the import checkpoints: %w", err)
+	}
+	var read checkpoints
+	if json.Unmarshal(data, &read) != nil || read.Version != checkpointVersion || read.Files == nil || read.Tapes == nil {
+		return cp, nil
+	}
+	return &read, nil
+}
+
+func (cp *checkpoints) save(ws *tapelog.Workspace, f *Format) error {
+	data, err := json.Marshal(cp)
+	if err != nil {
+		return fmt.Errorf("encode the import checkpoints: %w", err)
+	}
+	if err := ws.WritePrivate(checkpointsPath(f), data); err != nil {
+		return fmt.Errorf("save the import checkpoints: %w", err)
+	}
+	return nil
+}
+
+// fileIdentity is what says a transcript did not change since it was read.
+type fileIdentity struct {
+	ino     uint64
+	size    int64
+	mtimeNS int64
+}
+
+func identityOf(fi fs.FileInfo) fileIdentity {
+	id := fileIdentity{size: fi.Size(), mtimeNS: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.ino = st.Ino
+	}
+	return id
+}
+
+// unchanged reports whether the file is as it was when cp was made.
+func (cp *checkpoint) unchanged(id fileIdentity) bool {
+	return cp.Ino == id.ino && cp.Size == id.size && cp.MtimeNS == id.mtimeNS
+}
+
+// tailSum is the FNV-64a of up to tailBytes of f before offset.
+func tailSum(f *os.File, offset int64) (uint64, error) {
+	start := max(0, offset-tailBytes)
+	buf := make([]byte, offset-start)
+	if _, err := f.ReadAt(buf, start); err != nil && !(errors.Is(err, io.EOF) && offset == 0) {
+		return 0, err
+	}
+	h := fnv.New64a()
+	h.Write(buf)
+	return h.Sum64(), nil
+}
+
+// importFiles are the files the importer writes in an anchor folder
+// (log.FileForKind): a tape's mark describes them.
+var importFiles = [...]string{"events.jsonl", "messages.jsonl", "tool_calls.jsonl"}
+
+// tapeMark describes a tape as a writer leaves it: its last anchor folder
+// and the sizes of the files the importer writes there ("" for a tape
+// that does not exist). An import trusts a checkpoint only while the
+// tapes it wrote still have the marks it recorded.
+func tapeMark(t *tapelog.Tape) (string, error) {
+	folders, err := t.Folders()
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(folders) == 0 {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	dir, err := t.OpenAnchors()
+	if err != nil {
+		return "", err
+	}
+	defer dir.Close()
+	last := folders[len(folders)-1].Name
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(len(folders)) + " " + last)
+	for _, name := range importFiles {
+		size := int64(-1)
+		fi, err := dir.Stat(last, name)
+		switch {
+		case err == nil:
+			size = fi.Size
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", err
+		}
+		b.WriteString(" " + strconv.FormatInt(size, 10))
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,594 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// Codex is the Codex CLI's rollout format: one {"timestamp", "type",
+// "payload"} record a line in <codex home>/sessions/YYYY/MM/DD/
+// rollout-<time>-<id>.jsonl (and bare records in the rollouts of mid
+// 2025). docs/IMPORT.md has the mapping.
+var Codex = &Format{
+	Name: "codex",
+	DefaultDirs: func(getenv func(string) string, home string) []string {
+		if dir := getenv("CODEX_HOME"); dir != "" {
+			return []string{filepath.Join(dir, "sessions")}
+		}
+		return []string{filepath.Join(home, ".codex", "sessions")}
+	},
+	IsTranscript: func(path string) bool {
+		base := filepath.Base(path)
+		return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl")
+	},
+	newConverter: func(path string, state []byte) (converter, error) {
+		return newCodexConverter(path, state)
+	},
+}
+
+// codexFileSession is the session a rollout's name says it holds: its
+// name ends in the session's id.
+func codexFileSession(path string) Session {
+	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	s := Session{Source: "codex", ID: stem}
+	if len(stem) >= 36 && uuidRE.MatchString(stem[len(stem)-36:]) {
+		s.ID = stem[len(stem)-36:]
+	}
+	return s
+}
+
+// codexTokens is Codex's TokenUsage.
+type codexTokens struct {
+	Input     int64 `json:"input_tokens"`
+	Cached    int64 `json:"cached_input_tokens"`
+	Output    int64 `json:"output_tokens"`
+	Reasoning int64 `json:"reasoning_output_tokens"`
+	Total     int64 `json:"total_tokens"`
+}
+
+func (t codexTokens) minus(o codexTokens) codexTokens {
+	return codexTokens{t.Input - o.Input, t.Cached - o.Cached, t.Output - o.Output, t.Reasoning - o.Reasoning, t.Total - o.Total}
+}
+
+func (t codexTokens) negative() bool {
+	return t.Input < 0 || t.Cached < 0 || t.Output < 0 || t.Reasoning < 0 || t.Total < 0
+}
+
+func (t codexTokens) zero() bool { return t == codexTokens{} }
+
+// codexState is what a Codex converter carries from line to line, and
+// keeps in a checkpoint.
+type codexState struct {
+	Session Session      `json:"session"`
+	Started bool         `json:"started"` // the session's first anchor was made
+	Meta    bool         `json:"meta"`    // its session_meta was read (a later one is a parent's, replayed)
+	CWD     string       `json:"cwd"`
+	Model   string       `json:"model"`
+	Totals  *codexTokens `json:"totals"` // the last cumulative usage
+	Parent  string       `json:"parent"` // the parent session of a subagent or a fork
+	Date    string       `json:"date"`   // the last timestamp read, for records without one
+}
+
+type codexConverter struct {
+	path  string
+	st    codexState
+	saved codexState
+	group *codexGroup
+}
+
+func newCodexConverter(path string, state []byte) (*codexConverter, error) {
+	c := &codexConverter{path: path}
+	if state != nil {
+		if err := json.Unmarshal(state, &c.st); err != nil {
+			return nil, fmt.Errorf("read the checkpoint's state: %w", err)
+		}
+	}
+	if c.st.Session.Source == "" {
+		c.st.Session = codexFileSession(path)
+	}
+	return c, nil
+}
+
+// codexLine is a rollout line: the envelope, or a bare record of the
+// rollouts before it.
+type codexLine struct {
+	Timestamp  string          `json:"timestamp"`
+	Type       string          `json:"type"`
+	Payload    json.RawMessage `json:"payload"`
+	ID         json.RawMessage `json:"id"`
+	RecordType string          `json:"record_type"`
+}
+
+// codexItem is a response item, or the part of another payload the
+// mapping reads.
+type codexItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Summary   json.RawMessage `json:"summary"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Input     json.RawMessage `json:"input"`
+	CallID    string          `json:"call_id"`
+	Output    json.RawMessage `json:"output"`
+	Status    string          `json:"status"`
+	Action    json.RawMessage `json:"action"`
+	// session_meta, turn_context, compacted, event_msg
+	ID           string          `json:"id"`
+	CWD          string          `json:"cwd"`
+	Model        string          `json:"model"`
+	Instructions *string         `json:"instructions"`
+	Git          json.RawMessage `json:"git"`
+	Source       json.RawMessage `json:"source"`
+	ForkedFrom   string          `json:"forked_from_id"`
+	CLIVersion   string          `json:"cli_version"`
+	Originator   string          `json:"originator"`
+	Message      *string         `json:"message"`
+	Info         *struct {
+		Total *codexTokens `json:"total_token_usage"`
+		Last  *codexTokens `json:"last_token_usage"`
+	} `json:"info"`
+}
+
+var codexEnvelope = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true}
+
+func (c *codexConverter) line(l tapelog.RawLine) ([]Output, error) {
+	var cl codexLine
+	if err := json.Unmarshal(l.Data, &cl); err != nil {
+		return c.closeAll(), fmt.Errorf("not a JSON record: %v", jsonReason(err))
+	}
+	switch {
+	case cl.RecordType != "":
+		return nil, nil // the early rollouts' state records: nothing of the session
+	case cl.Payload != nil && codexEnvelope[cl.Type]:
+	case cl.Type == "" && cl.ID != nil:
+		cl.Type, cl.Payload = "session_meta", l.Data // the early rollouts' first line
+	case cl.Type != "" && cl.Payload == nil:
+		cl.Type, cl.Payload = "response_item", l.Data // the early rollouts' bare items
+	case cl.Type == "":
+		return c.closeAll(), fmt.Errorf(`not a Codex record: no "type"`)
+	}
+	if cl.Timestamp == "" {
+		cl.Timestamp = c.st.Date
+	}
+	c.st.Date = cl.Timestamp
+	var it codexItem
+	if err := json.Unmarshal(cl.Payload, &it); err != nil {
+		return c.closeAll(), fmt.Errorf("%s payload: %v", cl.Type, jsonReason(err))
+	}
+	in := codexIn{l: l, cl: cl, it: it}
+	if c.group != nil && closesGroup(cl.Type, it.Type) {
+		out := c.closeGroup()
+		return append(out, c.record(in)...), nil
+	}
+	return c.record(in), nil
+}
+
+// codexIn is one line being mapped.
+type codexIn struct {
+	l  tapelog.RawLine
+	cl codexLine
+	it codexItem
+}
+
+// closesGroup reports whether a record ends a run of tool calls: anything
+// but another call, reasoning, and events.
+func closesGroup(lineType, itemType string) bool {
+	switch lineType {
+	case "event_msg":
+		return false
+	case "response_item":
+		return !isCodexCall(itemType) && itemType != "reasoning"
+	}
+	return true
+}
+
+func isCodexCall(t string) bool {
+	return t == "function_call" || t == "custom_tool_call" || t == "local_shell_call" || t == "web_search_call"
+}
+
+// record maps one line.
+func (c *codexConverter) record(in codexIn) []Output {
+	out := c.start(in)
+	var o []Output
+	switch in.cl.Type {
+	case "session_meta":
+		o = c.sessionMeta(in)
+	case "turn_context":
+		if in.it.Model != "" {
+			c.st.Model = in.it.Model
+		}
+		o = c.event(in, "codex/turn_context", in.cl.Payload)
+	case "compacted":
+		state := map[string]any{"source": "codex"}
+		if in.it.Message != nil {
+			state["summary"] = *in.it.Message
+		}
+		payload := mustJSON(map[string]any{"name": "compact", "state": state})
+		o = []Output{{Session: c.st.Session, Anchor: true, Entry: c.entry(in, 0, tapelog.KindAnchor, payload)}}
+	case "event_msg":
+		o = c.eventMsg(in)
+	default:
+		o = c.responseItem(in)
+	}
+	if c.group != nil {
+		c.group.out = append(c.group.out, o...)
+		return out
+	}
+	return append(out, o...)
+}
+
+// start makes the first anchor of the session's tape, before its first
+// entry.
+func (c *codexConverter) start(in codexIn) []Output {
+	if c.st.Started {
+		return nil
+	}
+	c.st.Started = true
+	state := map[string]any{"source": "codex", "session_id": c.st.Session.ID, "file": c.path}
+	if in.cl.Type == "session_meta" {
+		if in.it.ID != "" {
+			c.st.Session.ID, state["session_id"] = in.it.ID, in.it.ID
+		}
+		if in.it.CWD != "" {
+			state["cwd"] = in.it.CWD
+		}
+		var git struct {
+			Branch string `json:"branch"`
+			Commit string `json:"commit_hash"`
+			Repo   string `json:"repository_url"`
+		}
+		if json.Unmarshal(in.it.Git, &git) == nil {
+			for k, v := range map[string]string{"git_branch": git.Branch, "git_commit": git.Commit, "repository_url": git.Repo} {
+				if v != "" {
+					state[k] = v
+				}
+			}
+		}
+		for k, v := range map[string]string{"cli_version": in.it.CLIVersion, "originator": in.it.Originator} {
+			if v != "" {
+				state[k] = v
+			}
+		}
+		if p := codexParent(in.it); p != "" {
+			c.st.Parent, state["parent_session"] = p, p
+		}
+	}
+	payload := mustJSON(map[string]any{"name": "session/start", "state": state})
+	e := tapelog.Entry{ID: c.st.Session.ID, Kind: tapelog.KindAnchor, Payload: payload,
+		Meta: mustJSON(map[string]any{"source": source{File: c.path, Line: in.l.No}}), Date: in.cl.Timestamp}
+	return []Output{{Session: c.st.Session, Anchor: true, Entry: e}}
+}
+
+// codexParent is the session a subagent's or a fork's rollout came from.
+func codexParent(it codexItem) string {
+	if it.ForkedFrom != "" {
+		return it.ForkedFrom
+	}
+	var src struct {
+		Subagent struct {
+			ThreadSpawn struct {
+				Parent string `json:"parent_thread_id"`
+			} `json:"thread_spawn"`
+		} `json:"subagent"`
+	}
+	if json.Unmarshal(it.Source, &src) == nil {
+		return src.Subagent.ThreadSpawn.Parent
+	}
+	return ""
+}
+
+// sessionMeta maps the session's header: its instructions become a
+// system entry. A second header is a parent's, replayed: an event.
+func (c *codexConverter) sessionMeta(in codexIn) []Output {
+	if c.st.Meta {
+		return c.event(in, "codex/session_meta", in.cl.Payload)
+	}
+	c.st.Meta = true
+	if in.it.CWD != "" {
+		c.st.CWD = "" // the first entry's meta names it
+	}
+	if in.it.Instructions == nil || *in.it.Instructions == "" {
+		return nil
+	}
+	payload := mustJSON(map[string]any{"content": *in.it.Instructions})
+	return []Output{{Session: c.st.Session, Entry: c.entryWith(in, 0, tapelog.KindSystem, payload, in.it.CWD)}}
+}
+
+// entry is the k-th entry made from a line.
+func (c *codexConverter) entry(in codexIn, k int, kind string, payload json.RawMessage) tapelog.Entry {
+	return c.entryWith(in, k, kind, payload, in.it.CWD)
+}
+
+func (c *codexConverter) entryWith(in codexIn, k int, kind string, payload json.RawMessage, cwd string) tapelog.Entry {
+	m := map[string]any{"source": source{File: c.path, Line: in.l.No}}
+	if cwd != "" && cwd != c.st.CWD {
+		m["cwd"], c.st.CWD = cwd, cwd
+	}
+	if kind == tapelog.KindMessage && isInjected(payload) {
+		m["synthetic"] = true
+	}
+	return tapelog.Entry{ID: lineID(c.path, in.l.No, k), Kind: kind, Payload: payload, Meta: mustJSON(m), Date: in.cl.Timestamp}
+}
+
+// isInjected reports whether a user message is context Codex writes for
+// the model (the environment, AGENTS.md) rather than what the user typed.
+func isInjected(payload json.RawMessage) bool {
+	var m struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+	}
+	if json.Unmarshal(payload, &m) != nil || m.Role != "user" {
+		return false
+	}
+	text, _ := m.Content.(string)
+	if parts, ok := m.Content.([]any); ok && len(parts) > 0 {
+		if p, ok := parts[0].(map[string]any); ok {
+			text, _ = p["text"].(string)
+		}
+	}
+	text = strings.TrimSpace(text)
+	for _, p := range []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<user_shell_command>"} {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// event keeps a record as an event named after its type.
+func (c *codexConverter) event(in codexIn, name string, data json.RawMessage) []Output {
+	payload := mustJSON(map[string]any{"name": name, "data": rawOrNull(data)})
+	return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, payload)}}
+}
+
+// codexDuplicates are the events Codex writes beside the response items
+// that hold the same text: the items are imported, these are not.
+var codexDuplicates = map[string]bool{"user_message": true, "agent_message": true, "agent_reasoning": true, "agent_reasoning_raw_content": true}
+
+func (c *codexConverter) eventMsg(in codexIn) []Output {
+	switch {
+	case in.it.Type == "token_count":
+		return c.tokenCount(in)
+	case codexDuplicates[in.it.Type]:
+		return nil
+	}
+	return c.event(in, "codex/"+in.it.Type, in.cl.Payload)
+}
+
+// tokenCount turns Codex's cumulative usage into what the turn added: a
+// run event, unless nothing was added (Codex repeats the event).
+func (c *codexConverter) tokenCount(in codexIn) []Output {
+	info := in.it.Info
+	if info == nil || info.Total == nil && info.Last == nil {
+		return nil
+	}
+	var added codexTokens
+	switch {
+	case info.Total != nil && c.st.Totals == nil:
+		added = *info.Total
+	case info.Total != nil:
+		added = info.Total.minus(*c.st.Totals)
+		if added.negative() && info.Last != nil {
+			added = *info.Last // the totals started over
+		}
+	default:
+		added = *info.Last
+	}
+	if info.Total != nil {
+		t := *info.Total
+		c.st.Totals = &t
+	}
+	if added.zero() || added.negative() {
+		return nil
+	}
+	data := map[string]any{"status": "ok", "model": c.st.Model, "usage": map[string]any{
+		"input_tokens":            added.Input - min(added.Cached, added.Input),
+		"cache_read_input_tokens": min(added.Cached, added.Input),
+		"output_tokens":           added.Output,
+		"reasoning_output_tokens": added.Reasoning,
+		"total_tokens":            added.Input + added.Output,
+	}}
+	if info.Total != nil {
+		// A subagent's or a fork's rollout replays its parent's history,
+		// usage and all: the same moment and totals count once.
+		t := info.Total
+		data["usage_id"] = fmt.Sprintf("codex:%s:%d:%d:%d:%d", in.cl.Timestamp, t.Input, t.Cached, t.Output, t.Reasoning)
+	}
+	payload := mustJSON(map[string]any{"name": "run", "data": data})
+	return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, payload)}}
+}
+
+// responseItem maps a response item: messages, reasoning, tool calls and
+// their outputs.
+func (c *codexConverter) responseItem(in codexIn) []Output {
+	it := in.it
+	switch {
+	case it.Type == "message":
+		return c.message(in)
+	case it.Type == "reasoning":
+		data := map[string]any{"summary": codexTexts(it.Summary)}
+		if text := codexTexts(it.Content); text != "" {
+			data["content"] = text
+		}
+		var raw map[string]json.RawMessage
+		_ = json.Unmarshal(in.cl.Payload, &raw)
+		if enc, ok := raw["encrypted_content"]; ok && string(enc) != "null" {
+			data["encrypted_content"] = enc
+		}
+		payload := mustJSON(map[string]any{"name": "reasoning", "data": data})
+		return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, payload)}}
+	case isCodexCall(it.Type):
+		c.call(in)
+		return nil
+	case it.CallID != "" && strings.HasSuffix(it.Type, "_output"):
+		res := map[string]any{"tool_call_id": it.CallID, "content": rawOrNull(it.Output)}
+		if codexFailed(it.Output) {
+			res["is_error"] = true
+		}
+		payload := mustJSON(map[string]any{"results": []any{res}})
+		return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolResult, payload)}}
+	}
+	return c.event(in, "codex/"+it.Type, in.cl.Payload)
+}
+
+// message maps a message item: user and assistant text as chat messages,
+// developer and system text as system entries.
+func (c *codexConverter) message(in codexIn) []Output {
+	var parts []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL string `json:"image_url"`
+	}
+	_ = json.Unmarshal(in.it.Content, &parts) // content that is not a list of parts has no text
+	var texts []string
+	var chat []any
+	for _, p := range parts {
+		switch {
+		case p.Type == "input_image" || p.ImageURL != "":
+			chat = append(chat, map[string]any{"type": "image_url", "image_url": map[string]any{"url": p.ImageURL}})
+		default:
+			texts = append(texts, p.Text)
+			chat = append(chat, map[string]any{"type": "text", "text": p.Text})
+		}
+	}
+	var content any = strings.Join(texts, "\n")
+	if len(chat) != len(texts) {
+		content = chat // an image among the parts: keep them apart
+	}
+	kind, role := tapelog.KindMessage, in.it.Role
+	var payload json.RawMessage
+	switch role {
+	case "developer", "system":
+		kind = tapelog.KindSystem
+		payload = mustJSON(map[string]any{"content": content})
+	default:
+		if role == "" {
+			role = "assistant"
+		}
+		payload = mustJSON(map[string]any{"role": role, "content": content})
+	}
+	return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, kind, payload)}}
+}
+
+// codexTexts joins the text of a list of parts (a reasoning's summary).
+func codexTexts(raw json.RawMessage) string {
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return ""
+	}
+	var texts []string
+	for _, p := range parts {
+		texts = append(texts, p.Text)
+	}
+	return strings.Join(texts, "\n")
+}
+
+// codexFailed reports whether a call's output says it failed: a shell
+// command's output whose metadata has a non-zero exit code, or an object
+// with "success": false.
+func codexFailed(output json.RawMessage) bool {
+	var s string
+	if json.Unmarshal(output, &s) == nil {
+		output = json.RawMessage(s)
+	}
+	var o struct {
+		Success  *bool `json:"success"`
+		Metadata struct {
+			ExitCode *float64 `json:"exit_code"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(output, &o) != nil {
+		return false
+	}
+	return o.Success != nil && !*o.Success || o.Metadata.ExitCode != nil && *o.Metadata.ExitCode != 0
+}
+
+// codexGroup is a run of tool calls, held until a record that is not a
+// call comes: the calls of one response, written one line each, become
+// one tool_call entry.
+type codexGroup struct {
+	line    int
+	offset  int64
+	out     []Output // the tool_call entry first, then what was written between the calls
+	calls   []any
+	results []Output // a web search's outcome, which has no output item
+}
+
+// call adds a tool call to the held group.
+func (c *codexConverter) call(in codexIn) {
+	it := in.it
+	if c.group == nil {
+		c.saved = c.st
+		c.group = &codexGroup{line: in.l.No, offset: in.l.Offset}
+		c.group.out = []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolCall, nil)}}
+	}
+	g := c.group
+	id := it.CallID
+	var call map[string]any
+	switch it.Type {
+	case "function_call":
+		var args string
+		if json.Unmarshal(it.Arguments, &args) != nil {
+			args = string(it.Arguments)
+		}
+		call = map[string]any{"id": id, "type": "function", "function": map[string]any{"name": it.Name, "arguments": args}}
+	case "custom_tool_call":
+		var input string
+		if json.Unmarshal(it.Input, &input) != nil {
+			input = string(it.Input)
+		}
+		call = map[string]any{"id": id, "type": "custom", "custom": map[string]any{"name": it.Name, "input": input}}
+	default: // local_shell_call, web_search_call
+		name := strings.TrimSuffix(it.Type, "_call")
+		if id == "" {
+			id = lineID(c.path, in.l.No, 0) // web searches carry no id in a rollout
+		}
+		call = map[string]any{"id": id, "type": "function", "function": map[string]any{"name": name, "arguments": string(rawOrNull(trimJSON(it.Action)))}}
+		if it.Type == "web_search_call" {
+			res := map[string]any{"tool_call_id": id, "content": it.Status}
+			if it.Status != "" && it.Status != "completed" {
+				res["is_error"] = true
+			}
+			g.results = append(g.results, Output{Session: c.st.Session, Entry: c.entry(in, 1, tapelog.KindToolResult, mustJSON(map[string]any{"results": []any{res}}))})
+		}
+	}
+	g.calls = append(g.calls, call)
+}
+
+// closeGroup emits the held calls.
+func (c *codexConverter) closeGroup() []Output {
+	g := c.group
+	c.group = nil
+	g.out[0].Entry.Payload = mustJSON(map[string]any{"calls": g.calls})
+	return append(g.out, g.results...)
+}
+
+func (c *codexConverter) closeAll() []Output {
+	if c.group == nil {
+		return nil
+	}
+	return c.closeGroup()
+}
+
+func (c *codexConverter) held() (int, int64, bool) {
+	if c.group == nil {
+		return 0, 0, false
+	}
+	return c.group.line - 1, c.group.offset, true
+}
+
+func (c *codexConverter) flush() []Output { return c.closeAll() }
+
+func (c *codexConverter) state() ([]byte, error) {
+	if c.group != nil {
+		return json.Marshal(c.saved)
+	}
+	return json.Marshal(c.st)
+}

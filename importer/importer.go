@@ -1,0 +1,556 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/tape-dev/tape/internal/fileutil"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// DefaultSettle is how long a transcript must have been quiet before the
+// lines a converter holds back are imported: long enough that the model
+// has finished writing a turn's calls, short enough that a follower shows
+// a running tool's call within about a second.
+const DefaultSettle = time.Second
+
+// Importer imports the transcripts of one format into a workspace's tapes.
+type Importer struct {
+	ws     *tapelog.Workspace
+	format *Format
+	// Settle is how long a transcript must have been quiet before what a
+	// converter holds back is imported (DefaultSettle when zero).
+	Settle time.Duration
+	// Now is the clock the settle rule reads (time.Now when nil).
+	Now func() time.Time
+	// Warn receives each line that could not be imported (a *BadLine)
+	// and each transcript or folder that could not be read; nil drops
+	// them.
+	Warn func(error)
+	// Progress is told, after each transcript, how many of how many are
+	// done; nil tells nobody.
+	Progress func(done, total int)
+}
+
+// New returns an importer of format into ws.
+func New(ws *tapelog.Workspace, format *Format) *Importer {
+	return &Importer{ws: ws, format: format}
+}
+
+// FileStats is what an import did with one transcript file. Its JSON
+// field names are a contract (tape import --json).
+type FileStats struct {
+	File      string   `json:"file"`
+	Tape      string   `json:"tape"`  // the tape of the file's first session; "" when it has none yet
+	Tapes     []string `json:"tapes"` // every tape it wrote to or would have
+	Lines     int      `json:"lines"` // lines read this time
+	Imported  int      `json:"imported"`
+	Anchors   int      `json:"anchors"`   // of the imported entries, anchors
+	Skipped   int      `json:"skipped"`   // entries a tape held already
+	BadLines  int      `json:"bad_lines"` // lines that could not be imported
+	Held      int      `json:"held"`      // lines held back: the record they belong to is still being written
+	Unchanged bool     `json:"unchanged"` // the file had nothing new
+}
+
+// Import imports the transcripts at paths: files, and folders searched for
+// the format's transcripts. It holds the workspace's import lock
+// throughout, so imports and followers take turns. A transcript that
+// cannot be read is reported through Warn and skipped; a failure to write
+// the workspace ends the import. What was imported before an error or a
+// cancellation stays imported, and the next import goes on from there.
+func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, error) {
+	files, err := im.find(paths)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := lockImports(ctx, im.ws)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	r, err := im.newRun()
+	if err != nil {
+		return nil, err
+	}
+	var all []FileStats
+	for _, path := range files {
+		if err := ctx.Err(); err != nil {
+			return all, errors.Join(err, r.save())
+		}
+		st, err := r.file(ctx, path)
+		if err != nil {
+			return all, errors.Join(err, r.save())
+		}
+		all = append(all, st)
+		if im.Progress != nil {
+			im.Progress(len(all), len(files))
+		}
+		if err := r.saveEvery(5 * time.Second); err != nil {
+			return all, err
+		}
+	}
+	return all, r.save()
+}
+
+// lockImports takes the workspace's import lock: one import or follower
+// pass at a time, since each reads what the tapes and checkpoints hold
+// and then appends what they lack.
+func lockImports(ctx context.Context, ws *tapelog.Workspace) (func(), error) {
+	lock, err := ws.OpenPrivate("import.lock")
+	if err != nil {
+		return nil, err
+	}
+	if err := fileutil.LockContext(ctx, lock); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("wait for another tape import: %w", err)
+	}
+	return func() { lock.Close() }, nil // closing releases the lock
+}
+
+// find lists the transcripts at paths, each once, in the order given and
+// sorted within a folder.
+func (im *Importer) find(paths []string) ([]string, error) {
+	var files []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", p, unwrapPath(err))
+		}
+		if !fi.IsDir() {
+			add(abs)
+			continue
+		}
+		found, err := im.walk(abs)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			add(f)
+		}
+	}
+	return files, nil
+}
+
+// walk lists the format's transcripts under dir, sorted. Folders that
+// cannot be read are reported and skipped.
+func (im *Importer) walk(dir string) ([]string, error) {
+	var found []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			im.warn(fmt.Errorf("%s: %w; skipped", path, unwrapPath(err)))
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && im.format.IsTranscript(path) {
+			found = append(found, path)
+		}
+		return nil
+	})
+	slices.Sort(found)
+	return found, err
+}
+
+func (im *Importer) warn(err error) {
+	if im.Warn != nil {
+		im.Warn(err)
+	}
+}
+
+func (im *Importer) now() time.Time {
+	if im.Now != nil {
+		return im.Now()
+	}
+	return time.Now()
+}
+
+func (im *Importer) settle() time.Duration {
+	if im.Settle > 0 {
+		return im.Settle
+	}
+	return DefaultSettle
+}
+
+// unwrapPath drops a *fs.PathError's path, which the caller's message
+// names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// run is one Import: the checkpoints it reads and updates, and the tapes
+// it opened.
+type run struct {
+	im      *Importer
+	cp      *checkpoints
+	tapes   map[string]*tapelog.Tape
+	marks   map[string]string // tape -> its mark now, as far as this run knows
+	savedAt time.Time
+	dirty   bool
+}
+
+func (im *Importer) newRun() (*run, error) {
+	cp, err := loadCheckpoints(im.ws, im.format)
+	if err != nil {
+		return nil, err
+	}
+	return &run{im: im, cp: cp, tapes: map[string]*tapelog.Tape{}, marks: map[string]string{}, savedAt: time.Now()}, nil
+}
+
+func (r *run) tape(name string) (*tapelog.Tape, error) {
+	if t, ok := r.tapes[name]; ok {
+		return t, nil
+	}
+	t, err := r.im.ws.Tape(name)
+	if err != nil {
+		return nil, err
+	}
+	r.tapes[name] = t
+	return t, nil
+}
+
+// mark is the tape's mark now.
+func (r *run) mark(name string) (string, error) {
+	if m, ok := r.marks[name]; ok {
+		return m, nil
+	}
+	t, err := r.tape(name)
+	if err != nil {
+		return "", err
+	}
+	m, err := tapeMark(t)
+	if err != nil {
+		return "", fmt.Errorf("look at tape %s: %w", name, err)
+	}
+	r.marks[name] = m
+	return m, nil
+}
+
+// trusts reports whether a checkpoint still describes its tapes: each is
+// as the importer last left it.
+func (r *run) trusts(cp *checkpoint) (bool, error) {
+	for _, name := range cp.Tapes {
+		recorded, ok := r.cp.Tapes[name]
+		if !ok {
+			return false, nil
+		}
+		now, err := r.mark(name)
+		if err != nil || now != recorded {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (r *run) save() error {
+	for _, t := range r.tapes {
+		t.Close()
+	}
+	clear(r.tapes)
+	if !r.dirty {
+		return nil
+	}
+	r.dirty, r.savedAt = false, time.Now()
+	return r.cp.save(r.im.ws, r.im.format)
+}
+
+// saveEvery saves the checkpoints when the last save is older than d, so
+// that a long first import killed midway does not begin again.
+func (r *run) saveEvery(d time.Duration) error {
+	if !r.dirty || time.Since(r.savedAt) < d {
+		return nil
+	}
+	return r.save()
+}
+
+// file imports one transcript.
+func (r *run) file(ctx context.Context, path string) (FileStats, error) {
+	st := FileStats{File: path}
+	f, err := os.Open(path)
+	if err != nil {
+		r.im.warn(fmt.Errorf("open %s: %w; skipped", path, unwrapPath(err)))
+		return st, nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		r.im.warn(fmt.Errorf("stat %s: %w; skipped", path, unwrapPath(err)))
+		return st, nil
+	}
+	if !fi.Mode().IsRegular() {
+		r.im.warn(fmt.Errorf("%s is not a file; skipped", path))
+		return st, nil
+	}
+	id := identityOf(fi)
+	settled := r.im.now().Sub(fi.ModTime()) >= r.im.settle()
+	old := r.cp.Files[path]
+	if old != nil && old.unchanged(id) && (old.Held == 0 || !settled) {
+		st.Unchanged, st.Held = true, old.Held
+		st.Tapes = sortedTapes(old.Tapes)
+		st.Tape = firstTape(old.Tapes)
+		return st, nil
+	}
+	fr, err := r.open(f, path, old, id)
+	if err != nil {
+		return st, err
+	}
+	if err := fr.read(ctx, f, &st, settled); err != nil {
+		r.forget(fr.w.written)
+		var rerr readError
+		if errors.As(err, &rerr) {
+			r.im.warn(fmt.Errorf("read %s: %w; the rest of it is skipped", path, rerr.err))
+			return st, nil
+		}
+		return st, err
+	}
+	return st, r.commit(path, fr, id, &st)
+}
+
+// readError is a failure to read the transcript itself, as opposed to a
+// failure to write the workspace.
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+
+// fileRun is the import of one transcript: where it starts, its
+// converter, and the writer its entries go through.
+type fileRun struct {
+	r      *run
+	path   string
+	conv   converter
+	start  int64
+	line   int
+	w      *writer
+	end    int64 // after the last complete line read
+	endNo  int
+	heldNo int // lines held back
+}
+
+// open decides where the import of a transcript starts: at its checkpoint,
+// when the file only grew since and every tape it wrote is as the
+// importer left it; otherwise at the start, skipping what the tapes hold.
+func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*fileRun, error) {
+	fr := &fileRun{r: r, path: path}
+	resume := false
+	if old != nil && old.Offset <= id.size && (old.Ino == id.ino) {
+		ok, err := r.trusts(old)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			sum, err := tailSum(f, old.Offset)
+			resume = err == nil && sum == old.Tail
+		}
+	}
+	var state []byte
+	tapes := map[string]string{}
+	if resume {
+		fr.start, fr.line, state = old.Offset, old.Line, old.State
+		for k, v := range old.Tapes {
+			tapes[k] = v
+		}
+	}
+	conv, err := r.im.format.newConverter(path, state)
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", path, err)
+	}
+	fr.conv = conv
+	fr.w = &writer{r: r, path: path, tapes: tapes, dedup: !resume, pending: map[string][]pendingEntry{}, written: map[string]bool{}}
+	return fr, nil
+}
+
+// read converts the transcript's complete lines from the start chosen,
+// and writes what they make.
+func (fr *fileRun) read(ctx context.Context, f *os.File, st *FileStats, settled bool) error {
+	if _, err := f.Seek(fr.start, io.SeekStart); err != nil {
+		return readError{err}
+	}
+	fr.w.st = st
+	lr := tapelog.NewLineReader(f, tapelog.DefaultMaxLineBytes, fr.start, fr.line)
+	for {
+		l, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return readError{err}
+		}
+		st.Lines++
+		if st.Lines%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := fr.convert(ctx, l); err != nil {
+			return err
+		}
+		fr.endNo = l.No
+	}
+	fr.end = lr.Offset()
+	if fr.endNo == 0 {
+		fr.endNo = fr.line
+	}
+	if held, _, ok := fr.conv.held(); ok {
+		if settled {
+			if err := fr.w.add(ctx, fr.conv.flush()); err != nil {
+				return err
+			}
+		} else {
+			fr.heldNo = fr.endNo - held
+		}
+	}
+	return fr.w.flush(ctx)
+}
+
+// convert converts one line and writes what it makes.
+func (fr *fileRun) convert(ctx context.Context, l tapelog.RawLine) error {
+	if l.TooLong > 0 {
+		return fr.w.bad(l.No, fmt.Sprintf("line is %d bytes, over the read limit of %d", l.TooLong, tapelog.DefaultMaxLineBytes))
+	}
+	if isBlank(l.Data) {
+		return nil
+	}
+	outs, err := fr.conv.line(l)
+	if err != nil {
+		if err := fr.w.bad(l.No, err.Error()); err != nil {
+			return err
+		}
+	}
+	return fr.w.add(ctx, outs)
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// commit records the transcript's checkpoint and the marks of the tapes
+// it wrote.
+func (r *run) commit(path string, fr *fileRun, id fileIdentity, st *FileStats) error {
+	offset, line := fr.end, fr.endNo
+	if held, heldOffset, ok := fr.conv.held(); ok && fr.heldNo > 0 {
+		offset, line = heldOffset, held
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // read just now, gone now: the next import starts over
+	}
+	defer f.Close()
+	sum, err := tailSum(f, offset)
+	if err != nil {
+		return nil
+	}
+	state, err := fr.conv.state()
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	r.cp.Files[path] = &checkpoint{Ino: id.ino, Size: id.size, MtimeNS: id.mtimeNS, Offset: offset, Line: line,
+		Tail: sum, Held: fr.heldNo, Tapes: fr.w.tapes, State: state}
+	for name := range fr.w.written {
+		delete(r.marks, name)
+		m, err := r.mark(name)
+		if err != nil {
+			return err
+		}
+		r.cp.Tapes[name] = m
+	}
+	for _, name := range fr.w.tapes {
+		if _, ok := r.cp.Tapes[name]; !ok {
+			m, err := r.mark(name)
+			if err != nil {
+				return err
+			}
+			r.cp.Tapes[name] = m
+		}
+	}
+	r.dirty = true
+	st.Held = fr.heldNo
+	st.Tapes = sortedTapes(fr.w.tapes)
+	st.Tape = firstTape(fr.w.tapes)
+	return nil
+}
+
+// forget drops the marks of tapes an import wrote to and could not finish:
+// no checkpoint may be trusted for them until an import reads them again.
+func (r *run) forget(written map[string]bool) {
+	for name := range written {
+		delete(r.cp.Tapes, name)
+		delete(r.marks, name)
+		r.dirty = true
+	}
+}
+
+func sortedTapes(m map[string]string) []string {
+	var names []string
+	for _, n := range m {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// firstTape is the tape of the file's session itself: the one whose key
+// has no agent, or the first.
+func firstTape(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if len(keys) == 0 {
+		return ""
+	}
+	return m[keys[0]]
+}
+
+// sessionKey is a session's key in a checkpoint's Tapes.
+func sessionKey(s Session) string {
+	if s.Agent == "" {
+		return s.Source + "/" + s.ID
+	}
+	return s.Source + "/" + s.ID + "/~agent/" + s.Agent
+}
+
+// sessionState is what an import reads of a tape's first anchor to tell
+// whose session it holds.
+type sessionState struct {
+	SessionID string `json:"session_id"`
+	AgentID   string `json:"agent_id"`
+}
+
+func (s Session) owns(a tapelog.Anchor) bool {
+	var st sessionState
+	if json.Unmarshal(a.State, &st) != nil {
+		return false
+	}
+	return st.SessionID == s.ID && st.AgentID == s.Agent
+}

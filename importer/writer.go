@@ -1,0 +1,230 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// batchSize is how many entries of one tape are appended at once: one
+// lock and one write per file instead of one per entry.
+const batchSize = 512
+
+// writer appends a transcript's entries to their tapes.
+type writer struct {
+	r       *run
+	path    string
+	st      *FileStats
+	tapes   map[string]string // session key -> tape name
+	dedup   bool              // skip entries whose id the tape holds (the import did not resume)
+	ids     map[string]map[string]bool
+	pending map[string][]pendingEntry // by tape, in order
+	order   []string                  // tapes with pending entries, in the order they got them
+	written map[string]bool           // tapes appended to
+}
+
+type pendingEntry struct {
+	entry tapelog.Entry
+	line  int // the transcript line it came from, for a report
+}
+
+// add writes what a converter made: anchors at once, other entries in
+// batches.
+func (w *writer) add(ctx context.Context, outs []Output) error {
+	for _, o := range outs {
+		name, err := w.tapeFor(o.Session)
+		if err != nil {
+			return err
+		}
+		if w.dedup {
+			ids, err := w.idsOf(ctx, name)
+			if err != nil {
+				return err
+			}
+			if ids[o.Entry.ID] {
+				w.st.Skipped++
+				continue
+			}
+			ids[o.Entry.ID] = true
+		}
+		line := sourceLine(o.Entry)
+		if o.Anchor {
+			if err := w.flushTape(ctx, name); err != nil {
+				return err
+			}
+			if err := w.handoff(ctx, name, o.Entry, line); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(w.pending[name]) == 0 {
+			w.order = append(w.order, name)
+		}
+		w.pending[name] = append(w.pending[name], pendingEntry{o.Entry, line})
+		if len(w.pending[name]) >= batchSize {
+			if err := w.flushTape(ctx, name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// tapeFor is the tape a session's entries go to: the one its checkpoint
+// names, or its short name, unless another session's tape has that name.
+func (w *writer) tapeFor(s Session) (string, error) {
+	key := sessionKey(s)
+	if name, ok := w.tapes[key]; ok {
+		return name, nil
+	}
+	name := s.Tape(false)
+	t, err := w.r.tape(name)
+	if err != nil {
+		return "", err
+	}
+	anchors, err := t.Anchors()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read tape %s: %w", name, err)
+	}
+	if len(anchors) > 0 && !s.owns(anchors[0]) {
+		name = s.Tape(true)
+	}
+	w.tapes[key] = name
+	return name, nil
+}
+
+// idsOf is the set of ids on a tape, read once per import of a file that
+// did not resume from its checkpoint.
+func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error) {
+	if ids, ok := w.ids[name]; ok {
+		return ids, nil
+	}
+	if err := w.flushTape(ctx, name); err != nil {
+		return nil, err
+	}
+	t, err := w.r.tape(name)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	for e, err := range t.All(ctx) {
+		var le *tapelog.LineError
+		if errors.As(err, &le) {
+			continue // a bad line of the tape is no entry of the transcript
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			break // a new tape
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read tape %s: %w", name, err)
+		}
+		ids[e.ID] = true
+	}
+	if w.ids == nil {
+		w.ids = map[string]map[string]bool{}
+	}
+	w.ids[name] = ids
+	return ids, nil
+}
+
+// handoff writes an anchor: the first of a new tape, or a new phase.
+func (w *writer) handoff(ctx context.Context, name string, e tapelog.Entry, line int) error {
+	t, err := w.r.tape(name)
+	if err != nil {
+		return err
+	}
+	w.written[name] = true
+	if _, err := t.HandoffRecorded(ctx, e); err != nil {
+		return w.refused(err, line)
+	}
+	delete(w.r.marks, name) // changed: measured again when asked
+	w.st.Imported++
+	w.st.Anchors++
+	return nil
+}
+
+// flush appends every pending entry.
+func (w *writer) flush(ctx context.Context) error {
+	for _, name := range w.order {
+		if err := w.flushTape(ctx, name); err != nil {
+			return err
+		}
+	}
+	w.order = w.order[:0]
+	return nil
+}
+
+// flushTape appends a tape's pending entries. An entry the tape refuses
+// (over max_entry_bytes) is reported, and the others are appended.
+func (w *writer) flushTape(ctx context.Context, name string) error {
+	t, err := w.r.tape(name)
+	if err != nil {
+		return err
+	}
+	for len(w.pending[name]) > 0 {
+		batch := w.pending[name]
+		entries := make([]tapelog.Entry, len(batch))
+		for i, p := range batch {
+			entries[i] = p.entry
+		}
+		w.written[name] = true
+		delete(w.r.marks, name)
+		_, err := t.AppendRecorded(ctx, entries...)
+		var ee *tapelog.EntryError
+		if errors.As(err, &ee) {
+			refused := batch[ee.Index]
+			w.pending[name] = append(batch[:ee.Index:ee.Index], batch[ee.Index+1:]...)
+			if err := w.refused(ee.Err, refused.line); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("append to tape %s: %w", name, err)
+		}
+		w.st.Imported += len(entries)
+		w.pending[name] = batch[:0]
+	}
+	return nil
+}
+
+// refused reports an entry the tape refuses, as a bad line of the
+// transcript; errors that are not about the entry end the import.
+func (w *writer) refused(err error, line int) error {
+	if !errors.Is(err, tapelog.ErrInvalid) && !errors.Is(err, tapelog.ErrTooLarge) && !errors.Is(err, tapelog.ErrBadName) {
+		return err
+	}
+	return w.bad(line, err.Error())
+}
+
+// bad reports a transcript line that is not imported.
+func (w *writer) bad(line int, reason string) error {
+	w.st.BadLines++
+	w.r.im.warn(&BadLine{File: w.path, Line: line, Reason: reason})
+	return nil
+}
+
+// BadLine is a transcript line that could not be imported; the lines
+// around it were.
+type BadLine struct {
+	File   string
+	Line   int // 1-based
+	Reason string
+}
+
+func (e *BadLine) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
+
+// sourceLine is the transcript line an entry's meta names.
+func sourceLine(e tapelog.Entry) int {
+	var m struct {
+		Source struct {
+			Line int `json:"line"`
+		} `json:"source"`
+	}
+	_ = json.Unmarshal(e.Meta, &m) // the converter wrote it
+	return m.Source.Line
+}
