@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestImportGolden imports the hand-written transcripts of each case under
+// testdata/import (src/, written from the formats Claude Code and Codex
+// publish) into an empty workspace, runs the commands of the case, and
+// compares what they print with want.txt (`go test ./cmd/tape -run
+// TestImportGolden -update`). $SRC in a command is the copy of src/, and
+// is printed as $SRC. The copies' mtimes are set back an hour, so a turn
+// at the end of a transcript counts as finished, as it does on a machine
+// where the agent stopped.
+func TestImportGolden(t *testing.T) {
+	cases, err := filepath.Glob("../../testdata/import/*/commands")
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no import cases found: %v", err)
+	}
+	for _, commands := range cases {
+		dir := filepath.Dir(commands)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			data, err := os.ReadFile(commands)
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := t.TempDir()
+			src := filepath.Join(root, "src")
+			copySettled(t, filepath.Join(dir, "src"), src)
+			ws := filepath.Join(root, ".tape")
+			if err := os.Mkdir(ws, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for line := range strings.Lines(string(data)) {
+				line = strings.TrimSpace(line)
+				if line == "" || strings.HasPrefix(line, "#") {
+					continue
+				}
+				args := strings.Fields(strings.ReplaceAll(line, "$SRC", src))
+				stdout, stderr, code := runTape(t, root, append([]string{"--tape-dir", ws}, args...)...)
+				stdout, stderr = strings.ReplaceAll(stdout, src, "$SRC"), strings.ReplaceAll(stderr, src, "$SRC")
+				fmt.Fprintf(&b, "$ tape %s\n%s", line, stdout)
+				for l := range strings.Lines(stderr) {
+					fmt.Fprintf(&b, "stderr: %s", l)
+				}
+				if code != 0 {
+					fmt.Fprintf(&b, "[exit %d]\n", code)
+				}
+			}
+			checkGolden(t, filepath.Join(dir, "want.txt"), b.String())
+		})
+	}
+}
+
+// copySettled copies the folder src to dst, and sets the files' mtimes an
+// hour back.
+func copySettled(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(dst, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chtimes(path, past, past)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
