@@ -1,0 +1,348 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+)
+
+// fixture is a transcript of testdata/import and the format it is in.
+type fixture struct {
+	format *Format
+	rel    string // under testdata/import
+}
+
+var fixtures = []fixture{
+	{Claude, "claude/src/-home-u-proj/5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12.jsonl"},
+	{Claude, "claude/src/-home-u-proj/5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12/subagents/agent-a3f9c21b0d4e5f607.jsonl"},
+	{Codex, "codex/src/2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"},
+	{Codex, "codex/src/2025/10/29/rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"},
+}
+
+func (f fixture) data() ([]byte, error) {
+	return os.ReadFile(filepath.Join("..", "testdata", "import", f.rel))
+}
+
+func (f fixture) read(t testing.TB) []byte {
+	t.Helper()
+	data, err := f.data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// bench is a workspace and a folder of transcripts, with a clock.
+type bench struct {
+	t   testing.TB
+	ws  *tapelog.Workspace
+	src string // where transcripts are written
+	now time.Time
+	bad []error
+}
+
+func newBench(t testing.TB) *bench {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".tape"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tapelog.Open(filepath.Join(dir, ".tape"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	b := &bench{t: t, ws: ws, src: filepath.Join(dir, "src"), now: time.Now()}
+	return b
+}
+
+// write puts data at rel under the bench's source folder, as an agent's
+// writes leave it, with the mtime of the bench's clock.
+func (b *bench) write(rel string, data []byte) string {
+	b.t.Helper()
+	path := filepath.Join(b.src, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.Chtimes(path, b.now, b.now); err != nil {
+		b.t.Fatal(err)
+	}
+	return path
+}
+
+// importAt imports the source folder as it stands at the bench's clock
+// plus after: a turn held at the end of a file is imported only if after
+// is at least the settle time.
+func (b *bench) importAt(f *Format, after time.Duration) []FileStats {
+	b.t.Helper()
+	im := New(b.ws, f)
+	im.Settle = time.Minute
+	im.Now = func() time.Time { return b.now.Add(after) }
+	im.Warn = func(err error) { b.bad = append(b.bad, err) }
+	st, err := im.Import(context.Background(), []string{b.src})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return st
+}
+
+const (
+	quiet = time.Hour        // a transcript written an hour ago: finished
+	fresh = time.Duration(0) // one written just now: its last turn may go on
+)
+
+// tapes renders every file under .tape/tapes, with the source folder
+// named $SRC: two imports that made the same entries in the same order
+// made the same bytes.
+func (b *bench) tapes() string {
+	b.t.Helper()
+	var out strings.Builder
+	root := filepath.Join(b.ws.Dir(), "tapes")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(root, path)
+		fmt.Fprintf(&out, "== %s\n%s", rel, data)
+		return err
+	})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return strings.ReplaceAll(out.String(), b.src, "$SRC")
+}
+
+// answers renders what the index answers of the calls, the usage and the
+// sessions.
+func (b *bench) answers() string {
+	b.t.Helper()
+	ctx := context.Background()
+	ix, err := projector.Open(ctx, b.ws)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.CatchUp(ctx); err != nil {
+		b.t.Fatal(err)
+	}
+	var out strings.Builder
+	calls, _, _, err := ix.Calls(ctx, projector.CallFilter{})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	var lines []string
+	for _, c := range calls {
+		lines = append(lines, fmt.Sprintf("call %s %s %s %s %s", c.Tape, c.ID, c.Name, c.Status, c.Result))
+	}
+	slices.Sort(lines)
+	out.WriteString(strings.Join(lines, "\n") + "\n")
+	for _, by := range []string{"tape", "model", "day"} {
+		rows, _, err := ix.Usage(ctx, projector.UsageFilter{By: by})
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		for _, u := range rows {
+			fmt.Fprintf(&out, "usage %s %s%s%s: %d %d %d %d %d %d\n", by, u.Tape, u.Model, u.Day, u.Runs, u.Input, u.Output, u.CacheCreation, u.CacheRead, u.Total)
+		}
+	}
+	sessions, err := ix.Sessions(ctx)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	for _, s := range sessions {
+		fmt.Fprintf(&out, "tape %s %q %s %s %s %d %s %s\n", s.Name, s.Title, s.CWD, s.Branch, s.Model, s.Entries, s.Source, s.Parent)
+	}
+	return strings.ReplaceAll(out.String(), b.src, "$SRC")
+}
+
+// cuts picks n places in data, in order: anywhere, so that some cut a line
+// in two (a torn tail, as a transcript being written has).
+func cuts(r *rand.Rand, data []byte, n int) []int {
+	var c []int
+	for range n {
+		c = append(c, r.IntN(len(data)+1))
+	}
+	slices.Sort(c)
+	return append(c, len(data))
+}
+
+// The property: importing a transcript as it grows, a few bytes or lines
+// at a time, makes the same tape, byte for byte, as one import of the
+// whole of it; and the index, rebuilt from nothing, gives the same
+// answers.
+func TestImportGrownEqualsOneImport(t *testing.T) {
+	r := rand.New(rand.NewPCG(16, 2026))
+	for _, fx := range fixtures {
+		data := fx.read(t)
+		rel := strings.TrimPrefix(fx.rel, strings.SplitN(fx.rel, "/", 3)[0]+"/src/")
+		once := newBench(t)
+		once.write(rel, data)
+		once.importAt(fx.format, quiet)
+		want := once.tapes()
+		for trial := range 12 {
+			grown := newBench(t)
+			var log []int
+			for _, c := range cuts(r, data, 1+r.IntN(4)) {
+				grown.write(rel, data[:c])
+				after := fresh // written just now: a turn at its end may go on
+				if c == len(data) {
+					after = quiet
+				}
+				grown.importAt(fx.format, after)
+				log = append(log, c)
+			}
+			if got := grown.tapes(); got != want {
+				t.Fatalf("%s, trial %d, imported at %v: the tapes differ from one import\n--- grown\n%s\n--- once\n%s", fx.rel, trial, log, got, want)
+			}
+			if trial == 0 {
+				before := grown.answers()
+				if err := os.Remove(grown.ws.Abs("index.db")); err != nil {
+					t.Fatal(err)
+				}
+				if after := grown.answers(); after != before {
+					t.Fatalf("%s: a rebuilt index answers\n%s\nwhere the incremental one answered\n%s", fx.rel, after, before)
+				}
+				if once := once.answers(); before != once {
+					t.Fatalf("%s: the grown import answers\n%s\none import\n%s", fx.rel, before, once)
+				}
+			}
+		}
+	}
+}
+
+// An import that finds a turn at the end of a file that was written just
+// now leaves it for later, and says so; once the file is quiet, the turn
+// is imported whole.
+func TestHeldTurnIsImportedOnceQuiet(t *testing.T) {
+	fx := fixtures[1] // the subagent: it ends with an assistant turn
+	b := newBench(t)
+	b.write("agent-a3f9c21b0d4e5f607.jsonl", fx.read(t))
+	st := b.importAt(Claude, fresh)
+	if len(st) != 1 || st[0].Held != 1 {
+		t.Fatalf("stats %+v; want the last line held", st)
+	}
+	before := b.tapes()
+	if strings.Contains(before, "Found 3 call sites") {
+		t.Fatalf("the held turn was imported:\n%s", before)
+	}
+	st = b.importAt(Claude, quiet)
+	if st[0].Held != 0 || st[0].Imported != 2 {
+		t.Fatalf("stats %+v; want the turn's message and run imported", st[0])
+	}
+	if !strings.Contains(b.tapes(), "Found 3 call sites") {
+		t.Fatal("the turn was not imported once the file was quiet")
+	}
+}
+
+// Deleting the checkpoints costs time, never an entry: the next import
+// reads every file again and finds every entry on its tape.
+func TestLostCheckpointsImportNothingTwice(t *testing.T) {
+	b := newBench(t)
+	for _, fx := range fixtures[:2] {
+		b.write(strings.TrimPrefix(fx.rel, "claude/src/"), fx.read(t))
+	}
+	first := b.importAt(Claude, quiet)
+	want := b.tapes()
+	if err := os.Remove(b.ws.Abs("import/claude.json")); err != nil {
+		t.Fatal(err)
+	}
+	again := b.importAt(Claude, quiet)
+	for i, st := range again {
+		if st.Imported != 0 || st.Skipped != first[i].Imported {
+			t.Errorf("%s: imported %d, skipped %d; want 0 and %d", st.File, st.Imported, st.Skipped, first[i].Imported)
+		}
+	}
+	if got := b.tapes(); got != want {
+		t.Fatalf("the tapes changed:\n%s", got)
+	}
+}
+
+// An import killed after its appends and before its checkpoints were saved
+// leaves checkpoints older than the tapes: the next import sees that the
+// tapes are not as the checkpoints left them, and appends only what they
+// lack.
+func TestStaleCheckpointsImportNothingTwice(t *testing.T) {
+	fx := fixtures[2]
+	data := fx.read(t)
+	half := bytes.LastIndexByte(data[:len(data)/2], '\n') + 1
+	b := newBench(t)
+	b.write("s/rollout-x-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl", data[:half])
+	b.importAt(Codex, quiet)
+	stale, err := os.ReadFile(b.ws.Abs("import/codex.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.write("s/rollout-x-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl", data)
+	b.importAt(Codex, quiet)
+	want := b.tapes()
+	if err := os.WriteFile(b.ws.Abs("import/codex.json"), stale, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := b.importAt(Codex, quiet)
+	if st[0].Imported != 0 || st[0].Skipped == 0 {
+		t.Fatalf("stats %+v; want everything skipped", st[0])
+	}
+	if got := b.tapes(); got != want {
+		t.Fatalf("the tapes changed:\n%s", got)
+	}
+}
+
+// Two sessions whose ids share their first eight digits get two tapes:
+// the second takes its whole id as its name.
+func TestSessionsWithTheSameShortIDGetTwoTapes(t *testing.T) {
+	b := newBench(t)
+	line := `{"type":"user","uuid":"u1","sessionId":"%s","timestamp":"2025-11-03T14:05:00.000Z","message":{"role":"user","content":"hi %s"}}` + "\n"
+	ids := []string{"5d7e6b2e-0000-4000-8000-000000000001", "5d7e6b2e-0000-4000-8000-000000000002"}
+	for _, id := range ids {
+		b.write("p/"+id+".jsonl", fmt.Appendf(nil, line, id, id))
+	}
+	st := b.importAt(Claude, quiet)
+	got := []string{st[0].Tape, st[1].Tape}
+	want := []string{"claude-5d7e6b2e", "claude-5d7e6b2e-0000-4000-8000-000000000002"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("tapes %q, want %q", got, want)
+	}
+	again := b.importAt(Claude, quiet)
+	if again[1].Tape != want[1] || !again[1].Unchanged {
+		t.Fatalf("a second import: %+v", again[1])
+	}
+}
+
+// A bad line is reported with its file and line, and the lines around it
+// are imported; a torn last line is imported once its newline comes.
+func TestBadLinesAndTornTails(t *testing.T) {
+	b := newBench(t)
+	good := `{"type":"user","uuid":"u%d","sessionId":"s1","timestamp":"2025-11-03T14:05:0%d.000Z","message":{"role":"user","content":"line %d"}}`
+	body := fmt.Sprintf(good, 1, 1, 1) + "\n" + "not json\n" + fmt.Sprintf(good, 3, 3, 3) + "\n" + fmt.Sprintf(good, 4, 4, 4)[:40]
+	path := b.write("p/s1.jsonl", []byte(body))
+	st := b.importAt(Claude, quiet)
+	if st[0].BadLines != 1 || len(b.bad) != 1 || !strings.Contains(b.bad[0].Error(), path+":2: not a JSON record") {
+		t.Fatalf("stats %+v, reports %v; want line 2 reported", st[0], b.bad)
+	}
+	if n := strings.Count(b.tapes(), `"content":"line `); n != 2 {
+		t.Fatalf("%d messages imported, want 2:\n%s", n, b.tapes())
+	}
+	b.write("p/s1.jsonl", []byte(body[:strings.LastIndexByte(body, '\n')+1]+fmt.Sprintf(good, 4, 4, 4)+"\n"))
+	b.importAt(Claude, quiet)
+	if n := strings.Count(b.tapes(), `"content":"line `); n != 3 {
+		t.Fatalf("%d messages after the tail was finished, want 3", n)
+	}
+	if len(b.bad) != 1 {
+		t.Fatalf("the bad line was reported again: %v", b.bad)
+	}
+}
