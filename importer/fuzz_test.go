@@ -112,4 +112,3 @@ func FuzzCodexConverter(f *testing.F) {
 		`{"type":"response_item","payload":{"type":"function_call","call_id":"c","arguments":7}}`+"\n"+`{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":-5}}}}`+"\n",
 		`{"id":1}`+"\n"+`{"record_type":"state"}`+"\n"+`{"type":"message"}`+"\n")
 }
-

@@ -27,6 +27,9 @@ type Config struct {
 	DefaultTape   string `json:"default_tape"`
 	Sync          Sync   `json:"sync"`
 	MaxEntryBytes int64  `json:"max_entry_bytes"`
+	// Follow names the agents whose transcripts `tape watch` mirrors into
+	// tapes when it is not told otherwise ("claude", "codex").
+	Follow []string `json:"follow,omitempty"`
 }
 
 // DefaultMaxEntryBytes is the largest line an append accepts by default.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -52,7 +53,7 @@ func TestReadHandMadeWorkspace(t *testing.T) {
 		"tapes/x/anchors/001_start/.tmp-9.jsonl":   `{"kind":"event","payload":{}}` + "\n",
 		"tapes/x/anchors/001_start/readme.md":      "# not read",
 	})
-	if ws.Config() != DefaultConfig() {
+	if !reflect.DeepEqual(ws.Config(), DefaultConfig()) {
 		t.Errorf("config without config.json = %+v, want the defaults", ws.Config())
 	}
 	tp := mustTape(t, ws, "x")
@@ -235,7 +236,7 @@ func TestConfig(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ws.Close()
-			if ws.Config() != tt.want {
+			if !reflect.DeepEqual(ws.Config(), tt.want) {
 				t.Errorf("config = %+v, want %+v", ws.Config(), tt.want)
 			}
 		})

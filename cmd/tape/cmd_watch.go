@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/tape-dev/tape/importer"
+	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
 
@@ -11,6 +16,7 @@ import (
 type WatchCmd struct {
 	Debounce  time.Duration `default:"10ms" help:"Wait this long after a change for more before catching up."`
 	Reconcile time.Duration `default:"30s" help:"Catch up this often even without events, as a safety net."`
+	Follow    []string      `sep:"," placeholder:"AGENTS" help:"Also mirror these agents' transcripts into tapes as they are written: claude, codex (default: follow in config.json)."`
 	Quiet     bool          `short:"q" help:"Print nothing but errors."`
 }
 
@@ -21,8 +27,18 @@ runs per workspace; a second one exits with status 3 and names the first.
 SIGINT or SIGTERM stops it cleanly. Read commands catch up by themselves, so
 the watcher only makes them faster.
 
-Example:
-  tape watch &`
+With --follow claude,codex (or "follow": ["claude", "codex"] in
+.tape/config.json) it also mirrors those agents' transcripts into tapes as
+they are written ($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects;
+$CODEX_HOME/sessions or ~/.codex/sessions), the entries 'tape import' would
+make, with the same ids: it imports everything new first, then each
+transcript soon after it changes. An assistant turn appears when its next
+line comes, or a second after the transcript goes quiet. A transcript the
+agent deletes later stays on its tape.
+
+Examples:
+  tape watch &
+  tape watch --follow claude,codex &`
 }
 
 func (c *WatchCmd) Run(env *Env, g *Globals) error {
@@ -47,8 +63,56 @@ func (c *WatchCmd) Run(env *Env, g *Globals) error {
 					time.Now().Format("15:04:05"), st.Entries, st.Removed, st.BadLines, st.Duration.Round(time.Millisecond))
 			}
 		}}
+	follow, err := c.follower(env, ws)
+	if err != nil {
+		return err
+	}
 	if !c.Quiet {
 		fmt.Fprintf(env.Stderr, "watching %s; stop with Ctrl-C\n", ws.Dir())
 	}
-	return w.Run(env.Context())
+	if follow == nil {
+		return w.Run(env.Context())
+	}
+	ctx, cancel := context.WithCancel(env.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- follow.Run(ctx) }()
+	err = w.Run(ctx)
+	cancel()
+	return errors.Join(err, <-done)
+}
+
+// follower is what --follow (or config.json's follow) asks for; nil for
+// nothing.
+func (c *WatchCmd) follower(env *Env, ws *tapelog.Workspace) (*importer.Follower, error) {
+	names := c.Follow
+	if names == nil {
+		names = ws.Config().Follow
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	f := &importer.Follower{WS: ws, Dirs: map[*importer.Format][]string{},
+		Warn: func(err error) { fmt.Fprintf(env.Stderr, "tape: warning: %s\n", printable(err.Error())) },
+		OnImport: func(format *importer.Format, stats []importer.FileStats, err error) {
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "tape: follow %s: %v\n", format.Name, err)
+				return
+			}
+			n := 0
+			for _, st := range stats {
+				n += st.Imported
+			}
+			if n > 0 && !c.Quiet {
+				fmt.Fprintf(env.Stderr, "%s imported %d entries of %s sessions\n", time.Now().Format("15:04:05"), n, format.Name)
+			}
+		}}
+	for _, name := range names {
+		format, ok := importer.FormatByName(strings.TrimSpace(name))
+		if !ok {
+			return nil, usagef("--follow %s: tape follows claude and codex", name)
+		}
+		f.Dirs[format] = nil // its default folders
+	}
+	return f, nil
 }

@@ -35,6 +35,8 @@ func TestMain(m *testing.M) {
 		os.Exit(libraryWriter(os.Getenv("TAPE_TEST_WRITER")))
 	case os.Getenv("TAPE_TEST_GC") != "":
 		os.Exit(gcWorkload(os.Getenv("TAPE_TEST_GC")))
+	case os.Getenv("TAPE_TEST_TRANSCRIPT") != "":
+		os.Exit(transcriptWriter(os.Getenv("TAPE_TEST_TRANSCRIPT")))
 	}
 	testscript.Main(m, map[string]func(){"tape": main})
 }

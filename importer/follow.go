@@ -1,0 +1,237 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// Follower mirrors transcripts into tapes as agents write them: it watches
+// the folders of each format with inotify and imports a transcript soon
+// after it changes, through the same Importer as `tape import`, so a line
+// it mirrors is the entry an import would make, with the same id. A
+// transcript the agent deletes later stays on its tape.
+type Follower struct {
+	WS *tapelog.Workspace
+	// Dirs are the folders to follow, by format (the formats' default
+	// folders when a format has none here). A folder that does not exist
+	// yet is looked for again at every Reconcile.
+	Dirs map[*Format][]string
+	// Debounce is how long a burst of writes is let run before the
+	// transcripts it touched are imported (default 50 ms).
+	Debounce time.Duration
+	// Reconcile is how often every followed folder is imported whole,
+	// whatever the events said (default 30 s): what inotify cannot tell
+	// (a folder it could not watch) is found then.
+	Reconcile time.Duration
+	// Settle is the importers' (DefaultSettle when zero): a turn at the
+	// end of a transcript is imported once the file has been quiet that
+	// long, and the follower looks again then.
+	Settle time.Duration
+	// OnImport is told what each import did; Warn gets bad lines and
+	// transcripts that could not be read. Either may be nil.
+	OnImport func(f *Format, stats []FileStats, err error)
+	Warn     func(error)
+}
+
+// followState is what Run keeps: only its goroutine touches it.
+type followState struct {
+	watcher *fsnotify.Watcher
+	watched map[string]bool      // folders with a watch
+	owner   map[string]*Format   // a followed root -> its format
+	dirty   map[*Format][]string // transcripts changed since the last import
+	held    map[*Format][]string // transcripts whose last turn waits to be quiet
+}
+
+// Run follows until ctx is done; it returns nil then. It imports every
+// followed folder first, so what was written while nobody followed comes
+// in too.
+func (f *Follower) Run(ctx context.Context) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("follow transcripts: %w", err)
+	}
+	defer w.Close()
+	st := &followState{watcher: w, watched: map[string]bool{}, owner: map[string]*Format{},
+		dirty: map[*Format][]string{}, held: map[*Format][]string{}}
+	f.reconcile(ctx, st)
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	reconcile := time.NewTicker(orDefault(f.Reconcile, 30*time.Second))
+	defer reconcile.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if f.event(st, ev) {
+				debounce.Reset(orDefault(f.Debounce, 50*time.Millisecond))
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			f.warn(fmt.Errorf("follow transcripts: %w; looking at every folder again", err))
+			f.reconcile(ctx, st)
+		case <-debounce.C:
+			f.importDirty(ctx, st)
+		case <-settle.C:
+			for format, files := range st.held {
+				st.dirty[format] = append(st.dirty[format], files...)
+			}
+			clear(st.held)
+			f.importDirty(ctx, st)
+		case <-reconcile.C:
+			f.reconcile(ctx, st)
+		}
+		if len(st.held) > 0 {
+			settle.Reset(orDefault(f.Settle, DefaultSettle) + 50*time.Millisecond)
+		}
+	}
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+func (f *Follower) warn(err error) {
+	if f.Warn != nil {
+		f.Warn(err)
+	}
+}
+
+// roots are the followed folders of a format.
+func (f *Follower) roots(format *Format) []string {
+	if dirs := f.Dirs[format]; len(dirs) > 0 {
+		return dirs
+	}
+	home, _ := os.UserHomeDir()
+	return format.DefaultDirs(os.Getenv, home)
+}
+
+// reconcile watches every followed folder that exists and imports it whole.
+func (f *Follower) reconcile(ctx context.Context, st *followState) {
+	for format := range f.Dirs {
+		var present []string
+		for _, root := range f.roots(format) {
+			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+				continue
+			}
+			st.owner[root] = format
+			f.watchTree(st, root)
+			present = append(present, root)
+		}
+		if len(present) > 0 {
+			f.run(ctx, st, format, present)
+		}
+	}
+}
+
+// watchTree adds a watch on dir and every folder under it.
+func (f *Follower) watchTree(st *followState, dir string) {
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || st.watched[path] {
+			return nil // unreadable: the next reconcile tries again
+		}
+		if err := st.watcher.Add(path); err != nil {
+			f.warn(fmt.Errorf("follow %s: %w", path, err))
+			return filepath.SkipDir
+		}
+		st.watched[path] = true
+		return nil
+	})
+}
+
+// event notes a transcript that changed, and watches a new folder (with
+// what was made in it before the watch, which a reconcile would find
+// later: imported now). It reports whether an import is due.
+func (f *Follower) event(st *followState, ev fsnotify.Event) bool {
+	format := st.formatOf(ev.Name)
+	if format == nil {
+		return false
+	}
+	if ev.Has(fsnotify.Create) {
+		if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
+			f.watchTree(st, ev.Name)
+			_ = filepath.WalkDir(ev.Name, func(path string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() && format.IsTranscript(path) {
+					st.dirty[format] = append(st.dirty[format], path)
+				}
+				return nil
+			})
+			return true
+		}
+	}
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		delete(st.watched, ev.Name)
+		return false // what was imported stays
+	}
+	if !format.IsTranscript(ev.Name) || !(ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create)) {
+		return false
+	}
+	st.dirty[format] = append(st.dirty[format], ev.Name)
+	return true
+}
+
+// formatOf is the format of the followed root a path is under.
+func (st *followState) formatOf(path string) *Format {
+	for root, format := range st.owner {
+		if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != "../") {
+			return format
+		}
+	}
+	return nil
+}
+
+// importDirty imports the transcripts that changed.
+func (f *Follower) importDirty(ctx context.Context, st *followState) {
+	for format, files := range st.dirty {
+		slices.Sort(files)
+		var present []string
+		for _, p := range slices.Compact(files) {
+			if _, err := os.Stat(p); err == nil {
+				present = append(present, p) // one deleted since is on its tape already
+			}
+		}
+		if len(present) > 0 {
+			f.run(ctx, st, format, present)
+		}
+	}
+	clear(st.dirty)
+}
+
+// run imports paths of a format, and notes the transcripts whose last turn
+// waits for the file to be quiet.
+func (f *Follower) run(ctx context.Context, st *followState, format *Format, paths []string) {
+	im := New(f.WS, format)
+	im.Settle, im.Warn = f.Settle, f.Warn
+	stats, err := im.Import(ctx, paths)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return
+	}
+	for _, s := range stats {
+		if s.Held > 0 {
+			st.held[format] = append(st.held[format], s.File)
+		}
+	}
+	if f.OnImport != nil {
+		f.OnImport(format, stats, err)
+	}
+}
