@@ -126,11 +126,42 @@ type claudeRecord struct {
 }
 
 type claudeMessage struct {
-	ID      string          `json:"id"`
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"` // a string or a list of blocks
-	Usage   *claudeUsage    `json:"usage"`
+	ID      string        `json:"id"`
+	Role    string        `json:"role"`
+	Model   string        `json:"model"`
+	Content claudeContent `json:"content"`
+	Usage   *claudeUsage  `json:"usage"`
+}
+
+// claudeContent is a message's content: a string, or a list of blocks,
+// decoded as the line is (a tool's output, the bulk of a transcript, is
+// scanned once more, not three times).
+type claudeContent struct {
+	Text   *string
+	Blocks []claudeBlock
+	Raw    json.RawMessage // as written
+}
+
+func (c *claudeContent) UnmarshalJSON(b []byte) error {
+	c.Raw = b
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		c.Text = new(string)
+		return json.Unmarshal(b, c.Text)
+	case len(b) > 0 && b[0] == '[':
+		return json.Unmarshal(b, &c.Blocks)
+	case string(b) == "null":
+		return nil
+	}
+	return errors.New(`"message.content" is neither text nor a list of blocks`)
+}
+
+// rawBlocks is the content's blocks as written, for the few a mapping
+// keeps whole.
+func (c *claudeContent) rawBlocks() []json.RawMessage {
+	var raw []json.RawMessage
+	_ = json.Unmarshal(c.Raw, &raw) // it decoded as blocks already
+	return raw
 }
 
 type claudeUsage struct {
@@ -271,33 +302,32 @@ func (c *claudeConverter) start(l tapelog.RawLine, r claudeRecord, s Session) []
 // meta is the meta of an entry made from line l: where it came from, and
 // the working directory and branch when they changed.
 func (c *claudeConverter) meta(l tapelog.RawLine, r claudeRecord, s Session) json.RawMessage {
-	m := map[string]any{"source": claudeSource(c.path, l, r)}
+	m := newObject().raw("source", claudeSource(c.path, l, r))
 	if r.CWD != "" && r.CWD != c.st.CWD {
-		m["cwd"], c.st.CWD = r.CWD, r.CWD
+		m.str("cwd", r.CWD)
+		c.st.CWD = r.CWD
 	}
 	if r.GitBranch != "" && r.GitBranch != c.st.Branch {
-		m["git_branch"], c.st.Branch = r.GitBranch, r.GitBranch
+		m.str("git_branch", r.GitBranch)
+		c.st.Branch = r.GitBranch
 	}
 	if r.IsMeta {
-		m["synthetic"] = true // injected by Claude Code, not typed by the user
+		m.flag("synthetic") // injected by Claude Code, not typed by the user
 	}
 	if s.Agent != "" && s.Agent != c.st.Session.Agent {
-		m["sidechain"] = true
+		m.flag("sidechain")
 	}
-	return mustJSON(m)
+	return m.done()
 }
 
-type claudeSourceMeta struct {
-	source
-	Parent string `json:"parent_uuid,omitempty"`
-}
-
-func claudeSource(path string, l tapelog.RawLine, r claudeRecord) claudeSourceMeta {
-	s := claudeSourceMeta{source: source{File: path, Line: l.No, UUID: r.UUID}}
+// claudeSource is meta's "source" of an entry made from line l: the
+// transcript, the line, the record's uuid and its parent's.
+func claudeSource(path string, l tapelog.RawLine, r claudeRecord) json.RawMessage {
+	s := newObject().str("file", path).num("line", int64(l.No)).strIf("uuid", r.UUID)
 	if r.ParentUUID != nil {
-		s.Parent = *r.ParentUUID
+		s.strIf("parent_uuid", *r.ParentUUID)
 	}
-	return s
+	return s.done()
 }
 
 // entryID is the id of the k-th entry made from line l.
@@ -320,20 +350,20 @@ func (c *claudeConverter) user(l tapelog.RawLine, r claudeRecord, s Session) []O
 		m["compact_summary"] = true
 		meta = mustJSON(m)
 	}
-	text, parts, results := claudeUserContent(r.Message.Content)
+	text, parts, results := claudeUserContent(&r.Message.Content)
 	k := 0
 	add := func(kind string, payload json.RawMessage) {
 		out = append(out, Output{Session: s, Entry: tapelog.Entry{ID: c.entryID(l, r, k), Kind: kind, Payload: payload, Meta: meta, Date: r.Timestamp}})
 		k++
 	}
 	if len(results) > 0 {
-		add(tapelog.KindToolResult, mustJSON(map[string]any{"results": results}))
+		add(tapelog.KindToolResult, newObject().raw("results", array(results...)).done())
 	}
 	switch {
 	case text != nil:
-		add(tapelog.KindMessage, mustJSON(map[string]any{"role": "user", "content": *text}))
+		add(tapelog.KindMessage, newObject().str("role", "user").str("content", *text).done())
 	case len(parts) > 0:
-		add(tapelog.KindMessage, mustJSON(map[string]any{"role": "user", "content": parts}))
+		add(tapelog.KindMessage, newObject().str("role", "user").raw("content", mustJSON(parts)).done())
 	}
 	if k == 0 {
 		add(tapelog.KindEvent, c.eventPayload("claude/user", l)) // no text and no result: kept as it is
@@ -343,31 +373,25 @@ func (c *claudeConverter) user(l tapelog.RawLine, r claudeRecord, s Session) []O
 
 // claudeUserContent splits a user message's content into its text (a
 // string content), its other parts in the OpenAI shape, and its tool
-// results.
-func claudeUserContent(content json.RawMessage) (text *string, parts []any, results []any) {
-	var s string
-	if json.Unmarshal(content, &s) == nil {
-		return &s, nil, nil
+// results, each a result object of a tool_result entry.
+func claudeUserContent(content *claudeContent) (text *string, parts []any, results [][]byte) {
+	if content.Text != nil {
+		return content.Text, nil, nil
 	}
-	var blocks []json.RawMessage
-	if json.Unmarshal(content, &blocks) != nil {
-		return nil, nil, nil
-	}
-	for _, raw := range blocks {
-		var b claudeBlock
-		if json.Unmarshal(raw, &b) != nil {
-			parts = append(parts, raw)
-			continue
-		}
+	var raw []json.RawMessage
+	for i, b := range content.Blocks {
 		switch b.Type {
 		case "tool_result":
-			res := map[string]any{"tool_call_id": b.ToolUseID, "content": rawOrNull(b.Content)}
+			res := newObject().str("tool_call_id", b.ToolUseID).raw("content", trimJSON(b.Content))
 			if b.IsError {
-				res["is_error"] = true
+				res.flag("is_error")
 			}
-			results = append(results, res)
+			results = append(results, res.done())
 		default:
-			parts = append(parts, claudePart(b, raw))
+			if raw == nil {
+				raw = content.rawBlocks()
+			}
+			parts = append(parts, claudePart(b, raw[i]))
 		}
 	}
 	return nil, parts, results
@@ -452,7 +476,7 @@ func (c *claudeConverter) closeBoundary(l tapelog.RawLine, next claudeRecord) []
 		state["compact"] = b.rec.CompactMetadata
 	}
 	if next.Type == "user" && next.IsCompactSummary {
-		text, parts, _ := claudeUserContent(next.Message.Content)
+		text, parts, _ := claudeUserContent(&next.Message.Content)
 		switch {
 		case text != nil:
 			state["summary"] = *text
@@ -558,7 +582,7 @@ type claudeTurn struct {
 	sess   Session
 	out    []Output
 	callAt int // index in out of the tool_call entry; -1 while there is none
-	calls  []any
+	calls  [][]byte // each a call object
 	// The usage with the largest total among the turn's lines, as ccusage
 	// counts it, and the line it is on.
 	usage            *claudeUsage
@@ -585,40 +609,34 @@ func (c *claudeConverter) assistant(l tapelog.RawLine, r claudeRecord, s Session
 		t.add(Output{Session: s, Entry: tapelog.Entry{ID: c.entryID(l, r, k), Kind: kind, Payload: payload, Meta: meta, Date: r.Timestamp}})
 		k++
 	}
-	var blocks []json.RawMessage
-	var text string
-	if json.Unmarshal(r.Message.Content, &text) == nil {
-		blocks = []json.RawMessage{mustJSON(map[string]any{"type": "text", "text": text})}
-	} else if err := json.Unmarshal(r.Message.Content, &blocks); err != nil && r.Message.Content != nil {
-		return c.endUnheld(), fmt.Errorf(`"message.content" is neither text nor a list of blocks`)
+	blocks := r.Message.Content.Blocks
+	if text := r.Message.Content.Text; text != nil {
+		blocks = []claudeBlock{{Type: "text", Text: text}}
 	}
-	for _, raw := range blocks {
-		var b claudeBlock
-		if json.Unmarshal(raw, &b) != nil {
-			entry(tapelog.KindEvent, mustJSON(map[string]any{"name": "claude/block", "data": raw}))
-			continue
-		}
+	var raw []json.RawMessage
+	for i, b := range blocks {
 		switch {
 		case b.Type == "text" && b.Text != nil && r.IsAPIError:
-			entry(tapelog.KindError, mustJSON(map[string]any{"kind": "api", "message": *b.Text}))
+			entry(tapelog.KindError, newObject().str("kind", "api").str("message", *b.Text).done())
 		case b.Type == "text" && b.Text != nil:
-			entry(tapelog.KindMessage, mustJSON(map[string]any{"role": "assistant", "content": *b.Text}))
+			entry(tapelog.KindMessage, newObject().str("role", "assistant").str("content", *b.Text).done())
 		case b.Type == "thinking" && b.Thinking != nil:
-			data := map[string]any{"thinking": *b.Thinking}
-			if b.Signature != "" {
-				data["signature"] = b.Signature
-			}
-			entry(tapelog.KindEvent, mustJSON(map[string]any{"name": "thinking", "data": data}))
+			data := newObject().str("thinking", *b.Thinking).strIf("signature", b.Signature).done()
+			entry(tapelog.KindEvent, newObject().str("name", "thinking").raw("data", data).done())
 		case b.Type == "tool_use":
 			if t.callAt < 0 {
 				t.callAt = len(t.out)
 				entry(tapelog.KindToolCall, nil) // its payload is written when the turn ends
 			}
 			args := string(rawOrNull(trimJSON(b.Input)))
-			t.calls = append(t.calls, map[string]any{"id": b.ID, "type": "function", "function": map[string]any{"name": b.Name, "arguments": args}})
+			fn := newObject().str("name", b.Name).str("arguments", args).done()
+			t.calls = append(t.calls, newObject().str("id", b.ID).str("type", "function").raw("function", fn).done())
 		default:
+			if raw == nil {
+				raw = r.Message.Content.rawBlocks()
+			}
 			var data map[string]json.RawMessage
-			_ = json.Unmarshal(raw, &data)
+			_ = json.Unmarshal(raw[i], &data)
 			delete(data, "type")
 			entry(tapelog.KindEvent, mustJSON(map[string]any{"name": "claude/" + b.Type, "data": data}))
 		}
@@ -648,7 +666,7 @@ func (c *claudeConverter) closeTurn() []Output {
 	t := c.turn
 	c.turn = nil
 	if t.callAt >= 0 {
-		t.out[t.callAt].Entry.Payload = mustJSON(map[string]any{"calls": t.calls})
+		t.out[t.callAt].Entry.Payload = newObject().raw("calls", array(t.calls...)).done()
 	}
 	if t.usage != nil {
 		data := map[string]any{"status": "ok", "model": t.model, "usage": map[string]any{

@@ -216,6 +216,9 @@ func normalizeObject(raw json.RawMessage, what string, limit int64) (json.RawMes
 	if !utf8.Valid(raw) {
 		return nil, fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalid, what)
 	}
+	if compactObject(raw) {
+		return raw, nil
+	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
 		return nil, fmt.Errorf("%w: %s is not valid JSON: %v", ErrInvalid, what, err)

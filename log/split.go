@@ -87,8 +87,9 @@ func plainString(value []byte) (string, bool) {
 
 // scanner checks JSON text, byte by byte, by RFC 8259's grammar.
 type scanner struct {
-	b []byte
-	i int
+	b      []byte
+	i      int
+	spaced bool // it skipped white space between tokens
 }
 
 func (s *scanner) eat(c byte) bool {
@@ -104,10 +105,28 @@ func (s *scanner) space() {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
+			s.spaced = true
 		default:
 			return
 		}
 	}
+}
+
+// compactObject reports whether raw is one valid JSON object with no
+// white space between its tokens: what json.Compact would return
+// unchanged. raw must be valid UTF-8.
+//
+// It exists because every append compacts its payload, and an import
+// appends payloads its converters wrote compact: json.Compact scanned and
+// copied each one again (BenchmarkImportClaude; FuzzCompactObject checks
+// it against json.Compact).
+func compactObject(raw []byte) bool {
+	s := scanner{b: raw}
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	s.i++
+	return s.object(1) && s.i == len(raw) && !s.spaced
 }
 
 // end reports whether only white space is left.

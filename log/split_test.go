@@ -115,3 +115,27 @@ func BenchmarkParseLine(b *testing.B) {
 		})
 	}
 }
+
+// FuzzCompactObject checks compactObject against json.Compact: it says
+// yes exactly when the text is a JSON object that Compact returns as it
+// is (nesting deeper than it follows aside, which it leaves to Compact).
+func FuzzCompactObject(f *testing.F) {
+	for _, s := range splitSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"a":"x y","b":[1,2]}`))
+	f.Add([]byte("{\"a\":1}\n"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !utf8.Valid(raw) {
+			return // normalizeObject checks it first
+		}
+		var buf bytes.Buffer
+		err := json.Compact(&buf, raw)
+		want := err == nil && bytes.Equal(buf.Bytes(), raw) && len(raw) > 0 && raw[0] == '{'
+		got := compactObject(raw)
+		deep := strings.Count(string(raw), "[")+strings.Count(string(raw), "{") >= maxSplitDepth
+		if got != want && !(deep && !got) {
+			t.Fatalf("compactObject(%q) = %v, json.Compact says %v (%v)", raw, got, want, err)
+		}
+	})
+}

@@ -6,6 +6,8 @@
 //	go run ./cmd/tape-bench rebuild -dir /tmp/c100k -tape ./bin/tape
 //	go run ./cmd/tape-bench native -dir /tmp/c100k
 //	go run ./cmd/tape-bench search -dir /tmp/c100k -tape ./bin/tape
+//	go run ./cmd/tape-bench transcripts -mb 500 -out /tmp/claude500
+//	go run ./cmd/tape-bench import -src /tmp/claude500 -tape ./bin/tape -ccusage /tmp/ccu/node_modules/.bin/ccusage
 package main
 
 import (
@@ -17,11 +19,12 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup|views [flags]")
+		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup|views|transcripts|import [flags]")
 		os.Exit(2)
 	}
 	cmds := map[string]func([]string) error{
 		"gen": gen, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup, "views": viewsBench,
+		"transcripts": transcripts, "import": importBench,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {
