@@ -581,7 +581,7 @@ type claudeTurn struct {
 	offset int64
 	sess   Session
 	out    []Output
-	callAt int // index in out of the tool_call entry; -1 while there is none
+	callAt int      // index in out of the tool_call entry; -1 while there is none
 	calls  [][]byte // each a call object
 	// The usage with the largest total among the turn's lines, as ccusage
 	// counts it, and the line it is on.
