@@ -126,34 +126,39 @@ type claudeRecord struct {
 }
 
 type claudeMessage struct {
-	ID      string        `json:"id"`
-	Role    string        `json:"role"`
-	Model   string        `json:"model"`
-	Content claudeContent `json:"content"`
-	Usage   *claudeUsage  `json:"usage"`
+	ID         string          `json:"id"`
+	Role       string          `json:"role"`
+	Model      string          `json:"model"`
+	RawContent json.RawMessage `json:"content"` // see content
+	Usage      *claudeUsage    `json:"usage"`
+	Content    claudeContent   `json:"-"`
 }
 
-// claudeContent is a message's content: a string, or a list of blocks,
-// decoded as the line is (a tool's output, the bulk of a transcript, is
-// scanned once more, not three times).
+// claudeContent is a message's content: a string, or a list of blocks.
 type claudeContent struct {
 	Text   *string
 	Blocks []claudeBlock
 	Raw    json.RawMessage // as written
 }
 
-func (c *claudeContent) UnmarshalJSON(b []byte) error {
-	c.Raw = b
+// content reads a message's content, which the line's decode checked:
+// its blocks are found by skipping over their values (jsonscan.go), so a
+// tool's output, the bulk of a transcript, is not scanned again.
+func (m *claudeMessage) content() error {
+	b := trimJSON(m.RawContent)
+	m.Content = claudeContent{Raw: b}
 	switch {
-	case len(b) > 0 && b[0] == '"':
-		c.Text = new(string)
-		return json.Unmarshal(b, c.Text)
-	case len(b) > 0 && b[0] == '[':
-		return json.Unmarshal(b, &c.Blocks)
-	case string(b) == "null":
+	case len(b) == 0 || string(b) == "null":
 		return nil
+	case b[0] == '"':
+		s, _ := jsonString(b)
+		m.Content.Text = &s
+	case b[0] == '[':
+		m.Content.Blocks = decodeBlocks(b)
+	default:
+		return errors.New(`"message.content" is neither text nor a list of blocks`)
 	}
-	return errors.New(`"message.content" is neither text nor a list of blocks`)
+	return nil
 }
 
 // rawBlocks is the content's blocks as written, for the few a mapping
@@ -198,6 +203,9 @@ func (c *claudeConverter) line(l tapelog.RawLine) ([]Output, error) {
 	var r claudeRecord
 	if err := json.Unmarshal(l.Data, &r); err != nil {
 		return c.closeAll(), fmt.Errorf("not a JSON record: %v", jsonReason(err))
+	}
+	if err := r.Message.content(); err != nil {
+		return c.closeAll(), err
 	}
 	if r.Type == "" {
 		return c.closeAll(), errors.New(`not a Claude Code record: no "type"`)

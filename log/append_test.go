@@ -377,3 +377,32 @@ func TestAppendGivesUpWaitingForLock(t *testing.T) {
 		t.Errorf("the tape has %d entries after a given-up append, want 2", len(got))
 	}
 }
+
+// While syncs are deferred, making a tape and handing off fsync nothing;
+// done syncs the file system once. Without, the same fsyncs its folders.
+func TestDeferSyncs(t *testing.T) {
+	ws := newTestWorkspace(t)
+	var synced []string
+	ws.onSync = func(rel string) { synced = append(synced, rel) }
+	ctx := context.Background()
+	done := ws.DeferSyncs()
+	if _, err := mustTape(t, ws, "imported").HandoffRecorded(ctx, Entry{ID: "s1", Kind: KindAnchor, Payload: json.RawMessage(`{"name":"session/start"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 0 {
+		t.Errorf("deferred syncs fsynced %v", synced)
+	}
+	if err := done(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mustTape(t, ws, "made").HandoffRecorded(ctx, Entry{ID: "s2", Kind: KindAnchor, Payload: json.RawMessage(`{"name":"session/start"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(synced, "tapes/made/anchors") {
+		t.Errorf("after done, a handoff fsynced %v; want its anchors folder", synced)
+	}
+	a, err := mustTape(t, ws, "imported").Anchors()
+	if err != nil || len(a) != 1 || a[0].Entry.Date != "" || a[0].Entry.ID != "s1" {
+		t.Errorf("the recorded anchor: %+v, %v; want s1 without a date", a, err)
+	}
+}

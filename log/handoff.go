@@ -172,11 +172,11 @@ func (t *Tape) placeAnchorLocked(seq int64, name string, line []byte) (Anchor, e
 	if err := root.Mkdir(tmp, dirPerm); err != nil {
 		return Anchor{}, fmt.Errorf("create anchor folder: %w", err)
 	}
-	if err := fileutil.WriteSynced(root, path.Join(tmp, AnchorFile), line, filePerm); err != nil {
+	if err := fileutil.WriteNew(root, path.Join(tmp, AnchorFile), line, filePerm, !t.ws.deferSyncs.Load()); err != nil {
 		_ = root.RemoveAll(tmp)
 		return Anchor{}, fmt.Errorf("create anchor: %w", err)
 	}
-	if err := fileutil.SyncDir(root, tmp); err != nil {
+	if err := t.ws.syncDir(tmp); err != nil {
 		_ = root.RemoveAll(tmp)
 		return Anchor{}, err
 	}
@@ -196,10 +196,9 @@ func (t *Tape) placeAnchorLocked(seq int64, name string, line []byte) (Anchor, e
 			_ = root.RemoveAll(tmp)
 			return Anchor{}, fmt.Errorf("create anchor folder %s: %w", folder, err)
 		}
-		if err := fileutil.SyncDir(root, t.anchorsPath()); err != nil {
+		if err := t.ws.syncDir(t.anchorsPath()); err != nil {
 			return Anchor{}, err
 		}
-		t.ws.synced(t.anchorsPath())
 		return t.readAnchor(folderRef{seq: seq, folder: folder}), nil
 	}
 }

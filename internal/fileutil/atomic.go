@@ -77,12 +77,20 @@ func SyncDir(root *os.Root, dir string) error {
 // it. It fails if name exists. It is for files inside a folder that is itself
 // renamed into place afterwards, so the file needs no rename of its own.
 func WriteSynced(root *os.Root, name string, data []byte, perm os.FileMode) error {
+	return WriteNew(root, name, data, perm, true)
+}
+
+// WriteNew is WriteSynced, with the fsync only when sync is set.
+func WriteNew(root *os.Root, name string, data []byte, perm os.FileMode, sync bool) error {
 	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", name, err)
 	}
 	_, werr := f.Write(data)
-	serr := f.Sync()
+	var serr error
+	if sync {
+		serr = f.Sync()
+	}
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
