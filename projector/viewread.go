@@ -145,6 +145,43 @@ func (p *Projector) calls(ctx context.Context, q querier, f CallFilter) (calls [
 	return calls, total, errs, nil
 }
 
+// Orphan is a tool result whose call id no waiting call had: it answers
+// nothing (views.Orphan).
+type Orphan struct {
+	Tape, CallID string
+	Path         string // the file of its tool_result entry, relative to the workspace
+	Line         int
+	Index        int // the result's position in the entry
+}
+
+// OrphanResults returns up to limit of the orphaned results of a tape
+// ("" for every tape), in tape order, and how many there are.
+func (p *Projector) OrphanResults(ctx context.Context, tape string, limit int) (out []Orphan, total int, err error) {
+	where, args := "", []any{}
+	if tape != "" {
+		where, args = " WHERE tape = ?", append(args, tape)
+	}
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM orphan_results`+where, args...).Scan(&total); err != nil || total == 0 {
+		return nil, total, err
+	}
+	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder, file, line, idx, call_id FROM orphan_results`+where+
+		` ORDER BY tape, anchor_seq, folder, eff_time, file, line, idx LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("query orphaned results: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var o Orphan
+		var folder, file string
+		if err := rows.Scan(&o.Tape, &folder, &file, &o.Line, &o.Index, &o.CallID); err != nil {
+			return nil, 0, err
+		}
+		o.Path = tapelog.Position{Tape: o.Tape, Folder: folder, File: file}.Path()
+		out = append(out, o)
+	}
+	return out, total, rows.Err()
+}
+
 // countCalls counts the calls a filter selects: from call_counts, kept
 // with calls, unless it filters on the tool's name.
 func countCalls(ctx context.Context, q querier, f CallFilter, where string, args []any) (int, error) {

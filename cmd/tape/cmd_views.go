@@ -295,6 +295,9 @@ func (c *CallsCmd) Run(env *Env, g *Globals) error {
 	for _, le := range errs {
 		warnLine(env.Stderr, le) //nolint:errcheck // a warning; the call is printed without it
 	}
+	if err := warnOrphans(env, ix, f.Tape); err != nil {
+		return err
+	}
 	out := newJSONLines(env.Stdout)
 	for _, call := range calls {
 		if c.JSON {
@@ -457,6 +460,27 @@ func (c *UsageCmd) record(u projector.UsageRow) usageGroupRecord {
 		r.Day = &u.Day
 	}
 	return r
+}
+
+// warnOrphans says on stderr which tool results answer no call: each
+// carries a call id that no waiting call has, so it is paired with none
+// (views/pairing.go). A few are named, with the count of all.
+func warnOrphans(env *Env, ix *projector.Projector, tape string) error {
+	orphans, total, err := ix.OrphanResults(env.Context(), tape, 3)
+	if err != nil || total == 0 {
+		return err
+	}
+	var where []string
+	for _, o := range orphans {
+		where = append(where, fmt.Sprintf("%s:%d (%s)", o.Path, o.Line, o.CallID))
+	}
+	more := ""
+	if total > len(orphans) {
+		more = fmt.Sprintf(" and %d more", total-len(orphans))
+	}
+	fmt.Fprintf(env.Stderr, "tape: warning: %d tool results answer no call of their tape: %s%s; their call ids match no call waiting for a result\n",
+		total, printable(strings.Join(where, ", ")), more)
+	return nil
 }
 
 // MessagesCmd is `tape messages`.
