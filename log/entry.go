@@ -12,7 +12,7 @@ const (
 	KindMessage    = "message"     // payload: an OpenAI chat message
 	KindSystem     = "system"      // payload: {"content": ...}
 	KindToolCall   = "tool_call"   // payload: {"calls": [OpenAI tool calls]}
-	KindToolResult = "tool_result" // payload: {"results": [...]}, matched to calls by position
+	KindToolResult = "tool_result" // payload: {"results": [...]}, matched to calls by the id each carries, else by position
 	KindAnchor     = "anchor"      // payload: {"name": ..., "state": {...}}
 	KindEvent      = "event"       // payload: {"name": ..., "data": ...}
 	KindError      = "error"       // payload: {"kind": ..., "message": ...}

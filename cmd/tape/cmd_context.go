@@ -22,7 +22,8 @@ func (c *ContextCmd) Help() string {
 	return `Prints the chat messages an agent sends to its model, built from the tape as
 the Bub agent framework builds them: anchors as assistant notes, messages as
 they are, tool calls as assistant messages with tool_calls, and each tool
-result as a tool message paired by position with the call before it. system,
+result as a tool message paired with its call: by the call id it carries
+(tool_call_id, tool_use_id, call_id), else by position, as Bub does. system,
 event and error entries, and entries whose meta.context is false, are left
 out. By default the entries after the last anchor.
 

@@ -240,8 +240,9 @@ func (c *CallsCmd) Help() string {
 	return `Lists tool calls, the newest first, with what became of them: pending (no
 result yet), completed, or failed (an error entry answered it, or its result
 says it failed: "is_error": true, an "error", a "status" of error or failed, or
-text that starts with "Error:"). Results are matched to calls by position, as
-Bub matches them when it builds the context.
+text that starts with "Error:"). A result is paired with the call whose id it
+carries (tool_call_id, tool_use_id, call_id), else by position, as Bub pairs
+them; a result whose id no waiting call has is named on stderr.
 
 Examples:
   tape calls --status pending
