@@ -1,10 +1,14 @@
 package importer
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/tape-dev/tape/internal/corpus"
 	tapelog "github.com/tape-dev/tape/log"
@@ -38,4 +42,56 @@ func BenchmarkImportClaude(b *testing.B) {
 		ws.Close()
 		b.StartTimer()
 	}
+}
+
+// BenchmarkFollowLatency measures how long a line appended to a Claude Code
+// transcript takes to be on its tape while a Follower runs: a user's
+// message, which nothing holds (a turn's last line waits for the next, or
+// for the file to be quiet for DefaultSettle).
+func BenchmarkFollowLatency(b *testing.B) {
+	root := b.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".tape"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	ws, err := tapelog.Open(filepath.Join(root, ".tape"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	projects := filepath.Join(root, "projects", "p")
+	if err := os.MkdirAll(projects, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &Follower{WS: ws, Dirs: map[*Format][]string{Claude: {filepath.Join(root, "projects")}}}
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	const session = "11112222-3333-4444-5555-666677778888"
+	transcript := filepath.Join(projects, session+".jsonl")
+	messages := filepath.Join(root, ".tape", "tapes", "claude-11112222", "anchors", "001_session-start", "messages.jsonl")
+	var lat []time.Duration
+	for i := 0; b.Loop(); i++ {
+		line := fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"%s","timestamp":"2026-11-24T10:00:00.000Z","message":{"role":"user","content":"line %d"}}`+"\n", i, session, i)
+		start := time.Now()
+		fh, err := os.OpenFile(transcript, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fh.WriteString(line)
+		fh.Close()
+		want := fmt.Sprintf(`"id":"u%d"`, i)
+		for deadline := start.Add(10 * time.Second); ; time.Sleep(200 * time.Microsecond) {
+			if data, _ := os.ReadFile(messages); bytes.Contains(data, []byte(want)) {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("line %d not on the tape after 10 s", i)
+			}
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tape-dev/tape/importer"
 )
@@ -22,6 +23,9 @@ type importSessions struct {
 	Paths []string `arg:"" optional:"" name:"PATH" help:"Transcript files, or folders to search for them (default: where the agent keeps them)."`
 	JSON  bool     `help:"One JSON object per transcript: file, tape, tapes, lines, imported, anchors, skipped, bad_lines, held, unchanged."`
 	All   bool     `help:"Also list the transcripts that had nothing new."`
+
+	format   string   // for messages
+	searched []string // the paths read
 }
 
 func (c *ImportClaudeCmd) Help() string {
@@ -76,6 +80,7 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 	if err != nil {
 		return err
 	}
+	c.format, c.searched = format.Name, paths
 	ws, err := g.workspace(env)
 	if err != nil {
 		return err
@@ -129,7 +134,8 @@ func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, err
 		}
 	}
 	if len(found) == 0 {
-		return nil, fmt.Errorf("no %s transcripts at %v; give the files or folders to import", format.Name, dirs)
+		return nil, fmt.Errorf("no %s sessions at %s; %s, or give the files or folders to import",
+			format.Name, strings.Join(dirs, ", "), map[string]string{"claude": "set CLAUDE_CONFIG_DIR", "codex": "set CODEX_HOME"}[format.Name])
 	}
 	return found, nil
 }
@@ -167,6 +173,10 @@ func (c *importSessions) print(env *Env, stats []importer.FileStats) error {
 	}
 	if c.JSON {
 		return nil
+	}
+	if len(stats) == 0 {
+		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", c.format, printable(strings.Join(c.searched, ", ")))
+		return err
 	}
 	_, err := fmt.Fprintf(env.Stderr, "tape: %d transcripts, %d tapes: %d entries imported, %d already there, %d bad lines%s\n",
 		len(stats), len(tapes), total.Imported, total.Skipped, total.BadLines, heldNote(total.Held))
