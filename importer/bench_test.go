@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/internal/corpus"
-	tapelog "github.com/tape-dev/tape/log"
 )
 
 // BenchmarkImportClaude imports a generated corpus of Claude Code
@@ -26,21 +25,11 @@ func BenchmarkImportClaude(b *testing.B) {
 	b.SetBytes(st.Bytes)
 	for b.Loop() {
 		b.StopTimer()
-		dir := b.TempDir()
-		if err := os.Mkdir(filepath.Join(dir, ".tape"), 0o700); err != nil {
-			b.Fatal(err)
-		}
-		ws, err := tapelog.Open(filepath.Join(dir, ".tape"))
-		if err != nil {
-			b.Fatal(err)
-		}
+		ws := newWorkspace(b, b.TempDir())
 		b.StartTimer()
 		if _, err := New(ws, Claude).Import(context.Background(), []string{src}); err != nil {
 			b.Fatal(err)
 		}
-		b.StopTimer()
-		ws.Close()
-		b.StartTimer()
 	}
 }
 
@@ -50,14 +39,7 @@ func BenchmarkImportClaude(b *testing.B) {
 // for the file to be quiet for DefaultSettle).
 func BenchmarkFollowLatency(b *testing.B) {
 	root := b.TempDir()
-	if err := os.Mkdir(filepath.Join(root, ".tape"), 0o700); err != nil {
-		b.Fatal(err)
-	}
-	ws, err := tapelog.Open(filepath.Join(root, ".tape"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ws.Close()
+	ws := newWorkspace(b, root)
 	projects := filepath.Join(root, "projects", "p")
 	if err := os.MkdirAll(projects, 0o700); err != nil {
 		b.Fatal(err)

@@ -55,6 +55,13 @@ type bench struct {
 func newBench(t testing.TB) *bench {
 	t.Helper()
 	dir := t.TempDir()
+	return &bench{t: t, ws: newWorkspace(t, dir), src: filepath.Join(dir, "src"), now: time.Now()}
+}
+
+// newWorkspace opens a new, empty workspace in dir (no tape, not even
+// main), closed when the test ends.
+func newWorkspace(t testing.TB, dir string) *tapelog.Workspace {
+	t.Helper()
 	if err := os.Mkdir(filepath.Join(dir, ".tape"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -63,8 +70,7 @@ func newBench(t testing.TB) *bench {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	b := &bench{t: t, ws: ws, src: filepath.Join(dir, "src"), now: time.Now()}
-	return b
+	return ws
 }
 
 // write puts data at rel under the bench's source folder, as an agent's

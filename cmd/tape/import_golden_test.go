@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -37,24 +35,8 @@ func TestImportGolden(t *testing.T) {
 			if err := os.Mkdir(ws, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			var b strings.Builder
-			for line := range strings.Lines(string(data)) {
-				line = strings.TrimSpace(line)
-				if line == "" || strings.HasPrefix(line, "#") {
-					continue
-				}
-				args := strings.Fields(strings.ReplaceAll(line, "$SRC", src))
-				stdout, stderr, code := runTape(t, root, append([]string{"--tape-dir", ws}, args...)...)
-				stdout, stderr = strings.ReplaceAll(stdout, src, "$SRC"), strings.ReplaceAll(stderr, src, "$SRC")
-				fmt.Fprintf(&b, "$ tape %s\n%s", line, stdout)
-				for l := range strings.Lines(stderr) {
-					fmt.Fprintf(&b, "stderr: %s", l)
-				}
-				if code != 0 {
-					fmt.Fprintf(&b, "[exit %d]\n", code)
-				}
-			}
-			checkGolden(t, filepath.Join(dir, "want.txt"), b.String())
+			got := runCommands(t, string(data), root, ws, map[string]string{"$SRC": src})
+			checkGolden(t, filepath.Join(dir, "want.txt"), got)
 		})
 	}
 }

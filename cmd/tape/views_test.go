@@ -8,6 +8,38 @@ import (
 	"testing"
 )
 
+// runCommands runs the commands of a golden case, one a line (blank lines
+// and # comments skipped), each with --tape-dir ws, in the folder dir, and
+// renders each command and what it printed as want.txt holds them. With
+// vars, each key in a command is replaced by its value, and each value in
+// the output by its key, so the file does not hold a temp folder's path.
+func runCommands(t *testing.T, commands, dir, ws string, vars map[string]string) string {
+	t.Helper()
+	var b strings.Builder
+	for line := range strings.Lines(commands) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		args := line
+		for k, v := range vars {
+			args = strings.ReplaceAll(args, k, v)
+		}
+		stdout, stderr, code := runTape(t, dir, append([]string{"--tape-dir", ws}, strings.Fields(args)...)...)
+		for k, v := range vars {
+			stdout, stderr = strings.ReplaceAll(stdout, v, k), strings.ReplaceAll(stderr, v, k)
+		}
+		fmt.Fprintf(&b, "$ tape %s\n%s", line, stdout)
+		for l := range strings.Lines(stderr) {
+			fmt.Fprintf(&b, "stderr: %s", l)
+		}
+		if code != 0 {
+			fmt.Fprintf(&b, "[exit %d]\n", code)
+		}
+	}
+	return b.String()
+}
+
 // TestViewsGolden runs the view commands of each case under
 // testdata/views on its hand-written workspace and compares everything they
 // print with want.txt (`go test ./cmd/tape -run TestViewsGolden -update`).
@@ -24,22 +56,7 @@ func TestViewsGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			ws := copyWorkspace(t, filepath.Join(dir, ".tape"))
-			var b strings.Builder
-			for line := range strings.Lines(string(data)) {
-				line = strings.TrimSpace(line)
-				if line == "" || strings.HasPrefix(line, "#") {
-					continue
-				}
-				stdout, stderr, code := runTape(t, "", append([]string{"--tape-dir", ws}, strings.Fields(line)...)...)
-				fmt.Fprintf(&b, "$ tape %s\n%s", line, stdout)
-				for l := range strings.Lines(stderr) {
-					fmt.Fprintf(&b, "stderr: %s", l)
-				}
-				if code != 0 {
-					fmt.Fprintf(&b, "[exit %d]\n", code)
-				}
-			}
-			checkGolden(t, filepath.Join(dir, "want.txt"), b.String())
+			checkGolden(t, filepath.Join(dir, "want.txt"), runCommands(t, string(data), "", ws, nil))
 		})
 	}
 }
