@@ -27,6 +27,7 @@ type checkpoints struct {
 	Version int                    `json:"version"`
 	Files   map[string]*checkpoint `json:"files"` // by absolute path
 	Tapes   map[string]string      `json:"tapes"` // tape name -> its mark (tapeMark)
+	Dirs    map[string]string      `json:"dirs"`  // tape name -> its anchors folder's identity (run.dirIdentity)
 }
 
 // checkpoint is how far one transcript file was read.
@@ -54,7 +55,7 @@ func checkpointsPath(f *Format) string { return "import/" + f.Name + ".json" }
 // another version, they are empty: the tapes themselves say what was
 // imported.
 func loadCheckpoints(ws *tapelog.Workspace, f *Format) (*checkpoints, error) {
-	cp := &checkpoints{Version: checkpointVersion, Files: map[string]*checkpoint{}, Tapes: map[string]string{}}
+	cp := &checkpoints{Version: checkpointVersion, Files: map[string]*checkpoint{}, Tapes: map[string]string{}, Dirs: map[string]string{}}
 	data, err := ws.ReadPrivate(checkpointsPath(f), 1<<30)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cp, nil
@@ -63,7 +64,7 @@ func loadCheckpoints(ws *tapelog.Workspace, f *Format) (*checkpoints, error) {
 		return nil, fmt.Errorf("read the import checkpoints: %w", err)
 	}
 	var read checkpoints
-	if json.Unmarshal(data, &read) != nil || read.Version != checkpointVersion || read.Files == nil || read.Tapes == nil {
+	if json.Unmarshal(data, &read) != nil || read.Version != checkpointVersion || read.Files == nil || read.Tapes == nil || read.Dirs == nil {
 		return cp, nil
 	}
 	return &read, nil

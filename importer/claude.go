@@ -63,13 +63,10 @@ func claudeFileSession(path string) Session {
 // claudeState is what a Claude converter carries from line to line, and
 // keeps in a checkpoint.
 type claudeState struct {
-	Session Session         `json:"session"`  // the file's session, once known
-	Started map[string]bool `json:"started"`  // sessions whose first anchor was made, by sessionKey
-	CWD     string          `json:"cwd"`      // the last working directory put in a meta
-	Branch  string          `json:"branch"`   // and git branch
-	Summary bool            `json:"summary"`  // a compaction's summary is awaited: the next one ends the phase's anchor
-	Compact json.RawMessage `json:"compact"`  // held compact boundary's metadata
-	LastMsg string          `json:"last_msg"` // message.id of the last assistant turn emitted
+	Session Session         `json:"session"` // the file's session, once known
+	Started map[string]bool `json:"started"` // sessions whose first anchor was made, by sessionKey
+	CWD     string          `json:"cwd"`     // the last working directory put in a meta
+	Branch  string          `json:"branch"`  // and git branch
 	// Date is the last timestamp read: a record without one (a title, a
 	// snapshot) takes it, so that it sorts where it was written.
 	Date string `json:"date"`
@@ -660,15 +657,6 @@ func (c *claudeConverter) assistant(l tapelog.RawLine, r claudeRecord, s Session
 	return nil, nil
 }
 
-// endUnheld closes a turn that a bad line interrupts.
-func (c *claudeConverter) endUnheld() []Output {
-	if c.turn != nil && len(c.turn.out) == 0 {
-		c.turn = nil
-		return nil
-	}
-	return c.closeAll()
-}
-
 // closeTurn emits the held turn.
 func (c *claudeConverter) closeTurn() []Output {
 	t := c.turn
@@ -694,6 +682,5 @@ func (c *claudeConverter) closeTurn() []Output {
 		run := Output{Session: t.sess, Entry: tapelog.Entry{ID: t.firstID + "/usage", Kind: tapelog.KindEvent, Payload: payload, Meta: t.usageMeta, Date: t.usageDate}}
 		t.out = slices.Insert(t.out, t.usageAt, run)
 	}
-	c.st.LastMsg = t.msgID
 	return t.out
 }

@@ -66,8 +66,11 @@ func (f *Follower) Run(ctx context.Context) error {
 	f.reconcile(ctx, st)
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
+	// The settle timer runs from when a held turn was first seen, and is
+	// not pushed back by events of other transcripts.
 	settle := time.NewTimer(time.Hour)
 	settle.Stop()
+	settleArmed := false
 	reconcile := time.NewTicker(orDefault(f.Reconcile, 30*time.Second))
 	defer reconcile.Stop()
 	for {
@@ -90,6 +93,7 @@ func (f *Follower) Run(ctx context.Context) error {
 		case <-debounce.C:
 			f.importDirty(ctx, st)
 		case <-settle.C:
+			settleArmed = false
 			for format, files := range st.held {
 				st.dirty[format] = append(st.dirty[format], files...)
 			}
@@ -98,8 +102,9 @@ func (f *Follower) Run(ctx context.Context) error {
 		case <-reconcile.C:
 			f.reconcile(ctx, st)
 		}
-		if len(st.held) > 0 {
+		if len(st.held) > 0 && !settleArmed {
 			settle.Reset(orDefault(f.Settle, DefaultSettle) + 50*time.Millisecond)
+			settleArmed = true
 		}
 	}
 }

@@ -70,31 +70,36 @@ const shortHex = 8
 
 // Tape is the session's tape name, stable and readable: the source and a
 // short form of the session id ("claude-1a2b3c4d"), and for a subagent
-// the short form of its id after "-agent-". Long reports whether the whole
-// ids are used: the name a session takes when its short name belongs to
-// another session's tape.
+// the short form of its id after "-agent-". long adds a sum of the whole
+// ids ("claude-1a2b3c4d-5e6f7a8b"): the name a session takes when its
+// short name belongs to another session's tape. Either is at most 40
+// bytes, whatever the ids hold.
 func (s Session) Tape(long bool) string {
-	short := func(id string, fromEnd bool) string {
-		id = nameSafe(id)
-		if long {
-			return id
-		}
-		hex := strings.ReplaceAll(id, "-", "")
-		if len(hex) <= shortHex {
-			return id
-		}
-		if fromEnd {
-			return hex[len(hex)-shortHex:]
-		}
-		return hex[:shortHex]
-	}
 	// Codex ids are UUIDv7: their first digits are the time, the same for
 	// sessions started within a minute; the last ones are random.
-	name := s.Source + "-" + short(s.ID, s.Source == "codex")
+	name := s.Source + "-" + shortID(s.ID, s.Source == "codex")
 	if s.Agent != "" {
-		name += "-agent-" + short(s.Agent, false)
+		name += "-agent-" + shortID(s.Agent, false)
+	}
+	if long {
+		sum := sha256.Sum256([]byte(sessionKey(s)))
+		name += "-" + hex.EncodeToString(sum[:4])
 	}
 	return name
+}
+
+// shortID is the first (or last) shortHex letters and digits of an id.
+func shortID(id string, fromEnd bool) string {
+	id = strings.ReplaceAll(nameSafe(id), "-", "")
+	switch {
+	case id == "":
+		return "x"
+	case len(id) <= shortHex:
+		return id
+	case fromEnd:
+		return id[len(id)-shortHex:]
+	}
+	return id[:shortHex]
 }
 
 // nameSafe keeps the letters, digits, '-', '_' and '.' of an id, so that

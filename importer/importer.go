@@ -39,6 +39,15 @@ type Importer struct {
 	// Progress is told, after each transcript, how many of how many are
 	// done; nil tells nobody.
 	Progress func(done, total int)
+	// DeferSyncs makes the import sync the file system once at its end
+	// (and before each save of its checkpoints) instead of five times for
+	// each tape it creates (log.Workspace.DeferSyncs): for a first import
+	// of many sessions. Only one writer of the Workspace may ask for it.
+	DeferSyncs bool
+	// Full reads every transcript from its start, whatever its checkpoint
+	// says, and skips the entries its tapes hold: it repairs a tape that
+	// lost entries while its transcript did not change.
+	Full bool
 }
 
 // New returns an importer of format into ws.
@@ -81,13 +90,16 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 	if err != nil {
 		return nil, err
 	}
-	// One sync at the end, not five for each new tape. A crash before it
-	// may lose what the tapes were given; a checkpoint saved meanwhile then
-	// names a tape that is not as it recorded it, and the next import
-	// reads those transcripts from the start, skipping what survived.
-	synced := im.ws.DeferSyncs()
+	if im.DeferSyncs {
+		// One sync at the end, not five for each new tape; the
+		// checkpoints are saved after a sync, so they never claim more
+		// than a crash leaves.
+		synced := im.ws.DeferSyncs()
+		all, err := r.pipeline(ctx, files)
+		err = errors.Join(err, synced())
+		return all, errors.Join(err, r.save())
+	}
 	all, err := r.pipeline(ctx, files)
-	err = errors.Join(err, synced())
 	return all, errors.Join(err, r.save())
 }
 
@@ -265,12 +277,13 @@ func unwrapPath(err error) error {
 // run is one Import: the checkpoints it reads and updates, and the tapes
 // it opened.
 type run struct {
-	im      *Importer
-	cp      *checkpoints
-	tapes   map[string]*tapelog.Tape
-	marks   map[string]string // tape -> its mark now, as far as this run knows
-	savedAt time.Time
-	dirty   bool
+	im       *Importer
+	cp       *checkpoints
+	tapes    map[string]*tapelog.Tape
+	marks    map[string]string // tape -> its mark now, as far as this run knows
+	distrust map[string]bool   // tapes a transcript of this run is read again from the start for
+	savedAt  time.Time
+	dirty    bool
 }
 
 func (im *Importer) newRun() (*run, error) {
@@ -278,7 +291,10 @@ func (im *Importer) newRun() (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &run{im: im, cp: cp, tapes: map[string]*tapelog.Tape{}, marks: map[string]string{}, savedAt: time.Now()}, nil
+	if im.Full {
+		clear(cp.Files)
+	}
+	return &run{im: im, cp: cp, tapes: map[string]*tapelog.Tape{}, marks: map[string]string{}, distrust: map[string]bool{}, savedAt: time.Now()}, nil
 }
 
 func (r *run) tape(name string) (*tapelog.Tape, error) {
@@ -315,7 +331,7 @@ func (r *run) mark(name string) (string, error) {
 func (r *run) trusts(cp *checkpoint) (bool, error) {
 	for _, name := range cp.Tapes {
 		recorded, ok := r.cp.Tapes[name]
-		if !ok {
+		if !ok || r.distrust[name] {
 			return false, nil
 		}
 		now, err := r.mark(name)
@@ -335,6 +351,9 @@ func (r *run) save() error {
 		return nil
 	}
 	r.dirty, r.savedAt = false, time.Now()
+	if err := r.im.ws.SyncDeferred(); err != nil {
+		return err
+	}
 	return r.cp.save(r.im.ws, r.im.format)
 }
 
@@ -370,7 +389,7 @@ func (r *run) prepare(path string) (*fileRun, FileStats, error) {
 	id := identityOf(fi)
 	settled := r.im.now().Sub(fi.ModTime()) >= r.im.settle()
 	old := r.cp.Files[path]
-	if old != nil && old.unchanged(id) && (old.Held == 0 || !settled) {
+	if old != nil && old.unchanged(id) && (old.Held == 0 || !settled) && r.tapesThere(old) {
 		st.Unchanged, st.Held = true, old.Held
 		st.Tapes = sortedTapes(old.Tapes)
 		st.Tape = firstTape(old.Tapes)
@@ -431,6 +450,14 @@ func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*
 	}
 	var state []byte
 	tapes := map[string]string{}
+	if !resume && old != nil {
+		for _, name := range old.Tapes {
+			// Read again from the start for this transcript: another
+			// transcript of the tape, met later in this run, must not
+			// trust the mark this one's writes will leave.
+			r.distrust[name] = true
+		}
+	}
 	if resume {
 		fr.start, fr.line, state = old.Offset, old.Line, old.State
 		for k, v := range old.Tapes {
@@ -570,6 +597,7 @@ func (r *run) commit(path string, fr *fileRun, id fileIdentity, st *FileStats) e
 			return err
 		}
 		r.cp.Tapes[name] = m
+		r.cp.Dirs[name] = r.dirIdentity(name)
 	}
 	for _, name := range fr.w.tapes {
 		if _, ok := r.cp.Tapes[name]; !ok {
@@ -578,6 +606,7 @@ func (r *run) commit(path string, fr *fileRun, id fileIdentity, st *FileStats) e
 				return err
 			}
 			r.cp.Tapes[name] = m
+			r.cp.Dirs[name] = r.dirIdentity(name)
 		}
 	}
 	r.dirty = true
@@ -587,11 +616,40 @@ func (r *run) commit(path string, fr *fileRun, id fileIdentity, st *FileStats) e
 	return nil
 }
 
+// tapesThere reports whether every tape a transcript with nothing new
+// wrote is still there as the import left it, as far as one stat of its
+// anchors folder tells: deleted, replaced (a reset), or given a folder
+// since, it makes the import read the transcript again, and trust its
+// checkpoint only if the tape's mark says so. (A file of the tape
+// truncated by hand is not seen without a stat of each of its files,
+// which an import of thousands of unchanged transcripts cannot afford:
+// --full reads every transcript again.)
+func (r *run) tapesThere(cp *checkpoint) bool {
+	for _, name := range cp.Tapes {
+		if r.dirIdentity(name) != r.cp.Dirs[name] {
+			return false
+		}
+	}
+	return true
+}
+
+// dirIdentity is a tape's anchors folder's inode and mtime, "" when it
+// cannot be stat'ed. It reads metadata only, by path.
+func (r *run) dirIdentity(tape string) string {
+	fi, err := os.Lstat(r.im.ws.Abs("tapes/" + tape + "/anchors"))
+	if err != nil {
+		return ""
+	}
+	id := identityOf(fi)
+	return fmt.Sprintf("%d:%d", id.ino, id.mtimeNS)
+}
+
 // forget drops the marks of tapes an import wrote to and could not finish:
 // no checkpoint may be trusted for them until an import reads them again.
 func (r *run) forget(written map[string]bool) {
 	for name := range written {
 		delete(r.cp.Tapes, name)
+		delete(r.cp.Dirs, name)
 		delete(r.marks, name)
 		r.dirty = true
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -309,7 +310,7 @@ func TestStaleCheckpointsImportNothingTwice(t *testing.T) {
 }
 
 // Two sessions whose ids share their first eight digits get two tapes:
-// the second takes its whole id as its name.
+// the second takes the short name and a sum of its ids.
 func TestSessionsWithTheSameShortIDGetTwoTapes(t *testing.T) {
 	b := newBench(t)
 	line := `{"type":"user","uuid":"u1","sessionId":"%s","timestamp":"2025-11-03T14:05:00.000Z","message":{"role":"user","content":"hi %s"}}` + "\n"
@@ -319,7 +320,10 @@ func TestSessionsWithTheSameShortIDGetTwoTapes(t *testing.T) {
 	}
 	st := b.importAt(Claude, quiet)
 	got := []string{st[0].Tape, st[1].Tape}
-	want := []string{"claude-5d7e6b2e", "claude-5d7e6b2e-0000-4000-8000-000000000002"}
+	want := []string{"claude-5d7e6b2e", Session{Source: "claude", ID: ids[1]}.Tape(true)}
+	if !strings.HasPrefix(want[1], "claude-5d7e6b2e-") || len(want[1]) != len("claude-5d7e6b2e-12345678") {
+		t.Fatalf("the long name %q is not the short one and a sum", want[1])
+	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("tapes %q, want %q", got, want)
 	}
@@ -350,5 +354,110 @@ func TestBadLinesAndTornTails(t *testing.T) {
 	}
 	if len(b.bad) != 1 {
 		t.Fatalf("the bad line was reported again: %v", b.bad)
+	}
+}
+
+// Whatever a transcript's ids hold, the tape names made of them are valid,
+// short, and stay inside the workspace.
+func TestTapeNamesOfOddIDs(t *testing.T) {
+	for _, s := range []Session{
+		{Source: "claude", ID: "../../etc", Agent: "a" + strings.Repeat("-", 150) + "b"},
+		{Source: "claude", ID: "", Agent: "/"},
+		{Source: "codex", ID: "会话-0199a213-81c0-7800-8aa1-bbab2a035a53"},
+		{Source: "claude", ID: strings.Repeat("f", 500)},
+		{Source: "claude", ID: ".hidden"},
+	} {
+		for _, long := range []bool{false, true} {
+			name := s.Tape(long)
+			if err := tapelog.ValidateTapeName(name); err != nil || len(name) > 40 || strings.ContainsAny(name, "/\\.") {
+				t.Errorf("%+v.Tape(%v) = %q (%v); want a valid name of at most 40 bytes without / or .", s, long, name, err)
+			}
+		}
+	}
+}
+
+// A tape deleted by hand comes back with the next import, though its
+// transcript did not change; a tape that lost entries comes back whole
+// with Full.
+func TestDeletedTapeComesBack(t *testing.T) {
+	fx := fixtures[2]
+	b := newBench(t)
+	b.write("s/"+filepath.Base(fx.rel), fx.read(t))
+	b.importAt(Codex, quiet)
+	want := b.tapes()
+	if err := os.RemoveAll(b.ws.Abs("tapes/codex-62a89cd5")); err != nil {
+		t.Fatal(err)
+	}
+	b.importAt(Codex, quiet)
+	if got := b.tapes(); got != want {
+		t.Fatalf("after the tape was deleted, an import made\n%s\nwant\n%s", got, want)
+	}
+	messages := b.ws.Abs("tapes/codex-62a89cd5/anchors/001_session-start/messages.jsonl")
+	if err := os.Truncate(messages, 0); err != nil {
+		t.Fatal(err)
+	}
+	im := New(b.ws, Codex)
+	im.Full, im.Settle = true, time.Minute
+	im.Now = func() time.Time { return b.now.Add(quiet) }
+	if _, err := im.Import(context.Background(), []string{b.src}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.tapes(); !strings.Contains(got, "list the files and add hello.txt") {
+		t.Fatalf("--full did not bring the lost messages back:\n%s", got)
+	}
+}
+
+// Two transcripts write one tape (Claude Code 2.0's subagent lines in the
+// session's file, and the subagent's own file): when the tape lost
+// entries, both are read again from the start, whichever is read first,
+// and nothing they hold is lost.
+func TestTwoTranscriptsOfOneTapeAreBothReadAgain(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // the second is prepared after the first is written
+	b := newBench(t)
+	const s = "5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12"
+	side := func(uuid, text string) string {
+		return fmt.Sprintf(`{"type":"user","uuid":%q,"sessionId":%q,"isSidechain":true,"agentId":"aX","timestamp":"2025-11-03T14:05:00.000Z","message":{"role":"user","content":%q}}`+"\n", uuid, s, text)
+	}
+	main := `{"type":"user","uuid":"m0","sessionId":"` + s + `","timestamp":"2025-11-03T14:04:00.000Z","message":{"role":"user","content":"main"}}` + "\n" + side("m1", "from the session's file")
+	agent := side("a1", "from the agent's file")
+	b.write("p/"+s+".jsonl", []byte(main))
+	for i := 6; i <= 8; i++ { // sessions between the two in the order files are read
+		id := fmt.Sprintf("%d0000000-0000-4000-8000-000000000000", i)
+		b.write("p/"+id+".jsonl", fmt.Appendf(nil, `{"type":"user","uuid":"f%d","sessionId":%q,"message":{"role":"user","content":"filler"}}`+"\n", i, id))
+	}
+	b.write("p/agent-aX.jsonl", []byte(agent))
+	b.importAt(Claude, quiet)
+	tape := "tapes/claude-5d7e6b2e-agent-aX/anchors/001_session-start/messages.jsonl"
+	if err := os.Truncate(b.ws.Abs(tape), 0); err != nil {
+		t.Fatal(err)
+	}
+	b.write("p/"+s+".jsonl", []byte(main+side("m2", "more from the session")))
+	b.write("p/agent-aX.jsonl", []byte(agent+side("a2", "more from the agent")))
+	b.importAt(Claude, quiet)
+	data, err := os.ReadFile(b.ws.Abs(tape))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"m1", "m2", "a1", "a2"} {
+		if n := strings.Count(string(data), `"id":"`+id+`"`); n != 1 {
+			t.Errorf("entry %s is on the tape %d times, want once:\n%s", id, n, data)
+		}
+	}
+}
+
+// A transcript that writes a uuid twice makes one entry of it when one
+// import reads both lines, from the start or from its checkpoint. (Across
+// a checkpoint, the second makes a second entry: docs/IMPORT.md.)
+func TestRepeatedUUIDIsOneEntry(t *testing.T) {
+	line := func(uuid string) string {
+		return `{"type":"user","uuid":"` + uuid + `","sessionId":"s1","timestamp":"2025-11-03T14:05:00.000Z","message":{"role":"user","content":"hi"}}` + "\n"
+	}
+	b := newBench(t)
+	b.write("p/s1.jsonl", []byte(line("u0")))
+	b.importAt(Claude, quiet)
+	b.write("p/s1.jsonl", []byte(line("u0")+line("u1")+line("u2")+line("u1")))
+	st := b.importAt(Claude, quiet)
+	if n := strings.Count(b.tapes(), `"id":"u1"`); n != 1 || st[0].Skipped != 1 {
+		t.Fatalf("u1 is on the tape %d times (stats %+v); want once, the second skipped", n, st[0])
 	}
 }

@@ -20,7 +20,7 @@ type writer struct {
 	path    string
 	st      *FileStats
 	tapes   map[string]string // session key -> tape name
-	dedup   bool              // skip entries whose id the tape holds (the import did not resume)
+	dedup   bool              // skip every entry whose id the tape holds (the import did not resume)
 	ids     map[string]map[string]bool
 	pending map[string][]pendingEntry // by tape, in order
 	order   []string                  // tapes with pending entries, in the order they got them
@@ -37,20 +37,24 @@ type pendingEntry struct {
 func (w *writer) add(ctx context.Context, outs []Output) error {
 	for _, o := range outs {
 		name, err := w.tapeFor(o.Session)
+		if errors.Is(err, tapelog.ErrBadName) {
+			if err := w.bad(sourceLine(o.Entry), err.Error()); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
-		if w.dedup {
-			ids, err := w.idsOf(ctx, name)
-			if err != nil {
-				return err
-			}
-			if ids[o.Entry.ID] {
-				w.st.Skipped++
-				continue
-			}
-			ids[o.Entry.ID] = true
+		ids, err := w.idsOf(ctx, name)
+		if err != nil {
+			return err
 		}
+		if ids[o.Entry.ID] {
+			w.st.Skipped++ // on the tape already, or made twice by this transcript
+			continue
+		}
+		ids[o.Entry.ID] = true
 		line := sourceLine(o.Entry)
 		if o.Anchor {
 			if err := w.flushTape(ctx, name); err != nil {
@@ -97,11 +101,20 @@ func (w *writer) tapeFor(s Session) (string, error) {
 	return name, nil
 }
 
-// idsOf is the set of ids on a tape, read once per import of a file that
-// did not resume from its checkpoint.
+// idsOf is the set of ids on a tape that this import of the transcript
+// must not write again: every id on the tape, read once, when the import
+// did not resume from its checkpoint; those it wrote itself, when it did
+// (a transcript that repeats a uuid makes one entry of it either way).
 func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error) {
 	if ids, ok := w.ids[name]; ok {
 		return ids, nil
+	}
+	if w.ids == nil {
+		w.ids = map[string]map[string]bool{}
+	}
+	if !w.dedup {
+		w.ids[name] = map[string]bool{}
+		return w.ids[name], nil
 	}
 	if err := w.flushTape(ctx, name); err != nil {
 		return nil, err
@@ -123,9 +136,6 @@ func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error
 			return nil, fmt.Errorf("read tape %s: %w", name, err)
 		}
 		ids[e.ID] = true
-	}
-	if w.ids == nil {
-		w.ids = map[string]map[string]bool{}
 	}
 	w.ids[name] = ids
 	return ids, nil

@@ -172,7 +172,7 @@ func (t *Tape) placeAnchorLocked(seq int64, name string, line []byte) (Anchor, e
 	if err := root.Mkdir(tmp, dirPerm); err != nil {
 		return Anchor{}, fmt.Errorf("create anchor folder: %w", err)
 	}
-	if err := fileutil.WriteNew(root, path.Join(tmp, AnchorFile), line, filePerm, !t.ws.deferSyncs.Load()); err != nil {
+	if err := fileutil.WriteNew(root, path.Join(tmp, AnchorFile), line, filePerm, !t.ws.deferring()); err != nil {
 		_ = root.RemoveAll(tmp)
 		return Anchor{}, fmt.Errorf("create anchor: %w", err)
 	}

@@ -45,8 +45,9 @@ type Workspace struct {
 	// onSync, when set (by tests), is told of every fsync, by path.
 	onSync func(rel string)
 	// deferSyncs is set while a writer that makes many tapes at once has
-	// asked for one sync at its end instead (DeferSyncs).
-	deferSyncs atomic.Bool
+	// asked for one sync at its end instead (DeferSyncs); skipped says a
+	// sync was skipped since the last SyncDeferred.
+	deferSyncs, skipped atomic.Bool
 }
 
 // DeferSyncs makes the new folders and the handoffs of this Workspace
@@ -59,25 +60,48 @@ type Workspace struct {
 // their own durability (sync in config.json). After a crash before done,
 // an anchor.json may be empty: doctor reports it, and the folder reads as
 // an anchor named by its slug.
+//
+// Only one writer of a Workspace may defer its syncs: they are the
+// Workspace's, not the goroutine's.
 func (w *Workspace) DeferSyncs() (done func() error) {
 	w.deferSyncs.Store(true)
 	return func() error {
+		err := w.SyncDeferred()
 		w.deferSyncs.Store(false)
-		d, err := w.root.Open(".")
-		if err != nil {
-			return fmt.Errorf("sync %s: %w", w.dir, err)
-		}
-		defer d.Close()
-		if err := unix.Syncfs(int(d.Fd())); err != nil {
-			return fmt.Errorf("sync %s: %w", w.dir, err)
-		}
+		return err
+	}
+}
+
+// SyncDeferred makes what was written with deferred syncs durable now, if
+// a sync was skipped since it last ran: a writer that records its progress
+// elsewhere (an import's checkpoints) calls it first.
+func (w *Workspace) SyncDeferred() error {
+	if !w.skipped.Swap(false) {
 		return nil
 	}
+	d, err := w.root.Open(".")
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", w.dir, err)
+	}
+	defer d.Close()
+	if err := unix.Syncfs(int(d.Fd())); err != nil {
+		return fmt.Errorf("sync %s: %w", w.dir, err)
+	}
+	return nil
+}
+
+// deferring reports whether syncs are deferred, and notes that one was.
+func (w *Workspace) deferring() bool {
+	if w.deferSyncs.Load() {
+		w.skipped.Store(true)
+		return true
+	}
+	return false
 }
 
 // syncDir fsyncs the workspace folder rel, unless syncs are deferred.
 func (w *Workspace) syncDir(rel string) error {
-	if w.deferSyncs.Load() {
+	if w.deferring() {
 		return nil
 	}
 	if err := fileutil.SyncDir(w.root, rel); err != nil {

@@ -25,6 +25,12 @@ import (
 //     result at all), no call is pending, as in Bub; after one whose
 //     results all carry ids, the calls it did not answer are still pending,
 //     so results that come one per entry (Claude Code, Codex) find theirs.
+//
+// Two things only the calls view does, because Bub's context does not: an
+// error entry answers every waiting call as failed (the context skips
+// error entries, and its calls go on waiting), and entries whose
+// meta.context is false count (the context leaves them out, as if they
+// were not on the tape).
 
 // ResultRef is what pairing needs of one result of a tool_result entry.
 type ResultRef struct {

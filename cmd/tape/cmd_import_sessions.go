@@ -23,6 +23,7 @@ type importSessions struct {
 	Paths []string `arg:"" optional:"" name:"PATH" help:"Transcript files, or folders to search for them (default: where the agent keeps them)."`
 	JSON  bool     `help:"One JSON object per transcript: file, tape, tapes, lines, imported, anchors, skipped, bad_lines, held, unchanged."`
 	All   bool     `help:"Also list the transcripts that had nothing new."`
+	Full  bool     `help:"Read every transcript from its start, whatever the checkpoints say, skipping what the tapes hold: repairs a tape that lost entries."`
 
 	format   string   // for messages
 	searched []string // the paths read
@@ -90,6 +91,7 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 	defer bar.done()
 	stderr := bar.Writer(env.Stderr)
 	im := importer.New(ws, format)
+	im.DeferSyncs, im.Full = true, c.Full
 	im.Warn = func(err error) { fmt.Fprintf(stderr, "tape: warning: %s; skipped\n", printable(err.Error())) }
 	im.Progress = func(done, _ int) { bar.set(int64(done)) }
 	stats, err := im.Import(env.Context(), paths)

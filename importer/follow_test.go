@@ -1,0 +1,62 @@
+package importer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A turn held at the end of a transcript is imported once the file has
+// been quiet for the settle time, though other transcripts keep being
+// written meanwhile (their events must not put its import off).
+func TestFollowerSettlesWhileOthersWrite(t *testing.T) {
+	root := t.TempDir()
+	ws := newWorkspace(t, root)
+	projects := filepath.Join(root, "projects", "p")
+	if err := os.MkdirAll(projects, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &Follower{WS: ws, Dirs: map[*Format][]string{Claude: {filepath.Join(root, "projects")}}, Settle: 300 * time.Millisecond,
+		Warn: func(err error) { t.Errorf("follower: %v", err) }}
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	const held = "11112222-3333-4444-5555-666677778888"
+	turn := `{"type":"assistant","uuid":"t1","sessionId":"` + held + `","timestamp":"2025-11-03T14:05:00.000Z","requestId":"r","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}],"usage":{"input_tokens":1,"output_tokens":2}}}` + "\n"
+	if err := os.WriteFile(filepath.Join(projects, held+".jsonl"), []byte(turn), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Another session writes every 100 ms, as a subagent does while its
+	// parent's Task call waits.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		other := filepath.Join(projects, "99990000-0000-4000-8000-000000000001.jsonl")
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			line := fmt.Sprintf(`{"type":"user","uuid":"o%d","sessionId":"99990000-0000-4000-8000-000000000001","message":{"role":"user","content":"tick"}}`+"\n", i)
+			fh, err := os.OpenFile(other, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			if err == nil {
+				fh.WriteString(line)
+				fh.Close()
+			}
+		}
+	}()
+	calls := ws.Abs("tapes/claude-11112222/anchors/001_session-start/tool_calls.jsonl")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if data, _ := os.ReadFile(calls); len(data) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the held turn was not imported within 10 s while another transcript was written")
+		}
+	}
+}
