@@ -11,7 +11,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
@@ -282,6 +285,7 @@ type run struct {
 	tapes    map[string]*tapelog.Tape
 	marks    map[string]string // tape -> its mark now, as far as this run knows
 	distrust map[string]bool   // tapes a transcript of this run is read again from the start for
+	tapesDir *os.File          // .tape/tapes, held open for stats (dirIdentity)
 	savedAt  time.Time
 	dirty    bool
 }
@@ -347,6 +351,10 @@ func (r *run) save() error {
 		t.Close()
 	}
 	clear(r.tapes)
+	if r.tapesDir != nil {
+		r.tapesDir.Close()
+		r.tapesDir = nil
+	}
 	if !r.dirty {
 		return nil
 	}
@@ -371,13 +379,9 @@ func (r *run) saveEvery(d time.Duration) error {
 // reading starts.
 func (r *run) prepare(path string) (*fileRun, FileStats, error) {
 	st := FileStats{File: path}
-	f, err := os.Open(path)
-	if err != nil {
-		r.im.warn(fmt.Errorf("open %s: %w; skipped", path, unwrapPath(err)))
-		return nil, st, nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
+	// A stat first: most transcripts of an import again have nothing new,
+	// and opening each cost a third of such an import.
+	fi, err := os.Stat(path)
 	if err != nil {
 		r.im.warn(fmt.Errorf("stat %s: %w; skipped", path, unwrapPath(err)))
 		return nil, st, nil
@@ -395,6 +399,12 @@ func (r *run) prepare(path string) (*fileRun, FileStats, error) {
 		st.Tape = firstTape(old.Tapes)
 		return nil, st, nil
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		r.im.warn(fmt.Errorf("open %s: %w; skipped", path, unwrapPath(err)))
+		return nil, st, nil
+	}
+	defer f.Close()
 	fr, err := r.open(f, path, old, id)
 	if err != nil {
 		return nil, st, err
@@ -634,14 +644,22 @@ func (r *run) tapesThere(cp *checkpoint) bool {
 }
 
 // dirIdentity is a tape's anchors folder's inode and mtime, "" when it
-// cannot be stat'ed. It reads metadata only, by path.
+// cannot be stat'ed. It reads metadata only, relative to the tapes folder
+// held open: an import with nothing new makes one such stat per
+// transcript, and the absolute path's nine names took a third of it.
 func (r *run) dirIdentity(tape string) string {
-	fi, err := os.Lstat(r.im.ws.Abs("tapes/" + tape + "/anchors"))
-	if err != nil {
+	if r.tapesDir == nil {
+		d, err := os.Open(r.im.ws.Abs("tapes"))
+		if err != nil {
+			return ""
+		}
+		r.tapesDir = d
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(int(r.tapesDir.Fd()), tape+"/anchors", &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return ""
 	}
-	id := identityOf(fi)
-	return fmt.Sprintf("%d:%d", id.ino, id.mtimeNS)
+	return strconv.FormatUint(st.Ino, 10) + ":" + strconv.FormatInt(st.Mtim.Nano(), 10)
 }
 
 // forget drops the marks of tapes an import wrote to and could not finish:
