@@ -148,14 +148,16 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 // printSessions prints a page of tapes as a table with a header: names in
 // full, so that one can be pasted into --tape.
 func printSessions(env *Env, page []projector.Session) error {
-	rows := [][]string{{"NAME", "LAST", "ENTRIES", "MODEL", "BRANCH", "CWD", "TITLE"}}
-	for _, s := range page {
-		last := "-"
-		if !s.Last.IsZero() {
-			last = s.Last.UTC().Format("2006-01-02 15:04")
+	rows := [][]string{{"NAME", "FIRST", "LAST", "ENTRIES", "MODEL", "BRANCH", "CWD", "TITLE"}}
+	minute := func(t time.Time) string {
+		if t.IsZero() {
+			return "-"
 		}
-		rows = append(rows, []string{printable(s.Name), last, fmt.Sprint(s.Entries), oneLine(s.Model, 28), oneLine(s.Branch, 20),
-			oneLine(s.CWD, 40), oneLine(s.Title, 60)})
+		return t.UTC().Format("2006-01-02 15:04")
+	}
+	for _, s := range page {
+		rows = append(rows, []string{printable(s.Name), minute(s.First), minute(s.Last), fmt.Sprint(s.Entries), oneLine(s.Model, 28),
+			oneLine(s.Branch, 20), oneLine(s.CWD, 40), oneLine(s.Title, 60)})
 	}
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
@@ -169,7 +171,7 @@ func printSessions(env *Env, page []projector.Session) error {
 			switch {
 			case i == len(r)-1:
 				b.WriteString(cell)
-			case i == 2: // numbers to the right
+			case i == 3: // numbers to the right
 				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)) + cell + "  ")
 			default:
 				b.WriteString(cell + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)) + "  ")
