@@ -56,7 +56,9 @@ func claudeFileSession(path string) Session {
 		}
 		return s
 	}
-	s.ID = stem
+	if uuidRE.MatchString(stem) {
+		s.ID = stem // else the first line's sessionId (session)
+	}
 	return s
 }
 
@@ -115,11 +117,10 @@ type claudeRecord struct {
 	Version          string          `json:"version"`
 	RequestID        string          `json:"requestId"`
 	Message          claudeMessage   `json:"message"`
-	Content          json.RawMessage `json:"content"`         // system lines
 	CompactMetadata  json.RawMessage `json:"compactMetadata"` // compact_boundary
-	ToolUseResult    json.RawMessage `json:"toolUseResult"`
 	AITitle          string          `json:"aiTitle"`
 	CustomTitle      string          `json:"customTitle"`
+	unknown          bool            // of a shape the mapping does not read: an event
 }
 
 type claudeMessage struct {
@@ -198,14 +199,16 @@ var envelopeKeys = []string{"parentUuid", "logicalParentUuid", "isSidechain", "u
 
 func (c *claudeConverter) line(l tapelog.RawLine) ([]Output, error) {
 	var r claudeRecord
-	if err := json.Unmarshal(l.Data, &r); err != nil {
+	err := json.Unmarshal(l.Data, &r)
+	switch {
+	case err != nil && !isTypeError(err):
 		return c.closeAll(), fmt.Errorf("not a JSON record: %v", jsonReason(err))
-	}
-	if err := r.Message.content(); err != nil {
-		return c.closeAll(), err
-	}
-	if r.Type == "" {
-		return c.closeAll(), errors.New(`not a Claude Code record: no "type"`)
+	case !isObject(l.Data):
+		return c.closeAll(), errors.New("not a JSON object")
+	case err != nil || r.Message.content() != nil || r.Type == "":
+		// An object of a shape this mapping does not know (no type, a
+		// field of another type): kept as it is, as an event.
+		r = claudeRecord{Type: r.Type, UUID: r.UUID, ParentUUID: r.ParentUUID, SessionID: r.SessionID, Timestamp: r.Timestamp, unknown: true}
 	}
 	if r.Timestamp == "" {
 		r.Timestamp = c.st.Date
@@ -225,6 +228,7 @@ func (c *claudeConverter) line(l tapelog.RawLine) ([]Output, error) {
 	}
 	sess := c.session(r)
 	switch {
+	case r.unknown:
 	case r.Type == "assistant":
 		o, err := c.assistant(l, r, sess)
 		return append(out, o...), err
@@ -256,14 +260,15 @@ func isChainRecord(t string) bool { return t == "user" || t == "assistant" || t 
 // session is the session a record belongs to: the file's, or a subagent's
 // for the sidechain lines Claude Code 2.0 wrote into the session's file.
 func (c *claudeConverter) session(r claudeRecord) Session {
-	s := c.st.Session
-	if s.ID == "" && r.SessionID != "" {
-		s.ID = r.SessionID
+	if c.st.Session.ID == "" {
+		// A file not named by its session's id (one copied by hand): the
+		// first line decides, and no later line changes it.
 		c.st.Session.ID = r.SessionID
+		if c.st.Session.ID == "" {
+			c.st.Session.ID = strings.TrimSuffix(filepath.Base(c.path), ".jsonl")
+		}
 	}
-	if s.ID == "" {
-		s.ID = strings.TrimSuffix(filepath.Base(c.path), ".jsonl")
-	}
+	s := c.st.Session
 	if s.Agent == "" && r.IsSidechain {
 		s.Agent = "sidechain"
 		if r.AgentID != "" {
@@ -433,6 +438,9 @@ func rawOrNull(raw json.RawMessage) json.RawMessage {
 func (c *claudeConverter) event(l tapelog.RawLine, r claudeRecord, s Session) []Output {
 	out := c.start(l, r, s)
 	name := "claude/" + r.Type
+	if r.Type == "" {
+		name = "claude/record"
+	}
 	if r.Subtype != "" {
 		name += "/" + r.Subtype
 	}
@@ -547,6 +555,19 @@ func (c *claudeConverter) state() ([]byte, error) {
 		return json.Marshal(c.saved)
 	}
 	return json.Marshal(c.st)
+}
+
+// isObject reports whether a line's JSON text is an object.
+func isObject(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{'
+}
+
+// isTypeError reports whether a line decoded as JSON but not into the
+// shape a mapping reads: a JSON object it keeps whole, as an event.
+func isTypeError(err error) bool {
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &te)
 }
 
 // jsonReason is a JSON error as a reader wants it, without Go's type names.

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -71,6 +72,11 @@ type codexState struct {
 	Totals  *codexTokens `json:"totals"` // the last cumulative usage
 	Parent  string       `json:"parent"` // the parent session of a subagent or a fork
 	Date    string       `json:"date"`   // the last timestamp read, for records without one
+	// Echo holds, by role (user, assistant, reasoning), the text of the
+	// last message made from one of the two records Codex writes of it (a
+	// response item and an event), until the other one comes: that one is
+	// the same message, and makes no entry (see echoed).
+	Echo map[string]string `json:"echo,omitempty"`
 }
 
 type codexConverter struct {
@@ -117,6 +123,7 @@ type codexItem struct {
 	Output    json.RawMessage `json:"output"`
 	Status    string          `json:"status"`
 	Action    json.RawMessage `json:"action"`
+	Encrypted json.RawMessage `json:"encrypted_content"`
 	// session_meta, turn_context, compacted, event_msg
 	ID           string          `json:"id"`
 	CWD          string          `json:"cwd"`
@@ -138,10 +145,15 @@ var codexEnvelope = map[string]bool{"session_meta": true, "response_item": true,
 
 func (c *codexConverter) line(l tapelog.RawLine) ([]Output, error) {
 	var cl codexLine
-	if err := json.Unmarshal(l.Data, &cl); err != nil {
-		return c.closeAll(), fmt.Errorf("not a JSON record: %v", jsonReason(err))
-	}
+	err := json.Unmarshal(l.Data, &cl)
 	switch {
+	case err != nil && !isTypeError(err):
+		return c.closeAll(), fmt.Errorf("not a JSON record: %v", jsonReason(err))
+	case !isObject(l.Data):
+		return c.closeAll(), errors.New("not a JSON object")
+	case err != nil:
+		// An object of a shape the mapping does not know: kept whole.
+		cl = codexLine{Type: "record", Payload: l.Data}
 	case cl.RecordType != "":
 		return nil, nil // the early rollouts' state records: nothing of the session
 	case cl.Payload != nil && codexEnvelope[cl.Type]:
@@ -150,15 +162,22 @@ func (c *codexConverter) line(l tapelog.RawLine) ([]Output, error) {
 	case cl.Type != "" && cl.Payload == nil:
 		cl.Type, cl.Payload = "response_item", l.Data // the early rollouts' bare items
 	case cl.Type == "":
-		return c.closeAll(), fmt.Errorf(`not a Codex record: no "type"`)
+		cl.Type, cl.Payload = "record", l.Data
 	}
 	if cl.Timestamp == "" {
 		cl.Timestamp = c.st.Date
 	}
 	c.st.Date = cl.Timestamp
 	var it codexItem
-	if err := json.Unmarshal(cl.Payload, &it); err != nil {
-		return c.closeAll(), fmt.Errorf("%s payload: %v", cl.Type, jsonReason(err))
+	if json.Unmarshal(cl.Payload, &it) != nil || !codexEnvelope[cl.Type] {
+		// A payload of a shape the mapping does not know, or a record of
+		// a type it does not: kept as it is, as an event.
+		in := codexIn{l: l, cl: cl}
+		if c.group != nil {
+			c.group.out = append(c.group.out, c.event(in, "codex/"+cl.Type, cl.Payload)...)
+			return nil, nil
+		}
+		return append(c.start(in), c.event(in, "codex/"+cl.Type, cl.Payload)...), nil
 	}
 	in := codexIn{l: l, cl: cl, it: it}
 	if c.group != nil && closesGroup(cl.Type, it.Type) {
@@ -176,11 +195,11 @@ type codexIn struct {
 }
 
 // closesGroup reports whether a record ends a run of tool calls: anything
-// but another call, reasoning, and events.
+// but another call, reasoning, and events other than messages.
 func closesGroup(lineType, itemType string) bool {
 	switch lineType {
 	case "event_msg":
-		return false
+		return itemType == "user_message" || itemType == "agent_message"
 	case "response_item":
 		return !isCodexCall(itemType) && itemType != "reasoning"
 	}
@@ -346,18 +365,58 @@ func (c *codexConverter) event(in codexIn, name string, data json.RawMessage) []
 	return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, payload)}}
 }
 
-// codexDuplicates are the events Codex writes beside the response items
-// that hold the same text: the items are imported, these are not.
-var codexDuplicates = map[string]bool{"user_message": true, "agent_message": true, "agent_reasoning": true, "agent_reasoning_raw_content": true}
+// codexEchoes are the events that hold a message Codex may also write as
+// a response item, by the role of that message.
+var codexEchoes = map[string]string{"user_message": "user", "agent_message": "assistant", "agent_reasoning": "reasoning"}
 
 func (c *codexConverter) eventMsg(in codexIn) []Output {
+	role, echo := codexEchoes[in.it.Type]
 	switch {
 	case in.it.Type == "token_count":
 		return c.tokenCount(in)
-	case codexDuplicates[in.it.Type]:
+	case !echo:
+		return c.event(in, "codex/"+in.it.Type, in.cl.Payload)
+	}
+	var text string
+	if in.it.Message != nil {
+		text = *in.it.Message
+	} else {
+		var p struct{ Text string }
+		_ = json.Unmarshal(in.cl.Payload, &p) // agent_reasoning: {"text"}
+		text = p.Text
+	}
+	if c.echoed(role, true, text) {
 		return nil
 	}
-	return c.event(in, "codex/"+in.it.Type, in.cl.Payload)
+	if role == "reasoning" {
+		data := newObject().str("summary", text).done()
+		return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, newObject().str("name", "reasoning").raw("data", data).done())}}
+	}
+	payload := newObject().str("role", role).str("content", text).done()
+	return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindMessage, payload)}}
+}
+
+// echoed reports whether a message is the second of the two records Codex
+// writes of one message (an event, and a response item, in either order):
+// the text of the one before of the same role, from the other kind of
+// record, not yet echoed. A rollout
+// that holds only one of them (some Codex versions write only the event)
+// loses nothing, and a person who says the same thing twice is heard
+// twice.
+func (c *codexConverter) echoed(role string, fromEvent bool, text string) bool {
+	if c.st.Echo == nil {
+		c.st.Echo = map[string]string{}
+	}
+	from := "item\x00"
+	if fromEvent {
+		from = "event\x00"
+	}
+	if last, ok := c.st.Echo[role]; ok && !strings.HasPrefix(last, from) && last[strings.IndexByte(last, 0)+1:] == text {
+		delete(c.st.Echo, role)
+		return true
+	}
+	c.st.Echo[role] = from + text
+	return false
 }
 
 // tokenCount turns Codex's cumulative usage into what the turn added: a
@@ -411,17 +470,18 @@ func (c *codexConverter) responseItem(in codexIn) []Output {
 	case it.Type == "message":
 		return c.message(in)
 	case it.Type == "reasoning":
-		data := map[string]any{"summary": codexTexts(it.Summary)}
+		summary := codexTexts(it.Summary)
+		if c.echoed("reasoning", false, summary) {
+			return nil
+		}
+		data := newObject().str("summary", summary)
 		if text := codexTexts(it.Content); text != "" {
-			data["content"] = text
+			data.str("content", text)
 		}
-		var raw map[string]json.RawMessage
-		_ = json.Unmarshal(in.cl.Payload, &raw)
-		if enc, ok := raw["encrypted_content"]; ok && string(enc) != "null" {
-			data["encrypted_content"] = enc
+		if len(it.Encrypted) > 0 && string(it.Encrypted) != "null" {
+			data.raw("encrypted_content", it.Encrypted)
 		}
-		payload := mustJSON(map[string]any{"name": "reasoning", "data": data})
-		return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, payload)}}
+		return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, newObject().str("name", "reasoning").raw("data", data.done()).done())}}
 	case isCodexCall(it.Type):
 		c.call(in)
 		return nil
@@ -461,6 +521,9 @@ func (c *codexConverter) message(in codexIn) []Output {
 		content = chat // an image among the parts: keep them apart
 	}
 	kind, role := tapelog.KindMessage, in.it.Role
+	if (role == "user" || role == "assistant") && c.echoed(role, false, strings.Join(texts, "\n")) {
+		return nil
+	}
 	var payload json.RawMessage
 	switch role {
 	case "developer", "system":

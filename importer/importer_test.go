@@ -29,6 +29,7 @@ var fixtures = []fixture{
 	{Claude, "claude/src/-home-u-proj/5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12/subagents/agent-a3f9c21b0d4e5f607.jsonl"},
 	{Codex, "codex/src/2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"},
 	{Codex, "codex/src/2025/10/29/rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"},
+	{Codex, "codex/src/2025/10/30/rollout-2025-10-30T09-00-00-019a3000-0000-7000-8000-00000000abcd.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

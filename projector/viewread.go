@@ -1,6 +1,7 @@
 package projector
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -435,50 +436,78 @@ func (p *Projector) session(ctx context.Context, q querier, loader *lineLoader, 
 	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM entries WHERE tape = ? AND file_id <> 0`, name).Scan(&s.Entries); err != nil {
 		return s, err
 	}
+	if err := sessionFacts(ctx, q, &s); err != nil {
+		return s, err
+	}
 	if err := p.sessionTitle(ctx, q, loader, &s); err != nil {
 		return s, err
 	}
-	cwd, err := firstFacts(ctx, q, name, `"cwd":`, false)
-	if err != nil {
-		return s, err
-	}
-	branch, err := firstFacts(ctx, q, name, `"branch":`, true)
-	if err != nil {
-		return s, err
-	}
-	s.CWD, s.Branch = cwd.CWD, branch.Branch
-	err = q.QueryRowContext(ctx, `SELECT model FROM runs WHERE tape = ? AND model <> ''
+	err := q.QueryRowContext(ctx, `SELECT model FROM runs WHERE tape = ? AND model <> ''
 		ORDER BY anchor_seq DESC, folder DESC, time_ns DESC LIMIT 1`, name).Scan(&s.Model)
 	if err != nil && err != sql.ErrNoRows {
 		return s, err
 	}
+	return s, sessionStart(ctx, q, &s)
+}
+
+// sessionFacts takes, in one pass over the tape's entries whose facts
+// name them, the first working directory, the last git branch and the
+// last title an agent gave the session.
+func sessionFacts(ctx context.Context, q querier, s *Session) error {
+	rows, err := q.QueryContext(ctx, `SELECT facts FROM entries WHERE tape = ?
+		AND (facts LIKE '%"cwd":%' OR facts LIKE '%"branch":%' OR facts LIKE '%"title":%')
+		ORDER BY anchor_seq, folder, eff_time, file, line`, s.Name)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var text string
+		if err := rows.Scan(&text); err != nil {
+			return err
+		}
+		f, err := views.DecodeFacts(text)
+		if err != nil {
+			return fmt.Errorf("read the facts of an entry: %w", err)
+		}
+		s.CWD = cmp.Or(s.CWD, f.CWD)
+		s.Branch, s.Title = cmp.Or(f.Branch, s.Branch), cmp.Or(f.Title, s.Title)
+	}
+	return rows.Err()
+}
+
+// sessionStart reads what the tape's first anchor says of an imported
+// session: its source, its id and its parent's, and the working directory
+// and branch it started in, for a tape whose entries name none.
+func sessionStart(ctx context.Context, q querier, s *Session) error {
 	var start string
-	if err := q.QueryRowContext(ctx, `SELECT payload FROM anchors WHERE tape = ? ORDER BY seq, folder LIMIT 1`, name).Scan(&start); err != nil {
-		return s, err
+	if err := q.QueryRowContext(ctx, `SELECT payload FROM anchors WHERE tape = ? ORDER BY seq, folder LIMIT 1`, s.Name).Scan(&start); err != nil {
+		return err
 	}
 	var a struct {
 		State struct {
 			Source        string `json:"source"`
 			SessionID     string `json:"session_id"`
 			ParentSession string `json:"parent_session"`
+			CWD           string `json:"cwd"`
+			Branch        string `json:"git_branch"`
 		} `json:"state"`
 	}
 	if json.Unmarshal([]byte(start), &a) == nil {
 		s.Source, s.SessionID, s.parentSession = a.State.Source, a.State.SessionID, a.State.ParentSession
+		s.CWD, s.Branch = cmp.Or(s.CWD, a.State.CWD), cmp.Or(s.Branch, a.State.Branch)
 	}
-	return s, nil
+	return nil
 }
 
-// sessionTitle is the tape's last title event, else its first message
-// from a user that meta does not mark as synthetic.
+// sessionTitle is, unless an agent gave the tape a title, its first
+// message from a user that meta does not mark as synthetic.
 func (p *Projector) sessionTitle(ctx context.Context, q querier, loader *lineLoader, s *Session) error {
-	titled, err := firstFacts(ctx, q, s.Name, `"title":`, true)
-	if err != nil || titled.Title != "" {
-		s.Title = titled.Title
-		return err
+	if s.Title != "" {
+		return nil
 	}
 	var title sql.NullInt64
-	err = q.QueryRowContext(ctx, `SELECT rowid FROM entries WHERE tape = ? AND kind = 'message' AND facts LIKE '{"role":"user"%'
+	err := q.QueryRowContext(ctx, `SELECT rowid FROM entries WHERE tape = ? AND kind = 'message' AND facts LIKE '{"role":"user"%'
 		AND facts NOT LIKE '{"role":"user","synthetic":true%'
 		ORDER BY anchor_seq, folder, eff_time, file, line LIMIT 1`, s.Name).Scan(&title)
 	if err != nil && err != sql.ErrNoRows {
@@ -490,25 +519,6 @@ func (p *Projector) sessionTitle(ctx context.Context, q querier, loader *lineLoa
 		}
 	}
 	return nil
-}
-
-// firstFacts decodes the facts of the tape's first entry (or its last,
-// with last) whose facts hold the JSON text key.
-func firstFacts(ctx context.Context, q querier, tape, key string, last bool) (views.Facts, error) {
-	order := `anchor_seq, folder, eff_time, file, line`
-	if last {
-		order = `anchor_seq DESC, folder DESC, eff_time DESC, file DESC, line DESC`
-	}
-	var facts sql.NullString
-	err := q.QueryRowContext(ctx, `SELECT facts FROM entries WHERE tape = ? AND facts LIKE ? ORDER BY `+order+` LIMIT 1`,
-		tape, "%"+key+"%").Scan(&facts)
-	if err == sql.ErrNoRows || err == nil && !facts.Valid {
-		return views.Facts{}, nil
-	}
-	if err != nil {
-		return views.Facts{}, err
-	}
-	return views.DecodeFacts(facts.String)
 }
 
 // MessageText is the text of a chat message payload: its string content,

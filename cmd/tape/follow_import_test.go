@@ -125,10 +125,10 @@ func TestWatchFollowsTranscriptsWithProcesses(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "go vet is clean.") {
 		t.Errorf("the deleted transcript's tape: %v:\n%.500s", err, out)
 	}
-	// The transcript's one bad line is reported once, with its file and
-	// line, and nothing else is.
-	if s := watchErr.String(); strings.Count(s, "\n") != 1 || !strings.Contains(s, files[0]+":18: not a JSON record") {
-		t.Errorf("the watcher reported:\n%s\nwant line 18 of %s, once", s, files[0])
+	// The transcript's two bad lines are reported once each, with their
+	// file and line, and nothing else is.
+	if s := watchErr.String(); strings.Count(s, "\n") != 2 || !strings.Contains(s, files[0]+":18: not a JSON record") || !strings.Contains(s, files[0]+":22: not a JSON object") {
+		t.Errorf("the watcher reported:\n%s\nwant lines 18 and 22 of %s, once each", s, files[0])
 	}
 }
 
