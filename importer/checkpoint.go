@@ -18,7 +18,7 @@ import (
 // checkpointVersion is the version of the checkpoint files' form; a file
 // of another version is ignored (and the next import reads every file
 // from its start, skipping what the tapes hold).
-const checkpointVersion = 1
+const checkpointVersion = 2
 
 // checkpoints is what one format's imports remember, in
 // .tape/import/<format>.json: per transcript file, how far it was read;
@@ -26,8 +26,13 @@ const checkpointVersion = 1
 type checkpoints struct {
 	Version int                    `json:"version"`
 	Files   map[string]*checkpoint `json:"files"` // by absolute path
-	Tapes   map[string]string      `json:"tapes"` // tape name -> its mark (tapeMark)
-	Dirs    map[string]string      `json:"dirs"`  // tape name -> its anchors folder's identity (run.dirIdentity)
+	Tapes   map[string]tapeSeen    `json:"tapes"` // by tape name
+}
+
+// tapeSeen is a tape as an import left it.
+type tapeSeen struct {
+	Mark string `json:"mark"` // tapeMark
+	Dir  string `json:"dir"`  // its anchors folder's identity (run.dirIdentity)
 }
 
 // checkpoint is how far one transcript file was read.
@@ -55,7 +60,7 @@ func checkpointsPath(f *Format) string { return "import/" + f.Name + ".json" }
 // another version, they are empty: the tapes themselves say what was
 // imported.
 func loadCheckpoints(ws *tapelog.Workspace, f *Format) (*checkpoints, error) {
-	cp := &checkpoints{Version: checkpointVersion, Files: map[string]*checkpoint{}, Tapes: map[string]string{}, Dirs: map[string]string{}}
+	cp := &checkpoints{Version: checkpointVersion, Files: map[string]*checkpoint{}, Tapes: map[string]tapeSeen{}}
 	data, err := ws.ReadPrivate(checkpointsPath(f), 1<<30)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cp, nil
@@ -64,7 +69,7 @@ func loadCheckpoints(ws *tapelog.Workspace, f *Format) (*checkpoints, error) {
 		return nil, fmt.Errorf("read the import checkpoints: %w", err)
 	}
 	var read checkpoints
-	if json.Unmarshal(data, &read) != nil || read.Version != checkpointVersion || read.Files == nil || read.Tapes == nil || read.Dirs == nil {
+	if json.Unmarshal(data, &read) != nil || read.Version != checkpointVersion || read.Files == nil || read.Tapes == nil {
 		return cp, nil
 	}
 	return &read, nil

@@ -221,7 +221,7 @@ func (c *claudeConverter) line(l tapelog.RawLine) ([]Output, error) {
 		out = append(out, c.closeTurn()...)
 	}
 	if c.bound != nil && isChainRecord(r.Type) {
-		out = append(out, c.closeBoundary(l, r)...)
+		out = append(out, c.closeBoundary(r)...)
 		if r.Type == "user" && r.IsCompactSummary {
 			return out, nil // its text is the anchor's summary
 		}
@@ -305,14 +305,14 @@ func (c *claudeConverter) start(l tapelog.RawLine, r claudeRecord, s Session) []
 		id += "/agent/" + s.Agent
 	}
 	payload := mustJSON(map[string]any{"name": "session/start", "state": state})
-	meta := mustJSON(map[string]any{"source": source{File: c.path, Line: l.No}})
+	meta := metaOf(c.path, l.No, "", "").done()
 	return []Output{{Session: s, Anchor: true, Entry: tapelog.Entry{ID: id, Kind: tapelog.KindAnchor, Payload: payload, Meta: meta, Date: r.Timestamp}}}
 }
 
 // meta is the meta of an entry made from line l: where it came from, and
 // the working directory and branch when they changed.
 func (c *claudeConverter) meta(l tapelog.RawLine, r claudeRecord, s Session) json.RawMessage {
-	m := newObject().raw("source", claudeSource(c.path, l, r))
+	m := claudeMeta(c.path, l, r)
 	if r.CWD != "" && r.CWD != c.st.CWD {
 		m.str("cwd", r.CWD)
 		c.st.CWD = r.CWD
@@ -324,20 +324,24 @@ func (c *claudeConverter) meta(l tapelog.RawLine, r claudeRecord, s Session) jso
 	if r.IsMeta {
 		m.flag("synthetic") // injected by Claude Code, not typed by the user
 	}
+	if r.IsCompactSummary {
+		// A summary without its boundary (the boundary was imported
+		// alone once the file went quiet): a message, marked.
+		m.flag("compact_summary")
+	}
 	if s.Agent != "" && s.Agent != c.st.Session.Agent {
 		m.flag("sidechain")
 	}
 	return m.done()
 }
 
-// claudeSource is meta's "source" of an entry made from line l: the
-// transcript, the line, the record's uuid and its parent's.
-func claudeSource(path string, l tapelog.RawLine, r claudeRecord) json.RawMessage {
-	s := newObject().str("file", path).num("line", int64(l.No)).strIf("uuid", r.UUID)
+// claudeMeta starts the meta of an entry made from line l (metaOf).
+func claudeMeta(path string, l tapelog.RawLine, r claudeRecord) *object {
+	var parent string
 	if r.ParentUUID != nil {
-		s.strIf("parent_uuid", *r.ParentUUID)
+		parent = *r.ParentUUID
 	}
-	return s.done()
+	return metaOf(path, l.No, r.UUID, parent)
 }
 
 // entryID is the id of the k-th entry made from line l.
@@ -352,14 +356,6 @@ func (c *claudeConverter) entryID(l tapelog.RawLine, r claudeRecord, k int) stri
 func (c *claudeConverter) user(l tapelog.RawLine, r claudeRecord, s Session) []Output {
 	out := c.start(l, r, s)
 	meta := c.meta(l, r, s)
-	if r.IsCompactSummary {
-		// A summary without its boundary (the boundary was imported
-		// alone once the file went quiet): a message, marked.
-		var m map[string]any
-		_ = json.Unmarshal(meta, &m)
-		m["compact_summary"] = true
-		meta = mustJSON(m)
-	}
 	text, parts, results := claudeUserContent(&r.Message.Content)
 	k := 0
 	add := func(kind string, payload json.RawMessage) {
@@ -481,7 +477,7 @@ type claudeBoundary struct {
 
 // closeBoundary makes the anchor of the phase a compaction starts: its
 // state holds the summary when next is it.
-func (c *claudeConverter) closeBoundary(l tapelog.RawLine, next claudeRecord) []Output {
+func (c *claudeConverter) closeBoundary(next claudeRecord) []Output {
 	b := c.bound
 	c.bound = nil
 	state := map[string]any{"source": "claude"}
@@ -521,13 +517,10 @@ func cloneSet(m map[string]bool) map[string]bool {
 	return out
 }
 
+// held: a turn and a boundary are never held at once, for each ends the
+// other (both are records of the conversation).
 func (c *claudeConverter) held() (int, int64, bool) {
 	switch {
-	case c.turn != nil && c.bound != nil:
-		if c.bound.line < c.turn.line {
-			return c.bound.line - 1, c.bound.offset, true
-		}
-		return c.turn.line - 1, c.turn.offset, true
 	case c.turn != nil:
 		return c.turn.line - 1, c.turn.offset, true
 	case c.bound != nil:
@@ -545,7 +538,7 @@ func (c *claudeConverter) closeAll() []Output {
 		out = append(out, c.closeTurn()...)
 	}
 	if c.bound != nil {
-		out = append(out, c.closeBoundary(tapelog.RawLine{}, claudeRecord{})...)
+		out = append(out, c.closeBoundary(claudeRecord{})...)
 	}
 	return out
 }
@@ -669,7 +662,7 @@ func (c *claudeConverter) assistant(l tapelog.RawLine, r claudeRecord, s Session
 	}
 	if u := r.Message.Usage; u != nil && r.Message.Model != "<synthetic>" && (t.usage == nil || u.total() > t.usage.total()) {
 		t.usage, t.model, t.requestID, t.usageDate = u, r.Message.Model, r.RequestID, r.Timestamp
-		t.usageMeta = mustJSON(map[string]any{"source": claudeSource(c.path, l, r)})
+		t.usageMeta = claudeMeta(c.path, l, r).done()
 		t.usageAt = len(t.out)
 	}
 	if r.Message.ID == "" {

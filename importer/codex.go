@@ -279,7 +279,7 @@ func (c *codexConverter) start(in codexIn) []Output {
 	}
 	payload := mustJSON(map[string]any{"name": "session/start", "state": state})
 	e := tapelog.Entry{ID: c.st.Session.ID, Kind: tapelog.KindAnchor, Payload: payload,
-		Meta: mustJSON(map[string]any{"source": source{File: c.path, Line: in.l.No}}), Date: in.cl.Timestamp}
+		Meta: metaOf(c.path, in.l.No, "", "").done(), Date: in.cl.Timestamp}
 	return []Output{{Session: c.st.Session, Anchor: true, Entry: e}}
 }
 
@@ -324,32 +324,27 @@ func (c *codexConverter) entry(in codexIn, k int, kind string, payload json.RawM
 }
 
 func (c *codexConverter) entryWith(in codexIn, k int, kind string, payload json.RawMessage, cwd string) tapelog.Entry {
-	m := map[string]any{"source": source{File: c.path, Line: in.l.No}}
-	if cwd != "" && cwd != c.st.CWD {
-		m["cwd"], c.st.CWD = cwd, cwd
-	}
-	if kind == tapelog.KindMessage && isInjected(payload) {
-		m["synthetic"] = true
-	}
-	return tapelog.Entry{ID: lineID(c.path, in.l.No, k), Kind: kind, Payload: payload, Meta: mustJSON(m), Date: in.cl.Timestamp}
+	return c.entryMeta(in, k, kind, payload, cwd, false)
 }
 
-// isInjected reports whether a user message is context Codex writes for
-// the model (the environment, AGENTS.md) rather than what the user typed.
-func isInjected(payload json.RawMessage) bool {
-	var m struct {
-		Role    string `json:"role"`
-		Content any    `json:"content"`
+// entryMeta is entryWith for a message that may be synthetic: written for
+// the model, not by a person.
+func (c *codexConverter) entryMeta(in codexIn, k int, kind string, payload json.RawMessage, cwd string, synthetic bool) tapelog.Entry {
+	m := metaOf(c.path, in.l.No, "", "")
+	if cwd != "" && cwd != c.st.CWD {
+		m.str("cwd", cwd)
+		c.st.CWD = cwd
 	}
-	if json.Unmarshal(payload, &m) != nil || m.Role != "user" {
-		return false
+	if synthetic {
+		m.flag("synthetic")
 	}
-	text, _ := m.Content.(string)
-	if parts, ok := m.Content.([]any); ok && len(parts) > 0 {
-		if p, ok := parts[0].(map[string]any); ok {
-			text, _ = p["text"].(string)
-		}
-	}
+	return tapelog.Entry{ID: lineID(c.path, in.l.No, k), Kind: kind, Payload: payload, Meta: m.done(), Date: in.cl.Timestamp}
+}
+
+// isInjected reports whether the text of a user message is context Codex
+// writes for the model (the environment, AGENTS.md) rather than what the
+// user typed.
+func isInjected(text string) bool {
 	text = strings.TrimSpace(text)
 	for _, p := range []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<user_shell_command>"} {
 		if strings.HasPrefix(text, p) {
@@ -520,8 +515,9 @@ func (c *codexConverter) message(in codexIn) []Output {
 	if len(chat) != len(texts) {
 		content = chat // an image among the parts: keep them apart
 	}
+	text := strings.Join(texts, "\n")
 	kind, role := tapelog.KindMessage, in.it.Role
-	if (role == "user" || role == "assistant") && c.echoed(role, false, strings.Join(texts, "\n")) {
+	if (role == "user" || role == "assistant") && c.echoed(role, false, text) {
 		return nil
 	}
 	var payload json.RawMessage
@@ -535,7 +531,8 @@ func (c *codexConverter) message(in codexIn) []Output {
 		}
 		payload = mustJSON(map[string]any{"role": role, "content": content})
 	}
-	return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, kind, payload)}}
+	synthetic := role == "user" && isInjected(text)
+	return []Output{{Session: c.st.Session, Entry: c.entryMeta(in, 0, kind, payload, in.it.CWD, synthetic)}}
 }
 
 // codexTexts joins the text of a list of parts (a reasoning's summary).

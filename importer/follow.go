@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -198,7 +199,7 @@ func (f *Follower) event(st *followState, ev fsnotify.Event) bool {
 // formatOf is the format of the followed root a path is under.
 func (st *followState) formatOf(path string) *Format {
 	for root, format := range st.owner {
-		if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != "../") {
+		if path == root || strings.HasPrefix(path, root+string(filepath.Separator)) {
 			return format
 		}
 	}

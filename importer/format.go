@@ -127,11 +127,13 @@ type Output struct {
 	Anchor bool
 }
 
-// source is what every entry's meta says of where it came from.
-type source struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	UUID string `json:"uuid,omitempty"`
+// metaOf starts the meta of an entry made from line n of the transcript at
+// path: "source" names the transcript, the line, and the record's uuid
+// and its parent's when it has them. The caller adds what else the meta
+// says and ends it.
+func metaOf(path string, n int, uuid, parent string) *object {
+	src := newObject().str("file", path).num("line", int64(n)).strIf("uuid", uuid).strIf("parent_uuid", parent).done()
+	return newObject().raw("source", src)
 }
 
 // lineID is the id of the k-th entry (from 0) made from a line that has no

@@ -27,7 +27,6 @@ func convertAll(t *testing.T, f *Format, data []byte, resume bool) string {
 		}
 	}
 	lr := tapelog.NewLineReader(bytes.NewReader(data), 1<<20, 0, 0)
-	var pending []tapelog.RawLine // lines read since the last state with nothing held
 	for {
 		l, err := lr.Next()
 		if err != nil {
@@ -39,7 +38,6 @@ func convertAll(t *testing.T, f *Format, data []byte, resume bool) string {
 			fmt.Fprintf(&out, "bad %d\n", l.No)
 		}
 		emit(outs)
-		pending = append(pending, l)
 		if _, _, held := conv.held(); resume && !held {
 			// What a checkpoint here would resume with.
 			state, err := conv.state()
@@ -49,7 +47,6 @@ func convertAll(t *testing.T, f *Format, data []byte, resume bool) string {
 			if conv, err = f.newConverter("/x/rollout-s-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl", state); err != nil {
 				t.Fatalf("resume from %s: %v", state, err)
 			}
-			pending = pending[:0]
 		}
 	}
 	emit(conv.flush())
@@ -65,7 +62,9 @@ func checkOutput(t *testing.T, o Output) {
 		t.Fatalf("entry %+v: no kind, or a payload that is not an object", o.Entry)
 	}
 	var m struct {
-		Source source `json:"source"`
+		Source struct {
+			File string `json:"file"`
+		} `json:"source"`
 	}
 	if json.Unmarshal(o.Entry.Meta, &m) != nil || m.Source.File == "" {
 		t.Fatalf("entry %s: meta %s names no source", o.Entry.ID, o.Entry.Meta)

@@ -339,7 +339,7 @@ func (r *run) trusts(cp *checkpoint) (bool, error) {
 			return false, nil
 		}
 		now, err := r.mark(name)
-		if err != nil || now != recorded {
+		if err != nil || now != recorded.Mark {
 			return false, err
 		}
 	}
@@ -435,11 +435,15 @@ type fileRun struct {
 	outs   []Output
 	bad    []*BadLine
 	err    error // a readError, or the context's
-	end    int64 // after the last complete line read
-	endNo  int
-	heldNo int // lines held back
-	state  []byte
-	w      *writer
+	heldNo int   // lines held back
+	// Where the next import of the transcript starts: after the last
+	// line read and not held, the lines before it, and the sum of its
+	// last bytes there; and the converter's state.
+	cpOffset int64
+	cpLine   int
+	tail     uint64
+	state    []byte
+	w        *writer
 }
 
 // open decides where the import of a transcript starts: at its checkpoint,
@@ -479,7 +483,7 @@ func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*
 		return nil, fmt.Errorf("resume %s: %w", path, err)
 	}
 	fr.conv = conv
-	fr.w = &writer{r: r, path: path, tapes: tapes, dedup: !resume, pending: map[string][]pendingEntry{}, written: map[string]bool{}}
+	fr.w = &writer{r: r, path: path, tapes: tapes, dedup: !resume, pending: map[string][]tapelog.Entry{}, written: map[string]bool{}}
 	return fr, nil
 }
 
@@ -512,18 +516,23 @@ func (fr *fileRun) read(ctx context.Context) {
 			return
 		}
 		fr.convert(l)
-		fr.endNo = l.No
+		fr.cpLine = l.No
 	}
-	fr.end = lr.Offset()
-	if fr.endNo == 0 {
-		fr.endNo = fr.line
+	fr.cpOffset = lr.Offset()
+	if fr.cpLine == 0 {
+		fr.cpLine = fr.line
 	}
-	if held, _, ok := fr.conv.held(); ok {
+	if held, heldOffset, ok := fr.conv.held(); ok {
 		if fr.settled {
 			fr.outs = append(fr.outs, fr.conv.flush()...)
 		} else {
-			fr.heldNo = fr.endNo - held
+			fr.heldNo = fr.cpLine - held
+			fr.cpOffset, fr.cpLine = heldOffset, held
 		}
+	}
+	if fr.tail, err = tailSum(f, fr.cpOffset); err != nil {
+		fr.err = readError{err}
+		return
 	}
 	if fr.state, err = fr.conv.state(); err != nil {
 		fr.err = fmt.Errorf("checkpoint %s: %w", fr.path, err)
@@ -570,7 +579,7 @@ func (r *run) write(ctx context.Context, fr *fileRun) (FileStats, error) {
 		r.forget(fr.w.written)
 		return *st, err
 	}
-	return *st, r.commit(fr.path, fr, fr.id, st)
+	return *st, r.commit(fr)
 }
 
 func isBlank(b []byte) bool {
@@ -582,47 +591,26 @@ func isBlank(b []byte) bool {
 	return true
 }
 
-// commit records the transcript's checkpoint and the marks of the tapes
+// commit records the transcript's checkpoint, and how it left the tapes
 // it wrote.
-func (r *run) commit(path string, fr *fileRun, id fileIdentity, st *FileStats) error {
-	offset, line := fr.end, fr.endNo
-	if held, heldOffset, ok := fr.conv.held(); ok && fr.heldNo > 0 {
-		offset, line = heldOffset, held
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil // read just now, gone now: the next import starts over
-	}
-	defer f.Close()
-	sum, err := tailSum(f, offset)
-	if err != nil {
-		return nil
-	}
-	r.cp.Files[path] = &checkpoint{Ino: id.ino, Size: id.size, MtimeNS: id.mtimeNS, Offset: offset, Line: line,
-		Tail: sum, Held: fr.heldNo, Tapes: fr.w.tapes, State: fr.state}
-	for name := range fr.w.written {
+func (r *run) commit(fr *fileRun) error {
+	r.cp.Files[fr.path] = &checkpoint{Ino: fr.id.ino, Size: fr.id.size, MtimeNS: fr.id.mtimeNS, Offset: fr.cpOffset, Line: fr.cpLine,
+		Tail: fr.tail, Held: fr.heldNo, Tapes: fr.w.tapes, State: fr.state}
+	for _, name := range fr.w.tapes {
+		if _, ok := r.cp.Tapes[name]; ok && !fr.w.written[name] {
+			continue
+		}
 		delete(r.marks, name)
 		m, err := r.mark(name)
 		if err != nil {
 			return err
 		}
-		r.cp.Tapes[name] = m
-		r.cp.Dirs[name] = r.dirIdentity(name)
-	}
-	for _, name := range fr.w.tapes {
-		if _, ok := r.cp.Tapes[name]; !ok {
-			m, err := r.mark(name)
-			if err != nil {
-				return err
-			}
-			r.cp.Tapes[name] = m
-			r.cp.Dirs[name] = r.dirIdentity(name)
-		}
+		r.cp.Tapes[name] = tapeSeen{Mark: m, Dir: r.dirIdentity(name)}
 	}
 	r.dirty = true
-	st.Held = fr.heldNo
-	st.Tapes = sortedTapes(fr.w.tapes)
-	st.Tape = firstTape(fr.w.tapes)
+	fr.st.Held = fr.heldNo
+	fr.st.Tapes = sortedTapes(fr.w.tapes)
+	fr.st.Tape = firstTape(fr.w.tapes)
 	return nil
 }
 
@@ -636,7 +624,7 @@ func (r *run) commit(path string, fr *fileRun, id fileIdentity, st *FileStats) e
 // --full reads every transcript again.)
 func (r *run) tapesThere(cp *checkpoint) bool {
 	for _, name := range cp.Tapes {
-		if r.dirIdentity(name) != r.cp.Dirs[name] {
+		if r.dirIdentity(name) != r.cp.Tapes[name].Dir {
 			return false
 		}
 	}
@@ -667,7 +655,6 @@ func (r *run) dirIdentity(tape string) string {
 func (r *run) forget(written map[string]bool) {
 	for name := range written {
 		delete(r.cp.Tapes, name)
-		delete(r.cp.Dirs, name)
 		delete(r.marks, name)
 		r.dirty = true
 	}

@@ -22,14 +22,9 @@ type writer struct {
 	tapes   map[string]string // session key -> tape name
 	dedup   bool              // skip every entry whose id the tape holds (the import did not resume)
 	ids     map[string]map[string]bool
-	pending map[string][]pendingEntry // by tape, in order
-	order   []string                  // tapes with pending entries, in the order they got them
-	written map[string]bool           // tapes appended to
-}
-
-type pendingEntry struct {
-	entry tapelog.Entry
-	line  int // the transcript line it came from, for a report
+	pending map[string][]tapelog.Entry // by tape, in order
+	order   []string                   // tapes with pending entries, in the order they got them
+	written map[string]bool            // tapes appended to
 }
 
 // add writes what a converter made: anchors at once, other entries in
@@ -38,9 +33,7 @@ func (w *writer) add(ctx context.Context, outs []Output) error {
 	for _, o := range outs {
 		name, err := w.tapeFor(o.Session)
 		if errors.Is(err, tapelog.ErrBadName) {
-			if err := w.bad(sourceLine(o.Entry), err.Error()); err != nil {
-				return err
-			}
+			w.bad(o.Entry, err)
 			continue
 		}
 		if err != nil {
@@ -55,12 +48,11 @@ func (w *writer) add(ctx context.Context, outs []Output) error {
 			continue
 		}
 		ids[o.Entry.ID] = true
-		line := sourceLine(o.Entry)
 		if o.Anchor {
 			if err := w.flushTape(ctx, name); err != nil {
 				return err
 			}
-			if err := w.handoff(ctx, name, o.Entry, line); err != nil {
+			if err := w.handoff(ctx, name, o.Entry); err != nil {
 				return err
 			}
 			continue
@@ -68,7 +60,7 @@ func (w *writer) add(ctx context.Context, outs []Output) error {
 		if len(w.pending[name]) == 0 {
 			w.order = append(w.order, name)
 		}
-		w.pending[name] = append(w.pending[name], pendingEntry{o.Entry, line})
+		w.pending[name] = append(w.pending[name], o.Entry)
 		if len(w.pending[name]) >= batchSize {
 			if err := w.flushTape(ctx, name); err != nil {
 				return err
@@ -142,14 +134,14 @@ func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error
 }
 
 // handoff writes an anchor: the first of a new tape, or a new phase.
-func (w *writer) handoff(ctx context.Context, name string, e tapelog.Entry, line int) error {
+func (w *writer) handoff(ctx context.Context, name string, e tapelog.Entry) error {
 	t, err := w.r.tape(name)
 	if err != nil {
 		return err
 	}
 	w.written[name] = true
 	if _, err := t.HandoffRecorded(ctx, e); err != nil {
-		return w.refused(err, line)
+		return w.refused(e, err)
 	}
 	delete(w.r.marks, name) // changed: measured again when asked
 	w.st.Imported++
@@ -175,47 +167,36 @@ func (w *writer) flushTape(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	for len(w.pending[name]) > 0 {
-		batch := w.pending[name]
-		entries := make([]tapelog.Entry, len(batch))
-		for i, p := range batch {
-			entries[i] = p.entry
-		}
-		w.written[name] = true
-		delete(w.r.marks, name)
-		_, err := t.AppendRecorded(ctx, entries...)
-		var ee *tapelog.EntryError
-		if errors.As(err, &ee) {
-			refused := batch[ee.Index]
-			w.pending[name] = append(batch[:ee.Index:ee.Index], batch[ee.Index+1:]...)
-			if err := w.refused(ee.Err, refused.line); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("append to tape %s: %w", name, err)
-		}
-		w.st.Imported += len(entries)
-		w.pending[name] = batch[:0]
+	batch := w.pending[name]
+	if len(batch) == 0 {
+		return nil
+	}
+	w.written[name] = true
+	delete(w.r.marks, name)
+	n, err := t.AppendRecordedEach(ctx, batch, func(i int, err error) error { return w.refused(batch[i], err) })
+	w.st.Imported += n
+	w.pending[name] = batch[:0]
+	if err != nil {
+		return fmt.Errorf("append to tape %s: %w", name, err)
 	}
 	return nil
 }
 
 // refused reports an entry the tape refuses, as a bad line of the
 // transcript; errors that are not about the entry end the import.
-func (w *writer) refused(err error, line int) error {
-	if !errors.Is(err, tapelog.ErrInvalid) && !errors.Is(err, tapelog.ErrTooLarge) && !errors.Is(err, tapelog.ErrBadName) {
+func (w *writer) refused(e tapelog.Entry, err error) error {
+	if !tapelog.Refused(err) {
 		return err
 	}
-	return w.bad(line, err.Error())
+	w.bad(e, err)
+	return nil
 }
 
-// bad reports a transcript line that is not imported.
-func (w *writer) bad(line int, reason string) error {
+// bad reports the transcript line an entry came from, which is not
+// imported.
+func (w *writer) bad(e tapelog.Entry, err error) {
 	w.st.BadLines++
-	w.r.im.warn(&BadLine{File: w.path, Line: line, Reason: reason})
-	return nil
+	w.r.im.warn(&BadLine{File: w.path, Line: sourceLine(e), Reason: err.Error()})
 }
 
 // BadLine is a transcript line that could not be imported; the lines
@@ -228,7 +209,8 @@ type BadLine struct {
 
 func (e *BadLine) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
 
-// sourceLine is the transcript line an entry's meta names.
+// sourceLine is the transcript line an entry's meta names: read only for
+// a report.
 func sourceLine(e tapelog.Entry) int {
 	var m struct {
 		Source struct {

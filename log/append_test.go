@@ -406,3 +406,31 @@ func TestDeferSyncs(t *testing.T) {
 		t.Errorf("the recorded anchor: %+v, %v; want s1 without a date", a, err)
 	}
 }
+
+// AppendRecordedEach writes every entry the tape takes and hands the
+// others to refused, with their index among the entries given.
+func TestAppendRecordedEach(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	entries := []Entry{msg("one"), {Kind: KindEvent, Payload: json.RawMessage(`[1]`)}, msg("three"), {Kind: "", Payload: json.RawMessage(`{}`)}, msg("five")}
+	var refused []int
+	n, err := tp.AppendRecordedEach(context.Background(), entries, func(i int, err error) error {
+		if !Refused(err) {
+			t.Errorf("entry %d: %v is not a refusal", i, err)
+		}
+		refused = append(refused, i)
+		return nil
+	})
+	if err != nil || n != 3 || !slices.Equal(refused, []int{1, 3}) {
+		t.Fatalf("AppendRecordedEach = %d, %v, refused %v; want 3 written, 1 and 3 refused", n, err, refused)
+	}
+	var texts []string
+	for e, err := range tp.All(context.Background()) {
+		if err == nil && e.Kind == KindMessage {
+			texts = append(texts, string(e.Payload))
+		}
+	}
+	if len(texts) != 3 {
+		t.Errorf("the tape holds %q; want the three messages", texts)
+	}
+}

@@ -2,7 +2,9 @@ package log
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 )
@@ -81,4 +83,40 @@ func (t *Tape) anchorLine(e Entry, payload, meta []byte, stamp bool) (lineFields
 		date = e.Date
 	}
 	return lineFields{ID: id, Kind: KindAnchor, Payload: payload, Meta: meta, Date: date}, nil
+}
+
+// Refused reports whether err is a tape's refusal of one entry (not a
+// JSON object, over max_entry_bytes, an anchor name it does not take),
+// which an importer reports and goes past, rather than a failure to write.
+func Refused(err error) bool {
+	return errors.Is(err, ErrInvalid) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrBadName)
+}
+
+// AppendRecordedEach appends entries recorded elsewhere as AppendRecorded
+// does, but an entry the tape refuses is handed to refused (with its
+// index in entries) and left out, and the others are written. It returns
+// how many were written; an error of refused, or a failure to write,
+// ends it.
+func (t *Tape) AppendRecordedEach(ctx context.Context, entries []Entry, refused func(i int, err error) error) (int, error) {
+	batch := slices.Clone(entries)
+	index := make([]int, len(entries)) // where each entry of batch is in entries
+	for i := range index {
+		index[i] = i
+	}
+	for len(batch) > 0 {
+		_, err := t.AppendRecorded(ctx, batch...)
+		var ee *EntryError
+		if !errors.As(err, &ee) {
+			if err != nil {
+				return 0, err
+			}
+			return len(batch), nil
+		}
+		if err := refused(index[ee.Index], ee.Err); err != nil {
+			return 0, err
+		}
+		batch = slices.Delete(batch, ee.Index, ee.Index+1)
+		index = slices.Delete(index, ee.Index, ee.Index+1)
+	}
+	return 0, nil
 }

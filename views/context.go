@@ -71,7 +71,7 @@ func writeString(b *bytes.Buffer, s string) {
 //   - tool_result: one tool message per item of payload.results, paired
 //     with a pending call by pairing.go's rule: by the call id the result
 //     carries, else by position; a result object that carries an id says
-//     its "content" (see ResultContent);
+//     its "content" (see resultContent);
 //   - any other kind (system, event, error, unknown kinds): nothing.
 //
 // Entries whose meta.context is false are left out, as if they were not on
@@ -148,7 +148,7 @@ func toolMessages(e tapelog.Entry, pending []contextCall, latest int) ([]Message
 	for i, r := range results {
 		m := Message{Role: "tool", Content: resultText(r), EntryID: e.ID, ToolCallID: refs[i].CallID}
 		if refs[i].CallID != "" {
-			m.Content = partsText(ResultContent(r))
+			m.Content = partsText(resultContent(r))
 		}
 		if j := answers[i]; j >= 0 {
 			answered[j] = true
@@ -262,6 +262,21 @@ func resultText(r json.RawMessage) string {
 		return text
 	}
 	return string(r)
+}
+
+// resultContent is what a tool message says of a result object that
+// carries its call's id: its "content" (or "output"), else all of it.
+func resultContent(r json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(r, &m) != nil {
+		return r
+	}
+	for _, k := range []string{"content", "output"} {
+		if c, ok := m[k]; ok {
+			return c
+		}
+	}
+	return r
 }
 
 // partsText is a content as text: a list of parts whose every item is a

@@ -138,32 +138,6 @@ type Orphan struct {
 	CallID string
 }
 
-// ResultContent is what a tool message says of a result: an object that
-// carries its call's id and a "content" (or "output") says that; anything
-// else is the whole result.
-func ResultContent(r json.RawMessage) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(r, &m) != nil {
-		return r
-	}
-	hasID := false
-	for _, k := range resultIDKeys {
-		var id string
-		if json.Unmarshal(m[k], &id) == nil && id != "" {
-			hasID = true
-		}
-	}
-	if !hasID {
-		return r
-	}
-	for _, k := range []string{"content", "output"} {
-		if c, ok := m[k]; ok {
-			return c
-		}
-	}
-	return r
-}
-
 // isErrorText reports whether a tool's text output says it failed.
 func isErrorText(s string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(s)), "error:")

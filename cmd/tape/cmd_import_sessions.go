@@ -24,9 +24,6 @@ type importSessions struct {
 	JSON  bool     `help:"One JSON object per transcript: file, tape, tapes, lines, imported, anchors, skipped, bad_lines, held, unchanged."`
 	All   bool     `help:"Also list the transcripts that had nothing new."`
 	Full  bool     `help:"Read every transcript from its start, whatever the checkpoints say, skipping what the tapes hold: repairs a tape that lost entries."`
-
-	format   string   // for messages
-	searched []string // the paths read
 }
 
 func (c *ImportClaudeCmd) Help() string {
@@ -81,7 +78,6 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 	if err != nil {
 		return err
 	}
-	c.format, c.searched = format.Name, paths
 	ws, err := g.workspace(env)
 	if err != nil {
 		return err
@@ -96,7 +92,7 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 	im.Progress = func(done, _ int) { bar.set(int64(done)) }
 	stats, err := im.Import(env.Context(), paths)
 	bar.done()
-	if werr := c.print(env, stats); werr != nil && err == nil {
+	if werr := c.print(env, format, paths, stats); werr != nil && err == nil {
 		err = werr
 	}
 	if err != nil {
@@ -144,7 +140,7 @@ func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, err
 
 // print writes one line (or JSON object) per transcript that had
 // something new, then a summary.
-func (c *importSessions) print(env *Env, stats []importer.FileStats) error {
+func (c *importSessions) print(env *Env, format *importer.Format, paths []string, stats []importer.FileStats) error {
 	out := newJSONLines(env.Stdout)
 	var total importer.FileStats
 	tapes := map[string]bool{}
@@ -177,7 +173,7 @@ func (c *importSessions) print(env *Env, stats []importer.FileStats) error {
 		return nil
 	}
 	if len(stats) == 0 {
-		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", c.format, printable(strings.Join(c.searched, ", ")))
+		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", format.Name, printable(strings.Join(paths, ", ")))
 		return err
 	}
 	_, err := fmt.Fprintf(env.Stderr, "tape: %d transcripts, %d tapes: %d entries imported, %d already there, %d bad lines%s\n",

@@ -97,36 +97,21 @@ func (im *bubImporter) add(ctx context.Context, l tapelog.BubLine) error {
 // flush appends the pending entries. An entry the tape refuses is reported
 // and left out, and the others are appended.
 func (im *bubImporter) flush(ctx context.Context) error {
-	for len(im.pending) > 0 {
-		entries := make([]tapelog.Entry, len(im.pending))
-		for i, l := range im.pending {
-			entries[i] = l.Entry
-		}
-		_, err := im.tape.AppendRecorded(ctx, entries...)
-		var ee *tapelog.EntryError
-		if errors.As(err, &ee) {
-			// Nothing was written: report the refused entry, retry the rest.
-			l := im.pending[ee.Index]
-			im.pending = append(im.pending[:ee.Index], im.pending[ee.Index+1:]...)
-			if err := im.refused(l, ee.Err); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		im.stats.Imported += len(entries)
-		im.pending = im.pending[:0]
+	entries := make([]tapelog.Entry, len(im.pending))
+	for i, l := range im.pending {
+		entries[i] = l.Entry
 	}
-	return nil
+	n, err := im.tape.AppendRecordedEach(ctx, entries, func(i int, err error) error { return im.refused(im.pending[i], err) })
+	im.stats.Imported += n
+	im.pending = im.pending[:0]
+	return err
 }
 
 // refused reports an entry that the tape refuses (a bad anchor name, a line
 // over max_entry_bytes), and forgets it so that a later line with its id is
 // no conflict. Errors that are not about the entry end the import.
 func (im *bubImporter) refused(l tapelog.BubLine, err error) error {
-	if !errors.Is(err, tapelog.ErrInvalid) && !errors.Is(err, tapelog.ErrTooLarge) && !errors.Is(err, tapelog.ErrBadName) {
+	if !tapelog.Refused(err) {
 		return err
 	}
 	delete(im.seen, l.Entry.ID)

@@ -17,28 +17,16 @@ import (
 // at the end of a transcript counts as finished, as it does on a machine
 // where the agent stopped.
 func TestImportGolden(t *testing.T) {
-	cases, err := filepath.Glob("../../testdata/import/*/commands")
-	if err != nil || len(cases) == 0 {
-		t.Fatalf("no import cases found: %v", err)
-	}
-	for _, commands := range cases {
-		dir := filepath.Dir(commands)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			data, err := os.ReadFile(commands)
-			if err != nil {
-				t.Fatal(err)
-			}
-			root := t.TempDir()
-			src := filepath.Join(root, "src")
-			copySettled(t, filepath.Join(dir, "src"), src)
-			ws := filepath.Join(root, ".tape")
-			if err := os.Mkdir(ws, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			got := runCommands(t, string(data), root, ws, map[string]string{"$SRC": src})
-			checkGolden(t, filepath.Join(dir, "want.txt"), got)
-		})
-	}
+	goldenCases(t, "../../testdata/import", func(t *testing.T, dir, commands string) string {
+		root := t.TempDir()
+		src := filepath.Join(root, "src")
+		copySettled(t, filepath.Join(dir, "src"), src)
+		ws := filepath.Join(root, ".tape")
+		if err := os.Mkdir(ws, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return runCommands(t, commands, root, ws, map[string]string{"$SRC": src})
+	})
 }
 
 // copySettled copies the folder src to dst, and sets the files' mtimes an

@@ -44,9 +44,18 @@ func runCommands(t *testing.T, commands, dir, ws string, vars map[string]string)
 // testdata/views on its hand-written workspace and compares everything they
 // print with want.txt (`go test ./cmd/tape -run TestViewsGolden -update`).
 func TestViewsGolden(t *testing.T) {
-	cases, err := filepath.Glob("../../testdata/views/*/commands")
+	goldenCases(t, "../../testdata/views", func(t *testing.T, dir, commands string) string {
+		return runCommands(t, commands, "", copyWorkspace(t, filepath.Join(dir, ".tape")), nil)
+	})
+}
+
+// goldenCases runs each case under root (a folder holding a commands
+// file) as a subtest: run makes what it prints of the commands, which is
+// compared with the case's want.txt.
+func goldenCases(t *testing.T, root string, run func(t *testing.T, dir, commands string) string) {
+	cases, err := filepath.Glob(filepath.Join(root, "*", "commands"))
 	if err != nil || len(cases) == 0 {
-		t.Fatalf("no view cases found: %v", err)
+		t.Fatalf("no cases under %s: %v", root, err)
 	}
 	for _, commands := range cases {
 		dir := filepath.Dir(commands)
@@ -55,8 +64,7 @@ func TestViewsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ws := copyWorkspace(t, filepath.Join(dir, ".tape"))
-			checkGolden(t, filepath.Join(dir, "want.txt"), runCommands(t, string(data), "", ws, nil))
+			checkGolden(t, filepath.Join(dir, "want.txt"), run(t, dir, string(data)))
 		})
 	}
 }
