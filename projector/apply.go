@@ -26,6 +26,7 @@ type applier struct {
 	nextID    int64
 	stats     *Stats
 	dirty     map[string]viewKey // per tape, where its tool entries may have changed from (views.go)
+	usageIDs  map[string]bool    // usage ids of the runs the pass added or removed (refreshCounted)
 	foldChunk int                // tool entries the calls fold reads at a time
 	build     *ftsBuild          // where search rows go, if not to entries_fts (ftsbuild.go)
 	unfolded  int                // tool entries applied since the calls were last folded (settleViews)
@@ -56,7 +57,7 @@ var applyStatements = map[string]string{
 
 func newApplier(tx *sql.Tx, stats *Stats) *applier {
 	a := &applier{tx: tx, stmts: make(map[string]*sql.Stmt), ids: make(map[fileKey]int64),
-		isNew: make(map[fileKey]bool), pending: make(map[fileKey]checkpoint), stats: stats, dirty: make(map[string]viewKey), foldChunk: defaultFoldChunk}
+		isNew: make(map[fileKey]bool), pending: make(map[fileKey]checkpoint), stats: stats, dirty: make(map[string]viewKey), usageIDs: make(map[string]bool), foldChunk: defaultFoldChunk}
 	return a
 }
 
@@ -88,6 +89,9 @@ func (a *applier) exec(ctx context.Context, q string, args ...any) (int64, error
 // the calls may have changed (touch).
 func (a *applier) deleteEntries(ctx context.Context, where string, args ...any) error {
 	if err := a.deleteText(ctx, where, args...); err != nil {
+		return err
+	}
+	if err := a.touchUsage(ctx, `SELECT usage_id FROM runs WHERE usage_id IS NOT NULL AND entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
 		return err
 	}
 	if _, err := a.exec(ctx, `DELETE FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {

@@ -108,7 +108,7 @@ func dump(t *testing.T, p *Projector, words []string) string {
 			FROM orphan_results o JOIN entries e ON e.rowid = o.entry ORDER BY o.tape, o.anchor_seq, o.folder, o.eff_time, o.file, o.line, o.idx`,
 		`SELECT tape, status, n FROM call_counts ORDER BY tape, status`,
 		`SELECT tape, status, count(*) FROM calls GROUP BY tape, status ORDER BY tape, status`,
-		`SELECT e.tape, e.folder, e.file, e.line, r.anchor_seq, r.folder, coalesce(r.time_ns, '-'), r.status, r.model, r.has_usage, r.input_tokens, r.output_tokens, r.cache_creation_tokens, r.cache_read_tokens, r.total_tokens, coalesce(r.usage_id, '-')
+		`SELECT e.tape, e.folder, e.file, e.line, r.anchor_seq, r.folder, coalesce(r.time_ns, '-'), r.status, r.model, r.has_usage, r.input_tokens, r.output_tokens, r.cache_creation_tokens, r.cache_read_tokens, r.total_tokens, coalesce(r.usage_id, '-'), r.counted
 			FROM runs r JOIN entries e ON e.rowid = r.entry ORDER BY e.tape, e.folder, e.file, e.line`,
 	}
 	for _, q := range queries {

@@ -99,6 +99,9 @@ func (m *mutator) payload(kind string) map[string]any {
 			if m.r.IntN(3) > 0 {
 				data["usage"] = map[string]any{"prompt_tokens": m.r.IntN(500), "completion_tokens": m.r.IntN(100)}
 			}
+			if m.r.IntN(2) == 0 { // a request reported more than once, on any tape
+				data["usage_id"] = fmt.Sprintf("req_%d", m.r.IntN(4))
+			}
 			p["data"] = data
 		}
 	}

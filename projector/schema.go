@@ -3,7 +3,7 @@ package projector
 // SchemaVersion is the version of the index's tables and of the forms of
 // the values in them (a folder's files_sig, for one). An index.db of
 // another version is rebuilt from the files, in place.
-const SchemaVersion = 13
+const SchemaVersion = 14
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -171,9 +171,11 @@ CREATE TABLE runs (
 	cache_creation_tokens INTEGER NOT NULL,
 	cache_read_tokens     INTEGER NOT NULL,
 	total_tokens  INTEGER NOT NULL,
-	usage_id      TEXT -- runs that share one count once (views.Run.UsageID); NULL for none
+	usage_id      TEXT,    -- runs that share one count once (views.Run.UsageID); NULL for none
+	counted       INTEGER NOT NULL DEFAULT 1 -- 0 for a run whose usage_id another run counts (views.go)
 );
 CREATE INDEX runs_tape ON runs (tape, anchor_seq, folder);
+CREATE INDEX runs_usage ON runs (usage_id) WHERE usage_id IS NOT NULL;
 
 CREATE TABLE bad_lines (
 	tape   TEXT NOT NULL,

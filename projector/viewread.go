@@ -297,19 +297,6 @@ var usageGroups = map[string]string{
 	"day":    `'', 0, '', '', coalesce(strftime('%Y-%m-%d', r.time_ns / 1000000000, 'unixepoch'), '')`,
 }
 
-// countedRuns are the runs a usage sum counts: every run without a usage
-// id, and of the runs that share one, the one with the largest total
-// (then the earliest, then the first tape, anchor and folder), wherever it
-// is: a usage reported twice counts once in every grouping, and the
-// groups add up to the whole.
-const countedRuns = `(SELECT * FROM runs WHERE usage_id IS NULL
-	UNION ALL
-	SELECT entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens,
-		cache_creation_tokens, cache_read_tokens, total_tokens, usage_id FROM (
-		SELECT *, row_number() OVER (PARTITION BY usage_id
-			ORDER BY total_tokens DESC, time_ns, tape, anchor_seq, folder, entry) AS n
-		FROM runs WHERE usage_id IS NOT NULL) WHERE n = 1)`
-
 // Usage sums the token usage of run events by f.By, in the order of the
 // groups (anchors in tape order, days in time order), and says how many
 // groups there are in all. Groups are few (tapes, anchors, models, days):
@@ -320,16 +307,17 @@ func (p *Projector) Usage(ctx context.Context, f UsageFilter) ([]UsageRow, int, 
 	if !ok {
 		return nil, 0, fmt.Errorf("usage by %q: want tape, anchor, model or day", f.By)
 	}
-	from, args := ` FROM `+countedRuns+` r`, []any{}
+	// Of the runs that share a usage id, one counts (views.go).
+	from, where, args := ` FROM runs r`, ` WHERE r.counted`, []any{}
 	if f.By == "anchor" {
 		from += ` LEFT JOIN anchors a ON a.tape = r.tape AND a.folder = r.folder`
 	}
 	if f.Tape != "" {
-		from, args = from+` WHERE r.tape = ?`, append(args, f.Tape)
+		where, args = where+` AND r.tape = ?`, append(args, f.Tape)
 	}
 	rows, err := q.QueryContext(ctx, `SELECT `+cols+`, count(*), sum(r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens),
 		sum(r.cache_creation_tokens), sum(r.cache_read_tokens)`+
-		from+` GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, args...)
+		from+where+` GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("query usage: %w", err)
 	}
