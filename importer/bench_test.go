@@ -38,20 +38,10 @@ func BenchmarkImportClaude(b *testing.B) {
 // message, which nothing holds (a turn's last line waits for the next, or
 // for the file to be quiet for DefaultSettle).
 func BenchmarkFollowLatency(b *testing.B) {
-	root := b.TempDir()
-	ws := newWorkspace(b, root)
-	projects := filepath.Join(root, "projects", "p")
-	if err := os.MkdirAll(projects, 0o700); err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	f := &Follower{WS: ws, Dirs: map[*Format][]string{Claude: {filepath.Join(root, "projects")}}}
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	ws, projects := runFollower(b, &Follower{})
 	const session = "11112222-3333-4444-5555-666677778888"
 	transcript := filepath.Join(projects, session+".jsonl")
-	messages := filepath.Join(root, ".tape", "tapes", "claude-11112222", "anchors", "001_session-start", "messages.jsonl")
+	messages := ws.Abs("tapes/claude-11112222/anchors/001_session-start/messages.jsonl")
 	var lat []time.Duration
 	for i := 0; b.Loop(); i++ {
 		line := fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"%s","timestamp":"2026-11-24T10:00:00.000Z","message":{"role":"user","content":"line %d"}}`+"\n", i, session, i)

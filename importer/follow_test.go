@@ -7,24 +7,34 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
 )
+
+// runFollower runs f on Claude Code's transcripts in a new folder, until
+// the test ends, into a new workspace; it returns the workspace and the
+// folder of a project to write transcripts into.
+func runFollower(tb testing.TB, f *Follower) (*tapelog.Workspace, string) {
+	tb.Helper()
+	root := tb.TempDir()
+	f.WS = newWorkspace(tb, root)
+	f.Dirs = map[*Format][]string{Claude: {filepath.Join(root, "projects")}}
+	projects := filepath.Join(root, "projects", "p")
+	if err := os.MkdirAll(projects, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	tb.Cleanup(func() { cancel(); <-done })
+	return f.WS, projects
+}
 
 // A turn held at the end of a transcript is imported once the file has
 // been quiet for the settle time, though other transcripts keep being
 // written meanwhile (their events must not put its import off).
 func TestFollowerSettlesWhileOthersWrite(t *testing.T) {
-	root := t.TempDir()
-	ws := newWorkspace(t, root)
-	projects := filepath.Join(root, "projects", "p")
-	if err := os.MkdirAll(projects, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	f := &Follower{WS: ws, Dirs: map[*Format][]string{Claude: {filepath.Join(root, "projects")}}, Settle: 300 * time.Millisecond,
-		Warn: func(err error) { t.Errorf("follower: %v", err) }}
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	ws, projects := runFollower(t, &Follower{Settle: 300 * time.Millisecond, Warn: func(err error) { t.Errorf("follower: %v", err) }})
 	const held = "11112222-3333-4444-5555-666677778888"
 	turn := `{"type":"assistant","uuid":"t1","sessionId":"` + held + `","timestamp":"2025-11-03T14:05:00.000Z","requestId":"r","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}],"usage":{"input_tokens":1,"output_tokens":2}}}` + "\n"
 	if err := os.WriteFile(filepath.Join(projects, held+".jsonl"), []byte(turn), 0o600); err != nil {
