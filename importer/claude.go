@@ -78,7 +78,7 @@ type claudeState struct {
 type claudeConverter struct {
 	path  string
 	st    claudeState
-	saved claudeState // st before the first held line
+	saved []byte      // st before the first held line, as state() writes it
 	turn  *claudeTurn // the assistant turn being read (held)
 	bound *claudeBoundary
 }
@@ -501,20 +501,12 @@ func (c *claudeConverter) closeBoundary(next claudeRecord) []Output {
 	return append(out, b.after...)
 }
 
-// hold notes the state before the first held line.
+// hold notes the state before the first held line: encoded at once, so
+// that the held lines, which change st, cannot change it.
 func (c *claudeConverter) hold() {
 	if c.turn == nil && c.bound == nil {
-		c.saved = c.st
-		c.saved.Started = cloneSet(c.st.Started)
+		c.saved = mustJSON(c.st)
 	}
-}
-
-func cloneSet(m map[string]bool) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // held: a turn and a boundary are never held at once, for each ends the
@@ -545,7 +537,7 @@ func (c *claudeConverter) closeAll() []Output {
 
 func (c *claudeConverter) state() ([]byte, error) {
 	if _, _, ok := c.held(); ok {
-		return json.Marshal(c.saved)
+		return c.saved, nil
 	}
 	return json.Marshal(c.st)
 }

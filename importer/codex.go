@@ -82,7 +82,7 @@ type codexState struct {
 type codexConverter struct {
 	path  string
 	st    codexState
-	saved codexState
+	saved []byte // st before the held calls, as state() writes it
 	group *codexGroup
 }
 
@@ -585,7 +585,7 @@ type codexGroup struct {
 func (c *codexConverter) call(in codexIn) {
 	it := in.it
 	if c.group == nil {
-		c.saved = c.st
+		c.saved = mustJSON(c.st) // encoded now: the held lines change st
 		c.group = &codexGroup{line: in.l.No, offset: in.l.Offset}
 		c.group.out = []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolCall, nil)}}
 	}
@@ -648,7 +648,7 @@ func (c *codexConverter) flush() []Output { return c.closeAll() }
 
 func (c *codexConverter) state() ([]byte, error) {
 	if c.group != nil {
-		return json.Marshal(c.saved)
+		return c.saved, nil
 	}
 	return json.Marshal(c.st)
 }

@@ -462,3 +462,32 @@ func TestRepeatedUUIDIsOneEntry(t *testing.T) {
 		t.Fatalf("u1 is on the tape %d times (stats %+v); want once, the second skipped", n, st[0])
 	}
 }
+
+// A checkpoint taken while a run of Codex tool calls is held keeps the
+// converter's state from before the run: a message echoed inside the run
+// (its event came before the run, its response item in it) is echoed again
+// when the next import reads the run anew, not imported twice.
+func TestHeldCodexCallsKeepTheEchoOfTheirStart(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2025-10-30T09:00:00.000Z","type":"session_meta","payload":{"id":"019a3000-0000-7000-8000-00000000beef","cwd":"/srv/app"}}`,
+		`{"timestamp":"2025-10-30T09:00:01.000Z","type":"event_msg","payload":{"type":"agent_reasoning","text":"look first"}}`,
+		`{"timestamp":"2025-10-30T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}}`,
+		`{"timestamp":"2025-10-30T09:00:03.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"look first"}]}}`,
+		`{"timestamp":"2025-10-30T09:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}`,
+	}
+	const rel = "s/rollout-2025-10-30T09-00-00-019a3000-0000-7000-8000-00000000beef.jsonl"
+	whole := []byte(strings.Join(lines, "\n") + "\n")
+	once := newBench(t)
+	once.write(rel, whole)
+	once.importAt(Codex, quiet)
+	grown := newBench(t)
+	grown.write(rel, []byte(strings.Join(lines[:4], "\n")+"\n"))
+	if st := grown.importAt(Codex, fresh); st[0].Held != 2 {
+		t.Fatalf("stats %+v; want the call and the reasoning after it held", st[0])
+	}
+	grown.write(rel, whole)
+	grown.importAt(Codex, quiet)
+	if got, want := grown.tapes(), once.tapes(); got != want {
+		t.Fatalf("importing the held run again made\n%s\none import made\n%s", got, want)
+	}
+}
