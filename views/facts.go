@@ -1,7 +1,9 @@
 package views
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -191,31 +193,52 @@ type metaFact struct {
 	synthetic   bool
 }
 
-// metaFacts reads the working directory an entry's meta names, under any
-// of the keys agents use for it, its git branch, and whether it marks a
-// message as synthetic.
-func metaFacts(meta json.RawMessage) metaFact {
-	s := string(meta)
-	if !strings.Contains(s, "cwd") && !strings.Contains(s, "work") && !strings.Contains(s, "branch") && !strings.Contains(s, "synthetic") {
-		return metaFact{} // most metas: no key that could name one, and no decoding
+// The keys agents name a working directory and a git branch under, first
+// found first.
+var (
+	cwdKeys    = []string{"cwd", "workdir", "working_directory", "workspace"}
+	branchKeys = []string{"git_branch", "gitBranch", "branch"}
+)
+
+// metaKeys are the keys metaFacts reads, each with the quote that closes
+// it. A meta that holds none is not decoded: most metas, among them an
+// imported entry's, which names its transcript's path, whose words
+// ("work") are no keys. BenchmarkMetaFacts: 0.16 µs an entry, where
+// looking for the bare words decoded it, 2.1 µs (and with both quotes,
+// 0.58 µs: a meta has many opening quotes to try).
+var metaKeys = func() [][]byte {
+	var q [][]byte
+	for _, k := range append(append([]string{"synthetic"}, cwdKeys...), branchKeys...) {
+		q = append(q, []byte(k+`"`))
 	}
+	return q
+}()
+
+// metaFacts reads the working directory an entry's meta names, its git
+// branch, and whether it marks a message as synthetic. (A key written with
+// escapes, as no agent writes one, is not read.)
+func metaFacts(meta json.RawMessage) metaFact {
+	if !slices.ContainsFunc(metaKeys, func(k []byte) bool { return bytes.Contains(meta, k) }) {
+		return metaFact{}
+	}
+	return decodeMetaFacts(meta)
+}
+
+// decodeMetaFacts is metaFacts without the look for its keys first.
+func decodeMetaFacts(meta json.RawMessage) metaFact {
 	var m map[string]any
 	if json.Unmarshal(meta, &m) != nil {
 		return metaFact{}
 	}
-	var f metaFact
-	for _, k := range []string{"cwd", "workdir", "working_directory", "workspace"} {
-		if s, ok := m[k].(string); ok && s != "" {
-			f.cwd = s
-			break
+	first := func(keys []string) string {
+		for _, k := range keys {
+			if s, ok := m[k].(string); ok && s != "" {
+				return s
+			}
 		}
+		return ""
 	}
-	for _, k := range []string{"git_branch", "gitBranch", "branch"} {
-		if s, ok := m[k].(string); ok && s != "" {
-			f.branch = s
-			break
-		}
-	}
+	f := metaFact{cwd: first(cwdKeys), branch: first(branchKeys)}
 	f.synthetic, _ = m["synthetic"].(bool)
 	return f
 }

@@ -26,6 +26,11 @@ func TestExtract(t *testing.T) {
 		{"message", `{"role":"user","content":"修复"}`, `{"cwd":"/home/me/项目"}`, `{"role":"user","cwd":"/home/me/项目"}`},
 		{"message", `{"role":"assistant","content":"x"}`, `{"workspace":"/w"}`, `{"role":"assistant","cwd":"/w"}`},
 		{"message", `{"content":"no role"}`, `{}`, ``},
+		{"message", `{"role":"user"}`, `{ "synthetic" : true, "git_branch": "main" }`, `{"role":"user","synthetic":true,"branch":"main"}`},
+		{"event", `{"name":"x"}`, `{"gitBranch":"feature/x","cwd":""}`, `{"branch":"feature/x"}`},
+		// An imported entry's meta names its transcript, whose path has
+		// words of the keys ("work"), and no key of them.
+		{"message", `{"role":"user"}`, `{"source":{"file":"/home/me/work/workspace/cwd/s.jsonl","line":3}}`, `{"role":"user"}`},
 		{"tool_call", `{"calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{}"}},{"id":"c2","name":"read"}]}`, ``,
 			`{"calls":[{"id":"c1","name":"bash"},{"id":"c2","name":"read"}]}`},
 		{"tool_call", `{"calls":[]}`, ``, ``}, // the fold needs only its kind to clear what is pending
@@ -153,10 +158,17 @@ func FuzzExtract(f *testing.F) {
 	f.Add("tool_result", `{"results":["Error: x",{"is_error":true}]}`, `null`)
 	f.Add("event", `{"name":"run","data":{"usage":{"prompt_tokens":1e300}}}`, `{}`)
 	f.Add("message", `{"role":"user"}`, `{"workdir":5}`)
+	f.Add("message", `{"role":"user"}`, `{"source":{"file":"/w/workspace/x"},"branch" :"b","synthetic":true}`)
 	f.Fuzz(func(t *testing.T, kind, payload, meta string) {
 		var p map[string]any
 		if json.Unmarshal([]byte(payload), &p) != nil {
 			return
+		}
+		if json.Valid([]byte(meta)) && !strings.Contains(meta, "\\") {
+			// Looking for the keys first never loses one.
+			if got, want := metaFacts(json.RawMessage(meta)), decodeMetaFacts(json.RawMessage(meta)); got != want {
+				t.Fatalf("metaFacts(%s) = %+v; decoded, it says %+v", meta, got, want)
+			}
 		}
 		facts := Extract(kind, p, json.RawMessage(meta))
 		enc := facts.Encode()
@@ -165,4 +177,15 @@ func FuzzExtract(f *testing.F) {
 			t.Fatalf("facts %s do not round-trip: %+v, %v", enc, back, err)
 		}
 	})
+}
+
+// BenchmarkMetaFacts reads the meta of an imported entry, which names its
+// transcript's path and nothing metaFacts reads.
+func BenchmarkMetaFacts(b *testing.B) {
+	meta := json.RawMessage(`{"source":{"file":"/home/me/.claude/projects/-home-me-work-tape/5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12.jsonl","line":12,"uuid":"9a1b2c3d-0000-4000-8000-000000000001","parent_uuid":"9a1b2c3d-0000-4000-8000-000000000000"}}`)
+	for b.Loop() {
+		if f := metaFacts(meta); f != (metaFact{}) {
+			b.Fatalf("metaFacts = %+v; want nothing", f)
+		}
+	}
 }
