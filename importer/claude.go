@@ -31,6 +31,7 @@ var Claude = &Format{
 		}
 		return []string{filepath.Join(home, ".claude", "projects")}
 	},
+	DirsEnv: "CLAUDE_CONFIG_DIR",
 	IsTranscript: func(path string) bool {
 		return strings.HasSuffix(path, ".jsonl")
 	},

@@ -22,6 +22,7 @@ var Codex = &Format{
 		}
 		return []string{filepath.Join(home, ".codex", "sessions")}
 	},
+	DirsEnv: "CODEX_HOME",
 	IsTranscript: func(path string) bool {
 		base := filepath.Base(path)
 		return strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl")
@@ -315,23 +316,20 @@ func (c *codexConverter) sessionMeta(in codexIn) []Output {
 		return nil
 	}
 	payload := mustJSON(map[string]any{"content": *in.it.Instructions})
-	return []Output{{Session: c.st.Session, Entry: c.entryWith(in, 0, tapelog.KindSystem, payload, in.it.CWD)}}
+	return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindSystem, payload)}}
 }
 
 // entry is the k-th entry made from a line.
 func (c *codexConverter) entry(in codexIn, k int, kind string, payload json.RawMessage) tapelog.Entry {
-	return c.entryWith(in, k, kind, payload, in.it.CWD)
+	return c.entryMeta(in, k, kind, payload, false)
 }
 
-func (c *codexConverter) entryWith(in codexIn, k int, kind string, payload json.RawMessage, cwd string) tapelog.Entry {
-	return c.entryMeta(in, k, kind, payload, cwd, false)
-}
-
-// entryMeta is entryWith for a message that may be synthetic: written for
-// the model, not by a person.
-func (c *codexConverter) entryMeta(in codexIn, k int, kind string, payload json.RawMessage, cwd string, synthetic bool) tapelog.Entry {
+// entryMeta is entry for a message that may be synthetic: written for the
+// model, not by a person. Its meta names the working directory the line
+// names, when it changed.
+func (c *codexConverter) entryMeta(in codexIn, k int, kind string, payload json.RawMessage, synthetic bool) tapelog.Entry {
 	m := metaOf(c.path, in.l.No, "", "")
-	if cwd != "" && cwd != c.st.CWD {
+	if cwd := in.it.CWD; cwd != "" && cwd != c.st.CWD {
 		m.str("cwd", cwd)
 		c.st.CWD = cwd
 	}
@@ -532,7 +530,7 @@ func (c *codexConverter) message(in codexIn) []Output {
 		payload = mustJSON(map[string]any{"role": role, "content": content})
 	}
 	synthetic := role == "user" && isInjected(text)
-	return []Output{{Session: c.st.Session, Entry: c.entryMeta(in, 0, kind, payload, in.it.CWD, synthetic)}}
+	return []Output{{Session: c.st.Session, Entry: c.entryMeta(in, 0, kind, payload, synthetic)}}
 }
 
 // codexTexts joins the text of a list of parts (a reasoning's summary).

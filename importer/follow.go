@@ -128,8 +128,7 @@ func (f *Follower) roots(format *Format) []string {
 	if dirs := f.Dirs[format]; len(dirs) > 0 {
 		return dirs
 	}
-	home, _ := os.UserHomeDir()
-	return format.DefaultDirs(os.Getenv, home)
+	return format.Dirs()
 }
 
 // reconcile watches every followed folder that exists and imports it whole.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +20,9 @@ type Format struct {
 	// DefaultDirs are where the format's transcripts live when no path is
 	// given, from the environment and the home folder.
 	DefaultDirs func(getenv func(string) string, home string) []string
+	// DirsEnv is the environment variable DefaultDirs reads, for messages
+	// that say where tape looked.
+	DirsEnv string
 	// IsTranscript reports whether a file found under a folder is one of
 	// the format's transcripts (a file named on the command line is always
 	// read).
@@ -26,6 +30,12 @@ type Format struct {
 	// newConverter starts reading the transcript file at path, from its
 	// start (state nil) or from a checkpoint's state.
 	newConverter func(path string, state []byte) (converter, error)
+}
+
+// Dirs are the format's DefaultDirs on this machine.
+func (f *Format) Dirs() []string {
+	home, _ := os.UserHomeDir() // without one, only the environment can name them
+	return f.DefaultDirs(os.Getenv, home)
 }
 
 // Formats are the formats tape imports, by name.

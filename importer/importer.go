@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -404,9 +405,9 @@ func (r *run) prepare(path string) (*fileRun, FileStats, error) {
 		r.im.warn(fmt.Errorf("open %s: %w; skipped", path, unwrapPath(err)))
 		return nil, st, nil
 	}
-	defer f.Close()
 	fr, err := r.open(f, path, old, id)
 	if err != nil {
+		f.Close()
 		return nil, st, err
 	}
 	fr.id, fr.settled, fr.st = id, settled, st
@@ -425,6 +426,7 @@ func (e readError) Error() string { return e.err.Error() }
 type fileRun struct {
 	r       *run
 	path    string
+	f       *os.File // opened by prepare, read and closed by read: the file whose tail prepare checked
 	id      fileIdentity
 	settled bool // the file has been quiet for the settle time
 	conv    converter
@@ -450,7 +452,7 @@ type fileRun struct {
 // when the file only grew since and every tape it wrote is as the
 // importer left it; otherwise at the start, skipping what the tapes hold.
 func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*fileRun, error) {
-	fr := &fileRun{r: r, path: path}
+	fr := &fileRun{r: r, path: path, f: f}
 	resume := false
 	if old != nil && old.Offset <= id.size && (old.Ino == id.ino) {
 		ok, err := r.trusts(old)
@@ -474,9 +476,7 @@ func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*
 	}
 	if resume {
 		fr.start, fr.line, state = old.Offset, old.Line, old.State
-		for k, v := range old.Tapes {
-			tapes[k] = v
-		}
+		maps.Copy(tapes, old.Tapes)
 	}
 	conv, err := r.im.format.newConverter(path, state)
 	if err != nil {
@@ -491,11 +491,7 @@ func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*
 // It touches nothing but fr, so that files are read on other cores while
 // the one before is written.
 func (fr *fileRun) read(ctx context.Context) {
-	f, err := os.Open(fr.path)
-	if err != nil {
-		fr.err = readError{err}
-		return
-	}
+	f := fr.f
 	defer f.Close()
 	if _, err := f.Seek(fr.start, io.SeekStart); err != nil {
 		fr.err = readError{err}
@@ -530,6 +526,7 @@ func (fr *fileRun) read(ctx context.Context) {
 			fr.cpOffset, fr.cpLine = heldOffset, held
 		}
 	}
+	var err error
 	if fr.tail, err = tailSum(f, fr.cpOffset); err != nil {
 		fr.err = readError{err}
 		return
@@ -545,7 +542,7 @@ func (fr *fileRun) convert(l tapelog.RawLine) {
 		fr.bad = append(fr.bad, &BadLine{File: fr.path, Line: l.No, Reason: fmt.Sprintf("line is %d bytes, over the read limit of %d", l.TooLong, tapelog.DefaultMaxLineBytes)})
 		return
 	}
-	if isBlank(l.Data) {
+	if l.Blank() {
 		return
 	}
 	outs, err := fr.conv.line(l)
@@ -580,15 +577,6 @@ func (r *run) write(ctx context.Context, fr *fileRun) (FileStats, error) {
 		return *st, err
 	}
 	return *st, r.commit(fr)
-}
-
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\r' {
-			return false
-		}
-	}
-	return true
 }
 
 // commit records the transcript's checkpoint, and how it left the tapes
@@ -660,25 +648,15 @@ func (r *run) forget(written map[string]bool) {
 	}
 }
 
+// sortedTapes are the tapes of a checkpoint's sessions, each once.
 func sortedTapes(m map[string]string) []string {
-	var names []string
-	for _, n := range m {
-		if !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	return names
+	return slices.Compact(slices.Sorted(maps.Values(m)))
 }
 
 // firstTape is the tape of the file's session itself: the one whose key
-// has no agent, or the first.
+// has no agent (it sorts before its subagents'), or the first.
 func firstTape(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	if len(keys) == 0 {
 		return ""
 	}

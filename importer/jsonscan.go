@@ -138,10 +138,6 @@ func jsonString(v []byte) (string, bool) {
 	return s, json.Unmarshal(v, &s) == nil
 }
 
-// keyIs reports whether a key as written is name (keys with escapes, which
-// no transcript writes, never are).
-func keyIs(key []byte, name string) bool { return string(key) == name }
-
 // decodeBlocks reads a content's blocks from the array text raw, as
 // encoding/json would decode it into []claudeBlock (the last of repeated
 // keys wins; a member of another type than the field's is left out).

@@ -88,6 +88,10 @@ type RawLine struct {
 	TooLong int64
 }
 
+// Blank reports whether the line holds nothing but white space: readers
+// skip it, as tape's own readers do.
+func (l RawLine) Blank() bool { return l.TooLong == 0 && isBlank(l.Data) }
+
 // NewLineReader reads r, whose first byte is at offset in its file and
 // whose first line is line firstLine+1, with lines capped at max bytes.
 func NewLineReader(r io.Reader, max int, offset int64, firstLine int) *LineReader {

@@ -103,7 +103,8 @@ func Context(entries []tapelog.Entry) []Message {
 			}
 			toolCalls++
 			for i, c := range calls {
-				pending = append(pending, contextCall{raw: c, index: i, entry: toolCalls})
+				id, name := callIDName(c)
+				pending = append(pending, contextCall{id: id, name: name, index: i, entry: toolCalls})
 			}
 			if len(calls) > 0 {
 				msgs = append(msgs, Message{Role: "assistant", ToolCalls: calls, EntryID: e.ID})
@@ -117,12 +118,12 @@ func Context(entries []tapelog.Entry) []Message {
 	return msgs
 }
 
-// contextCall is a pending call of the context: the call as it was sent,
-// and its position in its tool_call entry.
+// contextCall is a pending call of the context: its id and function name
+// (callIDName), and its position in its tool_call entry.
 type contextCall struct {
-	raw   json.RawMessage
-	index int
-	entry int // the number of its tool_call entry in the context
+	id, name string
+	index    int
+	entry    int // the number of its tool_call entry in the context
 }
 
 // toolMessages is one tool message per result of a tool_result entry,
@@ -139,8 +140,7 @@ func toolMessages(e tapelog.Entry, pending []contextCall, latest int) ([]Message
 	}
 	pend := make([]pendingRef, len(pending))
 	for j, c := range pending {
-		pend[j].id, _ = callIDName(c.raw)
-		pend[j].index, pend[j].latest = c.index, c.entry == latest
+		pend[j] = pendingRef{id: c.id, index: c.index, latest: c.entry == latest}
 	}
 	answers, _, ends := match(pend, refs)
 	var msgs []Message
@@ -152,11 +152,10 @@ func toolMessages(e tapelog.Entry, pending []contextCall, latest int) ([]Message
 		}
 		if j := answers[i]; j >= 0 {
 			answered[j] = true
-			id, name := callIDName(pending[j].raw)
 			if m.ToolCallID == "" {
-				m.ToolCallID = id
+				m.ToolCallID = pending[j].id
 			}
-			m.Name = name
+			m.Name = pending[j].name
 		}
 		msgs = append(msgs, m)
 	}

@@ -121,9 +121,8 @@ func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, err
 		}
 		return out, nil
 	}
-	home, _ := os.UserHomeDir() // without one, only the environment can name the folders
 	var found []string
-	dirs := format.DefaultDirs(os.Getenv, home)
+	dirs := format.Dirs()
 	for _, d := range dirs {
 		if _, err := os.Stat(d); err == nil {
 			found = append(found, d)
@@ -132,8 +131,8 @@ func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, err
 		}
 	}
 	if len(found) == 0 {
-		return nil, fmt.Errorf("no %s sessions at %s; %s, or give the files or folders to import",
-			format.Name, strings.Join(dirs, ", "), map[string]string{"claude": "set CLAUDE_CONFIG_DIR", "codex": "set CODEX_HOME"}[format.Name])
+		return nil, fmt.Errorf("no %s sessions at %s; set %s, or give the files or folders to import",
+			format.Name, strings.Join(dirs, ", "), format.DirsEnv)
 	}
 	return found, nil
 }
