@@ -94,6 +94,7 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 	if err != nil {
 		return nil, err
 	}
+	defer r.close()
 	if im.DeferSyncs {
 		// One sync at the end, not five for each new tape; the
 		// checkpoints are saved after a sync, so they never claim more
@@ -278,12 +279,10 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// run is one Import: the checkpoints it reads and updates, and the tapes
-// it opened.
+// run is one Import: the checkpoints it reads and updates.
 type run struct {
 	im       *Importer
 	cp       *checkpoints
-	tapes    map[string]*tapelog.Tape
 	marks    map[string]string // tape -> its mark now, as far as this run knows
 	distrust map[string]bool   // tapes a transcript of this run is read again from the start for
 	tapesDir *os.File          // .tape/tapes, held open for stats (dirIdentity)
@@ -299,19 +298,7 @@ func (im *Importer) newRun() (*run, error) {
 	if im.Full {
 		clear(cp.Files)
 	}
-	return &run{im: im, cp: cp, tapes: map[string]*tapelog.Tape{}, marks: map[string]string{}, distrust: map[string]bool{}, savedAt: time.Now()}, nil
-}
-
-func (r *run) tape(name string) (*tapelog.Tape, error) {
-	if t, ok := r.tapes[name]; ok {
-		return t, nil
-	}
-	t, err := r.im.ws.Tape(name)
-	if err != nil {
-		return nil, err
-	}
-	r.tapes[name] = t
-	return t, nil
+	return &run{im: im, cp: cp, marks: map[string]string{}, distrust: map[string]bool{}, savedAt: time.Now()}, nil
 }
 
 // mark is the tape's mark now.
@@ -319,7 +306,7 @@ func (r *run) mark(name string) (string, error) {
 	if m, ok := r.marks[name]; ok {
 		return m, nil
 	}
-	t, err := r.tape(name)
+	t, err := r.im.ws.Tape(name)
 	if err != nil {
 		return "", err
 	}
@@ -347,15 +334,13 @@ func (r *run) trusts(cp *checkpoint) (bool, error) {
 	return true, nil
 }
 
-func (r *run) save() error {
-	for _, t := range r.tapes {
-		t.Close()
-	}
-	clear(r.tapes)
+func (r *run) close() {
 	if r.tapesDir != nil {
 		r.tapesDir.Close()
-		r.tapesDir = nil
 	}
+}
+
+func (r *run) save() error {
 	if !r.dirty {
 		return nil
 	}
@@ -568,6 +553,7 @@ func (r *run) write(ctx context.Context, fr *fileRun) (FileStats, error) {
 		}
 		return *st, fr.err
 	}
+	defer fr.w.close()
 	err := fr.w.add(ctx, fr.outs)
 	if err == nil {
 		err = fr.w.flush(ctx)

@@ -491,3 +491,34 @@ func TestHeldCodexCallsKeepTheEchoOfTheirStart(t *testing.T) {
 		t.Fatalf("importing the held run again made\n%s\none import made\n%s", got, want)
 	}
 }
+
+// An import of many sessions holds a few files open at a time, not one
+// for each tape it wrote: a first import makes thousands of tapes.
+func TestImportOfManySessionsHoldsFewFilesOpen(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Fatalf("this test counts open files in /proc/self/fd: %v", err)
+	}
+	b := newBench(t)
+	const sessions = 300
+	for i := range sessions {
+		id := fmt.Sprintf("%08x-0000-4000-8000-000000000000", i)
+		b.write("p/"+id+".jsonl", fmt.Appendf(nil, `{"type":"user","uuid":"u%d","sessionId":"%s","timestamp":"2025-11-03T14:05:00.000Z","message":{"role":"user","content":"hi"}}`+"\n", i, id))
+	}
+	open := func() int {
+		fds, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(fds)
+	}
+	before, most := open(), 0
+	im := New(b.ws, Claude)
+	im.Progress = func(done, total int) { most = max(most, open()) }
+	st, err := im.Import(context.Background(), []string{b.src})
+	if err != nil || len(st) != sessions {
+		t.Fatalf("Import: %d files, %v", len(st), err)
+	}
+	if limit := before + 4*runtime.GOMAXPROCS(0) + 16; most > limit {
+		t.Fatalf("%d files open at most during the import of %d sessions, %d before it; want at most %d", most, sessions, before, limit)
+	}
+}

@@ -19,8 +19,9 @@ type writer struct {
 	r       *run
 	path    string
 	st      *FileStats
-	tapes   map[string]string // session key -> tape name
-	dedup   bool              // skip every entry whose id the tape holds (the import did not resume)
+	tapes   map[string]string        // session key -> tape name
+	open    map[string]*tapelog.Tape // by name: a tape keeps its folder open between appends
+	dedup   bool                     // skip every entry whose id the tape holds (the import did not resume)
 	ids     map[string]map[string]bool
 	pending map[string][]tapelog.Entry // by tape, in order
 	order   []string                   // tapes with pending entries, in the order they got them
@@ -70,6 +71,32 @@ func (w *writer) add(ctx context.Context, outs []Output) error {
 	return nil
 }
 
+// tape is the tape called name, kept open while the transcript is
+// written.
+func (w *writer) tape(name string) (*tapelog.Tape, error) {
+	if t, ok := w.open[name]; ok {
+		return t, nil
+	}
+	t, err := w.r.im.ws.Tape(name)
+	if err != nil {
+		return nil, err
+	}
+	if w.open == nil {
+		w.open = map[string]*tapelog.Tape{}
+	}
+	w.open[name] = t
+	return t, nil
+}
+
+// close releases the folders the tapes keep open: a first import writes
+// thousands of tapes, one after the other.
+func (w *writer) close() {
+	for _, t := range w.open {
+		t.Close()
+	}
+	clear(w.open)
+}
+
 // tapeFor is the tape a session's entries go to: the one its checkpoint
 // names, or its short name, unless another session's tape has that name.
 func (w *writer) tapeFor(s Session) (string, error) {
@@ -78,7 +105,7 @@ func (w *writer) tapeFor(s Session) (string, error) {
 		return name, nil
 	}
 	name := s.Tape(false)
-	t, err := w.r.tape(name)
+	t, err := w.tape(name)
 	if err != nil {
 		return "", err
 	}
@@ -111,7 +138,7 @@ func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error
 	if err := w.flushTape(ctx, name); err != nil {
 		return nil, err
 	}
-	t, err := w.r.tape(name)
+	t, err := w.tape(name)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +162,7 @@ func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error
 
 // handoff writes an anchor: the first of a new tape, or a new phase.
 func (w *writer) handoff(ctx context.Context, name string, e tapelog.Entry) error {
-	t, err := w.r.tape(name)
+	t, err := w.tape(name)
 	if err != nil {
 		return err
 	}
@@ -163,7 +190,7 @@ func (w *writer) flush(ctx context.Context) error {
 // flushTape appends a tape's pending entries. An entry the tape refuses
 // (over max_entry_bytes) is reported, and the others are appended.
 func (w *writer) flushTape(ctx context.Context, name string) error {
-	t, err := w.r.tape(name)
+	t, err := w.tape(name)
 	if err != nil {
 		return err
 	}
