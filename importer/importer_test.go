@@ -518,6 +518,7 @@ func TestImportOfManySessionsHoldsFewFilesOpen(t *testing.T) {
 	if err != nil || len(st) != sessions {
 		t.Fatalf("Import: %d files, %v", len(st), err)
 	}
+	t.Logf("%d files open at most, %d before", most, before)
 	if limit := before + 4*runtime.GOMAXPROCS(0) + 16; most > limit {
 		t.Fatalf("%d files open at most during the import of %d sessions, %d before it; want at most %d", most, sessions, before, limit)
 	}
