@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -486,5 +487,27 @@ func TestSearchBesideKeepsItsAnswer(t *testing.T) {
 	calls = 0
 	if hits, err := searchBeside(env, ix, find); err != nil || len(hits) != 2 || calls != 2 {
 		t.Fatalf("searchBeside after index.db was deleted: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
+	}
+}
+
+// A list cut to a page says so after its rows, as a person reading a
+// terminal, where stdout and stderr meet, expects: the table first.
+func TestPageFooterComesAfterTheRows(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	for _, tape := range []string{"a", "b"} {
+		mustRun(t, dir, "--tape", tape, "append", "-k", "message", `{"role":"user","content":"hi `+tape+`"}`)
+		mustRun(t, dir, "--tape", tape, "append", "-k", "message", `{"role":"assistant","content":"hello"}`)
+		mustRun(t, dir, "--tape", tape, "append", "-k", "event", `{"name":"run","data":{"model":"m-`+tape+`","usage":{"input_tokens":1}}}`)
+	}
+	for _, args := range [][]string{{"tapes"}, {"tapes", "--json"}, {"usage"}, {"messages", "--tape", "a"}} {
+		var both bytes.Buffer
+		env := &Env{Stdin: strings.NewReader(""), Stdout: &both, Stderr: &both, Dir: dir}
+		if code := run(context.Background(), append(args, "-n", "1"), env); code != 0 {
+			t.Fatalf("tape %s -n 1: exit %d: %s", strings.Join(args, " "), code, both.String())
+		}
+		lines := strings.Split(strings.TrimSuffix(both.String(), "\n"), "\n")
+		if last := lines[len(lines)-1]; len(lines) < 2 || !strings.HasPrefix(last, "tape: 1–1 of ") {
+			t.Errorf("tape %s -n 1 printed\n%s\nwant its rows, then the footer", strings.Join(args, " "), both.String())
+		}
 	}
 }

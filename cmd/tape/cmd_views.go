@@ -129,11 +129,19 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 		return printCount(env, len(kept))
 	}
 	page := pageOf(kept, c.page())
-	out := newJSONLines(env.Stdout)
+	if err := c.print(env, ws, page); err != nil {
+		return err
+	}
+	c.footer(env, len(page), len(kept), "tapes")
+	return nil
+}
+
+// print writes a page of tapes: JSON lines, or a table.
+func (c *TapesCmd) print(env *Env, ws *tapelog.Workspace, page []projector.Session) error {
 	if !c.JSON {
-		c.footer(env, len(page), len(kept), "tapes")
 		return printSessions(env, page)
 	}
+	out := newJSONLines(env.Stdout)
 	for _, s := range page {
 		rec := tapeRecord{Name: s.Name, Title: s.Title, CWD: s.CWD, Branch: s.Branch, Model: s.Model, First: rfc3339(s.First), Last: rfc3339(s.Last),
 			Entries: s.Entries, Anchors: s.Anchors, Forks: countForks(ws, s.Name), Source: s.Source, SessionID: s.SessionID, Parent: optional(s.Parent)}
@@ -141,7 +149,6 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 			return err
 		}
 	}
-	c.footer(env, len(page), len(kept), "tapes")
 	return nil
 }
 
