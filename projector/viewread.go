@@ -227,31 +227,13 @@ func (p *Projector) entryAt(ctx context.Context, q querier, loader *lineLoader, 
 }
 
 // callArguments picks the arguments of the idx-th call of a tool_call
-// payload: function.arguments (OpenAI), custom.input (a custom tool's),
-// else arguments or input.
+// payload (views.ParseCall).
 func callArguments(payload json.RawMessage, idx int) json.RawMessage {
-	var p struct {
-		Calls []struct {
-			Function struct {
-				Arguments json.RawMessage `json:"arguments"`
-			} `json:"function"`
-			Custom struct {
-				Input json.RawMessage `json:"input"`
-			} `json:"custom"`
-			Arguments json.RawMessage `json:"arguments"`
-			Input     json.RawMessage `json:"input"`
-		} `json:"calls"`
-	}
-	if json.Unmarshal(payload, &p) != nil || idx >= len(p.Calls) {
+	calls := views.Calls(payload)
+	if idx < 0 || idx >= len(calls) {
 		return nil
 	}
-	c := p.Calls[idx]
-	for _, a := range []json.RawMessage{c.Function.Arguments, c.Custom.Input, c.Arguments, c.Input} {
-		if len(a) > 0 {
-			return a
-		}
-	}
-	return nil
+	return views.ParseCall(calls[idx]).Arguments
 }
 
 // resultAt picks the idx-th result of a tool_result payload, or the whole

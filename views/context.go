@@ -2,6 +2,7 @@ package views
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -103,8 +104,8 @@ func Context(entries []tapelog.Entry) []Message {
 			}
 			toolCalls++
 			for i, c := range calls {
-				id, name := callIDName(c)
-				pending = append(pending, contextCall{id: id, name: name, index: i, entry: toolCalls})
+				p := ParseCall(c)
+				pending = append(pending, contextCall{id: p.ID, name: p.Name, index: i, entry: toolCalls})
 			}
 			if len(calls) > 0 {
 				msgs = append(msgs, Message{Role: "assistant", ToolCalls: calls, EntryID: e.ID})
@@ -118,8 +119,8 @@ func Context(entries []tapelog.Entry) []Message {
 	return msgs
 }
 
-// contextCall is a pending call of the context: its id and function name
-// (callIDName), and its position in its tool_call entry.
+// contextCall is a pending call of the context: its id and name
+// (ParseCall), and its position in its tool_call entry.
 type contextCall struct {
 	id, name string
 	index    int
@@ -235,19 +236,48 @@ func Results(payload json.RawMessage) ([]json.RawMessage, bool) {
 	return *p.Results, true
 }
 
-// callIDName returns the id and function name of a call: either is ""
-// when the call has no non-empty string id or function.name.
-func callIDName(call json.RawMessage) (id, name string) {
-	var c struct {
-		ID       any `json:"id"`
-		Function struct {
-			Name any `json:"name"`
-		} `json:"function"`
+// CallParts is what a call object says, in any of the shapes agents write
+// one: OpenAI's {"id", "type": "function", "function": {"name",
+// "arguments"}}, a custom tool's {"id", "custom": {"name", "input"}}, or a
+// flat {"id", "name", "arguments" or "input"}. The context and the
+// commands that show a call read calls with ParseCall; Extract reads the
+// same keys of the payload it decoded already (callRef), and FuzzExtract
+// checks that the two agree.
+type CallParts struct {
+	ID, Name string // "" when the call has no non-empty string of it
+	// Arguments are the first of function.arguments, custom.input,
+	// arguments and input that the call has, as written: OpenAI's are a
+	// JSON document in a string. nil when it has none.
+	Arguments json.RawMessage
+}
+
+// ParseCall reads a call object (an item of Calls). Its keys are read as
+// Extract reads them from the decoded payload: as they are spelled (where
+// encoding/json would fill a struct's fields whatever their case).
+func ParseCall(call json.RawMessage) CallParts {
+	top := members(call)
+	fn, custom := members(top["function"]), members(top["custom"])
+	p := CallParts{ID: stringOf(top["id"]), Name: cmp.Or(stringOf(fn["name"]), stringOf(custom["name"]), stringOf(top["name"]))}
+	for _, a := range []json.RawMessage{fn["arguments"], custom["input"], top["arguments"], top["input"]} {
+		if len(a) > 0 && p.Arguments == nil {
+			p.Arguments = a
+		}
 	}
-	_ = json.Unmarshal(call, &c) // fields of another type are left out
-	id, _ = c.ID.(string)
-	name, _ = c.Function.Name.(string)
-	return id, name
+	return p
+}
+
+// members are the members of a JSON object; none for any other value.
+func members(raw json.RawMessage) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &m)
+	return m
+}
+
+// stringOf is a JSON string's value; "" for any other value.
+func stringOf(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
 }
 
 // resultText is a result as a tool message's content: a string as it is,

@@ -110,9 +110,7 @@ func Extract(kind string, payload map[string]any, meta json.RawMessage) Facts {
 	return f
 }
 
-// callRef reads a call in the OpenAI shape ({"id", "function": {"name"}},
-// or a custom tool's {"id", "custom": {"name"}}) or a flat one ({"id",
-// "name"}).
+// callRef reads a decoded call's id and name as ParseCall reads them.
 func callRef(m map[string]any) CallRef {
 	var r CallRef
 	r.ID, _ = m["id"].(string)

@@ -158,6 +158,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add("tool_result", `{"results":["Error: x",{"is_error":true}]}`, `null`)
 	f.Add("event", `{"name":"run","data":{"usage":{"prompt_tokens":1e300}}}`, `{}`)
 	f.Add("message", `{"role":"user"}`, `{"workdir":5}`)
+	f.Add("tool_call", `{"calls":[{"id":"c1","custom":{"name":"apply_patch","input":"x"}},{"id":2,"name":"flat"},{"function":"f","name":"n"},{"function":{"name":""},"custom":{"name":"c"}},{"ID":"x","NAME":"y"}]}`, `{}`)
 	f.Add("message", `{"role":"user"}`, `{"source":{"file":"/w/workspace/x"},"branch" :"b","synthetic":true}`)
 	f.Fuzz(func(t *testing.T, kind, payload, meta string) {
 		var p map[string]any
@@ -171,6 +172,18 @@ func FuzzExtract(f *testing.F) {
 			}
 		}
 		facts := Extract(kind, p, json.RawMessage(meta))
+		if kind == "tool_call" {
+			// The calls view and the context read a call alike.
+			calls := Calls(json.RawMessage(payload))
+			if len(calls) != len(facts.Calls) {
+				t.Fatalf("%s: Extract found %d calls, Calls %d", payload, len(facts.Calls), len(calls))
+			}
+			for i, c := range calls {
+				if p := ParseCall(c); p.ID != facts.Calls[i].ID || p.Name != facts.Calls[i].Name {
+					t.Fatalf("call %s: ParseCall says %q %q, Extract %+v", c, p.ID, p.Name, facts.Calls[i])
+				}
+			}
+		}
 		enc := facts.Encode()
 		back, err := DecodeFacts(enc)
 		if err != nil || back.Encode() != enc {
@@ -186,6 +199,30 @@ func BenchmarkMetaFacts(b *testing.B) {
 	for b.Loop() {
 		if f := metaFacts(meta); f != (metaFact{}) {
 			b.Fatalf("metaFacts = %+v; want nothing", f)
+		}
+	}
+}
+
+// ParseCall reads each shape of call agents write.
+func TestParseCall(t *testing.T) {
+	tests := []struct {
+		call, id, name, args string
+	}{
+		{`{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"cmd\":\"ls\"}"}}`, "c1", "bash", `"{\"cmd\":\"ls\"}"`},
+		{`{"id":"call_P","type":"custom","custom":{"name":"apply_patch","input":"*** Begin Patch"}}`, "call_P", "apply_patch", `"*** Begin Patch"`},
+		{`{"id":"toolu_1","name":"Read","input":{"path":"a.go"}}`, "toolu_1", "Read", `{"path":"a.go"}`},
+		{`{"id":"c2","name":"grep","arguments":{"q":"x"}}`, "c2", "grep", `{"q":"x"}`},
+		// Fields of another type are left out; the others are read.
+		{`{"id":7,"function":"bash","name":"flat","arguments":null}`, "", "flat", `null`},
+		{`{"function":{"name":""},"custom":{"name":"c"}}`, "", "c", ``},
+		{`{}`, "", "", ``},
+		// Keys as they are spelled, as Extract reads them.
+		{`{"ID":"x","Name":"n","Function":{"name":"f"}}`, "", "", ``},
+	}
+	for _, tt := range tests {
+		p := ParseCall(json.RawMessage(tt.call))
+		if p.ID != tt.id || p.Name != tt.name || string(p.Arguments) != tt.args {
+			t.Errorf("ParseCall(%s) = %q %q %s; want %q %q %s", tt.call, p.ID, p.Name, p.Arguments, tt.id, tt.name, tt.args)
 		}
 	}
 }

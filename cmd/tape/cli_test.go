@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -509,5 +510,29 @@ func TestPageFooterComesAfterTheRows(t *testing.T) {
 		if last := lines[len(lines)-1]; len(lines) < 2 || !strings.HasPrefix(last, "tape: 1–1 of ") {
 			t.Errorf("tape %s -n 1 printed\n%s\nwant its rows, then the footer", strings.Join(args, " "), both.String())
 		}
+	}
+}
+
+// tape calls shows a call's name and arguments in each shape agents write
+// a call, and counts only objects as calls, as the context does: an item
+// that is no call does not shift the arguments of the calls after it.
+func TestCallsShowEveryShapeOfCall(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	mustRun(t, dir, "append", "-k", "tool_call", `{"calls":["not a call",{"id":"c1","name":"Read","input":{"path":"a.go"}},{"id":"c2","type":"custom","custom":{"name":"apply_patch","input":"*** Begin Patch"}}]}`)
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(mustRun(t, dir, "calls", "--json")), "\n") {
+		var c struct {
+			ID, Name  string
+			Arguments json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		got = append(got, c.ID+" "+c.Name+" "+string(c.Arguments))
+	}
+	slices.Sort(got)
+	want := []string{`c1 Read {"path":"a.go"}`, `c2 apply_patch "*** Begin Patch"`}
+	if !slices.Equal(got, want) {
+		t.Errorf("tape calls --json: %q; want %q", got, want)
 	}
 }

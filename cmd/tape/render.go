@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
 )
 
 // jsonLines writes values as JSON, one per line, with non-ASCII text and
@@ -189,25 +190,26 @@ func contentText(raw json.RawMessage) string {
 	return compactJSON(raw)
 }
 
-// callsText renders OpenAI tool calls as name(arguments); name(arguments).
+// callsText renders a list of tool calls as name(arguments);
+// name(arguments), whatever shape each call has (views.ParseCall); an item
+// that is no object as its JSON.
 func callsText(raw json.RawMessage) string {
-	var calls []struct {
-		Function struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
-	}
+	var calls []json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &calls) != nil {
 		return compactJSON(raw)
 	}
 	parts := make([]string, len(calls))
 	for i, c := range calls {
-		args := c.Function.Arguments
+		if c = bytes.TrimSpace(c); len(c) == 0 || c[0] != '{' {
+			parts[i] = compactJSON(c)
+			continue
+		}
+		p := views.ParseCall(c)
 		var s string
-		if json.Unmarshal(args, &s) == nil {
-			parts[i] = c.Function.Name + "(" + s + ")"
+		if json.Unmarshal(p.Arguments, &s) == nil {
+			parts[i] = p.Name + "(" + s + ")"
 		} else {
-			parts[i] = c.Function.Name + "(" + compactJSON(args) + ")"
+			parts[i] = p.Name + "(" + compactJSON(p.Arguments) + ")"
 		}
 	}
 	return strings.Join(parts, "; ")
