@@ -118,9 +118,9 @@ func tailSum(f *os.File, offset int64) (uint64, error) {
 	return h.Sum64(), nil
 }
 
-// importFiles are the files the importer writes in an anchor folder
+// importFiles are the files entries are appended to in an anchor folder
 // (log.FileForKind): a tape's mark describes them.
-var importFiles = [...]string{"events.jsonl", "messages.jsonl", "tool_calls.jsonl"}
+var importFiles = [...]string{tapelog.EventsFile, tapelog.MessagesFile, tapelog.ToolCallsFile}
 
 // tapeMark describes a tape as a writer leaves it: its last anchor folder
 // and the sizes of the files the importer writes there ("" for a tape

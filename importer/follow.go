@@ -140,7 +140,7 @@ func (f *Follower) reconcile(ctx context.Context, st *followState) {
 				continue
 			}
 			st.owner[root] = format
-			f.watchTree(st, root)
+			f.watchTree(st, root, nil) // the import below reads it whole
 			present = append(present, root)
 		}
 		if len(present) > 0 {
@@ -149,9 +149,13 @@ func (f *Follower) reconcile(ctx context.Context, st *followState) {
 	}
 }
 
-// watchTree adds a watch on dir and every folder under it.
-func (f *Follower) watchTree(st *followState, dir string) {
+// watchTree adds a watch on dir and every folder under it, and hands each
+// file in them to file, if it is not nil.
+func (f *Follower) watchTree(st *followState, dir string, file func(path string)) {
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && file != nil {
+			file(path)
+		}
 		if err != nil || !d.IsDir() || st.watched[path] {
 			return nil // unreadable: the next reconcile tries again
 		}
@@ -174,12 +178,10 @@ func (f *Follower) event(st *followState, ev fsnotify.Event) bool {
 	}
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-			f.watchTree(st, ev.Name)
-			_ = filepath.WalkDir(ev.Name, func(path string, d fs.DirEntry, err error) error {
-				if err == nil && d.Type().IsRegular() && format.IsTranscript(path) {
+			f.watchTree(st, ev.Name, func(path string) {
+				if format.IsTranscript(path) {
 					st.dirty[format] = append(st.dirty[format], path)
 				}
-				return nil
 			})
 			return true
 		}

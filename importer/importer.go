@@ -95,17 +95,15 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 		return nil, err
 	}
 	defer r.close()
+	synced := func() error { return nil }
 	if im.DeferSyncs {
 		// One sync at the end, not five for each new tape; the
 		// checkpoints are saved after a sync, so they never claim more
 		// than a crash leaves.
-		synced := im.ws.DeferSyncs()
-		all, err := r.pipeline(ctx, files)
-		err = errors.Join(err, synced())
-		return all, errors.Join(err, r.save())
+		synced = im.ws.DeferSyncs()
 	}
 	all, err := r.pipeline(ctx, files)
-	return all, errors.Join(err, r.save())
+	return all, errors.Join(err, synced(), r.save()) // in this order
 }
 
 // pipeline imports files in order. This goroutine prepares each file
