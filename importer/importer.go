@@ -437,7 +437,7 @@ type fileRun struct {
 func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*fileRun, error) {
 	fr := &fileRun{r: r, path: path, f: f}
 	resume := false
-	if old != nil && old.Offset <= id.size && (old.Ino == id.ino) {
+	if old != nil && old.Offset <= id.size && old.Ino == id.ino {
 		ok, err := r.trusts(old)
 		if err != nil {
 			return nil, err

@@ -135,9 +135,8 @@ func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error
 		w.ids[name] = map[string]bool{}
 		return w.ids[name], nil
 	}
-	if err := w.flushTape(ctx, name); err != nil {
-		return nil, err
-	}
+	// Nothing of this transcript is pending for the tape yet: add asks
+	// for its ids before it adds an entry.
 	t, err := w.tape(name)
 	if err != nil {
 		return nil, err
