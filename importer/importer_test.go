@@ -16,6 +16,8 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views/calls"
+	"github.com/tape-dev/tape/views/usage"
 )
 
 // fixture is a transcript of testdata/import and the format it is in.
@@ -149,18 +151,18 @@ func (b *bench) answers() string {
 		b.t.Fatal(err)
 	}
 	var out strings.Builder
-	calls, _, _, err := ix.Calls(ctx, projector.CallFilter{})
+	listed, _, _, err := calls.List(ctx, ix, calls.Filter{})
 	if err != nil {
 		b.t.Fatal(err)
 	}
 	var lines []string
-	for _, c := range calls {
+	for _, c := range listed {
 		lines = append(lines, fmt.Sprintf("call %s %s %s %s %s", c.Tape, c.ID, c.Name, c.Status, c.Result))
 	}
 	slices.Sort(lines)
 	out.WriteString(strings.Join(lines, "\n") + "\n")
 	for _, by := range []string{"tape", "model", "day"} {
-		rows, _, err := ix.Usage(ctx, projector.UsageFilter{By: by})
+		rows, _, err := usage.Sum(ctx, ix, usage.Filter{By: by})
 		if err != nil {
 			b.t.Fatal(err)
 		}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tape-dev/tape/internal/stmts"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
 )
 
 // applier writes ops into the index inside one transaction. It runs in the
@@ -18,31 +20,21 @@ import (
 // terms to disk, and flushing once per file instead of once per pass made
 // rebuilds twice as slow. File ids are handed out here for the same reason.
 type applier struct {
-	tx        *sql.Tx
-	stmts     map[string]*sql.Stmt
-	ids       map[fileKey]int64      // files.id of the files seen in this pass
-	isNew     map[fileKey]bool       // files given an id in this pass, with no row yet
-	pending   map[fileKey]checkpoint // checkpoints to write at the end
-	nextID    int64
-	stats     *Stats
-	dirty     map[string]viewKey // per tape, where its tool entries may have changed from (views.go)
-	usageIDs  map[string]bool    // usage ids of the runs the pass added or removed (refreshCounted)
-	foldChunk int                // tool entries the calls fold reads at a time
-	build     *ftsBuild          // where search rows go, if not to entries_fts (ftsbuild.go)
-	unfolded  int                // tool entries applied since the calls were last folded (settleViews)
+	tx      *sql.Tx
+	stmts   *stmts.Cache
+	ids     map[fileKey]int64      // files.id of the files seen in this pass
+	isNew   map[fileKey]bool       // files given an id in this pass, with no row yet
+	pending map[fileKey]checkpoint // checkpoints to write at the end
+	nextID  int64
+	stats   *Stats
+	views   viewPasses // told of every change to the entries (views.go)
+	build   *ftsBuild  // where search rows go, if not to entries_fts (ftsbuild.go)
 }
 
 // The statements an applier runs, by name.
 var applyStatements = map[string]string{
 	"insertEntry": `INSERT INTO entries (tape, id, kind, anchor_seq, folder, file, file_id, line, offset, length, date, eff_time, time_ns, facts)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	"insertRun": `INSERT INTO runs (entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens,
-		cache_creation_tokens, cache_read_tokens, total_tokens, usage_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	"insertCall": `INSERT INTO calls (tape, anchor_seq, folder, eff_time, file, line, idx, entry, call_id, name, status, called_ns, answered_ns, result_entry, result_idx)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	"insertOrphan": `INSERT INTO orphan_results (tape, anchor_seq, folder, eff_time, file, line, idx, entry, call_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insertText": `INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`,
 	"insertBad":  `INSERT OR REPLACE INTO bad_lines (tape, folder, file, line, offset, reason) VALUES (?, ?, ?, ?, ?, ?)`,
 	"insertFile": `INSERT INTO files (id, tape, folder, name, dev, ino, size, mtime_ns, offset, line, eff_time, fingerprint)
@@ -55,25 +47,15 @@ var applyStatements = map[string]string{
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 }
 
-func newApplier(tx *sql.Tx, stats *Stats) *applier {
-	a := &applier{tx: tx, stmts: make(map[string]*sql.Stmt), ids: make(map[fileKey]int64),
-		isNew: make(map[fileKey]bool), pending: make(map[fileKey]checkpoint), stats: stats, dirty: make(map[string]viewKey), usageIDs: make(map[string]bool), foldChunk: defaultFoldChunk}
-	return a
+func newApplier(tx *sql.Tx, stats *Stats, tables []views.Table) *applier {
+	return &applier{tx: tx, stmts: stmts.New(tx, applyStatements), ids: make(map[fileKey]int64),
+		isNew: make(map[fileKey]bool), pending: make(map[fileKey]checkpoint), stats: stats, views: beginViews(tables, tx)}
 }
 
 // execStmt runs one of applyStatements, prepared the first time the pass
-// needs it: a pass that finds nothing new prepares none (13 statements
-// were 2% of a no-change catch-up).
+// needs it.
 func (a *applier) execStmt(ctx context.Context, name string, args ...any) (sql.Result, error) {
-	stmt, ok := a.stmts[name]
-	if !ok {
-		var err error
-		if stmt, err = a.tx.PrepareContext(ctx, applyStatements[name]); err != nil {
-			return nil, fmt.Errorf("prepare %s: %w", name, err)
-		}
-		a.stmts[name] = stmt
-	}
-	return stmt.ExecContext(ctx, args...)
+	return a.stmts.Exec(ctx, name, args...)
 }
 
 func (a *applier) exec(ctx context.Context, q string, args ...any) (int64, error) {
@@ -85,16 +67,13 @@ func (a *applier) exec(ctx context.Context, q string, args ...any) (int64, error
 }
 
 // deleteEntries removes the entries that where selects (a condition on
-// entries), their search rows and their runs rows. The caller notes where
-// the calls may have changed (touch).
+// entries), their search rows and what the views keep of each. The caller
+// tells the views where the tape changed (views.Pass.Changed).
 func (a *applier) deleteEntries(ctx context.Context, where string, args ...any) error {
 	if err := a.deleteText(ctx, where, args...); err != nil {
 		return err
 	}
-	if err := a.touchUsage(ctx, `SELECT usage_id FROM runs WHERE usage_id IS NOT NULL AND entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
-		return err
-	}
-	if _, err := a.exec(ctx, `DELETE FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
+	if err := a.views.removing(ctx, where, args...); err != nil {
 		return err
 	}
 	n, err := a.exec(ctx, `DELETE FROM entries WHERE `+where, args...)
@@ -134,26 +113,19 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		if err := a.deleteEntries(ctx, "tape = ?", k.tape); err != nil {
 			return err
 		}
-		if _, err := a.exec(ctx, `DELETE FROM calls WHERE tape = ?`, k.tape); err != nil {
-			return err
-		}
-		if _, err := a.exec(ctx, `DELETE FROM call_counts WHERE tape = ?`, k.tape); err != nil {
-			return err
-		}
-		if _, err := a.exec(ctx, `DELETE FROM orphan_results WHERE tape = ?`, k.tape); err != nil {
+		if err := a.views.dropTape(ctx, k.tape); err != nil {
 			return err
 		}
 		if _, err := a.exec(ctx, `DELETE FROM tape_listings WHERE tape = ?`, k.tape); err != nil {
 			return err
 		}
-		delete(a.dirty, k.tape)
 		return a.dropWhere(ctx, "tape = ?", k.tape)
 	case opDropFolder:
 		seq, _, _ := tapelog.ParseFolderName(k.folder)
 		if err := a.deleteEntries(ctx, "tape = ? AND anchor_seq = ? AND folder = ?", k.tape, seq, k.folder); err != nil {
 			return err
 		}
-		a.touch(k.tape, folderStart(seq, k.folder))
+		a.views.changed(k.tape, views.FolderStart(seq, k.folder))
 		return a.dropWhere(ctx, "tape = ? AND folder = ?", k.tape, k.folder)
 	case opAnchor:
 		return a.putAnchor(ctx, k, o.anchor)
@@ -191,8 +163,8 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		if _, err := a.execStmt(ctx, "folderSig", o.sig, k.tape, k.folder); err != nil {
 			return err
 		}
-		if a.build != nil && a.unfolded >= settleEvery {
-			return a.settleViews(ctx)
+		if a.build != nil && a.views.backlog() >= settleEvery {
+			return a.views.settle(ctx)
 		}
 		return nil
 	case opFolderListed:
@@ -271,7 +243,7 @@ func (a *applier) resetFile(ctx context.Context, k fileKey) error {
 		return err
 	}
 	seq, _, _ := tapelog.ParseFolderName(k.folder)
-	a.touch(k.tape, folderStart(seq, k.folder))
+	a.views.changed(k.tape, views.FolderStart(seq, k.folder))
 	return a.deleteEntries(ctx, "file_id = ?", id)
 }
 
@@ -340,14 +312,9 @@ func (a *applier) insertEntry(ctx context.Context, tape, folder, file string, fi
 	if err != nil {
 		return err
 	}
-	if isToolKind(r.kind) {
-		a.touch(tape, viewKey{seq: r.seq, folder: folder, eff: r.effTime, file: file, line: r.line})
-		a.unfolded++
-	}
-	if r.facts.Run != nil {
-		if err := a.insertRun(ctx, rowid, tape, folder, r, timeNS); err != nil {
-			return err
-		}
+	if err := a.views.added(ctx, views.Added{Rowid: rowid, Tape: tape, ID: r.id, Kind: r.kind, TimeNS: timeNS, Facts: r.facts,
+		Place: views.Place{Seq: r.seq, Folder: folder, Eff: r.effTime, File: file, Line: r.line}}); err != nil {
+		return err
 	}
 	if a.build != nil {
 		err = a.build.add(ctx, rowid, r.text)
@@ -391,7 +358,7 @@ func (a *applier) finish(ctx context.Context) error {
 			return fmt.Errorf("save checkpoint of %s/%s/%s: %w", k.tape, k.folder, k.name, err)
 		}
 	}
-	return a.refreshViews(ctx)
+	return a.views.settle(ctx)
 }
 
 // sqlTx is what a pass needs of a transaction.

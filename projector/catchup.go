@@ -220,7 +220,7 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 		}
 	}
 	if full {
-		if err := clearAll(ctx, tx); err != nil {
+		if err := p.clearAll(ctx, tx); err != nil {
 			return err
 		}
 	}
@@ -273,10 +273,7 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 	// On an error, cancel the walker and drain ops until it closes them:
 	// every send of the walker, and every wait of its prefetch, also
 	// watches ctx, so it stops soon.
-	a := newApplier(tx, stats)
-	if p.foldChunk > 0 {
-		a.foldChunk = p.foldChunk
-	}
+	a := newApplier(tx, stats, p.viewTables())
 	a.build = build
 	for o := range ops {
 		stats.ops++
@@ -317,13 +314,16 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 	return nil
 }
 
-func clearAll(ctx context.Context, tx sqlTx) error {
-	for _, q := range []string{
-		`INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')`,
-		`DELETE FROM entries`, `DELETE FROM files`, `DELETE FROM anchors`, `DELETE FROM bad_lines`,
-		`DELETE FROM calls`, `DELETE FROM call_counts`, `DELETE FROM orphan_results`, `DELETE FROM runs`, `DELETE FROM state_record`, `DELETE FROM tape_listings`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
+// clearAll empties every table but meta, for a rebuild.
+func (p *Projector) clearAll(ctx context.Context, tx sqlTx) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')`); err != nil {
+		return fmt.Errorf("clear index: %w", err)
+	}
+	for _, t := range p.allTables() {
+		if t == "entries_fts" || t == "meta" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
 			return fmt.Errorf("clear index: %w", err)
 		}
 	}

@@ -311,12 +311,12 @@ func (p *Projector) createSchema(ctx context.Context) error {
 			return fmt.Errorf("drop %s: %w", v, err)
 		}
 	}
-	for _, t := range tables {
+	for _, t := range p.allTables() {
 		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
 			return fmt.Errorf("drop %s: %w", t, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
+	if _, err := tx.ExecContext(ctx, schema+viewSchema(p.viewTables())); err != nil {
 		return fmt.Errorf("create index: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {

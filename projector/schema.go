@@ -1,8 +1,9 @@
 package projector
 
-// SchemaVersion is the version of the index's tables and of the forms of
-// the values in them (a folder's files_sig, for one). An index.db of
-// another version is rebuilt from the files, in place.
+// SchemaVersion is the version of the index's tables, the views' among
+// them (views.go), and of the forms of the values in them (a folder's
+// files_sig, for one). An index.db of another version is rebuilt from the
+// files, in place.
 const SchemaVersion = 14
 
 // schema creates the index. Nothing in it is a fact: every row is derived
@@ -102,81 +103,6 @@ CREATE TABLE entries (
 );
 CREATE INDEX entries_order ON entries (tape, anchor_seq, folder, eff_time, file, line);
 CREATE INDEX entries_file ON entries (file_id);
--- The entries the tool-call view folds, in tape order: only they pay for it.
-CREATE INDEX entries_tools ON entries (tape, anchor_seq, folder, eff_time, file, line)
-	WHERE kind IN ('tool_call', 'tool_result', 'error');
-
--- The tool-call lifecycle (views/calls.go): one row per call, keyed by its
--- tool_call entry's place in tape order and its position there, computed
--- again from the first change of each pass (views.go).
-CREATE TABLE calls (
-	tape         TEXT NOT NULL,
-	anchor_seq   INTEGER NOT NULL,
-	folder       TEXT NOT NULL,
-	eff_time     INTEGER NOT NULL,
-	file         TEXT NOT NULL,
-	line         INTEGER NOT NULL,
-	idx          INTEGER NOT NULL,
-	entry        INTEGER NOT NULL, -- entries.rowid of the tool_call entry
-	call_id      TEXT NOT NULL,
-	name         TEXT NOT NULL,
-	status       TEXT NOT NULL,    -- pending, completed, failed
-	called_ns    INTEGER,
-	answered_ns  INTEGER,
-	result_entry INTEGER,          -- entries.rowid of the tool_result or error entry
-	result_idx   INTEGER,          -- position of the result in it; -1 for an error entry
-	PRIMARY KEY (tape, anchor_seq, folder, eff_time, file, line, idx)
-) WITHOUT ROWID;
--- Lists of calls run newest first (tape DESC too, so one index direction
--- serves them): by status through this index, all of them through the key.
-CREATE INDEX calls_status ON calls (status, tape, anchor_seq, folder, eff_time, file, line, idx);
-
--- Tool results whose call id no pending call has (views/pairing.go): they
--- answer nothing, and are reported. Keyed by the tool_result entry's place
--- and the result's position there; folded with calls.
-CREATE TABLE orphan_results (
-	tape         TEXT NOT NULL,
-	anchor_seq   INTEGER NOT NULL,
-	folder       TEXT NOT NULL,
-	eff_time     INTEGER NOT NULL,
-	file         TEXT NOT NULL,
-	line         INTEGER NOT NULL,
-	idx          INTEGER NOT NULL,
-	entry        INTEGER NOT NULL, -- entries.rowid of the tool_result entry
-	call_id      TEXT NOT NULL,
-	PRIMARY KEY (tape, anchor_seq, folder, eff_time, file, line, idx)
-) WITHOUT ROWID;
-
--- How many calls of each status a tape has, kept with calls: counting 150k
--- pending calls took 15 ms, the whole budget of a list's total.
-CREATE TABLE call_counts (
-	tape   TEXT NOT NULL,
-	status TEXT NOT NULL,
-	n      INTEGER NOT NULL,
-	PRIMARY KEY (tape, status)
-) WITHOUT ROWID;
-
--- Run events and their token usage: one row per event, with its entry.
-CREATE TABLE runs (
-	entry         INTEGER PRIMARY KEY, -- entries.rowid
-	tape          TEXT NOT NULL,
-	anchor_seq    INTEGER NOT NULL,
-	folder        TEXT NOT NULL,
-	time_ns       INTEGER,
-	status        TEXT NOT NULL,
-	model         TEXT NOT NULL,
-	has_usage     INTEGER NOT NULL,
-	input_tokens  INTEGER NOT NULL,
-	output_tokens INTEGER NOT NULL,
-	cache_creation_tokens INTEGER NOT NULL,
-	cache_read_tokens     INTEGER NOT NULL,
-	total_tokens  INTEGER NOT NULL,
-	usage_id      TEXT,    -- runs that share one count once (views.Run.UsageID); NULL for none
-	counted       INTEGER NOT NULL DEFAULT 1 -- 0 for a run whose usage_id another run counts (views.go)
-);
-CREATE INDEX runs_tape ON runs (tape, anchor_seq, folder);
-CREATE INDEX runs_usage ON runs (usage_id) WHERE usage_id IS NOT NULL;
-
 CREATE TABLE bad_lines (
 	tape   TEXT NOT NULL,
 	folder TEXT NOT NULL,
@@ -205,12 +131,15 @@ CREATE VIRTUAL TABLE entries_fts USING fts5 (
 );
 `
 
-// tables lists what schema creates, for dropping an index of another version.
-var tables = []string{"state_record", "tape_listings", "entries_fts", "runs", "call_counts", "orphan_results", "calls", "bad_lines", "entries", "files", "anchors", "meta"}
+// tables lists what schema creates, for dropping an index of another
+// version and emptying it for a rebuild (with the views' tables,
+// Projector.viewTables).
+var tables = []string{"state_record", "tape_listings", "entries_fts", "bad_lines", "entries", "files", "anchors", "meta"}
 
 // sqlViews lists the SQL views schema creates.
 var sqlViews = []string{"tapes"}
 
-// Schema returns the statements that create the index, for tools that
-// load the same rows elsewhere (tape-bench's native SQLite baseline).
-func Schema() string { return schema }
+// Schema returns the statements that create the index, the views' tables
+// too, for tools that load the same rows elsewhere (tape-bench's native
+// SQLite baseline).
+func Schema() string { return schema + viewSchema((&Projector{}).viewTables()) }

@@ -6,11 +6,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	tapelog "github.com/tape-dev/tape/log"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // checkStateRecord checks the two promises of the state record after a

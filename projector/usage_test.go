@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views/usage"
 )
 
 // Runs that share a usage id, on any tape, count once, the one with the
@@ -32,7 +33,7 @@ func TestUsageCountsEachUsageIDOnce(t *testing.T) {
 	p := openProjector(t, ws)
 	total := func() (int64, int) {
 		catchUp(t, p)
-		rows, _, err := p.Usage(ctx, UsageFilter{By: "model"})
+		rows, _, err := usage.Sum(ctx, p, usage.Filter{By: "model"})
 		if err != nil || len(rows) != 1 {
 			t.Fatalf("usage: %+v, %v", rows, err)
 		}

@@ -87,7 +87,7 @@ func Context(entries []tapelog.Entry) []Message {
 			continue
 		}
 		prevTool := lastTool
-		if isToolKind(e.Kind) {
+		if IsToolKind(e.Kind) {
 			lastTool = e.Kind
 		}
 		switch e.Kind {
@@ -139,11 +139,11 @@ func toolMessages(e tapelog.Entry, pending []contextCall, latest int) ([]Message
 		_ = json.Unmarshal(r, &v) // an item that does not decode has no id
 		refs[i] = resultRef(v)
 	}
-	pend := make([]pendingRef, len(pending))
+	pend := make([]PendingRef, len(pending))
 	for j, c := range pending {
-		pend[j] = pendingRef{id: c.id, index: c.index, latest: c.entry == latest}
+		pend[j] = PendingRef{ID: c.id, Index: c.index, Latest: c.entry == latest}
 	}
-	answers, _, ends := match(pend, refs)
+	answers, _, ends := Match(pend, refs)
 	var msgs []Message
 	answered := make([]bool, len(pending))
 	for i, r := range results {

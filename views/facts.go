@@ -49,6 +49,26 @@ type Run struct {
 	CacheRead     int64  `json:"cache_read,omitempty"`
 	Total         int64  `json:"total,omitempty"`
 	UsageID       string `json:"usage_id,omitempty"`
+
+	// Which counts the event gave itself, where the others are 0 and
+	// Total may be a sum: set by Extract and ParseRun from a payload, and
+	// not kept with the facts in the index (tape info shows a count the
+	// event did not give as null).
+	GivenIn, GivenOut, GivenTotal bool `json:"-"`
+}
+
+// ParseRun reads a run event's payload as Extract reads it, for one who
+// has the payload and not its facts (tape info); nil when the payload is
+// not a run event.
+func ParseRun(payload json.RawMessage) *Run {
+	var p map[string]any
+	if json.Unmarshal(payload, &p) != nil {
+		return nil
+	}
+	if name, _ := p["name"].(string); name != "run" {
+		return nil
+	}
+	return extractRun(p["data"])
 }
 
 // IsZero reports whether f feeds no view.
@@ -182,6 +202,7 @@ func extractRun(data any) *Run {
 	}
 	r.Usage = okIn || okOut || okTotal || okCC || okCR
 	r.In, r.Out, r.CacheCreation, r.CacheRead, r.Total = in, out, cc, cr, total
+	r.GivenIn, r.GivenOut, r.GivenTotal = okIn, okOut, okTotal
 	return r
 }
 

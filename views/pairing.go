@@ -87,21 +87,21 @@ func resultCallID(m map[string]any) string {
 	return ""
 }
 
-// pendingRef is what pairing needs of a pending call: its id, its
+// PendingRef is what pairing needs of a pending call: its id, its
 // position in its tool_call entry, and whether that entry is the latest
 // tool_call.
-type pendingRef struct {
-	id     string
-	index  int
-	latest bool
+type PendingRef struct {
+	ID     string
+	Index  int
+	Latest bool
 }
 
-// match pairs the results of one tool_result entry with the pending calls.
+// Match pairs the results of one tool_result entry with the pending calls.
 // answers[i] is the position in pending of the call result i answers, or
 // -1; orphan[i] says result i carries an id that no pending call has.
 // Each pending call is answered at most once. ends says the entry ends the
 // wait of every pending call it did not answer.
-func match(pending []pendingRef, results []ResultRef) (answers []int, orphan []bool, ends bool) {
+func Match(pending []PendingRef, results []ResultRef) (answers []int, orphan []bool, ends bool) {
 	answers = make([]int, len(results))
 	orphan = make([]bool, len(results))
 	taken := make([]bool, len(pending))
@@ -112,7 +112,7 @@ func match(pending []pendingRef, results []ResultRef) (answers []int, orphan []b
 			ends = true
 			// By position: the call at i of the latest tool_call entry.
 			for j, p := range pending {
-				if p.latest && p.index == i && !taken[j] {
+				if p.Latest && p.Index == i && !taken[j] {
 					answers[i], taken[j] = j, true
 					break
 				}
@@ -120,7 +120,7 @@ func match(pending []pendingRef, results []ResultRef) (answers []int, orphan []b
 			continue
 		}
 		for j, p := range pending {
-			if !taken[j] && p.id == r.CallID {
+			if !taken[j] && p.ID == r.CallID {
 				answers[i], taken[j] = j, true
 				break
 			}
@@ -142,3 +142,14 @@ type Orphan struct {
 func isErrorText(s string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(s)), "error:")
 }
+
+// IsToolKind reports whether entries of a kind feed the fold.
+func IsToolKind(kind string) bool {
+	return kind == "tool_call" || kind == "tool_result" || kind == "error"
+}
+
+// RestartsFold reports whether a fold that starts afresh at a tool_call
+// entry gives the same calls from there on as a fold of the whole tape: it
+// does unless the tool entry before it is a tool_call too, whose pending
+// calls it would join. prev is that entry's kind, "" for none.
+func RestartsFold(prev string) bool { return prev != "tool_call" }

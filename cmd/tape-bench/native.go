@@ -14,7 +14,7 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
-	"github.com/tape-dev/tape/views"
+	"github.com/tape-dev/tape/views/calls"
 )
 
 // native measures the baseline of the rebuild: native C SQLite, through
@@ -146,8 +146,8 @@ func dumpCalls(ws *tapelog.Workspace, tapes []string, out string) error {
 	for _, name := range tapes {
 		t, _ := ws.Tape(name)
 		places := map[int64]tapelog.Position{}
-		var fold views.CallFold
-		var calls []views.Call
+		var fold calls.CallFold
+		var settled []calls.Call
 		var ref int64
 		for e, err := range t.All(context.Background()) {
 			if err != nil {
@@ -163,10 +163,10 @@ func dumpCalls(ws *tapelog.Workspace, tapes []string, out string) error {
 				ns := e.Pos.Time.UnixNano()
 				at = &ns
 			}
-			calls = append(calls, fold.Add(views.ToolEntry{Ref: ref, Kind: e.Kind, Time: at, Facts: projector.EntryFacts(e)})...)
+			settled = append(settled, fold.Add(calls.ToolEntry{Ref: ref, Kind: e.Kind, Time: at, Facts: projector.EntryFacts(e)})...)
 		}
-		calls = append(calls, fold.Flush()...)
-		for _, c := range calls {
+		settled = append(settled, fold.Flush()...)
+		for _, c := range settled {
 			call := places[c.Entry]
 			var result any
 			if c.ResultEntry != 0 {

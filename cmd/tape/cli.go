@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -161,10 +160,6 @@ func requireTape(ws *tapelog.Workspace, t *tapelog.Tape) error {
 	return fmt.Errorf("%w %q in %s (tapes: %s); pick one with --tape, or append to create it", errNoTape, t.Name(), ws.Dir(), list)
 }
 
-// catchupWait is how long a read command waits for another process that is
-// writing the index before it reads the index as it stands.
-const catchupWait = 10 * time.Second
-
 // index opens the workspace's index and, unless --no-catchup, brings it up
 // to date with the files, so what a read command prints is what is on disk.
 func (g *Globals) index(env *Env, ws *tapelog.Workspace) (*projector.Projector, error) {
@@ -182,97 +177,49 @@ func (g *Globals) index(env *Env, ws *tapelog.Workspace) (*projector.Projector, 
 	return ix, nil
 }
 
-// openSearchable is openIndexed for a command that can run its query
-// beside its own catch-up (searchBeside): pending reports that the index
-// still has to catch up, when no watcher did it and it is not new.
-func (g *Globals) openSearchable(env *Env, mustExist bool) (t *tapelog.Tape, ix *projector.Projector, pending bool, close func(), err error) {
+// openSearchable is openTape with the index open but not yet made fresh:
+// the command reads it through readFresh, which can run its query beside
+// the catch-up.
+func (g *Globals) openSearchable(env *Env, mustExist bool) (t *tapelog.Tape, ix *projector.Projector, close func(), err error) {
 	ws, t, err := g.openTape(env, mustExist)
 	if err != nil {
-		return nil, nil, false, nil, err
+		return nil, nil, nil, err
 	}
 	if ix, err = projector.Open(env.Context(), ws); err != nil {
 		ws.Close()
-		return nil, nil, false, nil, err
+		return nil, nil, nil, err
 	}
-	close = func() { ix.Close(); t.Close(); ws.Close() }
-	switch {
-	case g.NoCatchup && !ix.Fresh:
-	case ix.Fresh:
-		err = catchUp(env, ix)
-	default:
-		var synced bool
-		synced, err = ix.SyncWatcher(env.Context(), projector.SyncTimeout)
-		pending = err == nil && !synced
-	}
-	if err != nil {
-		close()
-		return nil, nil, false, nil, err
-	}
-	return t, ix, pending, close, nil
+	return t, ix, func() { ix.Close(); t.Close(); ws.Close() }, nil
 }
 
-// searchBeside runs find beside a catch-up of the index and keeps what it
-// found if no connection changed the index from before find to after the
-// catch-up (the catch-up, or a watcher or another reader that caught up
-// meanwhile); otherwise it runs find again. A search at 1M entries with no
-// watcher spent half its time catching up before it could start. The
-// catch-up first compares the files with the state record, read here
-// before find; it opens a connection of its own only if they changed.
-func searchBeside[T any](env *Env, ix *projector.Projector, find func() (T, error)) (T, error) {
-	ctx := env.Context()
-	before, err := ix.DataVersion(ctx)
-	if err != nil {
-		var none T
-		return none, err
+// readFresh runs read on the index as projector.ReadFresh makes it fresh
+// (beside the catch-up, when that is faster), or as it stands with
+// --no-catchup on an index that is not new.
+func readFresh[T any](env *Env, g *Globals, ix *projector.Projector, read func() (T, error)) (T, error) {
+	if g.NoCatchup && !ix.Fresh {
+		return read()
 	}
-	rec := ix.ReadStateRecord(ctx) // what the catch-up compares the files with first
 	ix.Holder = "tape catch-up"
-	done := make(chan error, 1)
-	go func() {
-		_, err := ix.CatchUpBeside(ctx, catchupWait, rec)
-		done <- err
-	}()
-	found, findErr := find()
-	caughtUp := <-done
-	switch {
-	case errors.Is(caughtUp, projector.ErrLocked):
-		fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", caughtUp)
-		return found, findErr
-	case errors.Is(caughtUp, projector.ErrReplaced):
-		if err := catchUp(env, ix); err != nil {
-			return found, err
-		}
-		return find()
-	case caughtUp != nil:
-		return found, caughtUp
-	}
-	after, err := ix.DataVersion(ctx)
-	if err != nil || after != before {
-		return find()
-	}
-	return found, findErr
+	return projector.ReadFresh(env.Context(), ix, reading(env, ix), read)
 }
 
-// catchUp brings an open index up to date with the files: through a
-// running watcher if there is one, else by itself.
+// catchUp makes an open index fresh (projector.Freshen): what a read
+// command does before it reads.
 func catchUp(env *Env, ix *projector.Projector) error {
-	if !ix.Fresh {
-		// A running `tape watch` can say in a millisecond what a catch-up
-		// finds out with a stat of every file.
-		synced, err := ix.SyncWatcher(env.Context(), projector.SyncTimeout)
-		if err != nil || synced {
-			return err
-		}
-	}
 	ix.Holder = "tape catch-up"
-	hide := showIndexProgress(env, ix, "indexing") // a first build of a large workspace takes a while
-	_, err := ix.CatchUpWait(env.Context(), catchupWait)
-	hide()
-	if errors.Is(err, projector.ErrLocked) {
+	r := reading(env, ix)
+	hide := showIndexProgress(env, &r, "indexing")
+	defer hide()
+	return ix.Freshen(env.Context(), r)
+}
+
+// reading is how the CLI's reads make the index fresh: another process
+// that holds the index too long is a warning, and the index is read as it
+// stands.
+func reading(env *Env, ix *projector.Projector) projector.Reading {
+	return projector.Reading{Stale: func(err error) {
 		fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", err)
-		return nil
-	}
-	return err
+	}}
 }
 
 // run parses args, runs the command and returns the exit status.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -406,7 +405,7 @@ func TestSearchBesideCatchUp(t *testing.T) {
 	}
 }
 
-// searchBeside keeps its first answer only if no connection changed the
+// projector.ReadFresh, which a search runs beside its catch-up, keeps its first answer only if no connection changed the
 // index meanwhile: here another process's catch-up (a watcher's, say)
 // commits a new line after the query read the index, and the catch-up
 // beside it then finds nothing new.
@@ -440,14 +439,13 @@ func TestSearchBesideSeesOtherWriters(t *testing.T) {
 		}
 		return hits, err
 	}
-	env := &Env{Stdout: io.Discard, Stderr: io.Discard, ctx: ctx}
-	hits, err := searchBeside(env, ix, find)
+	hits, err := projector.ReadFresh(ctx, ix, projector.Reading{}, find)
 	if err != nil || len(hits) != 2 || calls != 2 {
-		t.Fatalf("searchBeside: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
+		t.Fatalf("ReadFresh: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
 	}
 }
 
-// searchBeside keeps the answer of its one query when the catch-up beside
+// projector.ReadFresh keeps the answer of its one query when the catch-up beside
 // it finds nothing to write (the folders are settled, so not even their
 // listing is written), and queries again, after a catch-up the usual way,
 // when index.db was deleted after the process opened it.
@@ -476,9 +474,8 @@ func TestSearchBesideKeepsItsAnswer(t *testing.T) {
 		calls++
 		return ix.Search(ctx, projector.SearchQuery{Text: "delta"})
 	}
-	env := &Env{Stdout: io.Discard, Stderr: io.Discard, ctx: ctx}
-	if hits, err := searchBeside(env, ix, find); err != nil || len(hits) != 1 || calls != 1 {
-		t.Fatalf("searchBeside with nothing new: %d hits after %d queries, %v; want 1 hit after 1", len(hits), calls, err)
+	if hits, err := projector.ReadFresh(ctx, ix, projector.Reading{}, find); err != nil || len(hits) != 1 || calls != 1 {
+		t.Fatalf("ReadFresh with nothing new: %d hits after %d queries, %v; want 1 hit after 1", len(hits), calls, err)
 	}
 
 	for _, f := range []string{"index.db", "index.db-wal", "index.db-shm"} {
@@ -486,8 +483,8 @@ func TestSearchBesideKeepsItsAnswer(t *testing.T) {
 	}
 	appendBytes(t, filepath.Join(firstFolder(t, dir), "messages.jsonl"), `{"kind":"message","payload":{"content":"delta two"}}`+"\n")
 	calls = 0
-	if hits, err := searchBeside(env, ix, find); err != nil || len(hits) != 2 || calls != 2 {
-		t.Fatalf("searchBeside after index.db was deleted: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
+	if hits, err := projector.ReadFresh(ctx, ix, projector.Reading{}, find); err != nil || len(hits) != 2 || calls != 2 {
+		t.Fatalf("ReadFresh after index.db was deleted: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
 	}
 }
 

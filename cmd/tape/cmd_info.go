@@ -1,12 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views"
+	"github.com/tape-dev/tape/views/usage"
 )
 
 // InfoCmd is `tape info`.
@@ -158,52 +159,29 @@ func (u *usageRecord) String() string {
 // lastUsage finds the usage of the tape's latest "run" event that has one,
 // through the index's runs table (kept with the entries).
 func lastUsage(env *Env, ix *projector.Projector, tape string) (*usageRecord, error) {
-	e, ok, err := ix.LastRun(env.Context(), tape)
+	e, ok, err := usage.Last(env.Context(), ix, tape)
 	if err != nil || !ok {
 		return nil, err
 	}
 	return runUsage(e), nil
 }
 
-// runUsage reads the usage of a "run" event as Bub writes it, in the
-// OpenAI (prompt_tokens, completion_tokens) or the Anthropic (input_tokens,
-// output_tokens) spelling; nil if e is not one or has no usage.
+// runUsage is the usage of a "run" event as tape usage counts it
+// (views.ParseRun, the one reading of a run event): a count the event
+// did not give is null, and the total, when the event gave none, is the
+// sum tape usage sums. nil if e is not a run event or has no usage.
 func runUsage(e tapelog.Entry) *usageRecord {
-	var p struct {
-		Name string `json:"name"`
-		Data struct {
-			Status string                     `json:"status"`
-			Model  string                     `json:"model"`
-			Usage  map[string]json.RawMessage `json:"usage"`
-		} `json:"data"`
-	}
-	if json.Unmarshal(e.Payload, &p) != nil || p.Name != "run" || len(p.Data.Usage) == 0 {
+	run := views.ParseRun(e.Payload)
+	if run == nil || !run.Usage {
 		return nil
 	}
-	count := func(keys ...string) *int64 {
-		for _, k := range keys {
-			var n json.Number
-			if json.Unmarshal(p.Data.Usage[k], &n) != nil {
-				continue
-			}
-			if v, err := n.Int64(); err == nil {
-				return &v
-			}
-			if f, err := n.Float64(); err == nil {
-				v := int64(f)
-				return &v
-			}
+	given := func(n int64, ok bool) *int64 {
+		if !ok {
+			return nil
 		}
-		return nil
+		return &n
 	}
-	u := &usageRecord{InputTokens: count("input_tokens", "prompt_tokens"), OutputTokens: count("output_tokens", "completion_tokens"),
-		TotalTokens: count("total_tokens"), Model: p.Data.Model, Status: p.Data.Status, Date: e.Date, ID: e.ID}
-	if u.InputTokens == nil && u.OutputTokens == nil && u.TotalTokens == nil {
-		return nil
-	}
-	if u.TotalTokens == nil && u.InputTokens != nil && u.OutputTokens != nil {
-		total := *u.InputTokens + *u.OutputTokens
-		u.TotalTokens = &total
-	}
-	return u
+	total := run.Total
+	return &usageRecord{InputTokens: given(run.In, run.GivenIn), OutputTokens: given(run.Out, run.GivenOut), TotalTokens: &total,
+		Model: run.Model, Status: run.Status, Date: e.Date, ID: e.ID}
 }

@@ -42,7 +42,9 @@ func (c *ReindexCmd) Run(env *Env, g *Globals) error {
 	if c.Full {
 		pass = ix.Rebuild
 	}
-	hide := showIndexProgress(env, ix, "indexing")
+	var r projector.Reading
+	hide := showIndexProgress(env, &r, "indexing")
+	ix.OnProgress = r.Progress
 	st, err := pass(env.Context())
 	hide()
 	if err != nil {

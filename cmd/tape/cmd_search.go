@@ -73,7 +73,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	if q.Until, err = parseWhen(c.Until, now); err != nil {
 		return usagef("--until: %v", err)
 	}
-	t, ix, pending, closeAll, err := g.openSearchable(env, !c.AllTapes)
+	t, ix, closeAll, err := g.openSearchable(env, !c.AllTapes)
 	if err != nil {
 		return err
 	}
@@ -101,12 +101,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 		}
 		return searchAnswer{matched: len(hits) > 0, out: out.Bytes()}, nil
 	}
-	var found searchAnswer
-	if pending {
-		found, err = searchBeside(env, ix, find)
-	} else {
-		found, err = find()
-	}
+	found, err := readFresh(env, g, ix, find)
 	if errors.Is(err, projector.ErrEmptyQuery) {
 		return usagef("%q has no word to search for", q.Text)
 	}

@@ -9,6 +9,9 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views"
+	"github.com/tape-dev/tape/views/calls"
+	"github.com/tape-dev/tape/views/usage"
 )
 
 // The view commands: lists from the view tables, paged as a ledger query
@@ -24,7 +27,7 @@ type pageFlags struct {
 	Count  bool `help:"Print only how many there are, as a number."`
 }
 
-func (f pageFlags) page() projector.Page { return projector.Page{Limit: f.Limit, Offset: f.Offset} }
+func (f pageFlags) page() views.Page { return views.Page{Limit: f.Limit, Offset: f.Offset} }
 
 func (f pageFlags) validate() error {
 	if f.Limit < 0 || f.Offset < 0 {
@@ -207,7 +210,7 @@ func sessionBefore(a, b projector.Session) bool {
 	return a.Name < b.Name
 }
 
-func pageOf[T any](list []T, pg projector.Page) []T {
+func pageOf[T any](list []T, pg views.Page) []T {
 	from := min(pg.Offset, len(list))
 	to := len(list)
 	if pg.Limit > 0 {
@@ -288,14 +291,14 @@ func (c *CallsCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer closeAll()
-	f := projector.CallFilter{Status: c.Status, Name: c.Name, Page: c.page()}
+	f := calls.Filter{Status: c.Status, Name: c.Name, Page: c.page()}
 	if !c.AllTapes {
 		f.Tape = t.Name()
 	}
 	if c.Count {
-		f.Page = projector.Page{Limit: 1}
+		f.Page = views.Page{Limit: 1}
 	}
-	calls, total, errs, err := ix.Calls(env.Context(), f)
+	listed, total, errs, err := calls.List(env.Context(), ix, f)
 	if err != nil {
 		return err
 	}
@@ -309,7 +312,7 @@ func (c *CallsCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	out := newJSONLines(env.Stdout)
-	for _, call := range calls {
+	for _, call := range listed {
 		if c.JSON {
 			if err := out.write(callRecord{ID: call.ID, Tape: call.Tape, Anchor: call.Anchor, Name: call.Name,
 				Arguments: rawOrNull(call.Arguments), Status: call.Status, CalledAt: optional(call.CalledAt),
@@ -322,11 +325,11 @@ func (c *CallsCmd) Run(env *Env, g *Globals) error {
 			return err
 		}
 	}
-	c.footer(env, len(calls), total, "calls")
+	c.footer(env, len(listed), total, "calls")
 	return nil
 }
 
-func (c *CallsCmd) printHuman(env *Env, call projector.Call) error {
+func (c *CallsCmd) printHuman(env *Env, call calls.Listed) error {
 	when, took := "-", ""
 	if call.CalledAt != "" {
 		when = shortDate(call.CalledAt)
@@ -409,7 +412,7 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer ws.Close()
-	f := projector.UsageFilter{By: c.By, Page: c.page()}
+	f := usage.Filter{By: c.By, Page: c.page()}
 	if g.Tape != "" || g.Session != "" {
 		if f.Tape, err = g.tapeName(ws); err != nil {
 			return err
@@ -420,7 +423,7 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer ix.Close()
-	rows, total, err := ix.Usage(env.Context(), f)
+	rows, total, err := usage.Sum(env.Context(), ix, f)
 	if err != nil {
 		return err
 	}
@@ -444,7 +447,7 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 	return nil
 }
 
-func (c *UsageCmd) group(u projector.UsageRow) string {
+func (c *UsageCmd) group(u usage.Row) string {
 	switch c.By {
 	case "anchor":
 		return fmt.Sprintf("%s %03d %s", u.Tape, u.AnchorSeq, u.Anchor)
@@ -456,7 +459,7 @@ func (c *UsageCmd) group(u projector.UsageRow) string {
 	return u.Tape
 }
 
-func (c *UsageCmd) record(u projector.UsageRow) usageGroupRecord {
+func (c *UsageCmd) record(u usage.Row) usageGroupRecord {
 	r := usageGroupRecord{Runs: u.Runs, RunsWithUsage: u.WithUsage, InputTokens: u.Input, OutputTokens: u.Output,
 		CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, TotalTokens: u.Total}
 	switch c.By {
@@ -476,7 +479,7 @@ func (c *UsageCmd) record(u projector.UsageRow) usageGroupRecord {
 // carries a call id that no waiting call has, so it is paired with none
 // (views/pairing.go). A few are named, with the count of all.
 func warnOrphans(env *Env, ix *projector.Projector, tape string) error {
-	orphans, total, err := ix.OrphanResults(env.Context(), tape, 3)
+	orphans, total, err := calls.Orphans(env.Context(), ix, tape, 3)
 	if err != nil || total == 0 {
 		return err
 	}
@@ -519,7 +522,7 @@ func (c *MessagesCmd) Run(env *Env, g *Globals) error {
 	defer closeAll()
 	pg := c.page()
 	if c.Count {
-		pg = projector.Page{Limit: 1}
+		pg = views.Page{Limit: 1}
 	}
 	msgs, total, errs, err := ix.Messages(env.Context(), t.Name(), pg)
 	if err != nil {

@@ -237,3 +237,37 @@ func FuzzRunUsage(f *testing.F) {
 		}
 	})
 }
+
+// TestInfoAndUsageAgree: tape info's last usage and tape usage read a run
+// event by the same rule, so for a tape whose only run is that event they
+// give the same counts, whatever spelling and counts the event has.
+func TestInfoAndUsageAgree(t *testing.T) {
+	for _, usage := range []string{
+		`{"input_tokens":100,"output_tokens":20,"cache_creation_input_tokens":5,"cache_read_input_tokens":1000}`,
+		`{"prompt_tokens":7,"completion_tokens":3}`,
+		`{"input_tokens":4,"output_tokens":2,"total_tokens":50}`,
+		`{"cache_read_input_tokens":9}`,
+		`{"output_tokens":2.5e1}`,
+	} {
+		dir := newCLIWorkspace(t)
+		mustRun(t, dir, "append", "-k", "event", `{"name":"run","data":{"model":"m","usage":`+usage+`}}`)
+		info, _ := infoJSON(t, dir)["last_usage"].(map[string]any)
+		stdout, stderr, code := runProcess(t, dir, "usage", "--by", "tape", "--json")
+		if code != exitOK {
+			t.Fatalf("tape usage: exit %d: %s", code, stderr)
+		}
+		sums := records(t, stdout)
+		if info == nil || len(sums) != 1 {
+			t.Fatalf("usage %s: info last_usage %v, tape usage %v; want one of each", usage, info, sums)
+		}
+		for _, k := range []string{"input_tokens", "output_tokens", "total_tokens"} {
+			got, want := info[k], sums[0][k]
+			if got == nil { // a count the event did not give: tape usage sums it as 0
+				got = 0.0
+			}
+			if got != want {
+				t.Errorf("usage %s: %s is %v in tape info, %v in tape usage", usage, k, info[k], want)
+			}
+		}
+	}
+}

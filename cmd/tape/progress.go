@@ -93,13 +93,14 @@ func (c clearingWriter) Write(b []byte) (int, error) {
 	return c.w.Write(b)
 }
 
-// showIndexProgress makes an index pass count its entries on a terminal.
-// It returns the function that erases the bar when the pass is over.
-func showIndexProgress(env *Env, ix *projector.Projector, label string) func() {
+// showIndexProgress makes a read's catch-up count its entries on a
+// terminal. It returns the function that erases the bar when the pass is
+// over.
+func showIndexProgress(env *Env, r *projector.Reading, label string) func() {
 	bar := newProgress(env.Stderr, label, 0, "entries")
 	if bar.w == nil {
 		return func() {}
 	}
-	ix.OnProgress = func(st projector.Stats) { bar.set(int64(st.Entries)) }
-	return func() { ix.OnProgress = nil; bar.done() }
+	r.Progress = func(st projector.Stats) { bar.set(int64(st.Entries)) }
+	return bar.done
 }

@@ -1,11 +1,13 @@
-package views
+package calls
+
+import "github.com/tape-dev/tape/views"
 
 // The tool-call lifecycle: which calls are still pending, which completed,
 // which failed. Nothing is updated in place: a call's status is a fold
 // over the tape's tool entries in order, computed again from the first
-// change (see projector/views.go).
+// change (table.go).
 //
-// Results are paired with calls by pairing.go's rule, the context's too: by
+// Results are paired with calls by views/pairing.go's rule, the context's too: by
 // the call id a result carries, else by position. An error entry that
 // comes while calls are pending answers them all as failed.
 
@@ -24,7 +26,7 @@ type ToolEntry struct {
 	Ref   int64
 	Kind  string
 	Time  *int64
-	Facts Facts
+	Facts views.Facts
 }
 
 // Call is one tool call and what answered it.
@@ -56,7 +58,7 @@ func (c Call) DurationMS() (int64, bool) {
 // entry that does not follow another tool_call (RestartsFold).
 type CallFold struct {
 	pending []Call
-	orphans []Orphan
+	orphans []views.Orphan
 	last    string // the kind of the last tool entry added
 	latest  int64  // Ref of the latest tool_call entry
 }
@@ -70,7 +72,7 @@ func (f *CallFold) Add(e ToolEntry) []Call {
 	switch e.Kind {
 	case "tool_call":
 		var done []Call
-		if RestartsFold(last) {
+		if views.RestartsFold(last) {
 			done = f.settlePending()
 		}
 		f.latest = e.Ref
@@ -94,16 +96,16 @@ func (f *CallFold) Add(e ToolEntry) []Call {
 
 // answer pairs a tool_result entry's results with the pending calls.
 func (f *CallFold) answer(e ToolEntry) []Call {
-	refs := make([]pendingRef, len(f.pending))
+	refs := make([]views.PendingRef, len(f.pending))
 	for i, c := range f.pending {
-		refs[i] = pendingRef{id: c.ID, index: c.Index, latest: c.Entry == f.latest}
+		refs[i] = views.PendingRef{ID: c.ID, Index: c.Index, Latest: c.Entry == f.latest}
 	}
-	answers, orphan, ends := match(refs, e.Facts.Results)
+	answers, orphan, ends := views.Match(refs, e.Facts.Results)
 	var done []Call
 	answered := make([]bool, len(f.pending))
 	for i, j := range answers {
 		if orphan[i] {
-			f.orphans = append(f.orphans, Orphan{Entry: e.Ref, Index: i, CallID: e.Facts.Results[i].CallID})
+			f.orphans = append(f.orphans, views.Orphan{Entry: e.Ref, Index: i, CallID: e.Facts.Results[i].CallID})
 		}
 		if j < 0 {
 			continue
@@ -129,20 +131,9 @@ func (f *CallFold) answer(e ToolEntry) []Call {
 	return done
 }
 
-// isToolKind reports whether entries of a kind take part in pairing.
-func isToolKind(kind string) bool {
-	return kind == "tool_call" || kind == "tool_result" || kind == "error"
-}
-
-// RestartsFold reports whether a fold that starts afresh at a tool_call
-// entry gives the same calls from there on as a fold of the whole tape: it
-// does unless the tool entry before it is a tool_call too, whose pending
-// calls it would join. prev is that entry's kind, "" for none.
-func RestartsFold(prev string) bool { return prev != "tool_call" }
-
 // Orphans returns the results found since the last call that answer no
 // call (see Orphan), and forgets them.
-func (f *CallFold) Orphans() []Orphan {
+func (f *CallFold) Orphans() []views.Orphan {
 	o := f.orphans
 	f.orphans = nil
 	return o

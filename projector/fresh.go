@@ -1,0 +1,117 @@
+package projector
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Freshness: the one rule by which a reader of the index sees what is on
+// disk when it asks. A read first makes the index fresh: through a
+// running `tape watch` if there is one (SyncWatcher, a barrier: a
+// millisecond, where a catch-up stats every file), else by catching up
+// itself. Every reader asks here: the CLI's read commands, and whatever
+// else serves the index (an MCP or web server).
+
+// ReadWait is how long a read waits for another process that is writing
+// the index before it reads the index as it stands.
+const ReadWait = 10 * time.Second
+
+// Reading says how a read makes the index fresh.
+type Reading struct {
+	// Progress, if set, is told the counts of a catch-up as it goes (a
+	// first build of a large workspace takes a while).
+	Progress func(Stats)
+	// Stale, if set, is told when another process held the index for
+	// longer than ReadWait: the read then sees the index as it stands,
+	// and the caller says so (the CLI warns). If it is nil, that is an
+	// error that wraps ErrLocked.
+	Stale func(err error)
+}
+
+// locked hands an error that wraps ErrLocked to Stale, if it is set.
+func (r Reading) locked(err error) error {
+	if r.Stale != nil && errors.Is(err, ErrLocked) {
+		r.Stale(err)
+		return nil
+	}
+	return err
+}
+
+// Freshen brings the index up to what was on disk when it was called.
+func (p *Projector) Freshen(ctx context.Context, r Reading) error {
+	if !p.Fresh {
+		synced, err := p.SyncWatcher(ctx, SyncTimeout)
+		if err != nil || synced {
+			return err
+		}
+	}
+	if r.Progress != nil {
+		prev := p.OnProgress
+		p.OnProgress = r.Progress
+		defer func() { p.OnProgress = prev }()
+	}
+	_, err := p.CatchUpWait(ctx, ReadWait)
+	return r.locked(err)
+}
+
+// ReadFresh runs read on the index made fresh (Freshen) and returns what
+// it read. With no watcher to ask, on an index that is not new, it runs
+// read beside the catch-up, and keeps what read found if no connection
+// changed the index from before read to after the catch-up; otherwise it
+// runs read again. A search at 1M entries with no watcher spent half its
+// time catching up before it could start. (The catch-up first compares
+// the files with the state record, read here before read; it opens a
+// connection of its own only if they changed.)
+func ReadFresh[T any](ctx context.Context, p *Projector, r Reading, read func() (T, error)) (T, error) {
+	var none T
+	if !p.Fresh {
+		synced, err := p.SyncWatcher(ctx, SyncTimeout)
+		if err != nil {
+			return none, err
+		}
+		if !synced {
+			return readBeside(ctx, p, r, read)
+		}
+	} else if err := p.Freshen(ctx, r); err != nil {
+		return none, err
+	}
+	return read()
+}
+
+// readBeside is ReadFresh for an index that no watcher keeps: read runs
+// beside the catch-up.
+func readBeside[T any](ctx context.Context, p *Projector, r Reading, read func() (T, error)) (T, error) {
+	var none T
+	before, err := p.DataVersion(ctx)
+	if err != nil {
+		return none, err
+	}
+	rec := p.ReadStateRecord(ctx) // what the catch-up compares the files with first
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.CatchUpBeside(ctx, ReadWait, rec)
+		done <- err
+	}()
+	found, readErr := read()
+	caughtUp := <-done
+	switch {
+	case errors.Is(caughtUp, ErrLocked):
+		if err := r.locked(caughtUp); err != nil {
+			return found, err
+		}
+		return found, readErr
+	case errors.Is(caughtUp, ErrReplaced):
+		if err := p.Freshen(ctx, r); err != nil {
+			return found, err
+		}
+		return read()
+	case caughtUp != nil:
+		return found, caughtUp
+	}
+	after, err := p.DataVersion(ctx)
+	if err != nil || after != before {
+		return read()
+	}
+	return found, readErr
+}

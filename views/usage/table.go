@@ -1,0 +1,164 @@
+// Package usage owns the usage view: the run events of every tape and the
+// token usage they report, one runs row per event, kept with its entry;
+// the rule by which runs that share a usage id count once; and the
+// queries that sum usage (tape usage) and find a tape's latest run (tape
+// info). What a run event says is read by one function, views.Extract
+// (views.ParseRun for one payload), so the two commands agree.
+package usage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/tape-dev/tape/internal/stmts"
+	"github.com/tape-dev/tape/views"
+)
+
+// Table is the usage view: the runs table.
+type Table struct{}
+
+// Name implements views.Table.
+func (Table) Name() string { return "usage" }
+
+// Tables implements views.Table.
+func (Table) Tables() []string { return []string{"runs"} }
+
+// Schema implements views.Table.
+func (Table) Schema() string { return schema }
+
+const schema = `
+-- Run events and their token usage: one row per event, with its entry.
+CREATE TABLE runs (
+	entry         INTEGER PRIMARY KEY, -- entries.rowid
+	tape          TEXT NOT NULL,
+	anchor_seq    INTEGER NOT NULL,
+	folder        TEXT NOT NULL,
+	time_ns       INTEGER,
+	status        TEXT NOT NULL,
+	model         TEXT NOT NULL,
+	has_usage     INTEGER NOT NULL,
+	input_tokens  INTEGER NOT NULL,
+	output_tokens INTEGER NOT NULL,
+	cache_creation_tokens INTEGER NOT NULL,
+	cache_read_tokens     INTEGER NOT NULL,
+	total_tokens  INTEGER NOT NULL,
+	usage_id      TEXT,    -- runs that share one count once (views.Run.UsageID); NULL for none
+	counted       INTEGER NOT NULL DEFAULT 1 -- 0 for a run whose usage_id another run counts (refreshCounted)
+);
+CREATE INDEX runs_tape ON runs (tape, anchor_seq, folder);
+CREATE INDEX runs_usage ON runs (usage_id) WHERE usage_id IS NOT NULL;
+`
+
+var statements = map[string]string{
+	"insertRun": `INSERT INTO runs (entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens,
+		cache_creation_tokens, cache_read_tokens, total_tokens, usage_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+}
+
+// Begin implements views.Table.
+func (Table) Begin(tx views.Tx) views.Pass {
+	return &pass{tx: tx, stmts: stmts.New(tx, statements), usageIDs: map[string]bool{}}
+}
+
+// pass keeps the runs rows through one pass: they are written and deleted
+// with their entries.
+type pass struct {
+	tx       views.Tx
+	stmts    *stmts.Cache
+	usageIDs map[string]bool // usage ids of the runs the pass added or removed (refreshCounted)
+}
+
+// Added writes the runs row of a run event.
+func (p *pass) Added(ctx context.Context, e views.Added) error {
+	run := e.Facts.Run
+	if run == nil {
+		return nil
+	}
+	var usageID any
+	if run.UsageID != "" {
+		usageID = run.UsageID
+		p.usageIDs[run.UsageID] = true
+	}
+	_, err := p.stmts.Exec(ctx, "insertRun", e.Rowid, e.Tape, e.Place.Seq, e.Place.Folder, e.TimeNS, run.Status, run.Model,
+		run.Usage, run.In, run.Out, run.CacheCreation, run.CacheRead, run.Total, usageID)
+	if err != nil {
+		return fmt.Errorf("index run event %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+// Removing deletes the runs rows of the entries, and notes their usage ids.
+func (p *pass) Removing(ctx context.Context, where string, args ...any) error {
+	if err := p.touchUsage(ctx, `SELECT usage_id FROM runs WHERE usage_id IS NOT NULL AND entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
+		return err
+	}
+	_, err := p.tx.ExecContext(ctx, `DELETE FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...)
+	return err
+}
+
+// Changed needs nothing: a runs row depends on its entry alone.
+func (p *pass) Changed(string, views.Place) {}
+
+// DropTape needs nothing: the tape's entries were removed (Removing).
+func (p *pass) DropTape(context.Context, string) error { return nil }
+
+// Backlog is 0: settling costs the same whenever it runs.
+func (p *pass) Backlog() int { return 0 }
+
+// Settle marks which run counts for each usage id the pass touched.
+func (p *pass) Settle(ctx context.Context) error {
+	if err := p.refreshCounted(ctx); err != nil {
+		return fmt.Errorf("count the runs of a usage id: %w", err)
+	}
+	return nil
+}
+
+// Of the runs that share a usage id (a request an agent reported more than
+// once, on any tape), usage counts one: the one with the largest total,
+// then the earliest, then the first in tape order of the first tape. The
+// runs row keeps whether it is that one (counted), so that a usage sum
+// reads the rows it counts instead of ranking every run of the workspace
+// (100 ms at 35,000 runs). A pass marks again the runs of each usage id it
+// added or removed a run of.
+
+// touchUsage notes the usage ids that query (of runs) selects.
+func (p *pass) touchUsage(ctx context.Context, query string, args ...any) error {
+	rows, err := p.tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		p.usageIDs[id] = true
+	}
+	return rows.Err()
+}
+
+// refreshCounted marks, for each usage id the pass touched, which of its
+// runs counts.
+func (p *pass) refreshCounted(ctx context.Context) error {
+	if len(p.usageIDs) == 0 {
+		return nil
+	}
+	ids, err := json.Marshal(slices.Sorted(maps.Keys(p.usageIDs)))
+	if err != nil {
+		return err
+	}
+	clear(p.usageIDs)
+	_, err = p.tx.ExecContext(ctx, `UPDATE runs SET counted = (entry IN (
+			SELECT entry FROM (
+				SELECT r.entry, row_number() OVER (PARTITION BY r.usage_id
+					ORDER BY r.total_tokens DESC, r.time_ns, r.tape, e.anchor_seq, e.folder, e.eff_time, e.file, e.line) AS n
+				FROM runs r JOIN entries e ON e.rowid = r.entry
+				WHERE r.usage_id IN (SELECT value FROM json_each(?1)))
+			WHERE n = 1))
+		WHERE usage_id IN (SELECT value FROM json_each(?1))`, string(ids))
+	return err
+}
