@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tape-dev/tape/bub"
 	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -175,7 +176,7 @@ func importBub(env *Env, ws *tapelog.Workspace, path, shown, name string) (impor
 	defer bar.done()
 	im.stderr = bar.Writer(env.Stderr) // warnings on lines of their own
 	r := &importCounter{r: f}
-	for l, err := range tapelog.ReadBub(ctx, r, shown) {
+	for l, err := range bub.Lines(ctx, r, shown) {
 		bar.set(r.n)
 		if err != nil {
 			if err := im.bad(err); err != nil {

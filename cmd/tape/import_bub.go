@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tape-dev/tape/bub"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -22,7 +23,7 @@ type bubImporter struct {
 	tape    *tapelog.Tape
 	seen    map[string]string // id -> kind and date, of the entries on the tape
 	exists  bool              // the tape had entries before this import, its own anchors aside
-	pending []tapelog.BubLine
+	pending []bub.Line
 	stats   *importStats
 	stderr  io.Writer
 }
@@ -53,7 +54,7 @@ func importKey(e tapelog.Entry) string { return e.Kind + "\x00" + e.Date }
 // must not mix into. (Checking only the file's first line refused files
 // whose first line the tape had refused.)
 func (im *bubImporter) fromFile(ctx context.Context, r io.Reader, name string) bool {
-	for l, err := range tapelog.ReadBub(ctx, r, name) {
+	for l, err := range bub.Lines(ctx, r, name) {
 		if err != nil {
 			continue
 		}
@@ -65,7 +66,7 @@ func (im *bubImporter) fromFile(ctx context.Context, r io.Reader, name string) b
 }
 
 // add imports a line, or skips it if the tape has it already.
-func (im *bubImporter) add(ctx context.Context, l tapelog.BubLine) error {
+func (im *bubImporter) add(ctx context.Context, l bub.Line) error {
 	key, ok := im.seen[l.Entry.ID]
 	switch {
 	case ok && key == importKey(l.Entry):
@@ -110,7 +111,7 @@ func (im *bubImporter) flush(ctx context.Context) error {
 // refused reports an entry that the tape refuses (a bad anchor name, a line
 // over max_entry_bytes), and forgets it so that a later line with its id is
 // no conflict. Errors that are not about the entry end the import.
-func (im *bubImporter) refused(l tapelog.BubLine, err error) error {
+func (im *bubImporter) refused(l bub.Line, err error) error {
 	if !tapelog.Refused(err) {
 		return err
 	}

@@ -1,4 +1,4 @@
-package log
+package bub
 
 import (
 	"crypto/md5"
