@@ -1,9 +1,13 @@
 // Package bub owns tape's adapter to Bub, the agent framework whose tapes
-// tape reads: reading Bub's single-file tapes (~/.bub/tapes/<tape>.jsonl,
-// lines.go) and the tape name Bub gives a session (session.go).
+// tape reads and whose model context tape rebuilds: reading Bub's
+// single-file tapes (~/.bub/tapes/<tape>.jsonl, lines.go), the tape name
+// Bub gives a session (session.go), the context Bub builds for its model
+// from a tape (context.go), and JSON as Python's json.dumps writes it
+// (pyjson.go), which is what that context holds.
 //
 // The tape format itself, and the lenient reading of lines Bub-style
 // writers produce (integer ids, Python's isoformat dates), belong to the
-// log package; this one holds what only Bub's own files and conventions
-// need.
+// log package; the pairing of tool results with their calls belongs to
+// views, and the context follows it. This package holds what only Bub's
+// own files and conventions need.
 package bub

@@ -94,11 +94,11 @@ func (f *CallFold) Add(e ToolEntry) []Call {
 
 // answer pairs a tool_result entry's results with the pending calls.
 func (f *CallFold) answer(e ToolEntry) []Call {
-	refs := make([]pendingRef, len(f.pending))
+	refs := make([]PendingRef, len(f.pending))
 	for i, c := range f.pending {
-		refs[i] = pendingRef{id: c.ID, index: c.Index, latest: c.Entry == f.latest}
+		refs[i] = PendingRef{ID: c.ID, Index: c.Index, Latest: c.Entry == f.latest}
 	}
-	answers, orphan, ends := match(refs, e.Facts.Results)
+	answers, orphan, ends := Match(refs, e.Facts.Results)
 	var done []Call
 	answered := make([]bool, len(f.pending))
 	for i, j := range answers {
@@ -129,8 +129,10 @@ func (f *CallFold) answer(e ToolEntry) []Call {
 	return done
 }
 
-// isToolKind reports whether entries of a kind take part in pairing.
-func isToolKind(kind string) bool {
+// IsToolKind reports whether entries of a kind take part in pairing: the
+// tool entry before a tool_call, which RestartsFold is asked about, is the
+// last entry of such a kind.
+func IsToolKind(kind string) bool {
 	return kind == "tool_call" || kind == "tool_result" || kind == "error"
 }
 

@@ -6,7 +6,7 @@ import (
 )
 
 // The one rule by which a tool result answers a call, for the calls view
-// (CallFold) and the context (Context) alike:
+// (CallFold) and the context Bub builds (bub.Context) alike:
 //
 //   - a tool_call entry's calls become the pending calls, replacing any that
 //     were (those stay unanswered for good), unless the tool entry before it
@@ -68,6 +68,16 @@ func (r *ResultRef) UnmarshalJSON(b []byte) error {
 // resultIDKeys are the keys a result object may carry its call's id under.
 var resultIDKeys = [...]string{"tool_call_id", "tool_use_id", "call_id"}
 
+// ParseResult reads one result of a tool_result entry (an item of
+// Results) as Extract reads it into Facts: its call id, when it is an
+// object that names one, and whether it says it failed. It is for a fold
+// that, like Bub's context, works on the payload rather than on Facts.
+func ParseResult(r json.RawMessage) ResultRef {
+	var v any
+	_ = json.Unmarshal(r, &v)
+	return resultRef(v)
+}
+
 // resultRef reads a decoded result: its call id, when it is an object
 // that names one, and whether it says it failed.
 func resultRef(r any) ResultRef {
@@ -87,21 +97,21 @@ func resultCallID(m map[string]any) string {
 	return ""
 }
 
-// pendingRef is what pairing needs of a pending call: its id, its
+// PendingRef is what pairing needs of a pending call: its id, its
 // position in its tool_call entry, and whether that entry is the latest
 // tool_call.
-type pendingRef struct {
-	id     string
-	index  int
-	latest bool
+type PendingRef struct {
+	ID     string
+	Index  int
+	Latest bool
 }
 
-// match pairs the results of one tool_result entry with the pending calls.
+// Match pairs the results of one tool_result entry with the pending calls.
 // answers[i] is the position in pending of the call result i answers, or
 // -1; orphan[i] says result i carries an id that no pending call has.
 // Each pending call is answered at most once. ends says the entry ends the
 // wait of every pending call it did not answer.
-func match(pending []pendingRef, results []ResultRef) (answers []int, orphan []bool, ends bool) {
+func Match(pending []PendingRef, results []ResultRef) (answers []int, orphan []bool, ends bool) {
 	answers = make([]int, len(results))
 	orphan = make([]bool, len(results))
 	taken := make([]bool, len(pending))
@@ -112,7 +122,7 @@ func match(pending []pendingRef, results []ResultRef) (answers []int, orphan []b
 			ends = true
 			// By position: the call at i of the latest tool_call entry.
 			for j, p := range pending {
-				if p.latest && p.index == i && !taken[j] {
+				if p.Latest && p.Index == i && !taken[j] {
 					answers[i], taken[j] = j, true
 					break
 				}
@@ -120,7 +130,7 @@ func match(pending []pendingRef, results []ResultRef) (answers []int, orphan []b
 			continue
 		}
 		for j, p := range pending {
-			if !taken[j] && p.id == r.CallID {
+			if !taken[j] && p.ID == r.CallID {
 				answers[i], taken[j] = j, true
 				break
 			}
