@@ -19,3 +19,16 @@ func TestSessionTape(t *testing.T) {
 		t.Errorf("session tape name %q is not a valid tape name", got)
 	}
 }
+
+func TestFileTape(t *testing.T) {
+	for path, want := range map[string]string{
+		"/home/u/.bub/tapes/abc__def.jsonl": "abc__def",
+		"review.jsonl":                      "review",
+		"notes.txt":                         "notes.txt",
+		"dir/.jsonl":                        "",
+	} {
+		if got := FileTape(path); got != want {
+			t.Errorf("FileTape(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
