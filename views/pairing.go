@@ -69,9 +69,10 @@ func (r *ResultRef) UnmarshalJSON(b []byte) error {
 var resultIDKeys = [...]string{"tool_call_id", "tool_use_id", "call_id"}
 
 // ParseResult reads one result of a tool_result entry (an item of
-// Results) as Extract reads it into Facts: its call id, when it is an
-// object that names one, and whether it says it failed. It is for a fold
-// that, like Bub's context, works on the payload rather than on Facts.
+// Results): its call id, when it is an object that names one, and whether
+// it says it failed, by the rule Extract applies to the payload it
+// decoded. It is for a fold that, like Bub's context, works on the payload
+// rather than on Facts. A result that does not decode carries no id.
 func ParseResult(r json.RawMessage) ResultRef {
 	var v any
 	_ = json.Unmarshal(r, &v)
