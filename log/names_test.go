@@ -50,7 +50,7 @@ func TestValidateTapeName(t *testing.T) {
 		ok       bool
 	}{
 		{"main", "main", true},
-		{"bub session", "be7c02414bd38019__f247c92535cc0807", true},
+		{"session tape", "be7c02414bd38019__f247c92535cc0807", true},
 		{"chinese", "调试会话", true},
 		{"inner space", "my tape", true},
 		{"empty", "", false},

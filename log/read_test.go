@@ -243,20 +243,6 @@ func TestConfig(t *testing.T) {
 	}
 }
 
-func TestSessionTape(t *testing.T) {
-	// Values computed with Python's hashlib, as Bub computes them.
-	got, err := SessionTape("/nonexistent/proj", "会话-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "be7c02414bd38019__f247c92535cc0807"; got != want {
-		t.Errorf("SessionTape = %q, want %q", got, want)
-	}
-	if ValidateTapeName(got) != nil {
-		t.Errorf("session tape name %q is not a valid tape name", got)
-	}
-}
-
 func TestRange(t *testing.T) {
 	ws := newTestWorkspace(t)
 	tp := mustTape(t, ws, "main")

@@ -6,7 +6,7 @@ import (
 )
 
 // The one rule by which a tool result answers a call, for the calls view
-// (CallFold) and the context (Context) alike:
+// (CallFold) and the context Bub builds (bub.Context) alike:
 //
 //   - a tool_call entry's calls become the pending calls, replacing any that
 //     were (those stay unanswered for good), unless the tool entry before it
@@ -67,6 +67,17 @@ func (r *ResultRef) UnmarshalJSON(b []byte) error {
 
 // resultIDKeys are the keys a result object may carry its call's id under.
 var resultIDKeys = [...]string{"tool_call_id", "tool_use_id", "call_id"}
+
+// ParseResult reads one result of a tool_result entry (an item of
+// Results): its call id, when it is an object that names one, and whether
+// it says it failed, by the rule Extract applies to the payload it
+// decoded. It is for a fold that, like Bub's context, works on the payload
+// rather than on Facts. A result that does not decode carries no id.
+func ParseResult(r json.RawMessage) ResultRef {
+	var v any
+	_ = json.Unmarshal(r, &v)
+	return resultRef(v)
+}
 
 // resultRef reads a decoded result: its call id, when it is an object
 // that names one, and whether it says it failed.
@@ -143,7 +154,9 @@ func isErrorText(s string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(s)), "error:")
 }
 
-// IsToolKind reports whether entries of a kind feed the fold.
+// IsToolKind reports whether entries of a kind take part in pairing: the
+// tool entry before a tool_call, which RestartsFold is asked about, is the
+// last entry of such a kind.
 func IsToolKind(kind string) bool {
 	return kind == "tool_call" || kind == "tool_result" || kind == "error"
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/tape-dev/tape/bub"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -96,7 +97,7 @@ func (g *Globals) tapeName(ws *tapelog.Workspace) (string, error) {
 	case g.Session != "" && g.Tape != "":
 		return "", usagef("--session and --tape (or TAPE_NAME) both name a tape; give one")
 	case g.Session != "":
-		return tapelog.SessionTape(ws.Project(), g.Session)
+		return bub.SessionTape(ws.Project(), g.Session)
 	case g.Tape != "":
 		return g.Tape, nil
 	default:

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/bub"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -232,7 +233,7 @@ func TestCLITapeSelection(t *testing.T) {
 	}
 	t.Setenv("TAPE_NAME", "")
 	mustRun(t, ws, "--session", "s-1", "append", "-k", "event", `{"n":2}`)
-	want, err := tapelog.SessionTape(ws, "s-1")
+	want, err := bub.SessionTape(ws, "s-1")
 	if err != nil {
 		t.Fatal(err)
 	}

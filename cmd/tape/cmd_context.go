@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tape-dev/tape/bub"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
-	"github.com/tape-dev/tape/views"
 )
 
 // ContextCmd is `tape context`.
@@ -50,7 +50,7 @@ func (c *ContextCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	msgs := views.Context(entries)
+	msgs := bub.Context(entries)
 	if c.JSON {
 		err = newJSONLines(env.Stdout).write(msgs)
 	} else {
@@ -131,7 +131,7 @@ func dropAnchorEntry(entries []tapelog.Entry, folder string) []tapelog.Entry {
 
 // printMessages prints messages for a person: the role, then the content,
 // its later lines indented, control characters escaped.
-func printMessages(env *Env, msgs []views.Message) error {
+func printMessages(env *Env, msgs []bub.Message) error {
 	for _, m := range msgs {
 		raw, err := json.Marshal(m)
 		if err != nil {

@@ -3,13 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/tape-dev/tape/internal/fileutil"
+	"github.com/tape-dev/tape/bub"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -119,7 +117,7 @@ func (c *ImportBubCmd) jobs(env *Env, g *Globals, ws *tapelog.Workspace) ([]impo
 		}
 		name := g.Tape
 		if name == "" {
-			name = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+			name = bub.FileTape(path)
 		}
 		if err := tapelog.ValidateTapeName(name); err != nil {
 			return nil, fmt.Errorf("%s: %w; name the tape with --tape", shown, err)
@@ -129,74 +127,33 @@ func (c *ImportBubCmd) jobs(env *Env, g *Globals, ws *tapelog.Workspace) ([]impo
 	return jobs, nil
 }
 
-// importBub imports one Bub file into a tape.
+// importBub imports one Bub file into a tape, with a progress bar on a
+// terminal and a warning for each line it does not import.
 func importBub(env *Env, ws *tapelog.Workspace, path, shown, name string) (importStats, error) {
-	ctx := env.Context()
 	st := importStats{File: shown, Tape: name}
-	t, err := ws.Tape(name)
-	if err != nil {
-		return st, err
-	}
-	defer t.Close()
-	// One import at a time: each reads what the tape holds, then appends
-	// what it lacks, and two at once would both append everything.
-	lock, err := ws.OpenPrivate("import.lock")
-	if err != nil {
-		return st, err
-	}
-	defer lock.Close()
-	if err := fileutil.LockContext(ctx, lock); err != nil {
-		return st, fmt.Errorf("wait for another tape import: %w", err)
-	}
-	im, err := newBubImporter(ctx, t)
-	if err != nil {
-		return st, err
-	}
-	im.stats, im.stderr = &st, env.Stderr
-	f, err := os.Open(path)
-	if err != nil {
-		return st, fmt.Errorf("open %s: %w", shown, err)
-	}
-	defer f.Close()
-	if im.exists {
-		if !im.fromFile(ctx, f, shown) {
-			// Refused input, not a broken workspace: another --tape fixes it.
-			return st, usagef("tape %s holds entries and none of %s; import into a new tape with --tape NAME", name, shown)
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return st, fmt.Errorf("read %s: %w", shown, err)
-		}
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return st, fmt.Errorf("stat %s: %w", shown, err)
-	}
-	bar := newProgress(env.Stderr, "importing "+filepath.Base(shown), fi.Size(), "bytes")
-	defer bar.done()
-	im.stderr = bar.Writer(env.Stderr) // warnings on lines of their own
-	r := &importCounter{r: f}
-	for l, err := range tapelog.ReadBub(ctx, r, shown) {
-		bar.set(r.n)
-		if err != nil {
-			if err := im.bad(err); err != nil {
-				return st, err
+	var bar *progressBar
+	warnings := env.Stderr
+	opts := bub.Options{
+		Name: shown,
+		Warn: func(err error) { _ = warnLine(warnings, err) }, // an unreadable line ends the import in bub.Import
+		Progress: func(read, size int64) {
+			if bar == nil {
+				bar = newProgress(env.Stderr, "importing "+filepath.Base(shown), size, "bytes")
+				warnings = bar.Writer(env.Stderr) // warnings on lines of their own
 			}
-			continue
-		}
-		if err := im.add(ctx, l); err != nil {
-			return st, err
-		}
+			bar.set(read)
+		},
 	}
-	return st, im.flush(ctx)
-}
-
-type importCounter struct {
-	r io.Reader
-	n int64
-}
-
-func (c *importCounter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+	defer func() {
+		if bar != nil {
+			bar.done()
+		}
+	}()
+	n, err := bub.Import(env.Context(), ws, path, name, opts)
+	st.Imported, st.Anchors, st.Skipped, st.BadLines = n.Imported, n.Anchors, n.Skipped, n.BadLines
+	if errors.Is(err, bub.ErrOtherTape) {
+		// Refused input, not a broken workspace: another --tape fixes it.
+		return st, usagef("tape %s holds entries and none of %s; import into a new tape with --tape NAME", name, shown)
+	}
+	return st, err
 }

@@ -1,10 +1,11 @@
-package log
+package bub
 
 import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strings"
 )
 
 // SessionTape is the tape name the Bub agent framework gives a session:
@@ -21,6 +22,12 @@ func SessionTape(project, sessionID string) (string, error) {
 		abs = resolved
 	}
 	return md5hex16(abs) + "__" + md5hex16(sessionID), nil
+}
+
+// FileTape is the tape a Bub tape file holds: Bub names each file after
+// its tape, ~/.bub/tapes/<tape>.jsonl.
+func FileTape(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".jsonl")
 }
 
 func md5hex16(s string) string {

@@ -1,4 +1,4 @@
-package views
+package bub
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package log
+package bub
 
 import (
 	"bufio"
@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
 )
 
-func TestParseBubLine(t *testing.T) {
+func TestParseLine(t *testing.T) {
 	tests := []struct {
 		name, line string
 		wantID     string
@@ -30,7 +32,7 @@ func TestParseBubLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e, err := ParseBubLine([]byte(tt.line))
+			e, err := ParseLine([]byte(tt.line))
 			if tt.wantErr == "" {
 				if err != nil || e.ID != tt.wantID {
 					t.Errorf("got id %q, %v; want id %q", e.ID, err, tt.wantID)
@@ -42,21 +44,21 @@ func TestParseBubLine(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseBubLine([]byte("  \n")); !errors.Is(err, ErrBlankLine) {
+	if _, err := ParseLine([]byte("  \n")); !errors.Is(err, tapelog.ErrBlankLine) {
 		t.Errorf("blank line: %v, want ErrBlankLine", err)
 	}
 }
 
-func TestReadBub(t *testing.T) {
+func TestLines(t *testing.T) {
 	file := `{"id": 1, "kind": "anchor", "payload": {"name": "session/start", "state": {}}}` + "\n" +
 		"\n" +
 		`not json` + "\n" +
 		`{"id": 2, "kind": "message", "payload": {"content": "中"}}` + "\n" +
 		`{"id": 3, "kind": "mess` // Bub is still writing this line
 	var got []string
-	for l, err := range ReadBub(context.Background(), strings.NewReader(file), "t.jsonl") {
+	for l, err := range Lines(context.Background(), strings.NewReader(file), "t.jsonl") {
 		if err != nil {
-			var le *LineError
+			var le *tapelog.LineError
 			if !errors.As(err, &le) {
 				t.Fatalf("not a LineError: %v", err)
 			}
@@ -71,7 +73,7 @@ func TestReadBub(t *testing.T) {
 	}
 	// The last line, once whole, is read even without its newline.
 	n := 0
-	for _, err := range ReadBub(context.Background(), strings.NewReader(`{"id": 3, "kind": "event", "payload": {}}`), "t.jsonl") {
+	for _, err := range Lines(context.Background(), strings.NewReader(`{"id": 3, "kind": "event", "payload": {}}`), "t.jsonl") {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,9 +84,9 @@ func TestReadBub(t *testing.T) {
 	}
 }
 
-// FuzzParseBubLine: any line either fails with a reason or gives an entry
+// FuzzParseLine: any line either fails with a reason or gives an entry
 // that a tape can hold: an integer id, a kind, an object payload.
-func FuzzParseBubLine(f *testing.F) {
+func FuzzParseLine(f *testing.F) {
 	for _, s := range []string{
 		`{"id": 1, "kind": "anchor", "payload": {"name": "a", "state": {}}, "meta": {}, "date": "2025-06-01T08:00:00+00:00"}`,
 		`{"id": 2, "kind": "tool_result", "payload": {"results": ["好"]}}`,
@@ -93,21 +95,21 @@ func FuzzParseBubLine(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		e, err := ParseBubLine([]byte(line))
+		e, err := ParseLine([]byte(line))
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a reason")
 			}
 			return
 		}
-		if _, perr := strconv.ParseInt(e.ID, 10, 64); perr != nil || e.Kind == "" || !isBubObject(e.Payload) {
-			t.Fatalf("ParseBubLine(%q) = id %q kind %q payload %q", line, e.ID, e.Kind, e.Payload)
+		if _, perr := strconv.ParseInt(e.ID, 10, 64); perr != nil || e.Kind == "" || !opensObject(e.Payload) {
+			t.Fatalf("ParseLine(%q) = id %q kind %q payload %q", line, e.ID, e.Kind, e.Payload)
 		}
 	})
 }
 
 // A line over the cap is read through without being kept, and the lines
-// around it are read whole (second review: ReadBub held any line in
+// around it are read whole (second review: the reader held any line in
 // memory, several times over).
 func TestReadCapped(t *testing.T) {
 	br := bufio.NewReaderSize(strings.NewReader("short\n"+strings.Repeat("x", 100)+"\nnext\ntail"), 16)

@@ -1,12 +1,12 @@
-package views
+package bub
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"strings"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
 )
 
 // Message is one chat message of a context, in the OpenAI shape. A message
@@ -70,7 +70,7 @@ func writeString(b *bytes.Buffer, s string) {
 //   - tool_call: an assistant message with empty content and the entry's
 //     calls (the objects of payload.calls), which become the pending calls;
 //   - tool_result: one tool message per item of payload.results, paired
-//     with a pending call by pairing.go's rule: by the call id the result
+//     with a pending call by the pairing rule (views/pairing.go): by the call id the result
 //     carries, else by position; a result object that carries an id says
 //     its "content" (see resultContent);
 //   - any other kind (system, event, error, unknown kinds): nothing.
@@ -80,14 +80,14 @@ func writeString(b *bytes.Buffer, s string) {
 func Context(entries []tapelog.Entry) []Message {
 	msgs := []Message{}
 	var pending []contextCall
-	lastTool := "" // the kind of the last tool entry, for pairing.go's rule
+	lastTool := "" // the kind of the last tool entry, for the pairing rule
 	toolCalls := 0 // tool_call entries so far
 	for _, e := range entries {
 		if !InContext(e) {
 			continue
 		}
 		prevTool := lastTool
-		if IsToolKind(e.Kind) {
+		if views.IsToolKind(e.Kind) {
 			lastTool = e.Kind
 		}
 		switch e.Kind {
@@ -98,13 +98,13 @@ func Context(entries []tapelog.Entry) []Message {
 				msgs = append(msgs, Message{Raw: bytes.TrimSpace(e.Payload), EntryID: e.ID})
 			}
 		case tapelog.KindToolCall:
-			calls := Calls(e.Payload)
-			if RestartsFold(prevTool) {
+			calls := views.Calls(e.Payload)
+			if views.RestartsFold(prevTool) {
 				pending = nil
 			}
 			toolCalls++
 			for i, c := range calls {
-				p := ParseCall(c)
+				p := views.ParseCall(c)
 				pending = append(pending, contextCall{id: p.ID, name: p.Name, index: i, entry: toolCalls})
 			}
 			if len(calls) > 0 {
@@ -120,7 +120,7 @@ func Context(entries []tapelog.Entry) []Message {
 }
 
 // contextCall is a pending call of the context: its id and name
-// (ParseCall), and its position in its tool_call entry.
+// (views.ParseCall), and its position in its tool_call entry.
 type contextCall struct {
 	id, name string
 	index    int
@@ -128,22 +128,20 @@ type contextCall struct {
 }
 
 // toolMessages is one tool message per result of a tool_result entry,
-// each paired with its call by pairing.go's rule, and the calls still
+// each paired with its call by the pairing rule, and the calls still
 // pending after it. A result that carries an id keeps it, even when it
 // answers no call: it is not attached to another.
 func toolMessages(e tapelog.Entry, pending []contextCall, latest int) ([]Message, []contextCall) {
-	results, _ := Results(e.Payload)
-	refs := make([]ResultRef, len(results))
+	results, _ := views.Results(e.Payload)
+	refs := make([]views.ResultRef, len(results))
 	for i, r := range results {
-		var v any
-		_ = json.Unmarshal(r, &v) // an item that does not decode has no id
-		refs[i] = resultRef(v)
+		refs[i] = views.ParseResult(r) // an item that does not decode has no id
 	}
-	pend := make([]PendingRef, len(pending))
+	pend := make([]views.PendingRef, len(pending))
 	for j, c := range pending {
-		pend[j] = PendingRef{ID: c.id, Index: c.index, Latest: c.entry == latest}
+		pend[j] = views.PendingRef{ID: c.id, Index: c.index, Latest: c.entry == latest}
 	}
-	answers, _, ends := Match(pend, refs)
+	answers, _, ends := views.Match(pend, refs)
 	var msgs []Message
 	answered := make([]bool, len(pending))
 	for i, r := range results {
@@ -205,81 +203,6 @@ func anchorMessage(e tapelog.Entry) Message {
 	return Message{Role: "assistant", Content: "[Anchor created: " + name + "]: " + state, EntryID: e.ID}
 }
 
-// Calls returns the calls of a tool_call entry's payload: the JSON objects
-// of its "calls" array, in order. Anything else in the array is dropped,
-// and a payload without such an array has no calls.
-func Calls(payload json.RawMessage) []json.RawMessage {
-	var p struct {
-		Calls []json.RawMessage `json:"calls"`
-	}
-	if json.Unmarshal(payload, &p) != nil {
-		return nil
-	}
-	var calls []json.RawMessage
-	for _, c := range p.Calls {
-		if isObject(c) {
-			calls = append(calls, bytes.TrimSpace(c))
-		}
-	}
-	return calls
-}
-
-// Results returns the items of a tool_result entry's "results" array, and
-// false when the payload has no such array.
-func Results(payload json.RawMessage) ([]json.RawMessage, bool) {
-	var p struct {
-		Results *[]json.RawMessage `json:"results"`
-	}
-	if json.Unmarshal(payload, &p) != nil || p.Results == nil {
-		return nil, false
-	}
-	return *p.Results, true
-}
-
-// CallParts is what a call object says, in any of the shapes agents write
-// one: OpenAI's {"id", "type": "function", "function": {"name",
-// "arguments"}}, a custom tool's {"id", "custom": {"name", "input"}}, or a
-// flat {"id", "name", "arguments" or "input"}. The context and the
-// commands that show a call read calls with ParseCall; Extract reads the
-// same keys of the payload it decoded already (callRef), and FuzzExtract
-// checks that the two agree.
-type CallParts struct {
-	ID, Name string // "" when the call has no non-empty string of it
-	// Arguments are the first of function.arguments, custom.input,
-	// arguments and input that the call has, as written: OpenAI's are a
-	// JSON document in a string. nil when it has none.
-	Arguments json.RawMessage
-}
-
-// ParseCall reads a call object (an item of Calls). Its keys are read as
-// Extract reads them from the decoded payload: as they are spelled (where
-// encoding/json would fill a struct's fields whatever their case).
-func ParseCall(call json.RawMessage) CallParts {
-	top := members(call)
-	fn, custom := members(top["function"]), members(top["custom"])
-	p := CallParts{ID: stringOf(top["id"]), Name: cmp.Or(stringOf(fn["name"]), stringOf(custom["name"]), stringOf(top["name"]))}
-	for _, a := range []json.RawMessage{fn["arguments"], custom["input"], top["arguments"], top["input"]} {
-		if len(a) > 0 && p.Arguments == nil {
-			p.Arguments = a
-		}
-	}
-	return p
-}
-
-// members are the members of a JSON object; none for any other value.
-func members(raw json.RawMessage) map[string]json.RawMessage {
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &m)
-	return m
-}
-
-// stringOf is a JSON string's value; "" for any other value.
-func stringOf(raw json.RawMessage) string {
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
-}
-
 // resultText is a result as a tool message's content: a string as it is,
 // anything else as Python's json.dumps writes it.
 func resultText(r json.RawMessage) string {
@@ -330,6 +253,8 @@ func partsText(content json.RawMessage) string {
 	return strings.Join(texts, "\n")
 }
 
+// isObject reports whether raw is a JSON object: a message entry's payload
+// goes into the context only then.
 func isObject(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)

@@ -1,4 +1,4 @@
-package views
+package bub
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func PythonJSON(raw json.RawMessage) (string, error) {
 		return "", err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return "", fmt.Errorf("views: more than one JSON value")
+		return "", fmt.Errorf("bub: more than one JSON value")
 	}
 	return b.String(), nil
 }
@@ -31,7 +31,7 @@ func PythonJSON(raw json.RawMessage) (string, error) {
 func pyValue(dec *json.Decoder, b *strings.Builder) error {
 	tok, err := dec.Token()
 	if err != nil {
-		return fmt.Errorf("views: %w", err)
+		return fmt.Errorf("bub: %w", err)
 	}
 	switch t := tok.(type) {
 	case json.Delim:
@@ -60,7 +60,7 @@ func pyContainer(dec *json.Decoder, b *strings.Builder, open json.Delim) error {
 		if isObject {
 			key, err := dec.Token()
 			if err != nil {
-				return fmt.Errorf("views: %w", err)
+				return fmt.Errorf("bub: %w", err)
 			}
 			pyString(b, key.(string))
 			b.WriteString(": ")
@@ -71,7 +71,7 @@ func pyContainer(dec *json.Decoder, b *strings.Builder, open json.Delim) error {
 	}
 	closing, err := dec.Token()
 	if err != nil {
-		return fmt.Errorf("views: %w", err)
+		return fmt.Errorf("bub: %w", err)
 	}
 	b.WriteRune(rune(closing.(json.Delim)))
 	return nil
