@@ -7,6 +7,30 @@
 // (bytes past its checkpoints) for `tape info`, and drift (rows that
 // disagree with the bytes it has read) for `tape doctor`.
 //
+// # Files, by concern
+//
+//   - The index: opening, the schema and its version, the lock
+//     (projector.go, schema.go), and the views it keeps beside the
+//     entries, listed in one place (views.go; package views says what a
+//     view is).
+//   - The catch-up pass: its entry points and the transaction it runs in
+//     (catchup.go), the types its two sides share (pass.go), the walker
+//     that reads the files and sends ops (walk.go, folders.go, scope.go),
+//     the applier that writes them (apply.go), the state record that lets
+//     a pass tell in one read that nothing changed (staterecord.go), and
+//     what a pass takes of each entry: search text and view facts from one
+//     decode (text.go, payload.go).
+//   - The search index built beside: a rebuild writes FTS5 in parts and
+//     joins them (ftsbuild.go, ftsmerge.go).
+//   - Search: the query language (query.go), ranking and snippets
+//     (search.go), CJK tokenizing (text.go).
+//   - Freshness, the rule that a read sees what is on disk (fresh.go),
+//     through the barrier a reader syncs with a watcher by (sync.go), and
+//     the fsnotify watcher (watch.go).
+//   - Reads: entries, anchors and bad lines in tape order (read.go), the
+//     sessions view (sessions.go).
+//   - What tape info and tape doctor ask of the index (info.go, doctor.go).
+//
 // The index is disposable. Delete index.db at any moment and the next
 // command rebuilds it with the same answers; an index of an older schema,
 // or one SQLite cannot read, is rebuilt the same way.
