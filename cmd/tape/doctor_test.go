@@ -294,6 +294,6 @@ func TestDoctorGolden(t *testing.T) {
 		if len(args) > 1 {
 			name = "want.jsonl"
 		}
-		checkGolden(t, filepath.Join("..", "..", "testdata", "doctor", name), strings.ReplaceAll(stdout, ws, "<ws>"))
+		checkGolden(t, filepath.Join("testdata", "doctor", name), strings.ReplaceAll(stdout, ws, "<ws>"))
 	}
 }
