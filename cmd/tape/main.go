@@ -50,7 +50,7 @@ func (e *Env) Context() context.Context { return e.ctx }
 // the first comes at 16 MiB instead of 4. Most commands run for
 // milliseconds and allocate a few megabytes, and collecting at Go's
 // default cost a search of a 1M-entry workspace a tenth of its time (21.9
-// against 19.2 ms, BENCHMARKS.md); with this they collect never. A command
+// against 19.2 ms, docs/decisions/0013); with this they collect never. A command
 // that allocates more is paced as by default from its first collection
 // on, so one that keeps much live uses no more memory than by default.
 //

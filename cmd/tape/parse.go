@@ -13,7 +13,7 @@ import (
 // with its tags parsed and its help interpolated, before it parses a
 // single argument: 2 ms of CPU, a quarter of `tape version` and a tenth of
 // a search at 1M entries, paid by every agent that runs tape as a
-// subprocess (BENCHMARKS.md). When the arguments name their command
+// subprocess (docs/decisions/0014). When the arguments name their command
 // plainly, the model is built of that command and the global flags alone
 // (kong.DynamicCommand over the same field of CLI, so the command runs
 // exactly as it would). Anything that needs the rest of the model is
