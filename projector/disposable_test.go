@@ -221,3 +221,27 @@ func TestTablesListsTheSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexWithoutAViewsTablesIsMadeAnew: an index made before a view was
+// added lacks its tables; opening it makes the index anew, as for one of
+// another version, so that adding a view needs no SchemaVersion.
+func TestIndexWithoutAViewsTablesIsMadeAnew(t *testing.T) {
+	ws := newWorkspace(t)
+	p := openProjector(t, ws)
+	if _, err := p.DB().Exec(`DROP TABLE runs`); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	p = openProjector(t, ws)
+	if !p.Fresh {
+		t.Error("an index without the runs table was opened as it was; want it made anew")
+	}
+	var n int
+	if err := p.DB().QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = 'runs'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("runs tables after open: %d, %v; want 1", n, err)
+	}
+	p.Close()
+	if p = openProjector(t, ws); p.Fresh {
+		t.Error("an index with every table was made anew")
+	}
+}

@@ -82,7 +82,7 @@ func Open(ctx context.Context, ws *tapelog.Workspace) (*Projector, error) {
 	// not create index.db, though: only a holder of the lock may, after
 	// removing what a deleted index left (reopenLocked).
 	if err := p.openExisting(); err == nil {
-		if v, err := p.schemaVersion(ctx); err == nil && v == SchemaVersion {
+		if v, err := p.schemaVersion(ctx); err == nil && v == SchemaVersion && p.hasViewTables(ctx) {
 			return p, nil
 		}
 	}
@@ -124,7 +124,7 @@ func (p *Projector) prepareOnce(ctx context.Context) (changed bool, err error) {
 	}
 	version, err := p.schemaVersion(ctx)
 	switch {
-	case err == nil && version == SchemaVersion:
+	case err == nil && version == SchemaVersion && p.hasViewTables(ctx):
 		return changed, nil
 	case err != nil && isNotADatabase(err):
 		if err := p.replaceUnreadable(); err != nil {
