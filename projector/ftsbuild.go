@@ -67,9 +67,9 @@ var ftsShadows = []string{"entries_fts_data", "entries_fts_idx", "entries_fts_do
 // one part, with the one-pass line parser of the same change, took a
 // rebuild of 1M entries from 71.4 s to 58.2 s, and two parts joined took
 // it from 53.65 s to 44.10 s (`bin/tape-bench rebuild -dir /tmp/c1m -tape
-// bin/tape`); at 20k entries, in process, it buys little (`go test
-// ./projector -run '^$' -bench Rebuild -count 3`, beside against
-// in-place).
+// bin/tape`). At 20k entries, in process, one part bought nothing: 922
+// ms a rebuild against 936 in place, medians (`go test ./projector -run
+// '^$' -bench Rebuild -count 6`, beside against in-place).
 //
 // What it depends on: the copy of one part, only on the shadow tables
 // being the same in both databases (one SQLite, one ftsSchema); the join

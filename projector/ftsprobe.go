@@ -111,10 +111,10 @@ var ftsCheckQueries = []string{"alpha", "beta", "错误", "w7", "alpha beta", `"
 // integrity-check, every instance of every term, the rows' sizes, the
 // ranked hits of ftsCheckQueries) after the join, after more writes and
 // after a merge of all segments; and that the records of the whole index
-// SQLite wrote decode and encode to the same bytes. It takes 9–11 ms on
-// two cores (BenchmarkFTSJoinCheck), once per Projector (a command opens
-// one), at its first pass from an empty index: 1% of a rebuild of 20k
-// entries.
+// SQLite wrote decode and encode to the same bytes. It takes 9–12 ms on
+// two busy cores (BenchmarkFTSJoinCheck), once per Projector (a command
+// opens one), at its first pass from an empty index: about 1% of a
+// rebuild of 20k entries.
 func checkFTSJoin(ctx context.Context, fault func(context.Context, sqlTx) error) error {
 	dir, err := os.MkdirTemp("", "tape-fts-check-")
 	if err != nil {
