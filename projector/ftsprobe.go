@@ -18,7 +18,7 @@ import (
 // interface, and a SQLite that changed them could make a join that is
 // quietly wrong. The check builds a tiny index both ways, joined and in
 // place, and compares what they answer; if they differ, passes write the
-// search index in place, the slower way that depends on nothing.
+// search index in place, the slower way that depends on none of this.
 
 // ftsJoinCheck runs checkFTSJoin the first time a Projector's pass would
 // build its search index beside, and keeps the answer: the SQLite linked
