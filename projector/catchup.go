@@ -19,6 +19,11 @@ type Stats struct {
 	BadLines    int   // bad lines recorded
 	Bytes       int64 // bytes of JSONL read
 	Duration    time.Duration
+	// SearchInPlace, if not empty, says why a pass that started from an
+	// empty index wrote its search index in place, the slower way, rather
+	// than build it beside in parts and join them (ftsbuild.go): the SQLite
+	// linked in failed the check of FTS5's format (ftsprobe.go).
+	SearchInPlace string
 
 	ops int // changes applied to the index; 0 for a pass that found nothing new
 }
@@ -177,7 +182,7 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 	var build *ftsBuild
 	if empty, err := p.startsEmpty(ctx, db, full); err != nil {
 		return err
-	} else if empty && buildBeside {
+	} else if empty && buildBeside && p.ftsJoinWorks(ctx, stats) {
 		parts, block := buildParts(), int64(ftsBatch)
 		if p.buildParts > 0 {
 			parts, block = p.buildParts, p.buildBlock

@@ -8,8 +8,23 @@ import (
 // This file reads and writes the two records of FTS5's %_data table that
 // describe an index as a whole, the structure record and the averages
 // record, so that a rebuild can join indexes built in parts (ftsbuild.go)
-// into one. The formats are those of SQLite's ext/fts5/fts5_index.c; the
-// rest of an index, its segments, is copied as it is.
+// into one. The rest of an index, its segments, is copied as it is.
+//
+// What the join buys: two builders on two cores instead of one, a rebuild
+// of 1M entries in 44.10 s instead of 53.65 s (BENCHMARKS.md, "The search
+// index built in two parts and joined"; `bin/tape-bench rebuild -dir
+// /tmp/c1m -tape bin/tape`).
+//
+// What it depends on: the formats of those records and of the rowids of
+// %_data, from ext/fts5/fts5_index.c of SQLite 3.54.1 as modernc.org/sqlite
+// v1.61.1 bundles it (go.mod). They are SQLite's internals, not its
+// interface. When SQLite changes them, a Projector's check before its
+// first build beside (checkFTSJoin, ftsprobe.go: a tiny index joined
+// against the same built in place, and these records decoded and encoded
+// back) fails, and its passes write the search index in place, slower but
+// depending on nothing here; Stats.SearchInPlace says why. A change the
+// check misses but the decoder refuses makes that pass build in place
+// (errCopyBuild).
 //
 // An index is a list of levels, each a list of segments, oldest first. A
 // segment is a b-tree of pages in %_data, under rowids that carry its id

@@ -56,6 +56,9 @@ type Projector struct {
 	// beforeCopy, if set, runs in a pass's transaction just before the
 	// search index built beside is copied in: tests break the build there.
 	beforeCopy func(ctx context.Context, tx sqlTx) error
+	// ftsJoin is whether the SQLite linked in writes FTS5's records as the
+	// join of a build in parts expects (ftsprobe.go), checked once.
+	ftsJoin ftsJoinCheck
 	// Fresh is set when Open, or a pass, made the index's tables anew: it
 	// holds nothing yet, however up to date the files are.
 	Fresh bool

@@ -1,0 +1,149 @@
+package projector
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// With the SQLite linked in, the check passes: a rebuild builds its search
+// index beside, in parts, and joins them.
+func TestFTSJoinCheckPasses(t *testing.T) {
+	if err := checkFTSJoin(context.Background(), nil); err != nil {
+		t.Fatalf("the check of the FTS5 join fails with the SQLite linked in: %v", err)
+	}
+	ws := corpusWorkspace(t, 300)
+	p := openProjector(t, ws)
+	p.buildParts, p.buildBlock = 2, 1
+	copies := 0
+	p.beforeCopy = func(context.Context, sqlTx) error { copies++; return nil }
+	st, err := p.Rebuild(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.SearchInPlace != "" || copies != 1 {
+		t.Fatalf("rebuild: %d copies of a build beside, written in place because %q; want one copy, no reason", copies, st.SearchInPlace)
+	}
+}
+
+// rewriteStructure changes the structure record of the part attached as
+// schema.
+func rewriteStructure(ctx context.Context, tx sqlTx, schema string, change func(*ftsStructure)) error {
+	var rec []byte
+	if err := tx.QueryRowContext(ctx, `SELECT block FROM `+schema+`.entries_fts_data WHERE id = ?`, ftsStructureRowid).Scan(&rec); err != nil {
+		return err
+	}
+	s, err := decodeStructure(rec)
+	if err != nil {
+		return err
+	}
+	change(&s)
+	_, err = tx.ExecContext(ctx, `UPDATE `+schema+`.entries_fts_data SET block = ? WHERE id = ?`, s.encode(), ftsStructureRowid)
+	return err
+}
+
+// loseSegments makes part 1's structure record list no segments, as a
+// SQLite that lists them elsewhere would look to the join: the join goes
+// through, and only what the joined index answers shows it wrong.
+func loseSegments(ctx context.Context, tx sqlTx) error {
+	return rewriteStructure(ctx, tx, "build1", func(s *ftsStructure) {
+		for i := range s.levels {
+			s.levels[i].segs = nil
+		}
+	})
+}
+
+// The check fails when the parts are not what the join expects, whether
+// the join itself refuses them or only the joined index's answers, or the
+// encoder's bytes, show it.
+func TestFTSJoinCheckFails(t *testing.T) {
+	exec := func(q string, args ...any) func(context.Context, sqlTx) error {
+		return func(ctx context.Context, tx sqlTx) error {
+			_, err := tx.ExecContext(ctx, q, args...)
+			return err
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		fault func(context.Context, sqlTx) error
+		want  string
+	}{
+		{"segments the structure record does not list", loseSegments, "the joined index answers"},
+		{"a varint written longer than SQLite writes it",
+			exec(`UPDATE build1.entries_fts_data SET block = substr(block, 1, 8) || x'80' || substr(block, 9) WHERE id = ?`, ftsStructureRowid),
+			"encodes back as"},
+		{"a record of a kind the join does not know", exec(`INSERT INTO build1.entries_fts_data (id, block) VALUES (5, x'00')`), "unknown kind"},
+		{"averages records of different lengths",
+			exec(`UPDATE build1.entries_fts_data SET block = block || x'00' WHERE id = ?`, ftsAveragesRowid), "averages record"},
+		{"a structure record of another format",
+			func(ctx context.Context, tx sqlTx) error {
+				return rewriteStructure(ctx, tx, "build1", func(s *ftsStructure) { s.v2 = false })
+			}, "another structure format"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkFTSJoin(context.Background(), tc.fault)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "check of the FTS5 join (SQLite 3.") {
+				t.Fatalf("check: %v; want an error naming SQLite's version and saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A Projector whose check fails writes the search index in place, says
+// why, and runs the check once: the index is the one built in place.
+func TestRebuildFallsBackWhenFTSJoinCheckFails(t *testing.T) {
+	ws := corpusWorkspace(t, 500)
+	p := openProjector(t, ws)
+	p.buildParts, p.buildBlock = 2, 1
+	checks, copies := 0, 0
+	p.ftsJoin.fault = func(ctx context.Context, tx sqlTx) error { checks++; return loseSegments(ctx, tx) }
+	p.beforeCopy = func(context.Context, sqlTx) error { copies++; return nil }
+	for range 2 {
+		st, err := p.Rebuild(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(st.SearchInPlace, "the joined index answers") || st.Entries < 500 {
+			t.Fatalf("rebuild after a failed check: %d entries, in place because %q; want every entry, and why", st.Entries, st.SearchInPlace)
+		}
+	}
+	if checks != 1 || copies != 0 {
+		t.Fatalf("two rebuilds ran %d checks and copied %d builds beside; want one check, no copy", checks, copies)
+	}
+	got := rankedDump(t, p, corpusWords) // with FTS5's integrity-check
+	p.noBuild = true
+	if _, err := p.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := rankedDump(t, p, corpusWords); got != want {
+		t.Fatalf("after a failed check:\n%.2000s\nbuilt in place:\n%.2000s", got, want)
+	}
+}
+
+// A catch-up of an index that has entries needs no check.
+func TestCatchUpWithEntriesSkipsFTSJoinCheck(t *testing.T) {
+	ws := corpusWorkspace(t, 100)
+	p := openProjector(t, ws)
+	p.noBuild = true
+	catchUp(t, p)
+	p.noBuild = false
+	checks := 0
+	p.ftsJoin.fault = func(context.Context, sqlTx) error { checks++; return nil }
+	appendMsg(t, ws, "main", "one more")
+	catchUp(t, p)
+	if checks != 0 {
+		t.Fatalf("a catch-up of an index with entries ran %d checks of the FTS5 join", checks)
+	}
+}
+
+// BenchmarkFTSJoinCheck measures the check a Projector runs before its
+// first build beside:
+//
+//	go test ./projector -run '^$' -bench FTSJoinCheck -count 3
+func BenchmarkFTSJoinCheck(b *testing.B) {
+	for b.Loop() {
+		if err := checkFTSJoin(context.Background(), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
