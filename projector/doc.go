@@ -21,7 +21,9 @@
 //     what a pass takes of each entry: search text and view facts from one
 //     decode (text.go, payload.go).
 //   - The search index built beside: a rebuild writes FTS5 in parts and
-//     joins them (ftsbuild.go, ftsmerge.go).
+//     joins them by rewriting FTS5's own records (ftsbuild.go,
+//     ftsmerge.go), after checking once that this SQLite writes the
+//     records as the join expects, else it writes in place (ftsprobe.go).
 //   - Search: the query language (query.go), ranking and snippets
 //     (search.go), CJK tokenizing (text.go).
 //   - Freshness, the rule that a read sees what is on disk (fresh.go),
