@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // encodingJSON is what AppendJSON must write: encoding/json's Encoder
@@ -67,16 +69,16 @@ func TestAppendJSONFields(t *testing.T) {
 				r.Meta = json.RawMessage(s.meta)
 			}
 			got := r.AppendJSONFields(nil)
-			got = AppendJSONString(append(got, `,"snippet":`...), s.text)
-			got = append(AppendJSONFloat(append(got, `,"rank":`...), rank), '}', '\n')
+			got = rawjson.AppendString(append(got, `,"snippet":`...), s.text)
+			got = append(rawjson.AppendFloat(append(got, `,"rank":`...), rank), '}', '\n')
 			if want := encodingJSON(t, hit{Record: r, Snippet: s.text, Rank: rank}); !bytes.Equal(got, want) {
 				t.Errorf("rank %v:\n got %s\nwant %s", rank, got, want)
 			}
 		}
 	}
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		if got := AppendJSONFloat(nil, f); string(got) != "null" {
-			t.Errorf("AppendJSONFloat(%v) = %s, want null", f, got)
+		if got := rawjson.AppendFloat(nil, f); string(got) != "null" {
+			t.Errorf("rawjson.AppendFloat(%v) = %s, want null", f, got)
 		}
 	}
 }

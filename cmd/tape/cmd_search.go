@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -54,9 +55,9 @@ func (c *SearchCmd) Validate() error {
 // writes a searchRecord (search_json_test.go), only faster.
 func appendSearchRecord(dst []byte, h projector.Hit) []byte {
 	dst = h.Entry.Record().AppendJSONFields(dst)
-	dst = tapelog.AppendJSONString(append(dst, `,"snippet":`...), h.Snippet)
-	dst = tapelog.AppendJSONFloat(append(dst, `,"rank":`...), h.Rank)
-	dst = tapelog.AppendJSONString(append(dst, `,"ranked_by":`...), h.RankedBy)
+	dst = rawjson.AppendString(append(dst, `,"snippet":`...), h.Snippet)
+	dst = rawjson.AppendFloat(append(dst, `,"rank":`...), h.Rank)
+	dst = rawjson.AppendString(append(dst, `,"ranked_by":`...), h.RankedBy)
 	return append(dst, '}', '\n')
 }
 
