@@ -54,7 +54,7 @@ func (c *SearchCmd) Validate() error {
 // "ranked_by". Its names are a contract; it is written as encoding/json
 // writes a searchRecord (search_json_test.go), only faster.
 func appendSearchRecord(dst []byte, h projector.Hit) []byte {
-	dst = h.Entry.Record().AppendJSONFields(dst)
+	dst = newEntryRecord(h.Entry).appendJSONFields(dst)
 	dst = rawjson.AppendString(append(dst, `,"snippet":`...), h.Snippet)
 	dst = rawjson.AppendFloat(append(dst, `,"rank":`...), h.Rank)
 	dst = rawjson.AppendString(append(dst, `,"ranked_by":`...), h.RankedBy)
