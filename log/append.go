@@ -27,8 +27,9 @@ type lineFields struct {
 
 // encodeLine encodes an entry as one JSON line ending in '\n'. Payload and
 // Meta must already be compact JSON objects (normalizeObject), so they are
-// copied as they are, not re-encoded; HTML characters are not escaped, so
-// the line reads as it was given.
+// copied as they are, not re-encoded. The strings are written by
+// rawjson.AppendString, which escapes no HTML characters, so the line
+// reads as it was given.
 func encodeLine(f lineFields) ([]byte, error) {
 	b := make([]byte, 0, len(f.Payload)+len(f.Meta)+len(f.ID)+len(f.Kind)+len(f.Date)+64)
 	b = append(b, `{"id":`...)

@@ -49,11 +49,13 @@ func newEntryRecord(e tapelog.Entry) entryRecord {
 //
 // It exists because encoding/json re-validates and compacts a payload
 // byte by byte through its scanner, which was most of the time `tape
-// search --json` spent printing twenty hits with long tool output
-// (BenchmarkRecordJSON: MEASURED). It depends on the record's Payload and
-// Meta being valid JSON, as they are in every entry read from a tape
-// (tapelog.ParseEntry validates the line); rawjson.AppendCompact copies
-// them with the white space between tokens left out.
+// search --json` spent printing twenty hits with long tool output.
+// BenchmarkRecordJSON (medians of 6): a record of a 10 KB tool result in
+// 5.6 µs, against 39 µs for encoding/json's Encoder. It depends on the
+// record's Payload and Meta being valid JSON, as they are in every entry
+// read from a tape (tapelog.ParseEntry validates the line);
+// rawjson.AppendCompact copies them with the white space between tokens
+// left out.
 func (r entryRecord) appendJSON(dst []byte) []byte {
 	dst = r.appendFields(append(dst, '{'))
 	return append(dst, '}', '\n')

@@ -95,6 +95,10 @@ func FuzzDecodeObject(f *testing.F) {
 	})
 }
 
+// BenchmarkDecodeObject decodes a message and a tool output, beside
+// encoding/json's Unmarshal into a map, the baseline:
+//
+//	go test ./internal/rawjson -run '^$' -bench DecodeObject -count 6
 func BenchmarkDecodeObject(b *testing.B) {
 	for _, bc := range []struct{ name, payload string }{
 		{"message", decodeSeeds[1]},

@@ -67,7 +67,7 @@ func TestArray(t *testing.T) {
 // member, beside encoding/json's Encoder of the same map, the baseline
 // (what the importer's mustJSON does):
 //
-//	go test ./internal/rawjson -run '^$' -bench 'Object$' -count 6
+//	go test ./internal/rawjson -run '^$' -bench '^BenchmarkObject$' -count 6
 func BenchmarkObject(b *testing.B) {
 	output := json.RawMessage(strings.TrimSuffix(strings.TrimPrefix(toolOutput, `{"results":`), `}`))
 	b.Run("Object", func(b *testing.B) {

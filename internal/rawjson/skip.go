@@ -19,7 +19,9 @@ import (
 // With ObjectMembers and String, it buys the decode of an imported
 // transcript's content blocks: decoding them with encoding/json checked
 // and scanned every tool output (tens of KB) twice more after the line's
-// own decode, half of an import's CPU (BenchmarkObjectMembers: MEASURED;
+// own decode, half of an import's CPU. BenchmarkObjectMembers (medians of
+// 6): the blocks of a message with a 10 KB tool result read in 12 µs,
+// against 55 µs for encoding/json's Unmarshal into structs (and
 // BenchmarkImportClaude in importer). It depends on b being valid JSON, as
 // a part of a line encoding/json decoded is. FuzzArrayItems holds it to
 // encoding/json.

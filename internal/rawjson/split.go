@@ -17,10 +17,12 @@ type Member struct {
 //
 // It buys a third of a rebuild's parsing time: log's parseLine runs for
 // every line of every rebuild, and encoding/json reads a line twice (it
-// checks it, then decodes it) and builds a map (BenchmarkSplitObject:
-// MEASURED; BenchmarkParseLine in log). It depends on the line being
-// valid UTF-8, which it does not check (parseLine checks it first).
-// FuzzSplitObject holds it to encoding/json.
+// checks it, then decodes it) and builds a map. BenchmarkSplitObject
+// (medians of 6): a tool call line in 0.40 µs, against 4.3 µs for
+// encoding/json's Unmarshal into a map of raw members (and
+// BenchmarkParseLine in log). It depends on the line being valid UTF-8,
+// which it does not check (parseLine checks it first). FuzzSplitObject
+// holds it to encoding/json.
 func SplitObject(line []byte, members []Member) ([]Member, bool) {
 	s := scanner{b: line}
 	s.space()
