@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -150,7 +151,7 @@ func (m *claudeMessage) content() error {
 	case len(b) == 0 || string(b) == "null":
 		return nil
 	case b[0] == '"':
-		s, _ := jsonString(b)
+		s, _ := rawjson.String(b)
 		m.Content.Text = &s
 	case b[0] == '[':
 		m.Content.Blocks = decodeBlocks(b)
@@ -306,7 +307,7 @@ func (c *claudeConverter) start(l tapelog.RawLine, r claudeRecord, s Session) []
 		id += "/agent/" + s.Agent
 	}
 	payload := mustJSON(map[string]any{"name": "session/start", "state": state})
-	meta := metaOf(c.path, l.No, "", "").done()
+	meta := metaOf(c.path, l.No, "", "").Done()
 	return []Output{{Session: s, Anchor: true, Entry: tapelog.Entry{ID: id, Kind: tapelog.KindAnchor, Payload: payload, Meta: meta, Date: r.Timestamp}}}
 }
 
@@ -315,29 +316,29 @@ func (c *claudeConverter) start(l tapelog.RawLine, r claudeRecord, s Session) []
 func (c *claudeConverter) meta(l tapelog.RawLine, r claudeRecord, s Session) json.RawMessage {
 	m := claudeMeta(c.path, l, r)
 	if r.CWD != "" && r.CWD != c.st.CWD {
-		m.str("cwd", r.CWD)
+		m.Str("cwd", r.CWD)
 		c.st.CWD = r.CWD
 	}
 	if r.GitBranch != "" && r.GitBranch != c.st.Branch {
-		m.str("git_branch", r.GitBranch)
+		m.Str("git_branch", r.GitBranch)
 		c.st.Branch = r.GitBranch
 	}
 	if r.IsMeta {
-		m.flag("synthetic") // injected by Claude Code, not typed by the user
+		m.True("synthetic") // injected by Claude Code, not typed by the user
 	}
 	if r.IsCompactSummary {
 		// A summary without its boundary (the boundary was imported
 		// alone once the file went quiet): a message, marked.
-		m.flag("compact_summary")
+		m.True("compact_summary")
 	}
 	if s.Agent != "" && s.Agent != c.st.Session.Agent {
-		m.flag("sidechain")
+		m.True("sidechain")
 	}
-	return m.done()
+	return m.Done()
 }
 
 // claudeMeta starts the meta of an entry made from line l (metaOf).
-func claudeMeta(path string, l tapelog.RawLine, r claudeRecord) *object {
+func claudeMeta(path string, l tapelog.RawLine, r claudeRecord) *rawjson.Object {
 	var parent string
 	if r.ParentUUID != nil {
 		parent = *r.ParentUUID
@@ -364,13 +365,13 @@ func (c *claudeConverter) user(l tapelog.RawLine, r claudeRecord, s Session) []O
 		k++
 	}
 	if len(results) > 0 {
-		add(tapelog.KindToolResult, newObject().raw("results", array(results...)).done())
+		add(tapelog.KindToolResult, rawjson.NewObject().Raw("results", rawjson.Array(results...)).Done())
 	}
 	switch {
 	case text != nil:
-		add(tapelog.KindMessage, newObject().str("role", "user").str("content", *text).done())
+		add(tapelog.KindMessage, rawjson.NewObject().Str("role", "user").Str("content", *text).Done())
 	case len(parts) > 0:
-		add(tapelog.KindMessage, newObject().str("role", "user").raw("content", mustJSON(parts)).done())
+		add(tapelog.KindMessage, rawjson.NewObject().Str("role", "user").Raw("content", mustJSON(parts)).Done())
 	}
 	if k == 0 {
 		add(tapelog.KindEvent, c.eventPayload("claude/user", l)) // no text and no result: kept as it is
@@ -389,11 +390,11 @@ func claudeUserContent(content *claudeContent) (text *string, parts []any, resul
 	for i, b := range content.Blocks {
 		switch b.Type {
 		case "tool_result":
-			res := newObject().str("tool_call_id", b.ToolUseID).raw("content", trimJSON(b.Content))
+			res := rawjson.NewObject().Str("tool_call_id", b.ToolUseID).Raw("content", trimJSON(b.Content))
 			if b.IsError {
-				res.flag("is_error")
+				res.True("is_error")
 			}
-			results = append(results, res.done())
+			results = append(results, res.Done())
 		default:
 			if raw == nil {
 				raw = content.rawBlocks()
@@ -629,20 +630,20 @@ func (c *claudeConverter) assistant(l tapelog.RawLine, r claudeRecord, s Session
 	for i, b := range blocks {
 		switch {
 		case b.Type == "text" && b.Text != nil && r.IsAPIError:
-			entry(tapelog.KindError, newObject().str("kind", "api").str("message", *b.Text).done())
+			entry(tapelog.KindError, rawjson.NewObject().Str("kind", "api").Str("message", *b.Text).Done())
 		case b.Type == "text" && b.Text != nil:
-			entry(tapelog.KindMessage, newObject().str("role", "assistant").str("content", *b.Text).done())
+			entry(tapelog.KindMessage, rawjson.NewObject().Str("role", "assistant").Str("content", *b.Text).Done())
 		case b.Type == "thinking" && b.Thinking != nil:
-			data := newObject().str("thinking", *b.Thinking).strIf("signature", b.Signature).done()
-			entry(tapelog.KindEvent, newObject().str("name", "thinking").raw("data", data).done())
+			data := rawjson.NewObject().Str("thinking", *b.Thinking).StrIf("signature", b.Signature).Done()
+			entry(tapelog.KindEvent, rawjson.NewObject().Str("name", "thinking").Raw("data", data).Done())
 		case b.Type == "tool_use":
 			if t.callAt < 0 {
 				t.callAt = len(t.out)
 				entry(tapelog.KindToolCall, nil) // its payload is written when the turn ends
 			}
 			args := string(rawOrNull(trimJSON(b.Input)))
-			fn := newObject().str("name", b.Name).str("arguments", args).done()
-			t.calls = append(t.calls, newObject().str("id", b.ID).str("type", "function").raw("function", fn).done())
+			fn := rawjson.NewObject().Str("name", b.Name).Str("arguments", args).Done()
+			t.calls = append(t.calls, rawjson.NewObject().Str("id", b.ID).Str("type", "function").Raw("function", fn).Done())
 		default:
 			if raw == nil {
 				raw = r.Message.Content.rawBlocks()
@@ -655,7 +656,7 @@ func (c *claudeConverter) assistant(l tapelog.RawLine, r claudeRecord, s Session
 	}
 	if u := r.Message.Usage; u != nil && r.Message.Model != "<synthetic>" && (t.usage == nil || u.total() > t.usage.total()) {
 		t.usage, t.model, t.requestID, t.usageDate = u, r.Message.Model, r.RequestID, r.Timestamp
-		t.usageMeta = claudeMeta(c.path, l, r).done()
+		t.usageMeta = claudeMeta(c.path, l, r).Done()
 		t.usageAt = len(t.out)
 	}
 	if r.Message.ID == "" {
@@ -669,7 +670,7 @@ func (c *claudeConverter) closeTurn() []Output {
 	t := c.turn
 	c.turn = nil
 	if t.callAt >= 0 {
-		t.out[t.callAt].Entry.Payload = newObject().raw("calls", array(t.calls...)).done()
+		t.out[t.callAt].Entry.Payload = rawjson.NewObject().Raw("calls", rawjson.Array(t.calls...)).Done()
 	}
 	if t.usage != nil {
 		data := map[string]any{"status": "ok", "model": t.model, "usage": map[string]any{

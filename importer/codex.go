@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -280,7 +281,7 @@ func (c *codexConverter) start(in codexIn) []Output {
 	}
 	payload := mustJSON(map[string]any{"name": "session/start", "state": state})
 	e := tapelog.Entry{ID: c.st.Session.ID, Kind: tapelog.KindAnchor, Payload: payload,
-		Meta: metaOf(c.path, in.l.No, "", "").done(), Date: in.cl.Timestamp}
+		Meta: metaOf(c.path, in.l.No, "", "").Done(), Date: in.cl.Timestamp}
 	return []Output{{Session: c.st.Session, Anchor: true, Entry: e}}
 }
 
@@ -330,13 +331,13 @@ func (c *codexConverter) entry(in codexIn, k int, kind string, payload json.RawM
 func (c *codexConverter) entryMeta(in codexIn, k int, kind string, payload json.RawMessage, synthetic bool) tapelog.Entry {
 	m := metaOf(c.path, in.l.No, "", "")
 	if cwd := in.it.CWD; cwd != "" && cwd != c.st.CWD {
-		m.str("cwd", cwd)
+		m.Str("cwd", cwd)
 		c.st.CWD = cwd
 	}
 	if synthetic {
-		m.flag("synthetic")
+		m.True("synthetic")
 	}
-	return tapelog.Entry{ID: lineID(c.path, in.l.No, k), Kind: kind, Payload: payload, Meta: m.done(), Date: in.cl.Timestamp}
+	return tapelog.Entry{ID: lineID(c.path, in.l.No, k), Kind: kind, Payload: payload, Meta: m.Done(), Date: in.cl.Timestamp}
 }
 
 // isInjected reports whether the text of a user message is context Codex
@@ -382,10 +383,10 @@ func (c *codexConverter) eventMsg(in codexIn) []Output {
 		return nil
 	}
 	if role == "reasoning" {
-		data := newObject().str("summary", text).done()
-		return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, newObject().str("name", "reasoning").raw("data", data).done())}}
+		data := rawjson.NewObject().Str("summary", text).Done()
+		return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data).Done())}}
 	}
-	payload := newObject().str("role", role).str("content", text).done()
+	payload := rawjson.NewObject().Str("role", role).Str("content", text).Done()
 	return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindMessage, payload)}}
 }
 
@@ -467,14 +468,14 @@ func (c *codexConverter) responseItem(in codexIn) []Output {
 		if c.echoed("reasoning", false, summary) {
 			return nil
 		}
-		data := newObject().str("summary", summary)
+		data := rawjson.NewObject().Str("summary", summary)
 		if text := codexTexts(it.Content); text != "" {
-			data.str("content", text)
+			data.Str("content", text)
 		}
 		if len(it.Encrypted) > 0 && string(it.Encrypted) != "null" {
-			data.raw("encrypted_content", it.Encrypted)
+			data.Raw("encrypted_content", it.Encrypted)
 		}
-		return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, newObject().str("name", "reasoning").raw("data", data.done()).done())}}
+		return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data.Done()).Done())}}
 	case isCodexCall(it.Type):
 		c.call(in)
 		return nil

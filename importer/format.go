@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -141,9 +142,9 @@ type Output struct {
 // path: "source" names the transcript, the line, and the record's uuid
 // and its parent's when it has them. The caller adds what else the meta
 // says and ends it.
-func metaOf(path string, n int, uuid, parent string) *object {
-	src := newObject().str("file", path).num("line", int64(n)).strIf("uuid", uuid).strIf("parent_uuid", parent).done()
-	return newObject().raw("source", src)
+func metaOf(path string, n int, uuid, parent string) *rawjson.Object {
+	src := rawjson.NewObject().Str("file", path).Int("line", int64(n)).StrIf("uuid", uuid).StrIf("parent_uuid", parent).Done()
+	return rawjson.NewObject().Raw("source", src)
 }
 
 // lineID is the id of the k-th entry (from 0) made from a line that has no

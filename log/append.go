@@ -1,7 +1,6 @@
 package log
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // lineFields is an entry as tape writes it: the envelope, in this key order.
@@ -27,44 +27,24 @@ type lineFields struct {
 
 // encodeLine encodes an entry as one JSON line ending in '\n'. Payload and
 // Meta must already be compact JSON objects (normalizeObject), so they are
-// copied as they are, not re-encoded; HTML characters are not escaped, so
-// the line reads as it was given.
+// copied as they are, not re-encoded. The strings are written by
+// rawjson.AppendString, which escapes no HTML characters, so the line
+// reads as it was given.
 func encodeLine(f lineFields) ([]byte, error) {
 	b := make([]byte, 0, len(f.Payload)+len(f.Meta)+len(f.ID)+len(f.Kind)+len(f.Date)+64)
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, f.ID)
+	b = rawjson.AppendString(b, f.ID)
 	b = append(b, `,"kind":`...)
-	b = appendJSONString(b, f.Kind)
+	b = rawjson.AppendString(b, f.Kind)
 	b = append(b, `,"payload":`...)
 	b = append(b, f.Payload...)
 	b = append(b, `,"meta":`...)
 	b = append(b, f.Meta...)
 	if f.Date != "" {
 		b = append(b, `,"date":`...)
-		b = appendJSONString(b, f.Date)
+		b = rawjson.AppendString(b, f.Date)
 	}
 	return append(b, "}\n"...), nil
-}
-
-// appendJSONString appends s as a JSON string. ids, kinds and dates are
-// almost always plain ASCII, which is copied as it is; anything else goes
-// through encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	plain := true
-	for i := 0; i < len(s) && plain; i++ {
-		c := s[i]
-		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\'
-	}
-	if plain {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a Go string always encodes
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
 // Append writes entries at the end of the tape's current anchor, each as one

@@ -81,42 +81,5 @@ func DerivedID(folder, file string, line int) string {
 	return folder + "/" + file + ":" + itoa(line)
 }
 
-// Record is the JSON form of an entry that `tape log --json` and the other
-// read commands print, one per line. Its field names are a contract.
-type Record struct {
-	ID        string          `json:"id"`
-	Tape      string          `json:"tape"`
-	Anchor    string          `json:"anchor"`
-	AnchorSeq int64           `json:"anchor_seq"`
-	Kind      string          `json:"kind"`
-	Date      *string         `json:"date"`
-	Payload   json.RawMessage `json:"payload"`
-	Meta      json.RawMessage `json:"meta"`
-	File      string          `json:"file"`
-	Line      int             `json:"line"`
-}
-
-var (
-	jsonNull        = json.RawMessage("null")
-	jsonEmptyObject = json.RawMessage("{}")
-)
-
-// Record returns the entry's JSON form. A missing date is null, a missing
-// payload null, and a missing meta {}.
-func (e Entry) Record() Record {
-	r := Record{
-		ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq,
-		Kind: e.Kind, Payload: e.Payload, Meta: e.Meta, File: e.Pos.Path(), Line: e.Pos.Line,
-	}
-	if e.Date != "" {
-		d := e.Date
-		r.Date = &d
-	}
-	if r.Payload == nil {
-		r.Payload = jsonNull
-	}
-	if r.Meta == nil {
-		r.Meta = jsonEmptyObject
-	}
-	return r
-}
+// jsonEmptyObject is an entry's meta, or an anchor's state, given none.
+var jsonEmptyObject = json.RawMessage("{}")

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // The bootstrap anchor that opens every new tape, as Bub writes it.
@@ -215,7 +216,7 @@ func normalizeObject(raw json.RawMessage, what string, limit int64) (json.RawMes
 	if !utf8.Valid(raw) {
 		return nil, fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalid, what)
 	}
-	if compactObject(raw) {
+	if rawjson.IsCompactObject(raw) {
 		return raw, nil
 	}
 	var buf bytes.Buffer

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // LineError is a line of a tape file that cannot be read as an entry. It is
@@ -77,15 +79,15 @@ func parseLine(line []byte) (parsed, string) {
 	if !utf8.Valid(line) {
 		return parsed{}, "line is not valid UTF-8"
 	}
-	var buf [8]member
-	members, ok := splitObject(line, buf[:0])
+	var buf [8]rawjson.Member
+	members, ok := rawjson.SplitObject(line, buf[:0])
 	if !ok {
 		return parseLineSlow(line)
 	}
 	var p parsed
-	rawKind, hasKind := lookup(members, "kind")
+	rawKind, hasKind := rawjson.Lookup(members, "kind")
 	if !hasKind {
-		raw, _ := lookup(members, "role")
+		raw, _ := rawjson.Lookup(members, "role")
 		if role, err := decodeString(raw); err != nil || role == "" {
 			return parsed{}, noKind
 		}
@@ -98,14 +100,14 @@ func parseLine(line []byte) (parsed, string) {
 		return parsed{}, kindNotString
 	}
 	p.kind = kind
-	id, _ := lookup(members, "id")
+	id, _ := rawjson.Lookup(members, "id")
 	p.id = parseID(id)
-	payload, _ := lookup(members, "payload")
+	payload, _ := rawjson.Lookup(members, "payload")
 	p.payload = bytes.Clone(payload)
-	if meta, _ := lookup(members, "meta"); string(meta) != "null" {
+	if meta, _ := rawjson.Lookup(members, "meta"); string(meta) != "null" {
 		p.meta = bytes.Clone(meta)
 	}
-	if raw, ok := lookup(members, "date"); ok {
+	if raw, ok := rawjson.Lookup(members, "date"); ok {
 		if date, err := decodeString(raw); err == nil {
 			p.date = date
 			p.time, _ = ParseTime(date)
@@ -117,7 +119,7 @@ func parseLine(line []byte) (parsed, string) {
 // decodeString decodes a JSON string (null gives ""), without
 // encoding/json for the usual one without escapes.
 func decodeString(raw []byte) (string, error) {
-	if s, ok := plainString(raw); ok {
+	if s, ok := rawjson.PlainString(raw); ok {
 		return s, nil
 	}
 	var s string
@@ -132,7 +134,7 @@ const (
 )
 
 // parseLineSlow is parseLine through encoding/json, for the lines
-// splitObject leaves to it: invalid ones, for encoding/json's explanation,
+// rawjson.SplitObject leaves to it: invalid ones, for encoding/json's explanation,
 // and unusual ones. FuzzParseLine checks that both paths agree.
 func parseLineSlow(line []byte) (parsed, string) {
 	var fields map[string]json.RawMessage

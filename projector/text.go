@@ -1,7 +1,6 @@
 package projector
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views"
 )
@@ -25,7 +25,7 @@ import (
 //   - error: the kind and the message;
 //   - any other kind: every key and string of the payload.
 func SearchText(e tapelog.Entry) string {
-	p, err := decodePayload(e.Payload)
+	p, err := rawjson.DecodeObject(e.Payload)
 	if err != nil {
 		return ""
 	}
@@ -43,7 +43,7 @@ func EntryFacts(e tapelog.Entry) views.Facts {
 // it, from one decode of its payload: decoding each part again cost as
 // much as the rest of a rebuild's parsing.
 func textAndFacts(e tapelog.Entry) (string, views.Facts) {
-	p, err := decodePayload(e.Payload)
+	p, err := rawjson.DecodeObject(e.Payload)
 	if err != nil {
 		return "", views.Facts{}
 	}
@@ -134,12 +134,8 @@ func decodeJSONText(s string) (any, bool) {
 	if t == "" || t[0] != '{' && t[0] != '[' {
 		return nil, false
 	}
-	d := payloadDecoder{b: []byte(t)}
-	if v, ok := d.value(0); ok && d.i == len(d.b) {
-		return v, true
-	}
-	var v any
-	if json.Unmarshal([]byte(t), &v) != nil {
+	v, err := rawjson.DecodeValue([]byte(t))
+	if err != nil {
 		return nil, false
 	}
 	return v, true

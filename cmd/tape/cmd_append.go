@@ -90,7 +90,7 @@ func (c *AppendCmd) print(env *Env, written []tapelog.Entry) error {
 	out := newJSONLines(env.Stdout)
 	for _, e := range written {
 		if c.JSON {
-			r := e.Record()
+			r := newEntryRecord(e)
 			if err := out.write(appendRecord{ID: r.ID, Tape: r.Tape, Anchor: r.Anchor, AnchorSeq: r.AnchorSeq,
 				Kind: r.Kind, Date: r.Date, File: r.File, Offset: e.Pos.Offset}); err != nil {
 				return err

@@ -87,7 +87,7 @@ func placeOf(e tapelog.Entry) tapelog.Position {
 
 func (c *LogCmd) printOne(env *Env, out *jsonLines, e tapelog.Entry) error {
 	if c.JSON {
-		return out.writeRecord(e.Record())
+		return out.writeRecord(newEntryRecord(e))
 	}
 	if _, err := fmt.Fprintln(env.Stdout, humanEntry(e, env.color)); err != nil {
 		return fmt.Errorf("write output: %w", err)

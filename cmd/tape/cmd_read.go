@@ -187,7 +187,7 @@ func printEntries(env *Env, entries []tapelog.Entry, asJSON bool) error {
 	if asJSON {
 		out := newJSONLines(env.Stdout)
 		for _, e := range entries {
-			if err := out.writeRecord(e.Record()); err != nil {
+			if err := out.writeRecord(newEntryRecord(e)); err != nil {
 				return err
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -53,10 +54,10 @@ func (c *SearchCmd) Validate() error {
 // "ranked_by". Its names are a contract; it is written as encoding/json
 // writes a searchRecord (search_json_test.go), only faster.
 func appendSearchRecord(dst []byte, h projector.Hit) []byte {
-	dst = h.Entry.Record().AppendJSONFields(dst)
-	dst = tapelog.AppendJSONString(append(dst, `,"snippet":`...), h.Snippet)
-	dst = tapelog.AppendJSONFloat(append(dst, `,"rank":`...), h.Rank)
-	dst = tapelog.AppendJSONString(append(dst, `,"ranked_by":`...), h.RankedBy)
+	dst = newEntryRecord(h.Entry).appendJSONFields(dst)
+	dst = rawjson.AppendString(append(dst, `,"snippet":`...), h.Snippet)
+	dst = rawjson.AppendFloat(append(dst, `,"rank":`...), h.Rank)
+	dst = rawjson.AppendString(append(dst, `,"ranked_by":`...), h.RankedBy)
 	return append(dst, '}', '\n')
 }
 

@@ -540,7 +540,7 @@ func (c *MessagesCmd) Run(env *Env, g *Globals) error {
 			continue
 		}
 		if c.JSON {
-			if err := out.writeRecord(m.Record()); err != nil {
+			if err := out.writeRecord(newEntryRecord(m)); err != nil {
 				return err
 			}
 			continue

@@ -36,10 +36,10 @@ func (j *jsonLines) write(v any) error {
 }
 
 // writeRecord writes an entry's record as write would, several times
-// faster (Record.AppendJSON): the log and search commands print little
-// else.
-func (j *jsonLines) writeRecord(r tapelog.Record) error {
-	return j.writeWith(r.AppendJSON)
+// faster (entryRecord.appendJSON): the log and search commands print
+// little else.
+func (j *jsonLines) writeRecord(r entryRecord) error {
+	return j.writeWith(r.appendJSON)
 }
 
 // writeWith writes the line appendLine appends to an empty slice, which

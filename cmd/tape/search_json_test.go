@@ -13,7 +13,7 @@ import (
 // searchRecord is what `tape search --json` printed through encoding/json
 // before appendSearchRecord: the reference it must match byte for byte.
 type searchRecord struct {
-	tapelog.Record
+	entryRecord
 	Snippet  string  `json:"snippet"`
 	Rank     float64 `json:"rank"`
 	RankedBy string  `json:"ranked_by"`
@@ -35,7 +35,7 @@ func TestAppendSearchRecordIsEncodingJSON(t *testing.T) {
 			var want bytes.Buffer
 			enc := json.NewEncoder(&want)
 			enc.SetEscapeHTML(false)
-			if err := enc.Encode(searchRecord{Record: h.Entry.Record(), Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy}); err != nil {
+			if err := enc.Encode(searchRecord{entryRecord: newEntryRecord(h.Entry), Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy}); err != nil {
 				t.Fatal(err)
 			}
 			if got := appendSearchRecord(nil, h); !bytes.Equal(got, want.Bytes()) {

@@ -1,4 +1,4 @@
-package projector
+package rawjson
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-var payloadSeeds = []string{
+var decodeSeeds = []string{
 	`{"role":"user","content":"发生了一个错误，请重试"}`,
 	`{"content":[{"type":"text","text":"line\nwith \"quotes\" and \u4e2d\u6587 \/ \\ \t"}],"n":-12.5e3,"ok":true,"none":null}`,
 	`{"calls":[{"id":"call_1","name":"read_file","arguments":{"path":"/etc/hosts","n":0}}]}`,
@@ -19,9 +19,9 @@ var payloadSeeds = []string{
 }
 
 // The fast path decodes usual payloads itself, as encoding/json does.
-func TestDecodePayloadFast(t *testing.T) {
-	for _, s := range payloadSeeds {
-		got, ok := decodePayloadFast([]byte(s))
+func TestDecodeObjectFast(t *testing.T) {
+	for _, s := range decodeSeeds {
+		got, ok := decodeObjectFast([]byte(s))
 		if !ok {
 			t.Errorf("%s: left to encoding/json", s)
 			continue
@@ -38,7 +38,7 @@ func TestDecodePayloadFast(t *testing.T) {
 
 // What the fast path leaves to encoding/json, and what encoding/json then
 // says of it.
-func TestDecodePayloadFallback(t *testing.T) {
+func TestDecodeObjectFallback(t *testing.T) {
 	for _, tc := range []struct {
 		payload string
 		err     bool
@@ -62,10 +62,10 @@ func TestDecodePayloadFallback(t *testing.T) {
 		{`{"a":"x\n`, true},               // no closing quote
 		{strings.Repeat(`{"a":`, 70) + `1` + strings.Repeat(`}`, 70), false}, // deep
 	} {
-		if _, ok := decodePayloadFast([]byte(tc.payload)); ok {
+		if _, ok := decodeObjectFast([]byte(tc.payload)); ok {
 			t.Errorf("%q: decoded by the fast path", tc.payload)
 		}
-		got, err := decodePayload([]byte(tc.payload))
+		got, err := DecodeObject([]byte(tc.payload))
 		var want map[string]any
 		wantErr := json.Unmarshal([]byte(tc.payload), &want)
 		if (err != nil) != tc.err || (wantErr != nil) != tc.err || !reflect.DeepEqual(got, want) {
@@ -74,14 +74,14 @@ func TestDecodePayloadFallback(t *testing.T) {
 	}
 }
 
-// FuzzDecodePayload: whatever the fast path decodes, encoding/json
+// FuzzDecodeObject: whatever the fast path decodes, encoding/json
 // decodes to the same map.
-func FuzzDecodePayload(f *testing.F) {
-	for _, s := range payloadSeeds {
+func FuzzDecodeObject(f *testing.F) {
+	for _, s := range decodeSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, ok := decodePayloadFast(b)
+		got, ok := decodeObjectFast(b)
 		if !ok {
 			return
 		}
@@ -95,16 +95,20 @@ func FuzzDecodePayload(f *testing.F) {
 	})
 }
 
-func BenchmarkDecodePayload(b *testing.B) {
+// BenchmarkDecodeObject decodes a message and a tool output, beside
+// encoding/json's Unmarshal into a map, the baseline:
+//
+//	go test ./internal/rawjson -run '^$' -bench DecodeObject -count 6
+func BenchmarkDecodeObject(b *testing.B) {
 	for _, bc := range []struct{ name, payload string }{
-		{"message", payloadSeeds[1]},
-		{"tool-output", payloadSeeds[7]}, // 10 KB, an escape every 20 bytes
+		{"message", decodeSeeds[1]},
+		{"tool-output", decodeSeeds[7]}, // 10 KB, an escape every 20 bytes
 	} {
 		payload := []byte(bc.payload)
 		b.Run(bc.name+"/fast", func(b *testing.B) {
 			b.SetBytes(int64(len(payload)))
 			for b.Loop() {
-				if _, err := decodePayload(payload); err != nil {
+				if _, err := DecodeObject(payload); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -119,4 +123,28 @@ func BenchmarkDecodePayload(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzDecodeValue: whatever the fast path decodes of any JSON value,
+// encoding/json decodes to the same value.
+func FuzzDecodeValue(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{`[1,"a",{"b":null}]`, `"x\ny"`, `-0.5e3`, `true`, `null`, `[[[]]]`, `[1,]`, `"\ud83d"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, ok := decodeValueFast(b)
+		if !ok {
+			return
+		}
+		var want any
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("fast path decoded %q, encoding/json fails: %v", b, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: decoded %#v, encoding/json %#v", b, got, want)
+		}
+	})
 }
