@@ -19,7 +19,7 @@
 //     the applier that writes them (apply.go), the state record that lets
 //     a pass tell in one read that nothing changed (staterecord.go), and
 //     what a pass takes of each entry: search text and view facts from one
-//     decode (text.go, payload.go).
+//     decode (text.go; the decoder is internal/rawjson's).
 //   - The search index built beside: a rebuild writes FTS5 in parts and
 //     joins them by rewriting FTS5's own records (ftsbuild.go,
 //     ftsmerge.go), after checking once that this SQLite writes the
