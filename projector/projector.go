@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
@@ -108,14 +109,49 @@ func Open(ctx context.Context, ws *tapelog.Workspace) (*Projector, error) {
 // there, a few times at most. (TestIndexDeletedWhileWatching, run 100
 // times in each of four processes at once, failed 4 times in 400 before,
 // on "disk I/O error" from the commit of a new index's tables.)
+//
+// A new index.db is also briefly in SQLite's rollback mode, before its
+// first connection makes it WAL: a process that opens it then, without
+// the lock (Open's fast path), can make this one's read fail at once
+// with SQLITE_BUSY, which no busy timeout waits out (SQLite refuses to
+// wait where two readers could deadlock). That passes in milliseconds,
+// and the read is tried again. (TestInfoWatcher, a watcher and tape info
+// opening a new index at once, failed 1 run in 60 on it.)
 func (p *Projector) prepareLocked(ctx context.Context) (changed bool, err error) {
 	for attempt := 1; ; attempt++ {
 		c, err := p.prepareOnce(ctx)
 		changed = changed || c
-		if err == nil || attempt == 3 || !p.replaced() {
+		busy := err != nil && isBusy(err)
+		if err == nil || attempt == prepareAttempts || !(busy || p.replaced()) {
 			return changed, err
 		}
+		if busy {
+			if err := pause(ctx, time.Duration(attempt)*10*time.Millisecond); err != nil {
+				return changed, err
+			}
+		}
 	}
+}
+
+// prepareAttempts is how often prepareLocked tries.
+const prepareAttempts = 5
+
+// pause waits d, or until ctx is done.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (database is locked).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 func (p *Projector) prepareOnce(ctx context.Context) (changed bool, err error) {
