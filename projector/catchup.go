@@ -20,9 +20,9 @@ type Stats struct {
 	Bytes       int64 // bytes of JSONL read
 	Duration    time.Duration
 	// SearchInPlace, if not empty, says why a pass that started from an
-	// empty index wrote its search index in place, the slower way, rather
-	// than build it beside in parts and join them (ftsbuild.go): the SQLite
-	// linked in failed the check of FTS5's format (ftsprobe.go).
+	// empty index wrote its search index in place, the slower way, after
+	// its build beside could not be copied in (ftsbuild.go): the SQLite
+	// linked in failed the check of FTS5's formats (ftsprobe.go), say.
 	SearchInPlace string
 
 	ops int // changes applied to the index; 0 for a pass that found nothing new
@@ -162,7 +162,7 @@ func (p *Projector) passLocked(ctx context.Context, full bool, sc *scope, stats 
 func (p *Projector) passOn(ctx context.Context, db *sql.DB, full bool, sc *scope, stats *Stats) error {
 	err := p.passOnce(ctx, db, full, sc, stats, true)
 	if errors.Is(err, errCopyBuild) && ctx.Err() == nil {
-		*stats = Stats{}
+		*stats = Stats{SearchInPlace: err.Error()}
 		err = p.passOnce(ctx, db, full, sc, stats, false)
 	}
 	return err
@@ -182,7 +182,7 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 	var build *ftsBuild
 	if empty, err := p.startsEmpty(ctx, db, full); err != nil {
 		return err
-	} else if empty && buildBeside && p.ftsJoinWorks(ctx, stats) {
+	} else if empty && buildBeside {
 		parts, block := buildParts(), int64(ftsBatch)
 		if p.buildParts > 0 {
 			parts, block = p.buildParts, p.buildBlock
@@ -302,6 +302,13 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 		built, err := build.finish(ctx)
 		if err != nil {
 			return err
+		}
+		if build.joins() {
+			// The join rewrites FTS5's own records: only a SQLite that
+			// writes them as it expects may be joined (ftsprobe.go).
+			if err := p.ftsJoin.result(ctx); err != nil {
+				return fmt.Errorf("%w: %w", errCopyBuild, err)
+			}
 		}
 		if built {
 			if p.beforeCopy != nil {

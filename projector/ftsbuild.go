@@ -75,10 +75,9 @@ var ftsShadows = []string{"entries_fts_data", "entries_fts_idx", "entries_fts_do
 // being the same in both databases (one SQLite, one ftsSchema); the join
 // of several, also on the formats of two of FTS5's own records, SQLite's
 // internals (ftsmerge.go). A Projector checks those formats before its
-// first build beside (ftsprobe.go); if the SQLite linked in fails the
-// check, its passes write the search index in place, and Stats says why
-// (SearchInPlace). A build that the join then refuses is made again in
-// place too (passOn).
+// first join (ftsprobe.go); if the SQLite linked in fails the check, or
+// the join refuses a part, the pass runs again and writes the search index
+// in place (passOn), and Stats says why (SearchInPlace).
 type ftsBuild struct {
 	parts []*ftsPart
 	block int64 // rowids go to parts in runs of this many
@@ -325,6 +324,18 @@ func (b *ftsBuild) finish(ctx context.Context) (bool, error) {
 		}
 	}
 	return built, nil
+}
+
+// joins reports whether the build has more than one part to copy in, which
+// the copy joins (copyInto); one part is copied as it is.
+func (b *ftsBuild) joins() bool {
+	n := 0
+	for _, p := range b.parts {
+		if p.started {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // attach attaches the scratch databases to conn, which runs the pass, each

@@ -19,12 +19,11 @@ import (
 // %_data, from ext/fts5/fts5_index.c of SQLite 3.54.1 as modernc.org/sqlite
 // v1.61.1 bundles it (go.mod). They are SQLite's internals, not its
 // interface. When SQLite changes them, a Projector's check before its
-// first build beside (checkFTSJoin, ftsprobe.go: a tiny index joined
-// against the same built in place, and these records decoded and encoded
-// back) fails, and its passes write the search index in place, slower but
-// depending on nothing here; Stats.SearchInPlace says why. A change the
-// check misses but the decoder refuses makes that pass build in place
-// (errCopyBuild).
+// first join (checkFTSJoin, ftsprobe.go: a tiny index joined against the
+// same built in place, and these records decoded and encoded back) fails,
+// and the pass runs again writing the search index in place, slower but
+// depending on nothing here (errCopyBuild, passOn); Stats.SearchInPlace
+// says why. So does a change the check misses but the decoder refuses.
 //
 // An index is a list of levels, each a list of segments, oldest first. A
 // segment is a b-tree of pages in %_data, under rowids that carry its id

@@ -11,8 +11,8 @@ import (
 	"sync"
 )
 
-// This file checks, before a Projector first builds a search index in
-// parts (ftsbuild.go), that the SQLite linked in writes FTS5's records as
+// This file checks, before a Projector first joins a search index built
+// in parts (ftsbuild.go), that the SQLite linked in writes FTS5's records as
 // the join (ftsmerge.go) expects them: the join rewrites FTS5's structure
 // and averages records, whose formats are SQLite's internals, not its
 // interface, and a SQLite that changed them could make a join that is
@@ -21,7 +21,7 @@ import (
 // search index in place, the slower way that depends on none of this.
 
 // ftsJoinCheck runs checkFTSJoin the first time a Projector's pass would
-// build its search index beside, and keeps the answer: the SQLite linked
+// join a search index built in parts, and keeps the answer: the SQLite linked
 // in does not change while the process runs. It is a field of the
 // Projector rather than a package-level once so that a test can break it
 // for one Projector.
@@ -49,17 +49,6 @@ func (c *ftsJoinCheck) result(ctx context.Context) error {
 		c.done, c.err = true, err
 	}
 	return c.err
-}
-
-// ftsJoinWorks reports whether a pass may build its search index beside
-// and join it (ftsJoinCheck). If not, it says why in stats, and the pass
-// writes the index in place.
-func (p *Projector) ftsJoinWorks(ctx context.Context, stats *Stats) bool {
-	err := p.ftsJoin.result(ctx)
-	if err != nil {
-		stats.SearchInPlace = err.Error()
-	}
-	return err == nil
 }
 
 // ftsCheckBlock is the runs of rowids that go to each of the check's two

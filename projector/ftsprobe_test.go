@@ -136,8 +136,24 @@ func TestCatchUpWithEntriesSkipsFTSJoinCheck(t *testing.T) {
 	}
 }
 
+// A build beside of one part is copied as it is, not joined: a new index
+// of a small workspace, the first read of most, runs no check.
+func TestBuildOfOnePartSkipsFTSJoinCheck(t *testing.T) {
+	ws := corpusWorkspace(t, 100)
+	p := openProjector(t, ws)
+	checks, copies := 0, 0
+	p.ftsJoin.fault = func(context.Context, sqlTx) error { checks++; return nil }
+	p.beforeCopy = func(context.Context, sqlTx) error { copies++; return nil }
+	if _, err := p.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if checks != 0 || copies != 1 {
+		t.Fatalf("a rebuild of 100 entries ran %d checks of the FTS5 join and copied %d builds; want none, and one copy", checks, copies)
+	}
+}
+
 // BenchmarkFTSJoinCheck measures the check a Projector runs before its
-// first build beside:
+// first join:
 //
 //	go test ./projector -run '^$' -bench FTSJoinCheck -count 3
 func BenchmarkFTSJoinCheck(b *testing.B) {
