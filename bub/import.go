@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -62,7 +61,7 @@ func Import(ctx context.Context, ws *tapelog.Workspace, path, tape string, opts 
 		return st, err
 	}
 	defer t.Close()
-	unlock, err := lockImports(ctx, ws)
+	unlock, err := ws.LockImports(ctx)
 	if err != nil {
 		return st, err
 	}
@@ -99,21 +98,6 @@ func Import(ctx context.Context, ws *tapelog.Workspace, path, tape string, opts 
 		}
 	}
 	return st, im.flush(ctx)
-}
-
-// lockImports takes the workspace's import lock. One import at a time:
-// each reads what the tape holds, then appends what it lacks, and two at
-// once would both append everything.
-func lockImports(ctx context.Context, ws *tapelog.Workspace) (unlock func(), err error) {
-	lock, err := ws.OpenPrivate("import.lock")
-	if err != nil {
-		return nil, err
-	}
-	if err := fileutil.LockContext(ctx, lock); err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("wait for another tape import: %w", err)
-	}
-	return func() { lock.Close() }, nil
 }
 
 // importer appends the lines of one Bub file to one tape, skipping those

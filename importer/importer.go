@@ -17,7 +17,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -85,7 +84,7 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockImports(ctx, im.ws)
+	unlock, err := im.ws.LockImports(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -174,21 +173,6 @@ func (r *run) pipeline(ctx context.Context, files []string) ([]FileStats, error)
 		}
 	}
 	return all, nil
-}
-
-// lockImports takes the workspace's import lock: one import or follower
-// pass at a time, since each reads what the tapes and checkpoints hold
-// and then appends what they lack.
-func lockImports(ctx context.Context, ws *tapelog.Workspace) (func(), error) {
-	lock, err := ws.OpenPrivate("import.lock")
-	if err != nil {
-		return nil, err
-	}
-	if err := fileutil.LockContext(ctx, lock); err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("wait for another tape import: %w", err)
-	}
-	return func() { lock.Close() }, nil // closing releases the lock
 }
 
 // find lists the transcripts at paths, each once, in the order given and

@@ -7,7 +7,28 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tape-dev/tape/internal/fileutil"
 )
+
+// importLock is the workspace's import lock file.
+const importLock = "import.lock"
+
+// LockImports takes the workspace's import lock, waiting for it until ctx
+// is done, and returns what releases it. One import (or follower pass) at
+// a time, of any source: each reads what the tapes and its checkpoints
+// hold, then appends what they lack, and two at once would both append it.
+func (w *Workspace) LockImports(ctx context.Context) (unlock func(), err error) {
+	lock, err := w.OpenPrivate(importLock)
+	if err != nil {
+		return nil, err
+	}
+	if err := fileutil.LockContext(ctx, lock); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("wait for another tape import: %w", err)
+	}
+	return func() { lock.Close() }, nil // closing releases the lock
+}
 
 // HandoffEntry starts the next phase of the tape with an anchor entry made
 // elsewhere, as an import copies it: its id, payload, meta and date are kept

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // HandoffEntry keeps the anchor entry it is given, and on a new tape makes
@@ -62,4 +64,25 @@ func TestHandoffEntry(t *testing.T) {
 	if anchors, _ := tp.Anchors(); len(anchors) != 2 {
 		t.Errorf("%d anchors after refused handoffs, want 2", len(anchors))
 	}
+}
+
+// One import at a time: a second LockImports waits while the first holds
+// the lock, gives up when its context does, and gets it once released.
+func TestLockImportsIsExclusive(t *testing.T) {
+	ws := newTestWorkspace(t)
+	unlock, err := ws.LockImports(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := ws.LockImports(ctx); err == nil || !strings.Contains(err.Error(), "another tape import") {
+		t.Fatalf("a second import while the first holds the lock: %v; want it to wait, then say why", err)
+	}
+	unlock()
+	again, err := ws.LockImports(context.Background())
+	if err != nil {
+		t.Fatalf("after the first import released the lock: %v", err)
+	}
+	again()
 }
