@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -86,7 +87,7 @@ func Open(ctx context.Context, ws *tapelog.Workspace) (*Projector, error) {
 	// not create index.db, though: only a holder of the lock may, after
 	// removing what a deleted index left (reopenLocked).
 	if err := p.openExisting(); err == nil {
-		if v, err := p.schemaVersion(ctx); err == nil && v == SchemaVersion && p.hasViewTables(ctx) {
+		if v, err := p.schemaVersion(ctx); err == nil && v == SchemaVersion {
 			return p, nil
 		}
 	}
@@ -163,7 +164,7 @@ func (p *Projector) prepareOnce(ctx context.Context) (changed bool, err error) {
 	}
 	version, err := p.schemaVersion(ctx)
 	switch {
-	case err == nil && version == SchemaVersion && p.hasViewTables(ctx):
+	case err == nil && version == SchemaVersion:
 		return changed, nil
 	case err != nil && isNotADatabase(err):
 		if err := p.replaceUnreadable(); err != nil {
@@ -318,17 +319,25 @@ func (p *Projector) DB() *sql.DB { return p.db }
 // Workspace is the workspace the index belongs to.
 func (p *Projector) Workspace() *tapelog.Workspace { return p.ws }
 
-// schemaVersion reads the version from meta: 0 for an empty database.
+// schemaVersion reads the version from meta: 0 for an empty database, and
+// for one that lacks a table of a view it keeps (an index made before the
+// view was added), so that adding a view needs no new SchemaVersion.
 func (p *Projector) schemaVersion(ctx context.Context) (int, error) {
-	var n int
-	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'meta'`).Scan(&n); err != nil {
+	want := append([]string{"meta"}, p.viewTableNames()...)
+	names, err := json.Marshal(want)
+	if err != nil {
 		return 0, err
 	}
-	if n == 0 {
+	var n int
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))`,
+		string(names)).Scan(&n); err != nil {
+		return 0, err
+	}
+	if n < len(want) {
 		return 0, nil
 	}
 	var v string
-	err := p.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	err = p.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}

@@ -3,7 +3,6 @@ package projector
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -15,7 +14,7 @@ import (
 
 // The views the index keeps, beside the entries (package views says what
 // a view is). Adding one is a package under views/ and a line here (an
-// index without its tables is made anew: hasViewTables); a change to what
+// index without its tables is made anew: schemaVersion); a change to what
 // one of them stores bumps SchemaVersion.
 func (p *Projector) viewTables() []views.Table {
 	return []views.Table{
@@ -24,33 +23,18 @@ func (p *Projector) viewTables() []views.Table {
 	}
 }
 
-// hasViewTables reports whether the index has every table of the views it
-// keeps: an index made before a view was added is made anew, as one of
-// another SchemaVersion is, so that adding a view needs no version. (A
-// change to what a view stores still does.)
-func (p *Projector) hasViewTables(ctx context.Context) bool {
-	var want []string
+// viewTableNames lists the tables of the views the index keeps.
+func (p *Projector) viewTableNames() []string {
+	var names []string
 	for _, t := range p.viewTables() {
-		want = append(want, t.Tables()...)
+		names = append(names, t.Tables()...)
 	}
-	names, err := json.Marshal(want)
-	if err != nil {
-		return false
-	}
-	var n int
-	err = p.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))`, string(names)).Scan(&n)
-	return err == nil && n == len(want)
+	return names
 }
 
 // allTables lists the index's tables, the views' first, for dropping and
 // emptying them.
-func (p *Projector) allTables() []string {
-	var all []string
-	for _, t := range p.viewTables() {
-		all = append(all, t.Tables()...)
-	}
-	return append(all, tables...)
-}
+func (p *Projector) allTables() []string { return append(p.viewTableNames(), tables...) }
 
 // viewSchema is the statements that create the views' tables.
 func viewSchema(tables []views.Table) string {
