@@ -42,11 +42,10 @@ func (c *ReindexCmd) Run(env *Env, g *Globals) error {
 	if c.Full {
 		pass = ix.Rebuild
 	}
-	var r projector.Reading
-	hide := showIndexProgress(env, &r, "indexing")
-	ix.OnProgress = r.Progress
+	var done func()
+	ix.OnProgress, done = indexProgress(env, "indexing")
 	st, err := pass(env.Context())
-	hide()
+	done()
 	if err != nil {
 		return err
 	}

@@ -93,14 +93,13 @@ func (c clearingWriter) Write(b []byte) (int, error) {
 	return c.w.Write(b)
 }
 
-// showIndexProgress makes a read's catch-up count its entries on a
-// terminal. It returns the function that erases the bar when the pass is
-// over.
-func showIndexProgress(env *Env, r *projector.Reading, label string) func() {
+// indexProgress counts an index pass's entries on a terminal: progress is
+// the pass's progress callback (nil when there is no terminal to draw
+// on), and done erases the bar when the pass is over.
+func indexProgress(env *Env, label string) (progress func(projector.Stats), done func()) {
 	bar := newProgress(env.Stderr, label, 0, "entries")
 	if bar.w == nil {
-		return func() {}
+		return nil, func() {}
 	}
-	r.Progress = func(st projector.Stats) { bar.set(int64(st.Entries)) }
-	return bar.done
+	return func(st projector.Stats) { bar.set(int64(st.Entries)) }, bar.done
 }
