@@ -39,6 +39,9 @@ func (r Reading) locked(err error) error {
 }
 
 // Freshen brings the index up to what was on disk when it was called.
+// Like every pass of a Projector, it is not to run beside another pass of
+// the same Projector (it sets OnProgress for its own): a server that
+// shares one serializes them.
 func (p *Projector) Freshen(ctx context.Context, r Reading) error {
 	if !p.Fresh {
 		synced, err := p.SyncWatcher(ctx, SyncTimeout)
