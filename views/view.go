@@ -121,6 +121,16 @@ func FolderStart(seq int64, folder string) Place {
 // Page is a slice of a list: Limit 0 means no limit.
 type Page struct{ Limit, Offset int }
 
+// PageOf is the page of a list held in memory (a list of few groups, or
+// one filtered after its query).
+func PageOf[T any](list []T, pg Page) []T {
+	from, to := min(pg.Offset, len(list)), len(list)
+	if pg.Limit > 0 {
+		to = min(from+pg.Limit, len(list))
+	}
+	return list[from:to]
+}
+
 // SQL is the LIMIT and OFFSET of the page, and their arguments.
 func (pg Page) SQL() (string, []any) {
 	if pg.Limit <= 0 {

@@ -131,7 +131,7 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 	if c.Count {
 		return printCount(env, len(kept))
 	}
-	page := pageOf(kept, c.page())
+	page := views.PageOf(kept, c.page())
 	if err := c.print(env, ws, page); err != nil {
 		return err
 	}
@@ -208,15 +208,6 @@ func sessionBefore(a, b projector.Session) bool {
 		return a.Last.After(b.Last)
 	}
 	return a.Name < b.Name
-}
-
-func pageOf[T any](list []T, pg views.Page) []T {
-	from := min(pg.Offset, len(list))
-	to := len(list)
-	if pg.Limit > 0 {
-		to = min(from+pg.Limit, len(list))
-	}
-	return list[from:to]
 }
 
 func rfc3339(t time.Time) *string {

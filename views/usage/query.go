@@ -54,11 +54,7 @@ func Sum(ctx context.Context, ix views.Index, f Filter) (rows []Row, total int, 
 	if err != nil {
 		return nil, 0, err
 	}
-	lo, hi := min(f.Offset, len(all)), len(all)
-	if f.Limit > 0 {
-		hi = min(lo+f.Limit, len(all))
-	}
-	return all[lo:hi], len(all), nil
+	return views.PageOf(all, f.Page), len(all), nil
 }
 
 func sum(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row, error) {
