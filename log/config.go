@@ -30,6 +30,34 @@ type Config struct {
 	// Follow names the agents whose transcripts `tape watch` mirrors into
 	// tapes when it is not told otherwise ("claude", "codex").
 	Follow []string `json:"follow,omitempty"`
+	// Watch says whether a read command starts a watcher on the
+	// workspace when none runs: WatchAuto (the default) or WatchOff.
+	Watch Watch `json:"watch,omitempty"`
+}
+
+// Watch is config.json's "watch": whether read commands start a watcher.
+type Watch string
+
+const (
+	// WatchAuto starts `tape watch` in the background, on demand, when a
+	// read command finds none running; it exits once no command has asked
+	// it anything for a while.
+	WatchAuto Watch = "auto"
+	// WatchOff never starts one: each read command catches up itself,
+	// unless a watcher started by hand runs.
+	WatchOff Watch = "off"
+)
+
+// ParseWatch reads a value of "watch" (or of TAPE_WATCH); "" is the
+// default, WatchAuto.
+func ParseWatch(s string) (Watch, error) {
+	switch Watch(s) {
+	case "":
+		return WatchAuto, nil
+	case WatchAuto, WatchOff:
+		return Watch(s), nil
+	}
+	return "", fmt.Errorf("watch is %q; want \"auto\" or \"off\"", s)
 }
 
 // DefaultMaxEntryBytes is the largest line an append accepts by default.
@@ -37,7 +65,7 @@ const DefaultMaxEntryBytes = 16 << 20
 
 // DefaultConfig is the configuration of a workspace without config.json.
 func DefaultConfig() Config {
-	return Config{Version: 1, DefaultTape: "main", Sync: SyncNone, MaxEntryBytes: DefaultMaxEntryBytes}
+	return Config{Version: 1, DefaultTape: "main", Sync: SyncNone, MaxEntryBytes: DefaultMaxEntryBytes, Watch: WatchAuto}
 }
 
 func (w *Workspace) loadConfig() (Config, error) {
@@ -70,6 +98,11 @@ func (c *Config) validate(file string) error {
 	default:
 		return fmt.Errorf("%s: sync is %q; want \"none\" or \"always\"", file, c.Sync)
 	}
+	watch, err := ParseWatch(string(c.Watch))
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	c.Watch = watch
 	if c.MaxEntryBytes == 0 {
 		c.MaxEntryBytes = DefaultMaxEntryBytes
 	}

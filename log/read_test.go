@@ -216,8 +216,10 @@ func TestConfig(t *testing.T) {
 		want         Config
 		wantErr      string
 	}{
-		{"partial", `{"sync":"always"}`, Config{Version: 1, DefaultTape: "main", Sync: SyncAlways, MaxEntryBytes: DefaultMaxEntryBytes}, ""},
-		{"limit", `{"max_entry_bytes":1024,"default_tape":"work"}`, Config{Version: 1, DefaultTape: "work", Sync: SyncNone, MaxEntryBytes: 1024}, ""},
+		{"partial", `{"sync":"always"}`, Config{Version: 1, DefaultTape: "main", Sync: SyncAlways, MaxEntryBytes: DefaultMaxEntryBytes, Watch: WatchAuto}, ""},
+		{"limit", `{"max_entry_bytes":1024,"default_tape":"work"}`, Config{Version: 1, DefaultTape: "work", Sync: SyncNone, MaxEntryBytes: 1024, Watch: WatchAuto}, ""},
+		{"watch off", `{"watch":"off"}`, Config{Version: 1, DefaultTape: "main", Sync: SyncNone, MaxEntryBytes: DefaultMaxEntryBytes, Watch: WatchOff}, ""},
+		{"bad watch", `{"watch":"on"}`, Config{}, `watch is "on"`},
 		{"bad sync", `{"sync":"sometimes"}`, Config{}, `sync is "sometimes"`},
 		{"bad json", `{"sync":`, Config{}, "config.json"},
 		{"bad tape", `{"default_tape":"../x"}`, Config{}, "default_tape"},

@@ -27,6 +27,28 @@ type Reading struct {
 	// and the caller says so (the CLI warns). If it is nil, that is an
 	// error that wraps ErrLocked.
 	Stale func(err error)
+	// StartWatcher, if set, is called when no watcher runs on the
+	// workspace, before the read catches up itself: the CLI starts one in
+	// the background (config.json's "watch": "auto"), so that the reads
+	// after this one sync with it instead of statting every file. It must
+	// not wait for the watcher.
+	StartWatcher func()
+}
+
+// syncWatcher asks a running watcher to catch up (SyncWatcher), unless
+// the index is new (a watcher kept another), and, if none runs, has r
+// start one for the reads to come.
+func (p *Projector) syncWatcher(ctx context.Context, r Reading) (bool, error) {
+	if !p.Fresh {
+		synced, err := p.SyncWatcher(ctx, SyncTimeout)
+		if err != nil || synced {
+			return synced, err
+		}
+	}
+	if r.StartWatcher != nil && !p.watcherRunning() {
+		r.StartWatcher()
+	}
+	return false, nil
 }
 
 // locked hands an error that wraps ErrLocked to Stale, if it is set.
@@ -43,11 +65,8 @@ func (r Reading) locked(err error) error {
 // the same Projector (it sets OnProgress for its own): a server that
 // shares one serializes them.
 func (p *Projector) Freshen(ctx context.Context, r Reading) error {
-	if !p.Fresh {
-		synced, err := p.SyncWatcher(ctx, SyncTimeout)
-		if err != nil || synced {
-			return err
-		}
+	if synced, err := p.syncWatcher(ctx, r); err != nil || synced {
+		return err
 	}
 	if r.Progress != nil {
 		prev := p.OnProgress
@@ -69,7 +88,7 @@ func (p *Projector) Freshen(ctx context.Context, r Reading) error {
 func ReadFresh[T any](ctx context.Context, p *Projector, r Reading, read func() (T, error)) (T, error) {
 	var none T
 	if !p.Fresh {
-		synced, err := p.SyncWatcher(ctx, SyncTimeout)
+		synced, err := p.syncWatcher(ctx, r)
 		if err != nil {
 			return none, err
 		}

@@ -38,13 +38,32 @@ type Watcher struct {
 	Reconcile time.Duration
 	// OnPass, if set, is told of every pass.
 	OnPass func(Stats, error)
+	// Idle, if not 0, makes Run return once no reader has synced with it
+	// (sync.go) for that long: a watcher started on demand serves reads,
+	// and one nobody reads from only costs its passes.
+	Idle time.Duration
+	// Retire, if set, is asked at each reader's barrier: true makes the
+	// watcher turn the reader away (it catches up itself) and return. The
+	// CLI retires a watcher whose binary was replaced, so that an old
+	// version never keeps an index a new one reads.
+	Retire func() bool
 
 	// Only touched by Run's goroutine:
-	fw    *fsnotify.Watcher
-	errs  <-chan error // fw.Errors, through forwardErrors
-	dirty *scope       // what changed since the last pass
-	stale bool         // events may have been missed: the next pass looks at everything
+	fw        *fsnotify.Watcher
+	errs      <-chan error    // fw.Errors, through forwardErrors
+	dirty     *scope          // what changed since the last pass
+	stale     bool            // events may have been missed: the next pass looks at everything
+	unwatched map[string]bool // folders (relative to the workspace) no watch could be added to
+	fullPass  time.Duration   // how long the last pass over everything took
+	home      os.FileInfo     // the workspace folder when Run started
+	// addWatch, if set, adds a watch instead of fw.Add: tests make it
+	// fail, as a full inotify table would.
+	addWatch func(path string) error
 }
+
+// ErrWorkspaceGone is returned by Run when the workspace folder it
+// watches was removed or moved away.
+var ErrWorkspaceGone = errors.New("projector: the workspace folder was removed")
 
 // lockWait is how long a starting watcher waits for watch.lock: readers
 // take it, shared, for a moment to see whether a watcher runs.
@@ -75,6 +94,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 
+	w.home, _ = os.Stat(w.P.ws.Dir())
 	if w.fw, err = fsnotify.NewBufferedWatcher(4096); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
@@ -90,12 +110,17 @@ func (w *Watcher) Run(ctx context.Context) error {
 
 func (w *Watcher) loop(ctx context.Context) error {
 	debounce := cmpOr(w.Debounce, 10*time.Millisecond)
-	reconcile := time.NewTicker(cmpOr(w.Reconcile, 30*time.Second))
+	reconcile := time.NewTimer(w.reconcileAfter())
 	defer reconcile.Stop()
 	maxDelay := cmpOr(w.MaxDelay, 50*time.Millisecond)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	idle := newTimerOrNever(w.Idle)
+	defer idle.Stop()
+	goneCheck := newTimerOrNever(0)
+	defer goneCheck.Stop()
 	var pendingSince time.Time // the first change not yet caught up with; zero when none
+	var lastRemoval time.Time  // the last removal seen
 	passNow := func() error {
 		timer.Stop()
 		pendingSince = time.Time{}
@@ -105,13 +130,32 @@ func (w *Watcher) loop(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-idle.C:
+			return nil
+		case <-goneCheck.C:
+			if w.workspaceGone() {
+				return ErrWorkspaceGone
+			}
 		case ev, ok := <-w.fw.Events:
 			if !ok {
 				return errors.New("watch: fsnotify closed its events")
 			}
+			if ev.Has(fsnotify.Remove) {
+				lastRemoval = time.Now()
+			}
+			if w.removedAtTop(ev) {
+				goneCheck.Reset(goneCheckDelay)
+			}
 			if name, ok := w.barrier(ev); ok {
+				idle.Reset(w.Idle)
+				if w.Retire != nil && w.Retire() {
+					w.answer([]string{name}, errRetired)
+					return nil
+				}
 				// A reader waits: every change before it is in w.dirty
 				// now (see sync.go), so catch up at once, and answer.
+				// Folders without a watch make no events: look at them.
+				w.lookUnwatched()
 				var err error
 				if w.stale || !w.dirty.empty() {
 					err = passNow()
@@ -152,16 +196,81 @@ func (w *Watcher) loop(ctx context.Context) error {
 			w.stale = true
 			passNow() //nolint:errcheck // reported
 		case <-timer.C:
+			if quiet := time.Since(lastRemoval); quiet < removalQuiet {
+				// Something is being removed, maybe the whole workspace
+				// (rm -r .tape): a pass now would make index.lock and
+				// index.db again, and rm fail on a folder not empty.
+				timer.Reset(removalQuiet - quiet)
+				continue
+			}
 			pendingSince = time.Time{}
 			w.pass(ctx) //nolint:errcheck // reported
 		case <-reconcile.C:
+			if w.workspaceGone() {
+				return ErrWorkspaceGone
+			}
 			w.clearStaleBarriers() //nolint:errcheck // the next reconciliation tries again
 			w.stale = true
 			w.addAll()
 			passNow() //nolint:errcheck // reported
+			reconcile.Reset(w.reconcileAfter())
 		}
 	}
 }
+
+// errRetired is what a retiring watcher answers a reader with.
+var errRetired = errors.New("the watcher is stopping; catch up without it")
+
+// reconcileAfter is how long to wait before the next reconciliation:
+// Reconcile (30s by default), or a hundred times the last pass over
+// everything if that is longer, so that the safety net costs at most a
+// hundredth of a core on a workspace of many tapes (a pass over 10,000
+// tapes stats some 30,000 files).
+func (w *Watcher) reconcileAfter() time.Duration {
+	return max(cmpOr(w.Reconcile, 30*time.Second), 100*w.fullPass)
+}
+
+// newTimerOrNever is a timer that fires after d, or never if d is 0.
+func newTimerOrNever(d time.Duration) *timerOrNever {
+	t := &timerOrNever{Timer: time.NewTimer(time.Hour)}
+	t.Reset(d)
+	return t
+}
+
+// timerOrNever is a time.Timer that Reset(0) stops instead of firing.
+type timerOrNever struct{ *time.Timer }
+
+func (t *timerOrNever) Reset(d time.Duration) {
+	t.Stop()
+	if d > 0 {
+		t.Timer.Reset(d)
+	}
+}
+
+// removedAtTop reports whether ev removes or moves the workspace folder
+// or something in it: the cue to check, a moment later, whether the
+// folder is gone (workspaceGone). The folder's own event does not come
+// while the watcher holds it open (its os.Root), and the events of what
+// was in it come before the folder is removed.
+func (w *Watcher) removedAtTop(ev fsnotify.Event) bool {
+	dir := w.P.ws.Dir()
+	return (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && (ev.Name == dir || filepath.Dir(ev.Name) == dir)
+}
+
+// workspaceGone reports whether the workspace folder was removed or
+// moved away, or replaced (rm -r .tape; tape init).
+func (w *Watcher) workspaceGone() bool {
+	fi, err := os.Stat(w.P.ws.Dir())
+	return errors.Is(err, fs.ErrNotExist) || (err == nil && w.home != nil && !os.SameFile(fi, w.home))
+}
+
+// removalQuiet is how long after the last removal the watcher waits
+// before it catches up on its own (a reader's barrier does not wait).
+const removalQuiet = 200 * time.Millisecond
+
+// goneCheckDelay is how long after a removal at the top of the workspace
+// the watcher checks whether the workspace is gone.
+const goneCheckDelay = 100 * time.Millisecond
 
 // relevant reports whether an event is about the tapes, not about the
 // index files beside them, which every pass itself changes, and returns
@@ -179,7 +288,11 @@ func (w *Watcher) pass(ctx context.Context) error {
 		sc = nil
 	}
 	w.dirty, w.stale = newScope(), false
+	start := time.Now()
 	st, err := w.P.catchUpScoped(ctx, sc)
+	if sc == nil && err == nil {
+		w.fullPass = time.Since(start)
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -199,6 +312,7 @@ func (w *Watcher) report(st Stats, err error) {
 // addAll watches the workspace folder, the folder of readers' barriers
 // and every folder under tapes/.
 func (w *Watcher) addAll() {
+	w.unwatched = map[string]bool{}
 	w.fw.Add(w.P.ws.Dir())        //nolint:errcheck // the next reconciliation tries again
 	w.fw.Add(w.P.ws.Abs(syncDir)) //nolint:errcheck
 	w.addTree(filepath.Join(w.P.ws.Dir(), "tapes"))
@@ -216,14 +330,46 @@ func (w *Watcher) addTree(dir string) {
 		if rel, err := filepath.Rel(w.P.ws.Dir(), path); err == nil && inForkPath(rel) {
 			return filepath.SkipDir // forks are not indexed: their writes cost the watcher nothing
 		}
-		if err := w.fw.Add(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			// Out of inotify watches, say: this folder's changes make no
-			// event, so scoped passes cannot be trusted until a watch is
-			// added at a reconciliation.
-			w.stale = true
+		if err := w.add(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			// Out of inotify watches (fs.inotify.max_user_watches), say:
+			// this folder's changes make no event, so every reader's
+			// barrier looks at it, until a reconciliation adds a watch.
+			w.unwatch(path)
 		}
 		return nil
 	})
+}
+
+func (w *Watcher) add(path string) error {
+	if w.addWatch != nil {
+		return w.addWatch(path)
+	}
+	return w.fw.Add(path)
+}
+
+// unwatch records a folder no watch could be added to; the next pass
+// looks at everything, this folder included.
+func (w *Watcher) unwatch(path string) {
+	rel, err := filepath.Rel(w.P.ws.Dir(), path)
+	if err != nil {
+		rel = "."
+	}
+	w.unwatched[filepath.ToSlash(rel)] = true
+	w.stale = true
+}
+
+// lookUnwatched marks the folders without a watch as changed: they make
+// no events, so a reader's barrier must look at them itself. Without a
+// watch on a tape's folder, that is one stat per file of the tape; without
+// one on the tapes folder, or the workspace's, everything.
+func (w *Watcher) lookUnwatched() {
+	for rel := range w.unwatched {
+		if !strings.HasPrefix(rel, "tapes/") {
+			w.stale = true
+			return
+		}
+		w.dirty.add(rel)
+	}
 }
 
 // forget removes the watches of a folder that was moved or removed and of

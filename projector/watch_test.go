@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -265,5 +266,153 @@ func TestWatcherQuietWhenFoldersMoveAndGo(t *testing.T) {
 	defer mu.Unlock()
 	for _, err := range errs {
 		t.Errorf("watcher reported: %v", err)
+	}
+}
+
+// runUntilDone runs w and returns a channel that gets what Run returns.
+func runUntilDone(t *testing.T, w *Watcher) <-chan error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(cancel)
+	return done
+}
+
+// waitReturn waits for Run to return, and fails the test if it does not
+// within timeout.
+func waitReturn(t *testing.T, done <-chan error, timeout time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(timeout):
+		t.Fatalf("the watcher still runs after %s", timeout)
+		return nil
+	}
+}
+
+// A watcher with Idle exits once no reader has synced with it for that
+// long, and a reader's barrier puts that off.
+func TestWatcherExitsWhenIdle(t *testing.T) {
+	ws := newWorkspace(t)
+	idle := 400 * time.Millisecond
+	first := make(chan struct{})
+	var once sync.Once
+	w := &Watcher{P: openProjector(t, ws), Idle: idle, OnPass: func(Stats, error) { once.Do(func() { close(first) }) }}
+	done := runUntilDone(t, w)
+	<-first
+	reader := openProjector(t, ws)
+	var lastAsked time.Time
+	for range 3 { // each sync puts the exit off by Idle
+		lastAsked = time.Now()
+		syncWatcher(t, reader)
+		time.Sleep(idle / 2)
+	}
+	if err := waitReturn(t, done, 10*time.Second); err != nil {
+		t.Fatalf("idle watcher returned %v, want nil", err)
+	}
+	if gone := time.Since(lastAsked); gone < idle {
+		t.Errorf("the watcher exited %s after the last sync began, before Idle (%s)", gone, idle)
+	}
+	if reader.watcherRunning() {
+		t.Error("watch.lock is still held after the watcher exited")
+	}
+}
+
+// A watcher told to retire answers the next reader with an error (so it
+// catches up itself at once, instead of waiting out its timeout), and
+// returns.
+func TestWatcherRetiresAtABarrier(t *testing.T) {
+	ws := newWorkspace(t)
+	first := make(chan struct{})
+	var once sync.Once
+	retire := make(chan bool, 1)
+	retire <- false
+	w := &Watcher{P: openProjector(t, ws), OnPass: func(Stats, error) { once.Do(func() { close(first) }) },
+		Retire: func() bool { return <-retire }}
+	done := runUntilDone(t, w)
+	<-first
+	reader := openProjector(t, ws)
+	syncWatcher(t, reader) // not yet
+	retire <- true
+	start := time.Now()
+	ok, err := reader.SyncWatcher(context.Background(), time.Minute)
+	if ok || err != nil {
+		t.Fatalf("SyncWatcher with a retiring watcher = %v, %v; want false, nil", ok, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the reader waited %s for a watcher that retired", d)
+	}
+	if err := waitReturn(t, done, 10*time.Second); err != nil {
+		t.Fatalf("retired watcher returned %v, want nil", err)
+	}
+}
+
+// A watcher whose workspace folder is removed returns ErrWorkspaceGone
+// instead of watching nothing for ever.
+func TestWatcherStopsWhenTheWorkspaceGoes(t *testing.T) {
+	ws := newWorkspace(t)
+	first := make(chan struct{})
+	var once sync.Once
+	w := &Watcher{P: openProjector(t, ws), OnPass: func(Stats, error) { once.Do(func() { close(first) }) }}
+	done := runUntilDone(t, w)
+	<-first
+	if err := os.RemoveAll(ws.Dir()); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitReturn(t, done, 10*time.Second); !errors.Is(err, ErrWorkspaceGone) {
+		t.Fatalf("Run after the workspace was removed = %v, want ErrWorkspaceGone", err)
+	}
+}
+
+// A folder the watcher could not watch (a full inotify table) makes no
+// events: a reader's barrier must still see a line appended there.
+func TestWatcherLooksAtFoldersWithoutAWatch(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "other", "first")
+	folder := filepath.Join(ws.Dir(), "tapes/other/anchors/001_session-start")
+	if _, err := os.Stat(folder); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan struct{})
+	var once sync.Once
+	w := &Watcher{P: openProjector(t, ws), OnPass: func(Stats, error) { once.Do(func() { close(first) }) }}
+	w.addWatch = func(path string) error {
+		if path == folder {
+			return syscall.ENOSPC
+		}
+		return w.fw.Add(path)
+	}
+	done := runUntilDone(t, w)
+	<-first
+	reader := openProjector(t, ws)
+	for i, word := range []string{"quokka", "numbat"} {
+		appendRaw(t, filepath.Join(folder, "messages.jsonl"), `{"role":"user","content":"`+word+`"}`+"\n")
+		syncWatcher(t, reader)
+		if !found(t, reader, word) {
+			t.Fatalf("sync %d: a line appended in a folder without a watch is not in the index", i)
+		}
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the watcher stopped: %v", err)
+	default:
+	}
+}
+
+// The reconciliation, a pass over everything, waits at least a hundred
+// times as long as such a pass takes.
+func TestReconcileAfterScalesWithTheFullPass(t *testing.T) {
+	for _, tt := range []struct{ reconcile, fullPass, want time.Duration }{
+		{0, 0, 30 * time.Second},
+		{0, 100 * time.Millisecond, 30 * time.Second},
+		{0, 2 * time.Second, 200 * time.Second},
+		{time.Second, 50 * time.Millisecond, 5 * time.Second},
+	} {
+		w := &Watcher{Reconcile: tt.reconcile, fullPass: tt.fullPass}
+		if got := w.reconcileAfter(); got != tt.want {
+			t.Errorf("Reconcile %s, full pass %s: reconcileAfter = %s, want %s", tt.reconcile, tt.fullPass, got, tt.want)
+		}
 	}
 }

@@ -201,14 +201,14 @@ func readFresh[T any](env *Env, g *Globals, ix *projector.Projector, read func()
 		return read()
 	}
 	ix.Holder = "tape catch-up"
-	return projector.ReadFresh(env.Context(), ix, reading(env), read)
+	return projector.ReadFresh(env.Context(), ix, reading(env, ix), read)
 }
 
 // catchUp makes an open index fresh (projector.Freshen): what a read
 // command does before it reads.
 func catchUp(env *Env, ix *projector.Projector) error {
 	ix.Holder = "tape catch-up"
-	r := reading(env)
+	r := reading(env, ix)
 	var done func()
 	r.Progress, done = indexProgress(env, "indexing")
 	defer done()
@@ -217,11 +217,15 @@ func catchUp(env *Env, ix *projector.Projector) error {
 
 // reading is how the CLI's reads make the index fresh: another process
 // that holds the index too long is a warning, and the index is read as it
-// stands.
-func reading(env *Env) projector.Reading {
-	return projector.Reading{Stale: func(err error) {
-		fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", err)
-	}}
+// stands; with no watcher running, one is started for the reads to come
+// (watch_auto.go).
+func reading(env *Env, ix *projector.Projector) projector.Reading {
+	return projector.Reading{
+		Stale: func(err error) {
+			fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", err)
+		},
+		StartWatcher: watchStarter(env, ix.Workspace()),
+	}
 }
 
 // run parses args, runs the command and returns the exit status.

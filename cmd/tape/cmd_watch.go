@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,11 @@ type WatchCmd struct {
 	Reconcile time.Duration `default:"30s" help:"Catch up this often even without events, as a safety net."`
 	Follow    []string      `sep:"," placeholder:"AGENTS" help:"Also mirror these agents' transcripts into tapes as they are written: claude, codex (default: follow in config.json)."`
 	Quiet     bool          `short:"q" help:"Print nothing but errors."`
+	Idle      time.Duration `placeholder:"DURATION" help:"Exit once no read command has synced with the watcher for DURATION (default: never; 30m with --background)."`
+	// Background is how a read command starts a watcher on demand
+	// (watch_auto.go): quiet, idle after watchIdle, gone without a word
+	// if another watcher runs or its binary is replaced.
+	Background bool `hidden:""`
 }
 
 func (c *WatchCmd) Help() string {
@@ -26,6 +32,11 @@ func (c *WatchCmd) Help() string {
 runs per workspace; a second one exits with status 3 and names the first.
 SIGINT or SIGTERM stops it cleanly. Read commands catch up by themselves, so
 the watcher only makes them faster.
+
+A read command that finds no watcher starts one in the background, which exits
+after 30 minutes without a read ("watch": "auto" in .tape/config.json, the
+default; "off", or TAPE_WATCH=off, turns that off). Its errors go to
+.tape/watch.log. 'tape info' shows whether one runs, and its pid.
 
 With --follow claude,codex (or "follow": ["claude", "codex"] in
 .tape/config.json) it also mirrors those agents' transcripts into tapes as
@@ -53,31 +64,51 @@ func (c *WatchCmd) Run(env *Env, g *Globals) error {
 	}
 	defer ix.Close()
 	ix.Holder = "tape watch"
-	w := &projector.Watcher{P: ix, Debounce: c.Debounce, Reconcile: c.Reconcile,
-		OnPass: func(st projector.Stats, err error) {
-			switch {
-			case err != nil:
-				fmt.Fprintf(env.Stderr, "tape: watch: %v\n", err)
-			case !c.Quiet && (st.Entries > 0 || st.Removed > 0 || st.BadLines > 0):
-				fmt.Fprintf(env.Stderr, "%s indexed %d entries (%d removed, %d bad lines) in %s\n",
-					time.Now().Format("15:04:05"), st.Entries, st.Removed, st.BadLines, st.Duration.Round(time.Millisecond))
-			}
-		}}
+	w := c.watcher(env, ix)
 	follow, err := c.follower(env, ws)
 	if err != nil {
 		return err
 	}
-	if !c.Quiet {
+	if !c.Quiet && !c.Background {
 		fmt.Fprintf(env.Stderr, "watching %s; stop with Ctrl-C\n", ws.Dir())
 	}
-	if follow == nil {
-		return w.Run(env.Context())
+	err = c.run(env.Context(), w, follow)
+	if c.Background && (errors.Is(err, projector.ErrWatching) || errors.Is(err, projector.ErrWorkspaceGone)) {
+		return nil // another was started first, or there is nothing left to watch
 	}
-	ctx, cancel := context.WithCancel(env.Context())
+	return err
+}
+
+// watcher is the projector's watcher as the flags set it up.
+func (c *WatchCmd) watcher(env *Env, ix *projector.Projector) *projector.Watcher {
+	quiet := c.Quiet || c.Background
+	w := &projector.Watcher{P: ix, Debounce: c.Debounce, Reconcile: c.Reconcile, Idle: c.Idle,
+		OnPass: func(st projector.Stats, err error) {
+			switch {
+			case err != nil:
+				fmt.Fprintf(env.Stderr, "%s tape: watch: %v\n", time.Now().Format(time.DateTime), err)
+			case !quiet && (st.Entries > 0 || st.Removed > 0 || st.BadLines > 0):
+				fmt.Fprintf(env.Stderr, "%s indexed %d entries (%d removed, %d bad lines) in %s\n",
+					time.Now().Format("15:04:05"), st.Entries, st.Removed, st.BadLines, st.Duration.Round(time.Millisecond))
+			}
+		}}
+	if c.Background {
+		w.Idle = cmp.Or(c.Idle, watchIdle)
+		w.Retire = stampBinary().replaced
+	}
+	return w
+}
+
+// run runs the watcher, and the follower beside it if there is one.
+func (c *WatchCmd) run(ctx context.Context, w *projector.Watcher, follow *importer.Follower) error {
+	if follow == nil {
+		return w.Run(ctx)
+	}
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- follow.Run(ctx) }()
-	err = w.Run(ctx)
+	err := w.Run(ctx)
 	cancel()
 	return errors.Join(err, <-done)
 }

@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 	case os.Getenv("TAPE_TEST_TRANSCRIPT") != "":
 		os.Exit(transcriptWriter(os.Getenv("TAPE_TEST_TRANSCRIPT")))
 	}
+	// No test starts a watcher on demand unless it asks (TAPE_WATCH=auto
+	// in its child's environment): one would outlive the test's folder.
+	os.Setenv("TAPE_WATCH", "off")
 	testscript.Main(m, map[string]func(){"tape": main})
 }
 

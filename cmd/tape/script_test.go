@@ -16,6 +16,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "")
+			env.Setenv("TAPE_WATCH", "off") // see TestMain
 			return nil
 		},
 	})

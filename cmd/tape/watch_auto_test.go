@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// autoProcess is a tape child process with watchers started on demand:
+// TAPE_WATCH as given ("" leaves it unset, so config.json decides), and
+// bin the binary to run (the test binary standing in for tape).
+func autoProcess(bin, dir, watch string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TAPE_WATCH=") && !strings.HasPrefix(kv, "TAPE_NAME=") && !strings.HasPrefix(kv, "TAPE_DIR=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "TAPE_TEST_AS_CLI=1")
+	if watch != "" {
+		cmd.Env = append(cmd.Env, "TAPE_WATCH="+watch)
+	}
+	return cmd
+}
+
+func runAuto(t *testing.T, bin, dir, watch string, args ...string) string {
+	t.Helper()
+	out, err := autoProcess(bin, dir, watch, args...).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("tape %s: %v: %s", strings.Join(args, " "), err, stderr)
+	}
+	return string(out)
+}
+
+// watcherPID is the pid `tape info` reports for the workspace's watcher,
+// 0 for none.
+func watcherPID(t *testing.T, bin, dir string) int {
+	t.Helper()
+	var info struct {
+		Watcher bool `json:"watcher"`
+		PID     int  `json:"watcher_pid"`
+	}
+	if err := json.Unmarshal([]byte(runAuto(t, bin, dir, "off", "--no-catchup", "info", "--json")), &info); err != nil {
+		t.Fatal(err)
+	}
+	if !info.Watcher {
+		return 0
+	}
+	return info.PID
+}
+
+// waitWatcher polls tape info until want(pid) holds, and returns the pid.
+func waitWatcher(t *testing.T, bin, dir, what string, want func(pid int) bool) int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		pid := watcherPID(t, bin, dir)
+		if want(pid) {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 20s (watcher pid %d)", what, pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// alive reports whether pid runs (a zombie, which nobody may reap in a
+// container, does not).
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// stopWatcher ends a background watcher when the test ends, and waits for
+// it, so that it never outlives the test's folder.
+func stopWatcher(t *testing.T, pid int) {
+	t.Cleanup(func() {
+		syscall.Kill(pid, syscall.SIGTERM)
+		deadline := time.Now().Add(10 * time.Second)
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// A read command with "watch": "auto" starts a watcher in the background;
+// the reads after it sync with it and still see a line appended by hand;
+// with "off" none is started.
+func TestReadStartsAWatcherOnDemand(t *testing.T) {
+	bin := os.Args[0]
+	dir := newCLIWorkspace(t)
+	fillTape(t, dir, 0, 50)
+
+	runAuto(t, bin, dir, "off", "search", "common")
+	if pid := watcherPID(t, bin, dir); pid != 0 {
+		t.Fatalf("TAPE_WATCH=off: a watcher runs (pid %d)", pid)
+	}
+
+	runAuto(t, bin, dir, "", "search", "common") // config.json's default: auto
+	pid := waitWatcher(t, bin, dir, "a watcher started on demand", func(pid int) bool { return pid != 0 })
+	stopWatcher(t, pid)
+
+	file := filepath.Join(dir, ".tape/tapes/main/anchors/001_session-start/messages.jsonl")
+	for _, word := range []string{"axolotl", "pangolin", "tarsier"} {
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(f, `{"kind":"message","payload":{"role":"user","content":"`+word+`"}}`+"\n")
+		f.Close()
+		if out := runAuto(t, bin, dir, "", "search", "--json", word); !strings.Contains(out, word) {
+			t.Fatalf("a line appended by hand is not seen by the next read, with the watcher running: %q", out)
+		}
+	}
+	var reindex struct{ Watcher bool }
+	if err := json.Unmarshal([]byte(runAuto(t, bin, dir, "", "reindex", "--json")), &reindex); err != nil || !reindex.Watcher {
+		t.Errorf("tape reindex --json with a watcher running: watcher %v, %v; want it to ask the watcher", reindex.Watcher, err)
+	}
+	if got := watcherPID(t, bin, dir); got != pid {
+		t.Errorf("the reads replaced the watcher: pid %d, then %d", pid, got)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, ".tape", watchLog))
+	if !strings.Contains(string(log), "started by pid") {
+		t.Errorf("watch.log does not note the start: %q", log)
+	}
+
+	// The workspace removed: the watcher exits.
+	if err := os.RemoveAll(filepath.Join(dir, ".tape")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher (pid %d) still runs 10s after its workspace was removed", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A watcher whose binary is replaced (an upgrade) turns the next read
+// away and exits; a later read starts one from the new binary.
+func TestWatcherRetiresWhenItsBinaryIsReplaced(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	fillTape(t, dir, 0, 20)
+	bin := filepath.Join(t.TempDir(), "tape")
+	copyFile(t, os.Args[0], bin, 0o700)
+
+	runAuto(t, bin, dir, "auto", "search", "common")
+	first := waitWatcher(t, bin, dir, "a watcher started on demand", func(pid int) bool { return pid != 0 })
+	stopWatcher(t, first)
+
+	copyFile(t, os.Args[0], bin+".new", 0o700) // the upgrade: a new file renamed over the old
+	if err := os.Rename(bin+".new", bin); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(filepath.Join(dir, ".tape", watchLog), time.Time{}, time.Now().Add(-time.Minute)) // past startEvery
+	if out := runAuto(t, bin, dir, "auto", "search", "--json", "w7"); !strings.Contains(out, "w7 ") {
+		t.Fatalf("the read turned away by a retiring watcher found nothing: %q", out)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(first) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the old watcher (pid %d) still runs after its binary was replaced", first)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	os.Chtimes(filepath.Join(dir, ".tape", watchLog), time.Time{}, time.Now().Add(-time.Minute))
+	runAuto(t, bin, dir, "auto", "search", "common")
+	second := waitWatcher(t, bin, dir, "a new watcher", func(pid int) bool { return pid != 0 && pid != first })
+	stopWatcher(t, second)
+}
