@@ -58,6 +58,22 @@ func Sum(ctx context.Context, ix views.Index, f Filter) (rows []Row, total int, 
 }
 
 func sum(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row, error) {
+	if _, kept := totalsGroupings[f.By]; kept && f.Tape == "" {
+		return sumTotals(ctx, r, f.By)
+	}
+	return sumRuns(ctx, r, f, cols)
+}
+
+// sumTotals reads the kept totals of a grouping (table.go), in the
+// columns and order sumRuns gives.
+func sumTotals(ctx context.Context, r views.Reader, by string) ([]Row, error) {
+	cols := map[string]string{"day": `'', 0, '', '', key`, "model": `'', 0, '', key, ''`}[by]
+	return scanRows(r.QueryContext(ctx, `SELECT `+cols+`, runs, with_usage, input_tokens, output_tokens, total_tokens,
+		cache_creation_tokens, cache_read_tokens FROM usage_totals WHERE grouping = ? ORDER BY key`, by))
+}
+
+// sumRuns sums the counted runs of f's tape (every tape for "") by f.By.
+func sumRuns(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row, error) {
 	// Of the runs that share a usage id, one counts (table.go).
 	from, where, args := ` FROM runs r`, ` WHERE r.counted`, []any{}
 	if f.By == "anchor" {
@@ -66,9 +82,13 @@ func sum(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row, err
 	if f.Tape != "" {
 		where, args = where+` AND r.tape = ?`, append(args, f.Tape)
 	}
-	rows, err := r.QueryContext(ctx, `SELECT `+cols+`, count(*), sum(r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens),
+	return scanRows(r.QueryContext(ctx, `SELECT `+cols+`, count(*), sum(r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens),
 		sum(r.cache_creation_tokens), sum(r.cache_read_tokens)`+
-		from+where+` GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, args...)
+		from+where+` GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, args...))
+}
+
+// scanRows reads the rows of a usage query.
+func scanRows(rows *sql.Rows, err error) ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("query usage: %w", err)
 	}

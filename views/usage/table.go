@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/tape-dev/tape/internal/stmts"
 	"github.com/tape-dev/tape/views"
@@ -24,10 +25,10 @@ type Table struct{}
 func (Table) Name() string { return "usage" }
 
 // Tables implements views.Table.
-func (Table) Tables() []string { return []string{"runs"} }
+func (Table) Tables() []string { return []string{"runs", "usage_totals"} }
 
 // Schema implements views.Table.
-func (Table) Schema() string { return schema }
+func (Table) Schema() string { return schema + totalsSchema() }
 
 const schema = `
 -- Run events and their token usage: one row per event, with its entry.
@@ -51,6 +52,69 @@ CREATE TABLE runs (
 CREATE INDEX runs_tape ON runs (tape, anchor_seq, folder);
 CREATE INDEX runs_usage ON runs (usage_id) WHERE usage_id IS NOT NULL;
 `
+
+// The usage of every tape by day and by model is kept as totals, one row
+// a day and a model, so that `tape usage --by day` reads a few hundred
+// rows instead of summing every counted run: 82 ms at 35,000 runs (1,747
+// imported sessions), most of it strftime on each run. Triggers on runs
+// keep them, so every way a run comes, goes or stops counting (Added,
+// Removing, refreshCounted) moves the totals in the same statement; a
+// group whose last run goes is deleted, so the totals are what a GROUP BY
+// over the counted runs gives (TestTotalsAreTheSumOfTheRuns). Grouped by
+// tape or anchor, or for one tape, usage is still summed from the runs:
+// those are a tape's rows, or as many groups as rows.
+
+// totalsGroupings maps each kept grouping to the key it groups a run by,
+// with R standing for the run (NEW or OLD in a trigger).
+var totalsGroupings = map[string]string{
+	"day":   `coalesce(strftime('%Y-%m-%d', R.time_ns / 1000000000, 'unixepoch'), '')`,
+	"model": `R.model`,
+}
+
+// totalsSchema is the totals table and the triggers that keep it.
+func totalsSchema() string {
+	return `
+CREATE TABLE usage_totals (
+	grouping      TEXT NOT NULL, -- day, model
+	key           TEXT NOT NULL,
+	runs          INTEGER NOT NULL,
+	with_usage    INTEGER NOT NULL,
+	input_tokens  INTEGER NOT NULL,
+	output_tokens INTEGER NOT NULL,
+	total_tokens  INTEGER NOT NULL,
+	cache_creation_tokens INTEGER NOT NULL,
+	cache_read_tokens     INTEGER NOT NULL,
+	PRIMARY KEY (grouping, key)
+) WITHOUT ROWID;
+CREATE TRIGGER runs_totals_insert AFTER INSERT ON runs WHEN NEW.counted BEGIN
+` + addToTotals("NEW", "1") + `END;
+CREATE TRIGGER runs_totals_delete AFTER DELETE ON runs WHEN OLD.counted BEGIN
+` + addToTotals("OLD", "-1") + `	DELETE FROM usage_totals WHERE runs = 0;
+END;
+CREATE TRIGGER runs_totals_update AFTER UPDATE ON runs BEGIN
+` + addToTotals("OLD", "-OLD.counted") + addToTotals("NEW", "NEW.counted") + `	DELETE FROM usage_totals WHERE runs = 0;
+END;
+`
+}
+
+// addToTotals is the trigger statements that add run r, times sign, to
+// the totals of each grouping.
+func addToTotals(r, sign string) string {
+	var b strings.Builder
+	for _, g := range slices.Sorted(maps.Keys(totalsGroupings)) {
+		key := strings.ReplaceAll(totalsGroupings[g], "R.", r+".")
+		fmt.Fprintf(&b, `	INSERT INTO usage_totals SELECT '%s', %s, %s, %[3]s * %[4]s.has_usage, %[3]s * %[4]s.input_tokens,
+		%[3]s * %[4]s.output_tokens, %[3]s * %[4]s.total_tokens, %[3]s * %[4]s.cache_creation_tokens, %[3]s * %[4]s.cache_read_tokens
+		WHERE %[3]s <> 0
+		ON CONFLICT (grouping, key) DO UPDATE SET runs = runs + excluded.runs, with_usage = with_usage + excluded.with_usage,
+			input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
+			total_tokens = total_tokens + excluded.total_tokens,
+			cache_creation_tokens = cache_creation_tokens + excluded.cache_creation_tokens,
+			cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens;
+`, g, key, sign, r)
+	}
+	return b.String()
+}
 
 var statements = map[string]string{
 	"insertRun": `INSERT INTO runs (entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens,

@@ -1,0 +1,118 @@
+package usage_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views"
+	"github.com/tape-dev/tape/views/usage"
+)
+
+// The kept totals by day and by model are, after every pass, what summing
+// the counted runs gives: runs come in, share usage ids across tapes (so
+// which one counts moves), and go with a tape removed or a file cut short
+// and rewritten.
+func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 7))
+			ws, _, err := tapelog.Init(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			p, err := projector.Open(context.Background(), ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			for step := range 12 {
+				change(t, r, ws, step)
+				if _, err := p.CatchUp(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				for _, by := range []string{"day", "model"} {
+					kept, _, err := usage.Sum(context.Background(), p, usage.Filter{By: by})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var summed []usage.Row
+					err = p.Read(context.Background(), func(rd views.Reader) error {
+						summed, err = usage.SumRuns(context.Background(), rd, usage.Filter{By: by}, byColumns(by))
+						return err
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(kept, summed) {
+						t.Fatalf("step %d, by %s: kept totals\n%+v\nsummed runs\n%+v", step, by, kept, summed)
+					}
+				}
+			}
+		})
+	}
+}
+
+// byColumns is the grouping columns Sum selects for by.
+func byColumns(by string) string {
+	return map[string]string{
+		"day":   `'', 0, '', '', coalesce(strftime('%Y-%m-%d', r.time_ns / 1000000000, 'unixepoch'), '')`,
+		"model": `'', 0, '', r.model, ''`,
+	}[by]
+}
+
+// change makes one random change to the workspace's run events.
+func change(t *testing.T, r *rand.Rand, ws *tapelog.Workspace, step int) {
+	t.Helper()
+	tape := fmt.Sprintf("t%d", r.IntN(4))
+	switch k := r.IntN(10); {
+	case k < 6 || step == 0:
+		appendRuns(t, r, ws, tape, 1+r.IntN(8))
+	case k < 8:
+		os.RemoveAll(filepath.Join(ws.Dir(), "tapes", tape)) // a tape gone, its runs with it
+	default:
+		// A file cut short and written again: its runs are removed and
+		// read anew.
+		files, _ := filepath.Glob(filepath.Join(ws.Dir(), "tapes", tape, "anchors", "*", "*.jsonl"))
+		for _, f := range files {
+			data, _ := os.ReadFile(f)
+			os.WriteFile(f, data[:len(data)/2], 0o600)
+			os.WriteFile(f, data, 0o600)
+		}
+	}
+}
+
+func appendRuns(t *testing.T, r *rand.Rand, ws *tapelog.Workspace, tape string, n int) {
+	t.Helper()
+	tp, err := ws.Tape(tape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Close()
+	var batch []tapelog.Entry
+	for range n {
+		data := map[string]any{"status": "ok", "model": []string{"m-a", "m-b", "m-c", ""}[r.IntN(4)],
+			"usage": map[string]any{"input_tokens": r.IntN(1000), "output_tokens": r.IntN(100), "cache_read_input_tokens": r.IntN(50)}}
+		if r.IntN(2) == 0 {
+			data["usage_id"] = fmt.Sprintf("req-%d", r.IntN(6)) // shared, across tapes too
+		}
+		if r.IntN(8) == 0 {
+			delete(data, "usage")
+		}
+		payload, _ := json.Marshal(map[string]any{"name": "run", "data": data})
+		day := time.Date(2026, 3, 1+r.IntN(5), r.IntN(24), 0, 0, 0, time.UTC)
+		batch = append(batch, tapelog.Entry{Kind: "event", Payload: payload, Date: day.Format(time.RFC3339Nano)})
+	}
+	if _, err := tp.Append(context.Background(), batch...); err != nil {
+		t.Fatal(err)
+	}
+}
