@@ -63,6 +63,9 @@ func watchStarter(env *Env, ws *tapelog.Workspace) func() {
 	if mode != tapelog.WatchAuto {
 		return nil
 	}
+	if fs := remoteFileSystem(ws.Dir()); fs != "" {
+		return nil // inotify would not see other machines' writes (decision 0056)
+	}
 	return func() {
 		if err := startWatcher(ws); err != nil {
 			fmt.Fprintf(env.Stderr, "tape: warning: start a watcher: %v\n", err)

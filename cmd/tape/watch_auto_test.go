@@ -186,3 +186,11 @@ func TestWatcherRetiresWhenItsBinaryIsReplaced(t *testing.T) {
 	second := waitWatcher(t, bin, dir, "a new watcher", func(pid int) bool { return pid != 0 && pid != first })
 	stopWatcher(t, second)
 }
+
+// The test's own folders are on a local file system: a watcher may be
+// started there.
+func TestTempDirIsNotRemote(t *testing.T) {
+	if fs := remoteFileSystem(t.TempDir()); fs != "" {
+		t.Errorf("a temporary folder is on %s, which remoteFileSystem calls remote", fs)
+	}
+}
