@@ -201,7 +201,7 @@ func (s *session) compact(dir string) error {
 // startFolder makes the anchor folder seq of the tape, and its anchor
 // made from the transcript's line src.
 func (s *session) startFolder(dir string, seq int, name string, src lineSource, state map[string]any) error {
-	s.folder = filepath.Join(dir, "tapes", s.tape, "anchors", fmt.Sprintf("%03d_%s", seq, tapelog.Slug(name)))
+	s.folder = filepath.Join(dir, "tapes", s.tape, "anchors", tapelog.FolderName(int64(seq), name))
 	if err := os.MkdirAll(s.folder, 0o700); err != nil {
 		return err
 	}
