@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -46,11 +47,7 @@ func search(args []string) error {
 	if _, err := exec.LookPath("rg"); err != nil {
 		return fmt.Errorf("ripgrep, the baseline, is not installed (apt-get install ripgrep): %w", err)
 	}
-	tapes := []searcher{{name: "tape", bin: *bin, dir: *dir}}
-	if *vs != "" {
-		absolute(vs)
-		tapes = append(tapes, searcher{name: "vs", bin: *vs, dir: cmp.Or(*vsDir, *dir)})
-	}
+	tapes := binaries(*dir, *bin, *vs, *vsDir)
 	for _, t := range tapes {
 		if *watch {
 			stop, err := startWatch(t.dir, t.bin)
@@ -59,12 +56,8 @@ func search(args []string) error {
 			}
 			defer stop()
 		}
-		// Catch up once, so the timed runs measure search, with the cheap
-		// no-change catch-up every read command does.
-		warm := exec.Command(t.bin, "reindex")
-		warm.Dir = t.dir
-		if out, err := warm.CombinedOutput(); err != nil {
-			return fmt.Errorf("reindex: %v: %s", err, out)
+		if err := warm(t); err != nil {
+			return err
 		}
 	}
 	times := make([][]time.Duration, len(tapes)+1) // the tapes', then rg's
@@ -113,8 +106,30 @@ func search(args []string) error {
 	return nil
 }
 
-// searcher is a tape binary and the project folder it searches.
-type searcher struct{ name, bin, dir string }
+// tapeBinary is a tape binary and the project folder it runs in.
+type tapeBinary struct{ name, bin, dir string }
+
+// binaries are the tape binary bin, running in dir, and, when vs is not
+// "", the binary vs, running in vsDir (default: dir).
+func binaries(dir, bin, vs, vsDir string) []tapeBinary {
+	tapes := []tapeBinary{{name: "tape", bin: bin, dir: dir}}
+	if vs != "" {
+		absolute(&vs)
+		tapes = append(tapes, tapeBinary{name: "vs", bin: vs, dir: cmp.Or(vsDir, dir)})
+	}
+	return tapes
+}
+
+// warm catches t's index up once, so that the timed runs measure the
+// cheap no-change catch-up every read command does.
+func warm(t tapeBinary) error {
+	cmd := exec.Command(t.bin, "reindex")
+	cmd.Dir = t.dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s reindex: %v: %s", t.bin, err, out)
+	}
+	return nil
+}
 
 // startWatch runs `tape watch` in dir until stop is called, once it says
 // on stderr that it is watching.
@@ -180,16 +195,27 @@ func catchup(args []string) error {
 }
 
 func timeCmd(dir, name string, args ...string) (time.Duration, error) {
+	return timeOutput(dir, nil, name, args...)
+}
+
+// timeOutput is timeCmd writing the command's output to stdout (nil:
+// discarded). What the command says on stderr (a list's hint of its next
+// page) is shown only when it fails.
+func timeOutput(dir string, stdout io.Writer, name string, args ...string) (time.Duration, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = nil, os.Stderr
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
 	d := time.Since(start)
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 { // no match is an answer
 		err = nil
 	}
-	return d, err
+	if err != nil {
+		return d, fmt.Errorf("%w: %.500s", err, stderr.String())
+	}
+	return d, nil
 }
 
 func pct(d []time.Duration, p int) time.Duration {

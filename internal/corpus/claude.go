@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
@@ -37,10 +36,7 @@ func GenerateClaude(dir string, opts TranscriptOptions) (TranscriptStats, error)
 	if opts.Projects == 0 {
 		opts.Projects = 20
 	}
-	r := rand.New(rand.NewPCG(opts.Seed, 0xc1a0))
-	g := &generator{r: r, zipf: rand.NewZipf(r, 1.1, 2, uint64(len(englishWords)*40-1)),
-		opts: Options{ChineseShare: 0.15}, now: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)}
-	g.words = vocabulary()
+	g := newGenerator(opts.Seed, 0xc1a0, Options{ChineseShare: 0.15}, time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC))
 	var st TranscriptStats
 	for st.Bytes < opts.Bytes {
 		project := filepath.Join(dir, fmt.Sprintf("-home-dev-src-project%02d", g.r.IntN(opts.Projects)))

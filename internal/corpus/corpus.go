@@ -2,11 +2,14 @@
 // with a mix of messages, tool calls, tool results and events, payloads
 // from a few bytes to tens of KB, English and some Chinese text, and words
 // from a Zipf distribution, so that some are in most entries and some in
-// a handful. The same seed gives the same files.
+// a handful. It has three shapes: a few long tapes (Generate), a
+// workspace of thousands of short sessions, one tape each, as imports
+// make them (GenerateSessions), and Claude Code's transcripts
+// (GenerateClaude). The same seed gives the same files.
 package corpus
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -14,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // Options shape a corpus.
@@ -39,12 +44,21 @@ const RareEvery = 1000
 // RareWord is the rare word of entry i (when i%RareEvery == 0).
 func RareWord(i int) string { return fmt.Sprintf("zq%dx", i/RareEvery) }
 
+// generator draws the text of a corpus: words, sizes, dates. Every
+// generator of this package draws from one, so that their text is alike.
 type generator struct {
 	r     *rand.Rand
 	zipf  *rand.Zipf
 	words []string
 	opts  Options
 	now   time.Time
+}
+
+// newGenerator is a generator whose draws are a function of seed and
+// stream (one stream per kind of corpus), starting its dates at now.
+func newGenerator(seed, stream uint64, opts Options, now time.Time) *generator {
+	r := rand.New(rand.NewPCG(seed, stream))
+	return &generator{r: r, zipf: rand.NewZipf(r, 1.1, 2, uint64(len(englishWords)*40-1)), opts: opts, now: now, words: vocabulary()}
 }
 
 // Generate writes a corpus into the .tape folder dir (created if needed).
@@ -58,10 +72,7 @@ func Generate(dir string, opts Options) (Stats, error) {
 	if opts.ChineseShare == 0 {
 		opts.ChineseShare = 0.2
 	}
-	r := rand.New(rand.NewPCG(opts.Seed, 0x7a9e))
-	g := &generator{r: r, zipf: rand.NewZipf(r, 1.1, 2, uint64(len(englishWords)*40-1)), opts: opts,
-		now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	g.words = vocabulary()
+	g := newGenerator(opts.Seed, 0x7a9e, opts, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	var st Stats
 	perTape := (opts.Entries + opts.Tapes - 1) / opts.Tapes
 	for tape := range opts.Tapes {
@@ -97,55 +108,57 @@ func (g *generator) tape(dir, name string, first, n int, st *Stats) error {
 	return nil
 }
 
-// folder writes count entries into the three files of one anchor folder.
+// folder writes count entries into the files of one anchor folder.
 func (g *generator) folder(folder string, first, count int, st *Stats) error {
-	files := map[string]*bufio.Writer{}
-	var opened []*os.File
-	defer func() {
-		for _, f := range opened {
-			f.Close()
-		}
-	}()
-	writer := func(name string) (*bufio.Writer, error) {
-		if w, ok := files[name]; ok {
-			return w, nil
-		}
-		f, err := os.OpenFile(filepath.Join(folder, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-		if err != nil {
-			return nil, err
-		}
-		opened = append(opened, f)
-		files[name] = bufio.NewWriterSize(f, 1<<20)
-		return files[name], nil
-	}
+	var files folderFiles
 	for i := first; i < first+count; i++ {
 		kind, payload := g.entry(i)
 		line, err := json.Marshal(map[string]any{"id": fmt.Sprintf("e%d", i), "kind": kind, "payload": payload, "meta": map[string]any{}, "date": g.tick()})
 		if err != nil {
 			return err
 		}
-		file := "events.jsonl"
-		switch kind {
-		case "message":
-			file = "messages.jsonl"
-		case "tool_call", "tool_result":
-			file = "tool_calls.jsonl"
-		}
-		w, err := writer(file)
-		if err != nil {
-			return err
-		}
+		w := files.file(tapelog.FileForKind(kind))
 		w.Write(line)
 		w.WriteByte('\n')
 		st.Entries++
 		st.Bytes += int64(len(line) + 1)
 	}
-	for _, w := range files {
-		if err := w.Flush(); err != nil {
-			return err
+	_, err := files.write(folder)
+	return err
+}
+
+// folderFiles holds the lines of an anchor folder's files, to write each
+// file at once when the folder is done: most folders of a workspace of
+// sessions are small, and a buffered file each would cost more than them.
+type folderFiles struct {
+	names []string // in the order of their first lines
+	bufs  map[string]*bytes.Buffer
+}
+
+// file is the buffer of the file called name.
+func (f *folderFiles) file(name string) *bytes.Buffer {
+	if b, ok := f.bufs[name]; ok {
+		return b
+	}
+	if f.bufs == nil {
+		f.bufs = map[string]*bytes.Buffer{}
+	}
+	f.names = append(f.names, name)
+	f.bufs[name] = &bytes.Buffer{}
+	return f.bufs[name]
+}
+
+// write writes the files into folder, which exists, and says how many it
+// wrote; f is empty again after.
+func (f *folderFiles) write(folder string) (int, error) {
+	n := len(f.names)
+	for _, name := range f.names {
+		if err := os.WriteFile(filepath.Join(folder, name), f.bufs[name].Bytes(), 0o600); err != nil {
+			return 0, fmt.Errorf("write %s: %w", name, err)
 		}
 	}
-	return nil
+	*f = folderFiles{}
+	return n, nil
 }
 
 func (g *generator) tick() string {
