@@ -3,8 +3,11 @@ package projector
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -229,7 +232,7 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 			return err
 		}
 	}
-	st, err := loadState(ctx, tx)
+	st, err := loadState(ctx, tx, sc)
 	if err != nil {
 		return err
 	}
@@ -343,29 +346,19 @@ func (p *Projector) clearAll(ctx context.Context, tx sqlTx) error {
 }
 
 // loadState reads the checkpoints the pass compares the files with.
-func loadState(ctx context.Context, tx sqlTx) (state, error) {
+func loadState(ctx context.Context, tx sqlTx, sc *scope) (state, error) {
 	st := state{tapes: map[string]bool{}, folders: map[fileKey]folderMark{}, files: map[fileKey]checkpoint{}, unreadable: map[fileKey]string{}, tapeListings: map[string]tapeListing{}}
-	if err := loadTapeListings(ctx, tx, st); err != nil {
+	if err := loadUnreadable(ctx, tx, st); err != nil {
 		return st, err
 	}
-	bad, err := tx.QueryContext(ctx, `SELECT tape, folder, file, reason FROM bad_lines WHERE line = 0 AND file <> 'anchor.json'`)
+	only, err := scopedTapes(ctx, tx, st, sc)
 	if err != nil {
-		return st, fmt.Errorf("load unreadable files: %w", err)
+		return st, err
 	}
-	for bad.Next() {
-		var k fileKey
-		var reason string
-		if err := bad.Scan(&k.tape, &k.folder, &k.name, &reason); err != nil {
-			bad.Close()
-			return st, err
-		}
-		st.unreadable[k] = reason
-		if k.name == "" { // a tape or folder that could not be listed
-			st.tapes[k.tape] = true
-		}
+	if err := loadTapeListings(ctx, tx, st, only); err != nil {
+		return st, err
 	}
-	bad.Close()
-	rows, err := tx.QueryContext(ctx, `SELECT tape, folder, seq, size, mtime_ns, ino, dir_mtime_ns, dir_ctime_ns, dir_ino, listed_ns, files_sig FROM anchors`)
+	rows, err := tx.QueryContext(ctx, `SELECT tape, folder, seq, size, mtime_ns, ino, dir_mtime_ns, dir_ctime_ns, dir_ino, listed_ns, files_sig FROM anchors`+only.where(), only.args()...)
 	if err != nil {
 		return st, fmt.Errorf("load anchors: %w", err)
 	}
@@ -400,10 +393,83 @@ func loadState(ctx context.Context, tx sqlTx) (state, error) {
 	return st, nil
 }
 
+// loadUnreadable reads what is recorded as a bad line 0: files that could
+// not be opened, and folders and tapes that could not be listed.
+func loadUnreadable(ctx context.Context, tx sqlTx, st state) error {
+	bad, err := tx.QueryContext(ctx, `SELECT tape, folder, file, reason FROM bad_lines WHERE line = 0 AND file <> 'anchor.json'`)
+	if err != nil {
+		return fmt.Errorf("load unreadable files: %w", err)
+	}
+	defer bad.Close()
+	for bad.Next() {
+		var k fileKey
+		var reason string
+		if err := bad.Scan(&k.tape, &k.folder, &k.name, &reason); err != nil {
+			return err
+		}
+		st.unreadable[k] = reason
+		if k.name == "" { // a tape or folder that could not be listed
+			st.tapes[k.tape] = true
+		}
+	}
+	return bad.Err()
+}
+
+// tapeSet restricts what loadState reads to some tapes; nil is all of them.
+type tapeSet []string
+
+func (t tapeSet) where() string {
+	if t == nil {
+		return ""
+	}
+	return ` WHERE tape IN (SELECT value FROM json_each(?))`
+}
+
+func (t tapeSet) args() []any {
+	if t == nil {
+		return nil
+	}
+	data, _ := json.Marshal([]string(t)) // strings always encode
+	return []any{string(data)}
+}
+
+// scopedTapes is the tapes a pass in scope sc visits: nil (all) for a full
+// pass; for a scoped one, those sc names and those with folders it walks
+// whatever its events say (volatile: symlinks, an unreadable anchor.json,
+// unreadable files). A watcher's pass after one append read every folder's
+// row: 217 ms of the search that followed, at 10,000 tapes. The state of
+// the other tapes is not loaded, and the walk does not visit them
+// (scope.wantsTape): a new tape is in scope by its own event.
+func scopedTapes(ctx context.Context, tx sqlTx, st state, sc *scope) (tapeSet, error) {
+	if sc == nil {
+		return nil, nil
+	}
+	want := map[string]bool{}
+	for tape := range sc.tapes {
+		want[tape] = true
+	}
+	for k := range st.unreadable {
+		want[k.tape] = true
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT tape FROM anchors INDEXED BY anchors_volatile WHERE listed_ns = 0 OR size = -2`)
+	if err != nil {
+		return nil, fmt.Errorf("load volatile folders: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var tape string
+		if err := rows.Scan(&tape); err != nil {
+			return nil, err
+		}
+		want[tape] = true
+	}
+	return slices.Sorted(maps.Keys(want)), rows.Err()
+}
+
 // loadTapeListings reads what the tapes' anchors folders held when last
 // listed into st.
-func loadTapeListings(ctx context.Context, tx sqlTx, st state) error {
-	rows, err := tx.QueryContext(ctx, `SELECT tape, dir_mtime_ns, dir_ctime_ns, dir_ino, listed_ns, folders FROM tape_listings`)
+func loadTapeListings(ctx context.Context, tx sqlTx, st state, only tapeSet) error {
+	rows, err := tx.QueryContext(ctx, `SELECT tape, dir_mtime_ns, dir_ctime_ns, dir_ino, listed_ns, folders FROM tape_listings`+only.where(), only.args()...)
 	if err != nil {
 		return fmt.Errorf("load tape listings: %w", err)
 	}

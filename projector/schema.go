@@ -4,7 +4,7 @@ package projector
 // them (views.go), and of the forms of the values in them (a folder's
 // files_sig, for one). An index.db of another version is rebuilt from the
 // files, in place.
-const SchemaVersion = 14
+const SchemaVersion = 15
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -65,6 +65,9 @@ CREATE TABLE anchors (
 	files_sig    TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY (tape, folder)
 ) WITHOUT ROWID;
+-- The folders a scoped pass walks whatever its events say (state.volatile):
+-- with symlinks (listed_ns 0), or an anchor.json it could not read (-2).
+CREATE INDEX anchors_volatile ON anchors (tape) WHERE listed_ns = 0 OR size = -2;
 
 -- One checkpoint per *.jsonl file: how far it has been read, and how to
 -- tell that it changed.

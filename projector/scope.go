@@ -54,10 +54,13 @@ func (s *scope) add(rel string) {
 	folders[parts[3]] = true
 }
 
-// wantsTape reports whether a pass in scope s visits a tape.
+// wantsTape reports whether a pass in scope s visits a tape: a full pass
+// every tape; a scoped one those in scope and those with volatile
+// folders. A new tape is in scope by its own event (its folder made in
+// tapes/), and the state of the others is not loaded (scopedTapes).
 func (s *scope) wantsTape(st *state, tape string) bool {
-	if s == nil || !st.tapes[tape] || st.volatileTapes[tape] {
-		return true // a full pass, a new tape, or one with volatile folders
+	if s == nil || st.volatileTapes[tape] {
+		return true
 	}
 	_, ok := s.tapes[tape]
 	return ok

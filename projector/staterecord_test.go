@@ -25,7 +25,7 @@ func checkStateRecord(t *testing.T, p *Projector, log []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := loadState(ctx, tx)
+	st, err := loadState(ctx, tx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
