@@ -49,7 +49,7 @@ type fold struct {
 	branch  mark  // the last that names a git branch
 	title   mark  // the last title event
 	prompt  mark  // the first message a person wrote: the title, without a title event
-	model   mark  // the last run that names a model, by runOrder
+	model   mark  // the last run that names a model
 }
 
 // span is a folder or anchor seq, and a time of the entries in it.
@@ -64,7 +64,6 @@ type span struct {
 type mark struct {
 	ok    bool
 	at    views.Place
-	ns    sql.NullInt64 // the entry's time, which orders runs
 	value string
 	entry int64 // entries.rowid
 }
@@ -82,7 +81,7 @@ func one(e entry) fold {
 		last:  span{ok: true, seq: e.place.Seq, folder: e.place.Folder, ns: e.timeNS},
 	}
 	at := func(on bool, value string) mark {
-		return mark{ok: on, at: e.place, ns: e.timeNS, value: value, entry: e.rowid}
+		return mark{ok: on, at: e.place, value: value, entry: e.rowid}
 	}
 	if e.isAnchor() {
 		f.anchors = 1
@@ -136,11 +135,16 @@ func (f *fold) merge(g fold) {
 	f.first.keepFirst(g.first)
 	f.last.keepLast(g.last)
 	f.start.keepStart(g.start)
-	f.cwd.keep(g.cwd, -1, byPlace)
-	f.branch.keep(g.branch, 1, byPlace)
-	f.title.keep(g.title, 1, byPlace)
-	f.prompt.keep(g.prompt, -1, byPlace)
-	f.model.keep(g.model, 1, runOrder)
+	f.cwd.keepFirst(g.cwd)
+	f.branch.keepLast(g.branch)
+	f.title.keepLast(g.title)
+	f.prompt.keepFirst(g.prompt)
+	// The list took the model of the last run by anchor seq, folder and
+	// time: an entry's time is its effective time (the projector's
+	// time_ns), by which a folder orders its entries, so that is the last
+	// run in tape order, the place breaking the ties the query left to
+	// SQLite.
+	f.model.keepLast(g.model)
 }
 
 // keepFirst keeps the least anchor seq, and the earliest time in it.
@@ -174,34 +178,18 @@ func (s *span) keepStart(o span) {
 	}
 }
 
-// keep keeps o instead of m when it comes first (dir -1) or last (dir 1)
-// by order.
-func (m *mark) keep(o mark, dir int, order func(a, b mark) int) {
-	if o.ok && (!m.ok || order(o, *m)*dir > 0) {
+// keepFirst keeps o instead of m when it comes first in tape order.
+func (m *mark) keepFirst(o mark) {
+	if o.ok && (!m.ok || o.at.Compare(m.at) < 0) {
 		*m = o
 	}
 }
 
-// byPlace is tape order.
-func byPlace(a, b mark) int { return a.at.Compare(b.at) }
-
-// runOrder orders runs as the sessions list always has: by anchor seq,
-// folder and time (an entry without one first), and then, where those tie,
-// by place, so that the last run is one entry whatever the order the
-// entries were indexed in.
-func runOrder(a, b mark) int {
-	return cmp.Or(cmp.Compare(a.at.Seq, b.at.Seq), cmp.Compare(a.at.Folder, b.at.Folder), compareNS(a.ns, b.ns), a.at.Compare(b.at))
-}
-
-// compareNS orders times with none before any, as SQLite orders NULL.
-func compareNS(a, b sql.NullInt64) int {
-	if a.Valid != b.Valid {
-		if a.Valid {
-			return 1
-		}
-		return -1
+// keepLast keeps o instead of m when it comes last in tape order.
+func (m *mark) keepLast(o mark) {
+	if o.ok && (!m.ok || o.at.Compare(m.at) > 0) {
+		*m = o
 	}
-	return cmp.Compare(a.Int64, b.Int64)
 }
 
 // minNS is the earlier time, as SQLite's min() aggregate takes it: NULL

@@ -306,8 +306,8 @@ func (r *row) args() []any {
 // ref is the mark's entry for a *_entry column: NULL when it has none.
 func (m mark) ref() sql.NullInt64 { return sql.NullInt64{Int64: m.entry, Valid: m.ok} }
 
-// markColumns reads a kept entry's place and time with its row.
-const markColumns = `%[1]s.rowid, %[1]s.anchor_seq, %[1]s.folder, %[1]s.eff_time, %[1]s.file, %[1]s.line, %[1]s.time_ns`
+// markColumns reads a kept entry's place with its row.
+const markColumns = `%[1]s.rowid, %[1]s.anchor_seq, %[1]s.folder, %[1]s.eff_time, %[1]s.file, %[1]s.line`
 
 // load reads the stored rows of the tapes, and the places of the entries
 // they keep, in one query.
@@ -365,18 +365,18 @@ func scanRow(rows *sql.Rows) (*row, error) {
 
 // markScan is a kept entry as load reads it: NULLs when there is none.
 type markScan struct {
-	rowid, seq, eff, line, ns sql.NullInt64
-	folder, file              sql.NullString
+	rowid, seq, eff, line sql.NullInt64
+	folder, file          sql.NullString
 }
 
 func (m *markScan) dest() []any {
-	return []any{&m.rowid, &m.seq, &m.folder, &m.eff, &m.file, &m.line, &m.ns}
+	return []any{&m.rowid, &m.seq, &m.folder, &m.eff, &m.file, &m.line}
 }
 
 func (m *markScan) mark(value string) mark {
 	if !m.rowid.Valid {
 		return mark{}
 	}
-	return mark{ok: true, value: value, entry: m.rowid.Int64, ns: m.ns,
+	return mark{ok: true, value: value, entry: m.rowid.Int64,
 		at: views.Place{Seq: m.seq.Int64, Folder: m.folder.String, Eff: m.eff.Int64, File: m.file.String, Line: int(m.line.Int64)}}
 }
