@@ -17,6 +17,7 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views/calls"
+	"github.com/tape-dev/tape/views/sessions"
 	"github.com/tape-dev/tape/views/usage"
 )
 
@@ -170,11 +171,11 @@ func (b *bench) answers() string {
 			fmt.Fprintf(&out, "usage %s %s%s%s: %d %d %d %d %d %d\n", by, u.Tape, u.Model, u.Day, u.Runs, u.Input, u.Output, u.CacheCreation, u.CacheRead, u.Total)
 		}
 	}
-	sessions, err := ix.Sessions(ctx)
+	tapes, _, err := sessions.List(ctx, ix, sessions.Filter{})
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	for _, s := range sessions {
+	for _, s := range tapes {
 		fmt.Fprintf(&out, "tape %s %q %s %s %s %d %s %s\n", s.Name, s.Title, s.CWD, s.Branch, s.Model, s.Entries, s.Source, s.Parent)
 	}
 	return strings.ReplaceAll(out.String(), b.src, "$SRC")

@@ -29,8 +29,8 @@
 //   - Freshness, the rule that a read sees what is on disk (fresh.go),
 //     through the barrier a reader syncs with a watcher by (sync.go), and
 //     the fsnotify watcher (watch.go).
-//   - Reads: entries, anchors and bad lines in tape order (read.go), the
-//     sessions view (sessions.go).
+//   - Reads: entries, anchors, bad lines and a tape's chat messages in
+//     tape order (read.go).
 //   - What tape info and tape doctor ask of the index (info.go, doctor.go).
 //
 // The index is disposable. Delete index.db at any moment and the next

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views/sessions"
 )
 
 func newWorkspace(t *testing.T) *tapelog.Workspace {
@@ -110,16 +111,44 @@ func dump(t *testing.T, p *Projector, words []string) string {
 		`SELECT tape, status, count(*) FROM calls GROUP BY tape, status ORDER BY tape, status`,
 		`SELECT e.tape, e.folder, e.file, e.line, r.anchor_seq, r.folder, coalesce(r.time_ns, '-'), r.status, r.model, r.has_usage, r.input_tokens, r.output_tokens, r.cache_creation_tokens, r.cache_read_tokens, r.total_tokens, coalesce(r.usage_id, '-'), r.counted
 			FROM runs r JOIN entries e ON e.rowid = r.entry ORDER BY e.tape, e.folder, e.file, e.line`,
+		sessionsQuery,
 	}
 	for _, q := range queries {
 		dumpQuery(t, p, &b, q)
 	}
+	dumpSessions(t, p, &b)
 	for _, w := range words {
 		fmt.Fprintf(&b, "search %s:\n", w)
 		expr, _ := MatchExpr(w)
 		dumpQuery(t, p, &b, `SELECT e.tape, e.id FROM entries_fts f JOIN entries e ON e.rowid = f.rowid WHERE entries_fts MATCH ? ORDER BY e.tape, e.id`, expr)
 	}
 	return b.String()
+}
+
+// sessionsQuery selects the sessions rows, with the places of the entries
+// they keep for their rowids, which a rebuild numbers otherwise.
+var sessionsQuery = func() string {
+	q := `SELECT s.tape, coalesce(s.last_ns, '-'), s.last_seq, s.last_folder, coalesce(s.first_ns, '-'), s.first_seq, s.entries, s.anchors,
+		s.start_seq, s.start_folder, s.source, s.session_id, s.parent_session, s.start_cwd, s.start_branch, s.cwd, s.branch, s.title, s.model`
+	from := ` FROM sessions s`
+	for _, m := range []string{"cwd", "branch", "title", "prompt", "model"} {
+		q += fmt.Sprintf(`, coalesce(%[1]s.folder || '/' || %[1]s.file || ':' || %[1]s.line, '-')`, m)
+		from += fmt.Sprintf(` LEFT JOIN entries %[1]s ON %[1]s.rowid = s.%[1]s_entry`, m)
+	}
+	return q + from + ` ORDER BY s.tape`
+}()
+
+// dumpSessions renders the sessions list as tape tapes reads it.
+func dumpSessions(t *testing.T, p *Projector, b *strings.Builder) {
+	t.Helper()
+	list, total, err := sessions.List(context.Background(), p, sessions.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(b, "sessions: %d\n", total)
+	for _, s := range list {
+		fmt.Fprintf(b, "%+v\n", s)
+	}
 }
 
 func dumpQuery(t *testing.T, p *Projector, b *strings.Builder, q string, args ...any) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
 )
 
 // EntryFilter selects entries of one tape for Entries.
@@ -324,4 +325,80 @@ func (c *conds) in(col string, values []string, on bool) {
 	for _, v := range values {
 		c.args = append(c.args, v)
 	}
+}
+
+// querier is what reads need of a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// snapshot runs fn in a read transaction.
+func (p *Projector) snapshot(ctx context.Context, fn func(q querier) error) error {
+	tx, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("read index: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // it only read
+	return fn(tx)
+}
+
+// entryAt reads the entry with the given rowid; on an error it returns
+// what the index knows of it, without its payload.
+func (p *Projector) entryAt(ctx context.Context, q querier, loader *lineLoader, rowid int64) (tapelog.Entry, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+entryColumns+` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE e.rowid = ?`, rowid)
+	if err != nil {
+		return tapelog.Entry{}, fmt.Errorf("query entry: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return tapelog.Entry{}, fmt.Errorf("entry %d is not in the index; run 'tape reindex'", rowid)
+	}
+	l, err := scanLocated(rows)
+	if err != nil {
+		return tapelog.Entry{}, err
+	}
+	e, err := loader.load(l)
+	if err != nil {
+		e.Payload = nil
+	}
+	return e, err
+}
+
+// Messages returns the chat messages of a tape in tape order, a page of
+// them, and how many there are.
+func (p *Projector) Messages(ctx context.Context, tape string, pg views.Page) (msgs []tapelog.Entry, total int, errs []error, err error) {
+	err = p.snapshot(ctx, func(q querier) error {
+		msgs, total, errs, err = p.messages(ctx, q, tape, pg)
+		return err
+	})
+	return msgs, total, errs, err
+}
+
+func (p *Projector) messages(ctx context.Context, q querier, tape string, pg views.Page) ([]tapelog.Entry, int, []error, error) {
+	var total int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM entries WHERE tape = ? AND kind = 'message'`, tape).Scan(&total); err != nil {
+		return nil, 0, nil, fmt.Errorf("count messages: %w", err)
+	}
+	limit, largs := pg.SQL()
+	rows, err := q.QueryContext(ctx, `SELECT `+entryColumns+` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder
+		WHERE e.tape = ? AND e.kind = 'message' ORDER BY e.anchor_seq, e.folder, e.eff_time, e.file, e.line`+limit, append([]any{tape}, largs...)...)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("query messages: %w", err)
+	}
+	var found []located
+	for rows.Next() {
+		l, err := scanLocated(rows)
+		if err != nil {
+			rows.Close()
+			return nil, 0, nil, err
+		}
+		found = append(found, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, nil, err
+	}
+	entries, errs, err := p.load(ctx, found)
+	return entries, total, errs, err
 }

@@ -1,9 +1,6 @@
 package projector
 
 import (
-	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -57,7 +54,7 @@ func textAndFacts(e tapelog.Entry) (string, views.Facts) {
 func searchText(kind string, p map[string]any, size int) string {
 	var b strings.Builder
 	b.Grow(size)
-	add := func(v any, keys bool) { collectStrings(&b, v, "", keys) }
+	add := func(v any, keys bool) { views.WriteStrings(&b, v, keys) }
 	switch kind {
 	case tapelog.KindMessage, tapelog.KindSystem:
 		add(p["content"], false)
@@ -77,68 +74,6 @@ func searchText(kind string, p map[string]any, size int) string {
 		add(p, true)
 	}
 	return b.String()
-}
-
-// collectStrings appends every string in a decoded JSON value to b, and
-// with keys the object keys and other scalars too, separated by newlines.
-// Ids of tool calls ("call_1"), types ("function") and roles are left out:
-// nobody searches for them. So are opaque blobs that only a model's
-// provider can read: thinking signatures, encrypted reasoning, and the
-// data of base64 sources (images): they would fill the index with tokens
-// no one types. A call's "arguments" that is itself JSON (the OpenAI
-// shape: a JSON document in a string) is decoded, so that a word after an
-// escaped newline in it is a word, not "nfoo".
-func collectStrings(b *strings.Builder, v any, key string, keys bool) {
-	switch v := v.(type) {
-	case string:
-		switch key {
-		case "id", "type", "role", "tool_call_id", "tool_use_id", "call_id", "signature", "encrypted_content":
-			return
-		case "arguments":
-			if doc, ok := decodeJSONText(v); ok {
-				collectStrings(b, doc, "", false)
-				return
-			}
-		}
-		b.WriteString(v)
-		b.WriteByte('\n')
-	case float64, bool:
-		if keys {
-			fmt.Fprint(b, v)
-			b.WriteByte('\n')
-		}
-	case []any:
-		for _, x := range v {
-			collectStrings(b, x, key, keys)
-		}
-	case map[string]any:
-		// In key order: the text, and so the token positions phrases match
-		// on, must be the same however often the entry is indexed.
-		base64, _ := v["type"].(string)
-		for _, k := range slices.Sorted(maps.Keys(v)) {
-			if k == "data" && base64 == "base64" {
-				continue
-			}
-			if keys {
-				b.WriteString(k)
-				b.WriteByte('\n')
-			}
-			collectStrings(b, v[k], k, keys)
-		}
-	}
-}
-
-// decodeJSONText decodes a string that holds a JSON object or array.
-func decodeJSONText(s string) (any, bool) {
-	t := strings.TrimSpace(s)
-	if t == "" || t[0] != '{' && t[0] != '[' {
-		return nil, false
-	}
-	v, err := rawjson.DecodeValue([]byte(t))
-	if err != nil {
-		return nil, false
-	}
-	return v, true
 }
 
 // isBigramRune reports whether r belongs to a script written without spaces

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
+	"github.com/tape-dev/tape/views/sessions"
 	"github.com/tape-dev/tape/views/usage"
 )
 
@@ -20,6 +21,7 @@ func (p *Projector) viewTables() []views.Table {
 	return []views.Table{
 		calls.Table{Chunk: p.foldChunk},
 		usage.Table{},
+		sessions.Table{},
 	}
 }
 

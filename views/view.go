@@ -12,13 +12,12 @@ import (
 // The contract between the projector and a view it keeps in the index.
 //
 // A view that has tables is one package under views/ (views/calls,
-// views/usage): its fold, its tables, how a pass keeps them and how they
-// are queried. It implements Table, and the projector lists it once
-// (projector/schema.go). The projector owns the entries and the pass; it
-// tells each view's Pass what the pass did to the entries, in order, and
-// the view keeps its rows in the pass's transaction, so that the index
-// commits entries, view rows and checkpoints together. A view without
-// tables (views/sessions) only queries, through a Reader.
+// views/usage, views/sessions): its fold, its tables, how a pass keeps
+// them and how they are queried. It implements Table, and the projector
+// lists it once (projector/views.go). The projector owns the entries and
+// the pass; it tells each view's Pass what the pass did to the entries, in
+// order, and the view keeps its rows in the pass's transaction, so that
+// the index commits entries, view rows and checkpoints together.
 
 // Table is a view the projector keeps in the index.
 type Table interface {

@@ -11,6 +11,7 @@ import (
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
+	"github.com/tape-dev/tape/views/sessions"
 	"github.com/tape-dev/tape/views/usage"
 )
 
@@ -117,30 +118,26 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer ix.Close()
-	all, err := ix.Sessions(env.Context())
+	if c.Count {
+		n, err := sessions.Count(env.Context(), ix, since)
+		if err != nil {
+			return err
+		}
+		return printCount(env, n)
+	}
+	page, total, err := sessions.List(env.Context(), ix, sessions.Filter{Since: since, Page: c.page()})
 	if err != nil {
 		return err
 	}
-	var kept []projector.Session
-	for _, s := range all {
-		if since.IsZero() || !s.Last.Before(since) {
-			kept = append(kept, s)
-		}
-	}
-	sortSessions(kept)
-	if c.Count {
-		return printCount(env, len(kept))
-	}
-	page := views.PageOf(kept, c.page())
 	if err := c.print(env, ws, page); err != nil {
 		return err
 	}
-	c.footer(env, len(page), len(kept), "tapes")
+	c.footer(env, len(page), total, "tapes")
 	return nil
 }
 
 // print writes a page of tapes: JSON lines, or a table.
-func (c *TapesCmd) print(env *Env, ws *tapelog.Workspace, page []projector.Session) error {
+func (c *TapesCmd) print(env *Env, ws *tapelog.Workspace, page []sessions.Session) error {
 	if !c.JSON {
 		return printSessions(env, page)
 	}
@@ -157,7 +154,7 @@ func (c *TapesCmd) print(env *Env, ws *tapelog.Workspace, page []projector.Sessi
 
 // printSessions prints a page of tapes as a table with a header: names in
 // full, so that one can be pasted into --tape.
-func printSessions(env *Env, page []projector.Session) error {
+func printSessions(env *Env, page []sessions.Session) error {
 	rows := [][]string{{"NAME", "FIRST", "LAST", "ENTRIES", "MODEL", "BRANCH", "CWD", "TITLE"}}
 	minute := func(t time.Time) string {
 		if t.IsZero() {
@@ -192,22 +189,6 @@ func printSessions(env *Env, page []projector.Session) error {
 		}
 	}
 	return nil
-}
-
-// sortSessions orders tapes by their last write, newest first, then name.
-func sortSessions(s []projector.Session) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && sessionBefore(s[j], s[j-1]); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
-
-func sessionBefore(a, b projector.Session) bool {
-	if !a.Last.Equal(b.Last) {
-		return a.Last.After(b.Last)
-	}
-	return a.Name < b.Name
 }
 
 func rfc3339(t time.Time) *string {

@@ -1,0 +1,92 @@
+package views
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/tape-dev/tape/internal/rawjson"
+)
+
+// The text of a payload, as people read and search it: the projector's
+// search text is made of it, and so is the title the sessions view gives a
+// tape that no agent named (its first user message). It lives here, free
+// of I/O, because both need the one reading.
+
+// WriteStrings appends every string in a decoded JSON value to b, and
+// with keys the object keys and other scalars too, separated by newlines.
+// Ids of tool calls ("call_1"), types ("function") and roles are left out:
+// nobody searches for them. So are opaque blobs that only a model's
+// provider can read: thinking signatures, encrypted reasoning, and the
+// data of base64 sources (images): they would fill the index with tokens
+// no one types. A call's "arguments" that is itself JSON (the OpenAI
+// shape: a JSON document in a string) is decoded, so that a word after an
+// escaped newline in it is a word, not "nfoo".
+func WriteStrings(b *strings.Builder, v any, keys bool) { writeStrings(b, v, "", keys) }
+
+func writeStrings(b *strings.Builder, v any, key string, keys bool) {
+	switch v := v.(type) {
+	case string:
+		switch key {
+		case "id", "type", "role", "tool_call_id", "tool_use_id", "call_id", "signature", "encrypted_content":
+			return
+		case "arguments":
+			if doc, ok := decodeJSONText(v); ok {
+				writeStrings(b, doc, "", false)
+				return
+			}
+		}
+		b.WriteString(v)
+		b.WriteByte('\n')
+	case float64, bool:
+		if keys {
+			fmt.Fprint(b, v)
+			b.WriteByte('\n')
+		}
+	case []any:
+		for _, x := range v {
+			writeStrings(b, x, key, keys)
+		}
+	case map[string]any:
+		// In key order: the text, and so the token positions phrases match
+		// on, must be the same however often the entry is indexed.
+		base64, _ := v["type"].(string)
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if k == "data" && base64 == "base64" {
+				continue
+			}
+			if keys {
+				b.WriteString(k)
+				b.WriteByte('\n')
+			}
+			writeStrings(b, v[k], k, keys)
+		}
+	}
+}
+
+// decodeJSONText decodes a string that holds a JSON object or array.
+func decodeJSONText(s string) (any, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" || t[0] != '{' && t[0] != '[' {
+		return nil, false
+	}
+	v, err := rawjson.DecodeValue([]byte(t))
+	if err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// MessageText is the text of a chat message payload: its string content,
+// or the text of its parts.
+func MessageText(payload json.RawMessage) string {
+	var p map[string]any
+	if json.Unmarshal(payload, &p) != nil {
+		return ""
+	}
+	var b strings.Builder
+	writeStrings(&b, p["content"], "", false)
+	return strings.TrimSpace(b.String())
+}
