@@ -352,7 +352,9 @@ func firstDiff(got, want string) string {
 		i++
 	}
 	from := max(0, i-3)
-	window := func(lines []string) string { return strings.Join(lines[min(from, len(lines)):min(i+4, len(lines))], "\n") }
+	window := func(lines []string) string {
+		return strings.Join(lines[min(from, len(lines)):min(i+4, len(lines))], "\n")
+	}
 	return fmt.Sprintf("first difference at line %d of %d/%d:\nincremental:\n%s\nrebuild:\n%s", i+1, len(g), len(w), window(g), window(w))
 }
 
