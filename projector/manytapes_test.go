@@ -23,15 +23,21 @@ import (
 // lines and lines written in two parts), hands off, removes a tape and
 // copies one with cp -r, so that ids repeat across tapes.
 type sessionMutator struct {
-	t    *testing.T
+	t    testing.TB
 	r    *rand.Rand
 	ws   *tapelog.Workspace
 	next int               // the number of the next session
 	torn map[string]string // a file that ends in the first part of a line, and the rest of it
 	log  []string          // what was done, for the failure message
+	// prefix starts the names of the sessions it starts and changes:
+	// writers in several processes keep to their own.
+	prefix string
+	// oneTape, if set, is the only tape it writes, which it never removes
+	// or copies: the shape of one large tape.
+	oneTape string
 }
 
-func newSessionMutator(t *testing.T, r *rand.Rand, ws *tapelog.Workspace) *sessionMutator {
+func newSessionMutator(t testing.TB, r *rand.Rand, ws *tapelog.Workspace) *sessionMutator {
 	return &sessionMutator{t: t, r: r, ws: ws, torn: map[string]string{}}
 }
 
@@ -45,12 +51,29 @@ func (m *sessionMutator) words() string {
 	return strings.Join(w, " ")
 }
 
+// tapes lists the tapes it writes.
 func (m *sessionMutator) tapes() []string {
 	names, err := m.ws.Tapes()
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	return names
+	return slices.DeleteFunc(names, func(name string) bool {
+		if m.oneTape != "" {
+			return name != m.oneTape
+		}
+		return !strings.HasPrefix(name, m.prefix)
+	})
+}
+
+func (m *sessionMutator) appendRaw(path, text string) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err == nil {
+		_, err = f.WriteString(text)
+		f.Close()
+	}
+	if err != nil {
+		m.t.Fatal(err)
+	}
 }
 
 func (m *sessionMutator) tape(name string) *tapelog.Tape {
@@ -65,7 +88,7 @@ func (m *sessionMutator) tape(name string) *tapelog.Tape {
 // with the working directory and branch in its meta now and then, a tool
 // call or its result, a run with its model and usage, or a title.
 func (m *sessionMutator) entry() tapelog.Entry {
-	mu := &mutator{t: m.t, r: m.r, ws: m.ws} // its payloads are what the views read
+	mu := &mutator{r: m.r} // its payloads are what the views read
 	var e tapelog.Entry
 	switch k := m.r.IntN(10); {
 	case k < 4:
@@ -104,9 +127,12 @@ func (m *sessionMutator) entries(n int) []tapelog.Entry {
 // dozen entries, and a second anchor now and then.
 func (m *sessionMutator) newSession() {
 	ctx := context.Background()
-	name := fmt.Sprintf("s%04d", m.next)
-	if m.next%7 == 3 {
-		name = fmt.Sprintf("会话-%d", m.next)
+	name := fmt.Sprintf("%ss%04d", m.prefix, m.next)
+	switch {
+	case m.oneTape != "":
+		name = m.oneTape
+	case m.next%7 == 3:
+		name = fmt.Sprintf("%s会话-%d", m.prefix, m.next)
 	}
 	m.next++
 	state := map[string]string{"cwd": "/src/" + name}
@@ -176,7 +202,7 @@ func (m *sessionMutator) handAppend(tape string) {
 		file = filepath.Join(filepath.Dir(file), "hand.jsonl")
 	}
 	if rest, ok := m.torn[file]; ok {
-		appendRaw(m.t, file, rest)
+		m.appendRaw(file, rest)
 		delete(m.torn, file)
 		m.log = append(m.log, "rest "+file)
 		return
@@ -189,7 +215,7 @@ func (m *sessionMutator) handAppend(tape string) {
 	} else {
 		m.log = append(m.log, "hand "+file)
 	}
-	appendRaw(m.t, file, line)
+	m.appendRaw(file, line)
 }
 
 // completeLine writes the rest of a line written in part, if there is one.
@@ -200,7 +226,7 @@ func (m *sessionMutator) completeLine() {
 	}
 	file := m.pick(files)
 	if _, err := os.Stat(file); err == nil { // its tape may be gone
-		appendRaw(m.t, file, m.torn[file])
+		m.appendRaw(file, m.torn[file])
 		m.log = append(m.log, "rest "+file)
 	}
 	delete(m.torn, file)
@@ -218,7 +244,11 @@ func (m *sessionMutator) step() {
 	if m.r.IntN(2) == 0 { // the recent sessions are the busy ones
 		tape = tapes[len(tapes)-1-m.r.IntN(min(len(tapes), 10))]
 	}
-	switch k := m.r.IntN(100); {
+	k := m.r.IntN(100)
+	if m.oneTape != "" && k >= 68 && k < 96 {
+		k = 0 // an append, where another shape starts, removes or copies a session
+	}
+	switch {
 	case k < 35: // an agent appends to its session
 		tp := m.tape(tape)
 		if _, err := tp.Append(ctx, m.entries(1+m.r.IntN(4))...); err != nil {
