@@ -130,7 +130,7 @@ func (processTB) Fatal(args ...any) {
 }
 
 // testProcess returns a command that runs the test binary as another
-// process, with env set.
+// process, with env set, killed if it runs past ctx.
 func testProcess(ctx context.Context, env ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, os.Args[0])
 	cmd.Env = append(os.Environ(), env...)
@@ -204,14 +204,16 @@ var killedPasses = []killedPass{
 // killed.
 func (k killedPass) run(t *testing.T, ctx context.Context, r *rand.Rand, dir string) (string, bool) {
 	t.Helper()
-	kill, delay := "0", time.Duration(0)
+	kill, delay, plan := "0", time.Duration(0), "to finish"
 	switch k.kill {
 	case "entries": // a rebuild adds every entry, a catch-up those written since the last
 		kill = fmt.Sprint(1 + r.IntN(map[string]int{"rebuild": 5000, "catch-up": 100, "beside": 100}[k.kind]))
+		plan = "to die at " + kill + " entries"
 	case "copy":
-		kill = "copy"
+		kill, plan = "copy", "to die at the copy"
 	case "time":
 		delay = time.Duration(r.IntN(300)) * time.Millisecond
+		plan = fmt.Sprint("to be killed after ", delay)
 	}
 	cmd := testProcess(ctx, fmt.Sprintf("TAPE_TEST_PASS=%s,%s,%s", dir, k.kind, kill))
 	var out strings.Builder
@@ -224,7 +226,10 @@ func (k killedPass) run(t *testing.T, ctx context.Context, r *rand.Rand, dir str
 		cmd.Process.Signal(syscall.SIGKILL)
 	}
 	err := cmd.Wait()
-	what := fmt.Sprintf("%s (kill at %s entries, %s: %v)", k.kind, kill, delay, cmd.ProcessState)
+	what := fmt.Sprintf("%s %s (%v)", k.kind, plan, cmd.ProcessState)
+	if ctx.Err() != nil { // killed by the deadline, not by the test: it hung
+		t.Fatalf("%s: did not end before the test's deadline: %s", what, out.String())
+	}
 	if err != nil && !killedBySIGKILL(err) {
 		t.Fatalf("%s: %v: %s", what, err, out.String())
 	}
