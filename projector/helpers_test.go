@@ -208,15 +208,20 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 	b.ReportMetric(float64(d[len(d)*95/100].Microseconds())/1000, "p95-ms")
 }
 
+// answerWords are the words answers searches for: a CJK word (bigrams)
+// and one with a digit. Each search loads its hits from the files and
+// cuts snippets; dump compares the matches of every word.
+var answerWords = []string{"错误", "fix_42"}
+
 // answers renders what the index answers through its public read API, the
 // way the CLI asks: the tapes and the sessions list, the calls and
-// orphaned results, usage by every grouping, a search for each word over
-// every tape and within two, and, of each tape in tapes (nil for every
-// tape), its entries in order with their payloads, anchors, bad lines,
-// messages and last usage. dump compares the tables; this compares what
-// is read from them, so a view that moves into tables of its own (the
-// sessions) is still compared.
-func answers(t *testing.T, p *Projector, words, tapes []string) string {
+// orphaned results, usage by every grouping, a search for each of
+// answerWords over every tape and within two, and, of each tape in tapes
+// (nil for every tape), its entries in order with their payloads,
+// anchors, bad lines, messages and last usage. dump compares the tables;
+// this compares what is read from them, so a view that moves into tables
+// of its own (the sessions) is still compared.
+func answers(t *testing.T, p *Projector, tapes []string) string {
 	t.Helper()
 	ctx := context.Background()
 	var b strings.Builder
@@ -261,7 +266,7 @@ func answers(t *testing.T, p *Projector, words, tapes []string) string {
 	if len(all) > 0 {
 		some = []string{all[0], all[len(all)/2]}
 	}
-	for _, w := range words {
+	for _, w := range answerWords {
 		searchAnswers(t, p, &b, SearchQuery{Text: w})
 		for _, tape := range some {
 			searchAnswers(t, p, &b, SearchQuery{Text: w, Tapes: []string{tape}})
@@ -353,11 +358,12 @@ func firstDiff(got, want string) string {
 }
 
 // everything is what two indexes of the same files must agree on: their
-// tables (dump) and their answers through the read API (answers), with
-// those of each tape in tapes (nil for every tape).
+// tables (dump, with the matches of words) and their answers through the
+// read API (answers), with those of each tape in tapes (nil for every
+// tape).
 func everything(t *testing.T, p *Projector, words, tapes []string) string {
 	t.Helper()
-	return dump(t, p, words) + "answers:\n" + answers(t, p, words, tapes)
+	return dump(t, p, words) + "answers:\n" + answers(t, p, tapes)
 }
 
 // rebuiltEverything is everything of a fresh index of the same files.

@@ -252,12 +252,12 @@ func TestKilledPassesConverge(t *testing.T) {
 			m.newSession()
 			tp := m.tape("main")
 			defer tp.Close()
-			if _, err := tp.Append(context.Background(), m.entries(3000)...); err != nil {
+			if _, err := tp.Append(context.Background(), m.entries(2000)...); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"many tapes", "", func(t *testing.T, m *sessionMutator) {
-			for range 60 {
+			for range 50 {
 				m.newSession()
 			}
 		}},
@@ -302,7 +302,7 @@ func TestKilledPassesConverge(t *testing.T) {
 			p := openProjector(t, ws)
 			st := catchUp(t, p)
 			t.Logf("passes %v; the catch-up: %+v", passes, st)
-			if got, want := everything(t, p, manyTapesWords, nil), rebuiltEverything(t, ws, manyTapesWords, nil); got != want {
+			if got, want := everything(t, p, vocabulary, nil), rebuiltEverything(t, ws, vocabulary, nil); got != want {
 				t.Fatalf("seed %d: after the passes %v, and a catch-up, the index is not a rebuild's:\n%s", seed, passes, firstDiff(got, want))
 			}
 		})
