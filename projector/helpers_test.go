@@ -12,7 +12,10 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
+	"github.com/tape-dev/tape/views/calls"
 	"github.com/tape-dev/tape/views/sessions"
+	"github.com/tape-dev/tape/views/usage"
 )
 
 func newWorkspace(t *testing.T) *tapelog.Workspace {
@@ -232,4 +235,169 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 	slices.Sort(d)
 	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(d[len(d)*95/100].Microseconds())/1000, "p95-ms")
+}
+
+// answerWords are the words answers searches for: a CJK word (bigrams)
+// and one with a digit. Each search loads its hits from the files and
+// cuts snippets; dump compares the matches of every word.
+var answerWords = []string{"错误", "fix_42"}
+
+// answers renders what the index answers through its public read API, the
+// way the CLI asks: the tapes and the sessions list, the calls and
+// orphaned results, usage by every grouping, a search for each of
+// answerWords over every tape and within two, and, of each tape in tapes
+// (nil for every tape), its entries in order with their payloads,
+// anchors, bad lines, messages and last usage. dump compares the tables;
+// this compares what is read from them, so a view that moves into tables
+// of its own (the sessions) is still compared.
+func answers(t *testing.T, p *Projector, tapes []string) string {
+	t.Helper()
+	ctx := context.Background()
+	var b strings.Builder
+	check := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	all, err := p.Tapes(ctx)
+	check("Tapes", err)
+	fmt.Fprintf(&b, "tapes %q\n", all)
+	list, total, err := sessions.List(ctx, p, sessions.Filter{})
+	check("sessions.List", err)
+	fmt.Fprintf(&b, "sessions %d\n", total)
+	for _, s := range list {
+		fmt.Fprintf(&b, "session %+v\n", s)
+	}
+	if tapes == nil {
+		tapes = all
+	}
+	for _, tape := range tapes {
+		answersOfTape(t, p, &b, tape)
+	}
+	for _, status := range []string{"", "pending", "completed", "failed"} { // the first page of each list
+		list, total, errs, err := calls.List(ctx, p, calls.Filter{Status: status, Page: views.Page{Limit: 20}})
+		check("calls.List", err)
+		fmt.Fprintf(&b, "calls %q %d %v\n", status, total, errs)
+		for _, c := range list {
+			fmt.Fprintf(&b, "call %s %s %s %s %s args=%s result=%s %s %s %v\n", c.Tape, c.Anchor, c.ID, c.Name, c.Status,
+				c.Arguments, c.Result, c.CalledAt, c.AnsweredAt, durationOf(c.DurationMS))
+		}
+	}
+	orphans, total, err := calls.Orphans(ctx, p, "", 1<<30)
+	check("calls.Orphans", err)
+	fmt.Fprintf(&b, "orphans %d %+v\n", total, orphans)
+	for _, by := range []string{"tape", "anchor", "model", "day"} {
+		rows, total, err := usage.Sum(ctx, p, usage.Filter{By: by})
+		check("usage.Sum by "+by, err)
+		fmt.Fprintf(&b, "usage by %s %d %+v\n", by, total, rows)
+	}
+	var some []string // tapes to search within: the first and a middle one
+	if len(all) > 0 {
+		some = []string{all[0], all[len(all)/2]}
+	}
+	for _, w := range answerWords {
+		searchAnswers(t, p, &b, SearchQuery{Text: w})
+		for _, tape := range some {
+			searchAnswers(t, p, &b, SearchQuery{Text: w, Tapes: []string{tape}})
+		}
+	}
+	return b.String()
+}
+
+// answersOfTape renders what the index answers of one tape.
+func answersOfTape(t *testing.T, p *Projector, b *strings.Builder, tape string) {
+	t.Helper()
+	ctx := context.Background()
+	entries, errs, err := p.Entries(ctx, EntryFilter{Tape: tape})
+	if err != nil {
+		t.Fatalf("Entries of %s: %v", tape, err)
+	}
+	fmt.Fprintf(b, "tape %s: %d entries %v\n", tape, len(entries), errs)
+	for _, e := range entries {
+		fmt.Fprintf(b, "%s %s %+v date=%s payload=%s meta=%s\n", e.ID, e.Kind, e.Pos, e.Date, e.Payload, e.Meta)
+	}
+	anchors, counts, err := p.Anchors(ctx, tape)
+	if err != nil {
+		t.Fatalf("Anchors of %s: %v", tape, err)
+	}
+	fmt.Fprintf(b, "anchors %+v %v\n", anchors, counts)
+	bad, err := p.BadLines(ctx, tape, nil)
+	if err != nil {
+		t.Fatalf("BadLines of %s: %v", tape, err)
+	}
+	for _, e := range bad {
+		fmt.Fprintf(b, "bad %v\n", e)
+	}
+	msgs, total, errs, err := p.Messages(ctx, tape, views.Page{})
+	if err != nil {
+		t.Fatalf("Messages of %s: %v", tape, err)
+	}
+	fmt.Fprintf(b, "messages %d %v\n", total, errs)
+	for _, m := range msgs {
+		fmt.Fprintf(b, "message %s %s\n", m.ID, views.MessageText(m.Payload))
+	}
+	last, ok, err := usage.Last(ctx, p, tape)
+	if err != nil {
+		t.Fatalf("usage.Last of %s: %v", tape, err)
+	}
+	fmt.Fprintf(b, "last usage %v %s %s\n", ok, last.ID, last.Payload)
+}
+
+// searchAnswers renders the hits of a search. Hits ranked by bm25 are
+// compared in order, as the search returns them. Of hits ranked by
+// recency only their number is: recency is the order entries were indexed
+// in, which an incremental index and a rebuild need not share (decision
+// 0032), so neither is the first page. (dump compares every match.)
+func searchAnswers(t *testing.T, p *Projector, b *strings.Builder, q SearchQuery) {
+	t.Helper()
+	hits, err := p.Search(context.Background(), q)
+	if err != nil {
+		t.Fatalf("Search %+v: %v", q, err)
+	}
+	fmt.Fprintf(b, "search %q in %q: %d hits\n", q.Text, q.Tapes, len(hits))
+	if len(hits) > 0 && hits[0].RankedBy == RankedByRecency {
+		fmt.Fprintln(b, "ranked by recency")
+		return
+	}
+	for _, h := range hits {
+		fmt.Fprintf(b, "hit %s %s %s %.9g %q\n", h.Entry.Pos.Path(), h.Entry.ID, h.RankedBy, h.Rank, h.Snippet)
+	}
+}
+
+func durationOf(ms *int64) string {
+	if ms == nil {
+		return "-"
+	}
+	return fmt.Sprint(*ms)
+}
+
+// firstDiff shows where two renderings first differ, with a few lines
+// around it: a whole dump of a many-tapes workspace is too long to read.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	i := 0
+	for i < len(g) && i < len(w) && g[i] == w[i] {
+		i++
+	}
+	from := max(0, i-3)
+	window := func(lines []string) string {
+		return strings.Join(lines[min(from, len(lines)):min(i+4, len(lines))], "\n")
+	}
+	return fmt.Sprintf("first difference at line %d of %d/%d:\nincremental:\n%s\nrebuild:\n%s", i+1, len(g), len(w), window(g), window(w))
+}
+
+// everything is what two indexes of the same files must agree on: their
+// tables (dump, with the matches of words) and their answers through the
+// read API (answers), with those of each tape in tapes (nil for every
+// tape).
+func everything(t *testing.T, p *Projector, words, tapes []string) string {
+	t.Helper()
+	return dump(t, p, words) + "answers:\n" + answers(t, p, tapes)
+}
+
+// rebuiltEverything is everything of a fresh index of the same files.
+func rebuiltEverything(t *testing.T, ws *tapelog.Workspace, words, tapes []string) string {
+	t.Helper()
+	return rebuilt(t, ws, func(p *Projector) string { return everything(t, p, words, tapes) })
 }

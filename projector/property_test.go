@@ -226,7 +226,7 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 				}
 			}
 			catchUp(t, p)
-			got, want := dump(t, p, vocabulary), rebuiltDump(t, ws, vocabulary)
+			got, want := everything(t, p, vocabulary, nil), rebuiltEverything(t, ws, vocabulary, nil)
 			if got != want {
 				t.Fatalf("after %v\nincremental:\n%s\nrebuild:\n%s", m.log, got, want)
 			}
@@ -258,7 +258,7 @@ func TestIncrementalEqualsRebuildOnSettledFolders(t *testing.T) {
 				}
 			}
 			catchUp(t, p)
-			if got, want := dump(t, p, vocabulary), rebuiltDump(t, ws, vocabulary); got != want {
+			if got, want := everything(t, p, vocabulary, nil), rebuiltEverything(t, ws, vocabulary, nil); got != want {
 				t.Fatalf("after %v\nincremental:\n%s\nrebuild:\n%s", m.log, got, want)
 			}
 		})
