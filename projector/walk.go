@@ -24,6 +24,9 @@ import (
 // with a file.
 const entriesPerOp = 512
 
+// firstBatch is the room a batch of entries starts with (see scan).
+const firstBatch = 16
+
 // walker compares the files with the state and sends ops.
 type walker struct {
 	ws    *tapelog.Workspace
@@ -37,6 +40,7 @@ type walker struct {
 	// with errChanged; it walks each tape's newest folders first, where
 	// agents append.
 	dry bool
+	buf tapelog.ScanBuffer // what the files are read with, one at a time
 }
 
 func (w *walker) send(ctx context.Context, o op) error {
@@ -429,7 +433,7 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 		}
 		// Unchanged, but its ctime is not: maybe its mode changed, and a
 		// rebuild could not open it.
-		s, err := t.ScanFile(a, fi.Name, tapelog.FilePos{})
+		s, err := t.ScanFileWith(&w.buf, a, fi.Name, tapelog.FilePos{})
 		if le := (*tapelog.LineError)(nil); errors.As(err, &le) {
 			return true, w.unreadable(ctx, key, badLine{line: le.Line, offset: le.Offset, reason: le.Reason})
 		}
@@ -448,10 +452,10 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 	if known && cp.dev == now.dev && cp.ino == now.ino && fi.Size >= cp.pos.Offset && appended {
 		from = cp.pos
 	}
-	s, err := t.ScanFile(a, fi.Name, from)
+	s, err := t.ScanFileWith(&w.buf, a, fi.Name, from)
 	if errors.Is(err, tapelog.ErrFileChanged) {
 		from = tapelog.FilePos{}
-		s, err = t.ScanFile(a, fi.Name, from)
+		s, err = t.ScanFileWith(&w.buf, a, fi.Name, from)
 	}
 	if err != nil {
 		var le *tapelog.LineError
@@ -498,15 +502,18 @@ func (w *walker) unreadable(ctx context.Context, key fileKey, bad badLine) error
 	return w.send(ctx, op{kind: opBadLine, key: key, bad: bad})
 }
 
-// scan sends a file's entries and bad lines, in batches.
+// scan sends a file's entries and bad lines, in batches. A batch grows as
+// the file's entries come, from firstBatch up to entriesPerOp: made at
+// entriesPerOp for every file, two batches of 116 KiB per file were most
+// of what a rebuild of many small tapes allocated (BenchmarkRebuildManyTapes).
 func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) error {
-	batch := make([]entryRow, 0, entriesPerOp)
+	var batch []entryRow
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
 		err := w.send(ctx, op{kind: opEntries, key: key, entries: batch})
-		batch = make([]entryRow, 0, entriesPerOp)
+		batch = nil
 		return err
 	}
 	for {
@@ -527,8 +534,11 @@ func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) 
 		if err != nil {
 			return err
 		}
+		if batch == nil {
+			batch = make([]entryRow, 0, firstBatch)
+		}
 		batch = append(batch, newEntryRow(e))
-		if len(batch) == entriesPerOp {
+		if len(batch) >= entriesPerOp {
 			if err := flush(); err != nil {
 				return err
 			}
