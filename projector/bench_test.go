@@ -208,6 +208,41 @@ func BenchmarkRebuildManyTapes(b *testing.B) {
 	cpu.report(b)
 }
 
+// BenchmarkWalkManyTapes measures the walk of a rebuild of 1,000 tapes of
+// one folder each alone: listing the tapes and their folders, stat'ing,
+// opening, reading and parsing their files, with the ops it sends
+// dropped. It shows the walker's costs per tape, folder and file, which
+// in BenchmarkRebuildManyTapes run beside SQLite's:
+//
+//	go test ./projector -run '^$' -bench WalkManyTapes -count 6
+func BenchmarkWalkManyTapes(b *testing.B) {
+	ws := manyTapes(b, manyTapesCount)
+	ctx := context.Background()
+	cpu := startCPU()
+	for b.Loop() {
+		ops := make(chan op, 64)
+		drained := make(chan int)
+		go func() {
+			n := 0
+			for o := range ops {
+				n += len(o.entries)
+			}
+			drained <- n
+		}()
+		st := state{tapes: map[string]bool{}, folders: map[fileKey]folderMark{}, files: map[fileKey]checkpoint{},
+			unreadable: map[fileKey]string{}, tapeListings: map[string]tapeListing{}}
+		st.index()
+		var stats Stats
+		w := &walker{ws: ws, st: st, out: ops, stats: &stats}
+		err := w.walk(ctx)
+		close(ops)
+		if n := <-drained; err != nil || n != 35*manyTapesCount {
+			b.Fatalf("walk: %d entries, %v", n, err)
+		}
+	}
+	cpu.report(b)
+}
+
 // cpuClock measures the CPU time (user and system, all threads) the
 // process spends in a benchmark: on a machine shared with other work, it
 // says what a pass costs when the wall time says mostly what the others
