@@ -22,8 +22,25 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	return new(lineReader).reset(r, max)
 }
+
+// reset makes lr read r from its start, with the buffers it has.
+func (lr *lineReader) reset(r io.Reader, max int) *lineReader {
+	if lr.r == nil {
+		lr.r = bufio.NewReaderSize(r, 64<<10)
+	} else {
+		lr.r.Reset(r)
+	}
+	if cap(lr.buf) > keptLineBytes {
+		lr.buf = nil // a long line's room is not kept for the next file
+	}
+	lr.max, lr.lineNo, lr.offset, lr.buf = max, 0, 0, lr.buf[:0]
+	return lr
+}
+
+// keptLineBytes is the most room for a line a reset reader keeps.
+const keptLineBytes = 1 << 20
 
 // rawLine is one complete line, without its newline.
 type rawLine struct {

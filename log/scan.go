@@ -37,6 +37,7 @@ type FileScanner struct {
 	rel     string
 	f       *os.File
 	lr      *lineReader
+	buf     *ScanBuffer
 	effTime time.Time
 	done    bool // after an I/O error: the rest of the file cannot be read
 }
@@ -45,14 +46,36 @@ type FileScanner struct {
 // from. When from is past the start, the file's fingerprint there must match
 // from.Fingerprint, or ScanFile fails with ErrFileChanged.
 func (t *Tape) ScanFile(a Anchor, name string, from FilePos) (*FileScanner, error) {
+	return t.ScanFileWith(nil, a, name, from)
+}
+
+// ScanBuffer is the memory a FileScanner reads with: its read buffer
+// (64 KiB), the line it assembles and the bytes it fingerprints. A
+// reader of many files, one after the other, passes the same ScanBuffer
+// to ScanFileWith so that each file does not allocate them anew: a
+// rebuild of 10,000 small tapes allocated 1.8 GB of read buffers for
+// their 30,000 files (BenchmarkRebuildManyTapes in package projector).
+// The zero value is ready to use.
+type ScanBuffer struct {
+	lr lineReader
+	fp []byte
+}
+
+// ScanFileWith is ScanFile reading with buf, if not nil. The scanner uses
+// buf until it is closed: one ScanBuffer serves one open scanner at a
+// time.
+func (t *Tape) ScanFileWith(buf *ScanBuffer, a Anchor, name string, from FilePos) (*FileScanner, error) {
 	rel := path.Join(t.folderPath(a.Folder), name)
 	f, err := t.openRegular(rel)
 	if err != nil {
 		return nil, &LineError{Path: rel, Reason: "cannot open: " + err.Error(), Err: err}
 	}
-	s := &FileScanner{anchor: a, tape: t.name, name: name, rel: rel, f: f, effTime: from.Time}
+	if buf == nil {
+		buf = &ScanBuffer{}
+	}
+	s := &FileScanner{anchor: a, tape: t.name, name: name, rel: rel, f: f, effTime: from.Time, buf: buf}
 	if from.Offset > 0 {
-		fp, err := fingerprint(f, from.Offset)
+		fp, err := fingerprint(f, from.Offset, buf)
 		if err == nil && fp != from.Fingerprint {
 			err = ErrFileChanged
 		}
@@ -64,7 +87,7 @@ func (t *Tape) ScanFile(a Anchor, name string, from FilePos) (*FileScanner, erro
 			return nil, fmt.Errorf("scan %s: %w", rel, err)
 		}
 	}
-	s.lr = newLineReader(f, t.maxLineBytes())
+	s.lr = buf.lr.reset(f, t.maxLineBytes())
 	s.lr.lineNo, s.lr.offset = from.Line, from.Offset
 	return s, nil
 }
@@ -111,7 +134,7 @@ func (s *FileScanner) Next() (Entry, error) {
 // Pos is the position after the last complete line read.
 func (s *FileScanner) Pos() (FilePos, error) {
 	pos := FilePos{Offset: s.lr.offset, Line: s.lr.lineNo, Time: s.effTime}
-	fp, err := fingerprint(s.f, pos.Offset)
+	fp, err := fingerprint(s.f, pos.Offset, s.buf)
 	if err != nil {
 		return FilePos{}, fmt.Errorf("scan %s: %w", s.rel, err)
 	}
@@ -130,9 +153,12 @@ const fingerprintSpan = 4096
 // offset. A file that was truncated and written again, or replaced by
 // another, almost surely differs there; reading only 8 KiB keeps a
 // catch-up cheap however large the file.
-func fingerprint(f *os.File, offset int64) (uint64, error) {
+func fingerprint(f *os.File, offset int64, sb *ScanBuffer) (uint64, error) {
 	h := fnv.New64a()
-	buf := make([]byte, fingerprintSpan)
+	if len(sb.fp) < fingerprintSpan {
+		sb.fp = make([]byte, fingerprintSpan)
+	}
+	buf := sb.fp
 	head := min(offset, fingerprintSpan)
 	if _, err := f.ReadAt(buf[:head], 0); err != nil {
 		return 0, err

@@ -218,13 +218,20 @@ func (w *Workspace) Tape(name string) (*Tape, error) {
 
 // Tapes lists the names of the workspace's tapes, sorted.
 func (w *Workspace) Tapes() ([]string, error) {
-	dirents, err := w.readDir(tapesDir)
+	d, err := w.OpenTapes()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list tapes: %w", err)
+		return nil, err
 	}
+	defer d.Close()
+	return d.Names()
+}
+
+// tapeNames is the names of the tapes in a listing of the tapes folder,
+// sorted: its folders with a tape's name. A symlink is not a tape.
+func tapeNames(dirents []fs.DirEntry) []string {
 	var names []string
 	for _, d := range dirents {
 		if d.IsDir() && ValidateTapeName(d.Name()) == nil {
@@ -232,7 +239,7 @@ func (w *Workspace) Tapes() ([]string, error) {
 		}
 	}
 	slices.Sort(names)
-	return names, nil
+	return names
 }
 
 // Abs returns the path of a workspace file (slash-separated, relative to the

@@ -2,7 +2,9 @@ package projector
 
 import (
 	"context"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tape-dev/tape/internal/corpus"
 	tapelog "github.com/tape-dev/tape/log"
@@ -182,4 +184,150 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// manyTapes makes a workspace in the users' shape: n small tapes of one
+// anchor folder each (35 entries in 3 files, as `tape-bench gen -tapes`
+// makes them), settled, so that a no-change catch-up can trust every
+// listing, as it can a few seconds after the last write.
+func manyTapes(b *testing.B, n int) *tapelog.Workspace {
+	b.Helper()
+	dir := b.TempDir() + "/.tape"
+	if _, err := corpus.Generate(dir, corpus.Options{Entries: 35 * n, Tapes: n, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	ws, err := tapelog.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ws.Close() })
+	var s settler
+	s.settle(ws)
+	return ws
+}
+
+// manyTapesCount is the tapes of the many-tapes benchmarks: a tenth of the
+// 10,000 of issue 18, to keep a rebuild within a few seconds.
+const manyTapesCount = 1000
+
+// BenchmarkRebuildManyTapes measures a full rebuild of 1,000 tapes of one
+// folder each (35,000 entries), where per-tape and per-folder costs show
+// (tape-bench rebuild measures the whole command at 10,000):
+//
+//	go test ./projector -run '^$' -bench RebuildManyTapes -count 6
+func BenchmarkRebuildManyTapes(b *testing.B) {
+	ws := manyTapes(b, manyTapesCount)
+	p, err := Open(context.Background(), ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	var st Stats
+	cpu := startCPU()
+	for b.Loop() {
+		if st, err = p.Rebuild(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(st.Entries)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+	cpu.report(b)
+}
+
+// BenchmarkWalkManyTapes measures the walk of a rebuild of 1,000 tapes of
+// one folder each alone: listing the tapes and their folders, stat'ing,
+// opening, reading and parsing their files, with the ops it sends
+// dropped. It shows the walker's costs per tape, folder and file, which
+// in BenchmarkRebuildManyTapes run beside SQLite's:
+//
+//	go test ./projector -run '^$' -bench WalkManyTapes -count 6
+func BenchmarkWalkManyTapes(b *testing.B) {
+	ws := manyTapes(b, manyTapesCount)
+	ctx := context.Background()
+	cpu := startCPU()
+	for b.Loop() {
+		ops := make(chan op, 64)
+		drained := make(chan int)
+		go func() {
+			n := 0
+			for o := range ops {
+				n += len(o.entries)
+			}
+			drained <- n
+		}()
+		st := state{tapes: map[string]bool{}, folders: map[fileKey]folderMark{}, files: map[fileKey]checkpoint{},
+			unreadable: map[fileKey]string{}, tapeListings: map[string]tapeListing{}}
+		st.index()
+		var stats Stats
+		w := &walker{ws: ws, st: st, out: ops, stats: &stats}
+		err := w.walk(ctx)
+		close(ops)
+		if n := <-drained; err != nil || n != 35*manyTapesCount {
+			b.Fatalf("walk: %d entries, %v", n, err)
+		}
+	}
+	cpu.report(b)
+}
+
+// cpuClock measures the CPU time (user and system, all threads) the
+// process spends in a benchmark: on a machine shared with other work, it
+// says what a pass costs when the wall time says mostly what the others
+// did meanwhile.
+type cpuClock time.Duration
+
+func startCPU() cpuClock { return cpuClock(processCPU()) }
+
+// report reports the CPU time per op since c started, in ms.
+func (c cpuClock) report(b *testing.B) {
+	b.ReportMetric(float64(processCPU()-time.Duration(c))/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkCatchUpManyTapes measures a catch-up that finds nothing new on
+// 1,000 tapes of one folder each, in process: "record" is what every read
+// command does without a watcher (read the state record, walk the files
+// against it); "pass" is the pass under the lock that loads the rows, as
+// when there is no record:
+//
+//	go test ./projector -run '^$' -bench CatchUpManyTapes -count 6
+func BenchmarkCatchUpManyTapes(b *testing.B) {
+	ws := manyTapes(b, manyTapesCount)
+	p, err := Open(context.Background(), ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	for range 2 { // the second finds nothing new, and writes the record
+		if _, err := p.CatchUp(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("record", func(b *testing.B) {
+		cpu := startCPU()
+		for b.Loop() {
+			st, err := p.CatchUp(ctx)
+			if err != nil || st.ops != 0 || st.Folders != manyTapesCount {
+				b.Fatalf("no-change catch-up: %+v, %v", st, err)
+			}
+		}
+		cpu.report(b)
+	})
+	b.Run("pass", func(b *testing.B) {
+		cpu := startCPU()
+		defer cpu.report(b)
+		for b.Loop() {
+			var st Stats
+			err := p.withLock(ctx, LockWait, func() error { return p.passLocked(ctx, false, nil, &st) })
+			if err != nil || st.ops != 0 || st.FilesRead != 0 {
+				b.Fatalf("no-change pass: %+v, %v", st, err)
+			}
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,9 +12,9 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// What the walker knows of each anchor folder before it walks it: found
-// ahead of the walk by a few goroutines, and, for a folder that did not
-// change since it was last listed, without listing it.
+// What the walker knows of each tape and anchor folder before it walks
+// it: found ahead of the walk by a few goroutines, and, for a folder that
+// did not change since it was last listed, without listing it.
 
 // folderState is what prefetch found in one folder.
 type folderState struct {
@@ -25,9 +26,9 @@ type folderState struct {
 	err     error
 }
 
-// prefetchers is how many goroutines stat folders ahead of the walk. A
-// catch-up with nothing to do is nothing but stat(2) calls; they block in
-// the kernel, so several at once use both cores.
+// prefetchers is how many goroutines stat tapes and folders ahead of the
+// walk. A catch-up with nothing to do is nothing but stat(2) calls; they
+// block in the kernel, so several at once use both cores.
 const prefetchers = 4
 
 // prefetchChunk is how many folders a prefetcher takes at a time. The walk
@@ -36,14 +37,204 @@ const prefetchers = 4
 // thousands of times.
 const prefetchChunk = 16
 
-// prefetch stats the folders in the background, a few goroutines each
-// taking a chunk of them at a time, and returns one channel per chunk for
-// its results, so the walk consumes them in order and the ops it sends
-// stay in a fixed order. stop ends the goroutines and waits for them.
-func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelog.Folder, stat statFunc) (results []chan []folderState, stop func()) {
+// tapeChunk is how many tapes a prefetcher takes at a time, for the same
+// reason; scanAhead bounds the chunks taken and not yet walked, and so
+// the anchors folders the scan holds open for the walk (those of tapes of
+// more than prefetchChunk folders).
+const (
+	tapeChunk = 16
+	scanAhead = 2 * prefetchers
+)
+
+// tapeScan is what the scan found of one tape ahead of the walk.
+type tapeScan struct {
+	t       *tapelog.Tape
+	all     []tapelog.Folder // its anchor folders, in tape order
+	folders []tapelog.Folder // those the walk visits, in the order it visits them
+	listing *tapeListing     // its anchors folder's listing to keep (see anchorFolders)
+	listed  bool             // its anchors folder was listed in full
+	err     error            // its anchors folder could not be listed
+	stat    statFunc
+	dir     *tapelog.AnchorsDir // held open until the walk of the tape is done; nil if none
+	// The states of folders, found by the scan for a tape of at most
+	// prefetchChunk folders; nil for a larger one, whose folders the walk
+	// stats ahead itself (prefetch).
+	states []folderState
+}
+
+// state is the state of the walk's folder i.
+func (sc *tapeScan) state(_ context.Context, i int) (folderState, error) { return sc.states[i], nil }
+
+// close closes what the scan of the tape opened; again, it does nothing.
+func (sc *tapeScan) close() {
+	if sc.dir != nil {
+		sc.dir.Close()
+		sc.dir = nil
+	}
+	if sc.t != nil {
+		sc.t.Close()
+	}
+}
+
+// scanTape lists a tape's anchor folders and, if they are few, stats
+// them, for the walk. It runs in the scan's goroutines (scanTapes): it
+// only reads the walker's state.
+func (w *walker) scanTape(name string, tapes *tapelog.TapesDir, sig *[]byte) tapeScan {
+	t, err := w.ws.Tape(name)
+	if err != nil { // names come from listing the tapes folder: it was one
+		return tapeScan{err: err}
+	}
+	sc := tapeScan{t: t}
+	w.listTape(&sc, tapes)
+	if sc.err != nil {
+		return sc
+	}
+	sc.folders = sc.all
+	if w.scope != nil {
+		sc.folders = slices.DeleteFunc(slices.Clone(sc.folders), func(f tapelog.Folder) bool {
+			return !w.scope.wantsFolder(&w.st, fileKey{tape: name, folder: f.Name})
+		})
+	}
+	if w.dry {
+		sc.folders = slices.Clone(sc.folders)
+		slices.Reverse(sc.folders)
+	}
+	if len(sc.folders) > prefetchChunk {
+		return sc
+	}
+	sc.states = make([]folderState, len(sc.folders))
+	for i, f := range sc.folders {
+		w.statFolder(&sc.states[i], t, f, sc.stat, sig)
+	}
+	if sc.dir != nil { // nothing stats through it any more
+		sc.dir.Close()
+		sc.dir = nil
+	}
+	return sc
+}
+
+// tapeScans is the scan of the tapes ahead of the walk: a few goroutines
+// each take a chunk of tapes at a time from a counter, and the walk takes
+// their results in order (get), so the ops it sends keep a fixed order.
+//
+// One scan for all the tapes, and not the prefetch of each tape's folders
+// alone, because most tapes have one folder: a catch-up of 10,000 of them
+// started four goroutines and a context per tape, listed each on its own
+// and stat'ed one tape at a time (BenchmarkCatchUpManyTapes); and a rebuild
+// waited for each tape's listing before it could read its files
+// (BenchmarkRebuildManyTapes).
+type tapeScans struct {
+	results []chan []tapeScan
+	slots   chan struct{} // one per chunk taken and not yet walked
+	chunk   []tapeScan    // the chunk the walk is in
+	end     func()
+}
+
+// scanTapes starts the scan of names, stat'ing through tapes (nil: none
+// kept listing is trusted, see keptListing).
+func (w *walker) scanTapes(ctx context.Context, names []string, tapes *tapelog.TapesDir) *tapeScans {
+	ctx, cancel := context.WithCancel(ctx)
+	n := (len(names) + tapeChunk - 1) / tapeChunk
+	s := &tapeScans{results: make([]chan []tapeScan, n), slots: make(chan struct{}, scanAhead)}
+	for i := range s.results {
+		s.results[i] = make(chan []tapeScan, 1)
+	}
+	var next atomic.Int64 // the next chunk to take: no goroutine hands them out
+	var wg sync.WaitGroup
+	for range min(prefetchers, n) {
+		wg.Go(func() {
+			var sig []byte
+			for {
+				select {
+				case s.slots <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				c := int(next.Add(1) - 1)
+				if c >= n {
+					return
+				}
+				chunk := names[c*tapeChunk : min(len(names), (c+1)*tapeChunk)]
+				scans := make([]tapeScan, 0, len(chunk))
+				for _, name := range chunk {
+					if ctx.Err() != nil {
+						closeScans(scans)
+						return
+					}
+					scans = append(scans, w.scanTape(name, tapes, &sig))
+				}
+				s.results[c] <- scans
+			}
+		})
+	}
+	s.end = func() {
+		cancel()
+		wg.Wait()
+		closeScans(s.chunk) // close is idempotent: those walked are closed
+		for _, r := range s.results {
+			select {
+			case scans := <-r: // scanned, never walked
+				closeScans(scans)
+			default:
+			}
+		}
+	}
+	return s
+}
+
+// get waits for the scan of tape i, in order.
+func (s *tapeScans) get(ctx context.Context, i int) (*tapeScan, error) {
+	if i%tapeChunk == 0 {
+		if i > 0 {
+			<-s.slots // the chunk before is walked: another may be taken
+		}
+		select {
+		case s.chunk = <-s.results[i/tapeChunk]:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return &s.chunk[i%tapeChunk], nil
+}
+
+// stop ends the scan, waits for its goroutines, and closes what it opened
+// for tapes the walk did not reach.
+func (s *tapeScans) stop() { s.end() }
+
+func closeScans(scans []tapeScan) {
+	for i := range scans {
+		scans[i].close()
+	}
+}
+
+// folderStates is what prefetch found in the folders of one tape, a chunk
+// at a time, in order.
+type folderStates struct {
+	results []chan []folderState
+	chunk   []folderState
+}
+
+// get waits for the state of folder i, in order.
+func (fs *folderStates) get(ctx context.Context, i int) (folderState, error) {
+	if i%prefetchChunk == 0 {
+		select {
+		case fs.chunk = <-fs.results[i/prefetchChunk]:
+		case <-ctx.Done():
+			return folderState{}, ctx.Err()
+		}
+	}
+	return fs.chunk[i%prefetchChunk], nil
+}
+
+// prefetch stats the folders of a tape of many folders in the background,
+// a few goroutines each taking a chunk of them at a time, so the walk
+// consumes them in order and the ops it sends stay in a fixed order. stop
+// ends the goroutines and waits for them.
+func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelog.Folder, stat statFunc) (states *folderStates, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	results = make([]chan []folderState, (len(folders)+prefetchChunk-1)/prefetchChunk)
+	states = &folderStates{results: make([]chan []folderState, (len(folders)+prefetchChunk-1)/prefetchChunk)}
+	results := states.results
 	for i := range results {
 		results[i] = make(chan []folderState, 1)
 	}
@@ -53,26 +244,32 @@ func (w *walker) prefetch(ctx context.Context, t *tapelog.Tape, folders []tapelo
 			var sig []byte
 			for c := int(next.Add(1) - 1); c < len(results) && ctx.Err() == nil; c = int(next.Add(1) - 1) {
 				chunk := folders[c*prefetchChunk : min(len(folders), (c+1)*prefetchChunk)]
-				states := make([]folderState, len(chunk))
+				out := make([]folderState, len(chunk))
 				for i, f := range chunk {
 					if ctx.Err() != nil {
 						return
 					}
-					key := fileKey{tape: t.Name(), folder: f.Name}
-					old, known := w.st.folders[key]
-					unreadable := w.st.unreadableFiles[key] // nil for most
-					s := &states[i]
-					s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, old, known, unreadable, stat)
-					if s.err == nil && known && old.hasSig() {
-						sig = appendSignature(sig[:0], s.files, unreadable)
-						s.sigSame = old.sameSig(sig)
-					}
+					w.statFolder(&out[i], t, f, stat, &sig)
 				}
-				results[c] <- states
+				results[c] <- out
 			}
 		})
 	}
-	return results, func() { cancel(); wg.Wait() }
+	return states, func() { cancel(); wg.Wait() }
+}
+
+// statFolder finds what the walk needs of folder f into s: its files and
+// whether they have the signature the index holds. sig is room to build
+// it in.
+func (w *walker) statFolder(s *folderState, t *tapelog.Tape, f tapelog.Folder, stat statFunc, sig *[]byte) {
+	key := fileKey{tape: t.Name(), folder: f.Name}
+	old, known := w.st.folders[key]
+	unreadable := w.st.unreadableFiles[key] // nil for most
+	s.anchor, s.files, s.listing, s.listed, s.err = w.folderFiles(t, f, old, known, unreadable, stat)
+	if s.err == nil && known && old.hasSig() {
+		*sig = appendSignature((*sig)[:0], s.files, unreadable)
+		s.sigSame = old.sameSig(*sig)
+	}
 }
 
 // folderFiles describes a folder's anchor.json and tape files. When the

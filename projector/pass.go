@@ -197,6 +197,7 @@ type state struct {
 	// folders that hold files recorded as unreadable, their names.
 	foldersOf       map[string][]fileKey        // tape -> its folders
 	unreadableFiles map[fileKey]map[string]bool // folder (name "") -> its unreadable files
+	unlistedFolders map[string][]fileKey        // tape -> its folders that could not be listed, sorted
 
 	// Folders whose changes may make no fsnotify event in them, which a
 	// scoped pass walks all the same, and the tapes that hold them.
@@ -212,15 +213,22 @@ func (st *state) index() {
 		st.volatile[k], st.volatileTapes[k.tape] = true, true
 	}
 	st.unreadableFiles = map[fileKey]map[string]bool{}
+	st.unlistedFolders = map[string][]fileKey{}
 	for k := range st.unreadable { // it may become readable by a change elsewhere
 		folder := fileKey{tape: k.tape, folder: k.folder}
 		markVolatile(folder)
+		if k.folder != "" && k.name == "" {
+			st.unlistedFolders[k.tape] = append(st.unlistedFolders[k.tape], k)
+		}
 		if k.name != "" {
 			if st.unreadableFiles[folder] == nil {
 				st.unreadableFiles[folder] = map[string]bool{}
 			}
 			st.unreadableFiles[folder][k.name] = true
 		}
+	}
+	for _, keys := range st.unlistedFolders {
+		slices.SortFunc(keys, compareKeys)
 	}
 	for k, r := range st.folders {
 		// listedNS 0: it holds symlinks, whose targets change elsewhere.

@@ -24,6 +24,9 @@ import (
 // with a file.
 const entriesPerOp = 512
 
+// firstBatch is the room a batch of entries starts with (see scan).
+const firstBatch = 16
+
 // walker compares the files with the state and sends ops.
 type walker struct {
 	ws    *tapelog.Workspace
@@ -37,6 +40,7 @@ type walker struct {
 	// with errChanged; it walks each tape's newest folders first, where
 	// agents append.
 	dry bool
+	buf tapelog.ScanBuffer // what the files are read with, one at a time
 }
 
 func (w *walker) send(ctx context.Context, o op) error {
@@ -52,28 +56,54 @@ func (w *walker) send(ctx context.Context, o op) error {
 }
 
 func (w *walker) walk(ctx context.Context) error {
-	names, err := w.ws.Tapes()
+	names, tapes, err := w.listTapes()
 	if err != nil {
 		return err
 	}
-	seen := make(map[string]bool, len(names))
-	for _, name := range names {
-		seen[name] = true
-		if !w.scope.wantsTape(&w.st, name) {
-			continue
+	if tapes != nil {
+		defer tapes.Close()
+	}
+	want := names
+	if w.scope != nil {
+		want = slices.DeleteFunc(slices.Clone(names), func(name string) bool { return !w.scope.wantsTape(&w.st, name) })
+	}
+	scans := w.scanTapes(ctx, want, tapes)
+	defer scans.stop() // before tapes.Close: the scan stats through it
+	for i := range want {
+		sc, err := scans.get(ctx, i)
+		if err != nil {
+			return err
 		}
-		if err := w.walkTape(ctx, name); err != nil {
+		if err := w.walkTape(ctx, sc); err != nil {
 			return err
 		}
 	}
 	for name := range w.st.tapes {
-		if !seen[name] {
+		if _, found := slices.BinarySearch(names, name); !found {
 			if err := w.send(ctx, op{kind: opDropTape, key: fileKey{tape: name}}); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// listTapes lists the tapes, sorted, and returns the tapes folder open,
+// for the scan to stat through (scanTapes); nil in a workspace without one.
+func (w *walker) listTapes() ([]string, *tapelog.TapesDir, error) {
+	tapes, err := w.ws.OpenTapes()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	names, err := tapes.Names()
+	if err != nil {
+		tapes.Close()
+		return nil, nil, err
+	}
+	return names, tapes, nil
 }
 
 // exhausted reports whether err says the process ran out of something
@@ -83,54 +113,88 @@ func exhausted(err error) bool {
 	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ENOMEM)
 }
 
-// listTape lists a tape's anchor folders and returns how to stat their
-// files: relative to the open anchors folder (AnchorsDir), or by path for
-// a tape that has none; the anchors folder's listing to keep (nil for
-// none, see anchorFolders); and what closes the folder, once nothing
-// stats through it any more (its descriptor's number may be reused).
-func (w *walker) listTape(t *tapelog.Tape) (statFunc, []tapelog.Folder, *tapeListing, func(), error) {
-	dir, err := t.OpenAnchors()
+// listTape finds a tape's anchor folders, and how to stat their files,
+// into sc: from the listing the index keeps of its anchors folder, if that
+// folder has the same identity (keptListing); else relative to the anchors
+// folder, opened and listed (or taken from that listing after all), or by
+// path for a tape that has none. It runs in the scan's goroutines
+// (scanTapes): it only reads the walker's state.
+func (w *walker) listTape(sc *tapeScan, tapes *tapelog.TapesDir) {
+	name := sc.t.Name()
+	if folders, last, ok := w.keptListing(name, tapes); ok {
+		sc.all, sc.listing = folders, last
+		sc.stat = func(folder, file string) (tapelog.FileInfo, error) { return tapes.Stat(name, folder, file) }
+		return
+	}
+	dir, err := sc.t.OpenAnchors()
 	switch {
 	case errors.Is(err, fs.ErrNotExist): // a tape with no anchors folder has no anchor folders
-		w.stats.TapesListed++
-		return t.QuickStat, nil, nil, func() {}, nil
-	case err != nil: // the caller tells running out of descriptors from a tape it cannot read
-		return nil, nil, nil, func() {}, err
+		sc.listed, sc.stat = true, sc.t.QuickStat
+		return
+	case err != nil: // the walk tells running out of descriptors from a tape it cannot read
+		sc.err = err
+		return
 	}
-	folders, listing, err := w.anchorFolders(t.Name(), dir)
-	return dir.Stat, folders, listing, func() { dir.Close() }, err
+	sc.dir, sc.stat = dir, dir.Stat
+	sc.all, sc.listing, sc.listed, sc.err = w.anchorFolders(name, dir)
+}
+
+// keptListing returns the anchor folders of a tape from the listing the
+// index keeps of its anchors folder, if that folder, described by one stat
+// relative to the tapes folder, has the identity it had then, well after
+// its mtime; ok is false otherwise (no listing, another identity, a
+// symlink or anything but a folder there), and the caller opens the
+// folder. In a catch-up of 10,000 small tapes with nothing to do, this
+// stat is all a tape costs besides its folders' (BenchmarkCatchUpManyTapes).
+func (w *walker) keptListing(tape string, tapes *tapelog.TapesDir) ([]tapelog.Folder, *tapeListing, bool) {
+	last, ok := w.st.tapeListings[tape]
+	if !ok || tapes == nil {
+		return nil, nil, false
+	}
+	id, err := tapes.AnchorsIdentity(tape)
+	if err != nil || !last.listing.holds(identity(id)) {
+		return nil, nil, false
+	}
+	folders, ok := splitFolders(last.folders)
+	return folders, &last, ok
+}
+
+// identity is a folder's identity, as a listing compares it, from its
+// stat.
+func identity(id tapelog.FileInfo) folderListing {
+	return folderListing{mtimeNS: id.ModTime.UnixNano(), ctimeNS: id.ChangeNS, ino: id.Ino}
 }
 
 // anchorFolders lists the anchor folders of a tape's open anchors folder;
 // or, if the folder has the identity it had when last listed, well after
 // its mtime, takes them from that listing: a catch-up with nothing to do
 // spent a millisecond listing a thousand folders before it could stat the
-// first, and another parsing and sorting their names.
-func (w *walker) anchorFolders(tape string, dir *tapelog.AnchorsDir) ([]tapelog.Folder, *tapeListing, error) {
+// first, and another parsing and sorting their names. listed says it
+// listed the folder.
+func (w *walker) anchorFolders(tape string, dir *tapelog.AnchorsDir) (folders []tapelog.Folder, listing *tapeListing, listed bool, err error) {
 	id, err := dir.Identity()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	now := folderListing{mtimeNS: id.ModTime.UnixNano(), ctimeNS: id.ChangeNS, ino: id.Ino}
+	now := identity(id)
 	if last, ok := w.st.tapeListings[tape]; ok && last.listing.holds(now) {
 		if folders, ok := splitFolders(last.folders); ok {
-			return folders, &last, nil
+			return folders, &last, false, nil
 		}
 	}
-	w.stats.TapesListed++
 	now.listedNS = time.Now().UnixNano()
 	folders, links, err := dir.List()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, true, err
 	}
 	// A listing the next pass could not trust is not kept: a symlink's
 	// target changes without the folder, and a folder changed within
 	// racyWindow may change again unseen. Kept, it would be written again
 	// by every pass until then, each a commit though nothing changed.
 	if links || !now.settled() {
-		return folders, nil, nil
+		return folders, nil, true, nil
 	}
-	return folders, &tapeListing{listing: now, folders: joinFolders(folders)}, nil
+	return folders, &tapeListing{listing: now, folders: joinFolders(folders)}, true, nil
 }
 
 // joinFolders joins the names of folders with "/", for a tapeListing.
@@ -162,16 +226,19 @@ func splitFolders(names string) (folders []tapelog.Folder, ok bool) {
 	return folders, true
 }
 
-func (w *walker) walkTape(ctx context.Context, name string) error {
-	t, err := w.ws.Tape(name)
-	if err != nil {
-		return err
+// walkTape sends the ops of one tape, from what the scan found of it.
+func (w *walker) walkTape(ctx context.Context, sc *tapeScan) error {
+	if sc.t == nil {
+		return sc.err
 	}
-	defer t.Close()
-	stat, folders, listing, closeDir, err := w.listTape(t)
-	defer closeDir()
+	defer sc.close()
+	name := sc.t.Name()
+	if sc.listed {
+		w.stats.TapesListed++
+	}
+	all, folders, listing := sc.all, sc.folders, sc.listing
 	tapeKey := fileKey{tape: name}
-	switch {
+	switch err := sc.err; {
 	case err != nil && (ctx.Err() != nil || exhausted(err)):
 		return err
 	case err != nil:
@@ -182,7 +249,7 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 		if err := w.unlisted(ctx, tapeKey, err); err != nil {
 			return err
 		}
-		folders, listing = nil, nil
+		all, folders, listing = nil, nil, nil
 	default:
 		if err := w.listed(ctx, tapeKey); err != nil {
 			return err
@@ -191,31 +258,17 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 	if err := w.keepTapeListing(ctx, name, listing); err != nil {
 		return err
 	}
-	seen := make(map[string]bool, len(folders))
-	for _, f := range folders {
-		seen[f.Name] = true
+	state := sc.state
+	if sc.states == nil && len(folders) > 0 { // a tape of many folders: stat them ahead here
+		listings, stop := w.prefetch(ctx, sc.t, folders, sc.stat)
+		defer stop() // before sc.close
+		state = func(ctx context.Context, i int) (folderState, error) { return listings.get(ctx, i) }
 	}
-	if w.scope != nil {
-		folders = slices.DeleteFunc(folders, func(f tapelog.Folder) bool {
-			return !w.scope.wantsFolder(&w.st, fileKey{tape: name, folder: f.Name})
-		})
-	}
-	if w.dry {
-		folders = slices.Clone(folders)
-		slices.Reverse(folders)
-	}
-	listings, stop := w.prefetch(ctx, t, folders, stat)
-	defer stop() // before closeDir
-	var chunk []folderState
 	for i, f := range folders {
-		if i%prefetchChunk == 0 {
-			select {
-			case chunk = <-listings[i/prefetchChunk]:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+		l, err := state(ctx, i)
+		if err != nil {
+			return err
 		}
-		l := chunk[i%prefetchChunk]
 		if errors.Is(l.err, fs.ErrNotExist) {
 			continue // deleted while we looked: the next pass drops its rows
 		}
@@ -232,25 +285,53 @@ func (w *walker) walkTape(ctx context.Context, name string) error {
 		if err := w.listed(ctx, key); err != nil {
 			return err
 		}
-		if err := w.walkFolder(ctx, t, f, l); err != nil {
+		if err := w.walkFolder(ctx, sc.t, f, l); err != nil {
 			return err
 		}
 	}
-	for _, key := range w.st.foldersOf[name] {
-		if !seen[key.folder] {
+	return w.dropGone(ctx, name, all)
+}
+
+// dropGone drops the folders of a tape that the index holds and all, its
+// anchor folders now, does not list, and forgets those of them it holds
+// as unlisted.
+func (w *walker) dropGone(ctx context.Context, tape string, all []tapelog.Folder) error {
+	known, unlisted := w.st.foldersOf[tape], w.st.unlistedFolders[tape]
+	if len(known) == 0 && len(unlisted) == 0 {
+		return nil
+	}
+	seen := folderSet(all)
+	for _, key := range known {
+		if !seen(key.folder) {
 			if err := w.send(ctx, op{kind: opDropFolder, key: key}); err != nil {
 				return err
 			}
 		}
 	}
-	for _, key := range slices.SortedFunc(maps.Keys(w.st.unreadable), compareKeys) {
-		if key.tape == name && key.folder != "" && key.name == "" && !seen[key.folder] {
+	for _, key := range unlisted {
+		if !seen(key.folder) {
 			if err := w.listed(ctx, key); err != nil { // gone
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// folderSet reports whether a folder is one of folders: by a look at each
+// for the few folders of most tapes, which a catch-up of 10,000 tapes
+// with nothing to do would otherwise build a map for each of.
+func folderSet(folders []tapelog.Folder) func(name string) bool {
+	if len(folders) <= 16 {
+		return func(name string) bool {
+			return slices.ContainsFunc(folders, func(f tapelog.Folder) bool { return f.Name == name })
+		}
+	}
+	set := make(map[string]bool, len(folders))
+	for _, f := range folders {
+		set[f.Name] = true
+	}
+	return func(name string) bool { return set[name] }
 }
 
 // keepTapeListing saves a tape's listing if it is not the one the index
@@ -322,11 +403,11 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 		}
 		a := t.ReadAnchor(f)
 		row := newAnchorRow(a, size, mtime, ino)
-		row.replace = known
+		row.replace, row.listing = known, listing // the listing with the row: one statement less per folder of a rebuild
 		if err := w.send(ctx, op{kind: opAnchor, key: key, anchor: row}); err != nil {
 			return err
 		}
-		old.listing, old.sig, old.summed = folderListing{}, "", false // the new row has neither yet
+		old.listing, old.sig, old.summed = listing, "", false // the new row has no signature yet
 	}
 	if listing != old.listing {
 		if err := w.send(ctx, op{kind: opFolderListed, key: key, listing: listing}); err != nil {
@@ -429,7 +510,7 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 		}
 		// Unchanged, but its ctime is not: maybe its mode changed, and a
 		// rebuild could not open it.
-		s, err := t.ScanFile(a, fi.Name, tapelog.FilePos{})
+		s, err := t.ScanFileWith(&w.buf, a, fi.Name, tapelog.FilePos{})
 		if le := (*tapelog.LineError)(nil); errors.As(err, &le) {
 			return true, w.unreadable(ctx, key, badLine{line: le.Line, offset: le.Offset, reason: le.Reason})
 		}
@@ -448,10 +529,10 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 	if known && cp.dev == now.dev && cp.ino == now.ino && fi.Size >= cp.pos.Offset && appended {
 		from = cp.pos
 	}
-	s, err := t.ScanFile(a, fi.Name, from)
+	s, err := t.ScanFileWith(&w.buf, a, fi.Name, from)
 	if errors.Is(err, tapelog.ErrFileChanged) {
 		from = tapelog.FilePos{}
-		s, err = t.ScanFile(a, fi.Name, from)
+		s, err = t.ScanFileWith(&w.buf, a, fi.Name, from)
 	}
 	if err != nil {
 		var le *tapelog.LineError
@@ -498,15 +579,18 @@ func (w *walker) unreadable(ctx context.Context, key fileKey, bad badLine) error
 	return w.send(ctx, op{kind: opBadLine, key: key, bad: bad})
 }
 
-// scan sends a file's entries and bad lines, in batches.
+// scan sends a file's entries and bad lines, in batches. A batch grows as
+// the file's entries come, from firstBatch up to entriesPerOp: made at
+// entriesPerOp for every file, two batches of 116 KiB per file were most
+// of what a rebuild of many small tapes allocated (BenchmarkRebuildManyTapes).
 func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) error {
-	batch := make([]entryRow, 0, entriesPerOp)
+	var batch []entryRow
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
 		err := w.send(ctx, op{kind: opEntries, key: key, entries: batch})
-		batch = make([]entryRow, 0, entriesPerOp)
+		batch = nil
 		return err
 	}
 	for {
@@ -527,8 +611,11 @@ func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) 
 		if err != nil {
 			return err
 		}
+		if batch == nil {
+			batch = make([]entryRow, 0, firstBatch)
+		}
 		batch = append(batch, newEntryRow(e))
-		if len(batch) == entriesPerOp {
+		if len(batch) >= entriesPerOp {
 			if err := flush(); err != nil {
 				return err
 			}
