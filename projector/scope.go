@@ -11,12 +11,15 @@ import (
 // watcher knows from its events which folders changed, so its passes, and
 // the readers that sync with it (sync.go), need not look at the rest.
 //
-// A scoped pass still lists the tapes folder and the anchors folder of
-// each tape it visits, so new tapes and folders are found and deleted
-// ones dropped however their events arrived. It also always walks the
-// folders whose changes make no event in the folder: those with symlinked
-// files, and those with a file or anchor.json it could not read (see
-// state.volatile).
+// A scoped pass loads the state of the tapes it visits alone
+// (scopedTapes): those in scope, whose anchors folder it lists, so that
+// new folders are found and deleted ones dropped however their events
+// arrived, and those with folders whose changes make no event in the
+// folder: symlinked files, a file or anchor.json it could not read (see
+// state.volatile). A new tape is in scope by the event of its folder made
+// in tapes/, and a tape removed by the event of its removal. A full pass
+// (the watcher's first, its reconciliations, any after lost events)
+// visits every tape.
 type scope struct {
 	// tapes maps a tape to the folders to walk; a nil set means all of
 	// the tape's folders.
