@@ -33,6 +33,7 @@ type applier struct {
 	stats             *Stats
 	views             viewPasses // told of every change to the entries (views.go)
 	build             *ftsBuild  // where search rows go, if not to entries_fts (ftsbuild.go)
+	checkpointsAt     int        // with build: write the checkpoints held once there are this many (flushCheckpointsAt)
 }
 
 // The statements an applier runs, by name.
@@ -169,7 +170,15 @@ func (a *applier) apply(ctx context.Context, o op) error {
 		if _, err := a.execStmt(ctx, "folderSig", o.sig, k.tape, k.folder); err != nil {
 			return err
 		}
-		if a.build != nil && a.views.backlog() >= settleEvery {
+		if a.build == nil {
+			return nil
+		}
+		if len(a.pending) >= a.checkpointsAt {
+			if err := a.writeCheckpoints(ctx); err != nil {
+				return err
+			}
+		}
+		if a.views.backlog() >= settleEvery {
 			return a.views.settle(ctx)
 		}
 		return nil
@@ -356,8 +365,27 @@ func (a *applier) saveCheckpoint(ctx context.Context, k fileKey, cp checkpoint) 
 	return nil
 }
 
-// finish writes the checkpoints of the pass, in a fixed order.
+// finish writes the checkpoints of the pass, in a fixed order, and settles
+// the views.
 func (a *applier) finish(ctx context.Context) error {
+	if err := a.writeCheckpoints(ctx); err != nil {
+		return err
+	}
+	return a.views.settle(ctx)
+}
+
+// flushCheckpointsAt is how many checkpoints a pass that builds its search
+// index beside holds before it writes them, at the end of a folder. It
+// held them all to the end, three map entries a file: a rebuild of
+// 100,000 tapes (427,492 files) peaked at 716 MB, against 312 MB at
+// 10,000. Its search rows go to the builders, so writing the files rows
+// early makes no FTS5 flush (see applier).
+const flushCheckpointsAt = 4096
+
+// writeCheckpoints writes the checkpoints the pass holds, in a fixed
+// order, and forgets them: the files rows now hold them, and a file seen
+// again is looked up there.
+func (a *applier) writeCheckpoints(ctx context.Context) error {
 	keys := make([]fileKey, 0, len(a.pending))
 	for k := range a.pending {
 		keys = append(keys, k)
@@ -377,8 +405,14 @@ func (a *applier) finish(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("save checkpoint of %s/%s/%s: %w", k.tape, k.folder, k.name, err)
 		}
+		delete(a.pending, k)
+		delete(a.isNew, k)
+		delete(a.ids, k)
 	}
-	return a.views.settle(ctx)
+	if len(keys) > 0 {
+		a.noFiles = false // the files table has rows now: look ids up there
+	}
+	return nil
 }
 
 // sqlTx is what a pass needs of a transaction.

@@ -1,6 +1,7 @@
 package projector
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -282,7 +283,7 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 	// every send of the walker, and every wait of its prefetch, also
 	// watches ctx, so it stops soon.
 	a := newApplier(tx, stats, p.viewTables())
-	a.build = build
+	a.build, a.checkpointsAt = build, cmp.Or(p.checkpointsAt, flushCheckpointsAt)
 	for o := range ops {
 		stats.ops++
 		if err := a.apply(ctx, o); err != nil {

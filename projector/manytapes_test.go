@@ -374,7 +374,8 @@ func manyTapesRun(t *testing.T, seed uint64, settled bool) ([]string, Stats) {
 	done := ws.DeferSyncs() // tapes are made by the hundred, and the test needs none of their fsyncs
 	defer done()
 	p := openProjector(t, ws)
-	p.foldChunk = 3 + int(seed%3) // folds that span chunks on most tapes
+	p.foldChunk = 3 + int(seed%3)     // folds that span chunks on most tapes
+	p.checkpointsAt = 2 + int(seed%3) // the first build writes its checkpoints folder by folder
 	r := rand.New(rand.NewPCG(seed, 18))
 	m := newSessionMutator(t, r, ws)
 	for range 100 + r.IntN(50) {

@@ -45,6 +45,9 @@ type Projector struct {
 	// foldChunk overrides the tool entries the calls fold reads at a time
 	// (views.go); tests make it small so that folds span chunks.
 	foldChunk int
+	// checkpointsAt overrides flushCheckpointsAt (apply.go); tests make it
+	// small so that a build writes checkpoints mid-way.
+	checkpointsAt int
 	// noBuild makes passes from an empty index write the search index in
 	// place instead of building it beside (ftsbuild.go), for tests that
 	// compare the two.

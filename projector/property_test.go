@@ -216,7 +216,8 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			p := openProjector(t, ws)
-			p.foldChunk = 1 + int(seed%3) // folds that span chunks; the rebuild it is compared with reads 4096 at a time
+			p.foldChunk = 1 + int(seed%3)     // folds that span chunks; the rebuild it is compared with reads 4096 at a time
+			p.checkpointsAt = 1 + int(seed%2) // the first build writes its checkpoints folder by folder
 			m := &mutator{t: t, r: rand.New(rand.NewPCG(seed, 7)), ws: ws}
 			for step := range 80 {
 				before := len(m.log)
