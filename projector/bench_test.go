@@ -11,13 +11,10 @@ import (
 )
 
 // benchCorpus is a workspace with n generated entries.
-func benchCorpus(b *testing.B, n int) *tapelog.Workspace { return benchTapes(b, n, 1) }
-
-// benchTapes is a workspace with n generated entries spread over tapes.
-func benchTapes(b *testing.B, n, tapes int) *tapelog.Workspace {
+func benchCorpus(b *testing.B, n int) *tapelog.Workspace {
 	b.Helper()
 	dir := b.TempDir() + "/.tape"
-	if _, err := corpus.Generate(dir, corpus.Options{Entries: n, Tapes: tapes, Seed: 1}); err != nil {
+	if _, err := corpus.Generate(dir, corpus.Options{Entries: n, Seed: 1}); err != nil {
 		b.Fatal(err)
 	}
 	ws, err := tapelog.Open(dir)
@@ -60,28 +57,6 @@ func BenchmarkRebuild(b *testing.B) {
 
 // benchEntries is the corpus size of BenchmarkRebuild.
 const benchEntries = 20000
-
-// BenchmarkRebuildTapes measures a full rebuild of the users' shape, many
-// small tapes (the same 20,000 entries over 1,000 tapes), where what a
-// view pays per tape shows:
-//
-//	go test ./projector -run '^$' -bench RebuildTapes -count 6
-func BenchmarkRebuildTapes(b *testing.B) {
-	ws := benchTapes(b, benchEntries, 1000)
-	p, err := Open(context.Background(), ws)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	var st Stats
-	for b.Loop() {
-		if st, err = p.Rebuild(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.SetBytes(st.Bytes)
-	b.ReportMetric(float64(st.Entries)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
-}
 
 // BenchmarkCatchUpNoChange measures a catch-up that finds nothing new, on a
 // tape of 1,000 anchor folders, in process (tape-bench catchup measures the
