@@ -90,12 +90,8 @@ func (d *AnchorsDir) Identity() (FileInfo, error) {
 // Stat describes the file name of an anchor folder, or the folder itself
 // for name "", as QuickStat does.
 func (d *AnchorsDir) Stat(folder, name string) (FileInfo, error) {
-	rel := folder
-	if name != "" {
-		rel = folder + "/" + name
-	}
 	var st unix.Stat_t
-	if err := fstatat(d.fd, rel, &st, 0, path.Join(d.path, rel)); err != nil {
+	if err := statJoined(d.fd, &st, 0, d.path, folder, name); err != nil {
 		return FileInfo{}, err
 	}
 	return statInfo(&st, folder, name)
@@ -115,16 +111,34 @@ func statInfo(st *unix.Stat_t, folder, name string) (FileInfo, error) {
 	return info, nil
 }
 
-// fstatat is fstat(2) of rel relative to the folder open as fd, again
-// when interrupted; path names rel in its error.
-func fstatat(fd int, rel string, st *unix.Stat_t, flags int, path string) error {
+// statJoined is fstatat(2), relative to the folder open as fd, of the
+// path that names make joined by "/" (an empty name is left out); again
+// when interrupted. base, the path of the folder in the workspace, only
+// goes into an error. The path is built on the stack when it is short:
+// a catch-up of 10,000 tapes with nothing to do is 60,000 stats, and
+// building each path, then copying it for the system call, was half of
+// what it allocated and a tenth of its CPU (BenchmarkCatchUpManyTapes in
+// package projector).
+func statJoined(fd int, st *unix.Stat_t, flags int, base string, names ...string) error {
+	var buf [256]byte
+	b := buf[:0]
+	for _, name := range names {
+		if name == "" {
+			continue
+		}
+		if len(b) > 0 {
+			b = append(b, '/')
+		}
+		b = append(b, name...)
+	}
+	b = append(b, 0)
 	for {
-		err := unix.Fstatat(fd, rel, st, flags)
+		err := fstatatBytes(fd, b, st, flags)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil {
-			return &fs.PathError{Op: "stat", Path: path, Err: err}
+			return &fs.PathError{Op: "stat", Path: path.Join(base, string(b[:len(b)-1])), Err: err}
 		}
 		return nil
 	}
@@ -189,13 +203,12 @@ func (d *TapesDir) Names() ([]string, error) {
 // a folder (a symlink, say), which AnchorsDir, opened through the root,
 // would follow or refuse.
 func (d *TapesDir) AnchorsIdentity(tape string) (FileInfo, error) {
-	rel := tape + "/" + anchorsDir
 	var st unix.Stat_t
-	if err := fstatat(d.fd, rel, &st, unix.AT_SYMLINK_NOFOLLOW, tapesDir+"/"+rel); err != nil {
+	if err := statJoined(d.fd, &st, unix.AT_SYMLINK_NOFOLLOW, tapesDir, tape, anchorsDir); err != nil {
 		return FileInfo{}, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return FileInfo{}, fmt.Errorf("%s/%s: %w", tapesDir, rel, ErrNotFolder)
+		return FileInfo{}, fmt.Errorf("%s/%s/%s: %w", tapesDir, tape, anchorsDir, ErrNotFolder)
 	}
 	return statInfo(&st, ".", "")
 }
@@ -206,12 +219,8 @@ var ErrNotFolder = errors.New("log: not a folder")
 // Stat describes the file name of an anchor folder of tape, or the folder
 // itself for name "", as AnchorsDir.Stat does.
 func (d *TapesDir) Stat(tape, folder, name string) (FileInfo, error) {
-	rel := tape + "/" + anchorsDir + "/" + folder
-	if name != "" {
-		rel += "/" + name
-	}
 	var st unix.Stat_t
-	if err := fstatat(d.fd, rel, &st, 0, tapesDir+"/"+rel); err != nil {
+	if err := statJoined(d.fd, &st, 0, tapesDir, tape, anchorsDir, folder, name); err != nil {
 		return FileInfo{}, err
 	}
 	return statInfo(&st, folder, name)

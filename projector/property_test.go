@@ -269,6 +269,100 @@ func TestIncrementalEqualsRebuildOnSettledFolders(t *testing.T) {
 	}
 }
 
+// The same property on a workspace of many small tapes, the shape of
+// issue 18: more tapes than the scan holds ahead of the walk (tapeChunk,
+// scanAhead), one of them with more folders than the scan stats itself
+// (prefetchChunk), settled, so that catch-ups take the tapes' kept
+// listings and stat through the tapes folder, and walks that find a
+// change stop with chunks scanned and not walked.
+func TestIncrementalEqualsRebuildAcrossTapeChunks(t *testing.T) {
+	ctx := context.Background()
+	tapes := tapeChunk*(scanAhead+1) + 3
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			ws := newWorkspace(t)
+			for i := range tapes {
+				appendMsgs(t, ws, fmt.Sprintf("t%03d", i), []string{vocabulary[i%len(vocabulary)]})
+			}
+			big, err := ws.Tape("t000")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range prefetchChunk + 2 {
+				if _, err := big.Handoff(ctx, fmt.Sprintf("step %d", i), nil); err != nil {
+					t.Fatal(err)
+				}
+				appendMsgs(t, ws, "t000", []string{vocabulary[i%len(vocabulary)]})
+			}
+			big.Close()
+			p := openProjector(t, ws)
+			m := &mutator{t: t, r: rand.New(rand.NewPCG(seed, 13)), ws: ws}
+			var s settler
+			s.settle(ws)
+			catchUp(t, p)
+			for step := range 40 {
+				before := len(m.log)
+				m.step()
+				s.settle(ws)
+				if (len(m.log) > before && m.log[len(m.log)-1] == "catch-up") || step%5 == 0 {
+					catchUp(t, p)
+				}
+			}
+			catchUp(t, p)
+			if got, want := dump(t, p, vocabulary), rebuiltDump(t, ws, vocabulary); got != want {
+				t.Fatalf("after %v\nincremental:\n%s\nrebuild:\n%s", m.log, got, want)
+			}
+			if got, want := indexedIDs(t, p), readIDs(t, ws); got != want {
+				t.Fatalf("after %v\nindexed:\n%s\nin the files:\n%s", m.log, got, want)
+			}
+		})
+	}
+}
+
+// indexedIDs lists the tape and id of every entry of the index, sorted.
+func indexedIDs(t *testing.T, p *Projector) string {
+	t.Helper()
+	rows, err := p.db.Query(`SELECT tape || ' ' || id FROM entries ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return strings.Join(ids, "\n")
+}
+
+// readIDs lists the tape and id of every entry the log package reads from
+// the files, sorted as indexedIDs.
+func readIDs(t *testing.T, ws *tapelog.Workspace) string {
+	t.Helper()
+	names, err := ws.Tapes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, name := range names {
+		tp, err := ws.Tape(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e, err := range tp.All(context.Background()) {
+			if err == nil {
+				ids = append(ids, name+" "+e.ID)
+			}
+		}
+		tp.Close()
+	}
+	slices.Sort(ids)
+	return strings.Join(ids, "\n")
+}
+
 // settler dates the anchor folders, and the tapes' anchors folders,
 // changed in the last minute to distinct times an hour back, so that later
 // catch-ups trust their listings (see racyWindow) and skip unchanged
