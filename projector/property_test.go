@@ -208,11 +208,22 @@ func (m *mutator) step() {
 	}
 }
 
+// seeds is how many seeds a property test runs: n, or a fifth of them
+// with -short, which .ci/run's pass under the race detector uses (the
+// detector slows these tests tenfold, and they look for wrong answers,
+// not races; the pass without it runs them all).
+func seeds(n uint64) uint64 {
+	if testing.Short() {
+		return max(1, n/5)
+	}
+	return n
+}
+
 // TestIncrementalEqualsRebuild is the projector's main property: after any
 // sequence of changes to the files, with catch-ups at random points, the
 // incremental index answers exactly as a full rebuild of the same files.
 func TestIncrementalEqualsRebuild(t *testing.T) {
-	for seed := range uint64(25) {
+	for seed := range seeds(25) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			p := openProjector(t, ws)
@@ -241,7 +252,7 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 // paths a test run within the 2 s racy window never takes otherwise.
 func TestIncrementalEqualsRebuildOnSettledFolders(t *testing.T) {
 	var listed, visited int
-	for seed := range uint64(25) {
+	for seed := range seeds(25) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			p := openProjector(t, ws)
