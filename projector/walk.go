@@ -300,38 +300,25 @@ func (w *walker) dropGone(ctx context.Context, tape string, all []tapelog.Folder
 	if len(known) == 0 && len(unlisted) == 0 {
 		return nil
 	}
-	seen := folderSet(all)
+	seen := make(map[string]bool, len(all))
+	for _, f := range all {
+		seen[f.Name] = true
+	}
 	for _, key := range known {
-		if !seen(key.folder) {
+		if !seen[key.folder] {
 			if err := w.send(ctx, op{kind: opDropFolder, key: key}); err != nil {
 				return err
 			}
 		}
 	}
 	for _, key := range unlisted {
-		if !seen(key.folder) {
+		if !seen[key.folder] {
 			if err := w.listed(ctx, key); err != nil { // gone
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// folderSet reports whether a folder is one of folders: by a look at each
-// for the few folders of most tapes, which a catch-up of 10,000 tapes
-// with nothing to do would otherwise build a map for each of.
-func folderSet(folders []tapelog.Folder) func(name string) bool {
-	if len(folders) <= 16 {
-		return func(name string) bool {
-			return slices.ContainsFunc(folders, func(f tapelog.Folder) bool { return f.Name == name })
-		}
-	}
-	set := make(map[string]bool, len(folders))
-	for _, f := range folders {
-		set[f.Name] = true
-	}
-	return func(name string) bool { return set[name] }
 }
 
 // keepTapeListing saves a tape's listing if it is not the one the index
