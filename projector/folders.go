@@ -127,22 +127,22 @@ type tapeScans struct {
 	results []chan []tapeScan
 	slots   chan struct{} // one per chunk taken and not yet walked
 	chunk   []tapeScan    // the chunk the walk is in
-	end     func()
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // scanTapes starts the scan of names, stat'ing through tapes (nil: none
 // kept listing is trusted, see keptListing).
 func (w *walker) scanTapes(ctx context.Context, names []string, tapes *tapelog.TapesDir) *tapeScans {
-	ctx, cancel := context.WithCancel(ctx)
 	n := (len(names) + tapeChunk - 1) / tapeChunk
 	s := &tapeScans{results: make([]chan []tapeScan, n), slots: make(chan struct{}, scanAhead)}
+	ctx, s.cancel = context.WithCancel(ctx)
 	for i := range s.results {
 		s.results[i] = make(chan []tapeScan, 1)
 	}
 	var next atomic.Int64 // the next chunk to take: no goroutine hands them out
-	var wg sync.WaitGroup
 	for range min(prefetchers, n) {
-		wg.Go(func() {
+		s.wg.Go(func() {
 			var sig []byte
 			for {
 				select {
@@ -167,18 +167,6 @@ func (w *walker) scanTapes(ctx context.Context, names []string, tapes *tapelog.T
 			}
 		})
 	}
-	s.end = func() {
-		cancel()
-		wg.Wait()
-		closeScans(s.chunk) // close is idempotent: those walked are closed
-		for _, r := range s.results {
-			select {
-			case scans := <-r: // scanned, never walked
-				closeScans(scans)
-			default:
-			}
-		}
-	}
 	return s
 }
 
@@ -199,7 +187,18 @@ func (s *tapeScans) get(ctx context.Context, i int) (*tapeScan, error) {
 
 // stop ends the scan, waits for its goroutines, and closes what it opened
 // for tapes the walk did not reach.
-func (s *tapeScans) stop() { s.end() }
+func (s *tapeScans) stop() {
+	s.cancel()
+	s.wg.Wait()
+	closeScans(s.chunk) // close does nothing again: those walked are closed
+	for _, r := range s.results {
+		select {
+		case scans := <-r: // scanned, never walked
+			closeScans(scans)
+		default:
+		}
+	}
+}
 
 func closeScans(scans []tapeScan) {
 	for i := range scans {
