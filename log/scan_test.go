@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -13,7 +14,13 @@ import (
 // position after them.
 func scanAll(t *testing.T, tp *Tape, a Anchor, name string, pos FilePos) ([]string, FilePos) {
 	t.Helper()
-	s, err := tp.ScanFile(a, name, pos)
+	return scanAllWith(t, tp, nil, a, name, pos)
+}
+
+// scanAllWith is scanAll reading with buf.
+func scanAllWith(t *testing.T, tp *Tape, buf *ScanBuffer, a Anchor, name string, pos FilePos) ([]string, FilePos) {
+	t.Helper()
+	s, err := tp.ScanFileWith(buf, a, name, pos)
 	if err != nil {
 		t.Fatalf("ScanFile from %+v: %v", pos, err)
 	}
@@ -39,6 +46,48 @@ func scanAll(t *testing.T, tp *Tape, a Anchor, name string, pos FilePos) ([]stri
 		t.Fatal(err)
 	}
 	return got, end
+}
+
+// One ScanBuffer, reading file after file, reads each as a scanner of its
+// own does: the same entries, bad lines and positions (fingerprints too),
+// after a file with a line longer than the room it keeps, and from a
+// checkpoint.
+func TestScanFileWithOneBuffer(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	anchors, _ := tp.Anchors()
+	a := anchors[0]
+	dir := filepath.Join(ws.Dir(), "tapes/main/anchors", a.Folder)
+	line := func(date string) string {
+		return `{"kind":"e","payload":{},"date":"2026-01-01T00:00:` + date + `Z"}` + "\n"
+	}
+	long := `{"kind":"e","payload":{"text":"` + strings.Repeat("x", 2*keptLineBytes) + `"}}` + "\n"
+	writeTestFile(t, filepath.Join(dir, "x.jsonl"), line("07")+"bad\n"+line("03"))
+	writeTestFile(t, filepath.Join(dir, "long.jsonl"), line("01")+long+line("02"))
+	writeTestFile(t, filepath.Join(dir, "y.jsonl"), line("09")+line("08")+`{"kind":"e","pay`)
+	var buf ScanBuffer
+	var xEnd FilePos
+	for _, c := range []struct {
+		name string
+		from *FilePos
+	}{{"x.jsonl", nil}, {"long.jsonl", nil}, {"y.jsonl", nil}, {"x.jsonl", &xEnd}, {"long.jsonl", nil}, {"y.jsonl", nil}} {
+		from := FilePos{}
+		if c.from != nil {
+			from = *c.from
+		}
+		got, gotEnd := scanAllWith(t, tp, &buf, a, c.name, from)
+		want, wantEnd := scanAll(t, tp, a, c.name, from)
+		if !slices.Equal(got, want) || gotEnd != wantEnd {
+			t.Errorf("%s from %d: with one buffer %v at %+v, alone %v at %+v", c.name, from.Offset, got, gotEnd, want, wantEnd)
+		}
+		if c.name == "x.jsonl" && c.from == nil {
+			xEnd = gotEnd
+			appendTestFile(t, filepath.Join(dir, "x.jsonl"), line("05"))
+		}
+	}
+	if cap(buf.lr.buf) > keptLineBytes {
+		t.Errorf("after a long line and a file of short ones, the buffer kept %d bytes of room for a line, past %d", cap(buf.lr.buf), keptLineBytes)
+	}
 }
 
 // Reading a file in two parts, from a checkpoint, gives what reading it
@@ -76,5 +125,17 @@ func TestScanFileResumes(t *testing.T) {
 	writeTestFile(t, file, `{"kind":"other","payload":{}}`+"\n"+part1[30:]+part2)
 	if _, err := tp.ScanFile(a, "x.jsonl", pos); !errors.Is(err, ErrFileChanged) {
 		t.Errorf("ScanFile after a rewrite = %v, want ErrFileChanged", err)
+	}
+}
+
+func appendTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(content); err != nil {
+		t.Fatal(err)
 	}
 }
