@@ -38,6 +38,7 @@ var demoSession = []struct {
 }
 
 func (c *DemoCmd) Run(env *Env) error {
+	env.noWatcher = true // a read after the demo starts one, from the binary that runs it
 	dir, err := c.folder()
 	if err != nil {
 		return err

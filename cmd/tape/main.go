@@ -40,6 +40,9 @@ type Env struct {
 	// wholeModel makes kong parse with its model of every command, as if
 	// the arguments never named one plainly (parse.go): tests compare.
 	wholeModel bool
+	// noWatcher keeps reads from starting a watcher (watch_auto.go): the
+	// demo's reads run from a binary that go run removes afterwards.
+	noWatcher bool
 }
 
 // Context is the command's context, cancelled by SIGINT and SIGTERM.

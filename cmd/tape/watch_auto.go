@@ -55,6 +55,9 @@ func watchMode(ws *tapelog.Workspace) (tapelog.Watch, error) {
 // watchStarter returns what starts a background watcher on ws, or nil if
 // none is to be started.
 func watchStarter(env *Env, ws *tapelog.Workspace) func() {
+	if env.noWatcher {
+		return nil
+	}
 	mode, err := watchMode(ws)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "tape: warning: %v; not starting a watcher\n", err)

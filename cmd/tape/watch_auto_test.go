@@ -194,3 +194,17 @@ func TestTempDirIsNotRemote(t *testing.T) {
 		t.Errorf("a temporary folder is on %s, which remoteFileSystem calls remote", fs)
 	}
 }
+
+// The demo's reads start no watcher, though "watch" is "auto": it would
+// run from the binary go run removes after the demo.
+func TestDemoStartsNoWatcher(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	runAuto(t, os.Args[0], "", "auto", "demo", dir)
+	if _, err := os.Stat(filepath.Join(dir, ".tape", watchLog)); !os.IsNotExist(err) {
+		t.Errorf("the demo tried to start a watcher (watch.log: %v)", err)
+	}
+	if pid := watcherPID(t, os.Args[0], dir); pid != 0 {
+		stopWatcher(t, pid)
+		t.Errorf("a watcher runs after the demo (pid %d)", pid)
+	}
+}
