@@ -40,6 +40,20 @@ func found(t *testing.T, p *Projector, word string) bool {
 // before that, or returns an error.
 func runWatcher(t *testing.T, w *Watcher) {
 	t.Helper()
+	done, cancel := startWatching(t, w)
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("watcher: %v", err)
+		}
+	})
+}
+
+// startWatching runs w until the test ends, or until cancel, and returns
+// once its first pass has run; done gets what Run returns. The test fails
+// if the watcher stops before its first pass.
+func startWatching(t *testing.T, w *Watcher) (done <-chan error, cancel func()) {
+	t.Helper()
 	first := make(chan struct{})
 	var once sync.Once
 	onPass := w.OnPass
@@ -50,22 +64,17 @@ func runWatcher(t *testing.T, w *Watcher) {
 		once.Do(func() { close(first) })
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("watcher: %v", err)
-		}
-	})
+	t.Cleanup(cancel)
+	ran := make(chan error, 1)
+	go func() { ran <- w.Run(ctx) }()
 	select {
 	case <-first:
-	case err := <-done:
-		done <- err // for the cleanup
-		t.Fatalf("watcher stopped: %v", err)
+	case err := <-ran:
+		t.Fatalf("watcher stopped before its first pass: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("the watcher's first pass did not come")
 	}
+	return ran, cancel
 }
 
 func startWatcher(t *testing.T, p *Projector) (stop func() error) {
@@ -269,16 +278,6 @@ func TestWatcherQuietWhenFoldersMoveAndGo(t *testing.T) {
 	}
 }
 
-// runUntilDone runs w and returns a channel that gets what Run returns.
-func runUntilDone(t *testing.T, w *Watcher) <-chan error {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(cancel)
-	return done
-}
-
 // waitReturn waits for Run to return, and fails the test if it does not
 // within timeout.
 func waitReturn(t *testing.T, done <-chan error, timeout time.Duration) error {
@@ -297,11 +296,8 @@ func waitReturn(t *testing.T, done <-chan error, timeout time.Duration) error {
 func TestWatcherExitsWhenIdle(t *testing.T) {
 	ws := newWorkspace(t)
 	idle := 400 * time.Millisecond
-	first := make(chan struct{})
-	var once sync.Once
-	w := &Watcher{P: openProjector(t, ws), Idle: idle, OnPass: func(Stats, error) { once.Do(func() { close(first) }) }}
-	done := runUntilDone(t, w)
-	<-first
+	w := &Watcher{P: openProjector(t, ws), Idle: idle}
+	done, _ := startWatching(t, w)
 	reader := openProjector(t, ws)
 	var lastAsked time.Time
 	for range 3 { // each sync puts the exit off by Idle
@@ -325,14 +321,10 @@ func TestWatcherExitsWhenIdle(t *testing.T) {
 // returns.
 func TestWatcherRetiresAtABarrier(t *testing.T) {
 	ws := newWorkspace(t)
-	first := make(chan struct{})
-	var once sync.Once
 	retire := make(chan bool, 1)
 	retire <- false
-	w := &Watcher{P: openProjector(t, ws), OnPass: func(Stats, error) { once.Do(func() { close(first) }) },
-		Retire: func() bool { return <-retire }}
-	done := runUntilDone(t, w)
-	<-first
+	w := &Watcher{P: openProjector(t, ws), Retire: func() bool { return <-retire }}
+	done, _ := startWatching(t, w)
 	reader := openProjector(t, ws)
 	syncWatcher(t, reader) // not yet
 	retire <- true
@@ -353,11 +345,7 @@ func TestWatcherRetiresAtABarrier(t *testing.T) {
 // instead of watching nothing for ever.
 func TestWatcherStopsWhenTheWorkspaceGoes(t *testing.T) {
 	ws := newWorkspace(t)
-	first := make(chan struct{})
-	var once sync.Once
-	w := &Watcher{P: openProjector(t, ws), OnPass: func(Stats, error) { once.Do(func() { close(first) }) }}
-	done := runUntilDone(t, w)
-	<-first
+	done, _ := startWatching(t, &Watcher{P: openProjector(t, ws)})
 	if err := os.RemoveAll(ws.Dir()); err != nil {
 		t.Fatal(err)
 	}
@@ -375,17 +363,14 @@ func TestWatcherLooksAtFoldersWithoutAWatch(t *testing.T) {
 	if _, err := os.Stat(folder); err != nil {
 		t.Fatal(err)
 	}
-	first := make(chan struct{})
-	var once sync.Once
-	w := &Watcher{P: openProjector(t, ws), OnPass: func(Stats, error) { once.Do(func() { close(first) }) }}
+	w := &Watcher{P: openProjector(t, ws)}
 	w.addWatch = func(path string) error {
 		if path == folder {
 			return syscall.ENOSPC
 		}
 		return w.fw.Add(path)
 	}
-	done := runUntilDone(t, w)
-	<-first
+	done, _ := startWatching(t, w)
 	reader := openProjector(t, ws)
 	for i, word := range []string{"quokka", "numbat"} {
 		appendRaw(t, filepath.Join(folder, "messages.jsonl"), `{"role":"user","content":"`+word+`"}`+"\n")

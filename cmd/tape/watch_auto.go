@@ -53,7 +53,8 @@ func watchMode(ws *tapelog.Workspace) (tapelog.Watch, error) {
 }
 
 // watchStarter returns what starts a background watcher on ws, or nil if
-// none is to be started.
+// none is to be started. It runs on every read: what costs a system call
+// (the file system's kind) is asked only when no watcher runs.
 func watchStarter(env *Env, ws *tapelog.Workspace) func() {
 	if env.noWatcher {
 		return nil
@@ -66,10 +67,10 @@ func watchStarter(env *Env, ws *tapelog.Workspace) func() {
 	if mode != tapelog.WatchAuto {
 		return nil
 	}
-	if fs := remoteFileSystem(ws.Dir()); fs != "" {
-		return nil // inotify would not see other machines' writes (decision 0056)
-	}
 	return func() {
+		if remoteFileSystem(ws.Dir()) != "" {
+			return // inotify would not see other machines' writes (decision 0056)
+		}
 		if err := startWatcher(ws); err != nil {
 			fmt.Fprintf(env.Stderr, "tape: warning: start a watcher: %v\n", err)
 		}
