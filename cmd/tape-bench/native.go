@@ -75,7 +75,7 @@ func dumpRows(tapeDir, out string) (int, error) {
 		facts := projector.EntryFacts(e)
 		var run any
 		if r := facts.Run; r != nil {
-			run = []any{r.Status, r.Model, r.Usage, r.In, r.Out, r.Total}
+			run = []any{r.Status, r.Model, r.Usage, r.In, r.Out, r.CacheCreation, r.CacheRead, r.Total}
 		}
 		return enc.Encode([]any{e.Pos.Tape, e.ID, e.Kind, e.Pos.AnchorSeq, e.Pos.Folder, e.Pos.File, fileID,
 			e.Pos.Line, e.Pos.Offset, e.Pos.Length, e.Date, e.Pos.Time.UnixNano(), e.Pos.Time.UnixNano(),
@@ -196,7 +196,7 @@ db.execute("INSERT INTO entries_fts (entries_fts, rank) VALUES ('hashsize', 3355
 start = time.perf_counter()
 db.execute("BEGIN")
 ins = "INSERT INTO entries (tape, id, kind, anchor_seq, folder, file, file_id, line, offset, length, date, eff_time, time_ns, facts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-run_ins = "INSERT INTO runs (entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens, total_tokens) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+run_ins = "INSERT INTO runs (entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
 rowid = {}
 for r in rows:
     cur = db.execute(ins, r[:14])
