@@ -40,7 +40,7 @@ type applier struct {
 var applyStatements = map[string]string{
 	"insertEntry": `INSERT INTO entries (tape, id, kind, anchor_seq, folder, file, file_id, line, offset, length, date, eff_time, time_ns, facts)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	"insertText": `INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`,
+	"insertText": `INSERT INTO entries_fts (rowid, text, parts) VALUES (?, ?, ?)`,
 	"insertBad":  `INSERT OR REPLACE INTO bad_lines (tape, folder, file, line, offset, reason) VALUES (?, ?, ?, ?, ?, ?)`,
 	"insertFile": `INSERT INTO files (id, tape, folder, name, dev, ino, size, mtime_ns, offset, line, eff_time, fingerprint)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -348,7 +348,7 @@ func (a *applier) insertEntry(ctx context.Context, tape, folder, file string, fi
 	if a.build != nil {
 		err = a.build.add(ctx, rowid, r.text)
 	} else {
-		_, err = a.execStmt(ctx, "insertText", rowid, r.text)
+		_, err = a.execStmt(ctx, "insertText", rowid, r.text.text, r.text.parts)
 	}
 	if err != nil {
 		return fmt.Errorf("index text of entry %s: %w", r.id, err)

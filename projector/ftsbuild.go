@@ -101,7 +101,7 @@ type ftsPart struct {
 // set, one to remove.
 type ftsRow struct {
 	rowid int64
-	text  string
+	text  ftsText
 	del   bool
 }
 
@@ -168,7 +168,7 @@ func (b *ftsBuild) part(rowid int64) *ftsPart {
 }
 
 // add queues a row for the search index.
-func (b *ftsBuild) add(ctx context.Context, rowid int64, text string) error {
+func (b *ftsBuild) add(ctx context.Context, rowid int64, text ftsText) error {
 	return b.part(rowid).push(ctx, ftsRow{rowid: rowid, text: text})
 }
 
@@ -240,7 +240,7 @@ func (p *ftsPart) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("begin search index build: %w", err)
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO entries_fts (rowid, text, parts) VALUES (?, ?, ?)`)
 	if err != nil {
 		tx.Rollback()
 		return fmt.Errorf("prepare search index build: %w", err)
@@ -278,7 +278,7 @@ func (p *ftsPart) run(ctx context.Context, rows <-chan []ftsRow, tx *sql.Tx, ins
 			if r.del {
 				_, err = del.ExecContext(ctx, r.rowid)
 			} else {
-				_, err = ins.ExecContext(ctx, r.rowid, r.text)
+				_, err = ins.ExecContext(ctx, r.rowid, r.text.text, r.text.parts)
 			}
 			if err != nil {
 				p.done <- fmt.Errorf("search row %d: %w", r.rowid, err)

@@ -69,10 +69,13 @@ func ftsOps(r *rand.Rand, start int64, n int, live map[int64]bool) []ftsOp {
 	words := func() string {
 		var b strings.Builder
 		for range 3 + r.IntN(30) {
-			// A few common words, many rare ones, some Chinese bigrams.
+			// A few common words, many rare ones, some Chinese bigrams,
+			// some camelCase names (for the parts column).
 			switch x := r.IntN(10); {
-			case x < 5:
+			case x < 4:
 				fmt.Fprintf(&b, "w%d ", r.IntN(20))
+			case x < 5:
+				fmt.Fprintf(&b, "newHandler%c ", 'a'+r.IntN(5))
 			case x < 9:
 				fmt.Fprintf(&b, "r%d ", r.IntN(3000))
 			default:
@@ -115,7 +118,8 @@ func applyInPlace(t *testing.T, db *sql.DB, ops []ftsOp) {
 		if o.del {
 			_, err = tx.Exec(`DELETE FROM entries_fts WHERE rowid = ?`, o.rowid)
 		} else {
-			_, err = tx.Exec(`INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`, o.rowid, o.text)
+			t := newFTSText(o.text)
+			_, err = tx.Exec(`INSERT INTO entries_fts (rowid, text, parts) VALUES (?, ?, ?)`, o.rowid, t.text, t.parts)
 		}
 		if err != nil {
 			t.Fatalf("op %+v: %v", o, err)
@@ -257,7 +261,7 @@ func applyToBuild(t *testing.T, build *ftsBuild, ops []ftsOp) {
 		if o.del {
 			err = build.remove(ctx, []int64{o.rowid})
 		} else {
-			err = build.add(ctx, o.rowid, o.text)
+			err = build.add(ctx, o.rowid, newFTSText(o.text))
 		}
 		if err != nil {
 			t.Fatal(err)

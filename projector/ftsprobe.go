@@ -63,21 +63,21 @@ const ftsCheckBlock = 4
 // part's segments), then removals of rows of both parts from the joined
 // index (each found in its segment through its origin).
 func ftsCheckRows() (build, after []ftsRow) {
-	words := []string{"alpha", "beta", "gamma", "delta", "错误", "测试"}
-	text := func(id int64) string {
-		return fmt.Sprintf("%s %s w%d", words[id%5], words[(id*3)%6], id)
+	words := []string{"alpha", "beta", "gamma", "TestFlush", "错误", "测试"} // TestFlush fills the parts column
+	text := func(id int64) ftsText {
+		return newFTSText(fmt.Sprintf("%s %s w%d", words[id%5], words[(id*3)%6], id))
 	}
 	for id := int64(1); id <= 23; id++ {
 		row := ftsRow{rowid: id, text: text(id)}
 		if id >= 16 && id <= 19 { // part 0's last run: no tokens
-			row.text = ""
+			row.text = ftsText{}
 		}
 		build = append(build, row)
 		switch id { // as many in each part, so that their segments have the same ids
 		case 10:
 			build = append(build, ftsRow{rowid: 2, del: true})
 		case 11, 23:
-			build = append(build, ftsRow{rowid: id, del: true}, ftsRow{rowid: id, text: "alpha gamma again"})
+			build = append(build, ftsRow{rowid: id, del: true}, ftsRow{rowid: id, text: newFTSText("alpha gamma again")})
 		case 12:
 			build = append(build, ftsRow{rowid: 5, del: true})
 		}
@@ -92,7 +92,7 @@ func ftsCheckRows() (build, after []ftsRow) {
 }
 
 // ftsCheckQueries are the searches whose answers the check compares.
-var ftsCheckQueries = []string{"alpha", "beta", "错误", "w7", "alpha beta", `"alpha gamma"`, "gamma OR delta", "w1*"}
+var ftsCheckQueries = []string{"alpha", "beta", "错误", "w7", "alpha beta", `"alpha gamma"`, "gamma OR testflush", "flush", "w1*"}
 
 // checkFTSJoin builds an index from ftsCheckRows in two parts and joins
 // them as a pass does (fault, if set, runs before the join), builds one in
@@ -253,7 +253,7 @@ func applyRows(ctx context.Context, db *sql.DB, rows []ftsRow) error {
 		if r.del {
 			_, err = tx.ExecContext(ctx, `DELETE FROM entries_fts WHERE rowid = ?`, r.rowid)
 		} else {
-			_, err = tx.ExecContext(ctx, `INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`, r.rowid, r.text)
+			_, err = tx.ExecContext(ctx, `INSERT INTO entries_fts (rowid, text, parts) VALUES (?, ?, ?)`, r.rowid, r.text.text, r.text.parts)
 		}
 		if err != nil {
 			return fmt.Errorf("search row %d: %w", r.rowid, err)

@@ -154,7 +154,7 @@ type anchorRow struct {
 	meta, date        *string
 	size, mtimeNS     int64
 	ino               uint64
-	text              string // the anchor entry's search text, tokenized
+	text              ftsText // the anchor entry's search text
 	effTime           int64
 	badReason         string // anchor.json could not be read
 	badLine           int
@@ -168,8 +168,8 @@ type entryRow struct {
 	length   int
 	date     *string
 	effTime  int64
-	timeNS   *int64 // overrides effTime for time filters (anchor entries)
-	text     string // tokenized search text
+	timeNS   *int64  // overrides effTime for time filters (anchor entries)
+	text     ftsText // search text
 	facts    views.Facts
 }
 

@@ -4,7 +4,7 @@ package projector
 // them (views.go), and of the forms of the values in them (a folder's
 // files_sig, for one). An index.db of another version is rebuilt from the
 // files, in place.
-const SchemaVersion = 15
+const SchemaVersion = 16
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -128,6 +128,7 @@ CREATE VIEW tapes AS
 const ftsSchema = `
 CREATE VIRTUAL TABLE entries_fts USING fts5 (
 	text,
+	parts, -- the parts of the text's camelCase words (IdentifierParts)
 	content = '',
 	contentless_delete = 1,
 	tokenize = 'unicode61 remove_diacritics 2'

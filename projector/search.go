@@ -49,6 +49,12 @@ const (
 // people look in.
 const DefaultRankWindow = 2000
 
+// partsWeight is the weight bm25 gives the parts column (the parts of
+// camelCase words, IdentifierParts) against the text's 1.0: a word that
+// stands alone in an entry ranks it above an entry where it is part of a
+// name, so "flush" finds "flush the buffer" before "TestFlush".
+const partsWeight = "0.5"
+
 // Search finds the entries whose text matches the query (see MatchExpr),
 // best first.
 func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
@@ -108,7 +114,7 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	// word in most of a million entries, whatever else limits the query.
 	// A query with more matches than the window is common enough that the
 	// newest matches are the answer; the others are ranked by bm25.
-	order, rankExpr, rankedBy := `rank, e.tape, e.anchor_seq, e.eff_time, e.file, e.line`, `bm25(entries_fts)`, RankedByBM25
+	order, rankExpr, rankedBy := `rank, e.tape, e.anchor_seq, e.eff_time, e.file, e.line`, `bm25(entries_fts, 1.0, `+partsWeight+`)`, RankedByBM25
 	if common {
 		order, rankExpr, rankedBy = recent, `0.0`, RankedByRecency
 	}

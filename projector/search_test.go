@@ -93,6 +93,59 @@ func TestSearch(t *testing.T) {
 	}
 }
 
+// TestSearchFindsPartsOfNames: a word finds the camelCase and PascalCase
+// names it is part of, below the entries where it stands alone, and a
+// whole name still finds only itself.
+func TestSearchFindsPartsOfNames(t *testing.T) {
+	ws := newWorkspace(t)
+	for _, c := range []string{
+		"TestFlush failed",
+		"flush the buffer before close, then return to the caller",
+		"return newHandler(cfg)",
+		"the handler runs, and then it runs again for a while",
+		"修复TestFlush测试",
+		"HTTPServer started",
+	} {
+		appendMsg(t, ws, "main", c)
+	}
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	tests := []struct {
+		query string
+		want  []string // best first
+	}{
+		{"flush", []string{"flush the buffer before close, then return to the caller", "TestFlush failed", "修复TestFlush测试"}},
+		{"handler", []string{"the handler runs, and then it runs again for a while", "return newHandler(cfg)"}},
+		{"TestFlush", []string{"TestFlush failed", "修复TestFlush测试"}},
+		{"newHandler", []string{"return newHandler(cfg)"}},
+		{"test flush", []string{"TestFlush failed", "修复TestFlush测试"}},
+		{"测试", []string{"修复TestFlush测试"}},
+		{"server", []string{"HTTPServer started"}},
+		{"http", []string{"HTTPServer started"}},
+	}
+	for _, tt := range tests {
+		hits, err := p.Search(context.Background(), SearchQuery{Text: tt.query})
+		if err != nil {
+			t.Fatalf("search %q: %v", tt.query, err)
+		}
+		var got []string
+		for _, h := range hits {
+			var m struct{ Content string }
+			json.Unmarshal(h.Entry.Payload, &m)
+			got = append(got, m.Content)
+		}
+		if len(got) != len(tt.want) || got[0] != tt.want[0] || !slices.Equal(sorted(got), sorted(tt.want)) {
+			t.Errorf("search %q = %q, want %q (the first first)", tt.query, got, tt.want)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
 func TestSearchFiltersAndSnippet(t *testing.T) {
 	ws := newWorkspace(t)
 	tp, _ := ws.Tape("main")

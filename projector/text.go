@@ -76,10 +76,159 @@ func searchText(kind string, p map[string]any, size int) string {
 	return b.String()
 }
 
+// ftsText is what entries_fts holds of an entry: its search text,
+// tokenized, and the parts of the identifiers in it (IdentifierParts), in
+// a column of their own that ranks below the text (see Search).
+type ftsText struct {
+	text  string
+	parts string
+}
+
+// newFTSText prepares an entry's search text for entries_fts.
+func newFTSText(text string) ftsText {
+	return ftsText{text: Tokenize(text), parts: IdentifierParts(text)}
+}
+
+// Identifier splitting bounds: a word longer than maxIdentifier bytes, or
+// of more than maxIdentifierParts parts, is data (a key, a hash, base64),
+// not a name a person types, and is not split.
+const (
+	maxIdentifier      = 64
+	maxIdentifierParts = 8
+)
+
+// IdentifierParts returns the parts of the camelCase and PascalCase words
+// of text, separated by spaces, each word's once: "TestFlush calls
+// newHandler and HTTPServer, then TestFlush" gives "Test Flush new Handler
+// HTTP Server". (Once: a tool's output names the same function many times,
+// and its parts only have to find the entry; the text column counts it.) Agents' sessions
+// are full of code, and a person searching for "flush" means TestFlush
+// too. The unicode61 tokenizer already splits snake_case and dotted names
+// on their punctuation; a word splits where a lowercase letter meets an
+// uppercase one, and before a capital that starts a word after a run of
+// capitals or digits (HTTPServer, base64Encode); "utf8" and "sha256" stay
+// whole. A word splits only into parts of two runes or more (so getX and
+// iPhone stay whole), so that a hash or base64 ("aGVsbG8") does not fill
+// the index with fragments. Han, Hiragana and Katakana end a word: they
+// are Tokenize's.
+func IdentifierParts(text string) string {
+	var b strings.Builder
+	var seen map[string]bool // the words split already
+	split := func(word string) {
+		if len(word) > maxIdentifier || !hasCaseChange(word) || seen[word] {
+			return
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[word] = true
+		writeIdentifierParts(&b, word)
+	}
+	start := -1 // where the current word starts, or -1 between words
+	for i := 0; i < len(text); {
+		inWord, size := wordRuneAt(text, i)
+		switch {
+		case inWord && start < 0:
+			start = i
+		case !inWord && start >= 0:
+			split(text[start:i])
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		split(text[start:])
+	}
+	return b.String()
+}
+
+// wordRuneAt reports whether the rune at text[i] belongs to a word that
+// IdentifierParts may split (a letter or digit that Tokenize does not
+// make bigrams of), and its size. ASCII is decided without decoding: a
+// rebuild runs this on every byte of every entry, and with unicode's
+// tables for each rune it cost a tenth of a rebuild (BenchmarkRebuildManyTapes).
+func wordRuneAt(text string, i int) (bool, int) {
+	if c := text[i]; c < utf8.RuneSelf {
+		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9', 1
+	}
+	r, size := utf8.DecodeRuneInString(text[i:])
+	return !isBigramRune(r) && (unicode.IsLetter(r) || unicode.IsDigit(r)), size
+}
+
+// writeIdentifierParts writes the parts of word, of at most
+// maxIdentifier bytes, to b, if it has several.
+func writeIdentifierParts(b *strings.Builder, word string) {
+	var buf [maxIdentifier]rune
+	rs := buf[:0]
+	for _, r := range word {
+		rs = append(rs, r)
+	}
+	cuts := make([]int, 1, maxIdentifierParts+1) // where each part starts, in runes
+	for j := 1; j < len(rs); j++ {
+		if splitsBefore(rs, j) {
+			cuts = append(cuts, j)
+		}
+	}
+	if len(cuts) < 2 || len(cuts) > maxIdentifierParts {
+		return
+	}
+	cuts = append(cuts, len(rs))
+	for k := 1; k < len(cuts); k++ {
+		if cuts[k]-cuts[k-1] < 2 {
+			return
+		}
+	}
+	for k := 1; k < len(cuts); k++ {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(string(rs[cuts[k-1]:cuts[k]]))
+	}
+}
+
+// splitsBefore reports whether a word of runes rs splits before rs[j]: an
+// uppercase letter after a lowercase one (the F of TestFlush), or a
+// capital followed by a lowercase letter after a capital or a digit (the
+// S of HTTPServer, the E of base64Encode).
+func splitsBefore(rs []rune, j int) bool {
+	if !unicode.IsUpper(rs[j]) {
+		return false
+	}
+	prev := rs[j-1]
+	if unicode.IsLower(prev) {
+		return true
+	}
+	return (unicode.IsUpper(prev) || unicode.IsDigit(prev)) && j+1 < len(rs) && unicode.IsLower(rs[j+1])
+}
+
+// hasCaseChange reports whether word has a lowercase letter followed by
+// an uppercase one, or an uppercase one followed by a lowercase one after
+// its first rune: the quick test that most words fail, before
+// writeIdentifierParts looks for the splits.
+func hasCaseChange(word string) bool {
+	var prev rune
+	for i, r := range word {
+		if i > 0 && unicode.IsLower(prev) && unicode.IsUpper(r) {
+			return true
+		}
+		if i > 1 && unicode.IsUpper(prev) && unicode.IsLower(r) {
+			return true // HTTPServer; i > 1 passes over a capital that starts the word
+		}
+		prev = r
+	}
+	return false
+}
+
 // isBigramRune reports whether r belongs to a script written without spaces
 // between words (Han, Hiragana, Katakana), which the unicode61 tokenizer
 // cannot split.
 func isBigramRune(r rune) bool {
+	switch {
+	case r < 0x2e80: // below the CJK Radicals, the first Han
+		return false
+	case r >= 0x4e00 && r <= 0x9fff: // CJK Unified Ideographs, most Chinese text
+		return true
+	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー'
 }
 
@@ -126,7 +275,7 @@ func Tokenize(text string) string {
 func hasBigramRune(s string) bool {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r >= 0x3000 && isBigramRune(r) {
+		if isBigramRune(r) {
 			return true
 		}
 		i += n

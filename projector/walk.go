@@ -460,7 +460,7 @@ const unreadableAnchor = -2
 func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
 	r := anchorRow{seq: a.Seq, name: a.Name, id: a.Entry.ID, payload: string(a.Entry.Payload),
 		size: size, mtimeNS: mtime, ino: ino, effTime: anchorEffTime,
-		text: Tokenize(SearchText(a.Entry))}
+		text: newFTSText(SearchText(a.Entry))}
 	if a.Entry.Meta != nil {
 		m := string(a.Entry.Meta)
 		r.meta = &m
@@ -613,7 +613,7 @@ func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) 
 func newEntryRow(e tapelog.Entry) entryRow {
 	text, facts := textAndFacts(e)
 	r := entryRow{id: e.ID, kind: e.Kind, seq: e.Pos.AnchorSeq, line: e.Pos.Line, offset: e.Pos.Offset,
-		length: e.Pos.Length, effTime: effTime(e.Pos.Time), text: Tokenize(text), facts: facts}
+		length: e.Pos.Length, effTime: effTime(e.Pos.Time), text: newFTSText(text), facts: facts}
 	if e.Date != "" {
 		d := e.Date
 		r.date = &d

@@ -30,7 +30,9 @@ type SearchCmd struct {
 func (c *SearchCmd) Help() string {
 	return `Finds entries by their text: messages, tool calls and results, anchor names and
 states, events and errors, in English, Chinese and Japanese alike. Words are
-AND'ed; anything that is not a word is searched as literal text. Results are
+AND'ed; anything that is not a word is searched as literal text. A word also
+finds the camelCase and PascalCase names it is part of (flush finds TestFlush,
+handler finds newHandler), below the entries where it stands alone. Results are
 ranked by bm25, best first; a query whose words have more than 2,000 matches
 together (a common word, or a phrase of common words) lists the newest first
 ("ranked_by": "recency" in --json).
