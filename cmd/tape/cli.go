@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/alecthomas/kong"
 
-	"github.com/tape-dev/tape/bub"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -19,7 +16,7 @@ type CLI struct {
 	Globals
 
 	Init       InitCmd       `cmd:"" group:"workspace" help:"Create a tape workspace (.tape/) in the current folder."`
-	Info       InfoCmd       `cmd:"" group:"workspace" help:"Show a tape's size, anchors, index lag, watcher and last token usage. Example: tape info --json"`
+	Info       InfoCmd       `cmd:"" group:"workspace" help:"Show a tape's size, anchors, index lag, watcher and last token usage (--all-tapes: the workspace's). Example: tape info --json"`
 	Doctor     DoctorCmd     `cmd:"" group:"workspace" help:"Check the files and the index for problems; exit 3 if any. Example: tape doctor --json"`
 	Append     AppendCmd     `cmd:"" group:"write" help:"Append an entry to the current anchor of a tape."`
 	Handoff    HandoffCmd    `cmd:"" group:"write" help:"Start a new anchor (phase) on a tape, carrying a small state."`
@@ -35,7 +32,7 @@ type CLI struct {
 	Context    ContextCmd    `cmd:"" group:"read" help:"Print the chat messages an agent sends its model, built as Bub builds them. Example: tape context --json"`
 	Tapes      TapesCmd      `cmd:"" group:"views" help:"List the tapes (sessions), the most recently written first."`
 	Calls      CallsCmd      `cmd:"" group:"views" help:"List tool calls and what became of them: pending, completed, failed."`
-	Usage      UsageCmd      `cmd:"" group:"views" help:"Sum the token usage of run events by tape, anchor, model or day."`
+	Usage      UsageCmd      `cmd:"" group:"views" help:"Sum the token usage of run events by tape, anchor, model or day (--all-tapes: of every tape)."`
 	Messages   MessagesCmd   `cmd:"" group:"views" help:"List the chat messages of a tape in order, a page at a time."`
 	Reindex    ReindexCmd    `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`
 	Watch      WatchCmd      `cmd:"" group:"index" help:"Keep the index live while agents write (fsnotify)."`
@@ -51,6 +48,10 @@ type Globals struct {
 	Session   string `placeholder:"ID" help:"Use the tape that the Bub agent framework names for this session id."`
 	NoCatchup bool   `name:"no-catchup" env:"TAPE_NO_CATCHUP" help:"Read the index as it stands, without catching up with the files first (a missing index is still built)."`
 	Color     string `enum:"auto,always,never" default:"auto" env:"TAPE_COLOR" placeholder:"WHEN" help:"Color human output: auto (on a terminal, unless NO_COLOR is set), always, never."`
+	// tapeFlag is set when the command line gave --tape, not TAPE_NAME
+	// alone (tapeFlagGiven): --all-tapes overrides the one, and is a
+	// usage error with the other.
+	tapeFlag bool
 }
 
 var groups = []kong.Group{
@@ -68,6 +69,14 @@ A tape is .tape/tapes/<tape>/anchors/NNN_<slug>/*.jsonl: read it with ls and
 cat, append to it with >> from any language. tape adds safe appends, handoffs,
 ordered reads, and full-text search over .tape/index.db, an index it derives
 from the files and rebuilds whenever it is missing.
+
+Which tape: a command uses the tape named by --tape NAME, TAPE_NAME or
+--session ID, else the workspace's default tape (default_tape in config.json:
+main). --all-tapes makes info, search, calls and usage read every tape, as
+git log --all reads every branch; it overrides TAPE_NAME. When no tape is
+named and the default tape does not exist (a workspace of imported sessions),
+those four read every tape, and the commands that need one tape say how to
+pick one.
 
 ` + exitCodesHelp
 
@@ -90,75 +99,42 @@ func (g *Globals) workspace(env *Env) (*tapelog.Workspace, error) {
 	return tapelog.Find(dir)
 }
 
-// tapeName is the tape the flags select: --session, else --tape/TAPE_NAME,
-// else the workspace's default.
-func (g *Globals) tapeName(ws *tapelog.Workspace) (string, error) {
-	switch {
-	case g.Session != "" && g.Tape != "":
-		return "", usagef("--session and --tape (or TAPE_NAME) both name a tape; give one")
-	case g.Session != "":
-		return bub.SessionTape(ws.Project(), g.Session)
-	case g.Tape != "":
-		return g.Tape, nil
-	default:
-		return ws.Config().DefaultTape, nil
-	}
-}
-
-// openTape opens the workspace and the selected tape. With mustExist, a
-// tape without a folder is an error that lists the tapes there are.
-func (g *Globals) openTape(env *Env, mustExist bool) (*tapelog.Workspace, *tapelog.Tape, error) {
+// openTape opens the workspace and the tape a command of reach r reads
+// (selectTape, the one rule; allTapes is --all-tapes): nil for every tape.
+func (g *Globals) openTape(env *Env, r reach, allTapes bool) (*tapelog.Workspace, *tapelog.Tape, error) {
 	ws, err := g.workspace(env)
 	if err != nil {
 		return nil, nil, err
 	}
-	name, err := g.tapeName(ws)
+	t, err := g.selectTape(ws, r, allTapes)
 	if err != nil {
 		ws.Close()
 		return nil, nil, err
-	}
-	t, err := ws.Tape(name)
-	if err != nil {
-		ws.Close()
-		return nil, nil, err
-	}
-	if mustExist {
-		if err := requireTape(ws, t); err != nil {
-			ws.Close()
-			return nil, nil, err
-		}
 	}
 	return ws, t, nil
 }
 
-// openIndexed opens the workspace, the selected tape and the index, caught
-// up unless --no-catchup: what every read command starts with. close
-// releases them.
-func (g *Globals) openIndexed(env *Env, mustExist bool) (t *tapelog.Tape, ix *projector.Projector, close func(), err error) {
-	ws, t, err := g.openTape(env, mustExist)
+// openIndexed opens the workspace, the tape openTape selects (nil for
+// every tape) and the index, caught up unless --no-catchup: what every
+// read command starts with. close releases them.
+func (g *Globals) openIndexed(env *Env, r reach, allTapes bool) (t *tapelog.Tape, ix *projector.Projector, close func(), err error) {
+	ws, t, err := g.openTape(env, r, allTapes)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if ix, err = g.index(env, ws); err != nil {
+		closeTape(t)
 		ws.Close()
 		return nil, nil, nil, err
 	}
-	return t, ix, func() { ix.Close(); t.Close(); ws.Close() }, nil
+	return t, ix, func() { ix.Close(); closeTape(t); ws.Close() }, nil
 }
 
-var errNoTape = errors.New("no such tape")
-
-func requireTape(ws *tapelog.Workspace, t *tapelog.Tape) error {
-	ok, err := t.Exists()
-	if err != nil || ok {
-		return err
+// closeTape closes t, which is nil for every tape.
+func closeTape(t *tapelog.Tape) {
+	if t != nil {
+		t.Close()
 	}
-	names, _ := ws.Tapes()
-	list := "none yet"
-	if len(names) > 0 {
-		list = strings.Join(names, ", ")
-	}
-	return fmt.Errorf("%w %q in %s (tapes: %s); pick one with --tape, or append to create it", errNoTape, t.Name(), ws.Dir(), list)
 }
 
 // index opens the workspace's index and, unless --no-catchup, brings it up
@@ -178,19 +154,20 @@ func (g *Globals) index(env *Env, ws *tapelog.Workspace) (*projector.Projector, 
 	return ix, nil
 }
 
-// openSearchable is openTape with the index open but not yet made fresh:
-// the command reads it through readFresh, which can run its query beside
-// the catch-up.
-func (g *Globals) openSearchable(env *Env, mustExist bool) (t *tapelog.Tape, ix *projector.Projector, close func(), err error) {
-	ws, t, err := g.openTape(env, mustExist)
+// openSearchable is openIndexed with the index open but not yet made
+// fresh: the command reads it through readFresh, which can run its query
+// beside the catch-up.
+func (g *Globals) openSearchable(env *Env, r reach, allTapes bool) (t *tapelog.Tape, ix *projector.Projector, close func(), err error) {
+	ws, t, err := g.openTape(env, r, allTapes)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if ix, err = projector.Open(env.Context(), ws); err != nil {
+		closeTape(t)
 		ws.Close()
 		return nil, nil, nil, err
 	}
-	return t, ix, func() { ix.Close(); t.Close(); ws.Close() }, nil
+	return t, ix, func() { ix.Close(); closeTape(t); ws.Close() }, nil
 }
 
 // readFresh runs read on the index as projector.ReadFresh makes it fresh

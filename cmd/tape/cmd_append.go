@@ -50,7 +50,7 @@ func (c *AppendCmd) Validate() error {
 }
 
 func (c *AppendCmd) Run(env *Env, g *Globals) error {
-	ws, t, err := g.openTape(env, false)
+	ws, t, err := g.openTape(env, newTape, false)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func (c *ContextCmd) Validate() error {
 }
 
 func (c *ContextCmd) Run(env *Env, g *Globals) error {
-	t, ix, closeAll, err := g.openIndexed(env, true)
+	t, ix, closeAll, err := g.openIndexed(env, oneTape, false)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ Example:
 }
 
 func (c *DiscardCmd) Run(env *Env, g *Globals) error {
-	ws, t, err := g.openTape(env, true)
+	ws, t, err := g.openTape(env, oneTape, false)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ const followTick = time.Second
 // the two is missed; what both saw is printed once, by the first read.
 func (c *LogCmd) follow(env *Env, g *Globals) error {
 	ctx := env.Context()
-	ws, t, err := g.openTape(env, true)
+	ws, t, err := g.openTape(env, oneTape, false)
 	if err != nil {
 		return err
 	}

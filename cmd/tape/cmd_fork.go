@@ -20,7 +20,7 @@ Example:
 }
 
 func (c *ForkCmd) Run(env *Env, g *Globals) error {
-	ws, t, err := g.openTape(env, true) // a fork of a tape that is not there would make it
+	ws, t, err := g.openTape(env, oneTape, false) // a fork of a tape that is not there would make it
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func (c *HandoffCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	ws, t, err := g.openTape(env, false)
+	ws, t, err := g.openTape(env, newTape, false)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -12,7 +13,8 @@ import (
 
 // InfoCmd is `tape info`.
 type InfoCmd struct {
-	JSON bool `help:"Print one JSON object: workspace, tape, entries, anchors, last_anchor, entries_since_anchor, bytes, index_bytes, index_lag_bytes, watcher, watcher_pid, last_usage."`
+	AllTapes bool `name:"all-tapes" help:"Describe the whole workspace instead of one tape: its tapes, entries, files, index and newest tapes."`
+	JSON     bool `help:"Print one JSON object: workspace, tape, entries, anchors, last_anchor, entries_since_anchor, bytes, index_bytes, index_lag_bytes, watcher, watcher_pid, last_usage (with --all-tapes: workspace, tape null, default_tape, tapes, entries, anchors, files, bytes, index_bytes, index_lag_bytes, bad_lines, watcher, watcher_pid, runs, total_tokens, newest)."`
 }
 
 func (c *InfoCmd) Help() string {
@@ -23,8 +25,14 @@ index has not read yet, measured before tape info catches up, so a hand
 append shows), whether a tape watch runs, and the token usage of the latest
 "run" event.
 
+With --all-tapes, or when no tape is named and the default tape does not
+exist (a workspace of imported sessions), it shows the whole workspace: how
+many tapes, entries, anchors and files, the index's size and lag, the lines
+it could not read, the usage of every run event, and the newest tapes.
+
 Examples:
   tape info
+  tape info --all-tapes
   tape info --json | jq .index_lag_bytes`
 }
 
@@ -45,27 +53,28 @@ type infoRecord struct {
 }
 
 func (c *InfoCmd) Run(env *Env, g *Globals) error {
-	ws, t, err := g.openTape(env, true)
+	ws, t, err := g.openTape(env, anyTapes, c.AllTapes)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	defer t.Close()
+	defer closeTape(t)
 	ctx := env.Context()
 	ix, err := projector.Open(ctx, ws)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
+	if t == nil {
+		return c.runWorkspace(env, g, ix)
+	}
 	// The lag is measured before catching up, which would make it 0.
 	tb, err := ix.Lag(ctx, t)
 	if err != nil {
 		return err
 	}
-	if !g.NoCatchup || ix.Fresh {
-		if err := catchUp(env, ix); err != nil {
-			return err
-		}
+	if err := c.catchUp(env, g, ix); err != nil {
+		return err
 	}
 	r := infoRecord{Workspace: ws.Dir(), Tape: t.Name(), Bytes: tb.Bytes, IndexLagBytes: tb.LagBytes}
 	r.Watcher, r.WatcherPID = ix.Watching()
@@ -88,21 +97,35 @@ func (c *InfoCmd) Run(env *Env, g *Globals) error {
 	if c.JSON {
 		return newJSONLines(env.Stdout).write(r)
 	}
-	return printInfo(env, r)
+	return printInfo(env, r, otherTapes(ws, t.Name()))
 }
 
-func printInfo(env *Env, r infoRecord) error {
+// otherTapes counts the workspace's tapes besides tape: a person shown an
+// empty main in a workspace of imported sessions learns where they are.
+func otherTapes(ws *tapelog.Workspace, tape string) int {
+	names, _ := ws.Tapes()
+	n := len(names)
+	if slices.Contains(names, tape) {
+		n--
+	}
+	return n
+}
+
+// catchUp catches the index up after the lag was measured, unless
+// --no-catchup (a new index is filled whatever the flag says).
+func (c *InfoCmd) catchUp(env *Env, g *Globals, ix *projector.Projector) error {
+	if g.NoCatchup && !ix.Fresh {
+		return nil
+	}
+	return catchUp(env, ix)
+}
+
+func printInfo(env *Env, r infoRecord, others int) error {
 	last := "none"
 	if r.LastAnchor != nil {
 		last = oneLine(*r.LastAnchor, 60)
 	}
-	watcher := "not running"
-	if r.Watcher {
-		watcher = "running"
-		if r.WatcherPID > 0 {
-			watcher += fmt.Sprintf(" (pid %d)", r.WatcherPID)
-		}
-	}
+	watcher := watcherText(r.Watcher, r.WatcherPID)
 	lines := [][2]string{
 		{"workspace", printable(r.Workspace)},
 		{"tape", printable(r.Tape)},
@@ -116,12 +139,32 @@ func printInfo(env *Env, r infoRecord) error {
 		{"watcher", watcher},
 		{"last usage", r.LastUsage.String()},
 	}
+	if others > 0 {
+		lines = append(lines, [2]string{"other tapes", fmt.Sprintf("%d (tape info --all-tapes describes them all)", others)})
+	}
+	return printFields(env, lines)
+}
+
+// printFields prints what tape info says, a field a line, the values
+// aligned.
+func printFields(env *Env, lines [][2]string) error {
 	for _, l := range lines {
 		if _, err := fmt.Fprintf(env.Stdout, "%-14s %s\n", l[0]+":", l[1]); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}
 	return nil
+}
+
+// watcherText is how tape info shows the watcher.
+func watcherText(running bool, pid int) string {
+	if !running {
+		return "not running"
+	}
+	if pid > 0 {
+		return fmt.Sprintf("running (pid %d)", pid)
+	}
+	return "running"
 }
 
 // usageRecord is the token usage of a "run" event, in the JSON of tape

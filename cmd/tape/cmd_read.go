@@ -128,7 +128,7 @@ func splitKinds(flags []string) []string {
 // readEntries prints the entries of the anchors that pick selects, read
 // through the index, and returns them.
 func readEntries(env *Env, g *Globals, f entryFilter, pick func([]tapelog.Anchor) ([]tapelog.Anchor, error)) ([]tapelog.Entry, error) {
-	t, ix, closeAll, err := g.openIndexed(env, true)
+	t, ix, closeAll, err := g.openIndexed(env, oneTape, false)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +239,7 @@ func anchorRecordOf(t *tapelog.Tape, a tapelog.Anchor, entries int, path string)
 }
 
 func (c *AnchorsCmd) Run(env *Env, g *Globals) error {
-	t, ix, closeAll, err := g.openIndexed(env, true)
+	t, ix, closeAll, err := g.openIndexed(env, oneTape, false)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ Example:
 }
 
 func (c *ResetCmd) Run(env *Env, g *Globals) error {
-	ws, t, err := g.openTape(env, true)
+	ws, t, err := g.openTape(env, oneTape, false)
 	if err != nil {
 		return err
 	}

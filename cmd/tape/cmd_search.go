@@ -19,7 +19,7 @@ import (
 type SearchCmd struct {
 	Query    []string `arg:"" help:"Words to find (all of them), \"quoted phrases\", prefix*."`
 	Kind     []string `short:"k" placeholder:"KIND" help:"Only entries of these kinds (repeat, or separate with commas)."`
-	AllTapes bool     `name:"all-tapes" help:"Search every tape, not only the current one."`
+	AllTapes bool     `name:"all-tapes" help:"Search every tape, not only the selected one (see 'tape --help': which tape)."`
 	Anchor   string   `placeholder:"ANCHOR" help:"Only entries of anchors with this folder, seq, name or slug."`
 	Since    string   `placeholder:"WHEN" help:"Only entries from this time on: RFC 3339 (2026-11-22T10:00:00Z, 2026-11-22) or a duration ago (90m, 2h, 3d, 1w)."`
 	Until    string   `placeholder:"WHEN" help:"Only entries before this time, in the same forms."`
@@ -76,14 +76,12 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	if q.Until, err = parseWhen(c.Until, now); err != nil {
 		return usagef("--until: %v", err)
 	}
-	t, ix, closeAll, err := g.openSearchable(env, !c.AllTapes)
+	t, ix, closeAll, err := g.openSearchable(env, anyTapes, c.AllTapes)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	if !c.AllTapes {
-		q.Tapes = []string{t.Name()}
-	}
+	q.Tapes = tapesOf(t)
 	// find searches and renders what it found, so that a search beside a
 	// catch-up prints it as soon as the catch-up says it holds.
 	find := func() (searchAnswer, error) {
@@ -115,6 +113,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	if !found.matched {
+		hintDefaultOnly(env, g, ix.Workspace(), t, "was searched", "searches")
 		return errNoMatch
 	}
 	if _, err := env.Stdout.Write(found.out); err != nil {

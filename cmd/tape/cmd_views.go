@@ -215,7 +215,7 @@ func countForks(ws *tapelog.Workspace, tape string) int {
 type CallsCmd struct {
 	Status   string `placeholder:"STATUS" values:"pending,completed,failed" help:"Only calls with this status: pending, completed or failed."`
 	Name     string `placeholder:"TOOL" help:"Only calls of this tool."`
-	AllTapes bool   `name:"all-tapes" help:"Calls of every tape, not only the current one."`
+	AllTapes bool   `name:"all-tapes" help:"Calls of every tape, not only the selected one (see 'tape --help': which tape)."`
 	JSON     bool   `help:"One JSON object per call and line: id, tape, anchor, name, arguments, status, called_at, answered_at, duration_ms, result."`
 	pageFlags
 }
@@ -258,21 +258,21 @@ type callRecord struct {
 }
 
 func (c *CallsCmd) Run(env *Env, g *Globals) error {
-	t, ix, closeAll, err := g.openIndexed(env, !c.AllTapes)
+	t, ix, closeAll, err := g.openIndexed(env, anyTapes, c.AllTapes)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	f := calls.Filter{Status: c.Status, Name: c.Name, Page: c.page()}
-	if !c.AllTapes {
-		f.Tape = t.Name()
-	}
+	f := calls.Filter{Tape: nameOf(t), Status: c.Status, Name: c.Name, Page: c.page()}
 	if c.Count {
 		f.Page = views.Page{Limit: 1}
 	}
 	listed, total, errs, err := calls.List(env.Context(), ix, f)
 	if err != nil {
 		return err
+	}
+	if total == 0 {
+		hintDefaultOnly(env, g, ix.Workspace(), t, "was read", "lists the calls of")
 	}
 	if c.Count {
 		return printCount(env, total)
@@ -340,8 +340,9 @@ func optional(s string) *string {
 
 // UsageCmd is `tape usage`.
 type UsageCmd struct {
-	By   string `default:"tape" enum:"tape,anchor,model,day" help:"Sum by tape, anchor, model or day (UTC)."`
-	JSON bool   `help:"One JSON object per group and line: the group (tape; tape, anchor_seq and anchor; model; or day), runs, runs_with_usage, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens."`
+	By       string `default:"tape" enum:"tape,anchor,model,day" help:"Sum by tape, anchor, model or day (UTC)."`
+	AllTapes bool   `name:"all-tapes" help:"Sum every tape, not only the selected one (see 'tape --help': which tape)."`
+	JSON     bool   `help:"One JSON object per group and line: the group (tape; tape, anchor_seq and anchor; model; or day), runs, runs_with_usage, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens."`
 	pageFlags
 }
 
@@ -350,13 +351,16 @@ func (c *UsageCmd) Help() string {
 {"status", "model", "usage": {...}}}, as Bub writes them; prompt_tokens and
 completion_tokens, or input_tokens, output_tokens, cache_creation_input_tokens
 and cache_read_input_tokens, as Anthropic and imported sessions write them).
-Every tape, unless --tape or --session names one. Runs that reported no usage
-are counted as runs. Runs that share a usage_id (a request an agent reported
-more than once) count once: the one with the largest total.
+The selected tape, as every read command (--tape, --session; --all-tapes
+for every tape, which is also what it sums when no tape is named and the
+default tape does not exist). Runs that reported no usage are counted as
+runs. Runs that share a usage_id (a request an agent reported more than
+once) count once: the one with the largest total. 'tape import claude' and
+'tape import codex' record the usage of the sessions they import.
 
 Examples:
-  tape usage
-  tape usage --by day
+  tape usage --all-tapes --by model
+  tape usage --all-tapes --by day
   tape usage -t main --by anchor --json | jq .total_tokens`
 }
 
@@ -379,25 +383,20 @@ type usageGroupRecord struct {
 }
 
 func (c *UsageCmd) Run(env *Env, g *Globals) error {
-	ws, err := g.workspace(env)
+	t, ix, closeAll, err := g.openIndexed(env, anyTapes, c.AllTapes)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
-	f := usage.Filter{By: c.By, Page: c.page()}
-	if g.Tape != "" || g.Session != "" {
-		if f.Tape, err = g.tapeName(ws); err != nil {
-			return err
-		}
-	}
-	ix, err := g.index(env, ws)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
+	defer closeAll()
+	f := usage.Filter{Tape: nameOf(t), By: c.By, Page: c.page()}
 	rows, total, err := usage.Sum(env.Context(), ix, f)
 	if err != nil {
 		return err
+	}
+	if total == 0 {
+		if err := c.sayNoneRecorded(env, g, ix, t); err != nil {
+			return err
+		}
 	}
 	if c.Count {
 		return printCount(env, total)
@@ -416,6 +415,34 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 		}
 	}
 	c.footer(env, len(rows), total, "groups")
+	return nil
+}
+
+// sayNoneRecorded tells a person, on stderr, that the tapes read hold no
+// run event, and what would: the other tapes, when only the default tape
+// was read and they hold some, else the importers and an agent's own run
+// events (docs/FORMAT.md). stdout stays empty, valid JSON lines.
+func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector, t *tapelog.Tape) error {
+	where := "this workspace"
+	if t != nil {
+		where = "tape " + printable(t.Name())
+	}
+	fmt.Fprintf(env.Stderr, "tape: no token usage recorded in %s: it holds no \"run\" event\n", where)
+	if g.defaultScope(t) {
+		elsewhere, _, err := usage.Sum(env.Context(), ix, usage.Filter{By: "model"})
+		if err != nil {
+			return err
+		}
+		runs := 0
+		for _, u := range elsewhere {
+			runs += u.Runs
+		}
+		if runs > 0 {
+			fmt.Fprintf(env.Stderr, "hint: --all-tapes sums every tape (%d runs)\n", runs)
+			return nil
+		}
+	}
+	fmt.Fprintln(env.Stderr, `hint: tape import claude and tape import codex record what the sessions they import spent; an agent records its own as a "run" event (docs/FORMAT.md, section 3, "Events the views read")`)
 	return nil
 }
 
@@ -487,7 +514,7 @@ Examples:
 func (c *MessagesCmd) Validate() error { return c.validate() }
 
 func (c *MessagesCmd) Run(env *Env, g *Globals) error {
-	t, ix, closeAll, err := g.openIndexed(env, true)
+	t, ix, closeAll, err := g.openIndexed(env, oneTape, false)
 	if err != nil {
 		return err
 	}

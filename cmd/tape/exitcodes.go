@@ -27,6 +27,17 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
+// hintError is an error reported in two lines: what happened, and a
+// hint, "hint: <what to do>", for an error whose remedy does not fit on
+// its line. Its kind is the sentinel that decides its exit code.
+type hintError struct {
+	kind      error
+	msg, hint string
+}
+
+func (e hintError) Error() string { return e.msg }
+func (e hintError) Unwrap() error { return e.kind }
+
 // exitCode maps an error to the process's exit status. It is the only place
 // that decides exit codes.
 func exitCode(err error) int {
@@ -47,7 +58,8 @@ func exitCode(err error) int {
 }
 
 // report prints err on stderr as "tape: <what happened>", one line, with the
-// hint that says what to run when there is one.
+// hint that says what to run when there is one: on the same line, or on a
+// second, "hint: ...", for a hintError.
 func report(w io.Writer, err error) {
 	if errors.Is(err, errNoMatch) {
 		return // like grep: the empty output says it
@@ -60,4 +72,8 @@ func report(w io.Writer, err error) {
 		msg += "; run 'tape init' to create a workspace here, or set TAPE_DIR"
 	}
 	fmt.Fprintf(w, "tape: %s\n", printable(msg))
+	var h hintError
+	if errors.As(err, &h) {
+		fmt.Fprintf(w, "hint: %s\n", printable(h.hint))
+	}
 }

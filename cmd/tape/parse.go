@@ -51,6 +51,7 @@ func parse(cli *CLI, env *Env, args []string, options ...kong.Option) (*kong.Con
 	if command := plainCommand(args); command != "" && !env.wholeModel {
 		if parser, err := newParser(cli, env, command, options...); err == nil {
 			if kctx, err := parser.Parse(args); err == nil {
+				cli.tapeFlag = tapeFlagGiven(kctx)
 				return kctx, nil
 			}
 		}
@@ -60,7 +61,11 @@ func parse(cli *CLI, env *Env, args []string, options ...kong.Option) (*kong.Con
 	if err != nil {
 		return nil, err
 	}
-	return parser.Parse(args)
+	kctx, err := parser.Parse(args)
+	if err == nil {
+		cli.tapeFlag = tapeFlagGiven(kctx)
+	}
+	return kctx, err
 }
 
 // needsWholeModel reports whether a command reads kong's model of every

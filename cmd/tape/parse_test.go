@@ -14,7 +14,7 @@ import (
 // before and after it, and values that look like commands.
 var parseCases = [][]string{
 	{"init"}, {"init", "sub/dir"},
-	{"info", "--json"},
+	{"info", "--json"}, {"info", "--all-tapes"},
 	{"doctor", "--json"},
 	{"append", "--kind", "message", `{"role":"user","content":"hi"}`}, {"append", "--jsonl"},
 	{"handoff", "plan/next"},
@@ -31,7 +31,7 @@ var parseCases = [][]string{
 	{"--session", "log", "context", "--json"},
 	{"tapes"},
 	{"calls", "--status", "pending"},
-	{"usage"},
+	{"usage"}, {"usage", "--all-tapes", "--by", "model"},
 	{"messages", "--limit", "3"},
 	{"reindex", "--full"},
 	{"watch"},

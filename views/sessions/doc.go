@@ -8,7 +8,8 @@
 // title event, else its first message a person wrote), working directory
 // and branch, model, dates and counts, and what its first anchor says of
 // an imported session (fold.go); the table and how a pass keeps it
-// (table.go); and the queries that page it (query.go).
+// (table.go); the queries that page it (query.go), and the summary of a
+// workspace that tape info prints (summary.go).
 //
 // A tape's chat messages (tape messages) are not this view's: they are
 // the message entries in tape order, a filter of the entries table that

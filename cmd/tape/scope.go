@@ -1,0 +1,183 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/tape-dev/tape/bub"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// Which tapes a command reads: one rule for every command, decided here
+// alone (docs/decisions/0058).
+//
+// A command reads the selected tape: --session, else --tape (or
+// TAPE_NAME), else the workspace's default tape (default_tape in
+// config.json, "main"). --all-tapes widens a command that can read every
+// tape to all of them, as `git log --all` widens `git log`; with --tape or
+// --session it is a usage error, and it overrides TAPE_NAME, which is a
+// default from the environment, not a choice made on the command line.
+// When no tape is named and the default tape does not exist (a workspace
+// of imported sessions), a command that can read every tape does, and one
+// that needs one tape fails, saying how to pick one.
+
+// reach is how many tapes a command can work on.
+type reach int
+
+const (
+	// oneTape: a command that reads or changes one tape, which must
+	// exist (log, show, anchors, context, messages, fork, merge, discard,
+	// reset).
+	oneTape reach = iota
+	// newTape: a command that writes one tape and makes it if it is
+	// missing (append, handoff).
+	newTape
+	// anyTapes: a command that can read every tape (info, search, calls,
+	// usage).
+	anyTapes
+)
+
+// selectTape is the rule: the tape the flags and the workspace select for
+// a command of reach r, or nil for every tape. allTapes is --all-tapes.
+func (g *Globals) selectTape(ws *tapelog.Workspace, r reach, allTapes bool) (*tapelog.Tape, error) {
+	if allTapes {
+		switch {
+		case g.tapeFlag:
+			return nil, usagef("--all-tapes reads every tape and --tape names one; give one or the other")
+		case g.Session != "":
+			return nil, usagef("--all-tapes reads every tape and --session names one; give one or the other")
+		}
+		return nil, nil
+	}
+	name, err := g.tapeName(ws)
+	if err != nil {
+		return nil, err
+	}
+	t, err := ws.Tape(name)
+	if err != nil || r == newTape {
+		return t, err
+	}
+	ok, err := t.Exists()
+	if err != nil || ok {
+		return t, err
+	}
+	t.Close()
+	switch {
+	case g.named():
+		return nil, noSuchTape(ws, name)
+	case r == anyTapes:
+		return nil, nil
+	}
+	return nil, noDefaultTape(ws, name)
+}
+
+// tapeName is the tape the flags select: --session, else --tape/TAPE_NAME,
+// else the workspace's default.
+func (g *Globals) tapeName(ws *tapelog.Workspace) (string, error) {
+	switch {
+	case g.Session != "" && g.Tape != "":
+		return "", usagef("--session and --tape (or TAPE_NAME) both name a tape; give one")
+	case g.Session != "":
+		return bub.SessionTape(ws.Project(), g.Session)
+	case g.Tape != "":
+		return g.Tape, nil
+	default:
+		return ws.Config().DefaultTape, nil
+	}
+}
+
+// named reports whether a tape was named, on the command line or in
+// TAPE_NAME, rather than left to the workspace's default.
+func (g *Globals) named() bool { return g.Tape != "" || g.Session != "" }
+
+// defaultScope reports whether t, a tape selectTape returned, is the
+// workspace's default tape read because no tape was named: a command
+// that found nothing in it says --all-tapes reads the others.
+func (g *Globals) defaultScope(t *tapelog.Tape) bool { return t != nil && !g.named() }
+
+// tapesOf is what a query of the tapes t selects takes: t's name, or nil
+// for every tape.
+func tapesOf(t *tapelog.Tape) []string {
+	if t == nil {
+		return nil
+	}
+	return []string{t.Name()}
+}
+
+// nameOf is t's name, or "" for every tape.
+func nameOf(t *tapelog.Tape) string {
+	if t == nil {
+		return ""
+	}
+	return t.Name()
+}
+
+var errNoTape = errors.New("no such tape")
+
+// shownTapes is how many tape names an error lists: a workspace of
+// imported sessions has thousands, and 'tape tapes' lists them all.
+const shownTapes = 5
+
+// noSuchTape is the error for a named tape that does not exist.
+func noSuchTape(ws *tapelog.Workspace, name string) error {
+	names, _ := ws.Tapes()
+	list := "none yet"
+	if len(names) > 0 {
+		list = someTapes(names)
+		if len(names) > shownTapes {
+			list += "; see 'tape tapes'"
+		}
+	}
+	return fmt.Errorf("%w %q in %s (tapes: %s); pick one with --tape, or append to create it", errNoTape, name, ws.Dir(), list)
+}
+
+// noDefaultTape is the error for a command that needs one tape when none
+// is named and the default tape does not exist.
+func noDefaultTape(ws *tapelog.Workspace, name string) error {
+	names, _ := ws.Tapes()
+	if len(names) == 0 {
+		return hintError{errNoTape, fmt.Sprintf("no tapes in %s yet, not even %q (the default tape)", ws.Dir(), name),
+			"write one with 'tape append', or import sessions with 'tape import claude' or 'tape import codex'"}
+	}
+	return hintError{errNoTape, fmt.Sprintf("no tape %q (the default tape) in %s, which has %d tapes: %s", name, ws.Dir(), len(names), someTapes(names)),
+		"pick one with --tape NAME (or TAPE_NAME); 'tape tapes' lists them all, newest first"}
+}
+
+// someTapes lists the first few names, and how many more there are.
+func someTapes(names []string) string {
+	if len(names) <= shownTapes {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shownTapes], ", "), len(names)-shownTapes)
+}
+
+// hintDefaultOnly says on stderr, when a command read only the default
+// tape because none was named and found nothing there, that --all-tapes
+// reads the others: what a person who imported sessions into a workspace
+// with an empty main needs to hear. did says what the command did ("was
+// searched"), widened what --all-tapes would do ("searches").
+func hintDefaultOnly(env *Env, g *Globals, ws *tapelog.Workspace, t *tapelog.Tape, did, widened string) {
+	if !g.defaultScope(t) {
+		return
+	}
+	names, _ := ws.Tapes()
+	if len(names) < 2 {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "hint: only tape %s (the default tape) %s; --all-tapes %s all %d tapes\n", printable(t.Name()), did, widened, len(names))
+}
+
+// tapeFlagGiven reports whether the command line gave --tape (or -t), as
+// against TAPE_NAME: kong records a flag it parsed from the arguments in
+// the context's path, and one it took from the environment nowhere.
+func tapeFlagGiven(kctx *kong.Context) bool {
+	for _, p := range kctx.Path {
+		if p.Flag != nil && p.Flag.Name == "tape" && !p.Resolved {
+			return true
+		}
+	}
+	return false
+}
