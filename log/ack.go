@@ -53,15 +53,17 @@ type ackPlace struct {
 	line int
 }
 
-// ReadAcks reads AckFile; a missing one acknowledges nothing.
+// ReadAcks reads AckFile; a missing one acknowledges nothing. On an error
+// it returns the error with Acks that acknowledge nothing: a caller may go
+// on without them.
 func (w *Workspace) ReadAcks() (*Acks, error) {
 	a := &Acks{ws: w, lines: map[ackPlace]string{}}
-	data, err := w.ReadPrivate(AckFile, maxAckFile)
+	data, err := w.readAckFile()
 	if errors.Is(err, fs.ErrNotExist) {
 		return a, nil
 	}
 	if err != nil {
-		return nil, err
+		return a, err // it names the file
 	}
 	for i, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(line)
@@ -76,6 +78,17 @@ func (w *Workspace) ReadAcks() (*Acks, error) {
 		a.lines[place] = hash
 	}
 	return a, nil
+}
+
+// readAckFile reads AckFile, refusing what is not a regular file (a FIFO
+// there must not hang every read).
+func (w *Workspace) readAckFile() ([]byte, error) {
+	f, err := w.openRegular(AckFile)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxAckFile))
 }
 
 // parseAck reads one line of AckFile: "PATH:LINE sha256:HEX". The path
@@ -131,14 +144,16 @@ func (w *Workspace) AckLine(le *LineError, f io.ReaderAt) (string, error) {
 
 // Unacknowledged returns the bad lines of bad that AckFile does not
 // acknowledge, in their order: what a read warns of. It reads AckFile only
-// when there is a bad line to look up.
-func (w *Workspace) Unacknowledged(bad []*LineError) ([]*LineError, error) {
+// when there is a bad line to look up; an AckFile it cannot read
+// acknowledges nothing (tape doctor says why), so a read warns of them all
+// rather than fail.
+func (w *Workspace) Unacknowledged(bad []*LineError) []*LineError {
 	if len(bad) == 0 {
-		return bad, nil
+		return bad
 	}
-	acks, err := w.ReadAcks()
-	if err != nil || acks.Len() == 0 {
-		return bad, err
+	acks, _ := w.ReadAcks()
+	if acks.Len() == 0 {
+		return bad
 	}
 	var out []*LineError
 	for _, le := range bad {
@@ -146,7 +161,7 @@ func (w *Workspace) Unacknowledged(bad []*LineError) ([]*LineError, error) {
 			out = append(out, le)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // lineHash is "sha256:" and the hex SHA-256 of the line that starts at

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -73,10 +74,7 @@ func TestAcknowledgedBadLines(t *testing.T) {
 
 	tp := mustTape(t, ws, "main")
 	_, bad := readAll(t, tp)
-	left, err := ws.Unacknowledged(bad)
-	if err != nil {
-		t.Fatal(err)
-	}
+	left := ws.Unacknowledged(bad)
 	if len(bad) != 2 || len(left) != 1 || left[0].Line != 3 {
 		t.Errorf("Unacknowledged(%v) = %v, want line 3 alone", bad, left)
 	}
@@ -93,5 +91,31 @@ func TestShellQuote(t *testing.T) {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestUnreadableAckFile checks that an AckFile that cannot be read (here
+// a FIFO, which must not hang anyone) is a problem doctor reports, and
+// that reads then warn of every bad line instead of failing.
+func TestUnreadableAckFile(t *testing.T) {
+	const file = "tapes/main/anchors/001_a/messages.jsonl"
+	ws := openHandMade(t, map[string]string{file: "坏\n"})
+	if err := syscall.Mkfifo(ws.Abs(AckFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ws.CheckFiles(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range res.Problems {
+		got = append(got, p.Check+" "+p.Path)
+	}
+	if strings.Join(got, ", ") != "ack_file acknowledged, bad_line "+file {
+		t.Errorf("problems %q", got)
+	}
+	_, bad := readAll(t, mustTape(t, ws, "main"))
+	if left := ws.Unacknowledged(bad); len(left) != 1 {
+		t.Errorf("Unacknowledged = %v, want the bad line", left)
 	}
 }

@@ -77,10 +77,11 @@ type CheckResult struct {
 // files.
 func (w *Workspace) CheckFiles(ctx context.Context, upTo map[FileKey]int64) (*CheckResult, error) {
 	acks, err := w.ReadAcks()
-	if err != nil {
-		return nil, err
-	}
 	c := &checker{ws: w, upTo: upTo, now: time.Now(), res: &CheckResult{}, acks: acks}
+	if err != nil {
+		c.add(CheckAckFile, AckFile, 0, "cannot read: "+ackReadReason(err)+"; no bad line is acknowledged",
+			"make it a readable regular file (chmod u+r), or remove it")
+	}
 	for _, n := range acks.Unreadable {
 		c.add(CheckAckFile, AckFile, n, `not "PATH:LINE sha256:HEX"; doctor ignores it`,
 			"correct it to the line tape doctor printed to acknowledge a bad line, or delete it")
@@ -104,6 +105,19 @@ func (w *Workspace) CheckFiles(ctx context.Context, upTo map[FileKey]int64) (*Ch
 		}
 	}
 	return c.res, nil
+}
+
+// ackReadReason says why AckFile could not be read, without its name,
+// which the problem's path gives.
+func ackReadReason(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, ErrNotRegular):
+		return "not a regular file"
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // checker holds one CheckFiles run.
@@ -327,7 +341,8 @@ func (c *checker) file(t *Tape, a Anchor, name string) {
 	if torn := tornTail(s.f, count.Complete); torn > 0 {
 		c.add(CheckTornTail, path.Join(t.folderPath(a.Folder), name), s.lr.lineNo+1,
 			fmt.Sprintf("last line (%d bytes) has no newline: a writer in the middle of a write, or one that crashed; readers skip it until it ends", torn),
-			"if no writer is at work, end the line: echo >> "+shellQuote(c.ws.Abs(path.Join(t.folderPath(a.Folder), name)))+" (tape append does it to the file it appends to)")
+			"if no writer is at work, end the line: echo >> "+shellQuote(c.ws.Abs(path.Join(t.folderPath(a.Folder), name)))+
+				" (tape append does it to the file it appends to); if it is not a whole entry then, run 'tape doctor' again for what to do with the bad line")
 	}
 }
 

@@ -174,9 +174,7 @@ func warnBadLines(env *Env, ix *projector.Projector, tape string, folders []stri
 	if err != nil {
 		return nil, err
 	}
-	if bad, err = ix.Workspace().Unacknowledged(bad); err != nil {
-		return nil, err
-	}
+	bad = ix.Workspace().Unacknowledged(bad)
 	for _, le := range bad {
 		if err := warnLine(env.Stderr, le); errors.Is(err, errUnreadable) {
 			unreadable = err
