@@ -27,7 +27,7 @@ type CLI struct {
 	Merge      MergeCmd      `cmd:"" group:"write" help:"Append a fork's entries to its tape and remove it (e.g. tape merge ID)."`
 	Discard    DiscardCmd    `cmd:"" group:"write" help:"Throw a fork away (e.g. tape discard ID)."`
 	Reset      ResetCmd      `cmd:"" group:"write" help:"Start a tape over; --archive keeps the old anchors (e.g. tape reset --archive --yes)."`
-	Import     ImportCmd     `cmd:"" group:"write" help:"Import tapes written elsewhere (bub: the Bub framework's files). Example: tape import bub ~/.bub/tapes/*.jsonl"`
+	Import     ImportCmd     `cmd:"" group:"write" help:"Import sessions written elsewhere: claude (Claude Code), codex (the Codex CLI), bub (the Bub framework's tapes). Example: tape import claude"`
 	Log        LogCmd        `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
 	Anchors    AnchorsCmd    `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
 	Show       ShowCmd       `cmd:"" group:"read" help:"Print the entries of one anchor."`
