@@ -33,6 +33,7 @@ const (
 	CheckAnchorFile   = "anchor_file"   // an anchor.json that cannot be read
 	CheckIndexDrift   = "index_drift"   // the index disagrees with the files (projector)
 	CheckForkMerge    = "fork_merge"    // a merge or removal of a fork that did not finish
+	CheckAckFile      = "ack_file"      // a line of AckFile that is not an acknowledgement
 )
 
 // StaleTemp is the age past which a temporary file or folder is surely
@@ -65,6 +66,9 @@ type FileCount struct {
 type CheckResult struct {
 	Problems []Problem
 	Files    []FileCount
+	// Acknowledged is the number of bad lines found that AckFile
+	// acknowledges: not problems.
+	Acknowledged int
 }
 
 // CheckFiles reads every tape of the workspace and reports its problems.
@@ -72,7 +76,16 @@ type CheckResult struct {
 // index's checkpoints), so the caller can compare what it read with the
 // files.
 func (w *Workspace) CheckFiles(ctx context.Context, upTo map[FileKey]int64) (*CheckResult, error) {
-	c := &checker{ws: w, upTo: upTo, now: time.Now(), res: &CheckResult{}}
+	acks, err := w.ReadAcks()
+	c := &checker{ws: w, upTo: upTo, now: time.Now(), res: &CheckResult{}, acks: acks}
+	if err != nil {
+		c.add(CheckAckFile, AckFile, 0, "cannot read: "+ackReadReason(err)+"; no bad line is acknowledged",
+			"make it a readable regular file (chmod u+r), or remove it")
+	}
+	for _, n := range acks.Unreadable {
+		c.add(CheckAckFile, AckFile, n, `not "PATH:LINE sha256:HEX"; doctor ignores it`,
+			"correct it to the line tape doctor printed to acknowledge a bad line, or delete it")
+	}
 	dirents, err := w.readDir(tapesDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("list tapes: %w", err)
@@ -94,12 +107,26 @@ func (w *Workspace) CheckFiles(ctx context.Context, upTo map[FileKey]int64) (*Ch
 	return c.res, nil
 }
 
+// ackReadReason says why AckFile could not be read, without its name,
+// which the problem's path gives.
+func ackReadReason(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, ErrNotRegular):
+		return "not a regular file"
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
 // checker holds one CheckFiles run.
 type checker struct {
 	ws     *Workspace
 	upTo   map[FileKey]int64
 	now    time.Time
 	res    *CheckResult
+	acks   *Acks
 	inFork bool // checking a fork: its files are not the index's, so not counted
 }
 
@@ -294,11 +321,12 @@ func (c *checker) file(t *Tape, a Anchor, name string) {
 		}
 		var le *LineError
 		if errors.As(err, &le) {
-			c.add(CheckBadLine, le.Path, le.Line, le.Reason+"; readers skip it",
-				"none needed (the line stays, skipped); to keep its content, append a fixed copy with 'tape append --jsonl'")
 			if le.Err != nil || le.Line == 0 {
+				c.add(CheckBadLine, le.Path, le.Line, le.Reason+"; readers skip the rest of the file",
+					"check the file system (dmesg), then run 'tape doctor' again")
 				break
 			}
+			c.badLine(t, le, s.f)
 			continue
 		}
 		count.Entries++
@@ -313,8 +341,41 @@ func (c *checker) file(t *Tape, a Anchor, name string) {
 	if torn := tornTail(s.f, count.Complete); torn > 0 {
 		c.add(CheckTornTail, path.Join(t.folderPath(a.Folder), name), s.lr.lineNo+1,
 			fmt.Sprintf("last line (%d bytes) has no newline: a writer in the middle of a write, or one that crashed; readers skip it until it ends", torn),
-			"if no writer is at work, end the line: echo >> '"+c.ws.Abs(path.Join(t.folderPath(a.Folder), name))+"' (tape append does it to the file it appends to)")
+			"if no writer is at work, end the line: echo >> "+shellQuote(c.ws.Abs(path.Join(t.folderPath(a.Folder), name)))+
+				" (tape append does it to the file it appends to); if it is not a whole entry then, run 'tape doctor' again for what to do with the bad line")
 	}
+}
+
+// badLine reports a bad line of a tape, unless AckFile acknowledges it,
+// with the fix that clears it: tape never edits the file, so the line
+// stays, and a person keeps its content by appending a fixed copy and
+// acknowledges it. A fork's bad line stops its merge, which no
+// acknowledgement changes: the fork's files are the person's to correct.
+func (c *checker) badLine(t *Tape, le *LineError, f io.ReaderAt) {
+	problem := le.Reason + "; readers skip it"
+	if c.inFork {
+		c.add(CheckBadLine, le.Path, le.Line, problem+", and a merge of the fork stops at it",
+			"correct or delete the line in the fork's file (it is not the tape's until merged), or throw the fork away: tape --tape "+t.name+" discard "+path.Base(t.dir))
+		return
+	}
+	if c.acks.Covers(le, f) {
+		c.res.Acknowledged++
+		return
+	}
+	fix := "if its content matters, append a fixed copy with 'tape --tape " + t.name + " append --jsonl'; then acknowledge the line: "
+	ack, err := c.ws.AckLine(le, f)
+	if err != nil {
+		fix += "it could not be read again (" + err.Error() + "): run 'tape doctor' again"
+	} else {
+		fix += "echo " + shellQuote(ack) + " >> " + shellQuote(c.ws.Abs(AckFile))
+	}
+	c.add(CheckBadLine, le.Path, le.Line, problem, fix)
+}
+
+// shellQuote quotes s for a POSIX shell, so that a command printed for a
+// person to paste runs on the very path printed.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // tornTail is the length of the bytes after complete that hold no newline,

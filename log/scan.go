@@ -341,8 +341,12 @@ var ErrNotRegular = errors.New("log: not a regular file")
 
 // openRegular opens rel for reading without blocking on a FIFO, and makes
 // sure it is a regular file.
-func (t *Tape) openRegular(rel string) (*os.File, error) {
-	f, err := t.ws.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+func (t *Tape) openRegular(rel string) (*os.File, error) { return t.ws.openRegular(rel) }
+
+// openRegular opens the workspace file rel for reading without blocking on
+// a FIFO, and makes sure it is a regular file.
+func (w *Workspace) openRegular(rel string) (*os.File, error) {
+	f, err := w.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -39,11 +39,12 @@ func (p *Projector) Checkpoints(ctx context.Context, tape string) (map[tapelog.F
 }
 
 // Doctor checks the workspace's files (see tapelog.Workspace.CheckFiles)
-// and the index against them, without writing either. The index drifts
+// and the index against them, without writing either, and returns what
+// CheckFiles found with the index's problems added. The index drifts
 // when what it holds of a file is not what the file's bytes up to the
 // index's checkpoint hold; bytes past the checkpoint are lag, not drift:
 // the next catch-up reads them.
-func (p *Projector) Doctor(ctx context.Context) ([]tapelog.Problem, error) {
+func (p *Projector) Doctor(ctx context.Context) (*tapelog.CheckResult, error) {
 	cps, err := p.Checkpoints(ctx, "")
 	if err != nil {
 		return nil, err
@@ -75,7 +76,8 @@ func (p *Projector) Doctor(ctx context.Context) ([]tapelog.Problem, error) {
 		}
 	}
 	gone, err := p.goneFolders(ctx)
-	return append(problems, gone...), err
+	res.Problems = append(problems, gone...)
+	return res, err
 }
 
 func drift(k tapelog.FileKey, problem string) tapelog.Problem {

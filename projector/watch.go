@@ -36,6 +36,10 @@ type Watcher struct {
 	// Reconcile is how often it re-adds every watch and catches up even
 	// without events, as a safety net; 0 means 30s.
 	Reconcile time.Duration
+	// OnStart, if set, is called once Run holds the workspace (no other
+	// watcher runs), before its first pass: what a watcher says or starts
+	// beside it waits until it is sure to run.
+	OnStart func()
 	// OnPass, if set, is told of every pass.
 	OnPass func(Stats, error)
 	// Idle, if not 0, makes Run return once no reader has synced with it
@@ -92,6 +96,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 	lock.WriteAt([]byte(fmt.Sprintf("pid %d: tape watch\n", os.Getpid())), 0)
 	if err := w.clearStaleBarriers(); err != nil {
 		return fmt.Errorf("watch: %w", err)
+	}
+	if w.OnStart != nil {
+		w.OnStart()
 	}
 
 	w.home, _ = os.Stat(w.P.ws.Dir())

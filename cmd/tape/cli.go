@@ -24,7 +24,7 @@ type CLI struct {
 	Merge      MergeCmd      `cmd:"" group:"write" help:"Append a fork's entries to its tape and remove it (e.g. tape merge ID)."`
 	Discard    DiscardCmd    `cmd:"" group:"write" help:"Throw a fork away (e.g. tape discard ID)."`
 	Reset      ResetCmd      `cmd:"" group:"write" help:"Start a tape over; --archive keeps the old anchors (e.g. tape reset --archive --yes)."`
-	Import     ImportCmd     `cmd:"" group:"write" help:"Import tapes written elsewhere (bub: the Bub framework's files). Example: tape import bub ~/.bub/tapes/*.jsonl"`
+	Import     ImportCmd     `cmd:"" group:"write" help:"Import sessions written elsewhere: claude (Claude Code), codex (the Codex CLI), bub (the Bub framework's tapes). Example: tape import claude"`
 	Log        LogCmd        `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
 	Anchors    AnchorsCmd    `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
 	Show       ShowCmd       `cmd:"" group:"read" help:"Print the entries of one anchor."`
@@ -215,7 +215,7 @@ func run(ctx context.Context, args []string, env *Env) (code int) {
 		return code
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "tape: %s; see 'tape --help'\n", err)
+		fmt.Fprintf(env.Stderr, "tape: %s\n", parseErrorMessage(err))
 		return exitUsage
 	}
 	env.color = newPalette(cli.Color, env.Stdout)
@@ -224,4 +224,45 @@ func run(ctx context.Context, args []string, env *Env) (code int) {
 		return exitCode(err)
 	}
 	return exitOK
+}
+
+// parseErrorMessage is what tape says of a command line kong could not
+// parse: kong's words and where help is, except where a command takes a
+// subcommand (tape import claude|codex|bub) and was given none of them:
+// kong's "unexpected argument" there reads as if the command took no
+// argument, so this names the word and lists the subcommands there are.
+func parseErrorMessage(err error) string {
+	msg := err.Error()
+	var pe *kong.ParseError
+	if !errors.As(err, &pe) || pe.Context == nil || pe.Context.Selected() == nil {
+		return msg + "; see 'tape --help'"
+	}
+	node := pe.Context.Selected()
+	var subs []string
+	for _, c := range node.Children {
+		if c.Type == kong.CommandNode && !c.Hidden {
+			subs = append(subs, c.Name)
+		}
+	}
+	help := fmt.Sprintf("see '%s --help'", node.FullPath())
+	if len(subs) == 0 {
+		return msg + "; " + help
+	}
+	kind := "subcommand"
+	if k, ok := node.Target.Addr().Interface().(interface{ subcommandKind() string }); ok {
+		kind = k.subcommandKind()
+	}
+	list := strings.Join(subs, ", ")
+	word, ok := strings.CutPrefix(msg, "unexpected argument ")
+	if !ok {
+		if strings.HasPrefix(msg, "expected ") { // nothing where a subcommand goes
+			return fmt.Sprintf("%s needs a %s: %s (%s)", node.FullPath(), kind, list, help)
+		}
+		return msg + "; " + help
+	}
+	word, suggestion, _ := strings.Cut(word, ", did you mean ")
+	if suggestion != "" {
+		suggestion = " (did you mean " + suggestion + ")"
+	}
+	return fmt.Sprintf("unknown %s %s %q%s; the %ss are %s (%s)", node.Name, kind, word, suggestion, kind, list, help)
 }

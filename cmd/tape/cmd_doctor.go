@@ -32,11 +32,18 @@ folders with one seq), temp_file (a .tmp- name older than a minute, left by
 a crashed writer), unreadable (a tape file that is not a regular readable
 file), anchor_file (an unreadable anchor.json), index_drift (the index holds
 other entries than the files it has read, or files and folders that are
-gone).
+gone), fork_merge (a merge or removal of a fork that did not finish),
+ack_file (a line of .tape/acknowledged that is not an acknowledgement).
 
-tape doctor only reads: it never changes a tape file or the index, and it
-does not catch the index up (bytes not yet indexed are lag, see tape info,
-not drift). Exit status 0 when it found nothing, 3 when it found a problem.
+A bad line stays in its file: tape never edits one. If its content
+matters, append a fixed copy; then acknowledge the line with the command
+doctor prints, which adds it to .tape/acknowledged. An acknowledged line is
+counted in the summary, not reported, and reads stop warning of it.
+
+tape doctor only reads: it never changes a tape file, .tape/acknowledged or
+the index, and it does not catch the index up (bytes not yet indexed are
+lag, see tape info, not drift). Exit status 0 when it found nothing, 3 when
+it found a problem.
 
 Examples:
   tape doctor
@@ -54,7 +61,7 @@ type doctorRecord struct {
 
 // checkOrder is the order of the groups of tape doctor's output.
 var checkOrder = []string{tapelog.CheckUnreadable, tapelog.CheckFolderName, tapelog.CheckDuplicateSeq, tapelog.CheckAnchorFile,
-	tapelog.CheckBadLine, tapelog.CheckTornTail, tapelog.CheckTempFile, tapelog.CheckIndexDrift}
+	tapelog.CheckBadLine, tapelog.CheckTornTail, tapelog.CheckTempFile, tapelog.CheckIndexDrift, tapelog.CheckAckFile}
 
 // errProblems ends a tape doctor that found problems (exit status 3).
 var errProblems = errors.New("doctor found")
@@ -65,10 +72,11 @@ func (c *DoctorCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer ws.Close()
-	problems, err := diagnose(env, ws)
+	res, err := diagnose(env, ws)
 	if err != nil {
 		return err
 	}
+	problems := res.Problems
 	slices.SortStableFunc(problems, func(a, b tapelog.Problem) int {
 		return slices.Index(checkOrder, a.Check) - slices.Index(checkOrder, b.Check)
 	})
@@ -79,7 +87,7 @@ func (c *DoctorCmd) Run(env *Env, g *Globals) error {
 				return err
 			}
 		}
-	} else if err := printProblems(env, ws, problems); err != nil {
+	} else if err := printProblems(env, ws, problems, res.Acknowledged); err != nil {
 		return err
 	}
 	if len(problems) > 0 {
@@ -91,7 +99,7 @@ func (c *DoctorCmd) Run(env *Env, g *Globals) error {
 // diagnose checks the files, and the index when there is one: a missing
 // index is no problem (the next read builds it), and doctor does not
 // build it.
-func diagnose(env *Env, ws *tapelog.Workspace) ([]tapelog.Problem, error) {
+func diagnose(env *Env, ws *tapelog.Workspace) (*tapelog.CheckResult, error) {
 	if _, err := os.Stat(ws.Abs(projector.IndexFile)); errors.Is(err, fs.ErrNotExist) {
 		return checkFiles(env, ws)
 	}
@@ -106,15 +114,11 @@ func diagnose(env *Env, ws *tapelog.Workspace) ([]tapelog.Problem, error) {
 	return ix.Doctor(env.Context())
 }
 
-func checkFiles(env *Env, ws *tapelog.Workspace) ([]tapelog.Problem, error) {
-	res, err := ws.CheckFiles(env.Context(), nil)
-	if err != nil {
-		return nil, err
-	}
-	return res.Problems, nil
+func checkFiles(env *Env, ws *tapelog.Workspace) (*tapelog.CheckResult, error) {
+	return ws.CheckFiles(env.Context(), nil)
 }
 
-func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem) error {
+func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem, acknowledged int) error {
 	var b strings.Builder
 	var counts []string
 	for i, p := range problems {
@@ -137,10 +141,21 @@ func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem) 
 		}
 		fmt.Fprintf(&b, "%s: %s; fix: %s\n", printable(where), printable(p.Problem), printable(p.Fix))
 	}
-	if len(problems) == 0 {
+	acks := ""
+	if acknowledged > 0 {
+		acks = fmt.Sprintf("%s acknowledged in %s", plural(acknowledged, "bad line", "bad lines"), printable(ws.Abs(tapelog.AckFile)))
+	}
+	switch {
+	case len(problems) == 0 && acks == "":
 		fmt.Fprintf(&b, "no problems found in %s\n", printable(ws.Dir()))
-	} else {
-		fmt.Fprintf(&b, "\n%s (%s) in %s\n", plural(len(problems), "problem", "problems"), strings.Join(counts, ", "), printable(ws.Dir()))
+	case len(problems) == 0:
+		fmt.Fprintf(&b, "no problems found in %s (%s)\n", printable(ws.Dir()), acks)
+	default:
+		fmt.Fprintf(&b, "\n%s (%s) in %s", plural(len(problems), "problem", "problems"), strings.Join(counts, ", "), printable(ws.Dir()))
+		if acks != "" {
+			b.WriteString("; " + acks)
+		}
+		b.WriteString("\n")
 	}
 	if _, err := fmt.Fprint(env.Stdout, b.String()); err != nil {
 		return fmt.Errorf("write output: %w", err)

@@ -18,6 +18,10 @@ type ImportCmd struct {
 	Bub    ImportBubCmd    `cmd:"" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/<tape>.jsonl). Example: tape import bub ~/.bub/tapes/*.jsonl"`
 }
 
+// subcommandKind is what tape import's subcommands are, for the error
+// that lists them (parseErrorMessage).
+func (c *ImportCmd) subcommandKind() string { return "source" }
+
 // ImportBubCmd is `tape import bub`.
 type ImportBubCmd struct {
 	Files []string `arg:"" name:"FILE" help:"Bub tape files, one entry per line."`

@@ -166,13 +166,15 @@ func readEntries(env *Env, g *Globals, f entryFilter, pick func([]tapelog.Anchor
 	return entries, unreadable
 }
 
-// warnBadLines reports the bad lines of the given folders on stderr, and
-// returns errUnreadable if a whole file could not be read.
+// warnBadLines reports the bad lines of the given folders on stderr, but
+// for those a person acknowledged (tape doctor says how), and returns
+// errUnreadable if a whole file could not be read.
 func warnBadLines(env *Env, ix *projector.Projector, tape string, folders []string) (unreadable, err error) {
 	bad, err := ix.BadLines(env.Context(), tape, folders)
 	if err != nil {
 		return nil, err
 	}
+	bad = ix.Workspace().Unacknowledged(bad)
 	for _, le := range bad {
 		if err := warnLine(env.Stderr, le); errors.Is(err, errUnreadable) {
 			unreadable = err

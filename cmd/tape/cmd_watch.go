@@ -69,10 +69,12 @@ func (c *WatchCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if !c.Quiet && !c.Background {
-		fmt.Fprintf(env.Stderr, "watching %s; stop with Ctrl-C\n", ws.Dir())
+	started := func() {
+		if !c.Quiet && !c.Background {
+			fmt.Fprintf(env.Stderr, "watching %s; stop with Ctrl-C\n", ws.Dir())
+		}
 	}
-	err = c.run(env.Context(), w, follow)
+	err = c.run(env.Context(), w, follow, started)
 	if c.Background && (errors.Is(err, projector.ErrWatching) || errors.Is(err, projector.ErrWorkspaceGone)) {
 		return nil // another was started first, or there is nothing left to watch
 	}
@@ -99,18 +101,27 @@ func (c *WatchCmd) watcher(env *Env, ix *projector.Projector) *projector.Watcher
 	return w
 }
 
-// run runs the watcher, and the follower beside it if there is one.
-func (c *WatchCmd) run(ctx context.Context, w *projector.Watcher, follow *importer.Follower) error {
-	if follow == nil {
-		return w.Run(ctx)
-	}
+// run runs the watcher, and the follower beside it if there is one. Both
+// the word that it watches (started) and the follower wait until the
+// watcher holds the workspace: a second watcher says nothing of watching,
+// and imports nothing, before it fails.
+func (c *WatchCmd) run(ctx context.Context, w *projector.Watcher, follow *importer.Follower, started func()) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- follow.Run(ctx) }()
+	var done chan error // set by OnStart, which Run calls on this goroutine
+	w.OnStart = func() {
+		started()
+		if follow != nil {
+			done = make(chan error, 1)
+			go func() { done <- follow.Run(ctx) }()
+		}
+	}
 	err := w.Run(ctx)
 	cancel()
-	return errors.Join(err, <-done)
+	if done != nil {
+		err = errors.Join(err, <-done)
+	}
+	return err
 }
 
 // follower is what --follow (or config.json's follow) asks for; nil for
