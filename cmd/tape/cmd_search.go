@@ -36,6 +36,10 @@ together (a common word, or a phrase of common words) lists the newest first
 ("ranked_by": "recency" in --json).
 Exit status 1 when nothing matched, as grep.
 
+Without color, matches are shown as they are written; with color (on a
+terminal, or --color=always), in bold red; --json marks them **like this**
+in "snippet".
+
 Examples:
   tape search flush timeout
   tape search 错误 --kind tool_result --since 2d
@@ -174,18 +178,17 @@ func (c *SearchCmd) print(env *Env, w io.Writer, hits []projector.Hit) error {
 		}
 		return nil
 	}
+	t := table{columns: []column{{}, {tight: true}, {tight: true, give: 1, min: 12}, {drop: 1}, {}, {give: 2, min: 24}}}
 	for _, h := range hits {
 		e := h.Entry
 		date := ""
 		if e.Date != "" {
 			date = shortDate(e.Date)
 		}
-		snippet := env.color.highlight(printable(h.Snippet))
-		if _, err := fmt.Fprintf(w, "%s %03d %-14s %-19s  %s  %s\n", e.Pos.Tape, e.Pos.AnchorSeq, oneLine(e.Pos.Anchor, 14), date, env.color.kind(e.Kind, 11), snippet); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
+		t.add(text(e.Pos.Tape), text(fmt.Sprintf("%03d", e.Pos.AnchorSeq)), text(e.Pos.Anchor), text(date), painted(kindColors[e.Kind], e.Kind),
+			snippetCell(printable(h.Snippet)))
 	}
-	return nil
+	return t.write(w, terminalColumns(env.Stdout), env.color)
 }
 
 // parseWhen reads a time bound: RFC 3339, a date, or a duration before now
