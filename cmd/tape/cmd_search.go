@@ -17,7 +17,7 @@ import (
 
 // SearchCmd is `tape search`.
 type SearchCmd struct {
-	Query    []string `arg:"" help:"Words to find (all of them), \"quoted phrases\", prefix*."`
+	Query    []string `arg:"" text:"" help:"Words to find (all of them), \"quoted phrases\", prefix*; after the first, a word that starts with - is a word (--no-ff), unless it is a flag below."`
 	Kind     []string `short:"k" placeholder:"KIND" help:"Only entries of these kinds (repeat, or separate with commas)."`
 	AllTapes bool     `name:"all-tapes" help:"Search every tape, not only the current one."`
 	Anchor   string   `placeholder:"ANCHOR" help:"Only entries of anchors with this folder, seq, name or slug."`
@@ -35,6 +35,14 @@ ranked by bm25, best first; a query whose words have more than 2,000 matches
 together (a common word, or a phrase of common words) lists the newest first
 ("ranked_by": "recency" in --json).
 Exit status 1 when nothing matched, as grep.
+
+A query is text: after its first word, a word that starts with - is a word
+of the query (tape search git --no-ff finds "git --no-ff"), unless it is one
+of the flags below, written as they are listed (--name, --name=VALUE, or -n
+alone), which work before and after the query, as ripgrep's do. A query that
+starts with -, or a word that is a flag, comes after --:
+  tape search -- --no-ff
+  tape search git -- --json
 
 Without color, matches are shown as they are written; with color (on a
 terminal, or --color=always), in bold red; --json marks them **like this**
