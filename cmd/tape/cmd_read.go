@@ -261,7 +261,8 @@ func (c *AnchorsCmd) Run(env *Env, g *Globals) error {
 }
 
 // printAnchors prints anchors as a table with a header, names in full, as
-// --anchor and tape show take them; a state gives way to fit a terminal.
+// --anchor and tape show take them; a state, a payload that can hold a
+// whole summary, is cut at summaryWidth, and gives way to fit a terminal.
 func printAnchors(env *Env, t *tapelog.Tape, anchors []tapelog.Anchor, counts map[string]int) error {
 	tab := table{header: true, columns: []column{{title: "SEQ"}, {title: "NAME", give: 1, min: 16}, {title: "ENTRIES", right: true},
 		{title: "DATE", drop: 1}, {title: "STATE", give: 2, min: 16}}}
@@ -275,7 +276,7 @@ func printAnchors(env *Env, t *tapelog.Tape, anchors []tapelog.Anchor, counts ma
 		if state == "{}" {
 			state = ""
 		}
-		tab.add(text(fmt.Sprintf("%03d", a.Seq)), text(a.Name), text(fmt.Sprint(r.Entries)), text(date), text(state))
+		tab.add(text(fmt.Sprintf("%03d", a.Seq)), text(a.Name), text(fmt.Sprint(r.Entries)), text(date), text(oneLine(state, summaryWidth)))
 	}
 	return tab.write(env.Stdout, terminalColumns(env.Stdout), env.color)
 }

@@ -284,7 +284,9 @@ func (c *CallsCmd) Run(env *Env, g *Globals) error {
 // tape when the list holds more than one tape's, its anchor and id, in
 // full, as --tape, --anchor and jq take them), when it was called, what
 // became of it, and the call itself, which gives way first to fit a
-// terminal.
+// terminal. Its arguments are a payload, not a name: they are cut at
+// summaryWidth, piped or not, as tape log cuts an entry (a Write's
+// arguments hold a whole file).
 func printCalls(env *Env, listed []calls.Listed, manyTapes bool) error {
 	cols := []column{{title: "CALLED", drop: 2}, {title: "STATUS"}, {title: "TOOK", right: true, drop: 3}, {title: "ANCHOR", give: 1, min: 8, drop: 1},
 		{title: "ID"}, {title: "CALL", give: 2, min: 24}}
@@ -305,7 +307,7 @@ func printCalls(env *Env, listed []calls.Listed, manyTapes bool) error {
 		if json.Unmarshal(call.Arguments, &s) == nil {
 			args = s
 		}
-		row := []cell{text(when), painted(statusColors[call.Status], call.Status), text(took), text(call.Anchor), text(call.ID), text(call.Name + "(" + args + ")")}
+		row := []cell{text(when), painted(statusColors[call.Status], call.Status), text(took), text(call.Anchor), text(call.ID), text(call.Name + "(" + oneLine(args, summaryWidth) + ")")}
 		if manyTapes {
 			row = append([]cell{text(call.Tape)}, row...)
 		}
