@@ -272,10 +272,13 @@ func TestCLIHandMadeWorkspace(t *testing.T) {
 func TestCLIDemo(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	out := mustRun(t, "", "demo", dir)
-	for _, want := range []string{"$ tape anchors", "review", "请检查一下这个修改有没有问题。", "修改没有问题", "$ tape search 修改", "**修改**", "**timeout**", "completed", "bash({\"cmd\":\"go test ./store\"})", "gpt-4.1"} {
+	for _, want := range []string{"$ tape anchors", "review", "请检查一下这个修改有没有问题。", "修改没有问题", "$ tape search 修改", "main 002 review", "main 001 session/start", "completed", "bash({\"cmd\":\"go test ./store\"})", "gpt-4.1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "**") { // without color, search marks no match
+		t.Errorf("demo output marks a match with **:\n%s", out)
 	}
 	if _, _, code := runTape(t, "", "demo", dir); code != exitUsage {
 		t.Errorf("demo into a non-empty folder: exit %d, want %d", code, exitUsage)

@@ -259,6 +259,15 @@ func (c *AnchorsCmd) Run(env *Env, g *Globals) error {
 		}
 		return nil
 	}
+	return printAnchors(env, t, anchors, counts)
+}
+
+// printAnchors prints anchors as a table with a header, names in full, as
+// --anchor and tape show take them; a state, a payload that can hold a
+// whole summary, is cut at summaryWidth, and gives way to fit a terminal.
+func printAnchors(env *Env, t *tapelog.Tape, anchors []tapelog.Anchor, counts map[string]int) error {
+	tab := table{header: true, columns: []column{{title: "SEQ"}, {title: "NAME", give: 1, min: 16}, {title: "ENTRIES", right: true},
+		{title: "DATE", drop: 1}, {title: "STATE", give: 2, min: 16}}}
 	for _, a := range anchors {
 		r := anchorRecordOf(t, a, counts[a.Folder], "")
 		date := ""
@@ -269,7 +278,7 @@ func (c *AnchorsCmd) Run(env *Env, g *Globals) error {
 		if state == "{}" {
 			state = ""
 		}
-		fmt.Fprintf(env.Stdout, "%03d  %-24s  %6d  %-19s  %s\n", a.Seq, oneLine(a.Name, 60), r.Entries, date, oneLine(state, 60))
+		tab.add(text(fmt.Sprintf("%03d", a.Seq)), text(a.Name), text(fmt.Sprint(r.Entries)), text(date), text(oneLine(state, summaryWidth)))
 	}
-	return nil
+	return tab.write(env.Stdout, terminalColumns(env.Stdout), env.color)
 }

@@ -17,7 +17,7 @@ import (
 
 // SearchCmd is `tape search`.
 type SearchCmd struct {
-	Query    []string `arg:"" help:"Words to find (all of them), \"quoted phrases\", prefix*."`
+	Query    []string `arg:"" text:"" help:"Words to find (all of them), \"quoted phrases\", prefix*; after the first, a word that starts with - is a word (--no-ff), unless it is a flag below."`
 	Kind     []string `short:"k" placeholder:"KIND" help:"Only entries of these kinds (repeat, or separate with commas)."`
 	AllTapes bool     `name:"all-tapes" help:"Search every tape, not only the selected one (see 'tape --help': which tape)."`
 	Anchor   string   `placeholder:"ANCHOR" help:"Only entries of anchors with this folder, seq, name or slug."`
@@ -37,6 +37,18 @@ ranked by bm25, best first; a query whose words have more than 2,000 matches
 together (a common word, or a phrase of common words) lists the newest first
 ("ranked_by": "recency" in --json).
 Exit status 1 when nothing matched, as grep.
+
+A query is text: after its first word, a word that starts with - is a word
+of the query (tape search git --no-ff finds "git --no-ff"), unless it is one
+of the flags below, written as they are listed (--name, --name=VALUE, or -n
+alone), which work before and after the query, as ripgrep's do. A query that
+starts with -, or a word that is a flag, comes after --:
+  tape search -- --no-ff
+  tape search git -- --json
+
+Without color, matches are shown as they are written; with color (on a
+terminal, or --color=always), in bold red; --json marks them **like this**
+in "snippet".
 
 Examples:
   tape search flush timeout
@@ -175,18 +187,17 @@ func (c *SearchCmd) print(env *Env, w io.Writer, hits []projector.Hit) error {
 		}
 		return nil
 	}
+	t := table{columns: []column{{}, {tight: true}, {tight: true, give: 1, min: 12}, {drop: 1}, {}, {give: 2, min: 24}}}
 	for _, h := range hits {
 		e := h.Entry
 		date := ""
 		if e.Date != "" {
 			date = shortDate(e.Date)
 		}
-		snippet := env.color.highlight(printable(h.Snippet))
-		if _, err := fmt.Fprintf(w, "%s %03d %-14s %-19s  %s  %s\n", e.Pos.Tape, e.Pos.AnchorSeq, oneLine(e.Pos.Anchor, 14), date, env.color.kind(e.Kind, 11), snippet); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
+		t.add(text(e.Pos.Tape), text(fmt.Sprintf("%03d", e.Pos.AnchorSeq)), text(e.Pos.Anchor), text(date), painted(kindColors[e.Kind], e.Kind),
+			snippetCell(printable(h.Snippet)))
 	}
-	return nil
+	return t.write(w, terminalColumns(env.Stdout), env.color)
 }
 
 // parseWhen reads a time bound: RFC 3339, a date, or a duration before now

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -155,40 +154,19 @@ func (c *TapesCmd) print(env *Env, ws *tapelog.Workspace, page []sessions.Sessio
 // printSessions prints a page of tapes as a table with a header: names in
 // full, so that one can be pasted into --tape.
 func printSessions(env *Env, page []sessions.Session) error {
-	rows := [][]string{{"NAME", "FIRST", "LAST", "ENTRIES", "MODEL", "BRANCH", "CWD", "TITLE"}}
-	minute := func(t time.Time) string {
+	t := table{header: true, columns: []column{{title: "NAME"}, {title: "FIRST", drop: 2}, {title: "LAST"}, {title: "ENTRIES", right: true},
+		{title: "MODEL", give: 2, min: 12, drop: 3}, {title: "BRANCH", give: 1, min: 8, drop: 4}, {title: "CWD", give: 3, min: 16, head: true, drop: 1},
+		{title: "TITLE", give: 4, min: 30}}}
+	minute := func(t time.Time) cell {
 		if t.IsZero() {
-			return "-"
+			return text("-")
 		}
-		return t.UTC().Format("2006-01-02 15:04")
+		return text(t.UTC().Format("2006-01-02 15:04"))
 	}
 	for _, s := range page {
-		rows = append(rows, []string{printable(s.Name), minute(s.First), minute(s.Last), fmt.Sprint(s.Entries), oneLine(s.Model, 28),
-			oneLine(s.Branch, 20), oneLine(s.CWD, 40), oneLine(s.Title, 60)})
+		t.add(text(s.Name), minute(s.First), minute(s.Last), text(fmt.Sprint(s.Entries)), text(s.Model), text(s.Branch), text(s.CWD), text(s.Title))
 	}
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, cell := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, cell := range r {
-			switch {
-			case i == len(r)-1:
-				b.WriteString(cell)
-			case i == 3: // numbers to the right
-				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)) + cell + "  ")
-			default:
-				b.WriteString(cell + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)) + "  ")
-			}
-		}
-		if _, err := fmt.Fprintln(env.Stdout, strings.TrimRight(b.String(), " ")); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
-	}
-	return nil
+	return t.write(env.Stdout, terminalColumns(env.Stdout), env.color)
 }
 
 func rfc3339(t time.Time) *string {
@@ -283,17 +261,18 @@ func (c *CallsCmd) Run(env *Env, g *Globals) error {
 	if err := warnOrphans(env, ix, f.Tape); err != nil {
 		return err
 	}
+	if !c.JSON {
+		if err := printCalls(env, listed, f.Tape == ""); err != nil {
+			return err
+		}
+		c.footer(env, len(listed), total, "calls")
+		return nil
+	}
 	out := newJSONLines(env.Stdout)
 	for _, call := range listed {
-		if c.JSON {
-			if err := out.write(callRecord{ID: call.ID, Tape: call.Tape, Anchor: call.Anchor, Name: call.Name,
-				Arguments: rawOrNull(call.Arguments), Status: call.Status, CalledAt: optional(call.CalledAt),
-				AnsweredAt: optional(call.AnsweredAt), DurationMS: call.DurationMS, Result: rawOrNull(call.Result)}); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := c.printHuman(env, call); err != nil {
+		if err := out.write(callRecord{ID: call.ID, Tape: call.Tape, Anchor: call.Anchor, Name: call.Name,
+			Arguments: rawOrNull(call.Arguments), Status: call.Status, CalledAt: optional(call.CalledAt),
+			AnsweredAt: optional(call.AnsweredAt), DurationMS: call.DurationMS, Result: rawOrNull(call.Result)}); err != nil {
 			return err
 		}
 	}
@@ -301,25 +280,40 @@ func (c *CallsCmd) Run(env *Env, g *Globals) error {
 	return nil
 }
 
-func (c *CallsCmd) printHuman(env *Env, call calls.Listed) error {
-	when, took := "-", ""
-	if call.CalledAt != "" {
-		when = shortDate(call.CalledAt)
+// printCalls prints calls as a table with a header: where each is (its
+// tape when the list holds more than one tape's, its anchor and id, in
+// full, as --tape, --anchor and jq take them), when it was called, what
+// became of it, and the call itself, which gives way first to fit a
+// terminal. Its arguments are a payload, not a name: they are cut at
+// summaryWidth, piped or not, as tape log cuts an entry (a Write's
+// arguments hold a whole file).
+func printCalls(env *Env, listed []calls.Listed, manyTapes bool) error {
+	cols := []column{{title: "CALLED", drop: 2}, {title: "STATUS"}, {title: "TOOK", right: true, drop: 3}, {title: "ANCHOR", give: 1, min: 8, drop: 1},
+		{title: "ID"}, {title: "CALL", give: 2, min: 24}}
+	if manyTapes {
+		cols = append([]column{{title: "TAPE"}}, cols...)
 	}
-	if call.DurationMS != nil {
-		took = (time.Duration(*call.DurationMS) * time.Millisecond).String()
+	t := table{header: true, columns: cols}
+	for _, call := range listed {
+		when, took := "-", ""
+		if call.CalledAt != "" {
+			when = shortDate(call.CalledAt)
+		}
+		if call.DurationMS != nil {
+			took = (time.Duration(*call.DurationMS) * time.Millisecond).String()
+		}
+		args := compactJSON(call.Arguments)
+		var s string
+		if json.Unmarshal(call.Arguments, &s) == nil {
+			args = s
+		}
+		row := []cell{text(when), painted(statusColors[call.Status], call.Status), text(took), text(call.Anchor), text(call.ID), text(call.Name + "(" + oneLine(args, summaryWidth) + ")")}
+		if manyTapes {
+			row = append([]cell{text(call.Tape)}, row...)
+		}
+		t.add(row...)
 	}
-	args := compactJSON(call.Arguments)
-	var s string
-	if json.Unmarshal(call.Arguments, &s) == nil {
-		args = s
-	}
-	status := env.color.paint(statusColors[call.Status], fmt.Sprintf("%-9s", call.Status))
-	_, err := fmt.Fprintf(env.Stdout, "%-19s  %s  %-8s  %s(%s)\n", when, status, took, oneLine(call.Name, 30), oneLine(args, summaryWidth))
-	if err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	return nil
+	return t.write(env.Stdout, terminalColumns(env.Stdout), env.color)
 }
 
 var statusColors = map[string]string{"pending": "\x1b[33m", "completed": "\x1b[32m", "failed": "\x1b[31m"}
@@ -401,17 +395,17 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 	if c.Count {
 		return printCount(env, total)
 	}
+	if !c.JSON {
+		if err := c.print(env, rows); err != nil {
+			return err
+		}
+		c.footer(env, len(rows), total, "groups")
+		return nil
+	}
 	out := newJSONLines(env.Stdout)
 	for _, u := range rows {
-		if c.JSON {
-			if err := out.write(c.record(u)); err != nil {
-				return err
-			}
-			continue
-		}
-		if _, err := fmt.Fprintf(env.Stdout, "%-40s  %5d runs  %10d in  %10d out  %12d cache write  %12d cache read  %12d total\n",
-			oneLine(c.group(u), 40), u.Runs, u.Input, u.Output, u.CacheCreation, u.CacheRead, u.Total); err != nil {
-			return fmt.Errorf("write output: %w", err)
+		if err := out.write(c.record(u)); err != nil {
+			return err
 		}
 	}
 	c.footer(env, len(rows), total, "groups")
@@ -446,16 +440,42 @@ func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector
 	return nil
 }
 
-func (c *UsageCmd) group(u usage.Row) string {
+// print prints the sums as a table, each number with its unit: the group
+// first, in full (a tape's name is never cut; an anchor's and a model's
+// give way to fit a terminal).
+func (c *UsageCmd) print(env *Env, rows []usage.Row) error {
+	var cols []column
 	switch c.By {
 	case "anchor":
-		return fmt.Sprintf("%s %03d %s", u.Tape, u.AnchorSeq, u.Anchor)
+		cols = []column{{}, {tight: true}, {tight: true, give: 1, min: 12}}
 	case "model":
-		return u.Model
-	case "day":
-		return u.Day
+		cols = []column{{give: 1, min: 12}}
+	default:
+		cols = []column{{}}
 	}
-	return u.Tape
+	for range 6 {
+		cols = append(cols, column{right: true})
+	}
+	t := table{columns: cols}
+	for _, u := range rows {
+		t.add(append(c.group(u), text(fmt.Sprintf("%d runs", u.Runs)), text(fmt.Sprintf("%d in", u.Input)), text(fmt.Sprintf("%d out", u.Output)),
+			text(fmt.Sprintf("%d cache write", u.CacheCreation)), text(fmt.Sprintf("%d cache read", u.CacheRead)), text(fmt.Sprintf("%d total", u.Total)))...)
+	}
+	return t.write(env.Stdout, terminalColumns(env.Stdout), env.color)
+}
+
+// group is the cells that name a row's group: its tape, anchor (tape,
+// seq and name), model or day.
+func (c *UsageCmd) group(u usage.Row) []cell {
+	switch c.By {
+	case "anchor":
+		return []cell{text(u.Tape), text(fmt.Sprintf("%03d", u.AnchorSeq)), text(u.Anchor)}
+	case "model":
+		return []cell{text(u.Model)}
+	case "day":
+		return []cell{text(u.Day)}
+	}
+	return []cell{text(u.Tape)}
 }
 
 func (c *UsageCmd) record(u usage.Row) usageGroupRecord {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"strings"
+	"unicode"
 )
 
 // Color on a terminal, as ripgrep and git do it: --color=auto (the
@@ -52,6 +53,15 @@ func (p palette) paint(sgr, s string) string {
 	return sgr + s + sgrReset
 }
 
+// cell is c with each span painted.
+func (p palette) cell(c cell) string {
+	var b strings.Builder
+	for _, s := range c {
+		b.WriteString(p.paint(s.sgr, s.text))
+	}
+	return b.String()
+}
+
 // kind colors an entry kind, padded to width first so columns stay
 // aligned.
 func (p palette) kind(kind string, width int) string {
@@ -62,30 +72,43 @@ func (p palette) kind(kind string, width int) string {
 	return p.paint(kindColors[kind], padded)
 }
 
-// highlight turns a snippet's **marks** into bold red, or leaves them as
-// they are when color is off.
-func (p palette) highlight(s string) string {
-	if !p.on {
-		return s
-	}
-	var b strings.Builder
-	on := false
+// snippetCell reads a search snippet's **marks**, which projector.Snippet
+// puts around each match: the matches are painted when color is on, and
+// shown unmarked when it is off, as grep --color=never shows them. A mark
+// is ** around letters and digits alone, as every query term is; any other
+// ** is the text's own (Markdown's bold, say), and is shown as it is.
+func snippetCell(s string) cell {
+	var c cell
 	for {
-		i := strings.Index(s, "**")
+		i, n := nextMark(s)
 		if i < 0 {
-			b.WriteString(s)
-			if on {
-				b.WriteString(sgrReset)
+			if s != "" {
+				c = append(c, span{text: s})
 			}
-			return b.String()
+			return c
 		}
-		b.WriteString(s[:i])
-		if on {
-			b.WriteString(sgrReset)
-		} else {
-			b.WriteString(sgrMatch)
+		if i > 0 {
+			c = append(c, span{text: s[:i]})
 		}
-		on = !on
-		s = s[i+2:]
+		c = append(c, span{text: s[i+2 : i+2+n], sgr: sgrMatch})
+		s = s[i+2+n+2:]
+	}
+}
+
+// nextMark finds the first match marked in s: where its opening ** is,
+// and the length of the text between the marks; -1 when there is none.
+func nextMark(s string) (at, n int) {
+	for from := 0; ; {
+		i := strings.Index(s[from:], "**")
+		if i < 0 {
+			return -1, 0
+		}
+		i += from
+		word := s[i+2:]
+		n := strings.IndexFunc(word, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+		if n > 0 && strings.HasPrefix(word[n:], "**") {
+			return i, n
+		}
+		from = i + 1
 	}
 }

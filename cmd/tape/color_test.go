@@ -35,20 +35,26 @@ func TestPaletteFollowsFlagTerminalAndNoColor(t *testing.T) {
 	}
 }
 
-func TestHighlight(t *testing.T) {
+// A snippet's marks are painted with color and dropped without; the
+// text's own ** stays, and no mark leaves the terminal red.
+func TestSnippetCell(t *testing.T) {
 	on := palette{on: true}
 	tests := []struct {
 		p        palette
 		in, want string
 	}{
-		{palette{}, "a **b** c", "a **b** c"},
+		{palette{}, "a **b** c", "a b c"},
 		{on, "a **b** c", "a \x1b[1;31mb\x1b[0m c"},
 		{on, "**错误**", "\x1b[1;31m错误\x1b[0m"},
-		{on, "cut **open", "cut \x1b[1;31mopen\x1b[0m"}, // never leave the terminal red
+		{on, "cut **open", "cut **open"}, // never leave the terminal red
+		{on, "make the **`flush`** **timeout** 5s", "make the **`flush`** \x1b[1;31mtimeout\x1b[0m 5s"},
+		{palette{}, "make the **`flush`** **timeout** 5s", "make the **`flush`** timeout 5s"},
+		{palette{}, "****the****, syn**the**tic", "**the**, synthetic"},
+		{on, "**a****b**", "\x1b[1;31ma\x1b[0m\x1b[1;31mb\x1b[0m"},
 	}
 	for _, tt := range tests {
-		if got := tt.p.highlight(tt.in); got != tt.want {
-			t.Errorf("highlight(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := tt.p.cell(snippetCell(tt.in)); got != tt.want {
+			t.Errorf("snippetCell(%q) painted %v = %q, want %q", tt.in, tt.p.on, got, tt.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -50,7 +51,7 @@ func newParser(cli *CLI, env *Env, command string, options ...kong.Option) (*kon
 func parse(cli *CLI, env *Env, args []string, options ...kong.Option) (*kong.Context, error) {
 	if command := plainCommand(args); command != "" && !env.wholeModel {
 		if parser, err := newParser(cli, env, command, options...); err == nil {
-			if kctx, err := parser.Parse(args); err == nil {
+			if kctx, err := parser.Parse(textAfterWords(parser.Model, args)); err == nil {
 				cli.tapeFlag = tapeFlagGiven(kctx)
 				return kctx, nil
 			}
@@ -61,11 +62,144 @@ func parse(cli *CLI, env *Env, args []string, options ...kong.Option) (*kong.Con
 	if err != nil {
 		return nil, err
 	}
-	kctx, err := parser.Parse(args)
+	kctx, err := parser.Parse(textAfterWords(parser.Model, args))
 	if err == nil {
 		cli.tapeFlag = tapeFlagGiven(kctx)
 	}
 	return kctx, err
+}
+
+// A command whose last argument is tagged text:"" (search's query) takes
+// text, not flags, once its first word is given: `tape search git --no-ff`
+// searches for "git --no-ff". Its own flags and the global ones still
+// work after the words, as ripgrep's do after its pattern, when written
+// as --help lists them: --name, --name=VALUE or --name VALUE, and a short
+// flag alone (-n 5; -n5 and -rf are words). Before the first word, and
+// for a query that starts with -, -- ends the flags as usual.
+//
+// kong has no such mode (its passthrough ends the flags at the first
+// word, so `tape search x --all-tapes` would search for "x --all-tapes"),
+// so the arguments are rearranged before kong reads them: the flags after
+// the first word are moved before it, and -- is put between them and the
+// words.
+
+// textAfterWords returns args with the flags that follow the first word
+// of a text argument moved before it, and -- between them and the words
+// (the first -- of args dropped: it said the same). Args of a command
+// without a text argument, or with no word given, are returned as they
+// are.
+func textAfterWords(app *kong.Application, args []string) []string {
+	at := commandIndex(args)
+	if at < 0 {
+		return args
+	}
+	node := childNamed(app, args[at])
+	if node == nil || len(node.Positional) == 0 || !node.Positional[len(node.Positional)-1].Tag.Has("text") {
+		return args
+	}
+	flags := flagsOf(node)
+	first := -1 // the first word
+	for i := at + 1; i < len(args) && first < 0; i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return args // kong reads what follows as words
+		case a != "-" && strings.HasPrefix(a, "-"):
+			if f := flags.lookup(a); f != nil && takesValue(f, a) {
+				i++
+			}
+		default:
+			first = i
+		}
+	}
+	if first < 0 {
+		return args
+	}
+	moved := slices.Clone(args[:first])
+	var words []string
+	for i := first; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			words = append(words, args[i+1:]...)
+			break
+		}
+		f := flags.lookup(a)
+		if f == nil {
+			words = append(words, a)
+			continue
+		}
+		moved = append(moved, a)
+		if takesValue(f, a) {
+			if i+1 == len(args) || args[i+1] == "--" {
+				return moved // a flag without its value: kong says so
+			}
+			i++
+			moved = append(moved, args[i])
+		}
+	}
+	return append(append(moved, "--"), words...)
+}
+
+// commandIndex returns where args name their command: the first argument
+// that is neither a flag nor a global flag's value, before any --; -1 if
+// there is none.
+func commandIndex(args []string) int {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return -1
+		case strings.HasPrefix(a, "-"):
+			if globalTakesValue(a) {
+				i++
+			}
+		default:
+			return i
+		}
+	}
+	return -1
+}
+
+// childNamed is the command of app named name, or nil.
+func childNamed(app *kong.Application, name string) *kong.Node {
+	for _, n := range app.Children {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// flagSet is the flags a command takes: its own and those of the commands
+// above it, the global ones among them.
+type flagSet []*kong.Flag
+
+func flagsOf(n *kong.Node) flagSet {
+	var set flagSet
+	for ; n != nil; n = n.Parent {
+		set = append(set, n.Flags...)
+	}
+	return set
+}
+
+// lookup returns the flag arg is, as --help lists it (--name, --name=VALUE,
+// or -c alone), or nil.
+func (s flagSet) lookup(arg string) *kong.Flag {
+	for _, f := range s {
+		if name, ok := strings.CutPrefix(arg, "--"); ok {
+			name, _, _ = strings.Cut(name, "=")
+			if name == f.Name || slices.Contains(f.Aliases, name) {
+				return f
+			}
+		} else if f.Short != 0 && arg == "-"+string(f.Short) {
+			return f
+		}
+	}
+	return nil
+}
+
+// takesValue reports whether flag f, written as arg, takes the next
+// argument as its value.
+func takesValue(f *kong.Flag, arg string) bool {
+	return !f.IsBool() && !f.IsCounter() && !strings.Contains(arg, "=")
 }
 
 // needsWholeModel reports whether a command reads kong's model of every
@@ -74,29 +208,24 @@ func needsWholeModel(command string) bool { return command == "completion" }
 
 // plainCommand returns the command args name, or "" unless the model of
 // that command alone can parse them: the command is the first argument
-// that is neither a flag nor a global flag's value, and no argument asks
-// for help (kong prints help as it parses, from the model it has).
+// that is neither a flag nor a global flag's value (commandIndex), and no
+// argument before a -- asks for help (kong prints help as it parses, from
+// the model it has).
 func plainCommand(args []string) string {
-	command := ""
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+	at := commandIndex(args)
+	if at < 0 {
+		return ""
+	}
+	command := args[at]
+	if _, ok := commandField(command); !ok || needsWholeModel(command) {
+		return ""
+	}
+	for _, a := range args {
 		switch {
 		case a == "--":
-			if command == "" {
-				return ""
-			}
 			return command // what follows is arguments, even "-h"
 		case a == "--help" || strings.HasPrefix(a, "--help=") || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'h')):
 			return "" // --help, --help=true, -h, or -h among short flags (or in a value: the whole model is never wrong)
-		case strings.HasPrefix(a, "-"):
-			if command == "" && globalTakesValue(a) {
-				i++ // its value, which may look like a command
-			}
-		case command == "":
-			if _, ok := commandField(a); !ok || needsWholeModel(a) {
-				return ""
-			}
-			command = a
 		}
 	}
 	return command

@@ -28,6 +28,7 @@ var parseCases = [][]string{
 	{"show", "2"},
 	{"search", "flush", "timeout", "-k", "message", "--all-tapes", "-n", "5", "--json"},
 	{"search", "--", "-x", "-h"}, {"--color=never", "search", "log"}, {"search", "x", "--tape", "t2", "--no-catchup"},
+	{"search", "git", "--no-ff", "-rf", "--all-tapes", "-n", "3", "--kind=message"}, {"search", "git", "--", "--json"},
 	{"--session", "log", "context", "--json"},
 	{"tapes"},
 	{"calls", "--status", "pending"},
@@ -141,12 +142,12 @@ func TestParseErrorsAndHelpAsBefore(t *testing.T) {
 	t.Setenv("TAPE_DIR", "")
 	dir := t.TempDir()
 	fallback := [][]string{
-		{"search"}, {"search", "--bogus", "x"}, {"search", "x", "--limit", "0"},
+		{"search"}, {"search", "--bogus", "x"}, {"search", "x", "--limit", "0"}, {"search", "x", "--kind"}, {"search", "x", "-n", "--", "y"},
 		{"log", "-n"}, {"append", "--kind"}, {"--color", "purple", "version"}, {"version", "extra"},
 		{"import", "bub"}, {"show"}, {"merge"},
 	}
 	whole := [][]string{
-		{"--help"}, {"search", "--help"}, {"search", "-h"}, {"search", "--help=true"}, {"import", "--help"},
+		{"--help"}, {"search", "--help"}, {"search", "-h"}, {"search", "x", "-h"}, {"search", "--help=true"}, {"import", "--help"},
 		{"import", "bub", "--help"}, {"import", "bub", "--help=1"}, {"serch", "x"},
 		{"completion", "bash"}, {"completion", "fish"},
 	}
@@ -170,6 +171,37 @@ func TestParseErrorsAndHelpAsBefore(t *testing.T) {
 		want, wantCode := run(true)
 		if got != want || gotCode != wantCode {
 			t.Errorf("tape %s: exit %d\n%s\nwith the whole model: exit %d\n%s", strings.Join(args, " "), gotCode, got, wantCode, want)
+		}
+	}
+}
+
+// After the first word of a query, a word that starts with - is a word,
+// unless it is a flag as --help lists it; -- still ends the flags.
+func TestQueryWordsAfterTheFirst(t *testing.T) {
+	t.Setenv("TAPE_DIR", "")
+	t.Setenv("TAPE_NAME", "")
+	for _, tc := range []struct {
+		args     []string
+		query    []string
+		allTapes bool
+		limit    int
+		kinds    []string
+	}{
+		{[]string{"search", "git", "--no-ff"}, []string{"git", "--no-ff"}, false, 20, nil},
+		{[]string{"search", "--all-tapes", "git", "--no-ff"}, []string{"git", "--no-ff"}, true, 20, nil},
+		{[]string{"search", "git", "--no-ff", "--all-tapes", "-n", "3"}, []string{"git", "--no-ff"}, true, 3, nil},
+		{[]string{"search", "rm", "-rf", "-n5", "--limit=2", "-k", "message"}, []string{"rm", "-rf", "-n5"}, false, 2, []string{"message"}},
+		{[]string{"search", "git", "--", "--all-tapes", "--"}, []string{"git", "--all-tapes", "--"}, false, 20, nil},
+		{[]string{"search", "--", "--no-ff"}, []string{"--no-ff"}, false, 20, nil},
+		{[]string{"-t", "x", "search", "a", "-", "b"}, []string{"a", "-", "b"}, false, 20, nil},
+	} {
+		for _, whole := range []bool{false, true} {
+			cli, _ := parseWith(t, tc.args, whole)
+			s := cli.Search
+			if !slices.Equal(s.Query, tc.query) || s.AllTapes != tc.allTapes || s.Limit != tc.limit || !slices.Equal(s.Kind, tc.kinds) {
+				t.Errorf("tape %s (whole model %v): query %q, all tapes %v, limit %d, kinds %q; want %q, %v, %d, %q",
+					strings.Join(tc.args, " "), whole, s.Query, s.AllTapes, s.Limit, s.Kind, tc.query, tc.allTapes, tc.limit, tc.kinds)
+			}
 		}
 	}
 }

@@ -248,7 +248,7 @@ func printable(s string) string {
 // oneLine folds s onto one line, makes it printable, and cuts it to width
 // runes, marking the cut.
 func oneLine(s string, width int) string {
-	s = printable(strings.Join(strings.Fields(s), " "))
+	s = flat(s)
 	if utf8.RuneCountInString(s) <= width {
 		return s
 	}
