@@ -260,6 +260,7 @@ func checkSynopsis(app *kong.Application, synopsis string) error {
 	r := strings.NewReplacer(`\|`, " | ", "[", " ", "]", " ", "...", " ", "…", " ")
 	words := strings.Fields(r.Replace(synopsis))[1:] // after "tape"
 	node := app.Node
+	inText := false // past the first word of a text argument (search's query): a -word is text
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if w == "|" {
@@ -269,6 +270,9 @@ func checkSynopsis(app *kong.Application, synopsis string) error {
 			name, listed := strings.CutSuffix(w, ",") // "--a, --b": a list of flags
 			name, _, inline := strings.Cut(name, "=")
 			f := findFlag(node, name)
+			if f == nil && inText {
+				continue
+			}
 			if f == nil {
 				return fmt.Errorf("no flag %s on 'tape%s'", name, commandPath(node))
 			}
@@ -278,6 +282,7 @@ func checkSynopsis(app *kong.Application, synopsis string) error {
 			continue
 		}
 		if !hasCommands(node) {
+			inText = takesText(node)
 			continue // an argument
 		}
 		next := childCommand(node, w)
@@ -312,6 +317,12 @@ func findFlag(node *kong.Node, name string) *kong.Flag {
 		}
 	}
 	return nil
+}
+
+// takesText reports whether node's last argument is text (tagged text:""),
+// which takes the words after its first, as the CLI does (textAfterWords).
+func takesText(node *kong.Node) bool {
+	return len(node.Positional) > 0 && node.Positional[len(node.Positional)-1].Tag.Has("text")
 }
 
 func hasCommands(node *kong.Node) bool {
@@ -390,7 +401,7 @@ func TestDocsCheckersFindMistakes(t *testing.T) {
 			t.Errorf("shellTapeCommands(%q) = %q, want %q", tc.line, got, tc.want)
 		}
 	}
-	if err := parseArgs([]string{"search", "x", "--bogus"}); err == nil {
+	if err := parseArgs([]string{"search", "--bogus", "x"}); err == nil {
 		t.Error("parseArgs accepts an unknown flag")
 	}
 }

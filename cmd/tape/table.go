@@ -74,6 +74,9 @@ const dropped = -1
 // limit), painted by p.
 func (t *table) write(w io.Writer, limit int, p palette) error {
 	rows := t.cells
+	if len(rows) == 0 {
+		return nil // no header over nothing: an empty answer prints nothing, as ls does
+	}
 	if t.header {
 		head := make([]cell, len(t.columns))
 		for i, c := range t.columns {
