@@ -36,8 +36,12 @@ type Listed struct {
 	DurationMS             *int64
 }
 
-// List returns the calls the filter selects, newest first (tapes in
-// reverse order of name), and how many it selects in all. A call or
+// List returns the calls the filter selects, newest first, and how many
+// it selects in all. The calls of one tape come in reverse tape order;
+// those of every tape by the time they were called (then in reverse tape
+// order, and calls without a date last), so that a workspace of many
+// sessions lists the latest session's calls first, not the last tape's
+// by name. A call or
 // result whose line changed since it was indexed comes back in errs, and
 // the call without it.
 func List(ctx context.Context, ix views.Index, f Filter) (calls []Listed, total int, errs []error, err error) {
@@ -115,8 +119,12 @@ func list(ctx context.Context, r views.Reader, f Filter) (calls []Listed, total 
 
 func listRefs(ctx context.Context, r views.Reader, f Filter, c equal) ([]listedRef, error) {
 	limit, largs := f.Page.SQL()
+	order := `c.tape DESC, c.anchor_seq DESC, c.folder DESC, c.eff_time DESC, c.file DESC, c.line DESC, c.idx DESC`
+	if f.Tape == "" {
+		order = `c.called_ns DESC, ` + order // calls_time, calls_status_time
+	}
 	rows, err := r.QueryContext(ctx, `SELECT c.tape, c.call_id, c.name, c.status, c.idx, c.entry, c.result_entry, c.result_idx, c.called_ns, c.answered_ns
-		FROM calls c`+c.sql()+` ORDER BY c.tape DESC, c.anchor_seq DESC, c.folder DESC, c.eff_time DESC, c.file DESC, c.line DESC, c.idx DESC`+limit,
+		FROM calls c`+c.sql()+` ORDER BY `+order+limit,
 		append(c.args, largs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("query calls: %w", err)

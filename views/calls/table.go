@@ -73,6 +73,11 @@ CREATE TABLE calls (
 -- Lists of calls run newest first (tape DESC too, so one index direction
 -- serves them): by status through this index, all of them through the key.
 CREATE INDEX calls_status ON calls (status, tape, anchor_seq, folder, eff_time, file, line, idx);
+-- Lists of every tape's calls run by the time of the call (query.go),
+-- all of them through calls_time, by status through calls_status_time;
+-- the key follows in each, for ties.
+CREATE INDEX calls_time ON calls (called_ns);
+CREATE INDEX calls_status_time ON calls (status, called_ns);
 
 -- Tool results whose call id no pending call has (views/pairing.go): they
 -- answer nothing, and are reported. Keyed by the tool_result entry's place
