@@ -97,82 +97,81 @@ const (
 	maxIdentifierParts = 8
 )
 
-// IdentifierParts returns the parts of the camelCase and PascalCase words
-// of text, separated by spaces, each word's once: "TestFlush calls
+// IdentifierParts returns the parts of the camelCase and PascalCase names
+// in text, separated by spaces, each name's once: "TestFlush calls
 // newHandler and HTTPServer, then TestFlush" gives "Test Flush new Handler
-// HTTP Server". (Once: a tool's output names the same function many times,
-// and its parts only have to find the entry; the text column counts it.) Agents' sessions
-// are full of code, and a person searching for "flush" means TestFlush
-// too. The unicode61 tokenizer already splits snake_case and dotted names
-// on their punctuation; a word splits where a lowercase letter meets an
-// uppercase one, and before a capital that starts a word after a run of
+// HTTP Server". Agents' sessions are full of code, and a person searching
+// for "flush" means TestFlush too; each name once, because a tool's output
+// names the same function many times, and its parts only have to find the
+// entry (the text column counts it).
+//
+// A name is a run of ASCII letters and digits: identifiers in code are
+// ASCII, and any other byte (punctuation, space, Chinese) ends one, which
+// lets a rebuild scan every byte of every entry without decoding it (it
+// cost 5.6% of BenchmarkRebuildManyTapes's CPU with unicode's tables and
+// decoding). The unicode61 tokenizer already splits snake_case and dotted
+// names on their punctuation. A name splits where a lowercase letter meets
+// an uppercase one, and before a capital that starts a word after a run of
 // capitals or digits (HTTPServer, base64Encode); "utf8" and "sha256" stay
-// whole. A word splits only into parts of two runes or more (so getX and
+// whole. It splits only into parts of two letters or more (so getX and
 // iPhone stay whole), so that a hash or base64 ("aGVsbG8") does not fill
-// the index with fragments. Han, Hiragana and Katakana end a word: they
-// are Tokenize's.
+// the index with fragments.
 func IdentifierParts(text string) string {
 	var b strings.Builder
-	var seen map[string]bool // the words split already
-	split := func(word string) {
-		if len(word) > maxIdentifier || !hasCaseChange(word) || seen[word] {
-			return
+	var seen map[string]bool  // the names split already
+	start, cased := -1, false // where the current name starts (-1 between names); it has a capital after its first letter
+	for i := 0; i <= len(text); i++ {
+		c := byte(' ') // the end of text ends a name
+		if i < len(text) {
+			c = text[i]
 		}
-		if seen == nil {
-			seen = map[string]bool{}
-		}
-		seen[word] = true
-		writeIdentifierParts(&b, word)
-	}
-	start := -1 // where the current word starts, or -1 between words
-	for i := 0; i < len(text); {
-		inWord, size := wordRuneAt(text, i)
 		switch {
-		case inWord && start < 0:
-			start = i
-		case !inWord && start >= 0:
-			split(text[start:i])
+		case isLowerOrDigit(c):
+			if start < 0 {
+				start, cased = i, false
+			}
+		case isUpper(c):
+			if start < 0 {
+				start, cased = i, false
+			} else {
+				cased = true
+			}
+		case start >= 0:
+			if name := text[start:i]; cased && len(name) <= maxIdentifier && !seen[name] {
+				if seen == nil {
+					seen = map[string]bool{}
+				}
+				seen[name] = true
+				writeIdentifierParts(&b, name)
+			}
 			start = -1
 		}
-		i += size
-	}
-	if start >= 0 {
-		split(text[start:])
 	}
 	return b.String()
 }
 
-// wordRuneAt reports whether the rune at text[i] belongs to a word that
-// IdentifierParts may split (a letter or digit that Tokenize does not
-// make bigrams of), and its size. ASCII is decided without decoding: a
-// rebuild runs this on every byte of every entry, and with unicode's
-// tables for each rune it cost a tenth of a rebuild (BenchmarkRebuildManyTapes).
-func wordRuneAt(text string, i int) (bool, int) {
-	if c := text[i]; c < utf8.RuneSelf {
-		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9', 1
-	}
-	r, size := utf8.DecodeRuneInString(text[i:])
-	return !isBigramRune(r) && (unicode.IsLetter(r) || unicode.IsDigit(r)), size
-}
+func isUpper(c byte) bool        { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool        { return 'a' <= c && c <= 'z' }
+func isDigit(c byte) bool        { return '0' <= c && c <= '9' }
+func isLowerOrDigit(c byte) bool { return isLower(c) || isDigit(c) }
 
-// writeIdentifierParts writes the parts of word, of at most
-// maxIdentifier bytes, to b, if it has several.
-func writeIdentifierParts(b *strings.Builder, word string) {
-	var buf [maxIdentifier]rune
-	rs := buf[:0]
-	for _, r := range word {
-		rs = append(rs, r)
-	}
-	cuts := make([]int, 1, maxIdentifierParts+1) // where each part starts, in runes
-	for j := 1; j < len(rs); j++ {
-		if splitsBefore(rs, j) {
+// writeIdentifierParts writes the parts of name, ASCII letters and digits
+// of at most maxIdentifier bytes, to b, if it has several.
+func writeIdentifierParts(b *strings.Builder, name string) {
+	var buf [maxIdentifierParts + 2]int
+	cuts := append(buf[:0], 0) // where each part starts
+	for j := 1; j < len(name); j++ {
+		if splitsBefore(name, j) {
+			if len(cuts) == maxIdentifierParts {
+				return
+			}
 			cuts = append(cuts, j)
 		}
 	}
-	if len(cuts) < 2 || len(cuts) > maxIdentifierParts {
+	if len(cuts) < 2 {
 		return
 	}
-	cuts = append(cuts, len(rs))
+	cuts = append(cuts, len(name))
 	for k := 1; k < len(cuts); k++ {
 		if cuts[k]-cuts[k-1] < 2 {
 			return
@@ -182,41 +181,23 @@ func writeIdentifierParts(b *strings.Builder, word string) {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(string(rs[cuts[k-1]:cuts[k]]))
+		b.WriteString(name[cuts[k-1]:cuts[k]])
 	}
 }
 
-// splitsBefore reports whether a word of runes rs splits before rs[j]: an
-// uppercase letter after a lowercase one (the F of TestFlush), or a
-// capital followed by a lowercase letter after a capital or a digit (the
-// S of HTTPServer, the E of base64Encode).
-func splitsBefore(rs []rune, j int) bool {
-	if !unicode.IsUpper(rs[j]) {
+// splitsBefore reports whether name splits before name[j]: an uppercase
+// letter after a lowercase one (the F of TestFlush), or a capital
+// followed by a lowercase letter after a capital or a digit (the S of
+// HTTPServer, the E of base64Encode).
+func splitsBefore(name string, j int) bool {
+	if !isUpper(name[j]) {
 		return false
 	}
-	prev := rs[j-1]
-	if unicode.IsLower(prev) {
+	prev := name[j-1]
+	if isLower(prev) {
 		return true
 	}
-	return (unicode.IsUpper(prev) || unicode.IsDigit(prev)) && j+1 < len(rs) && unicode.IsLower(rs[j+1])
-}
-
-// hasCaseChange reports whether word has a lowercase letter followed by
-// an uppercase one, or an uppercase one followed by a lowercase one after
-// its first rune: the quick test that most words fail, before
-// writeIdentifierParts looks for the splits.
-func hasCaseChange(word string) bool {
-	var prev rune
-	for i, r := range word {
-		if i > 0 && unicode.IsLower(prev) && unicode.IsUpper(r) {
-			return true
-		}
-		if i > 1 && unicode.IsUpper(prev) && unicode.IsLower(r) {
-			return true // HTTPServer; i > 1 passes over a capital that starts the word
-		}
-		prev = r
-	}
-	return false
+	return (isUpper(prev) || isDigit(prev)) && j+1 < len(name) && isLower(name[j+1])
 }
 
 // isBigramRune reports whether r belongs to a script written without spaces
