@@ -78,7 +78,8 @@ main). --all-tapes makes info, search, calls and usage read every tape, as
 git log --all reads every branch; it overrides TAPE_NAME. When no tape is
 named and the default tape does not exist (a workspace of imported sessions),
 those four read every tape, and the commands that need one tape say how to
-pick one.
+pick one; an empty default tape beside other tapes (tape init, then an
+import) counts as not there for those four.
 
 ` + exitCodesHelp
 
@@ -91,14 +92,43 @@ func (g *Globals) workspace(env *Env) (*tapelog.Workspace, error) {
 		}
 		return ws, nil
 	}
-	dir := env.Dir
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("find workspace: %w", err)
-		}
+	dir, err := workingDir(env)
+	if err != nil {
+		return nil, fmt.Errorf("find workspace: %w", err)
 	}
 	return tapelog.Find(dir)
+}
+
+// workingDir is the folder the command runs in.
+func workingDir(env *Env) (string, error) {
+	if env.Dir != "" {
+		return env.Dir, nil
+	}
+	return os.Getwd()
+}
+
+// importWorkspace opens the workspace as workspace does or, when there is
+// none here or above and TAPE_DIR names none, creates one here without a
+// tape and says so on stderr, as git clone says where it clones: an
+// import is how a person with sessions to read starts (docs/decisions/0062).
+// A TAPE_DIR that does not exist is an error, as it may be a typo.
+func (g *Globals) importWorkspace(env *Env) (*tapelog.Workspace, error) {
+	ws, err := g.workspace(env)
+	if g.TapeDir != "" || !errors.Is(err, tapelog.ErrNoWorkspace) {
+		return ws, err
+	}
+	dir, err := workingDir(env)
+	if err != nil {
+		return nil, fmt.Errorf("create workspace: %w", err)
+	}
+	ws, created, err := tapelog.Create(dir)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		fmt.Fprintf(env.Stderr, "tape: created a workspace in %s (none here or above)\n", printable(ws.Dir()))
+	}
+	return ws, nil
 }
 
 // openTape opens the workspace and the tape a command of reach r reads

@@ -65,7 +65,7 @@ func (c *ImportBubCmd) Run(env *Env, g *Globals) error {
 	case g.Tape != "" && len(c.Files) > 1:
 		return usagef("--tape names the tape of one file; import several files without it, each into the tape named after it")
 	}
-	ws, err := g.workspace(env)
+	ws, err := g.importWorkspace(env)
 	if err != nil {
 		return err
 	}

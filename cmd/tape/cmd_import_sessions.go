@@ -78,7 +78,7 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 	if err != nil {
 		return err
 	}
-	ws, err := g.workspace(env)
+	ws, err := g.importWorkspace(env)
 	if err != nil {
 		return err
 	}
@@ -109,13 +109,20 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 }
 
 // paths are the paths given, made absolute against the working folder,
-// or the format's default folders that exist.
+// each of which must exist, or the format's default folders that exist.
 func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, error) {
 	if len(c.Paths) > 0 {
 		out := make([]string, len(c.Paths))
 		for i, p := range c.Paths {
 			if !filepath.IsAbs(p) && env.Dir != "" {
 				p = filepath.Join(env.Dir, p)
+			}
+			if _, err := os.Stat(p); err != nil {
+				// Before anything is made: an import may create the workspace.
+				if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+					err = pe.Err // the path is in the message already
+				}
+				return nil, fmt.Errorf("open %s: %w; check the path", c.Paths[i], err)
 			}
 			out[i] = p
 		}

@@ -83,13 +83,15 @@ func (c *InfoCmd) runWorkspace(env *Env, g *Globals, ix *projector.Projector) er
 	if c.JSON {
 		return newJSONLines(env.Stdout).write(r)
 	}
-	return c.printWorkspace(env, r)
+	return c.printWorkspace(env, r, whyEveryTape(ws))
 }
 
-func (c *InfoCmd) printWorkspace(env *Env, r workspaceInfoRecord) error {
+// printWorkspace prints r; why is why no tape was read (whyEveryTape),
+// when --all-tapes was not given.
+func (c *InfoCmd) printWorkspace(env *Env, r workspaceInfoRecord, why string) error {
 	tape := "every tape (--all-tapes)"
 	if !c.AllTapes {
-		tape = fmt.Sprintf("none named, and no tape %q (the default); --tape NAME shows one", r.DefaultTape)
+		tape = "none named, and " + why + "; --tape NAME shows one"
 	}
 	bad := strconv.Itoa(r.BadLines)
 	if r.BadLines > 0 {

@@ -569,5 +569,8 @@ func (c *MessagesCmd) Run(env *Env, g *Globals) error {
 		}
 	}
 	c.footer(env, len(msgs), total, "messages")
+	if total == 0 {
+		hintEmptyDefault(env, g, t)
+	}
 	return nil
 }

@@ -22,7 +22,11 @@ import (
 // default from the environment, not a choice made on the command line.
 // When no tape is named and the default tape does not exist (a workspace
 // of imported sessions), a command that can read every tape does, and one
-// that needs one tape fails, saying how to pick one.
+// that needs one tape fails, saying how to pick one. For a command that
+// can read every tape, a default tape that holds no entry, only anchors,
+// is as if it did not exist when the workspace has other tapes: it is the
+// default tape not yet written, as tape init leaves it before sessions
+// are imported (docs/decisions/0062).
 
 // reach is how many tapes a command can work on.
 type reach int
@@ -61,6 +65,9 @@ func (g *Globals) selectTape(ws *tapelog.Workspace, r reach, allTapes bool) (*ta
 		return t, err
 	}
 	ok, err := t.Exists()
+	if err == nil && ok && r == anyTapes && !g.named() {
+		ok, err = countsAsDefault(t)
+	}
 	if err != nil || ok {
 		return t, err
 	}
@@ -72,6 +79,54 @@ func (g *Globals) selectTape(ws *tapelog.Workspace, r reach, allTapes bool) (*ta
 		return nil, nil
 	}
 	return nil, noDefaultTape(ws, name)
+}
+
+// countsAsDefault reports whether t, the default tape, which exists, is
+// the one a command that can read every tape reads when none is named:
+// unless it holds no entry and the workspace has other tapes.
+func countsAsDefault(t *tapelog.Tape) (bool, error) {
+	if ok, err := holdsEntries(t); err != nil || ok {
+		return ok, err
+	}
+	names, err := t.Workspace().Tapes()
+	return len(names) < 2, err
+}
+
+// holdsEntries reports whether the tape holds an entry besides its
+// anchors: a *.jsonl file with a byte in it, in any anchor folder. A file
+// that cannot be read counts: something is there. It lists the folders
+// until the first such file, which is in the first folder of a tape
+// that has been written.
+func holdsEntries(t *tapelog.Tape) (bool, error) {
+	folders, err := t.Folders()
+	if err != nil {
+		return false, err
+	}
+	for _, f := range folders {
+		files, err := t.Files(f.Name)
+		if err != nil {
+			return false, err
+		}
+		for _, fi := range files {
+			if fi.Size > 0 || fi.Err != nil {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// whyEveryTape says why a command that can read every tape read them all
+// with no tape named: its default tape does not exist, or holds no entry.
+func whyEveryTape(ws *tapelog.Workspace) string {
+	name := ws.Config().DefaultTape
+	if t, err := ws.Tape(name); err == nil {
+		defer t.Close()
+		if ok, err := t.Exists(); err == nil && ok {
+			return fmt.Sprintf("tape %q (the default) holds no entries", name)
+		}
+	}
+	return fmt.Sprintf("no tape %q (the default)", name)
 }
 
 // tapeName is the tape the flags select: --session, else --tape/TAPE_NAME,
@@ -168,6 +223,25 @@ func hintDefaultOnly(env *Env, g *Globals, ws *tapelog.Workspace, t *tapelog.Tap
 		return
 	}
 	fmt.Fprintf(env.Stderr, "hint: only tape %s (the default tape) %s; --all-tapes %s all %d tapes\n", printable(t.Name()), did, widened, len(names))
+}
+
+// hintEmptyDefault says on stderr, when a command that reads one tape
+// read the default tape because none was named and printed nothing, that
+// the tape holds no entry and how to pick another, when there are others:
+// a workspace where tape init made main before sessions were imported.
+func hintEmptyDefault(env *Env, g *Globals, t *tapelog.Tape) {
+	if !g.defaultScope(t) {
+		return
+	}
+	if ok, err := holdsEntries(t); err != nil || ok {
+		return
+	}
+	names, _ := t.Workspace().Tapes()
+	if len(names) < 2 {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "hint: tape %s (the default tape) holds no entries; pick another with --tape NAME (or TAPE_NAME); 'tape tapes' lists all %d, newest first\n",
+		printable(t.Name()), len(names))
 }
 
 // tapeFlagGiven reports whether the command line gave --tape (or -t), as
