@@ -85,15 +85,20 @@ func (c *ImportBubCmd) Run(env *Env, g *Globals) error {
 		if c.JSON {
 			err = out.write(st)
 		} else {
-			_, err = fmt.Fprintf(env.Stdout, "%s: imported %d entries (%d anchors) into tape %s; %d already there, %d bad lines\n",
-				printable(st.File), st.Imported, st.Anchors, printable(st.Tape), st.Skipped, st.BadLines)
+			_, err = fmt.Fprintf(env.Stdout, "%s: imported %s (%s) into tape %s; %d already there, %s\n",
+				printable(st.File), plural(st.Imported, "entry", "entries"), plural(st.Anchors, "anchor", "anchors"), printable(st.Tape),
+				st.Skipped, plural(st.BadLines, "bad line", "bad lines"))
 		}
 		if err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}
 	if bad > 0 {
-		return usagef("%d lines could not be imported (see the warnings above); fix them and import again: what is already imported is skipped", bad)
+		them := "them"
+		if bad == 1 {
+			them = "it"
+		}
+		return usagef("%s could not be imported (see the warnings above); fix %s and import again: what is already imported is skipped", plural(bad, "line", "lines"), them)
 	}
 	return nil
 }

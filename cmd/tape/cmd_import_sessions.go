@@ -103,7 +103,7 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 		bad += st.BadLines
 	}
 	if bad > 0 {
-		return usagef("%d lines could not be imported (see the warnings above); the rest was, and importing again skips what is there", bad)
+		return usagef("%s could not be imported (see the warnings above); the rest was, and importing again skips what is there", plural(bad, "line", "lines"))
 	}
 	return nil
 }
@@ -168,8 +168,8 @@ func (c *importSessions) print(env *Env, format *importer.Format, paths []string
 		case st.Unchanged:
 			_, err = fmt.Fprintf(env.Stdout, "%s: nothing new (tape %s)\n", printable(st.File), printable(st.Tape))
 		default:
-			_, err = fmt.Fprintf(env.Stdout, "%s: %d entries into tape %s; %d already there, %d bad lines%s\n",
-				printable(st.File), st.Imported, printable(st.Tape), st.Skipped, st.BadLines, heldNote(st.Held))
+			_, err = fmt.Fprintf(env.Stdout, "%s: %s into tape %s; %d already there, %s%s\n",
+				printable(st.File), plural(st.Imported, "entry", "entries"), printable(st.Tape), st.Skipped, plural(st.BadLines, "bad line", "bad lines"), heldNote(st.Held))
 		}
 		if err != nil {
 			return fmt.Errorf("write output: %w", err)
@@ -182,14 +182,18 @@ func (c *importSessions) print(env *Env, format *importer.Format, paths []string
 		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", format.Name, printable(strings.Join(paths, ", ")))
 		return err
 	}
-	_, err := fmt.Fprintf(env.Stderr, "tape: %d transcripts, %d tapes: %d entries imported, %d already there, %d bad lines%s\n",
-		len(stats), len(tapes), total.Imported, total.Skipped, total.BadLines, heldNote(total.Held))
+	_, err := fmt.Fprintf(env.Stderr, "tape: %s, %s: %s imported, %d already there, %s%s\n",
+		plural(len(stats), "transcript", "transcripts"), plural(len(tapes), "tape", "tapes"), plural(total.Imported, "entry", "entries"),
+		total.Skipped, plural(total.BadLines, "bad line", "bad lines"), heldNote(total.Held))
 	return err
 }
 
 func heldNote(held int) string {
 	if held == 0 {
 		return ""
+	}
+	if held == 1 {
+		return ", 1 line still being written (the next import takes it)"
 	}
 	return fmt.Sprintf(", %d lines still being written (the next import takes them)", held)
 }

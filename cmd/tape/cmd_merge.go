@@ -75,10 +75,3 @@ func killHook() func() {
 		}
 	}
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
