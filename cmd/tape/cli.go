@@ -26,7 +26,7 @@ type CLI struct {
 	Merge      MergeCmd      `cmd:"" group:"write" help:"Append a fork's entries to its tape and remove it (e.g. tape merge ID)."`
 	Discard    DiscardCmd    `cmd:"" group:"write" help:"Throw a fork away (e.g. tape discard ID)."`
 	Reset      ResetCmd      `cmd:"" group:"write" help:"Start a tape over; --archive keeps the old anchors (e.g. tape reset --archive --yes)."`
-	Import     ImportCmd     `cmd:"" group:"write" help:"Import sessions written elsewhere: claude (Claude Code), codex (the Codex CLI), bub (the Bub framework's tapes). Example: tape import claude"`
+	Import     ImportCmd     `cmd:"" group:"import" help:"Import sessions and tapes written elsewhere, one tape each, into this workspace (or a new one here when there is none); importing again imports only what is new."`
 	Log        LogCmd        `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
 	Anchors    AnchorsCmd    `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
 	Show       ShowCmd       `cmd:"" group:"read" help:"Print the entries of one anchor."`
@@ -59,6 +59,7 @@ type Globals struct {
 var groups = []kong.Group{
 	{Key: "workspace", Title: "Workspace"},
 	{Key: "write", Title: "Write"},
+	{Key: "import", Title: "Import"},
 	{Key: "read", Title: "Read"},
 	{Key: "views", Title: "Views (projections of the tapes)"},
 	{Key: "index", Title: "Index"},

@@ -12,10 +12,14 @@ import (
 )
 
 // ImportCmd is `tape import`: one subcommand per foreign format.
+//
+// Its sources are listed once, under their own heading (the group
+// "import"), in tape --help and tape import --help alike; each source's
+// help tag is its line there, and its Help what that line does not say.
 type ImportCmd struct {
-	Claude ImportClaudeCmd `cmd:"" help:"Import Claude Code's sessions (~/.claude/projects), one tape each. Example: tape import claude"`
-	Codex  ImportCodexCmd  `cmd:"" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each. Example: tape import codex"`
-	Bub    ImportBubCmd    `cmd:"" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/<tape>.jsonl). Example: tape import bub ~/.bub/tapes/*.jsonl"`
+	Claude ImportClaudeCmd `cmd:"" group:"import" help:"Import Claude Code's sessions (~/.claude/projects), one tape each."`
+	Codex  ImportCodexCmd  `cmd:"" group:"import" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each."`
+	Bub    ImportBubCmd    `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 
 // subcommandKind is what tape import's subcommands are, for the error

@@ -27,11 +27,11 @@ type importSessions struct {
 }
 
 func (c *ImportClaudeCmd) Help() string {
-	return `Imports Claude Code's session transcripts, one tape per session, named
-claude-<the first 8 digits of the session id> (a subagent's tape adds
--agent-<its id>). Without a PATH, reads $CLAUDE_CONFIG_DIR/projects, else
-~/.claude/projects. Claude Code deletes transcripts after 30 days; what
-tape imported stays.
+	return `A session's tape is named claude-<the first 8 digits of the session id>
+(a subagent's adds -agent-<its id>). Without a PATH, reads
+$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects. Claude Code deletes
+transcripts after 30 days; what tape imported stays. With no .tape/ here or
+above, the import makes one here, without a tape main.
 
 Importing again reads only what is new: each transcript's checkpoint is kept
 in .tape/import/claude.json, and every entry's id comes from its line, so
@@ -48,9 +48,9 @@ Examples:
 }
 
 func (c *ImportCodexCmd) Help() string {
-	return `Imports the Codex CLI's session rollouts, one tape per session, named
-codex-<the last 8 digits of the session id>. Without a PATH, reads
-$CODEX_HOME/sessions, else ~/.codex/sessions.
+	return `A session's tape is named codex-<the last 8 digits of the session id>.
+Without a PATH, reads $CODEX_HOME/sessions, else ~/.codex/sessions. With no
+.tape/ here or above, the import makes one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
 .tape/import/codex.json; ids from the lines). A line that cannot be imported
