@@ -66,8 +66,10 @@ func (c *ImportBubCmd) Run(env *Env, g *Globals) error {
 	switch {
 	case g.Session != "":
 		return usagef("--session does not apply to import; name the tape with --tape")
-	case g.Tape != "" && len(c.Files) > 1:
+	case g.tapeFlag && len(c.Files) > 1:
 		return usagef("--tape names the tape of one file; import several files without it, each into the tape named after it")
+	case g.Tape != "" && len(c.Files) > 1:
+		return usagef("TAPE_NAME (%s) names the tape of one file; unset it to import several files, each into the tape named after it", printable(g.Tape))
 	}
 	ws, err := g.importWorkspace(env)
 	if err != nil {

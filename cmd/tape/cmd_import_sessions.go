@@ -71,7 +71,7 @@ func (c *ImportCodexCmd) Run(env *Env, g *Globals) error {
 }
 
 func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) error {
-	if g.Session != "" || g.Tape != "" {
+	if g.Session != "" || g.tapeFlag { // TAPE_NAME alone is the environment's default: not for sessions
 		return usagef("--tape and --session do not apply to 'tape import %s': each session gets a tape of its own", format.Name)
 	}
 	paths, err := c.paths(env, format)
