@@ -20,6 +20,7 @@ import (
 // tape to all of them, as `git log --all` widens `git log`; with --tape or
 // --session it is a usage error, and it overrides TAPE_NAME, which is a
 // default from the environment, not a choice made on the command line.
+// --session overrides TAPE_NAME too, and with --tape is a usage error.
 // When no tape is named and the default tape does not exist (a workspace
 // of imported sessions), a command that can read every tape does, and one
 // that needs one tape fails, saying how to pick one. For a command that
@@ -73,6 +74,8 @@ func (g *Globals) selectTape(ws *tapelog.Workspace, r reach, allTapes bool) (*ta
 	}
 	t.Close()
 	switch {
+	case g.Session != "":
+		return nil, noSessionTape(ws, g.Session)
 	case g.named():
 		return nil, noSuchTape(ws, name)
 	case r == anyTapes:
@@ -130,11 +133,13 @@ func whyEveryTape(ws *tapelog.Workspace) string {
 }
 
 // tapeName is the tape the flags select: --session, else --tape/TAPE_NAME,
-// else the workspace's default.
+// else the workspace's default. --session and --tape on one command line
+// are a usage error; --session overrides TAPE_NAME, the environment's
+// default, as --all-tapes does.
 func (g *Globals) tapeName(ws *tapelog.Workspace) (string, error) {
 	switch {
-	case g.Session != "" && g.Tape != "":
-		return "", usagef("--session and --tape (or TAPE_NAME) both name a tape; give one")
+	case g.Session != "" && g.tapeFlag:
+		return "", usagef("--session and --tape both name a tape; give one")
 	case g.Session != "":
 		return bub.SessionTape(ws.Project(), g.Session)
 	case g.Tape != "":
@@ -187,6 +192,13 @@ func noSuchTape(ws *tapelog.Workspace, name string) error {
 		}
 	}
 	return fmt.Errorf("%w %q in %s (tapes: %s); pick one with --tape, or append to create it", errNoTape, name, ws.Dir(), list)
+}
+
+// noSessionTape is the error for --session ID when the session has no
+// tape: named by the id the person gave, not by the tape name Bub derives
+// from it, which they never saw.
+func noSessionTape(ws *tapelog.Workspace, id string) error {
+	return hintError{kind: errNoTape, msg: fmt.Sprintf("no tape for session %q in %s; check the session id, or append with --session to create its tape", id, ws.Dir())}
 }
 
 // noDefaultTape is the error for a command that needs one tape when none
