@@ -71,15 +71,15 @@ func (c *ImportBubCmd) Run(env *Env, g *Globals) error {
 	case g.Tape != "" && len(c.Files) > 1:
 		return usagef("TAPE_NAME (%s) names the tape of one file; unset it to import several files, each into the tape named after it", printable(g.Tape))
 	}
+	jobs, err := c.jobs(env, g) // before an import may create the workspace
+	if err != nil {
+		return err
+	}
 	ws, err := g.importWorkspace(env)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	jobs, err := c.jobs(env, g, ws)
-	if err != nil {
-		return err
-	}
 	bad := 0
 	out := newJSONLines(env.Stdout)
 	for _, j := range jobs {
@@ -113,7 +113,7 @@ type importJob struct{ path, shown, tape string }
 
 // jobs checks every file and tape name before anything is imported, so a
 // typo in the last name does not leave the first files imported.
-func (c *ImportBubCmd) jobs(env *Env, g *Globals, ws *tapelog.Workspace) ([]importJob, error) {
+func (c *ImportBubCmd) jobs(env *Env, g *Globals) ([]importJob, error) {
 	jobs := make([]importJob, len(c.Files))
 	for i, shown := range c.Files {
 		path := shown
