@@ -57,7 +57,7 @@ func (c *AppendCmd) Run(env *Env, g *Globals) error {
 	defer ws.Close()
 	defer t.Close()
 	if t, err = forkOf(t, c.Fork); err != nil {
-		return err
+		return g.forkElsewhere(env, c.Fork, err)
 	}
 	defer t.Close()
 	if c.Sync != nil {

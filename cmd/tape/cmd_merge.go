@@ -28,13 +28,13 @@ Example:
 func (c *MergeCmd) Run(env *Env, g *Globals) error {
 	ws, t, err := g.openTape(env, oneTape, false)
 	if err != nil {
-		return err
+		return g.forkElsewhere(env, c.ID, err)
 	}
 	defer ws.Close()
 	defer t.Close()
 	res, err := t.Merge(env.Context(), c.ID, tapelog.MergeOptions{AfterWrite: killHook()})
 	if err != nil {
-		return err
+		return g.forkElsewhere(env, c.ID, err)
 	}
 	if c.JSON {
 		return newJSONLines(env.Stdout).write(mergeRecord{Fork: res.Fork, Tape: t.Name(), Base: res.Base,

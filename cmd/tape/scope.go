@@ -237,6 +237,35 @@ func hintDefaultOnly(env *Env, g *Globals, ws *tapelog.Workspace, t *tapelog.Tap
 	fmt.Fprintf(env.Stderr, "hint: only tape %s (the default tape) %s; --all-tapes %s all %d tapes\n", printable(t.Name()), did, widened, len(names))
 }
 
+// forkElsewhere is err, a fork command's failure to find the fork id on
+// the tape it selected (or to find that tape), made to name the tape that
+// holds the fork, when no tape was named and another tape holds it: fork
+// ids are unique in a workspace, and a person who forked a tape with
+// --tape may leave it off the next command. Named, the tape is the one
+// meant, and err stands.
+func (g *Globals) forkElsewhere(env *Env, id string, err error) error {
+	if g.named() || !(errors.Is(err, tapelog.ErrNoFork) || errors.Is(err, errNoTape)) {
+		return err
+	}
+	ws, werr := g.workspace(env)
+	if werr != nil {
+		return err
+	}
+	defer ws.Close()
+	owner, ferr := ws.ForkTape(id)
+	if ferr != nil || owner == "" {
+		return err
+	}
+	not := ""
+	if t, terr := ws.Tape(ws.Config().DefaultTape); terr == nil {
+		if ok, _ := t.Exists(); ok {
+			not = ", not " + printable(t.Name())
+		}
+		t.Close()
+	}
+	return hintError{kind: tapelog.ErrNoFork, msg: fmt.Sprintf("fork %s is on tape %s%s; add --tape %s", printable(id), printable(owner), not, printable(owner))}
+}
+
 // hintEmptyDefault says on stderr, when a command that reads one tape
 // read the default tape because none was named and printed nothing, that
 // the tape holds no entry and how to pick another, when there are others:
