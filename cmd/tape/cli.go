@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -265,7 +266,7 @@ func run(ctx context.Context, args []string, env *Env) (code int) {
 // kong's "unexpected argument" there reads as if the command took no
 // argument, so this names the word and lists the subcommands there are.
 func parseErrorMessage(err error) string {
-	msg := err.Error()
+	msg := flagValueWords(err.Error())
 	var pe *kong.ParseError
 	if !errors.As(err, &pe) || pe.Context == nil || pe.Context.Selected() == nil {
 		return msg + "; see 'tape --help'"
@@ -298,4 +299,43 @@ func parseErrorMessage(err error) string {
 		suggestion = " (did you mean " + suggestion + ")"
 	}
 	return fmt.Sprintf("unknown %s %s %q%s; the %ss are %s (%s)", node.Name, kind, word, suggestion, kind, list, help)
+}
+
+// flagValueWords says in words that a flag needs its value, where kong
+// says it got "EOL": at the end of the line ("--limit: expected int value
+// but got \"EOL\" (<EOL>)"), before another flag ("... got \"--json\"
+// (long flag); perhaps try --limit=\"--json\"?"), and for a list
+// ("--kind: missing value, expecting \"<arg>,...\""). Any other message is
+// returned as it is. It runs on the error path alone, so it reads kong's
+// words with strings rather than compiling patterns every process would pay
+// for.
+func flagValueWords(msg string) string {
+	flag, rest, ok := strings.Cut(msg, ": ")
+	if !ok || !strings.HasPrefix(flag, "-") || strings.ContainsRune(flag, ' ') {
+		return msg
+	}
+	if strings.HasPrefix(rest, "missing value, expecting ") {
+		return flag + " needs a value"
+	}
+	rest, ok = strings.CutPrefix(rest, "expected ")
+	typ, rest, ok2 := strings.Cut(rest, ` value but got "`)
+	got, rest, ok3 := strings.Cut(rest, `" (`)
+	if !ok || !ok2 || !ok3 || strings.ContainsRune(typ, ' ') {
+		return msg
+	}
+	number := strings.Contains(typ, "int") || strings.HasPrefix(typ, "float")
+	what := "a value"
+	if number {
+		what = "a number"
+	}
+	_, numeric := strconv.ParseFloat(got, 64)
+	switch {
+	case strings.HasPrefix(rest, "<EOL>)"):
+		return flag + " needs " + what
+	case !strings.HasPrefix(rest, "long flag)") && !strings.HasPrefix(rest, "short flag)"):
+		return msg
+	case number && numeric != nil:
+		return fmt.Sprintf("%s needs a number, not the flag %s", flag, got)
+	}
+	return fmt.Sprintf("%s needs %s (%s reads as a flag; if it is the value, write %s=%s)", flag, what, got, flag, got)
 }
