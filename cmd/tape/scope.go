@@ -267,20 +267,19 @@ func (g *Globals) forkElsewhere(env *Env, id string, err error) error {
 }
 
 // hintEmptyDefault says on stderr, when a command that reads one tape
-// read the default tape because none was named and printed nothing, that
-// the tape holds no entry and how to pick another, when there are others:
-// a workspace where tape init made main before sessions were imported.
+// read the default tape because none was named and printed nothing, and
+// the tape does not count as the default for the commands that can read
+// every tape (countsAsDefault: it holds no entry, and there are others),
+// how to pick another: a workspace where tape init made main before
+// sessions were imported.
 func hintEmptyDefault(env *Env, g *Globals, t *tapelog.Tape) {
 	if !g.defaultScope(t) {
 		return
 	}
-	if ok, err := holdsEntries(t); err != nil || ok {
+	if ok, err := countsAsDefault(t); err != nil || ok {
 		return
 	}
 	names, _ := t.Workspace().Tapes()
-	if len(names) < 2 {
-		return
-	}
 	fmt.Fprintf(env.Stderr, "hint: tape %s (the default tape) holds no entries; pick another with --tape NAME (or TAPE_NAME); 'tape tapes' lists all %d, newest first\n",
 		printable(t.Name()), len(names))
 }
