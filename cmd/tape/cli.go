@@ -77,7 +77,8 @@ from the files and rebuilds whenever it is missing.
 Which tape: a command uses the tape named by --tape NAME, TAPE_NAME or
 --session ID, else the workspace's default tape (default_tape in config.json:
 main). --all-tapes makes info, search, calls and usage read every tape, as
-git log --all reads every branch; it overrides TAPE_NAME. When no tape is
+git log --all reads every branch; it overrides TAPE_NAME, as --session
+does. When no tape is
 named and the default tape does not exist (a workspace of imported sessions),
 those four read every tape, and the commands that need one tape say how to
 pick one; an empty default tape beside other tapes (tape init, then an
