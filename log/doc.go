@@ -6,7 +6,7 @@
 //
 // # Using it
 //
-//	ws, err := log.Find(".")             // or log.Init(dir), log.Open(".tape")
+//	ws, err := log.Find(".")             // or log.Init(dir), log.Create(dir), log.Open(".tape")
 //	t, err := ws.Tape("main")
 //	e, err := t.Append(ctx, log.Entry{Kind: log.KindMessage, Payload: msg})
 //	a, err := t.Handoff(ctx, "review", state)

@@ -130,11 +130,34 @@ func (t *Tape) OpenFork(id string) (*Tape, error) {
 
 func (t *Tape) noFork(id string) error {
 	forks, _ := t.Forks()
-	list := "none"
-	if len(forks) > 0 {
-		list = fmt.Sprint(forks)
+	if len(forks) == 0 {
+		return fmt.Errorf("%w %q on tape %s (no forks); start one with 'tape fork'", ErrNoFork, id, t.name)
 	}
-	return fmt.Errorf("%w %q on tape %s (forks: %s); start one with 'tape fork'", ErrNoFork, id, t.name, list)
+	return fmt.Errorf("%w %q on tape %s (forks: %s)", ErrNoFork, id, t.name, strings.Join(forks, ", "))
+}
+
+// ForkTape is the name of the tape that holds the fork id, or "" when
+// none does: fork ids are unique in a workspace. It looks in every tape's
+// forks folder, a stat each.
+func (w *Workspace) ForkTape(id string) (string, error) {
+	if err := ValidateForkID(id); err != nil {
+		return "", err
+	}
+	names, err := w.Tapes()
+	if err != nil {
+		return "", err
+	}
+	for _, name := range names {
+		t, err := w.Tape(name)
+		if err != nil {
+			continue // a folder whose name is not a tape's
+		}
+		fi, err := w.root.Stat(t.forkPath(id))
+		if err == nil && fi.IsDir() {
+			return name, nil
+		}
+	}
+	return "", nil
 }
 
 // Forks lists the ids of the tape's forks, oldest first (ULIDs sort by time).

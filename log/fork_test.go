@@ -184,6 +184,35 @@ func TestDiscard(t *testing.T) {
 	}
 }
 
+// ForkTape finds the tape that holds a fork, and none for an id no tape
+// holds; the error of a fork not found names the tape's forks one by one.
+func TestForkTape(t *testing.T) {
+	ws := newTestWorkspace(t)
+	id, _, _ := forkFixture(t, ws)
+	other := mustTape(t, ws, "other")
+	defer other.Close()
+	mustAppend(t, other, msg("another tape"))
+	if got, err := ws.ForkTape(id); err != nil || got != "main" {
+		t.Errorf("ForkTape(%s) = %q, %v; want main", id, got, err)
+	}
+	if got, err := ws.ForkTape("01JD8Z5N0QF3KJ6W2M1T7XG4BC"); err != nil || got != "" {
+		t.Errorf("ForkTape of no fork = %q, %v; want none", got, err)
+	}
+	if _, err := ws.ForkTape("../main"); err == nil {
+		t.Error("ForkTape(../main): no error")
+	}
+	_, err := other.OpenFork(id)
+	if !errors.Is(err, ErrNoFork) || !strings.Contains(err.Error(), "(no forks)") {
+		t.Errorf("OpenFork on a tape without forks = %v", err)
+	}
+	tp := mustTape(t, ws, "main")
+	defer tp.Close()
+	_, err = tp.OpenFork("01JD8Z5N0QF3KJ6W2M1T7XG4BC")
+	if err == nil || !strings.Contains(err.Error(), "(forks: "+id+")") {
+		t.Errorf("OpenFork of a missing fork = %v; want its tape's forks listed", err)
+	}
+}
+
 func mustRead(t *testing.T, tp *Tape) []Entry {
 	t.Helper()
 	entries, bad := readAll(t, tp)

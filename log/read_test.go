@@ -210,6 +210,36 @@ func TestWorkspaceFindAndInit(t *testing.T) {
 	}
 }
 
+// Create makes a workspace without a tape (an import's), and an Init
+// after it adds the default tape.
+func TestWorkspaceCreateHasNoTape(t *testing.T) {
+	dir := t.TempDir()
+	ws, created, err := Create(dir)
+	if err != nil || !created {
+		t.Fatalf("Create = %v, created %v", err, created)
+	}
+	tapes, err := ws.Tapes()
+	ws.Close()
+	if err != nil || len(tapes) != 0 {
+		t.Fatalf("Tapes after Create = %v, %v; want none", tapes, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, DirName, "config.json")); err != nil {
+		t.Errorf("Create wrote no config.json: %v", err)
+	}
+	if ws, created, err = Create(dir); err != nil || created {
+		t.Fatalf("second Create = %v, created %v; want nothing created", err, created)
+	}
+	ws.Close()
+	ws, created, err = Init(dir)
+	if err != nil || !created {
+		t.Fatalf("Init after Create = %v, created %v; want the default tape made", err, created)
+	}
+	defer ws.Close()
+	if tapes, err := ws.Tapes(); err != nil || !slices.Equal(tapes, []string{"main"}) {
+		t.Errorf("Tapes after Init = %v, %v; want [main]", tapes, err)
+	}
+}
+
 func TestConfig(t *testing.T) {
 	for _, tt := range []struct {
 		name, config string

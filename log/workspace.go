@@ -121,6 +121,28 @@ func (w *Workspace) synced(rel string) {
 // the default tape), or opens the one that is there. It reports whether it
 // created anything.
 func Init(dir string) (ws *Workspace, created bool, err error) {
+	ws, created, err = Create(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	t, err := ws.Tape(ws.config.DefaultTape)
+	if err != nil {
+		ws.Close()
+		return nil, false, err
+	}
+	made, err := t.ensure(context.Background())
+	if err != nil {
+		ws.Close()
+		return nil, false, err
+	}
+	return ws, created || made, nil
+}
+
+// Create creates a workspace in the folder dir (dir/.tape, with
+// config.json) without any tape, or opens the one that is there: what an
+// import makes, each session a tape of its own. It reports whether it
+// created anything.
+func Create(dir string) (ws *Workspace, created bool, err error) {
 	tapeDir := filepath.Join(dir, DirName)
 	if err := os.Mkdir(tapeDir, dirPerm); err == nil {
 		created = true
@@ -138,17 +160,7 @@ func Init(dir string) (ws *Workspace, created bool, err error) {
 		}
 		created = true
 	}
-	t, err := ws.Tape(ws.config.DefaultTape)
-	if err != nil {
-		ws.Close()
-		return nil, false, err
-	}
-	made, err := t.ensure(context.Background())
-	if err != nil {
-		ws.Close()
-		return nil, false, err
-	}
-	return ws, created || made, nil
+	return ws, created, nil
 }
 
 // Open opens the workspace whose .tape folder is tapeDir. config.json is

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -26,7 +27,7 @@ type CLI struct {
 	Merge      MergeCmd      `cmd:"" group:"write" help:"Append a fork's entries to its tape and remove it (e.g. tape merge ID)."`
 	Discard    DiscardCmd    `cmd:"" group:"write" help:"Throw a fork away (e.g. tape discard ID)."`
 	Reset      ResetCmd      `cmd:"" group:"write" help:"Start a tape over; --archive keeps the old anchors (e.g. tape reset --archive --yes)."`
-	Import     ImportCmd     `cmd:"" group:"write" help:"Import sessions written elsewhere: claude (Claude Code), codex (the Codex CLI), bub (the Bub framework's tapes). Example: tape import claude"`
+	Import     ImportCmd     `cmd:"" group:"import" help:"Import sessions and tapes written elsewhere, one tape each, into this workspace (or a new one here when there is none); importing again imports only what is new."`
 	Log        LogCmd        `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
 	Anchors    AnchorsCmd    `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
 	Show       ShowCmd       `cmd:"" group:"read" help:"Print the entries of one anchor."`
@@ -59,6 +60,7 @@ type Globals struct {
 var groups = []kong.Group{
 	{Key: "workspace", Title: "Workspace"},
 	{Key: "write", Title: "Write"},
+	{Key: "import", Title: "Import"},
 	{Key: "read", Title: "Read"},
 	{Key: "views", Title: "Views (projections of the tapes)"},
 	{Key: "index", Title: "Index"},
@@ -75,10 +77,12 @@ from the files and rebuilds whenever it is missing.
 Which tape: a command uses the tape named by --tape NAME, TAPE_NAME or
 --session ID, else the workspace's default tape (default_tape in config.json:
 main). --all-tapes makes info, search, calls and usage read every tape, as
-git log --all reads every branch; it overrides TAPE_NAME. When no tape is
+git log --all reads every branch; it overrides TAPE_NAME, as --session
+does. When no tape is
 named and the default tape does not exist (a workspace of imported sessions),
 those four read every tape, and the commands that need one tape say how to
-pick one.
+pick one; an empty default tape beside other tapes (tape init, then an
+import) counts as not there for those four.
 
 ` + exitCodesHelp
 
@@ -91,14 +95,43 @@ func (g *Globals) workspace(env *Env) (*tapelog.Workspace, error) {
 		}
 		return ws, nil
 	}
-	dir := env.Dir
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("find workspace: %w", err)
-		}
+	dir, err := workingDir(env)
+	if err != nil {
+		return nil, fmt.Errorf("find workspace: %w", err)
 	}
 	return tapelog.Find(dir)
+}
+
+// workingDir is the folder the command runs in.
+func workingDir(env *Env) (string, error) {
+	if env.Dir != "" {
+		return env.Dir, nil
+	}
+	return os.Getwd()
+}
+
+// importWorkspace opens the workspace as workspace does or, when there is
+// none here or above and TAPE_DIR names none, creates one here without a
+// tape and says so on stderr, as git clone says where it clones: an
+// import is how a person with sessions to read starts (docs/decisions/0062).
+// A TAPE_DIR that does not exist is an error, as it may be a typo.
+func (g *Globals) importWorkspace(env *Env) (*tapelog.Workspace, error) {
+	ws, err := g.workspace(env)
+	if g.TapeDir != "" || !errors.Is(err, tapelog.ErrNoWorkspace) {
+		return ws, err
+	}
+	dir, err := workingDir(env)
+	if err != nil {
+		return nil, fmt.Errorf("create workspace: %w", err)
+	}
+	ws, created, err := tapelog.Create(dir)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		fmt.Fprintf(env.Stderr, "tape: created a workspace in %s (none here or above)\n", printable(ws.Dir()))
+	}
+	return ws, nil
 }
 
 // openTape opens the workspace and the tape a command of reach r reads
@@ -234,7 +267,7 @@ func run(ctx context.Context, args []string, env *Env) (code int) {
 // kong's "unexpected argument" there reads as if the command took no
 // argument, so this names the word and lists the subcommands there are.
 func parseErrorMessage(err error) string {
-	msg := err.Error()
+	msg := flagValueWords(err.Error())
 	var pe *kong.ParseError
 	if !errors.As(err, &pe) || pe.Context == nil || pe.Context.Selected() == nil {
 		return msg + "; see 'tape --help'"
@@ -267,4 +300,43 @@ func parseErrorMessage(err error) string {
 		suggestion = " (did you mean " + suggestion + ")"
 	}
 	return fmt.Sprintf("unknown %s %s %q%s; the %ss are %s (%s)", node.Name, kind, word, suggestion, kind, list, help)
+}
+
+// flagValueWords says in words that a flag needs its value, where kong
+// says it got "EOL": at the end of the line ("--limit: expected int value
+// but got \"EOL\" (<EOL>)"), before another flag ("... got \"--json\"
+// (long flag); perhaps try --limit=\"--json\"?"), and for a list
+// ("--kind: missing value, expecting \"<arg>,...\""). Any other message is
+// returned as it is. It runs on the error path alone, so it reads kong's
+// words with strings rather than compiling patterns every process would pay
+// for.
+func flagValueWords(msg string) string {
+	flag, rest, ok := strings.Cut(msg, ": ")
+	if !ok || !strings.HasPrefix(flag, "-") || strings.ContainsRune(flag, ' ') {
+		return msg
+	}
+	if strings.HasPrefix(rest, "missing value, expecting ") {
+		return flag + " needs a value"
+	}
+	rest, ok = strings.CutPrefix(rest, "expected ")
+	typ, rest, ok2 := strings.Cut(rest, ` value but got "`)
+	got, rest, ok3 := strings.Cut(rest, `" (`)
+	if !ok || !ok2 || !ok3 || strings.ContainsRune(typ, ' ') {
+		return msg
+	}
+	number := strings.Contains(typ, "int") || strings.HasPrefix(typ, "float")
+	what := "a value"
+	if number {
+		what = "a number"
+	}
+	_, numeric := strconv.ParseFloat(got, 64)
+	switch {
+	case strings.HasPrefix(rest, "<EOL>)"):
+		return flag + " needs " + what
+	case !strings.HasPrefix(rest, "long flag)") && !strings.HasPrefix(rest, "short flag)"):
+		return msg
+	case number && numeric != nil:
+		return fmt.Sprintf("%s needs a number, not the flag %s", flag, got)
+	}
+	return fmt.Sprintf("%s needs %s (%s reads as a flag; if it is the value, write %s=%s)", flag, what, got, flag, got)
 }

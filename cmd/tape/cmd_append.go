@@ -57,7 +57,7 @@ func (c *AppendCmd) Run(env *Env, g *Globals) error {
 	defer ws.Close()
 	defer t.Close()
 	if t, err = forkOf(t, c.Fork); err != nil {
-		return err
+		return g.forkElsewhere(env, c.Fork, err)
 	}
 	defer t.Close()
 	if c.Sync != nil {
@@ -143,7 +143,7 @@ func (c *AppendCmd) appendJSONL(env *Env, t *tapelog.Tape) error {
 			if err := c.print(env, written); err != nil {
 				return err
 			}
-			return fmt.Errorf("stdin line %d: %w; the %d entries before it were written", lineNos[ee.Index], ee.Err, total+ee.Index)
+			return fmt.Errorf("stdin line %d: %w; %s written", lineNos[ee.Index], ee.Err, entriesWere(total+ee.Index))
 		}
 		if err != nil {
 			return err
@@ -162,7 +162,7 @@ func (c *AppendCmd) appendJSONL(env *Env, t *tapelog.Tape) error {
 				if ferr := flush(); ferr != nil {
 					return ferr
 				}
-				return usagef("stdin line %d: %v; the %d entries before it were written", lineNo, perr, total)
+				return usagef("stdin line %d: %v; %s written", lineNo, perr, entriesWere(total))
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -185,4 +185,13 @@ func forkOf(t *tapelog.Tape, id string) (*tapelog.Tape, error) {
 		return t, nil
 	}
 	return t.OpenFork(id)
+}
+
+// entriesWere is how many entries a stream wrote before a line it
+// refused: "the 2 entries before it were", "the 1 entry before it was".
+func entriesWere(n int) string {
+	if n == 1 {
+		return "the 1 entry before it was"
+	}
+	return fmt.Sprintf("the %d entries before it were", n)
 }

@@ -51,9 +51,12 @@ type completion struct {
 	commands []compCommand
 }
 
+// compCommand is a command, or a subcommand (tape import claude), whose
+// path is its words.
 type compCommand struct {
 	name, help string
 	flags      []compFlag
+	subs       []compCommand
 }
 
 type compFlag struct {
@@ -64,15 +67,28 @@ type compFlag struct {
 }
 
 func completionModel(app *kong.Application) completion {
-	var m completion
-	m.globals = compFlags(app.Flags)
-	for _, n := range app.Children {
+	return completion{globals: compFlags(app.Flags), commands: compCommands(app.Node)}
+}
+
+// compCommands are the commands under node, each with its subcommands.
+func compCommands(node *kong.Node) []compCommand {
+	var out []compCommand
+	for _, n := range node.Children {
 		if n.Hidden || n.Type != kong.CommandNode {
 			continue
 		}
-		m.commands = append(m.commands, compCommand{name: n.Name, help: n.Help, flags: compFlags(n.Flags)})
+		out = append(out, compCommand{name: n.Name, help: n.Help, flags: compFlags(n.Flags), subs: compCommands(n)})
 	}
-	return m
+	return out
+}
+
+// subNames are the names of c's subcommands.
+func (c compCommand) subNames() []string {
+	names := make([]string, len(c.subs))
+	for i, s := range c.subs {
+		names[i] = s.name
+	}
+	return names
 }
 
 func compFlags(flags []*kong.Flag) []compFlag {
@@ -111,13 +127,17 @@ func flagWords(flags []compFlag) string {
 }
 
 // writeBash writes a completion function: the first word that is not a
-// flag (or a flag's value) is the command; complete flags of it and the
-// global ones, or the command itself.
+// flag (or a flag's value) is the command, and for a command with
+// subcommands (tape import) the next such word too; complete the flags of
+// it and the global ones, its subcommands, or the command itself.
 func writeBash(w io.Writer, m completion) error {
 	var b strings.Builder
-	var names, valued []string
+	var names, valued, parents []string
 	for _, c := range m.commands {
 		names = append(names, c.name)
+		if len(c.subs) > 0 {
+			parents = append(parents, c.name)
+		}
 	}
 	all := append(slices.Clone(m.globals), flatFlags(m.commands)...)
 	for _, f := range all {
@@ -130,7 +150,12 @@ func writeBash(w io.Writer, m completion) error {
 	fmt.Fprintf(&b, "# bash completion for tape; source <(tape completion bash)\n_tape() {\n")
 	fmt.Fprintf(&b, "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" cmd=\"\" i\n")
 	fmt.Fprintf(&b, "  for ((i=1; i<COMP_CWORD; i++)); do\n    case \"${COMP_WORDS[i]}\" in\n")
-	fmt.Fprintf(&b, "      %s) ((i++)) ;;\n      -*) ;;\n      *) cmd=\"${COMP_WORDS[i]}\"; break ;;\n    esac\n  done\n", strings.Join(valued, "|"))
+	fmt.Fprintf(&b, "      %s) ((i++)) ;;\n      -*) ;;\n", strings.Join(valued, "|"))
+	if len(parents) == 0 {
+		fmt.Fprintf(&b, "      *) cmd=\"${COMP_WORDS[i]}\"; break ;;\n    esac\n  done\n")
+	} else {
+		fmt.Fprintf(&b, "      *) cmd=\"${cmd:+$cmd }${COMP_WORDS[i]}\"; case \"$cmd\" in %s) ;; *) break ;; esac ;;\n    esac\n  done\n", strings.Join(parents, "|"))
+	}
 	fmt.Fprintf(&b, "  case \"$prev\" in\n")
 	for _, f := range enumFlags(all) {
 		fmt.Fprintf(&b, "    %s) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", strings.Join(f.words(), "|"), strings.Join(f.enum, " "))
@@ -138,7 +163,14 @@ func writeBash(w io.Writer, m completion) error {
 	fmt.Fprintf(&b, "  esac\n  case \"$cmd\" in\n")
 	fmt.Fprintf(&b, "    \"\") COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", strings.Join(names, " ")+" "+flagWords(m.globals))
 	for _, c := range m.commands {
-		fmt.Fprintf(&b, "    %s) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", c.name, flagWords(c.flags)+" "+flagWords(m.globals))
+		words := flagWords(c.flags) + " " + flagWords(m.globals)
+		if len(c.subs) > 0 {
+			words = strings.Join(c.subNames(), " ") + " " + words
+		}
+		fmt.Fprintf(&b, "    %s) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", c.name, words)
+		for _, s := range c.subs {
+			fmt.Fprintf(&b, "    %q) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", c.name+" "+s.name, flagWords(s.flags)+" "+flagWords(m.globals))
+		}
 	}
 	fmt.Fprintf(&b, "  esac\n}\ncomplete -o default -F _tape tape\n")
 	_, err := io.WriteString(w, b.String())
@@ -157,6 +189,16 @@ func writeFish(w io.Writer, m completion) error {
 	writeFishFlags(&b, "", m.globals)
 	for _, c := range m.commands {
 		writeFishFlags(&b, "__fish_seen_subcommand_from "+c.name, c.flags)
+		if len(c.subs) == 0 {
+			continue
+		}
+		none := "__fish_seen_subcommand_from " + c.name + "; and not __fish_seen_subcommand_from " + strings.Join(c.subNames(), " ")
+		for _, s := range c.subs {
+			fmt.Fprintf(&b, "complete -c tape -n %s -a %s -d %s\n", fishQuote(none), s.name, fishQuote(s.help))
+		}
+		for _, s := range c.subs {
+			writeFishFlags(&b, "__fish_seen_subcommand_from "+c.name+"; and __fish_seen_subcommand_from "+s.name, s.flags)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -186,10 +228,12 @@ func fishQuote(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
+// flatFlags are the flags of cmds and of their subcommands.
 func flatFlags(cmds []compCommand) []compFlag {
 	var out []compFlag
 	for _, c := range cmds {
 		out = append(out, c.flags...)
+		out = append(out, flatFlags(c.subs)...)
 	}
 	return out
 }

@@ -51,6 +51,9 @@ func (c *ContextCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	msgs := bub.Context(entries)
+	if len(msgs) == 0 {
+		defer hintEmptyDefault(env, g, t)
+	}
 	if c.JSON {
 		err = newJSONLines(env.Stdout).write(msgs)
 	} else {

@@ -20,12 +20,12 @@ Example:
 func (c *DiscardCmd) Run(env *Env, g *Globals) error {
 	ws, t, err := g.openTape(env, oneTape, false)
 	if err != nil {
-		return err
+		return g.forkElsewhere(env, c.ID, err)
 	}
 	defer ws.Close()
 	defer t.Close()
 	if err := t.Discard(env.Context(), c.ID); err != nil {
-		return err
+		return g.forkElsewhere(env, c.ID, err)
 	}
 	path := ws.Abs(forkRel(t.Name(), c.ID))
 	if c.JSON {

@@ -38,7 +38,7 @@ func (c *HandoffCmd) Run(env *Env, g *Globals) error {
 	defer t.Close()
 	parent := t
 	if t, err = forkOf(t, c.Fork); err != nil {
-		return err
+		return g.forkElsewhere(env, c.Fork, err)
 	}
 	defer t.Close()
 	a, err := t.Handoff(env.Context(), c.Name, state)

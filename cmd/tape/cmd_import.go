@@ -12,10 +12,14 @@ import (
 )
 
 // ImportCmd is `tape import`: one subcommand per foreign format.
+//
+// Its sources are listed once, under their own heading (the group
+// "import"), in tape --help and tape import --help alike; each source's
+// help tag is its line there, and its Help what that line does not say.
 type ImportCmd struct {
-	Claude ImportClaudeCmd `cmd:"" help:"Import Claude Code's sessions (~/.claude/projects), one tape each. Example: tape import claude"`
-	Codex  ImportCodexCmd  `cmd:"" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each. Example: tape import codex"`
-	Bub    ImportBubCmd    `cmd:"" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/<tape>.jsonl). Example: tape import bub ~/.bub/tapes/*.jsonl"`
+	Claude ImportClaudeCmd `cmd:"" group:"import" help:"Import Claude Code's sessions (~/.claude/projects), one tape each."`
+	Codex  ImportCodexCmd  `cmd:"" group:"import" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each."`
+	Bub    ImportBubCmd    `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 
 // subcommandKind is what tape import's subcommands are, for the error
@@ -62,18 +66,20 @@ func (c *ImportBubCmd) Run(env *Env, g *Globals) error {
 	switch {
 	case g.Session != "":
 		return usagef("--session does not apply to import; name the tape with --tape")
-	case g.Tape != "" && len(c.Files) > 1:
+	case g.tapeFlag && len(c.Files) > 1:
 		return usagef("--tape names the tape of one file; import several files without it, each into the tape named after it")
+	case g.Tape != "" && len(c.Files) > 1:
+		return usagef("TAPE_NAME (%s) names the tape of one file; unset it to import several files, each into the tape named after it", printable(g.Tape))
 	}
-	ws, err := g.workspace(env)
+	jobs, err := c.jobs(env, g) // before an import may create the workspace
+	if err != nil {
+		return err
+	}
+	ws, err := g.importWorkspace(env)
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	jobs, err := c.jobs(env, g, ws)
-	if err != nil {
-		return err
-	}
 	bad := 0
 	out := newJSONLines(env.Stdout)
 	for _, j := range jobs {
@@ -85,15 +91,20 @@ func (c *ImportBubCmd) Run(env *Env, g *Globals) error {
 		if c.JSON {
 			err = out.write(st)
 		} else {
-			_, err = fmt.Fprintf(env.Stdout, "%s: imported %d entries (%d anchors) into tape %s; %d already there, %d bad lines\n",
-				printable(st.File), st.Imported, st.Anchors, printable(st.Tape), st.Skipped, st.BadLines)
+			_, err = fmt.Fprintf(env.Stdout, "%s: imported %s (%s) into tape %s; %d already there, %s\n",
+				printable(st.File), plural(st.Imported, "entry", "entries"), plural(st.Anchors, "anchor", "anchors"), printable(st.Tape),
+				st.Skipped, plural(st.BadLines, "bad line", "bad lines"))
 		}
 		if err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}
 	if bad > 0 {
-		return usagef("%d lines could not be imported (see the warnings above); fix them and import again: what is already imported is skipped", bad)
+		them := "them"
+		if bad == 1 {
+			them = "it"
+		}
+		return usagef("%s could not be imported (see the warnings above); fix %s and import again: what is already imported is skipped", plural(bad, "line", "lines"), them)
 	}
 	return nil
 }
@@ -102,7 +113,7 @@ type importJob struct{ path, shown, tape string }
 
 // jobs checks every file and tape name before anything is imported, so a
 // typo in the last name does not leave the first files imported.
-func (c *ImportBubCmd) jobs(env *Env, g *Globals, ws *tapelog.Workspace) ([]importJob, error) {
+func (c *ImportBubCmd) jobs(env *Env, g *Globals) ([]importJob, error) {
 	jobs := make([]importJob, len(c.Files))
 	for i, shown := range c.Files {
 		path := shown

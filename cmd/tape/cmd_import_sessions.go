@@ -27,11 +27,11 @@ type importSessions struct {
 }
 
 func (c *ImportClaudeCmd) Help() string {
-	return `Imports Claude Code's session transcripts, one tape per session, named
-claude-<the first 8 digits of the session id> (a subagent's tape adds
--agent-<its id>). Without a PATH, reads $CLAUDE_CONFIG_DIR/projects, else
-~/.claude/projects. Claude Code deletes transcripts after 30 days; what
-tape imported stays.
+	return `A session's tape is named claude-<the first 8 digits of the session id>
+(a subagent's adds -agent-<its id>). Without a PATH, reads
+$CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects. Claude Code deletes
+transcripts after 30 days; what tape imported stays. With no .tape/ here or
+above, the import makes one here, without a tape main.
 
 Importing again reads only what is new: each transcript's checkpoint is kept
 in .tape/import/claude.json, and every entry's id comes from its line, so
@@ -48,9 +48,9 @@ Examples:
 }
 
 func (c *ImportCodexCmd) Help() string {
-	return `Imports the Codex CLI's session rollouts, one tape per session, named
-codex-<the last 8 digits of the session id>. Without a PATH, reads
-$CODEX_HOME/sessions, else ~/.codex/sessions.
+	return `A session's tape is named codex-<the last 8 digits of the session id>.
+Without a PATH, reads $CODEX_HOME/sessions, else ~/.codex/sessions. With no
+.tape/ here or above, the import makes one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
 .tape/import/codex.json; ids from the lines). A line that cannot be imported
@@ -71,14 +71,14 @@ func (c *ImportCodexCmd) Run(env *Env, g *Globals) error {
 }
 
 func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) error {
-	if g.Session != "" || g.Tape != "" {
+	if g.Session != "" || g.tapeFlag { // TAPE_NAME alone is the environment's default: not for sessions
 		return usagef("--tape and --session do not apply to 'tape import %s': each session gets a tape of its own", format.Name)
 	}
 	paths, err := c.paths(env, format)
 	if err != nil {
 		return err
 	}
-	ws, err := g.workspace(env)
+	ws, err := g.importWorkspace(env)
 	if err != nil {
 		return err
 	}
@@ -103,19 +103,26 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 		bad += st.BadLines
 	}
 	if bad > 0 {
-		return usagef("%d lines could not be imported (see the warnings above); the rest was, and importing again skips what is there", bad)
+		return usagef("%s could not be imported (see the warnings above); the rest was, and importing again skips what is there", plural(bad, "line", "lines"))
 	}
 	return nil
 }
 
 // paths are the paths given, made absolute against the working folder,
-// or the format's default folders that exist.
+// each of which must exist, or the format's default folders that exist.
 func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, error) {
 	if len(c.Paths) > 0 {
 		out := make([]string, len(c.Paths))
 		for i, p := range c.Paths {
 			if !filepath.IsAbs(p) && env.Dir != "" {
 				p = filepath.Join(env.Dir, p)
+			}
+			if _, err := os.Stat(p); err != nil {
+				// Before anything is made: an import may create the workspace.
+				if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+					err = pe.Err // the path is in the message already
+				}
+				return nil, fmt.Errorf("open %s: %w; check the path", c.Paths[i], err)
 			}
 			out[i] = p
 		}
@@ -161,8 +168,8 @@ func (c *importSessions) print(env *Env, format *importer.Format, paths []string
 		case st.Unchanged:
 			_, err = fmt.Fprintf(env.Stdout, "%s: nothing new (tape %s)\n", printable(st.File), printable(st.Tape))
 		default:
-			_, err = fmt.Fprintf(env.Stdout, "%s: %d entries into tape %s; %d already there, %d bad lines%s\n",
-				printable(st.File), st.Imported, printable(st.Tape), st.Skipped, st.BadLines, heldNote(st.Held))
+			_, err = fmt.Fprintf(env.Stdout, "%s: %s into tape %s; %d already there, %s%s\n",
+				printable(st.File), plural(st.Imported, "entry", "entries"), printable(st.Tape), st.Skipped, plural(st.BadLines, "bad line", "bad lines"), heldNote(st.Held))
 		}
 		if err != nil {
 			return fmt.Errorf("write output: %w", err)
@@ -175,14 +182,18 @@ func (c *importSessions) print(env *Env, format *importer.Format, paths []string
 		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", format.Name, printable(strings.Join(paths, ", ")))
 		return err
 	}
-	_, err := fmt.Fprintf(env.Stderr, "tape: %d transcripts, %d tapes: %d entries imported, %d already there, %d bad lines%s\n",
-		len(stats), len(tapes), total.Imported, total.Skipped, total.BadLines, heldNote(total.Held))
+	_, err := fmt.Fprintf(env.Stderr, "tape: %s, %s: %s imported, %d already there, %s%s\n",
+		plural(len(stats), "transcript", "transcripts"), plural(len(tapes), "tape", "tapes"), plural(total.Imported, "entry", "entries"),
+		total.Skipped, plural(total.BadLines, "bad line", "bad lines"), heldNote(total.Held))
 	return err
 }
 
 func heldNote(held int) string {
 	if held == 0 {
 		return ""
+	}
+	if held == 1 {
+		return ", 1 line still being written (the next import takes it)"
 	}
 	return fmt.Sprintf(", %d lines still being written (the next import takes them)", held)
 }

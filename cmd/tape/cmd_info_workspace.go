@@ -83,13 +83,15 @@ func (c *InfoCmd) runWorkspace(env *Env, g *Globals, ix *projector.Projector) er
 	if c.JSON {
 		return newJSONLines(env.Stdout).write(r)
 	}
-	return c.printWorkspace(env, r)
+	return c.printWorkspace(env, r, whyEveryTape(ws))
 }
 
-func (c *InfoCmd) printWorkspace(env *Env, r workspaceInfoRecord) error {
+// printWorkspace prints r; why is why no tape was read (whyEveryTape),
+// when --all-tapes was not given.
+func (c *InfoCmd) printWorkspace(env *Env, r workspaceInfoRecord, why string) error {
 	tape := "every tape (--all-tapes)"
 	if !c.AllTapes {
-		tape = fmt.Sprintf("none named, and no tape %q (the default); --tape NAME shows one", r.DefaultTape)
+		tape = "none named, and " + why + "; --tape NAME shows one"
 	}
 	bad := strconv.Itoa(r.BadLines)
 	if r.BadLines > 0 {
@@ -97,7 +99,7 @@ func (c *InfoCmd) printWorkspace(env *Env, r workspaceInfoRecord) error {
 	}
 	spent := "none recorded (no \"run\" event)"
 	if r.Runs > 0 {
-		spent = fmt.Sprintf("%d runs, %d tokens (tape usage)", r.Runs, r.TotalTokens)
+		spent = fmt.Sprintf("%s, %s (tape usage)", plural(r.Runs, "run", "runs"), plural(int(r.TotalTokens), "token", "tokens"))
 	}
 	return printFields(env, [][2]string{
 		{"workspace", printable(r.Workspace)},
@@ -122,13 +124,15 @@ func newestText(r workspaceInfoRecord) string {
 	if len(r.Newest) == 0 {
 		return "none yet"
 	}
-	width := 0
-	for _, n := range r.Newest {
+	width, counts, countWidth := 0, make([]string, len(r.Newest)), 0
+	for i, n := range r.Newest {
 		width = max(width, utf8.RuneCountInString(printable(n.Name)))
+		counts[i] = plural(n.Entries, "entry", "entries")
+		countWidth = max(countWidth, len(counts[i]))
 	}
 	indent := "\n" + strings.Repeat(" ", 15)
 	lines := make([]string, 0, len(r.Newest)+1)
-	for _, n := range r.Newest {
+	for i, n := range r.Newest {
 		name := printable(n.Name)
 		last := "-"
 		if n.Last != nil {
@@ -136,7 +140,7 @@ func newestText(r workspaceInfoRecord) string {
 				last = t.UTC().Format("2006-01-02 15:04")
 			}
 		}
-		line := fmt.Sprintf("%s%s  %s  %d entries  %s", name, strings.Repeat(" ", width-utf8.RuneCountInString(name)), last, n.Entries, oneLine(n.Title, 60))
+		line := fmt.Sprintf("%s%s  %s  %-*s  %s", name, strings.Repeat(" ", width-utf8.RuneCountInString(name)), last, countWidth, counts[i], oneLine(n.Title, 60))
 		lines = append(lines, strings.TrimRight(line, " "))
 	}
 	if more := r.Tapes - len(r.Newest); more > 0 {

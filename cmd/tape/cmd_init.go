@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -26,11 +25,8 @@ Example:
 func (c *InitCmd) Run(env *Env, g *Globals) error {
 	dir := c.Dir
 	if dir == "" {
-		dir = env.Dir
-	}
-	if dir == "" {
 		var err error
-		if dir, err = os.Getwd(); err != nil {
+		if dir, err = workingDir(env); err != nil {
 			return fmt.Errorf("init: %w", err)
 		}
 	}

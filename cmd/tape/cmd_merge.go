@@ -28,13 +28,13 @@ Example:
 func (c *MergeCmd) Run(env *Env, g *Globals) error {
 	ws, t, err := g.openTape(env, oneTape, false)
 	if err != nil {
-		return err
+		return g.forkElsewhere(env, c.ID, err)
 	}
 	defer ws.Close()
 	defer t.Close()
 	res, err := t.Merge(env.Context(), c.ID, tapelog.MergeOptions{AfterWrite: killHook()})
 	if err != nil {
-		return err
+		return g.forkElsewhere(env, c.ID, err)
 	}
 	if c.JSON {
 		return newJSONLines(env.Stdout).write(mergeRecord{Fork: res.Fork, Tape: t.Name(), Base: res.Base,
@@ -74,11 +74,4 @@ func killHook() func() {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -162,6 +163,9 @@ func readEntries(env *Env, g *Globals, f entryFilter, pick func([]tapelog.Anchor
 	}
 	if err := printEntries(env, entries, f.json); err != nil {
 		return nil, err
+	}
+	if !slices.ContainsFunc(entries, func(e tapelog.Entry) bool { return e.Kind != tapelog.KindAnchor }) {
+		hintEmptyDefault(env, g, t)
 	}
 	return entries, unreadable
 }

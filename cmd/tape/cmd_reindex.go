@@ -74,8 +74,9 @@ func (c *ReindexCmd) Run(env *Env, g *Globals) error {
 	if c.Full {
 		verb = "rebuilt"
 	}
-	_, err = fmt.Fprintf(env.Stdout, "index %s: %d entries added, %d removed, %d bad lines, %d files read (%.1f MB) in %s\n",
-		verb, st.Entries, st.Removed, st.BadLines, st.FilesRead, float64(st.Bytes)/1e6, st.Duration.Round(1e6))
+	_, err = fmt.Fprintf(env.Stdout, "index %s: %s added, %d removed, %s, %s read (%.1f MB) in %s\n",
+		verb, plural(st.Entries, "entry", "entries"), st.Removed, plural(st.BadLines, "bad line", "bad lines"),
+		plural(st.FilesRead, "file", "files"), float64(st.Bytes)/1e6, st.Duration.Round(1e6))
 	return err
 }
 

@@ -87,7 +87,7 @@ func (c *ResetCmd) confirm(env *Env, t *tapelog.Tape) error {
 			entries++
 		}
 	}
-	fmt.Fprintf(env.Stderr, "reset tape %q (%d entries, %d anchors)? [y/N] ", t.Name(), entries, anchors)
+	fmt.Fprintf(env.Stderr, "reset tape %q (%s, %s)? [y/N] ", t.Name(), plural(entries, "entry", "entries"), plural(anchors, "anchor", "anchors"))
 	answer, err := bufio.NewReader(env.Stdin).ReadString('\n')
 	if err != nil && err != io.EOF {
 		return fmt.Errorf("read answer: %w", err)

@@ -432,7 +432,7 @@ func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector
 			runs += u.Runs
 		}
 		if runs > 0 {
-			fmt.Fprintf(env.Stderr, "hint: --all-tapes sums every tape (%d runs)\n", runs)
+			fmt.Fprintf(env.Stderr, "hint: --all-tapes sums every tape (%s)\n", plural(runs, "run", "runs"))
 			return nil
 		}
 	}
@@ -458,7 +458,7 @@ func (c *UsageCmd) print(env *Env, rows []usage.Row) error {
 	}
 	t := table{columns: cols}
 	for _, u := range rows {
-		t.add(append(c.group(u), text(fmt.Sprintf("%d runs", u.Runs)), text(fmt.Sprintf("%d in", u.Input)), text(fmt.Sprintf("%d out", u.Output)),
+		t.add(append(c.group(u), counted(u.Runs, "run", "runs"), text(fmt.Sprintf("%d in", u.Input)), text(fmt.Sprintf("%d out", u.Output)),
 			text(fmt.Sprintf("%d cache write", u.CacheCreation)), text(fmt.Sprintf("%d cache read", u.CacheRead)), text(fmt.Sprintf("%d total", u.Total)))...)
 	}
 	return t.write(env.Stdout, terminalColumns(env.Stdout), env.color)
@@ -569,5 +569,8 @@ func (c *MessagesCmd) Run(env *Env, g *Globals) error {
 		}
 	}
 	c.footer(env, len(msgs), total, "messages")
+	if total == 0 {
+		hintEmptyDefault(env, g, t)
+	}
 	return nil
 }

@@ -90,8 +90,8 @@ func (c *WatchCmd) watcher(env *Env, ix *projector.Projector) *projector.Watcher
 			case err != nil:
 				fmt.Fprintf(env.Stderr, "%s tape: watch: %v\n", time.Now().Format(time.DateTime), err)
 			case !quiet && (st.Entries > 0 || st.Removed > 0 || st.BadLines > 0):
-				fmt.Fprintf(env.Stderr, "%s indexed %d entries (%d removed, %d bad lines) in %s\n",
-					time.Now().Format("15:04:05"), st.Entries, st.Removed, st.BadLines, st.Duration.Round(time.Millisecond))
+				fmt.Fprintf(env.Stderr, "%s indexed %s (%d removed, %s) in %s\n", time.Now().Format("15:04:05"),
+					plural(st.Entries, "entry", "entries"), st.Removed, plural(st.BadLines, "bad line", "bad lines"), st.Duration.Round(time.Millisecond))
 			}
 		}}
 	if c.Background {
@@ -146,7 +146,7 @@ func (c *WatchCmd) follower(env *Env, ws *tapelog.Workspace) (*importer.Follower
 				n += st.Imported
 			}
 			if n > 0 && !c.Quiet {
-				fmt.Fprintf(env.Stderr, "%s imported %d entries of %s sessions\n", time.Now().Format("15:04:05"), n, format.Name)
+				fmt.Fprintf(env.Stderr, "%s imported %s of %s sessions\n", time.Now().Format("15:04:05"), plural(n, "entry", "entries"), format.Name)
 			}
 		}}
 	for _, name := range names {

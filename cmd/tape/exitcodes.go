@@ -29,7 +29,8 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 
 // hintError is an error reported in two lines: what happened, and a
 // hint, "hint: <what to do>", for an error whose remedy does not fit on
-// its line. Its kind is the sentinel that decides its exit code.
+// its line. Its kind is the sentinel that decides its exit code, without
+// its words in the message; with no hint, it is one line.
 type hintError struct {
 	kind      error
 	msg, hint string
@@ -73,7 +74,7 @@ func report(w io.Writer, err error) {
 	}
 	fmt.Fprintf(w, "tape: %s\n", printable(msg))
 	var h hintError
-	if errors.As(err, &h) {
+	if errors.As(err, &h) && h.hint != "" {
 		fmt.Fprintf(w, "hint: %s\n", printable(h.hint))
 	}
 }

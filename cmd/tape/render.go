@@ -255,3 +255,12 @@ func oneLine(s string, width int) string {
 	runes := []rune(s)
 	return string(runes[:width-1]) + "…"
 }
+
+// plural is n and the noun that goes with it: "1 entry", "2 entries",
+// "0 entries", as git says "1 file changed".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -20,9 +20,14 @@ import (
 // tape to all of them, as `git log --all` widens `git log`; with --tape or
 // --session it is a usage error, and it overrides TAPE_NAME, which is a
 // default from the environment, not a choice made on the command line.
+// --session overrides TAPE_NAME too, and with --tape is a usage error.
 // When no tape is named and the default tape does not exist (a workspace
 // of imported sessions), a command that can read every tape does, and one
-// that needs one tape fails, saying how to pick one.
+// that needs one tape fails, saying how to pick one. For a command that
+// can read every tape, a default tape that holds no entry, only anchors,
+// is as if it did not exist when the workspace has other tapes: it is the
+// default tape not yet written, as tape init leaves it before sessions
+// are imported (docs/decisions/0062).
 
 // reach is how many tapes a command can work on.
 type reach int
@@ -61,11 +66,16 @@ func (g *Globals) selectTape(ws *tapelog.Workspace, r reach, allTapes bool) (*ta
 		return t, err
 	}
 	ok, err := t.Exists()
+	if err == nil && ok && r == anyTapes && !g.named() {
+		ok, err = countsAsDefault(t)
+	}
 	if err != nil || ok {
 		return t, err
 	}
 	t.Close()
 	switch {
+	case g.Session != "":
+		return nil, noSessionTape(ws, g.Session)
 	case g.named():
 		return nil, noSuchTape(ws, name)
 	case r == anyTapes:
@@ -74,12 +84,62 @@ func (g *Globals) selectTape(ws *tapelog.Workspace, r reach, allTapes bool) (*ta
 	return nil, noDefaultTape(ws, name)
 }
 
+// countsAsDefault reports whether t, the default tape, which exists, is
+// the one a command that can read every tape reads when none is named:
+// unless it holds no entry and the workspace has other tapes.
+func countsAsDefault(t *tapelog.Tape) (bool, error) {
+	if ok, err := holdsEntries(t); err != nil || ok {
+		return ok, err
+	}
+	names, err := t.Workspace().Tapes()
+	return len(names) < 2, err
+}
+
+// holdsEntries reports whether the tape holds an entry besides its
+// anchors: a *.jsonl file with a byte in it, in any anchor folder. A file
+// that cannot be read counts: something is there. It lists the folders
+// until the first such file, which is in the first folder of a tape
+// that has been written.
+func holdsEntries(t *tapelog.Tape) (bool, error) {
+	folders, err := t.Folders()
+	if err != nil {
+		return false, err
+	}
+	for _, f := range folders {
+		files, err := t.Files(f.Name)
+		if err != nil {
+			return false, err
+		}
+		for _, fi := range files {
+			if fi.Size > 0 || fi.Err != nil {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// whyEveryTape says why a command that can read every tape read them all
+// with no tape named: its default tape does not exist, or holds no entry.
+func whyEveryTape(ws *tapelog.Workspace) string {
+	name := ws.Config().DefaultTape
+	if t, err := ws.Tape(name); err == nil {
+		defer t.Close()
+		if ok, err := t.Exists(); err == nil && ok {
+			return fmt.Sprintf("tape %q (the default) holds no entries", name)
+		}
+	}
+	return fmt.Sprintf("no tape %q (the default)", name)
+}
+
 // tapeName is the tape the flags select: --session, else --tape/TAPE_NAME,
-// else the workspace's default.
+// else the workspace's default. --session and --tape on one command line
+// are a usage error; --session overrides TAPE_NAME, the environment's
+// default, as --all-tapes does.
 func (g *Globals) tapeName(ws *tapelog.Workspace) (string, error) {
 	switch {
-	case g.Session != "" && g.Tape != "":
-		return "", usagef("--session and --tape (or TAPE_NAME) both name a tape; give one")
+	case g.Session != "" && g.tapeFlag:
+		return "", usagef("--session and --tape both name a tape; give one")
 	case g.Session != "":
 		return bub.SessionTape(ws.Project(), g.Session)
 	case g.Tape != "":
@@ -134,6 +194,13 @@ func noSuchTape(ws *tapelog.Workspace, name string) error {
 	return fmt.Errorf("%w %q in %s (tapes: %s); pick one with --tape, or append to create it", errNoTape, name, ws.Dir(), list)
 }
 
+// noSessionTape is the error for --session ID when the session has no
+// tape: named by the id the person gave, not by the tape name Bub derives
+// from it, which they never saw.
+func noSessionTape(ws *tapelog.Workspace, id string) error {
+	return hintError{kind: errNoTape, msg: fmt.Sprintf("no tape for session %q in %s; check the session id, or append with --session to create its tape", id, ws.Dir())}
+}
+
 // noDefaultTape is the error for a command that needs one tape when none
 // is named and the default tape does not exist.
 func noDefaultTape(ws *tapelog.Workspace, name string) error {
@@ -168,6 +235,53 @@ func hintDefaultOnly(env *Env, g *Globals, ws *tapelog.Workspace, t *tapelog.Tap
 		return
 	}
 	fmt.Fprintf(env.Stderr, "hint: only tape %s (the default tape) %s; --all-tapes %s all %d tapes\n", printable(t.Name()), did, widened, len(names))
+}
+
+// forkElsewhere is err, a fork command's failure to find the fork id on
+// the tape it selected (or to find that tape), made to name the tape that
+// holds the fork, when no tape was named and another tape holds it: fork
+// ids are unique in a workspace, and a person who forked a tape with
+// --tape may leave it off the next command. Named, the tape is the one
+// meant, and err stands.
+func (g *Globals) forkElsewhere(env *Env, id string, err error) error {
+	if g.named() || !(errors.Is(err, tapelog.ErrNoFork) || errors.Is(err, errNoTape)) {
+		return err
+	}
+	ws, werr := g.workspace(env)
+	if werr != nil {
+		return err
+	}
+	defer ws.Close()
+	owner, ferr := ws.ForkTape(id)
+	if ferr != nil || owner == "" {
+		return err
+	}
+	not := ""
+	if t, terr := ws.Tape(ws.Config().DefaultTape); terr == nil {
+		if ok, _ := t.Exists(); ok {
+			not = ", not " + printable(t.Name())
+		}
+		t.Close()
+	}
+	return hintError{kind: tapelog.ErrNoFork, msg: fmt.Sprintf("fork %s is on tape %s%s; add --tape %s", printable(id), printable(owner), not, printable(owner))}
+}
+
+// hintEmptyDefault says on stderr, when a command that reads one tape
+// read the default tape because none was named and printed nothing, and
+// the tape does not count as the default for the commands that can read
+// every tape (countsAsDefault: it holds no entry, and there are others),
+// how to pick another: a workspace where tape init made main before
+// sessions were imported.
+func hintEmptyDefault(env *Env, g *Globals, t *tapelog.Tape) {
+	if !g.defaultScope(t) {
+		return
+	}
+	if ok, err := countsAsDefault(t); err != nil || ok {
+		return
+	}
+	names, _ := t.Workspace().Tapes()
+	fmt.Fprintf(env.Stderr, "hint: tape %s (the default tape) holds no entries; pick another with --tape NAME (or TAPE_NAME); 'tape tapes' lists all %d, newest first\n",
+		printable(t.Name()), len(names))
 }
 
 // tapeFlagGiven reports whether the command line gave --tape (or -t), as

@@ -30,6 +30,17 @@ type cell []span
 // here, only by the table, to fit.
 func text(s string) cell { return cell{{text: flat(s)}} }
 
+// counted is a count with its noun, for a column aligned to the right:
+// "1 run " is as wide as "2 runs", so that its number stands under the
+// others'.
+func counted(n int, one, many string) cell {
+	s := plural(n, one, many)
+	if n == 1 {
+		s += strings.Repeat(" ", max(0, len(many)-len(one)))
+	}
+	return cell{{text: s}}
+}
+
 // painted is text painted with sgr when color is on.
 func painted(sgr, s string) cell { return cell{{text: flat(s), sgr: sgr}} }
 
