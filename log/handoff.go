@@ -234,3 +234,36 @@ var (
 	ErrInvalid  = errors.New("log: invalid entry")
 	ErrTooLarge = errors.New("log: entry too large")
 )
+
+// Errors of WithSummary, each an ErrInvalid.
+var (
+	ErrStateNotObject = fmt.Errorf("%w: state must be a JSON object", ErrInvalid)
+	ErrSummaryTwice   = fmt.Errorf(`%w: summary and a "summary" key in state both set the summary`, ErrInvalid)
+)
+
+// WithSummary is a handoff's state with a summary of the phase that ends
+// stored as its "summary" key, as agents read it: state (a JSON object,
+// or empty for {}) as it is when summary is "", the key order kept. It
+// refuses a state that is not an object (ErrStateNotObject) and one that
+// has a summary already (ErrSummaryTwice). Every front end that takes a
+// summary beside a state (tape handoff --summary, the MCP handoff tool)
+// builds it here.
+func WithSummary(state json.RawMessage, summary string) (json.RawMessage, error) {
+	if len(state) == 0 && summary == "" {
+		return nil, nil
+	}
+	fields := map[string]json.RawMessage{}
+	if len(state) > 0 {
+		if err := json.Unmarshal(state, &fields); err != nil || fields == nil {
+			return nil, ErrStateNotObject
+		}
+	}
+	if summary == "" {
+		return state, nil // the key order as given
+	}
+	if _, ok := fields["summary"]; ok {
+		return nil, ErrSummaryTwice
+	}
+	fields["summary"], _ = json.Marshal(summary) // a Go string always encodes
+	return json.Marshal(fields)
+}

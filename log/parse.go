@@ -212,6 +212,30 @@ func ParseTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("log: date %q is not RFC 3339", s)
 }
 
+// ParseWhen reads a time bound as a person or an agent writes one: RFC
+// 3339 or a date (as ParseTime), or a duration before now (90m, 2h, 3d,
+// 1w). "" is no bound, the zero time.
+func ParseWhen(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := ParseTime(s); err == nil {
+		return t, nil
+	}
+	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+	if n := len(s); n > 1 {
+		if u, ok := unit[s[n-1]]; ok {
+			if v, err := strconv.ParseFloat(s[:n-1], 64); err == nil && v >= 0 {
+				return now.Add(-time.Duration(v * float64(u))), nil
+			}
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is neither RFC 3339 (2026-11-22T10:00:00Z) nor a duration ago (2h, 3d)", s)
+}
+
 // FormatTime is the date form tape writes: RFC 3339 in UTC with
 // microseconds, which sorts as text in time order.
 func FormatTime(t time.Time) string {

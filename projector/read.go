@@ -139,33 +139,16 @@ func scanLocated(rows *sql.Rows, extra ...any) (located, error) {
 // indexed (the file changed since the last catch-up) comes back as a
 // *tapelog.LineError in errs instead.
 func (p *Projector) Entries(ctx context.Context, f EntryFilter) (entries []tapelog.Entry, errs []error, err error) {
-	c := conds{where: []string{"e.tape = ?"}, args: []any{f.Tape}}
-	c.in("e.folder", f.Folders, f.Folders != nil)
-	c.in("e.kind", f.Kinds, len(f.Kinds) > 0)
-	where, args := c.where, c.args
-	order := "e.anchor_seq, e.folder, e.eff_time, e.file, e.line"
-	q := `SELECT ` + entryColumns + ` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + strings.Join(where, " AND ")
+	where, args := f.where()
+	q := `SELECT ` + entryColumns + ` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + where
 	if f.Last > 0 {
 		q += ` ORDER BY e.anchor_seq DESC, e.folder DESC, e.eff_time DESC, e.file DESC, e.line DESC LIMIT ?`
 		args = append(args, f.Last)
 	} else {
-		q += ` ORDER BY ` + order
+		q += ` ORDER BY ` + entryOrder
 	}
-	rows, err := p.db.QueryContext(ctx, q, args...)
+	found, err := queryLocated(ctx, p.db, q, args)
 	if err != nil {
-		return nil, nil, fmt.Errorf("query entries: %w", err)
-	}
-	var found []located
-	for rows.Next() {
-		l, err := scanLocated(rows)
-		if err != nil {
-			rows.Close()
-			return nil, nil, err
-		}
-		found = append(found, l)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, nil, err
 	}
 	if f.Last > 0 {
@@ -176,6 +159,63 @@ func (p *Projector) Entries(ctx context.Context, f EntryFilter) (entries []tapel
 		return nil, nil, err
 	}
 	return slices.DeleteFunc(entries, func(e tapelog.Entry) bool { return e.Payload == nil }), errs, nil
+}
+
+// EntryPage returns a page of the entries f selects, in tape order (its
+// Last is not used), and how many it selects in all, read in one
+// snapshot. A page counts from the first entry, so appending at the end
+// of a tape never moves the entries of a page: a reader can page back
+// from the last page it was given. An entry that no longer reads as it
+// did when it was indexed comes back in errs instead, as with Entries.
+func (p *Projector) EntryPage(ctx context.Context, f EntryFilter, pg views.Page) (entries []tapelog.Entry, total int, errs []error, err error) {
+	where, args := f.where()
+	err = p.snapshot(ctx, func(q querier) error {
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM entries e WHERE `+where, args...).Scan(&total); err != nil {
+			return fmt.Errorf("count entries: %w", err)
+		}
+		limit, largs := pg.SQL()
+		found, err := queryLocated(ctx, q, `SELECT `+entryColumns+` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE `+
+			where+` ORDER BY `+entryOrder+limit, append(args, largs...))
+		if err != nil {
+			return err
+		}
+		entries, errs, err = p.load(ctx, found)
+		return err
+	})
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return slices.DeleteFunc(entries, func(e tapelog.Entry) bool { return e.Payload == nil }), total, errs, nil
+}
+
+// entryOrder is tape order, as the entries table holds it.
+const entryOrder = `e.anchor_seq, e.folder, e.eff_time, e.file, e.line`
+
+// where is the filter's WHERE clause, on entries e, and its arguments.
+func (f EntryFilter) where() (string, []any) {
+	c := conds{where: []string{"e.tape = ?"}, args: []any{f.Tape}}
+	c.in("e.folder", f.Folders, f.Folders != nil)
+	c.in("e.kind", f.Kinds, len(f.Kinds) > 0)
+	return strings.Join(c.where, " AND "), c.args
+}
+
+// queryLocated runs a query of entryColumns and returns the entries it
+// locates, in its order.
+func queryLocated(ctx context.Context, q querier, query string, args []any) ([]located, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query entries: %w", err)
+	}
+	defer rows.Close()
+	var found []located
+	for rows.Next() {
+		l, err := scanLocated(rows)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, l)
+	}
+	return found, rows.Err()
 }
 
 // load reads the payloads of located entries from their files. An entry

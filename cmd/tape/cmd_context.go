@@ -65,48 +65,24 @@ func (c *ContextCmd) Run(env *Env, g *Globals) error {
 	return unreadable
 }
 
-// lastNamed finds the last anchor named sel, as --anchor NAME promises,
-// before trying sel as a folder, seq or slug (an anchor may be named "2").
-func lastNamed(anchors []tapelog.Anchor, sel string) (int, error) {
-	for i := len(anchors) - 1; i >= 0; i-- {
-		if anchors[i].Name == sel {
-			return i, nil
-		}
-	}
-	return tapelog.FindAnchor(anchors, sel)
-}
-
-// entries reads the entries the flags select, in tape order: the whole tape,
-// or the entries after an anchor (its own entry left out, the entries of
-// the anchors after it kept).
+// entries reads the entries the flags select (bub.ContextSpan), in tape
+// order: the whole tape, or the entries after an anchor (its own entry
+// left out, the entries of the anchors after it kept).
 func (c *ContextCmd) entries(env *Env, ix *projector.Projector, tape string) ([]tapelog.Entry, error, error) {
 	ctx := env.Context()
 	anchors, _, err := ix.Anchors(ctx, tape)
 	if err != nil {
 		return nil, nil, err
 	}
-	var after string // the folder whose anchor entry is left out
-	switch {
-	case c.All || len(anchors) == 0:
-	case c.Anchor != "":
-		i, err := lastNamed(anchors, c.Anchor)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w; 'tape anchors' lists them", err)
-		}
-		anchors, after = anchors[i:], anchors[i].Folder
-	default:
-		anchors = anchors[len(anchors)-1:]
-		after = anchors[0].Folder
+	span, err := bub.ContextSpan(anchors, c.Anchor, c.All)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w; 'tape anchors' lists them", err)
 	}
-	folders := make([]string, len(anchors))
-	for i, a := range anchors {
-		folders[i] = a.Folder
-	}
-	unreadable, err := warnBadLines(env, ix, tape, folders)
+	unreadable, err := warnBadLines(env, ix, tape, span.Folders)
 	if err != nil {
 		return nil, nil, err
 	}
-	entries, stale, err := ix.Entries(ctx, projector.EntryFilter{Tape: tape, Folders: folders})
+	entries, stale, err := ix.Entries(ctx, projector.EntryFilter{Tape: tape, Folders: span.Folders})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,19 +93,7 @@ func (c *ContextCmd) entries(env *Env, ix *projector.Projector, tape string) ([]
 			return nil, nil, err
 		}
 	}
-	if after != "" {
-		entries = dropAnchorEntry(entries, after)
-	}
-	return entries, unreadable, nil
-}
-
-func dropAnchorEntry(entries []tapelog.Entry, folder string) []tapelog.Entry {
-	for i, e := range entries {
-		if e.Kind == tapelog.KindAnchor && e.Pos.Folder == folder {
-			return append(entries[:i:i], entries[i+1:]...)
-		}
-	}
-	return entries
+	return span.Trim(entries), unreadable, nil
 }
 
 // printMessages prints messages for a person: the role, then the content,

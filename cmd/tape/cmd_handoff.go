@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // HandoffCmd is `tape handoff`.
@@ -56,27 +59,17 @@ func (c *HandoffCmd) Run(env *Env, g *Globals) error {
 	return nil
 }
 
-// state is --state with --summary merged in as state.summary.
+// state is --state with --summary merged in as state.summary
+// (tapelog.WithSummary), its errors said with the flags' names.
 func (c *HandoffCmd) state() (json.RawMessage, error) {
-	if c.State == "" && c.Summary == "" {
-		return nil, nil
+	state, err := tapelog.WithSummary(json.RawMessage(c.State), c.Summary)
+	switch {
+	case errors.Is(err, tapelog.ErrStateNotObject):
+		return nil, usagef("--state must be a JSON object, like '{\"key\": \"value\"}'")
+	case errors.Is(err, tapelog.ErrSummaryTwice):
+		return nil, usagef("--summary and a \"summary\" key in --state both set the summary; give one")
 	}
-	state := map[string]json.RawMessage{}
-	if c.State != "" {
-		if err := json.Unmarshal([]byte(c.State), &state); err != nil || state == nil {
-			return nil, usagef("--state must be a JSON object, like '{\"key\": \"value\"}'")
-		}
-	}
-	if c.Summary != "" {
-		if _, ok := state["summary"]; ok {
-			return nil, usagef("--summary and a \"summary\" key in --state both set the summary; give one")
-		}
-		state["summary"], _ = json.Marshal(c.Summary)
-	}
-	if c.State != "" && c.Summary == "" {
-		return json.RawMessage(c.State), nil // keep the key order as given
-	}
-	return json.Marshal(state)
+	return state, err
 }
 
 // displayPath shows a path relative to the working folder when it is below

@@ -203,27 +203,9 @@ func (c *SearchCmd) print(env *Env, w io.Writer, hits []projector.Hit) error {
 }
 
 // parseWhen reads a time bound: RFC 3339, a date, or a duration before now
-// (90m, 2h, 3d, 1w). "" is no bound.
-func parseWhen(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := tapelog.ParseTime(s); err == nil {
-		return t, nil
-	}
-	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
-	if n := len(s); n > 1 {
-		if u, ok := unit[s[n-1]]; ok {
-			if v, err := strconv.ParseFloat(s[:n-1], 64); err == nil && v >= 0 {
-				return now.Add(-time.Duration(v * float64(u))), nil
-			}
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, fmt.Errorf("%q is neither RFC 3339 (2026-11-22T10:00:00Z) nor a duration ago (2h, 3d)", s)
-}
+// (90m, 2h, 3d, 1w). "" is no bound. The rule is log's, which the MCP
+// server shares.
+func parseWhen(s string, now time.Time) (time.Time, error) { return tapelog.ParseWhen(s, now) }
 
 // warnUnlisted says on stderr which of the searched tapes (nil for all),
 // or which of their anchor folders, could not be read at all: a search of

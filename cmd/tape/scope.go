@@ -11,8 +11,10 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// Which tapes a command reads: one rule for every command, decided here
-// alone (docs/decisions/0058).
+// Which tapes a command reads: one rule for every command
+// (docs/decisions/0058). The flags are read here; its core, what a name or
+// its absence selects, is log's Workspace.SelectTape, which the MCP
+// server shares.
 //
 // A command reads the selected tape: --session, else --tape (or
 // TAPE_NAME), else the workspace's default tape (default_tape in
@@ -29,24 +31,27 @@ import (
 // default tape not yet written, as tape init leaves it before sessions
 // are imported (docs/decisions/0062).
 
-// reach is how many tapes a command can work on.
-type reach int
+// reach is how many tapes a command can work on: the log package's
+// Reach, which holds the core of the rule.
+type reach = tapelog.Reach
 
 const (
 	// oneTape: a command that reads or changes one tape, which must
 	// exist (log, show, anchors, context, messages, fork, merge, discard,
 	// reset).
-	oneTape reach = iota
+	oneTape = tapelog.OneTape
 	// newTape: a command that writes one tape and makes it if it is
 	// missing (append, handoff).
-	newTape
+	newTape = tapelog.NewTape
 	// anyTapes: a command that can read every tape (info, search, calls,
 	// usage).
-	anyTapes
+	anyTapes = tapelog.AnyTapes
 )
 
 // selectTape is the rule: the tape the flags and the workspace select for
 // a command of reach r, or nil for every tape. allTapes is --all-tapes.
+// The flags are read here; what they select, Workspace.SelectTape
+// decides, and a tape that is not there is said here in the CLI's words.
 func (g *Globals) selectTape(ws *tapelog.Workspace, r reach, allTapes bool) (*tapelog.Tape, error) {
 	if allTapes {
 		switch {
@@ -61,62 +66,21 @@ func (g *Globals) selectTape(ws *tapelog.Workspace, r reach, allTapes bool) (*ta
 	if err != nil {
 		return nil, err
 	}
-	t, err := ws.Tape(name)
-	if err != nil || r == newTape {
+	if !g.named() {
+		name = "" // the workspace's default
+	}
+	t, err := ws.SelectTape(name, r)
+	var missing *tapelog.NoTapeError
+	if !errors.As(err, &missing) {
 		return t, err
 	}
-	ok, err := t.Exists()
-	if err == nil && ok && r == anyTapes && !g.named() {
-		ok, err = countsAsDefault(t)
-	}
-	if err != nil || ok {
-		return t, err
-	}
-	t.Close()
 	switch {
 	case g.Session != "":
 		return nil, noSessionTape(ws, g.Session)
-	case g.named():
-		return nil, noSuchTape(ws, name)
-	case r == anyTapes:
-		return nil, nil
+	case missing.Named:
+		return nil, noSuchTape(ws, missing.Name)
 	}
-	return nil, noDefaultTape(ws, name)
-}
-
-// countsAsDefault reports whether t, the default tape, which exists, is
-// the one a command that can read every tape reads when none is named:
-// unless it holds no entry and the workspace has other tapes.
-func countsAsDefault(t *tapelog.Tape) (bool, error) {
-	if ok, err := holdsEntries(t); err != nil || ok {
-		return ok, err
-	}
-	names, err := t.Workspace().Tapes()
-	return len(names) < 2, err
-}
-
-// holdsEntries reports whether the tape holds an entry besides its
-// anchors: a *.jsonl file with a byte in it, in any anchor folder. A file
-// that cannot be read counts: something is there. It lists the folders
-// until the first such file, which is in the first folder of a tape
-// that has been written.
-func holdsEntries(t *tapelog.Tape) (bool, error) {
-	folders, err := t.Folders()
-	if err != nil {
-		return false, err
-	}
-	for _, f := range folders {
-		files, err := t.Files(f.Name)
-		if err != nil {
-			return false, err
-		}
-		for _, fi := range files {
-			if fi.Size > 0 || fi.Err != nil {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
+	return nil, noDefaultTape(ws, missing.Name)
 }
 
 // whyEveryTape says why a command that can read every tape read them all
@@ -269,14 +233,14 @@ func (g *Globals) forkElsewhere(env *Env, id string, err error) error {
 // hintEmptyDefault says on stderr, when a command that reads one tape
 // read the default tape because none was named and printed nothing, and
 // the tape does not count as the default for the commands that can read
-// every tape (countsAsDefault: it holds no entry, and there are others),
+// every tape (Tape.CountsAsDefault: it holds no entry, and there are others),
 // how to pick another: a workspace where tape init made main before
 // sessions were imported.
 func hintEmptyDefault(env *Env, g *Globals, t *tapelog.Tape) {
 	if !g.defaultScope(t) {
 		return
 	}
-	if ok, err := countsAsDefault(t); err != nil || ok {
+	if ok, err := t.CountsAsDefault(); err != nil || ok {
 		return
 	}
 	names, _ := t.Workspace().Tapes()
