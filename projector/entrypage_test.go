@@ -11,7 +11,8 @@ import (
 )
 
 // EntryPage pages the entries Entries reads, in the same order, and
-// counts them; entries appended later never move an earlier page.
+// counts them; an offset below zero counts from the end; entries appended
+// later never move an earlier page.
 func TestEntryPage(t *testing.T) {
 	ws := newWorkspace(t)
 	var contents []string
@@ -45,10 +46,48 @@ func TestEntryPage(t *testing.T) {
 	if !slices.Equal(paged, ids(all)) {
 		t.Fatalf("pages hold %v, want %v", paged, ids(all))
 	}
+	last, total, _, err := p.EntryPage(ctx, f, views.Page{Limit: 3, Offset: -3})
+	if err != nil || total != 7 || !slices.Equal(ids(last), ids(all)[4:]) {
+		t.Fatalf("the last page = %v of %d, %v; want %v", ids(last), total, err, ids(all)[4:])
+	}
 	appendMsg(t, ws, "main", "later")
 	catchUp(t, p)
 	page, total, _, err := p.EntryPage(ctx, f, views.Page{Limit: 3, Offset: 3})
 	if err != nil || total != 8 || !slices.Equal(ids(page), ids(all)[3:6]) {
 		t.Fatalf("after an append, the page at 3 = %v of %d, %v; want %v of 8", ids(page), total, err, ids(all)[3:6])
+	}
+}
+
+// AnchorsAfter lists every anchor of every tape in (tape, folder) order,
+// a page at a time.
+func TestAnchorsAfter(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsgs(t, ws, "b", []string{"x"})
+	appendMsgs(t, ws, "a", []string{"y"})
+	tp, _ := ws.Tape("a")
+	if _, err := tp.Handoff(context.Background(), "next", nil); err != nil {
+		t.Fatal(err)
+	}
+	tp.Close()
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	var got []string
+	tape, folder := "", ""
+	for {
+		page, err := p.AnchorsAfter(context.Background(), tape, folder, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range page {
+			got = append(got, a.Entry.Pos.Tape+"/"+a.Folder+"/"+a.Name)
+		}
+		if len(page) < 2 {
+			break
+		}
+		tape, folder = page[len(page)-1].Entry.Pos.Tape, page[len(page)-1].Folder
+	}
+	want := []string{"a/001_session-start/session/start", "a/002_next/next", "b/001_session-start/session/start", "main/001_session-start/session/start"}
+	if !slices.Equal(got, want) {
+		t.Errorf("AnchorsAfter pages = %v, want %v", got, want)
 	}
 }

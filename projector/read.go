@@ -165,13 +165,18 @@ func (p *Projector) Entries(ctx context.Context, f EntryFilter) (entries []tapel
 // Last is not used), and how many it selects in all, read in one
 // snapshot. A page counts from the first entry, so appending at the end
 // of a tape never moves the entries of a page: a reader can page back
-// from the last page it was given. An entry that no longer reads as it
-// did when it was indexed comes back in errs instead, as with Entries.
+// from the last page it was given. An Offset below zero counts from the
+// end: {Limit: n, Offset: -n} is the last n entries. An entry that no
+// longer reads as it did when it was indexed comes back in errs instead,
+// as with Entries.
 func (p *Projector) EntryPage(ctx context.Context, f EntryFilter, pg views.Page) (entries []tapelog.Entry, total int, errs []error, err error) {
 	where, args := f.where()
 	err = p.snapshot(ctx, func(q querier) error {
 		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM entries e WHERE `+where, args...).Scan(&total); err != nil {
 			return fmt.Errorf("count entries: %w", err)
+		}
+		if pg.Offset < 0 {
+			pg.Offset = max(0, total+pg.Offset)
 		}
 		limit, largs := pg.SQL()
 		found, err := queryLocated(ctx, q, `SELECT `+entryColumns+` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE `+
@@ -441,4 +446,28 @@ func (p *Projector) messages(ctx context.Context, q querier, tape string, pg vie
 	}
 	entries, errs, err := p.load(ctx, found)
 	return entries, total, errs, err
+}
+
+// AnchorsAfter lists up to n anchors of every tape, in the order of
+// (tape, folder), after the anchor of tape and folder ("", "": from the
+// first): every anchor of a workspace, a page at a time, each page found
+// through the table's key. An anchor's tape is its Entry.Pos.Tape.
+func (p *Projector) AnchorsAfter(ctx context.Context, tape, folder string, n int) ([]tapelog.Anchor, error) {
+	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder, seq, name, date FROM anchors WHERE (tape, folder) > (?, ?) ORDER BY tape, folder LIMIT ?`, tape, folder, n)
+	if err != nil {
+		return nil, fmt.Errorf("query anchors: %w", err)
+	}
+	defer rows.Close()
+	var anchors []tapelog.Anchor
+	for rows.Next() {
+		var a tapelog.Anchor
+		var date sql.NullString
+		if err := rows.Scan(&a.Entry.Pos.Tape, &a.Folder, &a.Seq, &a.Name, &date); err != nil {
+			return nil, err
+		}
+		a.Entry.Kind, a.Entry.Date = tapelog.KindAnchor, date.String
+		a.Entry.Pos.AnchorSeq, a.Entry.Pos.Anchor, a.Entry.Pos.Folder = a.Seq, a.Name, a.Folder
+		anchors = append(anchors, a)
+	}
+	return anchors, rows.Err()
 }

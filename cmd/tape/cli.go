@@ -39,6 +39,7 @@ type CLI struct {
 	Messages   MessagesCmd   `cmd:"" group:"views" help:"List the chat messages of a tape in order, a page at a time."`
 	Reindex    ReindexCmd    `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`
 	Watch      WatchCmd      `cmd:"" group:"index" help:"Keep the index live while agents write (fsnotify)."`
+	Mcp        McpCmd        `cmd:"" name:"mcp" group:"agents" help:"Serve this workspace to AI agents over the Model Context Protocol (stdio). Register it: claude mcp add tape -- tape mcp"`
 	Demo       DemoCmd       `cmd:"" group:"other" help:"Build a sample workspace in a new folder and walk through it."`
 	Version    VersionCmd    `cmd:"" group:"other" help:"Print the version of tape."`
 	Completion CompletionCmd `cmd:"" group:"other" help:"Print a shell completion script (bash, zsh, fish)."`
@@ -64,6 +65,7 @@ var groups = []kong.Group{
 	{Key: "read", Title: "Read"},
 	{Key: "views", Title: "Views (projections of the tapes)"},
 	{Key: "index", Title: "Index"},
+	{Key: "agents", Title: "Agents"},
 	{Key: "other", Title: "Other"},
 }
 
@@ -213,14 +215,14 @@ func readFresh[T any](env *Env, g *Globals, ix *projector.Projector, read func()
 		return read()
 	}
 	ix.Holder = "tape catch-up"
-	return projector.ReadFresh(env.Context(), ix, reading(env, ix), read)
+	return projector.ReadFresh(env.Context(), ix, reading(env, ix.Workspace()), read)
 }
 
 // catchUp makes an open index fresh (projector.Freshen): what a read
 // command does before it reads.
 func catchUp(env *Env, ix *projector.Projector) error {
 	ix.Holder = "tape catch-up"
-	r := reading(env, ix)
+	r := reading(env, ix.Workspace())
 	var done func()
 	r.Progress, done = indexProgress(env, "indexing")
 	defer done()
@@ -231,12 +233,13 @@ func catchUp(env *Env, ix *projector.Projector) error {
 // that holds the index too long is a warning, and the index is read as it
 // stands; with no watcher running, one is started for the reads to come
 // (watch_auto.go).
-func reading(env *Env, ix *projector.Projector) projector.Reading {
+// The MCP server reads by it too (cmd_mcp.go).
+func reading(env *Env, ws *tapelog.Workspace) projector.Reading {
 	return projector.Reading{
 		Stale: func(err error) {
 			fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", err)
 		},
-		StartWatcher: watchStarter(env, ix.Workspace()),
+		StartWatcher: watchStarter(env, ws),
 	}
 }
 

@@ -36,6 +36,7 @@ var parseCases = [][]string{
 	{"messages", "--limit", "3"},
 	{"reindex", "--full"},
 	{"watch"},
+	{"mcp"}, {"--tape-dir", "/tmp/ws/.tape", "mcp", "--allow-write"},
 	{"demo"},
 	{"version"},
 }

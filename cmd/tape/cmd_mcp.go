@@ -1,0 +1,44 @@
+package main
+
+import (
+	"runtime/debug"
+
+	tapemcp "github.com/tape-dev/tape/mcp"
+)
+
+// McpCmd is `tape mcp`.
+type McpCmd struct {
+	AllowWrite bool `name:"allow-write" help:"Enable the append and handoff tools (default: read only)."`
+}
+
+func (c *McpCmd) Help() string {
+	return `Serves this workspace (or --tape-dir's) to an AI agent over the Model Context
+Protocol, on stdin and stdout, until stdin ends. The agent starts it; register
+it once in its MCP configuration:
+
+  claude mcp add tape -- tape mcp                  # Claude Code
+  [mcp_servers.tape] command = "tape" args = ["mcp"]  # Codex, ~/.codex/config.toml
+
+Tools: search, context (max_tokens), log, show, anchors, tapes, calls, usage;
+with --allow-write, append and handoff. Resources: each tape as tape://<tape>
+and each anchor as tape://<tape>/<folder>, their entries as JSON lines. Each
+call reads the index as fresh as a read command does (a running tape watch,
+else a catch-up).
+
+Example:
+  tape mcp --allow-write`
+}
+
+func (c *McpCmd) Run(env *Env, g *Globals) error {
+	ws, err := g.workspace(env)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	info, _ := debug.ReadBuildInfo()
+	return tapemcp.Serve(env.Context(), ws, env.Stdin, env.Stdout, tapemcp.Options{
+		AllowWrite: c.AllowWrite,
+		Reading:    reading(env, ws),
+		Version:    versionOf(info).Version,
+	})
+}

@@ -1,0 +1,26 @@
+// Package mcp owns tape's Model Context Protocol server: a workspace
+// served over stdio (`tape mcp`) to the agents that speak MCP, with the
+// official Go SDK.
+//
+// It holds the tools (search, context, log, show, anchors, tapes, calls,
+// usage; append and handoff when writes are allowed) with the schemas and
+// descriptions a model reads, and the resources: each tape as
+// tape://<tape> and each anchor as tape://<tape>/<folder>, their entries
+// as JSON lines.
+//
+// It decides nothing the CLI decides: a tool reads through the same calls
+// as the command of its name (the projector's queries, the views, bub's
+// context), selects its tapes by the same rule (log.Workspace.SelectTape),
+// makes the index fresh by the same function before each call
+// (projector.ReadFresh, with the caller's projector.Reading), and writes
+// through package log, under its locks and limits. What is its own is the
+// protocol's side: arguments checked and said back as tool errors, pages
+// and cursors, results as structured content with a short text form, and
+// the listing of resources a page at a time. See docs/decisions/0064.
+//
+// Files: server.go (the server, one index per session, freshness, scope
+// and errors), bind.go (typed tools over the SDK, their schemas),
+// records.go (what results hold), read.go (search, context, log, show,
+// anchors), views.go (tapes, calls, usage), write.go (append, handoff),
+// resources.go.
+package mcp

@@ -1,0 +1,299 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views"
+	"github.com/tape-dev/tape/views/calls"
+	"github.com/tape-dev/tape/views/sessions"
+	"github.com/tape-dev/tape/views/usage"
+)
+
+// The tools that list a view: tapes, calls, usage. Each returns one page
+// (limit, offset) and how many there are in all, as the CLI's view
+// commands do.
+
+// page checks the paging arguments of a view.
+func page(limit, offset int) (views.Page, error) {
+	limit, err := checkLimit(limit, defaultPage, maxPage)
+	if err != nil {
+		return views.Page{}, err
+	}
+	if offset < 0 {
+		return views.Page{}, fmt.Errorf("offset %d: want 0 or more", offset)
+	}
+	return views.Page{Limit: limit, Offset: offset}, nil
+}
+
+// more says, in a text form, that a page does not hold the whole list.
+func more(text *strings.Builder, pg views.Page, shown, total int, what string) {
+	if pg.Offset+shown < total {
+		fmt.Fprintf(text, "(%d–%d of %d %s; offset %d for more)\n", min(pg.Offset+1, total), pg.Offset+shown, total, what, pg.Offset+shown)
+	}
+}
+
+type tapesArgs struct {
+	Since  string `json:"since,omitempty" jsonschema:"Only tapes written to since then: RFC 3339 or a duration ago (90m, 2h, 3d, 1w)."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"At most this many tapes, 1 to 1000 (default 50)."`
+	Offset int    `json:"offset,omitempty" jsonschema:"Skip the first this many (the next page)."`
+}
+
+// tapeRecord is a tape, as `tape tapes --json` prints it (less its count
+// of forks, which reads the files of every tape listed).
+type tapeRecord struct {
+	Name      string  `json:"name"`
+	Title     string  `json:"title" jsonschema:"the session's title: the last an agent gave it, else its first user message"`
+	CWD       string  `json:"cwd"`
+	Branch    string  `json:"branch"`
+	Model     string  `json:"model"`
+	First     *string `json:"first"`
+	Last      *string `json:"last" jsonschema:"when it was last written"`
+	Entries   int     `json:"entries"`
+	Anchors   int     `json:"anchors"`
+	Source    string  `json:"source" jsonschema:"the agent an imported session came from (claude, codex), \"\" for a tape written here"`
+	SessionID string  `json:"session_id"`
+	Parent    *string `json:"parent" jsonschema:"the tape of the session it is a subagent or fork of"`
+}
+
+type tapesResult struct {
+	Tapes []tapeRecord `json:"tapes" jsonschema:"the most recently written first"`
+	Total int          `json:"total"`
+}
+
+func (s *server) addTapes(srv *sdk.Server) error {
+	return addTool(srv, &sdk.Tool{Name: "tapes", Title: "List the sessions", Annotations: readOnly,
+		Description: `The tapes (sessions) of the workspace, the most recently written first: each one's name (what the other tools' "tape" argument takes), title, working directory, git branch, model, dates and counts.`},
+		s.tapes)
+}
+
+func (s *server) tapes(ctx context.Context, a tapesArgs) (tapesResult, string, error) {
+	since, err := tapelog.ParseWhen(a.Since, time.Now())
+	if err != nil {
+		return tapesResult{}, "", fmt.Errorf("since: %w", err)
+	}
+	pg, err := page(a.Limit, a.Offset)
+	if err != nil {
+		return tapesResult{}, "", err
+	}
+	res, err := read(ctx, s, func(ix *projector.Projector) (tapesResult, error) {
+		list, total, err := sessions.List(ctx, ix, sessions.Filter{Since: since, Page: pg})
+		res := tapesResult{Tapes: make([]tapeRecord, 0, len(list)), Total: total}
+		for _, t := range list {
+			res.Tapes = append(res.Tapes, tapeRecord{Name: t.Name, Title: t.Title, CWD: t.CWD, Branch: t.Branch, Model: t.Model,
+				First: timeOrNull(t.First), Last: timeOrNull(t.Last), Entries: t.Entries, Anchors: t.Anchors,
+				Source: t.Source, SessionID: t.SessionID, Parent: optional(t.Parent)})
+		}
+		return res, err
+	})
+	if err != nil {
+		return tapesResult{}, "", err
+	}
+	var text strings.Builder
+	for _, t := range res.Tapes {
+		last := "-"
+		if t.Last != nil {
+			last = *t.Last
+		}
+		fmt.Fprintf(&text, "%s  %s  %s  %s\n", t.Name, last, plural(t.Entries, "entry", "entries"), oneLine(t.Title))
+	}
+	more(&text, pg, len(res.Tapes), res.Total, "tapes")
+	return res, text.String(), nil
+}
+
+func timeOrNull(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339Nano)
+	return &s
+}
+
+type callsArgs struct {
+	Status   string `json:"status,omitempty" jsonschema:"Only calls with this status: pending (no result yet), completed or failed."`
+	Name     string `json:"name,omitempty" jsonschema:"Only calls of this tool."`
+	Tape     string `json:"tape,omitempty" jsonschema:"Only the calls of this tape. Left out: the workspace's default tape, or every tape when there is no default tape."`
+	AllTapes bool   `json:"all_tapes,omitempty" jsonschema:"The calls of every tape; not with \"tape\"."`
+	Limit    int    `json:"limit,omitempty" jsonschema:"At most this many calls, 1 to 1000 (default 50)."`
+	Offset   int    `json:"offset,omitempty" jsonschema:"Skip the first this many (the next page)."`
+}
+
+// callRecord is a call, as `tape calls --json` prints it.
+type callRecord struct {
+	ID         string          `json:"id"`
+	Tape       string          `json:"tape"`
+	Anchor     string          `json:"anchor"`
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Status     string          `json:"status" jsonschema:"pending, completed or failed"`
+	CalledAt   *string         `json:"called_at"`
+	AnsweredAt *string         `json:"answered_at"`
+	DurationMS *int64          `json:"duration_ms"`
+	Result     json.RawMessage `json:"result" jsonschema:"the result, null while pending"`
+}
+
+type callsResult struct {
+	Calls []callRecord `json:"calls" jsonschema:"the newest first"`
+	Total int          `json:"total"`
+}
+
+func (s *server) addCalls(srv *sdk.Server) error {
+	return addTool(srv, &sdk.Tool{Name: "calls", Title: "List tool calls", Annotations: readOnly,
+		Description: `The tool calls agents made, the newest first, with what became of each: pending (no result yet), completed, or failed; its arguments, result, and how long it took. Use it to find what failed, or what is still waiting.`},
+		s.calls)
+}
+
+func (s *server) calls(ctx context.Context, a callsArgs) (callsResult, string, error) {
+	switch a.Status {
+	case "", "pending", "completed", "failed":
+	default:
+		return callsResult{}, "", fmt.Errorf("status %q: want pending, completed or failed", a.Status)
+	}
+	pg, err := page(a.Limit, a.Offset)
+	if err != nil {
+		return callsResult{}, "", err
+	}
+	tape, err := s.scope(a.Tape, tapelog.AnyTapes, a.AllTapes)
+	if err != nil {
+		return callsResult{}, "", err
+	}
+	res, err := read(ctx, s, func(ix *projector.Projector) (callsResult, error) {
+		list, total, _, err := calls.List(ctx, ix, calls.Filter{Tape: tape, Status: a.Status, Name: a.Name, Page: pg})
+		res := callsResult{Calls: make([]callRecord, 0, len(list)), Total: total}
+		for _, c := range list {
+			res.Calls = append(res.Calls, callRecord{ID: c.ID, Tape: c.Tape, Anchor: c.Anchor, Name: c.Name, Arguments: rawOrNull(c.Arguments),
+				Status: c.Status, CalledAt: optional(c.CalledAt), AnsweredAt: optional(c.AnsweredAt), DurationMS: c.DurationMS, Result: rawOrNull(c.Result)})
+		}
+		return res, err
+	})
+	if err != nil {
+		return callsResult{}, "", err
+	}
+	var text strings.Builder
+	for _, c := range res.Calls {
+		fmt.Fprintf(&text, "%s  %s  %s  %s  %s(%s)\n", c.Tape, c.ID, c.Status, deref(c.CalledAt), c.Name, cut(string(c.Arguments), 200))
+	}
+	more(&text, pg, len(res.Calls), res.Total, "calls")
+	if res.Total == 0 {
+		text.WriteString("no calls\n")
+	}
+	return res, text.String(), nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	return *s
+}
+
+// cut is s cut at n runes, with … where it was cut.
+func cut(s string, n int) string {
+	r := []rune(oneLine(s))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n]) + "…"
+}
+
+type usageArgs struct {
+	By       string `json:"by,omitempty" jsonschema:"Sum by tape (the default), anchor, model or day (UTC)."`
+	Tape     string `json:"tape,omitempty" jsonschema:"Only this tape. Left out: the workspace's default tape, or every tape when there is no default tape."`
+	AllTapes bool   `json:"all_tapes,omitempty" jsonschema:"Sum every tape; not with \"tape\"."`
+	Limit    int    `json:"limit,omitempty" jsonschema:"At most this many groups, 1 to 1000 (default 50)."`
+	Offset   int    `json:"offset,omitempty" jsonschema:"Skip the first this many (the next page)."`
+}
+
+// usageRecord is a group of runs, as `tape usage --json` prints it: the
+// fields of the group it is summed by, then the sums.
+type usageRecord struct {
+	Tape          *string `json:"tape,omitempty"`
+	AnchorSeq     *int64  `json:"anchor_seq,omitempty"`
+	Anchor        *string `json:"anchor,omitempty"`
+	Model         *string `json:"model,omitempty"`
+	Day           *string `json:"day,omitempty"`
+	Runs          int     `json:"runs"`
+	RunsWithUsage int     `json:"runs_with_usage"`
+	InputTokens   int64   `json:"input_tokens"`
+	OutputTokens  int64   `json:"output_tokens"`
+	CacheCreation int64   `json:"cache_creation_tokens"`
+	CacheRead     int64   `json:"cache_read_tokens"`
+	TotalTokens   int64   `json:"total_tokens"`
+}
+
+type usageResult struct {
+	By     string        `json:"by"`
+	Groups []usageRecord `json:"groups"`
+	Total  int           `json:"total" jsonschema:"how many groups there are"`
+}
+
+func (s *server) addUsage(srv *sdk.Server) error {
+	return addTool(srv, &sdk.Tool{Name: "usage", Title: "Sum token usage", Annotations: readOnly,
+		Description: `The tokens agents spent, from the run events they recorded (and that tape import records for Claude Code and Codex sessions), summed by tape, anchor, model or day: runs, input, output, cache and total tokens.`},
+		s.usage)
+}
+
+func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, error) {
+	if a.By == "" {
+		a.By = "tape"
+	}
+	switch a.By {
+	case "tape", "anchor", "model", "day":
+	default:
+		return usageResult{}, "", fmt.Errorf("by %q: want tape, anchor, model or day", a.By)
+	}
+	pg, err := page(a.Limit, a.Offset)
+	if err != nil {
+		return usageResult{}, "", err
+	}
+	tape, err := s.scope(a.Tape, tapelog.AnyTapes, a.AllTapes)
+	if err != nil {
+		return usageResult{}, "", err
+	}
+	rows, err := read(ctx, s, func(ix *projector.Projector) (rowsOf, error) {
+		rows, total, err := usage.Sum(ctx, ix, usage.Filter{Tape: tape, By: a.By, Page: pg})
+		return rowsOf{rows, total}, err
+	})
+	if err != nil {
+		return usageResult{}, "", err
+	}
+	res := usageResult{By: a.By, Groups: make([]usageRecord, 0, len(rows.rows)), Total: rows.total}
+	var text strings.Builder
+	for _, u := range rows.rows {
+		r := usageRecord{Runs: u.Runs, RunsWithUsage: u.WithUsage, InputTokens: u.Input, OutputTokens: u.Output,
+			CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, TotalTokens: u.Total}
+		group := ""
+		switch a.By {
+		case "tape":
+			r.Tape, group = &u.Tape, u.Tape
+		case "anchor":
+			r.Tape, r.AnchorSeq, r.Anchor, group = &u.Tape, &u.AnchorSeq, &u.Anchor, fmt.Sprintf("%s %03d %s", u.Tape, u.AnchorSeq, u.Anchor)
+		case "model":
+			r.Model, group = &u.Model, u.Model
+		case "day":
+			r.Day, group = &u.Day, u.Day
+		}
+		res.Groups = append(res.Groups, r)
+		fmt.Fprintf(&text, "%s  %s  %d in  %d out  %d cache write  %d cache read  %d total\n", group, plural(u.Runs, "run", "runs"),
+			u.Input, u.Output, u.CacheCreation, u.CacheRead, u.Total)
+	}
+	more(&text, pg, len(res.Groups), res.Total, "groups")
+	if res.Total == 0 {
+		text.WriteString(`no token usage recorded: no "run" event`)
+		text.WriteString("\n")
+	}
+	return res, text.String(), nil
+}
+
+// rowsOf is a page of usage sums and how many groups there are.
+type rowsOf struct {
+	rows  []usage.Row
+	total int
+}
