@@ -96,7 +96,7 @@ func addTool[In, Out any](srv *sdk.Server, t *sdk.Tool, h handler[In, Out]) erro
 func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, error) {
 	var in In
 	fields := map[string]json.RawMessage{}
-	if len(bytes.TrimSpace(raw)) > 0 {
+	if raw := bytes.TrimSpace(raw); len(raw) > 0 && string(raw) != "null" { // none, as if {}
 		if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 			return in, errors.New("the arguments must be a JSON object")
 		}
