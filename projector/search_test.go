@@ -13,8 +13,16 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// searchIDs runs a search and returns the contents of the messages found.
+// searchContents runs a search and returns the contents of the messages
+// found, sorted.
 func searchContents(t *testing.T, p *Projector, q SearchQuery) []string {
+	t.Helper()
+	return sorted(searchRanked(t, p, q))
+}
+
+// searchRanked runs a search and returns the contents of the messages
+// found, best first.
+func searchRanked(t *testing.T, p *Projector, q SearchQuery) []string {
 	t.Helper()
 	hits, err := p.Search(context.Background(), q)
 	if err != nil {
@@ -26,7 +34,6 @@ func searchContents(t *testing.T, p *Projector, q SearchQuery) []string {
 		json.Unmarshal(h.Entry.Payload, &m)
 		got = append(got, m.Content)
 	}
-	slices.Sort(got)
 	return got
 }
 
@@ -124,16 +131,7 @@ func TestSearchFindsPartsOfNames(t *testing.T) {
 		{"http", []string{"HTTPServer started"}},
 	}
 	for _, tt := range tests {
-		hits, err := p.Search(context.Background(), SearchQuery{Text: tt.query})
-		if err != nil {
-			t.Fatalf("search %q: %v", tt.query, err)
-		}
-		var got []string
-		for _, h := range hits {
-			var m struct{ Content string }
-			json.Unmarshal(h.Entry.Payload, &m)
-			got = append(got, m.Content)
-		}
+		got := searchRanked(t, p, SearchQuery{Text: tt.query})
 		if len(got) != len(tt.want) || got[0] != tt.want[0] || !slices.Equal(sorted(got), sorted(tt.want)) {
 			t.Errorf("search %q = %q, want %q (the first first)", tt.query, got, tt.want)
 		}
