@@ -1,6 +1,8 @@
 package bub
 
 import (
+	"bytes"
+	"encoding/json"
 	"unicode"
 	"unicode/utf8"
 
@@ -69,6 +71,28 @@ type Fitted struct {
 // OverBudget reports whether the messages kept exceed the budget: only
 // when the anchor's note, which is always kept, does so alone.
 func (f Fitted) OverBudget() bool { return f.Estimate > f.MaxTokens }
+
+// MarshalJSON writes the fitted context as tape context --max-tokens
+// --json prints it, one object whose names are a contract: "messages"
+// (the messages kept, as Context's are sent), "dropped" (entries),
+// "estimate", "max_tokens" and "over_budget".
+func (f Fitted) MarshalJSON() ([]byte, error) {
+	msgs := f.Messages
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a message is sent as it is
+	err := enc.Encode(struct {
+		Messages   []Message `json:"messages"`
+		Dropped    int       `json:"dropped"`
+		Estimate   int       `json:"estimate"`
+		MaxTokens  int       `json:"max_tokens"`
+		OverBudget bool      `json:"over_budget"`
+	}{msgs, f.Dropped, f.Estimate, f.MaxTokens, f.OverBudget()})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
+}
 
 // FitTokens keeps the newest messages of a context (Context's messages, in
 // order) whose estimate (EstimateTokens) fits in maxTokens, and drops the

@@ -160,3 +160,26 @@ func TestContextTiesResultsToCalls(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
 }
+
+// TestFittedJSON: a fitted context is one object, its messages as they are
+// sent (no HTML escapes where the encoder asks for none), "messages" an
+// array even when empty.
+func TestFittedJSON(t *testing.T) {
+	msgs := Context(tape(entry("anchor", `{"name":"a"}`, ""), user("<b>&</b>")))
+	tests := []struct {
+		f    Fitted
+		want string
+	}{
+		{Fitted{}, `{"messages":[],"dropped":0,"estimate":0,"max_tokens":0,"over_budget":false}`},
+		{FitTokens(msgs, 100), `{"messages":[{"role":"assistant","content":"[Anchor created: a]: null"},{"role":"user","content":"<b>&</b>"}],"dropped":0,"estimate":32,"max_tokens":100,"over_budget":false}`},
+		{FitTokens(msgs, 5), `{"messages":[{"role":"assistant","content":"[Anchor created: a]: null"}],"dropped":1,"estimate":20,"max_tokens":5,"over_budget":true}`},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // as the CLI writes JSON
+		if err := enc.Encode(tt.f); err != nil || strings.TrimSpace(b.String()) != tt.want {
+			t.Errorf("got  %s, %v\nwant %s", b.String(), err, tt.want)
+		}
+	}
+}
