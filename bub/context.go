@@ -20,6 +20,13 @@ type Message struct {
 	ToolCallID string            // a tool message's call id, "" when unpaired
 	Name       string            // a tool message's function name, "" when unpaired
 	EntryID    string            // the entry the message was built from
+	Kind       string            // that entry's kind: anchor, message, tool_call or tool_result
+
+	// CallEntryID is, for a tool message that answers a call, the EntryID
+	// of the tool_call entry that made the call; "" when it answers none.
+	// It ties a result to its call, which FitTokens keeps together, even
+	// where the call has no id.
+	CallEntryID string
 }
 
 // MarshalJSON writes the message as it is sent to a model.
@@ -95,7 +102,7 @@ func Context(entries []tapelog.Entry) []Message {
 			msgs = append(msgs, anchorMessage(e))
 		case tapelog.KindMessage:
 			if isObject(e.Payload) {
-				msgs = append(msgs, Message{Raw: bytes.TrimSpace(e.Payload), EntryID: e.ID})
+				msgs = append(msgs, Message{Raw: bytes.TrimSpace(e.Payload), EntryID: e.ID, Kind: e.Kind})
 			}
 		case tapelog.KindToolCall:
 			calls := views.Calls(e.Payload)
@@ -105,10 +112,10 @@ func Context(entries []tapelog.Entry) []Message {
 			toolCalls++
 			for i, c := range calls {
 				p := views.ParseCall(c)
-				pending = append(pending, contextCall{id: p.ID, name: p.Name, index: i, entry: toolCalls})
+				pending = append(pending, contextCall{id: p.ID, name: p.Name, index: i, entry: toolCalls, entryID: e.ID})
 			}
 			if len(calls) > 0 {
-				msgs = append(msgs, Message{Role: "assistant", ToolCalls: calls, EntryID: e.ID})
+				msgs = append(msgs, Message{Role: "assistant", ToolCalls: calls, EntryID: e.ID, Kind: e.Kind})
 			}
 		case tapelog.KindToolResult:
 			var added []Message
@@ -124,7 +131,8 @@ func Context(entries []tapelog.Entry) []Message {
 type contextCall struct {
 	id, name string
 	index    int
-	entry    int // the number of its tool_call entry in the context
+	entry    int    // the number of its tool_call entry in the context
+	entryID  string // and that entry's id
 }
 
 // toolMessages is one tool message per result of a tool_result entry,
@@ -145,7 +153,7 @@ func toolMessages(e tapelog.Entry, pending []contextCall, latest int) ([]Message
 	var msgs []Message
 	answered := make([]bool, len(pending))
 	for i, r := range results {
-		m := Message{Role: "tool", Content: resultText(r), EntryID: e.ID, ToolCallID: refs[i].CallID}
+		m := Message{Role: "tool", Content: resultText(r), EntryID: e.ID, Kind: e.Kind, ToolCallID: refs[i].CallID}
 		if refs[i].CallID != "" {
 			m.Content = partsText(resultContent(r))
 		}
@@ -155,6 +163,7 @@ func toolMessages(e tapelog.Entry, pending []contextCall, latest int) ([]Message
 				m.ToolCallID = pending[j].id
 			}
 			m.Name = pending[j].name
+			m.CallEntryID = pending[j].entryID
 		}
 		msgs = append(msgs, m)
 	}
@@ -200,7 +209,7 @@ func anchorMessage(e tapelog.Entry) Message {
 			state = s
 		}
 	}
-	return Message{Role: "assistant", Content: "[Anchor created: " + name + "]: " + state, EntryID: e.ID}
+	return Message{Role: "assistant", Content: "[Anchor created: " + name + "]: " + state, EntryID: e.ID, Kind: e.Kind}
 }
 
 // resultText is a result as a tool message's content: a string as it is,

@@ -3,7 +3,8 @@
 // single-file tapes (~/.bub/tapes/<tape>.jsonl, lines.go) and importing
 // them as tapes (import.go), the tape name Bub gives a session and a file
 // (session.go), the context Bub builds for its model from a tape
-// (context.go), and JSON as Python's json.dumps writes it (pyjson.go),
+// (context.go) and that context fitted to a token budget, with the
+// estimate of a message's tokens it is measured by (fit.go), and JSON as Python's json.dumps writes it (pyjson.go),
 // which is what that context holds.
 //
 // The tape format itself, and the lenient reading of lines Bub-style

@@ -134,16 +134,16 @@ type contextArgs struct {
 	Tape      string `json:"tape,omitempty" jsonschema:"The tape (session) to read; the tapes tool lists them. Left out: the workspace's default tape."`
 	Anchor    string `json:"anchor,omitempty" jsonschema:"Start after this anchor: its name (the last anchor of that name), folder (003_plan), seq or slug. \"last\" or left out: after the last anchor, the current phase."`
 	All       bool   `json:"all,omitempty" jsonschema:"The whole tape, every anchor included as a message; not with anchor."`
-	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"Keep the newest messages that fit in about this many tokens (an estimate), dropping the oldest first; a tool call is never separated from its results, and the anchor's state message is always kept."`
+	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"Keep the newest messages that fit in about this many tokens (an estimate that runs above real tokenizers), dropping the oldest first; a tool call is never separated from its results, and the newest anchor's state message is always kept. Left out: every message."`
 }
 
 type contextResult struct {
 	Tape       string            `json:"tape"`
 	Messages   []json.RawMessage `json:"messages" jsonschema:"the chat messages, in the OpenAI shape ({role, content}, tool_calls, tool_call_id), ready to send as a model's messages"`
 	Dropped    int               `json:"dropped" jsonschema:"entries whose messages were dropped to fit max_tokens"`
-	Estimate   int               `json:"estimate,omitempty" jsonschema:"the estimated tokens of the messages kept, with max_tokens"`
-	MaxTokens  int               `json:"max_tokens,omitempty"`
-	OverBudget bool              `json:"over_budget,omitempty" jsonschema:"the anchor's state message alone exceeds max_tokens"`
+	Estimate   int               `json:"estimate" jsonschema:"about how many tokens the messages cost a model: one per CJK character, one per 3 bytes of anything else of their JSON, which runs above real tokenizers"`
+	MaxTokens  int               `json:"max_tokens,omitempty" jsonschema:"the budget, when max_tokens was given"`
+	OverBudget bool              `json:"over_budget" jsonschema:"the anchor's state message, always kept, alone exceeds max_tokens"`
 }
 
 func (s *server) addContext(srv *sdk.Server) error {
@@ -181,11 +181,8 @@ func (s *server) context(ctx context.Context, a contextArgs) (contextResult, str
 	if err != nil {
 		return contextResult{}, "", err
 	}
-	fit, err := fitContext(bub.Context(entries), a.MaxTokens)
-	if err != nil {
-		return contextResult{}, "", err
-	}
-	res := contextResult{Tape: tape, Messages: []json.RawMessage{}, Dropped: fit.Dropped, Estimate: fit.Estimate, MaxTokens: fit.MaxTokens, OverBudget: fit.OverBudget}
+	fit := fitTokens(bub.Context(entries), a.MaxTokens)
+	res := contextResult{Tape: tape, Messages: []json.RawMessage{}, Dropped: fit.Dropped, Estimate: fit.Estimate, MaxTokens: fit.MaxTokens, OverBudget: fit.OverBudget()}
 	for _, m := range fit.Messages {
 		raw, err := m.MarshalJSON()
 		if err != nil {
@@ -195,6 +192,20 @@ func (s *server) context(ctx context.Context, a contextArgs) (contextResult, str
 	}
 	text, err := marshal(res.Messages)
 	return res, string(text), err
+}
+
+// fitTokens is the context under max_tokens (bub.FitTokens, as tape
+// context --max-tokens has it), or, with no budget (0), all of it with its
+// estimate.
+func fitTokens(msgs []bub.Message, maxTokens int) bub.Fitted {
+	if maxTokens > 0 {
+		return bub.FitTokens(msgs, maxTokens)
+	}
+	f := bub.Fitted{Messages: msgs}
+	for _, m := range msgs {
+		f.Estimate += bub.EstimateTokens(m)
+	}
+	return f
 }
 
 type logArgs struct {

@@ -251,6 +251,39 @@ func TestReadTools(t *testing.T) {
 		t.Errorf("context after session/start: %d messages, want 5", len(cx.Messages))
 	}
 
+	// max_tokens keeps the newest messages that fit, a tool call with its
+	// result, and says what it dropped.
+	whole, _ := ok[contextResult](c, "context", map[string]any{"anchor": "session/start"})
+	if whole.Estimate <= 0 || whole.Dropped != 0 || whole.MaxTokens != 0 {
+		t.Errorf("context without a budget: estimate %d, dropped %d, max_tokens %d", whole.Estimate, whole.Dropped, whole.MaxTokens)
+	}
+	for budget := 1; budget <= whole.Estimate; budget += 7 {
+		fit, _ := ok[contextResult](c, "context", map[string]any{"anchor": "session/start", "max_tokens": budget})
+		if fit.Estimate > budget && !fit.OverBudget || fit.MaxTokens != budget {
+			t.Errorf("max_tokens %d: estimate %d, over_budget %v", budget, fit.Estimate, fit.OverBudget)
+		}
+		calls := map[string]bool{}
+		for _, m := range fit.Messages {
+			var p struct {
+				Role       string `json:"role"`
+				ToolCallID string `json:"tool_call_id"`
+				ToolCalls  []struct {
+					ID string `json:"id"`
+				} `json:"tool_calls"`
+			}
+			json.Unmarshal(m, &p)
+			for _, call := range p.ToolCalls {
+				calls[call.ID] = true
+			}
+			if p.Role == "tool" && !calls[p.ToolCallID] {
+				t.Errorf("max_tokens %d: the result of %s without its call: %s", budget, p.ToolCallID, m)
+			}
+		}
+		if len(fit.Messages) < len(whole.Messages) && fit.Dropped == 0 {
+			t.Errorf("max_tokens %d: %d of %d messages kept, none said dropped", budget, len(fit.Messages), len(whole.Messages))
+		}
+	}
+
 	entries, _ := ok[entriesResult](c, "log", map[string]any{})
 	if entries.Total != 2 || len(entries.Entries) != 2 || entries.Entries[0].Kind != "anchor" || entries.NextCursor != "" {
 		t.Errorf("log = %+v", entries)

@@ -42,6 +42,9 @@ type Projector struct {
 	Holder string
 	// RankWindow overrides DefaultRankWindow for Search.
 	RankWindow int
+	// denseAt overrides denseMatches (search.go); tests set it to try
+	// both plans of a common search across tapes.
+	denseAt int
 	// foldChunk overrides the tool entries the calls fold reads at a time
 	// (views.go); tests make it small so that folds span chunks.
 	foldChunk int

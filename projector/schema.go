@@ -4,7 +4,7 @@ package projector
 // them (views.go), and of the forms of the values in them (a folder's
 // files_sig, for one). An index.db of another version is rebuilt from the
 // files, in place.
-const SchemaVersion = 17
+const SchemaVersion = 18
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -106,6 +106,7 @@ CREATE TABLE entries (
 );
 CREATE INDEX entries_order ON entries (tape, anchor_seq, folder, eff_time, file, line);
 CREATE INDEX entries_file ON entries (file_id);
+CREATE INDEX entries_time ON entries (time_ns); -- a common search across tapes, newest first (search.go)
 CREATE TABLE bad_lines (
 	tape   TEXT NOT NULL,
 	folder TEXT NOT NULL,

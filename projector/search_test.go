@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -13,8 +14,16 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// searchIDs runs a search and returns the contents of the messages found.
+// searchContents runs a search and returns the contents of the messages
+// found, sorted.
 func searchContents(t *testing.T, p *Projector, q SearchQuery) []string {
+	t.Helper()
+	return sorted(searchRanked(t, p, q))
+}
+
+// searchRanked runs a search and returns the contents of the messages
+// found, best first.
+func searchRanked(t *testing.T, p *Projector, q SearchQuery) []string {
 	t.Helper()
 	hits, err := p.Search(context.Background(), q)
 	if err != nil {
@@ -26,7 +35,6 @@ func searchContents(t *testing.T, p *Projector, q SearchQuery) []string {
 		json.Unmarshal(h.Entry.Payload, &m)
 		got = append(got, m.Content)
 	}
-	slices.Sort(got)
 	return got
 }
 
@@ -124,16 +132,7 @@ func TestSearchFindsPartsOfNames(t *testing.T) {
 		{"http", []string{"HTTPServer started"}},
 	}
 	for _, tt := range tests {
-		hits, err := p.Search(context.Background(), SearchQuery{Text: tt.query})
-		if err != nil {
-			t.Fatalf("search %q: %v", tt.query, err)
-		}
-		var got []string
-		for _, h := range hits {
-			var m struct{ Content string }
-			json.Unmarshal(h.Entry.Payload, &m)
-			got = append(got, m.Content)
-		}
+		got := searchRanked(t, p, SearchQuery{Text: tt.query})
 		if len(got) != len(tt.want) || got[0] != tt.want[0] || !slices.Equal(sorted(got), sorted(tt.want)) {
 			t.Errorf("search %q = %q, want %q (the first first)", tt.query, got, tt.want)
 		}
@@ -228,6 +227,62 @@ func TestSearchRankWindow(t *testing.T) {
 	for i, h := range hits {
 		if h.RankedBy != RankedByRecency || h.Entry.Pos.Offset <= 0 || (i > 0 && h.Entry.Pos.Offset >= hits[i-1].Entry.Pos.Offset) {
 			t.Errorf("hit %d: %s at offset %d; with more matches than the window, want the newest first", i, h.RankedBy, h.Entry.Pos.Offset)
+		}
+	}
+}
+
+// TestSearchAcrossTapesNewestFirst: a common query over several tapes
+// lists its matches by time, newest first, whichever plan it takes, not
+// in the order the index read them (tape by tape, in name order): in a
+// workspace of imported sessions, named by hashes, that was an arbitrary
+// session's matches first.
+func TestSearchAcrossTapesNewestFirst(t *testing.T) {
+	ws := newWorkspace(t)
+	ctx := context.Background()
+	for _, tape := range []struct {
+		name, month string
+	}{{"aaa", "2026-03"}, {"zzz", "2025-01"}, {"mmm", "2025-06"}} {
+		tp, err := ws.Tape(tape.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for day := 1; day <= 4; day++ {
+			payload := fmt.Sprintf(`{"role":"user","content":"common word, %s day %d"}`, tape.name, day)
+			if _, err := tp.Append(ctx, tapelog.Entry{Kind: "message", Payload: json.RawMessage(payload), Date: fmt.Sprintf("%s-%02dT10:00:00Z", tape.month, day)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tp.Close()
+	}
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	p.RankWindow = 3
+	for _, tt := range []struct {
+		plan    string
+		denseAt int
+	}{{"walk the entries by time", 1}, {"sort the matches", 1 << 30}} {
+		p.denseAt = tt.denseAt
+		for _, q := range []struct {
+			tapes []string
+			want  []string
+		}{
+			{nil, []string{"common word, aaa day 4", "common word, aaa day 3", "common word, aaa day 2", "common word, aaa day 1", "common word, mmm day 4"}},
+			{[]string{"zzz", "mmm"}, []string{"common word, mmm day 4", "common word, mmm day 3", "common word, mmm day 2", "common word, mmm day 1", "common word, zzz day 4"}},
+		} {
+			hits, err := p.Search(ctx, SearchQuery{Text: "common", Tapes: q.tapes, Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range hits {
+				if h.RankedBy != RankedByRecency {
+					t.Errorf("%s: ranked by %s, want recency", tt.plan, h.RankedBy)
+				}
+				got = append(got, strings.TrimSpace(SearchText(h.Entry)))
+			}
+			if !slices.Equal(got, q.want) {
+				t.Errorf("%s, tapes %v: hits\n%q\nwant\n%q", tt.plan, q.tapes, got, q.want)
+			}
 		}
 	}
 }

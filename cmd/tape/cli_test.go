@@ -82,6 +82,7 @@ func TestCLIExitCodes(t *testing.T) {
 		{"summary twice", ws, []string{"handoff", "x", "--state", `{"summary":"a"}`, "--summary", "b"}, "", exitUsage, "give one"},
 		{"session and tape", ws, []string{"--session", "s", "--tape", "t", "log"}, "", exitUsage, "give one"},
 		{"negative limit", ws, []string{"log", "--limit=-1"}, "", exitUsage, "-n must be"},
+		{"no token budget", ws, []string{"context", "--max-tokens", "0"}, "", exitUsage, "--max-tokens must be a positive number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,7 +15,9 @@ import (
 type ContextCmd struct {
 	Anchor string `placeholder:"NAME" help:"Start after the last anchor of this name (or folder, seq, slug) instead of the last anchor."`
 	All    bool   `short:"a" help:"The whole tape, every anchor included as a message."`
-	JSON   bool   `help:"Print one JSON array of messages, ready to send as the model's messages."`
+	JSON   bool   `help:"Print one JSON array of messages, ready to send as the model's messages (with --max-tokens, one object; see below)."`
+
+	MaxTokens *int `name:"max-tokens" placeholder:"N" help:"Keep the newest messages that fit in about N tokens, by the estimate below; the oldest are dropped."`
 }
 
 func (c *ContextCmd) Help() string {
@@ -27,15 +29,31 @@ result as a tool message paired with its call: by the call id it carries
 event and error entries, and entries whose meta.context is false, are left
 out. By default the entries after the last anchor.
 
+--max-tokens N keeps the newest messages whose estimate fits in N tokens and
+drops the oldest, saying so on stderr. A tool call and its results are kept
+or dropped together. The newest anchor note is always kept, even when it
+alone is over N (the context after an anchor leaves that anchor out, so
+there is one only with --all, or when anchors come after --anchor's). The
+estimate, without a tokenizer, is each message's JSON as sent: one token
+per CJK character, one per 3 bytes of anything else; it runs above OpenAI's
+tokenizers, by 15 to 40% for prose, code and tool calls. With --json it prints one
+object: "messages" (the array), "dropped" (entries dropped), "estimate"
+(tokens of the messages kept), "max_tokens", "over_budget" (true only when
+the anchor note alone is over N).
+
 Examples:
   tape context --json | jq length
   tape context --anchor auto_handoff/context_overflow
-  tape context --all --json > messages.json`
+  tape context --all --json > messages.json
+  tape context --max-tokens 8000 --json | jq .messages`
 }
 
 func (c *ContextCmd) Validate() error {
 	if c.All && c.Anchor != "" {
 		return usagef("--all reads the whole tape; give it or --anchor, not both")
+	}
+	if c.MaxTokens != nil && *c.MaxTokens <= 0 {
+		return usagef("--max-tokens must be a positive number of tokens")
 	}
 	return nil
 }
@@ -54,7 +72,9 @@ func (c *ContextCmd) Run(env *Env, g *Globals) error {
 	if len(msgs) == 0 {
 		defer hintEmptyDefault(env, g, t)
 	}
-	if c.JSON {
+	if c.MaxTokens != nil {
+		err = c.printFitted(env, msgs)
+	} else if c.JSON {
 		err = newJSONLines(env.Stdout).write(msgs)
 	} else {
 		err = printMessages(env, msgs)
@@ -63,6 +83,29 @@ func (c *ContextCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	return unreadable
+}
+
+// printFitted prints the messages that fit in --max-tokens: with --json one
+// object (bub.Fitted's JSON); else the messages, and on stderr what was
+// dropped to fit them.
+func (c *ContextCmd) printFitted(env *Env, msgs []bub.Message) error {
+	f := bub.FitTokens(msgs, *c.MaxTokens)
+	if c.JSON {
+		return newJSONLines(env.Stdout).write(f)
+	}
+	if err := printMessages(env, f.Messages); err != nil {
+		return err
+	}
+	dropped := len(msgs) - len(f.Messages)
+	switch {
+	case f.OverBudget():
+		fmt.Fprintf(env.Stderr, "tape: warning: the anchor note alone is about %d tokens, over --max-tokens %d; kept it, dropped %s (%s)\n",
+			f.Estimate, f.MaxTokens, plural(f.Dropped, "entry", "entries"), plural(dropped, "message", "messages"))
+	case dropped > 0:
+		fmt.Fprintf(env.Stderr, "tape: dropped the oldest %s (%s) to fit --max-tokens %d; kept %s, about %d tokens\n",
+			plural(f.Dropped, "entry", "entries"), plural(dropped, "message", "messages"), f.MaxTokens, plural(len(f.Messages), "message", "messages"), f.Estimate)
+	}
+	return nil
 }
 
 // entries reads the entries the flags select (bub.ContextSpan), in tape

@@ -34,10 +34,10 @@ AND'ed; anything that is not a word is searched as literal text. A word also
 finds the camelCase and PascalCase names it is part of (flush finds TestFlush,
 handler finds newHandler), below the entries where it stands alone. Results are
 ranked by bm25, best first; a query whose words have more than 2,000 matches
-together (a common word, or a phrase of common words) lists the latest indexed
-first ("ranked_by": "recency" in --json): in one tape the newest first; across
-tapes, what the index read last (a rebuild reads the tapes in name order), so
-add --since or --tape to see one period or session.
+together (a common word, or a phrase of common words) lists the newest first
+("ranked_by": "recency" in --json), by the time of the entry; a phrase of
+common words across tapes lists what the index read last first (a rebuild
+reads the tapes in name order): add --since or --tape to narrow it.
 Exit status 1 when nothing matched, as grep.
 
 A query is text: after its first word, a word that starts with - is a word

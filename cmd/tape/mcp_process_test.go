@@ -175,6 +175,7 @@ func TestMCPProcess(t *testing.T) {
 		{"search", map[string]any{"query": "flush timeout"}, []string{`"snippet":"FAIL: **flush** **timeout**"`, `"ranked_by":"bm25"`}},
 		{"context", map[string]any{}, []string{`"messages":[{"content":"raised the flush timeout","role":"assistant"}]`}}, // as the client decodes it
 		{"context", map[string]any{"anchor": "session/start"}, []string{`"tool_call_id":"c1"`, `[Anchor created: fix]`}},
+		{"context", map[string]any{"anchor": "session/start", "max_tokens": 60}, []string{`"dropped":3`, `"max_tokens":60`, `"estimate":54`, `"over_budget":false`}},
 		{"log", map[string]any{"limit": 1}, []string{`"total":2`, `"next_cursor":"1"`, `"kind":"message"`}},
 		{"show", map[string]any{"anchor": "1", "kind": []string{"event"}}, []string{`"name":"run"`, `"total":1`}},
 		{"anchors", map[string]any{}, []string{`"name":"fix"`, `"state":{"summary":"the flush timeout is too short"}`}},

@@ -76,6 +76,12 @@ try {
   assert.deepEqual(roles, ["assistant", "user", "assistant", "tool", "assistant", "assistant"]);
   assert.equal(all.structuredContent.messages[3].tool_call_id, "c1");
 
+  // Under a budget: the newest that fit, the tool call kept with its result.
+  const fit = await client.callTool({ name: "context", arguments: { all: true, max_tokens: 60 } });
+  assert.ok(!fit.isError, `context max_tokens failed: ${JSON.stringify(fit.content)}`);
+  assert.ok(fit.structuredContent.dropped > 0 && fit.structuredContent.estimate <= 60, JSON.stringify(fit.structuredContent));
+  assert.equal(fit.structuredContent.max_tokens, 60);
+
   // A bad argument is a tool error that says what was wrong.
   const bad = await client.callTool({ name: "search", arguments: { query: "flush", limit: -1 } });
   assert.ok(bad.isError);
