@@ -26,6 +26,9 @@ func mcpBench(args []string) error {
 	fs.Parse(args)
 	absolute(bin)
 	absolute(dir)
+	// No read starts a background watcher: -watch runs one, or none is
+	// wanted.
+	os.Setenv("TAPE_WATCH", "off")
 	t := tapeBinary{name: "tape", bin: *bin, dir: *dir}
 	if err := warm(t); err != nil {
 		return err
@@ -37,9 +40,6 @@ func mcpBench(args []string) error {
 		}
 		defer stop()
 	}
-	// No read starts a background watcher: -watch runs one, or none is
-	// wanted.
-	os.Setenv("TAPE_WATCH", "off")
 	ctx := context.Background()
 	server := exec.Command(*bin, "mcp")
 	server.Dir, server.Stderr = *dir, os.Stderr
