@@ -73,6 +73,13 @@ type hitRecord struct {
 type searchResult struct {
 	Hits     []hitRecord `json:"hits"`
 	RankedBy string      `json:"ranked_by" jsonschema:"bm25 (best first), or recency (the latest indexed first: the query matched too many entries to rank)"`
+	Warnings []string    `json:"warnings,omitempty" jsonschema:"tapes or anchors that could not be read, and were not searched"`
+}
+
+// found is what a search read: its hits, and the folders it could not.
+type found struct {
+	hits     []projector.Hit
+	unlisted []*tapelog.LineError
 }
 
 func (s *server) addSearch(srv *sdk.Server) error {
@@ -101,7 +108,14 @@ func (s *server) search(ctx context.Context, a searchArgs) (searchResult, string
 	if tape != "" {
 		q.Tapes = []string{tape}
 	}
-	hits, err := read(ctx, s, func(ix *projector.Projector) ([]projector.Hit, error) { return ix.Search(ctx, q) })
+	found, err := read(ctx, s, func(ix *projector.Projector) (found, error) {
+		hits, err := ix.Search(ctx, q)
+		if err != nil {
+			return found{}, err
+		}
+		unlisted, err := ix.Unlisted(ctx, q.Tapes)
+		return found{hits, unlisted}, err
+	})
 	if errors.Is(err, projector.ErrEmptyQuery) {
 		return searchResult{}, "", fmt.Errorf("query %q has no word to search for", a.Query)
 	}
@@ -110,6 +124,11 @@ func (s *server) search(ctx context.Context, a searchArgs) (searchResult, string
 	}
 	res := searchResult{Hits: []hitRecord{}, RankedBy: projector.RankedByBM25}
 	var text strings.Builder
+	for _, le := range found.unlisted {
+		res.Warnings = append(res.Warnings, message(le)+"; not searched; tape doctor says more")
+		fmt.Fprintf(&text, "warning: %s\n", res.Warnings[len(res.Warnings)-1])
+	}
+	hits := found.hits
 	for _, h := range hits {
 		e := h.Entry
 		res.Hits = append(res.Hits, hitRecord{ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq, Folder: e.Pos.Folder,

@@ -149,11 +149,11 @@ func (s *server) scope(name string, r tapelog.Reach, all bool) (string, error) {
 	return t.Name(), nil
 }
 
-// defaultOnly reports whether a call that can read every tape read only
-// the default tape (tape is its name) because none was named, while the
-// workspace has others: a call that found nothing says all_tapes reads
-// them, and how many there are.
-func (s *server) defaultOnly(named, tape string) (others int) {
+// defaultOnly is how many tapes the workspace has when a call that can
+// read every tape read only the default one, tape, because none was named
+// (named is the tape argument), and there are others; else 0. A call that
+// found nothing there says all_tapes reads them all.
+func (s *server) defaultOnly(named, tape string) int {
 	if named != "" || tape == "" {
 		return 0
 	}

@@ -493,3 +493,18 @@ func TestResourceNames(t *testing.T) {
 		t.Errorf("read %s: %v", uri, err)
 	}
 }
+
+// The index is disposable while a session runs: deleted, it is rebuilt by
+// the next call, which answers as before.
+func TestIndexDeleted(t *testing.T) {
+	ws := newWorkspace(t)
+	c := connect(t, ws, Options{})
+	before, _ := ok[searchResult](c, "search", map[string]any{"query": "flush"})
+	for _, name := range []string{"index.db", "index.db-wal", "index.db-shm"} {
+		os.Remove(ws.Abs(name))
+	}
+	after, _ := ok[searchResult](c, "search", map[string]any{"query": "flush"})
+	if len(after.Hits) != len(before.Hits) || len(after.Hits) == 0 {
+		t.Errorf("search after index.db was deleted: %d hits, want %d", len(after.Hits), len(before.Hits))
+	}
+}
