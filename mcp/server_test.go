@@ -32,11 +32,19 @@ type session struct {
 
 func connect(t *testing.T, ws *tapelog.Workspace, opts Options) *session {
 	t.Helper()
+	return connectWith(t, ws, opts, func(*server) {})
+}
+
+// connectWith is connect with setup run on the server before the client
+// connects.
+func connectWith(t *testing.T, ws *tapelog.Workspace, opts Options, setup func(*server)) *session {
+	t.Helper()
 	ctx := context.Background()
 	s, srv, err := newServer(ws, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	setup(s)
 	t.Cleanup(s.close)
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
@@ -432,8 +440,7 @@ func TestWrites(t *testing.T) {
 
 func TestResources(t *testing.T) {
 	ws := newWorkspace(t)
-	c := connect(t, ws, Options{})
-	c.server.resourcePage = 2 // main's 2 anchors, then other's 1
+	c := connectWith(t, ws, Options{}, func(s *server) { s.resourcePage = 2 }) // main's 2 anchors, then other's 1
 	ctx := context.Background()
 	var uris []string
 	pages := 0
