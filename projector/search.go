@@ -178,7 +178,7 @@ const denseMatches = 6000
 // index and a rebuild give the same answer); entries without a date last.
 const byTime = `e.time_ns DESC, e.tape DESC, e.anchor_seq DESC, e.folder DESC, e.eff_time DESC, e.file DESC, e.line DESC`
 
-// acrossTapesByTime plans a common query of words (not phrases) over more
+// acrossTapesByTime (decision 0065) plans a common query of words (not phrases) over more
 // than one tape: its matches in rowid order are the order the index read
 // them, which after a rebuild is tape by tape in name order, so it orders
 // them by time instead. A dense query walks the entries by time
