@@ -20,7 +20,8 @@
 //
 // Files: server.go (the server, one index per session, freshness, scope
 // and errors), bind.go (typed tools over the SDK, their schemas),
-// records.go (what results hold), read.go (search, context, log, show,
+// text.go (results' text forms; what they hold is package
+// internal/records, the shapes of the CLI's --json), read.go (search, context, log, show,
 // anchors), views.go (tapes, calls, usage), write.go (append, handoff),
 // resources.go.
 package mcp

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tape-dev/tape/bub"
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views"
@@ -132,7 +133,7 @@ func (s *server) search(ctx context.Context, a searchArgs) (searchResult, string
 	for _, h := range hits {
 		e := h.Entry
 		res.Hits = append(res.Hits, hitRecord{ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq, Folder: e.Pos.Folder,
-			Kind: e.Kind, Date: optional(e.Date), Snippet: h.Snippet, Rank: h.Rank})
+			Kind: e.Kind, Date: records.Optional(e.Date), Snippet: h.Snippet, Rank: h.Rank})
 		res.RankedBy = h.RankedBy
 		fmt.Fprintf(&text, "%s  %s  %s  %s  %s: %s\n", e.Pos.Tape, e.Pos.Folder, e.Date, e.ID, e.Kind, oneLine(h.Snippet))
 	}
@@ -245,11 +246,11 @@ type showArgs struct {
 }
 
 type entriesResult struct {
-	Tape       string        `json:"tape"`
-	Entries    []entryRecord `json:"entries" jsonschema:"in tape order, the anchor's own entry first"`
-	Total      int           `json:"total" jsonschema:"how many entries the arguments select, in all pages"`
-	NextCursor string        `json:"next_cursor,omitempty" jsonschema:"pass it as cursor for the entries before these; absent on the first page"`
-	Warnings   []string      `json:"warnings,omitempty" jsonschema:"lines of these anchors that could not be read, and were skipped"`
+	Tape       string          `json:"tape"`
+	Entries    []records.Entry `json:"entries" jsonschema:"in tape order, the anchor's own entry first"`
+	Total      int             `json:"total" jsonschema:"how many entries the arguments select, in all pages"`
+	NextCursor string          `json:"next_cursor,omitempty" jsonschema:"pass it as cursor for the entries before these; absent on the first page"`
+	Warnings   []string        `json:"warnings,omitempty" jsonschema:"lines of these anchors that could not be read, and were skipped"`
 }
 
 func (s *server) addLog(srv *sdk.Server) error {
@@ -328,9 +329,9 @@ func (s *server) entries(ctx context.Context, name string, kinds []string, limit
 		if err != nil {
 			return entriesResult{}, err
 		}
-		res := entriesResult{Tape: tape, Entries: make([]entryRecord, 0, len(entries)), Total: total}
+		res := entriesResult{Tape: tape, Entries: make([]records.Entry, 0, len(entries)), Total: total}
 		for _, e := range entries {
-			res.Entries = append(res.Entries, newEntryRecord(e))
+			res.Entries = append(res.Entries, records.NewEntry(e))
 		}
 		if start := pageStart(pg, total); start > 0 {
 			res.NextCursor = strconv.Itoa(start)
@@ -380,8 +381,8 @@ type anchorsArgs struct {
 }
 
 type anchorsResult struct {
-	Tape    string         `json:"tape"`
-	Anchors []anchorRecord `json:"anchors" jsonschema:"in order, the current (last) one last"`
+	Tape    string           `json:"tape"`
+	Anchors []records.Anchor `json:"anchors" jsonschema:"in order, the current (last) one last"`
 }
 
 func (s *server) addAnchors(srv *sdk.Server) error {
@@ -397,9 +398,9 @@ func (s *server) anchors(ctx context.Context, a anchorsArgs) (anchorsResult, str
 	}
 	res, err := read(ctx, s, func(ix *projector.Projector) (anchorsResult, error) {
 		anchors, counts, err := ix.Anchors(ctx, tape)
-		res := anchorsResult{Tape: tape, Anchors: make([]anchorRecord, 0, len(anchors))}
+		res := anchorsResult{Tape: tape, Anchors: make([]records.Anchor, 0, len(anchors))}
 		for _, an := range anchors {
-			res.Anchors = append(res.Anchors, newAnchorRecord(tape, an, counts[an.Folder]))
+			res.Anchors = append(res.Anchors, records.NewAnchor(tape, an, counts[an.Folder], ""))
 		}
 		return res, err
 	})

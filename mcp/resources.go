@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -143,11 +144,11 @@ func (s *server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 		if err != nil {
 			return "", err
 		}
-		records := make([]entryRecord, len(entries))
+		recs := make([]records.Entry, len(entries))
 		for i, e := range entries {
-			records[i] = newEntryRecord(e)
+			recs[i] = records.NewEntry(e)
 		}
-		return jsonLines(records)
+		return jsonLines(recs)
 	})
 	if errors.Is(err, errNotFound) {
 		return nil, sdk.ResourceNotFoundError(uri)

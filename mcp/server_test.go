@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -415,7 +416,7 @@ func TestWrites(t *testing.T) {
 	ws := withMaxEntryBytes(t, newWorkspace(t), 4096)
 	c := connect(t, ws, Options{AllowWrite: true})
 	payload := json.RawMessage(`{"z":1,"a":12345678901234567890,"text":"<b>&</b>"}`)
-	added, _ := ok[appendRecord](c, "append", map[string]any{"tape": "notes", "kind": "note", "payload": payload, "meta": json.RawMessage(`{"context":false}`)})
+	added, _ := ok[records.Append](c, "append", map[string]any{"tape": "notes", "kind": "note", "payload": payload, "meta": json.RawMessage(`{"context":false}`)})
 	if added.Tape != "notes" || added.Kind != "note" || added.ID == "" {
 		t.Errorf("append = %+v", added)
 	}

@@ -2,13 +2,13 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views"
@@ -46,26 +46,9 @@ type tapesArgs struct {
 	Offset int    `json:"offset,omitempty" jsonschema:"Skip the first this many (the next page)."`
 }
 
-// tapeRecord is a tape, as `tape tapes --json` prints it (less its count
-// of forks, which reads the files of every tape listed).
-type tapeRecord struct {
-	Name      string  `json:"name"`
-	Title     string  `json:"title" jsonschema:"the session's title: the last an agent gave it, else its first user message"`
-	CWD       string  `json:"cwd"`
-	Branch    string  `json:"branch"`
-	Model     string  `json:"model"`
-	First     *string `json:"first"`
-	Last      *string `json:"last" jsonschema:"when it was last written"`
-	Entries   int     `json:"entries"`
-	Anchors   int     `json:"anchors"`
-	Source    string  `json:"source" jsonschema:"the agent an imported session came from (claude, codex), \"\" for a tape written here"`
-	SessionID string  `json:"session_id"`
-	Parent    *string `json:"parent" jsonschema:"the tape of the session it is a subagent or fork of"`
-}
-
 type tapesResult struct {
-	Tapes []tapeRecord `json:"tapes" jsonschema:"the most recently written first"`
-	Total int          `json:"total"`
+	Tapes []records.Tape `json:"tapes" jsonschema:"the most recently written first"`
+	Total int            `json:"total"`
 }
 
 func (s *server) addTapes(srv *sdk.Server) error {
@@ -85,11 +68,11 @@ func (s *server) tapes(ctx context.Context, a tapesArgs) (tapesResult, string, e
 	}
 	res, err := read(ctx, s, func(ix *projector.Projector) (tapesResult, error) {
 		list, total, err := sessions.List(ctx, ix, sessions.Filter{Since: since, Page: pg})
-		res := tapesResult{Tapes: make([]tapeRecord, 0, len(list)), Total: total}
+		res := tapesResult{Tapes: make([]records.Tape, 0, len(list)), Total: total}
 		for _, t := range list {
-			res.Tapes = append(res.Tapes, tapeRecord{Name: t.Name, Title: t.Title, CWD: t.CWD, Branch: t.Branch, Model: t.Model,
-				First: timeOrNull(t.First), Last: timeOrNull(t.Last), Entries: t.Entries, Anchors: t.Anchors,
-				Source: t.Source, SessionID: t.SessionID, Parent: optional(t.Parent)})
+			// Without its count of forks, which reads the files of every
+			// tape listed.
+			res.Tapes = append(res.Tapes, records.NewTape(t))
 		}
 		return res, err
 	})
@@ -108,14 +91,6 @@ func (s *server) tapes(ctx context.Context, a tapesArgs) (tapesResult, string, e
 	return res, text.String(), nil
 }
 
-func timeOrNull(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := t.UTC().Format(time.RFC3339Nano)
-	return &s
-}
-
 type callsArgs struct {
 	Status   string `json:"status,omitempty" jsonschema:"Only calls with this status: pending (no result yet), completed or failed."`
 	Name     string `json:"name,omitempty" jsonschema:"Only calls of this tool."`
@@ -125,23 +100,9 @@ type callsArgs struct {
 	Offset   int    `json:"offset,omitempty" jsonschema:"Skip the first this many (the next page)."`
 }
 
-// callRecord is a call, as `tape calls --json` prints it.
-type callRecord struct {
-	ID         string          `json:"id"`
-	Tape       string          `json:"tape"`
-	Anchor     string          `json:"anchor"`
-	Name       string          `json:"name"`
-	Arguments  json.RawMessage `json:"arguments"`
-	Status     string          `json:"status" jsonschema:"pending, completed or failed"`
-	CalledAt   *string         `json:"called_at"`
-	AnsweredAt *string         `json:"answered_at"`
-	DurationMS *int64          `json:"duration_ms"`
-	Result     json.RawMessage `json:"result" jsonschema:"the result, null while pending"`
-}
-
 type callsResult struct {
-	Calls []callRecord `json:"calls" jsonschema:"the newest first"`
-	Total int          `json:"total"`
+	Calls []records.Call `json:"calls" jsonschema:"the newest first"`
+	Total int            `json:"total"`
 }
 
 func (s *server) addCalls(srv *sdk.Server) error {
@@ -166,10 +127,9 @@ func (s *server) calls(ctx context.Context, a callsArgs) (callsResult, string, e
 	}
 	res, err := read(ctx, s, func(ix *projector.Projector) (callsResult, error) {
 		list, total, _, err := calls.List(ctx, ix, calls.Filter{Tape: tape, Status: a.Status, Name: a.Name, Page: pg})
-		res := callsResult{Calls: make([]callRecord, 0, len(list)), Total: total}
+		res := callsResult{Calls: make([]records.Call, 0, len(list)), Total: total}
 		for _, c := range list {
-			res.Calls = append(res.Calls, callRecord{ID: c.ID, Tape: c.Tape, Anchor: c.Anchor, Name: c.Name, Arguments: rawOrNull(c.Arguments),
-				Status: c.Status, CalledAt: optional(c.CalledAt), AnsweredAt: optional(c.AnsweredAt), DurationMS: c.DurationMS, Result: rawOrNull(c.Result)})
+			res.Calls = append(res.Calls, records.NewCall(c))
 		}
 		return res, err
 	})
@@ -211,27 +171,10 @@ type usageArgs struct {
 	Offset   int    `json:"offset,omitempty" jsonschema:"Skip the first this many (the next page)."`
 }
 
-// usageRecord is a group of runs, as `tape usage --json` prints it: the
-// fields of the group it is summed by, then the sums.
-type usageRecord struct {
-	Tape          *string `json:"tape,omitempty"`
-	AnchorSeq     *int64  `json:"anchor_seq,omitempty"`
-	Anchor        *string `json:"anchor,omitempty"`
-	Model         *string `json:"model,omitempty"`
-	Day           *string `json:"day,omitempty"`
-	Runs          int     `json:"runs"`
-	RunsWithUsage int     `json:"runs_with_usage"`
-	InputTokens   int64   `json:"input_tokens"`
-	OutputTokens  int64   `json:"output_tokens"`
-	CacheCreation int64   `json:"cache_creation_tokens"`
-	CacheRead     int64   `json:"cache_read_tokens"`
-	TotalTokens   int64   `json:"total_tokens"`
-}
-
 type usageResult struct {
-	By     string        `json:"by"`
-	Groups []usageRecord `json:"groups"`
-	Total  int           `json:"total" jsonschema:"how many groups there are"`
+	By     string               `json:"by"`
+	Groups []records.UsageGroup `json:"groups"`
+	Total  int                  `json:"total" jsonschema:"how many groups there are"`
 }
 
 func (s *server) addUsage(srv *sdk.Server) error {
@@ -264,23 +207,19 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 	if err != nil {
 		return usageResult{}, "", err
 	}
-	res := usageResult{By: a.By, Groups: make([]usageRecord, 0, len(rows.rows)), Total: rows.total}
+	res := usageResult{By: a.By, Groups: make([]records.UsageGroup, 0, len(rows.rows)), Total: rows.total}
 	var text strings.Builder
 	for _, u := range rows.rows {
-		r := usageRecord{Runs: u.Runs, RunsWithUsage: u.WithUsage, InputTokens: u.Input, OutputTokens: u.Output,
-			CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, TotalTokens: u.Total}
-		group := ""
+		group := u.Tape
 		switch a.By {
-		case "tape":
-			r.Tape, group = &u.Tape, u.Tape
 		case "anchor":
-			r.Tape, r.AnchorSeq, r.Anchor, group = &u.Tape, &u.AnchorSeq, &u.Anchor, fmt.Sprintf("%s %03d %s", u.Tape, u.AnchorSeq, u.Anchor)
+			group = fmt.Sprintf("%s %03d %s", u.Tape, u.AnchorSeq, u.Anchor)
 		case "model":
-			r.Model, group = &u.Model, u.Model
+			group = u.Model
 		case "day":
-			r.Day, group = &u.Day, u.Day
+			group = u.Day
 		}
-		res.Groups = append(res.Groups, r)
+		res.Groups = append(res.Groups, records.NewUsageGroup(u, a.By))
 		fmt.Fprintf(&text, "%s  %s  %d in  %d out  %d cache write  %d cache read  %d total\n", group, plural(u.Runs, "run", "runs"),
 			u.Input, u.Output, u.CacheCreation, u.CacheRead, u.Total)
 	}

@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -32,43 +33,29 @@ type appendArgs struct {
 	Meta    jsonObject `json:"meta,omitempty" jsonschema:"Facts about the entry (a JSON object): its model, working directory, or context: false to leave it out of context."`
 }
 
-// appendRecord is a new entry, as `tape append --json` prints it.
-type appendRecord struct {
-	ID        string  `json:"id"`
-	Tape      string  `json:"tape"`
-	Anchor    string  `json:"anchor"`
-	AnchorSeq int64   `json:"anchor_seq"`
-	Kind      string  `json:"kind"`
-	Date      *string `json:"date"`
-	File      string  `json:"file"`
-	Offset    int64   `json:"offset"`
-}
-
 func (s *server) addAppend(srv *sdk.Server) error {
 	return addTool(srv, &sdk.Tool{Name: "append", Title: "Append an entry", Annotations: writes,
 		Description: `Append one entry to the current anchor of a tape and return its id: a note, a decision, an event for the agents that read the tape later. The tape is created if it does not exist. Needs the server started with --allow-write.`},
 		s.append)
 }
 
-func (s *server) append(ctx context.Context, a appendArgs) (appendRecord, string, error) {
+func (s *server) append(ctx context.Context, a appendArgs) (records.Append, string, error) {
 	if !s.opts.AllowWrite {
-		return appendRecord{}, "", errReadOnly
+		return records.Append{}, "", errReadOnly
 	}
 	if a.Kind == "" {
-		return appendRecord{}, "", errors.New(`"kind" is required: message, tool_call, tool_result, event, error, system, or your own`)
+		return records.Append{}, "", errors.New(`"kind" is required: message, tool_call, tool_result, event, error, system, or your own`)
 	}
 	t, err := s.openTape(a.Tape, tapelog.NewTape, false)
 	if err != nil {
-		return appendRecord{}, "", err
+		return records.Append{}, "", err
 	}
 	defer t.Close()
 	written, err := t.Append(ctx, tapelog.Entry{Kind: a.Kind, Payload: json.RawMessage(a.Payload), Meta: json.RawMessage(a.Meta)})
 	if err != nil {
-		return appendRecord{}, "", err
+		return records.Append{}, "", err
 	}
-	e := written[0]
-	r := appendRecord{ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq, Kind: e.Kind, Date: optional(e.Date),
-		File: e.Pos.Path(), Offset: e.Pos.Offset}
+	r := records.NewAppend(written[0])
 	return r, fmt.Sprintf("appended %s to tape %s, anchor %03d %s\n", r.ID, r.Tape, r.AnchorSeq, r.Anchor), nil
 }
 
@@ -80,7 +67,7 @@ type handoffArgs struct {
 }
 
 type handoffResult struct {
-	anchorRecord
+	records.Anchor
 }
 
 func (s *server) addHandoff(srv *sdk.Server) error {
@@ -106,7 +93,6 @@ func (s *server) handoff(ctx context.Context, a handoffArgs) (handoffResult, str
 	if err != nil {
 		return handoffResult{}, "", err
 	}
-	r := newAnchorRecord(t.Name(), an, 0)
-	r.Path = s.ws.Abs("tapes/" + t.Name() + "/anchors/" + an.Folder)
+	r := records.NewAnchor(t.Name(), an, 0, s.ws.Abs("tapes/"+t.Name()+"/anchors/"+an.Folder))
 	return handoffResult{r}, fmt.Sprintf("handed off tape %s: anchor %s (%s)\n", r.Tape, r.Folder, r.Name), nil
 }

@@ -38,8 +38,8 @@ func mustRun(t *testing.T, dir string, args ...string) string {
 	return stdout
 }
 
-// records decodes `--json` output, one object per line.
-func records(t *testing.T, out string) []map[string]any {
+// jsonRecords decodes `--json` output, one object per line.
+func jsonRecords(t *testing.T, out string) []map[string]any {
 	t.Helper()
 	var recs []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -96,7 +96,7 @@ func TestCLIExitCodes(t *testing.T) {
 		})
 	}
 	// None of the refused commands wrote anything.
-	recs := records(t, mustRun(t, ws, "log", "--all", "--json"))
+	recs := jsonRecords(t, mustRun(t, ws, "log", "--all", "--json"))
 	if len(recs) != 1 {
 		t.Errorf("after refused commands the tape has %d entries, want only the bootstrap anchor", len(recs))
 	}
@@ -113,7 +113,7 @@ func TestCLIAppendAndLog(t *testing.T) {
 		t.Fatalf("append - : exit %d: %s", code, stderr)
 	}
 	id2 := strings.TrimSpace(stdout)
-	recs := records(t, mustRun(t, ws, "log", "--json"))
+	recs := jsonRecords(t, mustRun(t, ws, "log", "--json"))
 	if len(recs) != 3 || recs[1]["id"] != id || recs[2]["id"] != id2 {
 		t.Fatalf("log --json = %v; want the anchor, %s, %s", recs, id, id2)
 	}
@@ -131,10 +131,10 @@ func TestCLIAppendAndLog(t *testing.T) {
 		t.Errorf("meta = %v, want {by: test}", r["meta"])
 	}
 	// Filters.
-	if recs := records(t, mustRun(t, ws, "log", "--json", "--kind", "message,event", "-n", "1")); len(recs) != 1 || recs[0]["id"] != id2 {
+	if recs := jsonRecords(t, mustRun(t, ws, "log", "--json", "--kind", "message,event", "-n", "1")); len(recs) != 1 || recs[0]["id"] != id2 {
 		t.Errorf("log --kind message,event -n 1 = %v, want only %s", recs, id2)
 	}
-	if recs := records(t, mustRun(t, ws, "log", "--json", "-k", "message")); len(recs) != 1 || recs[0]["id"] != id {
+	if recs := jsonRecords(t, mustRun(t, ws, "log", "--json", "-k", "message")); len(recs) != 1 || recs[0]["id"] != id {
 		t.Errorf("log -k message = %v, want only %s", recs, id)
 	}
 	// Human output names the kinds and the text.
@@ -172,7 +172,7 @@ func TestCLIAppendJSONL(t *testing.T) {
 		t.Errorf("append --jsonl with unparseable line 2: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	var ns []float64
-	for _, r := range records(t, mustRun(t, ws, "log", "--json", "-k", "event")) {
+	for _, r := range jsonRecords(t, mustRun(t, ws, "log", "--json", "-k", "event")) {
 		ns = append(ns, r["payload"].(map[string]any)["n"].(float64))
 	}
 	if len(ns) != 3 || ns[0] != 1 || ns[1] != 2 || ns[2] != 4 {
@@ -189,7 +189,7 @@ func TestCLIHandoffAnchorsShow(t *testing.T) {
 	}
 	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"two"}`)
 	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"three"}`)
-	recs := records(t, mustRun(t, ws, "anchors", "--json"))
+	recs := jsonRecords(t, mustRun(t, ws, "anchors", "--json"))
 	if len(recs) != 2 {
 		t.Fatalf("anchors --json = %v", recs)
 	}
@@ -202,25 +202,25 @@ func TestCLIHandoffAnchorsShow(t *testing.T) {
 		t.Errorf("first anchor entries = %v, want 1", recs[0]["entries"])
 	}
 	// log shows the current anchor; show any other.
-	if recs := records(t, mustRun(t, ws, "log", "--json")); len(recs) != 3 || recs[0]["kind"] != "anchor" || recs[0]["anchor"] != "plan/step 1" {
+	if recs := jsonRecords(t, mustRun(t, ws, "log", "--json")); len(recs) != 3 || recs[0]["kind"] != "anchor" || recs[0]["anchor"] != "plan/step 1" {
 		t.Errorf("log after handoff = %v", recs)
 	}
 	for _, sel := range []string{"session/start", "1", "001_session-start", "session-start"} {
-		if recs := records(t, mustRun(t, ws, "show", sel, "--json")); len(recs) != 2 || recs[1]["payload"].(map[string]any)["content"] != "one" {
+		if recs := jsonRecords(t, mustRun(t, ws, "show", sel, "--json")); len(recs) != 2 || recs[1]["payload"].(map[string]any)["content"] != "one" {
 			t.Errorf("show %s = %v", sel, recs)
 		}
 	}
-	if recs := records(t, mustRun(t, ws, "log", "--all", "--json")); len(recs) != 5 {
+	if recs := jsonRecords(t, mustRun(t, ws, "log", "--all", "--json")); len(recs) != 5 {
 		t.Errorf("log --all has %d entries, want 5", len(recs))
 	}
-	if recs := records(t, mustRun(t, ws, "log", "--from", "plan/step 1", "--json")); len(recs) != 3 {
+	if recs := jsonRecords(t, mustRun(t, ws, "log", "--from", "plan/step 1", "--json")); len(recs) != 3 {
 		t.Errorf("log --from 'plan/step 1' has %d entries, want 3", len(recs))
 	}
-	if recs := records(t, mustRun(t, ws, "log", "--from", "1", "--to", "1", "--json")); len(recs) != 2 {
+	if recs := jsonRecords(t, mustRun(t, ws, "log", "--from", "1", "--to", "1", "--json")); len(recs) != 2 {
 		t.Errorf("log --from 1 --to 1 has %d entries, want 2", len(recs))
 	}
 	out = mustRun(t, ws, "handoff", "review", "--json")
-	if recs := records(t, out); len(recs) != 1 || recs[0]["seq"] != 3.0 || recs[0]["folder"] != "003_review" {
+	if recs := jsonRecords(t, out); len(recs) != 1 || recs[0]["seq"] != 3.0 || recs[0]["folder"] != "003_review" {
 		t.Errorf("handoff --json = %s", out)
 	}
 }
@@ -229,7 +229,7 @@ func TestCLITapeSelection(t *testing.T) {
 	ws := newCLIWorkspace(t)
 	mustRun(t, ws, "--tape", "other", "append", "-k", "event", `{"n":1}`)
 	t.Setenv("TAPE_NAME", "other")
-	if recs := records(t, mustRun(t, ws, "log", "--json")); len(recs) != 2 || recs[0]["tape"] != "other" {
+	if recs := jsonRecords(t, mustRun(t, ws, "log", "--json")); len(recs) != 2 || recs[0]["tape"] != "other" {
 		t.Errorf("TAPE_NAME=other log = %v", recs)
 	}
 	t.Setenv("TAPE_NAME", "")
@@ -243,7 +243,7 @@ func TestCLITapeSelection(t *testing.T) {
 	}
 	// TAPE_DIR from anywhere.
 	t.Setenv("TAPE_DIR", filepath.Join(ws, ".tape"))
-	if recs := records(t, mustRun(t, "", "--tape", "other", "log", "--json")); len(recs) != 2 {
+	if recs := jsonRecords(t, mustRun(t, "", "--tape", "other", "log", "--json")); len(recs) != 2 {
 		t.Errorf("TAPE_DIR log = %v", recs)
 	}
 	// From a subfolder, the workspace above is found.
@@ -252,7 +252,7 @@ func TestCLITapeSelection(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if recs := records(t, mustRun(t, sub, "log", "--json")); len(recs) != 1 {
+	if recs := jsonRecords(t, mustRun(t, sub, "log", "--json")); len(recs) != 1 {
 		t.Errorf("log from a subfolder = %v", recs)
 	}
 }
@@ -264,7 +264,7 @@ func TestCLIHandMadeWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustRun(t, dir, "--tape", "x", "append", "-k", "message", `{"role":"user","content":"hi"}`)
-	recs := records(t, mustRun(t, dir, "--tape", "x", "log", "--json"))
+	recs := jsonRecords(t, mustRun(t, dir, "--tape", "x", "log", "--json"))
 	if len(recs) != 2 || recs[0]["anchor"] != "start" || recs[1]["file"] != "tapes/x/anchors/001_start/messages.jsonl" {
 		t.Errorf("log of a hand-made workspace = %v", recs)
 	}

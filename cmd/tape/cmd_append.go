@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -90,9 +91,7 @@ func (c *AppendCmd) print(env *Env, written []tapelog.Entry) error {
 	out := newJSONLines(env.Stdout)
 	for _, e := range written {
 		if c.JSON {
-			r := newEntryRecord(e)
-			if err := out.write(appendRecord{ID: r.ID, Tape: r.Tape, Anchor: r.Anchor, AnchorSeq: r.AnchorSeq,
-				Kind: r.Kind, Date: r.Date, File: r.File, Offset: e.Pos.Offset}); err != nil {
+			if err := out.write(records.NewAppend(e)); err != nil {
 				return err
 			}
 			continue
@@ -102,18 +101,6 @@ func (c *AppendCmd) print(env *Env, written []tapelog.Entry) error {
 		}
 	}
 	return nil
-}
-
-// appendRecord is what `tape append --json` prints for a new entry.
-type appendRecord struct {
-	ID        string  `json:"id"`
-	Tape      string  `json:"tape"`
-	Anchor    string  `json:"anchor"`
-	AnchorSeq int64   `json:"anchor_seq"`
-	Kind      string  `json:"kind"`
-	Date      *string `json:"date"`
-	File      string  `json:"file"`
-	Offset    int64   `json:"offset"`
 }
 
 // jsonlBatch is how many stdin entries one Append call writes at most; a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -87,7 +88,7 @@ func placeOf(e tapelog.Entry) tapelog.Position {
 
 func (c *LogCmd) printOne(env *Env, out *jsonLines, e tapelog.Entry) error {
 	if c.JSON {
-		return out.writeRecord(newEntryRecord(e))
+		return out.writeRecord(records.NewEntry(e))
 	}
 	if _, err := fmt.Fprintln(env.Stdout, humanEntry(e, env.color)); err != nil {
 		return fmt.Errorf("write output: %w", err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -53,7 +54,7 @@ func (c *HandoffCmd) Run(env *Env, g *Globals) error {
 		rel = forkRel(t.Name(), c.Fork) + "/anchors/" + a.Folder
 	}
 	if c.JSON {
-		return newJSONLines(env.Stdout).write(anchorRecordOf(t, a, 0, ws.Abs(rel)))
+		return newJSONLines(env.Stdout).write(records.NewAnchor(t.Name(), a, 0, ws.Abs(rel)))
 	}
 	fmt.Fprintln(env.Stdout, displayPath(env, ws.Abs(rel)))
 	return nil

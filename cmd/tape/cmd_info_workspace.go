@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tape-dev/tape/internal/records"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views/sessions"
 	"github.com/tape-dev/tape/views/usage"
@@ -68,7 +69,7 @@ func (c *InfoCmd) runWorkspace(env *Env, g *Globals, ix *projector.Projector) er
 	}
 	r.Tapes, r.Entries, r.Anchors = sum.Tapes, sum.Entries, sum.Anchors
 	for _, s := range sum.Newest {
-		r.Newest = append(r.Newest, newestTapeRecord{Name: s.Name, Title: s.Title, Last: rfc3339(s.Last), Entries: s.Entries})
+		r.Newest = append(r.Newest, newestTapeRecord{Name: s.Name, Title: s.Title, Last: records.Time(s.Last), Entries: s.Entries})
 	}
 	if r.BadLines, err = ix.BadLineCount(ctx); err != nil {
 		return err

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -193,7 +193,7 @@ func printEntries(env *Env, entries []tapelog.Entry, asJSON bool) error {
 	if asJSON {
 		out := newJSONLines(env.Stdout)
 		for _, e := range entries {
-			if err := out.writeRecord(newEntryRecord(e)); err != nil {
+			if err := out.writeRecord(records.NewEntry(e)); err != nil {
 				return err
 			}
 		}
@@ -220,30 +220,6 @@ Example:
   tape anchors --json | jq -r '.name'`
 }
 
-// anchorRecord is the JSON form of an anchor; its field names are a contract.
-type anchorRecord struct {
-	Name    string          `json:"name"`
-	Seq     int64           `json:"seq"`
-	State   json.RawMessage `json:"state"`
-	Date    *string         `json:"date"`
-	Entries int             `json:"entries"`
-	Folder  string          `json:"folder"`
-	Tape    string          `json:"tape"`
-	Path    string          `json:"path,omitempty"`
-}
-
-func anchorRecordOf(t *tapelog.Tape, a tapelog.Anchor, entries int, path string) anchorRecord {
-	r := anchorRecord{Name: a.Name, Seq: a.Seq, State: a.State, Entries: entries, Folder: a.Folder, Tape: t.Name(), Path: path}
-	if r.State == nil {
-		r.State = json.RawMessage("{}")
-	}
-	if a.Entry.Date != "" {
-		d := a.Entry.Date
-		r.Date = &d
-	}
-	return r
-}
-
 func (c *AnchorsCmd) Run(env *Env, g *Globals) error {
 	t, ix, closeAll, err := g.openIndexed(env, oneTape, false)
 	if err != nil {
@@ -257,7 +233,7 @@ func (c *AnchorsCmd) Run(env *Env, g *Globals) error {
 	if c.JSON {
 		out := newJSONLines(env.Stdout)
 		for _, a := range anchors {
-			if err := out.write(anchorRecordOf(t, a, counts[a.Folder], "")); err != nil {
+			if err := out.write(records.NewAnchor(t.Name(), a, counts[a.Folder], "")); err != nil {
 				return err
 			}
 		}
@@ -273,7 +249,7 @@ func printAnchors(env *Env, t *tapelog.Tape, anchors []tapelog.Anchor, counts ma
 	tab := table{header: true, columns: []column{{title: "SEQ"}, {title: "NAME", give: 1, min: 16}, {title: "ENTRIES", right: true},
 		{title: "DATE", drop: 1}, {title: "STATE", give: 2, min: 16}}}
 	for _, a := range anchors {
-		r := anchorRecordOf(t, a, counts[a.Folder], "")
+		r := records.NewAnchor(t.Name(), a, counts[a.Folder], "")
 		date := ""
 		if r.Date != nil {
 			date = shortDate(*r.Date)

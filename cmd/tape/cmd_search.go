@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/internal/rawjson"
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -70,7 +71,7 @@ func (c *SearchCmd) Validate() error {
 // "ranked_by". Its names are a contract; it is written as encoding/json
 // writes a searchRecord (search_json_test.go), only faster.
 func appendSearchRecord(dst []byte, h projector.Hit) []byte {
-	dst = newEntryRecord(h.Entry).appendJSONFields(dst)
+	dst = records.NewEntry(h.Entry).AppendJSONFields(dst)
 	dst = rawjson.AppendString(append(dst, `,"snippet":`...), h.Snippet)
 	dst = rawjson.AppendFloat(append(dst, `,"rank":`...), h.Rank)
 	dst = rawjson.AppendString(append(dst, `,"ranked_by":`...), h.RankedBy)

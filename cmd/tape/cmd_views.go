@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views"
@@ -78,23 +79,6 @@ Examples:
 
 func (c *TapesCmd) Validate() error { return c.validate() }
 
-// tapeRecord is what `tape tapes --json` prints. Its names are a contract.
-type tapeRecord struct {
-	Name      string  `json:"name"`
-	Title     string  `json:"title"`
-	CWD       string  `json:"cwd"`
-	Branch    string  `json:"branch"`
-	Model     string  `json:"model"`
-	First     *string `json:"first"`
-	Last      *string `json:"last"`
-	Entries   int     `json:"entries"`
-	Anchors   int     `json:"anchors"`
-	Forks     int     `json:"forks"`
-	Source    string  `json:"source"`     // the agent an imported session came from; "" for a tape written here
-	SessionID string  `json:"session_id"` // its id there
-	Parent    *string `json:"parent"`     // the tape of the session it is a subagent or fork of
-}
-
 // activeWindow is how recently a tape was written for --active.
 const activeWindow = time.Hour
 
@@ -142,8 +126,9 @@ func (c *TapesCmd) print(env *Env, ws *tapelog.Workspace, page []sessions.Sessio
 	}
 	out := newJSONLines(env.Stdout)
 	for _, s := range page {
-		rec := tapeRecord{Name: s.Name, Title: s.Title, CWD: s.CWD, Branch: s.Branch, Model: s.Model, First: rfc3339(s.First), Last: rfc3339(s.Last),
-			Entries: s.Entries, Anchors: s.Anchors, Forks: countForks(ws, s.Name), Source: s.Source, SessionID: s.SessionID, Parent: optional(s.Parent)}
+		rec := records.NewTape(s)
+		forks := countForks(ws, s.Name)
+		rec.Forks = &forks
 		if err := out.write(rec); err != nil {
 			return err
 		}
@@ -167,14 +152,6 @@ func printSessions(env *Env, page []sessions.Session) error {
 		t.add(text(s.Name), minute(s.First), minute(s.Last), text(fmt.Sprint(s.Entries)), text(s.Model), text(s.Branch), text(s.CWD), text(s.Title))
 	}
 	return t.write(env.Stdout, terminalColumns(env.Stdout), env.color)
-}
-
-func rfc3339(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := t.UTC().Format(time.RFC3339Nano)
-	return &s
 }
 
 // countForks counts the forks of a tape that are neither merged nor
@@ -221,20 +198,6 @@ func (c *CallsCmd) Validate() error {
 	return c.validate()
 }
 
-// callRecord is what `tape calls --json` prints. Its names are a contract.
-type callRecord struct {
-	ID         string          `json:"id"`
-	Tape       string          `json:"tape"`
-	Anchor     string          `json:"anchor"`
-	Name       string          `json:"name"`
-	Arguments  json.RawMessage `json:"arguments"`
-	Status     string          `json:"status"`
-	CalledAt   *string         `json:"called_at"`
-	AnsweredAt *string         `json:"answered_at"`
-	DurationMS *int64          `json:"duration_ms"`
-	Result     json.RawMessage `json:"result"`
-}
-
 func (c *CallsCmd) Run(env *Env, g *Globals) error {
 	t, ix, closeAll, err := g.openIndexed(env, anyTapes, c.AllTapes)
 	if err != nil {
@@ -270,9 +233,7 @@ func (c *CallsCmd) Run(env *Env, g *Globals) error {
 	}
 	out := newJSONLines(env.Stdout)
 	for _, call := range listed {
-		if err := out.write(callRecord{ID: call.ID, Tape: call.Tape, Anchor: call.Anchor, Name: call.Name,
-			Arguments: rawOrNull(call.Arguments), Status: call.Status, CalledAt: optional(call.CalledAt),
-			AnsweredAt: optional(call.AnsweredAt), DurationMS: call.DurationMS, Result: rawOrNull(call.Result)}); err != nil {
+		if err := out.write(records.NewCall(call)); err != nil {
 			return err
 		}
 	}
@@ -318,20 +279,6 @@ func printCalls(env *Env, listed []calls.Listed, manyTapes bool) error {
 
 var statusColors = map[string]string{"pending": "\x1b[33m", "completed": "\x1b[32m", "failed": "\x1b[31m"}
 
-func rawOrNull(r json.RawMessage) json.RawMessage {
-	if len(r) == 0 {
-		return json.RawMessage("null")
-	}
-	return r
-}
-
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // UsageCmd is `tape usage`.
 type UsageCmd struct {
 	By       string `default:"tape" enum:"tape,anchor,model,day" help:"Sum by tape, anchor, model or day (UTC)."`
@@ -359,22 +306,6 @@ Examples:
 }
 
 func (c *UsageCmd) Validate() error { return c.validate() }
-
-// usageGroupRecord is what `tape usage --json` prints. Its names are a contract.
-type usageGroupRecord struct {
-	Tape          *string `json:"tape,omitempty"`
-	AnchorSeq     *int64  `json:"anchor_seq,omitempty"`
-	Anchor        *string `json:"anchor,omitempty"`
-	Model         *string `json:"model,omitempty"`
-	Day           *string `json:"day,omitempty"`
-	Runs          int     `json:"runs"`
-	RunsWithUsage int     `json:"runs_with_usage"`
-	InputTokens   int64   `json:"input_tokens"`
-	OutputTokens  int64   `json:"output_tokens"`
-	CacheCreation int64   `json:"cache_creation_tokens"`
-	CacheRead     int64   `json:"cache_read_tokens"`
-	TotalTokens   int64   `json:"total_tokens"`
-}
 
 func (c *UsageCmd) Run(env *Env, g *Globals) error {
 	t, ix, closeAll, err := g.openIndexed(env, anyTapes, c.AllTapes)
@@ -404,7 +335,7 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 	}
 	out := newJSONLines(env.Stdout)
 	for _, u := range rows {
-		if err := out.write(c.record(u)); err != nil {
+		if err := out.write(records.NewUsageGroup(u, c.By)); err != nil {
 			return err
 		}
 	}
@@ -478,22 +409,6 @@ func (c *UsageCmd) group(u usage.Row) []cell {
 	return []cell{text(u.Tape)}
 }
 
-func (c *UsageCmd) record(u usage.Row) usageGroupRecord {
-	r := usageGroupRecord{Runs: u.Runs, RunsWithUsage: u.WithUsage, InputTokens: u.Input, OutputTokens: u.Output,
-		CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, TotalTokens: u.Total}
-	switch c.By {
-	case "tape":
-		r.Tape = &u.Tape
-	case "anchor":
-		r.Tape, r.AnchorSeq, r.Anchor = &u.Tape, &u.AnchorSeq, &u.Anchor
-	case "model":
-		r.Model = &u.Model
-	case "day":
-		r.Day = &u.Day
-	}
-	return r
-}
-
 // warnOrphans says on stderr which tool results answer no call: each
 // carries a call id that no waiting call has, so it is paired with none
 // (views/pairing.go). A few are named, with the count of all.
@@ -559,7 +474,7 @@ func (c *MessagesCmd) Run(env *Env, g *Globals) error {
 			continue
 		}
 		if c.JSON {
-			if err := out.writeRecord(newEntryRecord(m)); err != nil {
+			if err := out.writeRecord(records.NewEntry(m)); err != nil {
 				return err
 			}
 			continue

@@ -223,7 +223,7 @@ func TestDoctorFindsEachProblem(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and one line", code, stderr, exitWorkspace)
 			}
 			found := false
-			for _, r := range records(t, stdout) {
+			for _, r := range jsonRecords(t, stdout) {
 				if r["check"] == tt.check && strings.HasSuffix(r["path"].(string), tt.path) &&
 					(tt.line == 0 || r["line"] == float64(tt.line)) && strings.Contains(r["problem"].(string), tt.has) {
 					found = true
@@ -257,7 +257,7 @@ func TestDoctorFindsEachProblem(t *testing.T) {
 
 func noDrift(t *testing.T, jsonl string) {
 	t.Helper()
-	for _, r := range records(t, jsonl) {
+	for _, r := range jsonRecords(t, jsonl) {
 		if r["check"] == "index_drift" {
 			t.Errorf("false drift: %v", r)
 		}

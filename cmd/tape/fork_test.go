@@ -21,7 +21,7 @@ import (
 func logIDs(t *testing.T, dir string) []string {
 	t.Helper()
 	var ids []string
-	for _, r := range records(t, mustRun(t, dir, "log", "--all", "--json")) {
+	for _, r := range jsonRecords(t, mustRun(t, dir, "log", "--all", "--json")) {
 		ids = append(ids, r["id"].(string))
 	}
 	return ids
@@ -37,7 +37,7 @@ func TestCLIForkMerge(t *testing.T) {
 		t.Fatalf("fork printed %q, want a ULID", id)
 	}
 	appended := lines(mustRun(t, dir, "append", "--fork", id, "--kind", "message", `{"role":"assistant","content":"分支里的计划"}`))
-	if h := records(t, mustRun(t, dir, "handoff", "--fork", id, "--json", "审查", "--summary", "fork phase")); h[0]["folder"] != "001_审查" {
+	if h := jsonRecords(t, mustRun(t, dir, "handoff", "--fork", id, "--json", "审查", "--summary", "fork phase")); h[0]["folder"] != "001_审查" {
 		t.Errorf("handoff --fork --json = %v, want folder 001_审查", h)
 	}
 	appended = append(appended, lines(mustRun(t, dir, "append", "--fork", id, "--kind", "event", `{"step":"branch-only-word"}`))...)
@@ -63,7 +63,7 @@ func TestCLIForkMerge(t *testing.T) {
 		t.Errorf("search 分支 finds a fork entry before the merge (exit %d): %s", code, out)
 	}
 
-	rec := records(t, mustRun(t, dir, "merge", "--json", id))[0]
+	rec := jsonRecords(t, mustRun(t, dir, "merge", "--json", id))[0]
 	if rec["fork"] != id || rec["entries"] != 2.0 || rec["anchors"] != 1.0 || rec["skipped"] != 0.0 || rec["base"] != "001_session-start" {
 		t.Errorf("merge --json = %v", rec)
 	}
@@ -73,7 +73,7 @@ func TestCLIForkMerge(t *testing.T) {
 	if out := mustRun(t, dir, "search", "分支"); !strings.Contains(out, "里的计划") {
 		t.Errorf("search 分支 after the merge = %q", out)
 	}
-	if anchors := records(t, mustRun(t, dir, "anchors", "--json")); len(anchors) != 2 || anchors[1]["name"] != "审查" {
+	if anchors := jsonRecords(t, mustRun(t, dir, "anchors", "--json")); len(anchors) != 2 || anchors[1]["name"] != "审查" {
 		t.Errorf("anchors after the merge = %v, want the fork's anchor second", anchors)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".tape/tapes/main/forks", id)); !errors.Is(err, os.ErrNotExist) {
@@ -86,7 +86,7 @@ func TestCLIDiscard(t *testing.T) {
 	id := strings.TrimSpace(mustRun(t, dir, "fork"))
 	mustRun(t, dir, "append", "--fork", id, "--kind", "message", `{"role":"user","content":"丢掉"}`)
 	before := logIDs(t, dir)
-	rec := records(t, mustRun(t, dir, "discard", "--json", id))[0]
+	rec := jsonRecords(t, mustRun(t, dir, "discard", "--json", id))[0]
 	if rec["fork"] != id || rec["tape"] != "main" {
 		t.Errorf("discard --json = %v", rec)
 	}
@@ -186,7 +186,7 @@ func TestKilledMergeProcess(t *testing.T) {
 		if got := logIDs(t, dir); !slices.Equal(got, want) {
 			t.Fatalf("trial %d, after %d kills:\n got %d ids %v\nwant %d ids %v", trial, kills, len(got), got, len(want), want)
 		}
-		for _, rec := range records(t, mustRun(t, dir, "log", "--all", "--json")) {
+		for _, rec := range jsonRecords(t, mustRun(t, dir, "log", "--all", "--json")) {
 			if d, ok := wantDates[rec["id"].(string)]; ok && rec["date"] != d {
 				t.Errorf("trial %d: entry %s has date %v after the merge, %v in the fork", trial, rec["id"], rec["date"], d)
 			}
@@ -257,7 +257,7 @@ func TestForkFlowProcess(t *testing.T) {
 	}
 	keep := strings.TrimSpace(tape("", "fork"))
 	drop := strings.TrimSpace(tape("", "fork", "--json"))
-	dropID, _ := records(t, drop)[0]["fork"].(string)
+	dropID, _ := jsonRecords(t, drop)[0]["fork"].(string)
 	tape(`{"kind":"message","payload":{"role":"user","content":"保留"}}`+"\n", "append", "--fork", keep, "--jsonl")
 	tape("", "handoff", "--fork", keep, "next")
 	tape("", "append", "--fork", dropID, "--kind", "message", `{"role":"user","content":"discarded-word"}`)

@@ -32,12 +32,12 @@ func TestFormatDocExamples(t *testing.T) {
 	t.Run("sh", func(t *testing.T) {
 		dir := t.TempDir()
 		runExample(t, dir, "sh", docBlock(t, "sh"), ".sh")
-		recs := records(t, mustRun(t, dir, "log", "--all", "--json"))
+		recs := jsonRecords(t, mustRun(t, dir, "log", "--all", "--json"))
 		if len(recs) != 3 || recs[0]["anchor"] != "session/start" || recs[1]["payload"].(map[string]any)["content"] != "hello from sh" ||
 			recs[2]["kind"] != "anchor" || recs[2]["anchor"] != "review" || recs[2]["anchor_seq"] != 2.0 {
 			t.Errorf("tape written by the shell example reads as %v", recs)
 		}
-		anchors := records(t, mustRun(t, dir, "anchors", "--json"))
+		anchors := jsonRecords(t, mustRun(t, dir, "anchors", "--json"))
 		if owner := anchors[0]["state"].(map[string]any)["owner"]; owner != "human" {
 			t.Errorf("bootstrap anchor state = %v, want owner human", anchors[0]["state"])
 		}
@@ -58,7 +58,7 @@ func TestFormatDocExamples(t *testing.T) {
 		t.Run("python", func(t *testing.T) {
 			dir := newCLIWorkspace(t)
 			runExample(t, dir, python, docBlock(t, "python"), ".py")
-			recs := records(t, mustRun(t, dir, "log", "--all", "--json"))
+			recs := jsonRecords(t, mustRun(t, dir, "log", "--all", "--json"))
 			if len(recs) != 3 || recs[1]["payload"].(map[string]any)["content"] != "你好，from Python" || recs[2]["kind"] != "event" {
 				t.Errorf("tape written by the Python example reads as %v", recs)
 			}

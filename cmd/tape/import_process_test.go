@@ -107,7 +107,7 @@ func TestImportBubProcess(t *testing.T) {
 		}
 	}
 
-	recs := records(t, mustRun(t, dir, "--tape", "abc__def", "log", "--all", "--json"))
+	recs := jsonRecords(t, mustRun(t, dir, "--tape", "abc__def", "log", "--all", "--json"))
 	if len(recs) != 10 {
 		t.Fatalf("the tape has %d entries, want the 10 whole lines of the Bub file", len(recs))
 	}
@@ -130,7 +130,7 @@ func TestImportBubProcess(t *testing.T) {
 	if p, _ := recs[3]["payload"].(map[string]any); fmt.Sprint(p["results"]) != "[print('好')]" {
 		t.Errorf("tool_result payload = %v, want it as Bub wrote it", recs[3]["payload"])
 	}
-	anchors := records(t, mustRun(t, dir, "--tape", "abc__def", "anchors", "--json"))
+	anchors := jsonRecords(t, mustRun(t, dir, "--tape", "abc__def", "anchors", "--json"))
 	if len(anchors) != 3 || anchors[1]["folder"] != "002_审查" {
 		t.Errorf("anchors = %v, want 3 folders, the second 002_审查", anchors)
 	}
@@ -199,7 +199,7 @@ func TestImportBubErrorsProcess(t *testing.T) {
 				t.Errorf("tapes %v after the import, want %v", got, tt.tapes)
 			}
 			if len(tt.tapes) > 0 {
-				recs := records(t, mustRun(t, dir, "--tape", "bad", "log", "--all", "--json"))
+				recs := jsonRecords(t, mustRun(t, dir, "--tape", "bad", "log", "--all", "--json"))
 				if len(recs) != tt.entries {
 					t.Errorf("tape bad has %d entries, want %d (the bootstrap anchor and the good lines)", len(recs), tt.entries)
 				}

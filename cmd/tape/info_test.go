@@ -19,7 +19,7 @@ func infoJSON(t *testing.T, dir string, args ...string) map[string]any {
 	if code != exitOK {
 		t.Fatalf("tape info: exit %d: %s", code, stderr)
 	}
-	recs := records(t, stdout)
+	recs := jsonRecords(t, stdout)
 	if len(recs) != 1 {
 		t.Fatalf("tape info --json printed %d objects, want 1: %s", len(recs), stdout)
 	}
@@ -256,7 +256,7 @@ func TestInfoAndUsageAgree(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("tape usage: exit %d: %s", code, stderr)
 		}
-		sums := records(t, stdout)
+		sums := jsonRecords(t, stdout)
 		if info == nil || len(sums) != 1 {
 			t.Fatalf("usage %s: info last_usage %v, tape usage %v; want one of each", usage, info, sums)
 		}

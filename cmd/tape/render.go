@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views"
 )
@@ -36,10 +37,10 @@ func (j *jsonLines) write(v any) error {
 }
 
 // writeRecord writes an entry's record as write would, several times
-// faster (entryRecord.appendJSON): the log and search commands print
+// faster (records.Entry.AppendJSON): the log and search commands print
 // little else.
-func (j *jsonLines) writeRecord(r entryRecord) error {
-	return j.writeWith(r.appendJSON)
+func (j *jsonLines) writeRecord(r records.Entry) error {
+	return j.writeWith(r.AppendJSON)
 }
 
 // writeWith writes the line appendLine appends to an empty slice, which

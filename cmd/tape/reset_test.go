@@ -36,12 +36,12 @@ func TestCLIReset(t *testing.T) {
 			if tc.archive {
 				args = append(args, "--archive")
 			}
-			rec := records(t, mustRun(t, dir, args...))[0]
+			rec := jsonRecords(t, mustRun(t, dir, args...))[0]
 			if fmt.Sprint(rec["anchors"]) != "[001_session-start 002_plan]" || rec["anchor"] != "001_session-start" {
 				t.Errorf("reset --json = %v", rec)
 			}
 			// A read right after the reset shows the new tape, not the index's old rows.
-			logged := records(t, mustRun(t, dir, "log", "--all", "--json"))
+			logged := jsonRecords(t, mustRun(t, dir, "log", "--all", "--json"))
 			if len(logged) != 1 || logged[0]["kind"] != "anchor" {
 				t.Fatalf("log --all after reset = %v, want the bootstrap anchor alone", logged)
 			}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -13,7 +14,7 @@ import (
 // searchRecord is what `tape search --json` printed through encoding/json
 // before appendSearchRecord: the reference it must match byte for byte.
 type searchRecord struct {
-	entryRecord
+	records.Entry
 	Snippet  string  `json:"snippet"`
 	Rank     float64 `json:"rank"`
 	RankedBy string  `json:"ranked_by"`
@@ -35,7 +36,7 @@ func TestAppendSearchRecordIsEncodingJSON(t *testing.T) {
 			var want bytes.Buffer
 			enc := json.NewEncoder(&want)
 			enc.SetEscapeHTML(false)
-			if err := enc.Encode(searchRecord{entryRecord: newEntryRecord(h.Entry), Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy}); err != nil {
+			if err := enc.Encode(searchRecord{Entry: records.NewEntry(h.Entry), Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy}); err != nil {
 				t.Fatal(err)
 			}
 			if got := appendSearchRecord(nil, h); !bytes.Equal(got, want.Bytes()) {

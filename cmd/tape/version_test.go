@@ -47,7 +47,7 @@ func TestVersionLine(t *testing.T) {
 // the build does not know.
 func TestVersionJSON(t *testing.T) {
 	dir := t.TempDir()
-	recs := records(t, mustRun(t, dir, "version", "--json"))
+	recs := jsonRecords(t, mustRun(t, dir, "version", "--json"))
 	if len(recs) != 1 {
 		t.Fatalf("tape version --json printed %d objects", len(recs))
 	}

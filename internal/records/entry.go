@@ -1,4 +1,4 @@
-package main
+package records
 
 import (
 	"encoding/json"
@@ -8,32 +8,26 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// entryRecord is the JSON form of an entry that `tape log --json` and the
-// other read commands print, one per line. Its field names are a contract.
-type entryRecord struct {
+// Entry is an entry, as `tape log --json` and the other read commands
+// print it, one per line, and as the MCP server's read tools give it.
+type Entry struct {
 	ID        string          `json:"id"`
 	Tape      string          `json:"tape"`
-	Anchor    string          `json:"anchor"`
-	AnchorSeq int64           `json:"anchor_seq"`
-	Kind      string          `json:"kind"`
-	Date      *string         `json:"date"`
-	Payload   json.RawMessage `json:"payload"`
+	Anchor    string          `json:"anchor" jsonschema:"the name of the anchor (phase) the entry belongs to"`
+	AnchorSeq int64           `json:"anchor_seq" jsonschema:"the anchor's sequence number in its tape"`
+	Kind      string          `json:"kind" jsonschema:"message, tool_call, tool_result, event, error, system, anchor, or an agent's own"`
+	Date      *string         `json:"date" jsonschema:"when it was written (RFC 3339), or null"`
+	Payload   json.RawMessage `json:"payload" jsonschema:"the entry's content; a message's is a chat message ({role, content})"`
 	Meta      json.RawMessage `json:"meta"`
-	File      string          `json:"file"`
+	File      string          `json:"file" jsonschema:"the file it is in, relative to the .tape folder"`
 	Line      int             `json:"line"`
 }
 
-// newEntryRecord returns the entry's JSON form. A missing date is null, a
+// NewEntry returns the entry's JSON form. A missing date is null, a
 // missing payload null, and a missing meta {}.
-func newEntryRecord(e tapelog.Entry) entryRecord {
-	r := entryRecord{
-		ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq,
-		Kind: e.Kind, Payload: e.Payload, Meta: e.Meta, File: e.Pos.Path(), Line: e.Pos.Line,
-	}
-	if e.Date != "" {
-		d := e.Date
-		r.Date = &d
-	}
+func NewEntry(e tapelog.Entry) Entry {
+	r := Entry{ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq, Kind: e.Kind,
+		Date: Optional(e.Date), Payload: e.Payload, Meta: e.Meta, File: e.Pos.Path(), Line: e.Pos.Line}
 	if r.Payload == nil {
 		r.Payload = json.RawMessage("null")
 	}
@@ -43,7 +37,7 @@ func newEntryRecord(e tapelog.Entry) entryRecord {
 	return r
 }
 
-// appendJSON appends the record as one line of JSON, and the newline:
+// AppendJSON appends the record as one line of JSON, and the newline:
 // byte for byte what an encoding/json Encoder with SetEscapeHTML(false)
 // writes of it (FuzzRecordJSON holds it to that).
 //
@@ -56,14 +50,21 @@ func newEntryRecord(e tapelog.Entry) entryRecord {
 // read from a tape (tapelog.ParseEntry validates the line);
 // rawjson.AppendCompact copies them with the white space between tokens
 // left out.
-func (r entryRecord) appendJSON(dst []byte) []byte {
+func (r Entry) AppendJSON(dst []byte) []byte {
 	dst = r.appendFields(append(dst, '{'))
 	return append(dst, '}', '\n')
 }
 
-// appendFields appends the record's fields, without braces, for types that
-// add fields after them (appendJSONFields).
-func (r entryRecord) appendFields(dst []byte) []byte {
+// AppendJSONFields appends the record as a JSON object that goes on with
+// more fields: '{' and the record's fields, for the caller to add
+// `,"name":value` pairs (rawjson.AppendString, rawjson.AppendFloat) and
+// '}'.
+func (r Entry) AppendJSONFields(dst []byte) []byte {
+	return r.appendFields(append(dst, '{'))
+}
+
+// appendFields appends the record's fields, without braces.
+func (r Entry) appendFields(dst []byte) []byte {
 	dst = appendStringField(dst, `"id":`, r.ID)
 	dst = appendStringField(dst, `,"tape":`, r.Tape)
 	dst = appendStringField(dst, `,"anchor":`, r.Anchor)
@@ -78,14 +79,6 @@ func (r entryRecord) appendFields(dst []byte) []byte {
 	dst = rawjson.AppendCompact(append(dst, `,"meta":`...), r.Meta)
 	dst = appendStringField(dst, `,"file":`, r.File)
 	return strconv.AppendInt(append(dst, `,"line":`...), int64(r.Line), 10)
-}
-
-// appendJSONFields appends the record as a JSON object that goes on with
-// more fields: '{' and the record's fields, for the caller to add
-// `,"name":value` pairs (rawjson.AppendString, rawjson.AppendFloat) and
-// '}'.
-func (r entryRecord) appendJSONFields(dst []byte) []byte {
-	return r.appendFields(append(dst, '{'))
 }
 
 // appendStringField appends name, the `"name":` text before a value, and

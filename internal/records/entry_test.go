@@ -1,4 +1,4 @@
-package main
+package records
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"github.com/tape-dev/tape/internal/rawjson"
 )
 
-// encodingJSON is what appendJSON must write: encoding/json's Encoder
+// encodingJSON is what AppendJSON must write: encoding/json's Encoder
 // with SetEscapeHTML(false), as the CLI printed records before.
 func encodingJSON(t *testing.T, v any) []byte {
 	t.Helper()
@@ -42,15 +42,15 @@ func FuzzRecordJSON(f *testing.F) {
 		if !json.Valid([]byte(payload)) || (meta != "" && !json.Valid([]byte(meta))) {
 			return // a record holds valid JSON: its entry was parsed
 		}
-		r := entryRecord{ID: id, Tape: text, Anchor: text + id, AnchorSeq: seq, Kind: id, Payload: json.RawMessage(payload), File: text, Line: line}
+		r := Entry{ID: id, Tape: text, Anchor: text + id, AnchorSeq: seq, Kind: id, Payload: json.RawMessage(payload), File: text, Line: line}
 		if meta != "" {
 			r.Meta = json.RawMessage(meta)
 		}
 		if date != "" {
 			r.Date = &date
 		}
-		if got, want := r.appendJSON(nil), encodingJSON(t, r); !bytes.Equal(got, want) {
-			t.Fatalf("appendJSON:\n got %s\nwant %s", got, want)
+		if got, want := r.AppendJSON(nil), encodingJSON(t, r); !bytes.Equal(got, want) {
+			t.Fatalf("AppendJSON:\n got %s\nwant %s", got, want)
 		}
 	})
 }
@@ -58,20 +58,20 @@ func FuzzRecordJSON(f *testing.F) {
 // The fields after a record's, as tape search --json writes them.
 func TestAppendJSONFields(t *testing.T) {
 	type hit struct {
-		entryRecord
+		Entry
 		Snippet string  `json:"snippet"`
 		Rank    float64 `json:"rank"`
 	}
 	for _, rank := range []float64{0, -0.0, -1.5, 1e-7, -3.25e-12, 1e21, 123456789012345678, 0.000001, 1e20, math.MaxFloat64, math.SmallestNonzeroFloat64} {
 		for _, s := range recordJSONSeeds {
-			r := entryRecord{ID: s.id, Payload: json.RawMessage(s.payload)}
+			r := Entry{ID: s.id, Payload: json.RawMessage(s.payload)}
 			if s.meta != "" {
 				r.Meta = json.RawMessage(s.meta)
 			}
-			got := r.appendJSONFields(nil)
+			got := r.AppendJSONFields(nil)
 			got = rawjson.AppendString(append(got, `,"snippet":`...), s.text)
 			got = append(rawjson.AppendFloat(append(got, `,"rank":`...), rank), '}', '\n')
-			if want := encodingJSON(t, hit{entryRecord: r, Snippet: s.text, Rank: rank}); !bytes.Equal(got, want) {
+			if want := encodingJSON(t, hit{Entry: r, Snippet: s.text, Rank: rank}); !bytes.Equal(got, want) {
 				t.Errorf("rank %v:\n got %s\nwant %s", rank, got, want)
 			}
 		}
@@ -86,13 +86,13 @@ func TestAppendJSONFields(t *testing.T) {
 func BenchmarkRecordJSON(b *testing.B) {
 	output := `{"results":["` + string(bytes.Repeat([]byte(`--- FAIL: TestFlush (0.01s)\n    want \"a\", got \"b\"\t`), 200)) + `"]}`
 	d := "2026-11-23T18:00:00Z"
-	r := entryRecord{ID: "01JD0000000000000000000000", Tape: "main", Anchor: "003_review", AnchorSeq: 3, Kind: "tool_result",
+	r := Entry{ID: "01JD0000000000000000000000", Tape: "main", Anchor: "003_review", AnchorSeq: 3, Kind: "tool_result",
 		Date: &d, Payload: json.RawMessage(output), Meta: json.RawMessage(`{}`), File: "tapes/main/anchors/003_review/tool_results.jsonl", Line: 42}
-	b.Run("appendJSON", func(b *testing.B) {
+	b.Run("AppendJSON", func(b *testing.B) {
 		b.SetBytes(int64(len(output)))
 		var buf []byte
 		for b.Loop() {
-			buf = r.appendJSON(buf[:0])
+			buf = r.AppendJSON(buf[:0])
 		}
 	})
 	b.Run("encoding-json", func(b *testing.B) {

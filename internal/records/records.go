@@ -1,0 +1,158 @@
+package records
+
+import (
+	"encoding/json"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views/calls"
+	"github.com/tape-dev/tape/views/sessions"
+	"github.com/tape-dev/tape/views/usage"
+)
+
+// Anchor is an anchor, as `tape anchors --json` prints it.
+type Anchor struct {
+	Name    string          `json:"name"`
+	Seq     int64           `json:"seq"`
+	State   json.RawMessage `json:"state" jsonschema:"the state the phase started with, as its handoff gave it ({} for none)"`
+	Date    *string         `json:"date"`
+	Entries int             `json:"entries" jsonschema:"how many entries it holds besides its anchor entry"`
+	Folder  string          `json:"folder" jsonschema:"its folder, NNN_slug: what the anchor arguments and tape://<tape>/<folder> take"`
+	Tape    string          `json:"tape"`
+	Path    string          `json:"path,omitempty"`
+}
+
+// NewAnchor returns the JSON form of anchor a of the named tape, holding
+// entries entries besides its own; path, the anchor's folder, is left
+// out when "". A missing state is {}, a missing date null.
+func NewAnchor(tape string, a tapelog.Anchor, entries int, path string) Anchor {
+	r := Anchor{Name: a.Name, Seq: a.Seq, State: a.State, Date: Optional(a.Entry.Date), Entries: entries, Folder: a.Folder, Tape: tape, Path: path}
+	if r.State == nil {
+		r.State = json.RawMessage("{}")
+	}
+	return r
+}
+
+// Tape is a tape, as `tape tapes --json` prints it.
+type Tape struct {
+	Name    string  `json:"name"`
+	Title   string  `json:"title" jsonschema:"the session's title: the last an agent gave it, else its first user message"`
+	CWD     string  `json:"cwd"`
+	Branch  string  `json:"branch"`
+	Model   string  `json:"model"`
+	First   *string `json:"first"`
+	Last    *string `json:"last" jsonschema:"when it was last written"`
+	Entries int     `json:"entries"`
+	Anchors int     `json:"anchors"`
+	// Forks is set by the CLI alone: counting them reads the files of
+	// every tape listed, which the MCP server's tapes tool does not.
+	Forks     *int    `json:"forks,omitempty" jsonschema:"how many of its forks are neither merged nor discarded; given by tape tapes --json, left out here"`
+	Source    string  `json:"source" jsonschema:"the agent an imported session came from (claude, codex), \"\" for a tape written here"`
+	SessionID string  `json:"session_id"` // its id in the agent it came from
+	Parent    *string `json:"parent" jsonschema:"the tape of the session it is a subagent or fork of"`
+}
+
+// NewTape returns the JSON form of a session, without its count of forks.
+func NewTape(s sessions.Session) Tape {
+	return Tape{Name: s.Name, Title: s.Title, CWD: s.CWD, Branch: s.Branch, Model: s.Model, First: Time(s.First), Last: Time(s.Last),
+		Entries: s.Entries, Anchors: s.Anchors, Source: s.Source, SessionID: s.SessionID, Parent: Optional(s.Parent)}
+}
+
+// Call is a tool call, as `tape calls --json` prints it.
+type Call struct {
+	ID         string          `json:"id"`
+	Tape       string          `json:"tape"`
+	Anchor     string          `json:"anchor"`
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Status     string          `json:"status" jsonschema:"pending, completed or failed"`
+	CalledAt   *string         `json:"called_at"`
+	AnsweredAt *string         `json:"answered_at"`
+	DurationMS *int64          `json:"duration_ms"`
+	Result     json.RawMessage `json:"result" jsonschema:"the result, null while pending"`
+}
+
+// NewCall returns the JSON form of a call. Missing arguments, result and
+// dates are null.
+func NewCall(c calls.Listed) Call {
+	return Call{ID: c.ID, Tape: c.Tape, Anchor: c.Anchor, Name: c.Name, Arguments: rawOrNull(c.Arguments), Status: c.Status,
+		CalledAt: Optional(c.CalledAt), AnsweredAt: Optional(c.AnsweredAt), DurationMS: c.DurationMS, Result: rawOrNull(c.Result)}
+}
+
+// UsageGroup is a group of runs, as `tape usage --json` prints it: the
+// fields of the group it is summed by, then the sums.
+type UsageGroup struct {
+	Tape          *string `json:"tape,omitempty"`
+	AnchorSeq     *int64  `json:"anchor_seq,omitempty"`
+	Anchor        *string `json:"anchor,omitempty"`
+	Model         *string `json:"model,omitempty"`
+	Day           *string `json:"day,omitempty"`
+	Runs          int     `json:"runs"`
+	RunsWithUsage int     `json:"runs_with_usage"`
+	InputTokens   int64   `json:"input_tokens"`
+	OutputTokens  int64   `json:"output_tokens"`
+	CacheCreation int64   `json:"cache_creation_tokens"`
+	CacheRead     int64   `json:"cache_read_tokens"`
+	TotalTokens   int64   `json:"total_tokens"`
+}
+
+// NewUsageGroup returns the JSON form of the sums of a group of runs,
+// summed by tape, anchor, model or day.
+func NewUsageGroup(u usage.Row, by string) UsageGroup {
+	r := UsageGroup{Runs: u.Runs, RunsWithUsage: u.WithUsage, InputTokens: u.Input, OutputTokens: u.Output,
+		CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, TotalTokens: u.Total}
+	switch by {
+	case "tape":
+		r.Tape = &u.Tape
+	case "anchor":
+		r.Tape, r.AnchorSeq, r.Anchor = &u.Tape, &u.AnchorSeq, &u.Anchor
+	case "model":
+		r.Model = &u.Model
+	case "day":
+		r.Day = &u.Day
+	}
+	return r
+}
+
+// Append is a new entry, as `tape append --json` prints it.
+type Append struct {
+	ID        string  `json:"id"`
+	Tape      string  `json:"tape"`
+	Anchor    string  `json:"anchor"`
+	AnchorSeq int64   `json:"anchor_seq"`
+	Kind      string  `json:"kind"`
+	Date      *string `json:"date"`
+	File      string  `json:"file"`
+	Offset    int64   `json:"offset"`
+}
+
+// NewAppend returns the JSON form of an entry just written.
+func NewAppend(e tapelog.Entry) Append {
+	return Append{ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq, Kind: e.Kind, Date: Optional(e.Date),
+		File: e.Pos.Path(), Offset: e.Pos.Offset}
+}
+
+// Optional is s, or null when it is "": a date or a name a record may
+// not have.
+func Optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Time is t in RFC 3339 in UTC, or null when it is zero.
+func Time(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339Nano)
+	return &s
+}
+
+func rawOrNull(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return json.RawMessage("null")
+	}
+	return r
+}
