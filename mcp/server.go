@@ -30,14 +30,20 @@ type Options struct {
 
 // Serve serves the workspace over MCP on in and out (a client's pipes:
 // stdin and stdout) until in ends or ctx is done, which both end it
-// cleanly.
+// cleanly. When in ends, the requests read from it are answered first.
 func Serve(ctx context.Context, ws *tapelog.Workspace, in io.Reader, out io.Writer, opts Options) error {
 	s, srv, err := newServer(ws, opts)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	err = srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}, MaxLineLength: maxMessage(ws)})
+	flight := newInFlight() // see drain.go
+	transport := &sdk.IOTransport{
+		Reader:        io.NopCloser(&drainIn{ctx: ctx, r: in, flight: flight}),
+		Writer:        nopCloser{&drainOut{w: out, flight: flight}},
+		MaxLineLength: maxMessage(ws),
+	}
+	err = srv.Run(ctx, transport)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil
 	}
