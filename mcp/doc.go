@@ -23,5 +23,6 @@
 // text.go (results' text forms; what they hold is package
 // internal/records, the shapes of the CLI's --json), read.go (search, context, log, show,
 // anchors), views.go (tapes, calls, usage), write.go (append, handoff),
-// resources.go.
+// resources.go, drain.go (every request piped in is answered before the
+// input's end ends the session).
 package mcp
