@@ -263,13 +263,16 @@ func TestSearchAcrossTapesNewestFirst(t *testing.T) {
 	}{{"walk the entries by time", 1}, {"sort the matches", 1 << 30}} {
 		p.denseAt = tt.denseAt
 		for _, q := range []struct {
-			tapes []string
-			want  []string
+			tapes        []string
+			since, until time.Time
+			want         []string
 		}{
-			{nil, []string{"common word, aaa day 4", "common word, aaa day 3", "common word, aaa day 2", "common word, aaa day 1", "common word, mmm day 4"}},
-			{[]string{"zzz", "mmm"}, []string{"common word, mmm day 4", "common word, mmm day 3", "common word, mmm day 2", "common word, mmm day 1", "common word, zzz day 4"}},
+			{nil, time.Time{}, time.Time{}, []string{"common word, aaa day 4", "common word, aaa day 3", "common word, aaa day 2", "common word, aaa day 1", "common word, mmm day 4"}},
+			{[]string{"zzz", "mmm"}, time.Time{}, time.Time{}, []string{"common word, mmm day 4", "common word, mmm day 3", "common word, mmm day 2", "common word, mmm day 1", "common word, zzz day 4"}},
+			// The filters hold in both plans: only 2025-01-03 to 2025-06-03.
+			{nil, time.Date(2025, 1, 3, 0, 0, 0, 0, time.UTC), time.Date(2025, 6, 3, 0, 0, 0, 0, time.UTC), []string{"common word, mmm day 2", "common word, mmm day 1", "common word, zzz day 4", "common word, zzz day 3"}},
 		} {
-			hits, err := p.Search(ctx, SearchQuery{Text: "common", Tapes: q.tapes, Limit: 5})
+			hits, err := p.Search(ctx, SearchQuery{Text: "common", Tapes: q.tapes, Since: q.since, Until: q.until, Limit: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
