@@ -346,9 +346,11 @@ func answersOfTape(t *testing.T, p *Projector, b *strings.Builder, tape string) 
 
 // searchAnswers renders the hits of a search. Hits ranked by bm25 are
 // compared in order, as the search returns them. Of hits ranked by
-// recency only their number is: recency is the order entries were indexed
-// in, which an incremental index and a rebuild need not share (decision
-// 0032), so neither is the first page. (dump compares every match.)
+// recency in one tape, or of a phrase, only their number is: that is the
+// order entries were indexed in, which an incremental index and a rebuild
+// need not share (decision 0032), so neither is the first page. (dump
+// compares every match.) Across tapes, a query of words ranked by recency
+// is listed by time, and compared in order.
 func searchAnswers(t *testing.T, p *Projector, b *strings.Builder, q SearchQuery) {
 	t.Helper()
 	hits, err := p.Search(context.Background(), q)
@@ -358,8 +360,31 @@ func searchAnswers(t *testing.T, p *Projector, b *strings.Builder, q SearchQuery
 	fmt.Fprintf(b, "search %q in %q: %d hits\n", q.Text, q.Tapes, len(hits))
 	if len(hits) > 0 && hits[0].RankedBy == RankedByRecency {
 		fmt.Fprintln(b, "ranked by recency")
+	} else {
+		writeHits(b, hits)
+	}
+	// Across tapes, a common query of words is listed by time, an order
+	// of the data (decision 0065): with the window at 1, so that it is
+	// common, the pages of both plans are compared too.
+	expr, _ := MatchExpr(q.Text)
+	loose, _ := looseExpr(q.Text)
+	if q.Tapes != nil || expr != loose {
 		return
 	}
+	window, dense := p.RankWindow, p.denseAt
+	defer func() { p.RankWindow, p.denseAt = window, dense }()
+	for _, at := range []int{1, 1 << 30} {
+		p.RankWindow, p.denseAt = 1, at
+		hits, err := p.Search(context.Background(), q)
+		if err != nil {
+			t.Fatalf("Search %+v by time: %v", q, err)
+		}
+		fmt.Fprintf(b, "search %q by time, dense at %d:\n", q.Text, at)
+		writeHits(b, hits)
+	}
+}
+
+func writeHits(b *strings.Builder, hits []Hit) {
 	for _, h := range hits {
 		fmt.Fprintf(b, "hit %s %s %s %.9g %q\n", h.Entry.Pos.Path(), h.Entry.ID, h.RankedBy, h.Rank, h.Snippet)
 	}
