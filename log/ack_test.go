@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -118,4 +119,31 @@ func TestUnreadableAckFile(t *testing.T) {
 	if left := ws.Unacknowledged(bad); len(left) != 1 {
 		t.Errorf("Unacknowledged = %v, want the bad line", left)
 	}
+}
+
+// FuzzParseAck: a line of the acknowledgements file that parses has a
+// place of a positive line and a sha256 hash, and written back in the
+// form AckLine writes ("PATH:LINE sha256:HEX") it parses to the same.
+func FuzzParseAck(f *testing.F) {
+	hash := ackHashPrefix + strings.Repeat("ab", 32)
+	for _, s := range []string{
+		"tapes/main/anchors/001_session-start/messages.jsonl:3 " + hash,
+		"tapes/a b/anchors/001_x:y/events.jsonl:12 " + hash,
+		"x:0 " + hash, "x:3 sha256:AB", ":3 " + hash, "no hash", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		place, hash, ok := parseAck(s)
+		if !ok {
+			return
+		}
+		if place.line <= 0 || place.path == "" || !strings.HasPrefix(hash, ackHashPrefix) || len(hash) != len(ackHashPrefix)+64 {
+			t.Fatalf("parseAck(%q) = %+v, %q", s, place, hash)
+		}
+		again, hash2, ok := parseAck(fmt.Sprintf("%s:%d %s", place.path, place.line, hash))
+		if !ok || again != place || hash2 != hash {
+			t.Fatalf("parseAck(%q) = %+v %q, written back %+v %q %v", s, place, hash, again, hash2, ok)
+		}
+	})
 }

@@ -196,3 +196,28 @@ func TestLineReader(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseWhen: a bound given as a duration ago is never after now, and
+// one given as a date is that date; anything else is an error, never a
+// panic.
+func FuzzParseWhen(f *testing.F) {
+	for _, s := range []string{"2026-11-22T10:00:00Z", "2h", "3d", "1.5w", "-2h", "1e400d", "d", "", "yesterday"} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseWhen(s, now)
+		if err != nil || s == "" {
+			return
+		}
+		if date, derr := ParseTime(s); derr == nil {
+			if !got.Equal(date) {
+				t.Fatalf("ParseWhen(%q) = %v, want the date %v", s, got, date)
+			}
+			return
+		}
+		if got.After(now) {
+			t.Fatalf("ParseWhen(%q) = %v, after now (%v)", s, got, now)
+		}
+	})
+}
