@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/alecthomas/kong"
 )
 
 // parseCases are argument lists that name their command plainly: at least
@@ -205,4 +208,41 @@ func TestQueryWordsAfterTheFirst(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzTextAfterWords: rearranging a command line for a text argument
+// only moves arguments and the -- that ends the flags; it never drops,
+// adds or changes another one (but for a line that ends in a flag without
+// its value, which kong must refuse), and leaves a command without a text
+// argument as it is.
+func FuzzTextAfterWords(f *testing.F) {
+	for _, s := range []string{"search git --no-ff -n 3", "search -- --x", "-t x search a - b", "log -n 3 --all", "search rm -rf -n5 --limit=2"} {
+		f.Add(s)
+	}
+	var cli CLI
+	parser, err := newParser(&cli, &Env{Stdout: io.Discard, Stderr: io.Discard}, "", kong.Exit(func(int) {})) // --help must not end the fuzzer
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Fields(line)
+		got := textAfterWords(parser.Model, args)
+		without := func(s []string) []string {
+			s = slices.DeleteFunc(slices.Clone(s), func(a string) bool { return a == "--" })
+			slices.Sort(s)
+			return s
+		}
+		if !slices.Equal(without(got), without(args)) {
+			// Only a flag left without its value drops the words, and
+			// then kong must refuse the line, saying so.
+			if _, err := parser.Parse(got); err == nil {
+				t.Fatalf("textAfterWords(%q) = %q: not the same arguments, and kong takes them", args, got)
+			}
+		}
+		if at := commandIndex(args); at < 0 || args[at] != "search" {
+			if !slices.Equal(got, args) {
+				t.Fatalf("textAfterWords(%q) = %q, changed a command without text", args, got)
+			}
+		}
+	})
 }
