@@ -83,7 +83,8 @@ var errNoMatch = errors.New("no match")
 
 func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	now := time.Now()
-	q := projector.SearchQuery{Text: strings.Join(c.Query, " "), Kinds: splitKinds(c.Kind), Limit: c.Limit}
+	// One hit more than asked for tells whether more match (moreHits).
+	q := projector.SearchQuery{Text: strings.Join(c.Query, " "), Kinds: splitKinds(c.Kind), Limit: c.Limit + 1}
 	var err error
 	if q.Since, err = parseWhen(c.Since, now); err != nil {
 		return usagef("--since: %v", err)
@@ -110,12 +111,14 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 		if err != nil {
 			return searchAnswer{}, err
 		}
+		more := len(hits) > c.Limit
+		hits = hits[:min(len(hits), c.Limit)]
 		var out bytes.Buffer
 		out.Grow(outputSize(hits)) // grown as it is written, it was copied at every doubling
 		if err := c.print(env, &out, hits); err != nil {
 			return searchAnswer{}, err
 		}
-		return searchAnswer{matched: len(hits) > 0, out: out.Bytes()}, nil
+		return searchAnswer{matched: len(hits) > 0, more: more, out: out.Bytes()}, nil
 	}
 	found, err := readFresh(env, g, ix, find)
 	if errors.Is(err, projector.ErrEmptyQuery) {
@@ -134,7 +137,17 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	if _, err := env.Stdout.Write(found.out); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
+	if found.more {
+		c.moreHits(env)
+	}
 	return nil
+}
+
+// moreHits tells a person, on stderr, that more entries match than the
+// hits printed, as the lists' footers do: a search stops at -n, and
+// without a word of it a cut list reads as the whole answer.
+func (c *SearchCmd) moreHits(env *Env) {
+	fmt.Fprintf(env.Stderr, "tape: the first %s; more match: -n %d for more\n", plural(c.Limit, "hit", "hits"), 2*c.Limit)
 }
 
 // outputSize is about the size of hits as printed: each payload (in
@@ -150,6 +163,7 @@ func outputSize(hits []projector.Hit) int {
 // searchAnswer is a search's hits as printed.
 type searchAnswer struct {
 	matched bool
+	more    bool // more entries match than the hits in out
 	out     []byte
 }
 
