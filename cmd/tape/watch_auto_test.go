@@ -100,12 +100,41 @@ func stopWatcher(t *testing.T, pid int) {
 	})
 }
 
+// reapWatchers stops, when the test ends, every watcher started on demand
+// for the workspace in dir: the test stops the one it waited for, but a
+// second read may have started another that waited for the lock and took
+// it over, and it would write into the folder as the test removes it.
+// They are found by their command line (startWatcher's), not by the lock,
+// which one waiting for it does not hold yet.
+func reapWatchers(t *testing.T, dir string) {
+	t.Cleanup(func() {
+		want := filepath.Join(dir, ".tape") + "\x00watch\x00--background"
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			cmdline, err := os.ReadFile(p)
+			if err != nil || !strings.Contains(string(cmdline), want) {
+				continue
+			}
+			pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			if err != nil {
+				continue
+			}
+			syscall.Kill(pid, syscall.SIGTERM)
+			deadline := time.Now().Add(10 * time.Second)
+			for alive(pid) && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+	})
+}
+
 // A read command with "watch": "auto" starts a watcher in the background;
 // the reads after it sync with it and still see a line appended by hand;
 // with "off" none is started.
 func TestReadStartsAWatcherOnDemand(t *testing.T) {
 	bin := os.Args[0]
 	dir := newCLIWorkspace(t)
+	reapWatchers(t, dir)
 	fillTape(t, dir, 0, 50)
 
 	runAuto(t, bin, dir, "off", "search", "common")
@@ -158,6 +187,7 @@ func TestReadStartsAWatcherOnDemand(t *testing.T) {
 // away and exits; a later read starts one from the new binary.
 func TestWatcherRetiresWhenItsBinaryIsReplaced(t *testing.T) {
 	dir := newCLIWorkspace(t)
+	reapWatchers(t, dir)
 	fillTape(t, dir, 0, 20)
 	bin := filepath.Join(t.TempDir(), "tape")
 	copyFile(t, os.Args[0], bin, 0o700)
