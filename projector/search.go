@@ -93,11 +93,9 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	if !ok {
 		loose = expr // no token of it stands alone
 	}
-	var floor int64
-	err := p.db.QueryRowContext(ctx, `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`, loose, p.rankWindow()).Scan(&floor)
-	common := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("search: %w", err)
+	common, err := p.matchesMoreThan(ctx, loose, p.rankWindow())
+	if err != nil {
+		return nil, err
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -189,17 +187,31 @@ const byTime = `e.time_ns DESC, e.tape DESC, e.anchor_seq DESC, e.folder DESC, e
 // apart, its words can match many times what it matches, and checking the
 // phrase in each is what the rank window avoids (DefaultRankWindow).
 func (p *Projector) acrossTapesByTime(ctx context.Context, loose, cond string, limit int) (from, order string, err error) {
-	var rowid int64
-	err = p.db.QueryRowContext(ctx, `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`, loose, cmp.Or(p.denseAt, denseMatches)).Scan(&rowid)
-	switch {
-	case err == nil:
-		return ` FROM entries e INDEXED BY entries_time CROSS JOIN entries_fts ON entries_fts.rowid = e.rowid JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + cond, byTime, nil
-	case errors.Is(err, sql.ErrNoRows):
-		newest := `SELECT e.rowid AS id FROM entries_fts CROSS JOIN entries e ON e.rowid = entries_fts.rowid WHERE ` + cond +
-			` ORDER BY ` + byTime + ` LIMIT ` + strconv.Itoa(limit)
-		return ` FROM (` + newest + `) newest CROSS JOIN entries e ON e.rowid = newest.id JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder`, byTime, nil
+	dense, err := p.matchesMoreThan(ctx, loose, cmp.Or(p.denseAt, denseMatches))
+	if err != nil {
+		return "", "", err
 	}
-	return "", "", fmt.Errorf("search: %w", err)
+	if dense {
+		return ` FROM entries e INDEXED BY entries_time CROSS JOIN entries_fts ON entries_fts.rowid = e.rowid JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE ` + cond, byTime, nil
+	}
+	newest := `SELECT e.rowid AS id FROM entries_fts CROSS JOIN entries e ON e.rowid = entries_fts.rowid WHERE ` + cond +
+		` ORDER BY ` + byTime + ` LIMIT ` + strconv.Itoa(limit)
+	return ` FROM (` + newest + `) newest CROSS JOIN entries e ON e.rowid = newest.id JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder`, byTime, nil
+}
+
+// matchesMoreThan reports whether expr matches more than n entries in the
+// whole index: FTS5 walks its doclist in rowid order without scoring, and
+// stops at the (n+1)th match.
+func (p *Projector) matchesMoreThan(ctx context.Context, expr string, n int) (bool, error) {
+	var rowid int64
+	err := p.db.QueryRowContext(ctx, `SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`, expr, n).Scan(&rowid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("search: %w", err)
+	}
+	return true, nil
 }
 
 // queryTerms are the words of a query, lowercased, for snippets.
