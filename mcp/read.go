@@ -164,6 +164,7 @@ type contextResult struct {
 	Estimate   int               `json:"estimate" jsonschema:"about how many tokens the messages cost a model: one per CJK character, one per 3 bytes of anything else of their JSON, which runs above real tokenizers"`
 	MaxTokens  int               `json:"max_tokens,omitempty" jsonschema:"the budget, when max_tokens was given"`
 	OverBudget bool              `json:"over_budget" jsonschema:"the anchor's state message, always kept, alone exceeds max_tokens"`
+	Warnings   []string          `json:"warnings,omitempty" jsonschema:"lines of these anchors that could not be read, and were left out"`
 }
 
 func (s *server) addContext(srv *sdk.Server) error {
@@ -186,23 +187,31 @@ func (s *server) context(ctx context.Context, a contextArgs) (contextResult, str
 	if err != nil {
 		return contextResult{}, "", err
 	}
-	entries, err := read(ctx, s, func(ix *projector.Projector) ([]tapelog.Entry, error) {
+	type spanRead struct {
+		entries  []tapelog.Entry
+		warnings []string
+	}
+	got, err := read(ctx, s, func(ix *projector.Projector) (spanRead, error) {
 		anchors, _, err := ix.Anchors(ctx, tape)
 		if err != nil {
-			return nil, err
+			return spanRead{}, err
 		}
 		span, err := bub.ContextSpan(anchors, a.Anchor, a.All)
 		if err != nil {
-			return nil, fmt.Errorf("%w; the anchors tool lists them", err)
+			return spanRead{}, fmt.Errorf("%w; the anchors tool lists them", err)
 		}
-		entries, _, err := ix.Entries(ctx, projector.EntryFilter{Tape: tape, Folders: span.Folders})
-		return span.Trim(entries), err
+		entries, stale, err := ix.Entries(ctx, projector.EntryFilter{Tape: tape, Folders: span.Folders})
+		if err != nil {
+			return spanRead{}, err
+		}
+		w, err := warnings(ctx, ix, tape, span.Folders, stale) // as tape context warns of them
+		return spanRead{span.Trim(entries), w}, err
 	})
 	if err != nil {
 		return contextResult{}, "", err
 	}
-	fit := fitTokens(bub.Context(entries), a.MaxTokens)
-	res := contextResult{Tape: tape, Messages: []json.RawMessage{}, Dropped: fit.Dropped, Estimate: fit.Estimate, MaxTokens: fit.MaxTokens, OverBudget: fit.OverBudget()}
+	fit := fitTokens(bub.Context(got.entries), a.MaxTokens)
+	res := contextResult{Tape: tape, Messages: []json.RawMessage{}, Dropped: fit.Dropped, Estimate: fit.Estimate, MaxTokens: fit.MaxTokens, OverBudget: fit.OverBudget(), Warnings: got.warnings}
 	for _, m := range fit.Messages {
 		raw, err := m.MarshalJSON()
 		if err != nil {
@@ -342,11 +351,11 @@ func (s *server) entries(ctx context.Context, name string, kinds []string, limit
 	if err != nil {
 		return entriesResult{}, "", err
 	}
-	text, err := jsonLines(res.Entries)
+	text := jsonLines(res.Entries)
 	if res.NextCursor != "" {
 		text += fmt.Sprintf("(%d of %d entries; cursor %s reads the ones before)\n", len(res.Entries), res.Total, res.NextCursor)
 	}
-	return res, text, err
+	return res, text, nil
 }
 
 // pageStart is the offset of the first entry of page pg of a list of

@@ -148,7 +148,7 @@ func (s *server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 		for i, e := range entries {
 			recs[i] = records.NewEntry(e)
 		}
-		return jsonLines(recs)
+		return jsonLines(recs), nil
 	})
 	if errors.Is(err, errNotFound) {
 		return nil, sdk.ResourceNotFoundError(uri)

@@ -516,3 +516,22 @@ func TestIndexDeleted(t *testing.T) {
 		t.Errorf("search after index.db was deleted: %d hits, want %d", len(after.Hits), len(before.Hits))
 	}
 }
+
+// TestContextWarnsOfBadLines: a line of the phase that cannot be read is
+// left out of the context tool's messages and said in its warnings, as
+// tape context and the log tool say it.
+func TestContextWarnsOfBadLines(t *testing.T) {
+	ws := newWorkspace(t)
+	f, err := os.OpenFile(ws.Abs("tapes/main/anchors/002_fix/messages.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("not json\n")
+	f.Close()
+	appendTo(t, ws, "main", `message`, `{"role":"user","content":"and after the bad line"}`)
+	c := connect(t, ws, Options{})
+	res, _ := ok[contextResult](c, "context", map[string]any{"tape": "main"})
+	if len(res.Messages) != 2 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "messages.jsonl:2") {
+		t.Errorf("context: %d messages, warnings %q; want 2 messages and one warning naming messages.jsonl:2", len(res.Messages), res.Warnings)
+	}
+}

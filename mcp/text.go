@@ -2,26 +2,23 @@ package mcp
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/tape-dev/tape/internal/records"
 )
 
 // The text forms of results, for the clients that show a model only
 // text. The structured forms are package records' types: the
 // shapes the CLI's --json output gives them too.
 
-// jsonLines is records as JSON lines: the text form of a list of entries,
-// which a model reads as readily as the structured form.
-func jsonLines[T any](records []T) (string, error) {
-	var b strings.Builder
-	for _, r := range records {
-		line, err := marshal(r)
-		if err != nil {
-			return "", err
-		}
-		b.Write(line)
-		b.WriteByte('\n')
+// jsonLines is entries as JSON lines, as `tape log --json` prints them:
+// the text form of a list of entries, which a model reads as readily as
+// the structured form (records.Entry.AppendJSON, the CLI's encoder).
+func jsonLines(entries []records.Entry) string {
+	var buf []byte
+	for _, e := range entries {
+		buf = e.AppendJSON(buf)
 	}
-	return b.String(), nil
+	return string(buf)
 }
 
 // plural is "1 entry", "2 entries".
