@@ -86,10 +86,10 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	// One hit more than asked for tells whether more match (moreHits).
 	q := projector.SearchQuery{Text: strings.Join(c.Query, " "), Kinds: splitKinds(c.Kind), Limit: c.Limit + 1}
 	var err error
-	if q.Since, err = parseWhen(c.Since, now); err != nil {
+	if q.Since, err = tapelog.ParseWhen(c.Since, now); err != nil {
 		return usagef("--since: %v", err)
 	}
-	if q.Until, err = parseWhen(c.Until, now); err != nil {
+	if q.Until, err = tapelog.ParseWhen(c.Until, now); err != nil {
 		return usagef("--until: %v", err)
 	}
 	t, ix, closeAll, err := g.openSearchable(env, anyTapes, c.AllTapes)
@@ -216,11 +216,6 @@ func (c *SearchCmd) print(env *Env, w io.Writer, hits []projector.Hit) error {
 	}
 	return t.write(w, terminalColumns(env.Stdout), env.color)
 }
-
-// parseWhen reads a time bound: RFC 3339, a date, or a duration before now
-// (90m, 2h, 3d, 1w). "" is no bound. The rule is log's, which the MCP
-// server shares.
-func parseWhen(s string, now time.Time) (time.Time, error) { return tapelog.ParseWhen(s, now) }
 
 // warnUnlisted says on stderr which of the searched tapes (nil for all),
 // or which of their anchor folders, could not be read at all: a search of

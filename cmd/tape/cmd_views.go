@@ -84,7 +84,7 @@ const activeWindow = time.Hour
 
 func (c *TapesCmd) Run(env *Env, g *Globals) error {
 	now := time.Now()
-	since, err := parseWhen(c.Since, now)
+	since, err := tapelog.ParseWhen(c.Since, now)
 	if err != nil {
 		return usagef("--since: %v", err)
 	}

@@ -49,10 +49,16 @@ func newParser(cli *CLI, env *Env, command string, options ...kong.Option) (*kon
 // they name one plainly (plainCommand), else, or if that fails, with the
 // whole model.
 func parse(cli *CLI, env *Env, args []string, options ...kong.Option) (*kong.Context, error) {
+	run := func(parser *kong.Kong) (*kong.Context, error) {
+		kctx, err := parser.Parse(textAfterWords(parser.Model, args))
+		if err == nil {
+			cli.tapeFlag = tapeFlagGiven(kctx)
+		}
+		return kctx, err
+	}
 	if command := plainCommand(args); command != "" && !env.wholeModel {
 		if parser, err := newParser(cli, env, command, options...); err == nil {
-			if kctx, err := parser.Parse(textAfterWords(parser.Model, args)); err == nil {
-				cli.tapeFlag = tapeFlagGiven(kctx)
+			if kctx, err := run(parser); err == nil {
 				return kctx, nil
 			}
 		}
@@ -62,11 +68,7 @@ func parse(cli *CLI, env *Env, args []string, options ...kong.Option) (*kong.Con
 	if err != nil {
 		return nil, err
 	}
-	kctx, err := parser.Parse(textAfterWords(parser.Model, args))
-	if err == nil {
-		cli.tapeFlag = tapeFlagGiven(kctx)
-	}
-	return kctx, err
+	return run(parser)
 }
 
 // A command whose last argument is tagged text:"" (search's query) takes
