@@ -74,13 +74,11 @@ func (c *InfoCmd) runWorkspace(env *Env, g *Globals, ix *projector.Projector) er
 	if r.BadLines, err = ix.BadLineCount(ctx); err != nil {
 		return err
 	}
-	byModel, _, err := usage.Sum(ctx, ix, usage.Filter{By: "model"}) // the kept totals: no run is read
+	spent, err := usage.Total(ctx, ix)
 	if err != nil {
 		return err
 	}
-	for _, u := range byModel {
-		r.Runs, r.TotalTokens = r.Runs+u.Runs, r.TotalTokens+u.Total
-	}
+	r.Runs, r.TotalTokens = spent.Runs, spent.Total
 	if c.JSON {
 		return newJSONLines(env.Stdout).write(r)
 	}

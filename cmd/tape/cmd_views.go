@@ -354,15 +354,11 @@ func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector
 	}
 	fmt.Fprintf(env.Stderr, "tape: no token usage recorded in %s: it holds no \"run\" event\n", where)
 	if g.defaultScope(t) {
-		elsewhere, _, err := usage.Sum(env.Context(), ix, usage.Filter{By: "model"})
+		elsewhere, err := usage.Total(env.Context(), ix)
 		if err != nil {
 			return err
 		}
-		runs := 0
-		for _, u := range elsewhere {
-			runs += u.Runs
-		}
-		if runs > 0 {
+		if runs := elsewhere.Runs; runs > 0 {
 			fmt.Fprintf(env.Stderr, "hint: --all-tapes sums every tape (%s)\n", plural(runs, "run", "runs"))
 			return nil
 		}

@@ -57,6 +57,19 @@ func Sum(ctx context.Context, ix views.Index, f Filter) (rows []Row, total int, 
 	return views.PageOf(all, f.Page), len(all), nil
 }
 
+// Total sums the usage of every tape into one row: the runs and tokens a
+// workspace has spent (tape info), read from the kept totals by model.
+func Total(ctx context.Context, ix views.Index) (Row, error) {
+	byModel, _, err := Sum(ctx, ix, Filter{By: "model"})
+	var t Row
+	for _, u := range byModel {
+		t.Runs, t.WithUsage = t.Runs+u.Runs, t.WithUsage+u.WithUsage
+		t.Input, t.Output, t.Total = t.Input+u.Input, t.Output+u.Output, t.Total+u.Total
+		t.CacheCreation, t.CacheRead = t.CacheCreation+u.CacheCreation, t.CacheRead+u.CacheRead
+	}
+	return t, err
+}
+
 func sum(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row, error) {
 	if _, kept := totalsGroupings[f.By]; kept && f.Tape == "" {
 		return sumTotals(ctx, r, f.By)

@@ -57,6 +57,19 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 						t.Fatalf("step %d, by %s: kept totals\n%+v\nsummed runs\n%+v", step, by, kept, summed)
 					}
 				}
+				// Total is the workspace's sum, whichever way it is grouped.
+				byDay, _, err := usage.Sum(context.Background(), p, usage.Filter{By: "day"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want usage.Row
+				for _, u := range byDay {
+					want.Runs, want.WithUsage, want.Input, want.Output = want.Runs+u.Runs, want.WithUsage+u.WithUsage, want.Input+u.Input, want.Output+u.Output
+					want.CacheCreation, want.CacheRead, want.Total = want.CacheCreation+u.CacheCreation, want.CacheRead+u.CacheRead, want.Total+u.Total
+				}
+				if got, err := usage.Total(context.Background(), p); err != nil || got != want {
+					t.Fatalf("step %d: Total = %+v, %v; the days sum to %+v", step, got, err, want)
+				}
 			}
 		})
 	}
