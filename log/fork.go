@@ -179,6 +179,18 @@ func (t *Tape) Forks() ([]string, error) {
 	return ids, nil
 }
 
+// CountForks is how many forks the named tape has that are neither merged
+// nor discarded: 0 when it has none, or cannot be read.
+func (w *Workspace) CountForks(tape string) int {
+	t, err := w.Tape(tape)
+	if err != nil {
+		return 0
+	}
+	defer t.Close()
+	ids, _ := t.Forks()
+	return len(ids)
+}
+
 // Discard throws the fork id away: its folder is renamed out of sight
 // (atomically, so it is gone or whole) and then removed. It holds the
 // tape's lock, so it never races a merge of the same fork.

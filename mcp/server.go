@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -69,10 +68,8 @@ const instructions = `tape is the memory of the AI-agent sessions of this worksp
 type server struct {
 	ws   *tapelog.Workspace
 	opts Options
-	// mu is held by a call while it uses the index: a Projector runs one
-	// pass at a time, and the SDK may run calls at once.
-	mu sync.Mutex
-	ix *projector.Projector // opened by the first call that reads
+	// ix is the index, shared by the calls, which the SDK may run at once.
+	ix *projector.Served
 	// resourcePage is how many anchors a page of resources/list holds
 	// (resources.go); tests make it small.
 	resourcePage int
@@ -80,7 +77,7 @@ type server struct {
 
 // newServer builds the server of ws and the SDK's server that runs it.
 func newServer(ws *tapelog.Workspace, opts Options) (*server, *sdk.Server, error) {
-	s := &server{ws: ws, opts: opts, resourcePage: resourcePage}
+	s := &server{ws: ws, opts: opts, ix: projector.NewServed(ws, "tape mcp", opts.Reading), resourcePage: resourcePage}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "tape", Title: "tape: the sessions of AI agents", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		// The lists never change while a session runs, and the tapes are
@@ -100,29 +97,13 @@ func newServer(ws *tapelog.Workspace, opts Options) (*server, *sdk.Server, error
 	return s, srv, nil
 }
 
-func (s *server) close() {
-	if s.ix != nil {
-		s.ix.Close()
-	}
-}
+func (s *server) close() { s.ix.Close() }
 
 // read runs fn on the index, made fresh first as the CLI's reads make it
-// (projector.ReadFresh: synced with a running watcher, else caught up,
-// fn perhaps run beside the catch-up). The index is opened by the first
-// read, built if the workspace has none, and kept for the session.
+// (projector.ServedRead: opened by the first read, and kept for the
+// session).
 func read[T any](ctx context.Context, s *server, fn func(ix *projector.Projector) (T, error)) (T, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ix == nil {
-		ix, err := projector.Open(ctx, s.ws)
-		if err != nil {
-			var none T
-			return none, err
-		}
-		ix.Holder = "tape mcp"
-		s.ix = ix
-	}
-	return projector.ReadFresh(ctx, s.ix, s.opts.Reading, func() (T, error) { return fn(s.ix) })
+	return projector.ServedRead(ctx, s.ix, fn)
 }
 
 // openTape opens the tape a call of reach r works on, by the CLI's rule

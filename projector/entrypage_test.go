@@ -91,3 +91,45 @@ func TestAnchorsAfter(t *testing.T) {
 		t.Errorf("AnchorsAfter pages = %v, want %v", got, want)
 	}
 }
+
+// EntryPlace gives each entry's folder and its offset in an EntryPage of
+// that folder, so that a link to an entry lands on its page.
+func TestEntryPlace(t *testing.T) {
+	ws := newWorkspace(t)
+	var contents []string
+	for i := range 5 {
+		contents = append(contents, fmt.Sprintf("m%d", i))
+	}
+	appendMsgs(t, ws, "main", contents)
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	ctx := context.Background()
+	all, _, err := p.Entries(ctx, EntryFilter{Tape: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range all {
+		folder, offset, ok, err := p.EntryPlace(ctx, "main", e.ID)
+		if err != nil || !ok || folder != e.Pos.Folder {
+			t.Fatalf("EntryPlace(%s) = %s, %v, %v; want folder %s", e.ID, folder, ok, err, e.Pos.Folder)
+		}
+		page, _, _, err := p.EntryPage(ctx, EntryFilter{Tape: "main", Folders: []string{folder}}, views.Page{Limit: 1, Offset: offset})
+		if err != nil || len(page) != 1 || page[0].ID != e.ID {
+			t.Fatalf("the page at EntryPlace(%s)'s offset %d holds %v, %v", e.ID, offset, ids(page), err)
+		}
+	}
+	if _, _, ok, err := p.EntryPlace(ctx, "main", "no-such-id"); ok || err != nil {
+		t.Fatalf("EntryPlace(no-such-id) = %v, %v; want not found", ok, err)
+	}
+	if _, _, ok, err := p.EntryPlace(ctx, "other", all[0].ID); ok || err != nil {
+		t.Fatalf("EntryPlace in another tape = %v, %v; want not found", ok, err)
+	}
+}
+
+func ids(es []tapelog.Entry) []string {
+	var s []string
+	for _, e := range es {
+		s = append(s, e.ID)
+	}
+	return s
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -470,4 +471,33 @@ func (p *Projector) AnchorsAfter(ctx context.Context, tape, folder string, n int
 		anchors = append(anchors, a)
 	}
 	return anchors, rows.Err()
+}
+
+// EntryPlace finds the entry of a tape with the given id: its anchor
+// folder, and how many entries of that folder come before it in tape
+// order, which is its offset in an EntryPage of the folder. ok is false
+// when the tape has no entry of that id; of entries that share one (lines
+// copied by hand), the first in tape order is found.
+func (p *Projector) EntryPlace(ctx context.Context, tape, id string) (folder string, offset int, ok bool, err error) {
+	err = p.snapshot(ctx, func(q querier) error {
+		var seq, eff int64
+		var file string
+		var line int
+		err := q.QueryRowContext(ctx, `SELECT e.anchor_seq, e.folder, e.eff_time, e.file, e.line FROM entries e
+			WHERE e.tape = ? AND e.id = ? ORDER BY `+entryOrder+` LIMIT 1`, tape, id).Scan(&seq, &folder, &eff, &file, &line)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("find entry %s of tape %s: %w", id, tape, err)
+		}
+		ok = true
+		err = q.QueryRowContext(ctx, `SELECT count(*) FROM entries e WHERE e.tape = ? AND e.anchor_seq = ? AND e.folder = ?
+			AND (e.eff_time, e.file, e.line) < (?, ?, ?)`, tape, seq, folder, eff, file, line).Scan(&offset)
+		if err != nil {
+			return fmt.Errorf("place entry %s of tape %s: %w", id, tape, err)
+		}
+		return nil
+	})
+	return folder, offset, ok, err
 }

@@ -268,6 +268,53 @@ func Snippet(text string, terms []string, width int) string {
 	return b.String()
 }
 
+// SnippetSpan is a piece of a snippet: text as it is, or a match that
+// Snippet marked.
+type SnippetSpan struct {
+	Text  string
+	Match bool
+}
+
+// SnippetSpans reads a snippet's **marks**, for a front end that shows
+// the matches its own way (in color, in <mark>). A mark is ** around
+// letters and digits alone, as every query term is; any other ** is the
+// text's own (Markdown's bold, say), and is kept as text.
+func SnippetSpans(s string) []SnippetSpan {
+	var out []SnippetSpan
+	for {
+		i, n := nextMark(s)
+		if i < 0 {
+			if s != "" {
+				out = append(out, SnippetSpan{Text: s})
+			}
+			return out
+		}
+		if i > 0 {
+			out = append(out, SnippetSpan{Text: s[:i]})
+		}
+		out = append(out, SnippetSpan{Text: s[i+2 : i+2+n], Match: true})
+		s = s[i+2+n+2:]
+	}
+}
+
+// nextMark finds the first match marked in s: where its opening ** is,
+// and the length of the text between the marks; -1 when there is none.
+func nextMark(s string) (at, n int) {
+	for from := 0; ; {
+		i := strings.Index(s[from:], "**")
+		if i < 0 {
+			return -1, 0
+		}
+		i += from
+		word := s[i+2:]
+		n := strings.IndexFunc(word, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+		if n > 0 && strings.HasPrefix(word[n:], "**") {
+			return i, n
+		}
+		from = i + 1
+	}
+}
+
 // firstMatch returns where the first term found in text starts, or -1.
 func firstMatch(text string, terms []string) int {
 	for i := 0; i < len(text); {

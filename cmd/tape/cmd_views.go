@@ -127,7 +127,7 @@ func (c *TapesCmd) print(env *Env, ws *tapelog.Workspace, page []sessions.Sessio
 	out := newJSONLines(env.Stdout)
 	for _, s := range page {
 		rec := records.NewTape(s)
-		forks := countForks(ws, s.Name)
+		forks := ws.CountForks(s.Name)
 		rec.Forks = &forks
 		if err := out.write(rec); err != nil {
 			return err
@@ -152,18 +152,6 @@ func printSessions(env *Env, page []sessions.Session) error {
 		t.add(text(s.Name), minute(s.First), minute(s.Last), text(fmt.Sprint(s.Entries)), text(s.Model), text(s.Branch), text(s.CWD), text(s.Title))
 	}
 	return t.write(env.Stdout, terminalColumns(env.Stdout), env.color)
-}
-
-// countForks counts the forks of a tape that are neither merged nor
-// discarded (Tape.Forks, through the workspace's root).
-func countForks(ws *tapelog.Workspace, tape string) int {
-	t, err := ws.Tape(tape)
-	if err != nil {
-		return 0
-	}
-	defer t.Close()
-	ids, _ := t.Forks()
-	return len(ids)
 }
 
 // CallsCmd is `tape calls`.

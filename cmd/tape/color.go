@@ -3,7 +3,8 @@ package main
 import (
 	"os"
 	"strings"
-	"unicode"
+
+	"github.com/tape-dev/tape/projector"
 )
 
 // Color on a terminal, as ripgrep and git do it: --color=auto (the
@@ -72,43 +73,17 @@ func (p palette) kind(kind string, width int) string {
 	return p.paint(kindColors[kind], padded)
 }
 
-// snippetCell reads a search snippet's **marks**, which projector.Snippet
-// puts around each match: the matches are painted when color is on, and
-// shown unmarked when it is off, as grep --color=never shows them. A mark
-// is ** around letters and digits alone, as every query term is; any other
-// ** is the text's own (Markdown's bold, say), and is shown as it is.
+// snippetCell is a search snippet with its matches painted when color is
+// on, and shown unmarked when it is off, as grep --color=never shows them
+// (projector.SnippetSpans reads the marks).
 func snippetCell(s string) cell {
 	var c cell
-	for {
-		i, n := nextMark(s)
-		if i < 0 {
-			if s != "" {
-				c = append(c, span{text: s})
-			}
-			return c
+	for _, sp := range projector.SnippetSpans(s) {
+		if sp.Match {
+			c = append(c, span{text: sp.Text, sgr: sgrMatch})
+		} else {
+			c = append(c, span{text: sp.Text})
 		}
-		if i > 0 {
-			c = append(c, span{text: s[:i]})
-		}
-		c = append(c, span{text: s[i+2 : i+2+n], sgr: sgrMatch})
-		s = s[i+2+n+2:]
 	}
-}
-
-// nextMark finds the first match marked in s: where its opening ** is,
-// and the length of the text between the marks; -1 when there is none.
-func nextMark(s string) (at, n int) {
-	for from := 0; ; {
-		i := strings.Index(s[from:], "**")
-		if i < 0 {
-			return -1, 0
-		}
-		i += from
-		word := s[i+2:]
-		n := strings.IndexFunc(word, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
-		if n > 0 && strings.HasPrefix(word[n:], "**") {
-			return i, n
-		}
-		from = i + 1
-	}
+	return c
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/tape-dev/tape/views"
@@ -41,6 +42,11 @@ type Session struct {
 // Filter selects sessions.
 type Filter struct {
 	Since time.Time // only tapes last written at or after it; zero for all
+	// Match, if not "", keeps the tapes whose name, title event, working
+	// directory, git branch, model or source contains it, ASCII letters
+	// in either case. (A title read from the first prompt is not matched:
+	// it is not kept in the view; search finds it.)
+	Match string
 	views.Page
 }
 
@@ -50,7 +56,7 @@ type Filter struct {
 // anchor seq, Last the latest of its newest folder, where agents write.
 func List(ctx context.Context, ix views.Index, f Filter) (page []Session, total int, err error) {
 	err = ix.Read(ctx, func(r views.Reader) error {
-		where, args := sinceWhere(f.Since)
+		where, args := f.where()
 		if err := r.QueryRowContext(ctx, `SELECT count(*) FROM sessions`+where, args...).Scan(&total); err != nil {
 			return fmt.Errorf("count sessions: %w", err)
 		}
@@ -72,6 +78,27 @@ func Count(ctx context.Context, ix views.Index, since time.Time) (n int, err err
 	})
 	return n, err
 }
+
+// where is the WHERE of the rows f selects, and its arguments.
+func (f Filter) where() (string, []any) {
+	where, args := sinceWhere(f.Since)
+	if f.Match == "" {
+		return where, args
+	}
+	like := "%" + likeEscaper.Replace(f.Match) + "%"
+	cond := `(tape LIKE ? ESCAPE '\' OR title LIKE ? ESCAPE '\' OR cwd LIKE ? ESCAPE '\' OR start_cwd LIKE ? ESCAPE '\'
+		OR branch LIKE ? ESCAPE '\' OR model LIKE ? ESCAPE '\' OR source LIKE ? ESCAPE '\')`
+	for range 7 {
+		args = append(args, like)
+	}
+	if where == "" {
+		return " WHERE " + cond, args
+	}
+	return where + " AND " + cond, args
+}
+
+// likeEscaper escapes what LIKE reads as wildcards, with \.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
 
 // sinceWhere selects the rows last written at or after t, as time.Time
 // compares: a time past the range of nanoseconds since 1970 selects none,

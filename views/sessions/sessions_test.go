@@ -521,3 +521,39 @@ func TestListAfterRandomChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestListMatches: Match keeps the tapes whose name, title, working
+// directory, branch, model or source contains it, in either case, and
+// reads % and _ as themselves.
+func TestListMatches(t *testing.T) {
+	f := newFixture(t)
+	f.anchor("alpha/anchors/001_start", "2026-11-20T09:00:00Z", `{"cwd":"/src/Payments"}`)
+	f.anchor("beta/anchors/001_start", "2026-11-20T09:01:00Z", `{}`)
+	f.write("beta/anchors/001_start/m.jsonl", title("09:02", "修复 50%_off 折扣"))
+	f.anchor("gamma/anchors/001_start", "2026-11-20T09:03:00Z", `{}`)
+	f.write("gamma/anchors/001_start/m.jsonl", run("09:04", "claude-opus-4"))
+	f.catchUp()
+	for _, c := range []struct{ match, names string }{
+		{"payments", "alpha"},
+		{"BETA", "beta"},
+		{"折扣", "beta"},
+		{"50%_", "beta"},
+		{"%", "beta"},
+		{"_", "beta"},
+		{"opus", "gamma"},
+		{"a", "gamma beta alpha"},
+		{"nowhere", ""},
+	} {
+		list, total, err := sessions.List(context.Background(), f.ix, sessions.Filter{Match: c.match})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, s := range list {
+			names = append(names, s.Name)
+		}
+		if got := strings.Join(names, " "); got != c.names || total != len(names) {
+			t.Errorf("Match %q: listed %q of %d, want %q", c.match, got, total, c.names)
+		}
+	}
+}
