@@ -40,6 +40,7 @@ type CLI struct {
 	Reindex    ReindexCmd    `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`
 	Watch      WatchCmd      `cmd:"" group:"index" help:"Keep the index live while agents write (fsnotify)."`
 	Mcp        McpCmd        `cmd:"" name:"mcp" group:"agents" help:"Serve this workspace to AI agents over the Model Context Protocol (stdio). Register it: claude mcp add tape -- tape mcp"`
+	Serve      ServeCmd      `cmd:"" group:"read" help:"Browse the sessions in a web page, live and read-only (127.0.0.1:7070). Example: tape serve --open"`
 	Demo       DemoCmd       `cmd:"" group:"other" help:"Build a sample workspace in a new folder and walk through it."`
 	Version    VersionCmd    `cmd:"" group:"other" help:"Print the version of tape."`
 	Completion CompletionCmd `cmd:"" group:"other" help:"Print a shell completion script (bash, zsh, fish)."`

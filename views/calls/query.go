@@ -29,6 +29,7 @@ type Filter struct {
 // with its arguments and result read from the files.
 type Listed struct {
 	ID, Tape, Anchor, Name string
+	Entry                  string // the id of the tool_call entry that made it
 	Status                 string
 	Arguments              json.RawMessage // nil when the call has none
 	Result                 json.RawMessage // nil while pending; the whole payload of an error entry that answered it
@@ -50,6 +51,23 @@ func List(ctx context.Context, ix views.Index, f Filter) (calls []Listed, total 
 		return err
 	})
 	return calls, total, errs, err
+}
+
+// Count is how many calls the filter selects (its page aside), as List's
+// total says, without listing any.
+func Count(ctx context.Context, ix views.Index, f Filter) (total int, err error) {
+	err = ix.Read(ctx, func(r views.Reader) error {
+		var c equal
+		c.add("c.tape", f.Tape, f.Tape != "")
+		c.add("c.status", f.Status, f.Status != "")
+		c.add("c.name", f.Name, f.Name != "")
+		total, err = count(ctx, r, f, c)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count calls: %w", err)
+	}
+	return total, nil
 }
 
 // equal builds a WHERE of col = value conditions, for those that are on.
@@ -98,7 +116,7 @@ func list(ctx context.Context, r views.Reader, f Filter) (calls []Listed, total 
 		if err != nil {
 			errs = append(errs, err)
 		}
-		call.Anchor, call.CalledAt = e.Pos.Anchor, e.Date
+		call.Anchor, call.CalledAt, call.Entry = e.Pos.Anchor, e.Date, e.ID
 		call.Arguments = callArguments(e.Payload, ref.idx)
 		if ref.hasResult {
 			res, err := r.Entry(ctx, ref.resultEntry)

@@ -47,6 +47,7 @@ type Filter struct {
 	// in either case. (A title read from the first prompt is not matched:
 	// it is not kept in the view; search finds it.)
 	Match string
+	Tape  string // if not "", only the tape of this name
 	views.Page
 }
 
@@ -82,6 +83,17 @@ func Count(ctx context.Context, ix views.Index, since time.Time) (n int, err err
 // where is the WHERE of the rows f selects, and its arguments.
 func (f Filter) where() (string, []any) {
 	where, args := sinceWhere(f.Since)
+	and := func(cond string) {
+		if where == "" {
+			where = " WHERE " + cond
+		} else {
+			where += " AND " + cond
+		}
+	}
+	if f.Tape != "" {
+		and("tape = ?")
+		args = append(args, f.Tape)
+	}
 	if f.Match == "" {
 		return where, args
 	}
@@ -91,10 +103,8 @@ func (f Filter) where() (string, []any) {
 	for range 7 {
 		args = append(args, like)
 	}
-	if where == "" {
-		return " WHERE " + cond, args
-	}
-	return where + " AND " + cond, args
+	and(cond)
+	return where, args
 }
 
 // likeEscaper escapes what LIKE reads as wildcards, with \.

@@ -1,0 +1,355 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
+	"github.com/tape-dev/tape/views/calls"
+)
+
+// The chat a page of entries becomes: an item per entry, in tape order,
+// with each tool call folded together with what answered it. Calls and
+// results are paired by views/calls' fold, the rule of tape calls and the
+// context, over the entries the page holds (a live page goes on folding
+// what its stream brings).
+
+// item is one entry as the page shows it.
+type item struct {
+	ID, Kind, Date string
+	URL            string // the entry's stable link
+	Role           string // a message's role
+	Name           string // an anchor's or an event's name
+	Text           string // a message's, a system entry's, thinking's or an error's text
+	JSON           string // the payload, indented, when there is no text to show
+	State          string // an anchor's state, indented; "" for none
+	Calls          []*callView
+	Results        []output // a tool_result's results that answer no call on the page
+	Hidden         bool     // a tool_result whose every result is shown with its call
+	folded         map[int]bool
+	Dim            bool // thinking, events, system entries
+}
+
+// callView is one tool call with its answer.
+type callView struct {
+	DOMID    string
+	Name     string
+	Status   string // pending, completed, failed
+	Took     string // "" when unknown
+	Args     output
+	Output   output
+	Answered bool
+	ResultID string // the answering entry's id, a target of links to it
+}
+
+// output is a text shown folded when it is long: its first lines, and
+// the whole on demand.
+type output struct {
+	Text  string
+	Head  string // the first lines, when Long
+	Long  bool
+	Lines int
+}
+
+// Outputs longer than this many lines or bytes show their head, folded.
+const (
+	longLines = 16
+	longBytes = 2000
+)
+
+func newOutput(text string) output {
+	o := output{Text: text, Lines: strings.Count(text, "\n") + 1}
+	if o.Lines <= longLines && len(text) <= longBytes {
+		return o
+	}
+	o.Long = true
+	head := text
+	if i := nthIndex(head, '\n', 8); i >= 0 {
+		head = head[:i]
+	}
+	if len(head) > 600 {
+		head = cutUTF8(head, 600)
+	}
+	o.Head = head
+	return o
+}
+
+// nthIndex is the index of the nth c in s, -1 when s has fewer.
+func nthIndex(s string, c byte, n int) int {
+	at := -1
+	for range n {
+		i := strings.IndexByte(s[at+1:], c)
+		if i < 0 {
+			return -1
+		}
+		at += i + 1
+	}
+	return at
+}
+
+// cutUTF8 is s cut to at most n bytes, on a rune's boundary.
+func cutUTF8(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// chat builds the items of a run of entries of one tape.
+type chat struct {
+	tape  string
+	fold  calls.CallFold
+	refs  int64
+	items map[int64]*item // tool entries by their ref in the fold
+	raws  map[int64]json.RawMessage
+	// changed are the calls answered by the last add, in items added
+	// before it: a live page replaces them.
+	changed []*callView
+	seen    map[*callView]bool // calls of items added before the last add
+}
+
+func newChat(tape string) *chat {
+	return &chat{tape: tape, items: map[int64]*item{}, raws: map[int64]json.RawMessage{}, seen: map[*callView]bool{}}
+}
+
+// add reads the next entries and returns their items; the calls of
+// earlier items they answered are in c.changed.
+func (c *chat) add(entries []tapelog.Entry) []*item {
+	c.changed = nil
+	for _, it := range c.items {
+		for _, cv := range it.Calls {
+			c.seen[cv] = true
+		}
+	}
+	out := make([]*item, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, c.item(e))
+	}
+	return out
+}
+
+// finish settles the calls still pending after the last entry added.
+func (c *chat) finish() { c.settle(c.fold.Flush()) }
+
+func (c *chat) item(e tapelog.Entry) *item {
+	it := &item{ID: e.ID, Kind: e.Kind, Date: e.Date, URL: entryURL(c.tape, e.ID)}
+	var p map[string]any
+	_ = json.Unmarshal(e.Payload, &p)
+	switch e.Kind {
+	case tapelog.KindAnchor:
+		it.Name, _ = p["name"].(string)
+		if st, ok := p["state"].(map[string]any); ok && len(st) > 0 {
+			it.State = indent(mustJSON(st))
+		}
+	case tapelog.KindMessage:
+		it.Role, _ = p["role"].(string)
+		it.Text = views.MessageText(e.Payload)
+		if it.Text == "" {
+			it.JSON = indent(e.Payload)
+		}
+	case tapelog.KindSystem:
+		it.Dim, it.Text = true, views.MessageText(e.Payload)
+		if it.Text == "" {
+			it.JSON = indent(e.Payload)
+		}
+	case tapelog.KindEvent:
+		it.Dim = true
+		it.Name, _ = p["name"].(string)
+		it.Text = eventText(it.Name, p["data"])
+		if it.Text == "" {
+			it.JSON = indent(mustJSON(p["data"]))
+		}
+	case tapelog.KindError:
+		it.Text, _ = p["message"].(string)
+		if it.Text == "" {
+			it.JSON = indent(e.Payload)
+		}
+	case "tool_call", "tool_result":
+	default:
+		it.JSON = indent(e.Payload)
+	}
+	if views.IsToolKind(e.Kind) {
+		c.tool(e, p, it)
+	}
+	return it
+}
+
+// eventText is the text an event is read by: thinking's thoughts, a
+// title; "" for others, which show their data.
+func eventText(name string, data any) string {
+	m, _ := data.(map[string]any)
+	switch name {
+	case "thinking", "reasoning":
+		var b strings.Builder
+		views.WriteStrings(&b, data, false)
+		return strings.TrimSpace(b.String())
+	case "title":
+		s, _ := m["title"].(string)
+		return s
+	}
+	return ""
+}
+
+// tool folds a tool_call, tool_result or error entry.
+func (c *chat) tool(e tapelog.Entry, p map[string]any, it *item) {
+	c.refs++
+	ref := c.refs
+	c.items[ref], c.raws[ref] = it, e.Payload
+	var t *int64
+	if !e.Pos.Time.IsZero() && e.Date != "" {
+		ns := e.Pos.Time.UnixNano()
+		t = &ns
+	}
+	if e.Kind == "tool_call" {
+		for i, call := range views.Calls(e.Payload) {
+			parts := views.ParseCall(call)
+			it.Calls = append(it.Calls, &callView{DOMID: fmt.Sprintf("c-%s-%d", strings.Join(strings.Fields(e.ID), "_"), i), Name: parts.Name,
+				Status: calls.StatusPending, Args: newOutput(arguments(parts.Arguments))})
+		}
+	}
+	c.settle(c.fold.Add(calls.ToolEntry{Ref: ref, Kind: e.Kind, Time: t, Facts: views.Extract(e.Kind, p, e.Meta)}))
+	if e.Kind == "tool_result" {
+		c.showUnanswered(ref, it)
+	}
+}
+
+// settle writes what the fold settled into the calls' views.
+func (c *chat) settle(done []calls.Call) {
+	for _, call := range done {
+		it := c.items[call.Entry]
+		if it == nil || call.Index >= len(it.Calls) {
+			continue
+		}
+		cv := it.Calls[call.Index]
+		cv.Status = call.Status
+		if call.ResultEntry == 0 {
+			continue
+		}
+		cv.Answered = true
+		if ms, ok := call.DurationMS(); ok {
+			cv.Took = took(ms)
+		}
+		res := c.items[call.ResultEntry]
+		cv.ResultID = res.ID
+		if call.ResultIndex < 0 { // an error entry
+			cv.Output = newOutput(cmpOr(res.Text, res.JSON))
+		} else if rs, _ := views.Results(c.raws[call.ResultEntry]); call.ResultIndex < len(rs) {
+			cv.Output = newOutput(resultText(rs[call.ResultIndex]))
+			markFolded(res, call.ResultIndex)
+		}
+		if c.seen[cv] {
+			c.changed = append(c.changed, cv)
+		}
+	}
+}
+
+// markFolded notes that result i of a tool_result's item is shown with its
+// call; the item hides once every result is.
+func markFolded(res *item, i int) {
+	if res.folded == nil {
+		res.folded = map[int]bool{}
+	}
+	res.folded[i] = true
+}
+
+// showUnanswered fills a tool_result's item with the results no call on
+// the page took, and hides it when there are none.
+func (c *chat) showUnanswered(ref int64, it *item) {
+	rs, _ := views.Results(c.raws[ref])
+	for i, r := range rs {
+		if !it.folded[i] {
+			it.Results = append(it.Results, newOutput(resultText(r)))
+		}
+	}
+	it.Hidden = len(rs) > 0 && len(it.Results) == 0
+	if len(rs) == 0 {
+		it.JSON = indent(c.raws[ref])
+	}
+}
+
+// arguments are a call's arguments as text: OpenAI's JSON in a string,
+// indented; anything else indented.
+func arguments(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if json.Valid([]byte(s)) {
+			return indent(json.RawMessage(s))
+		}
+		return s
+	}
+	return indent(raw)
+}
+
+// resultText is a result as text: a string as it is, an object's text
+// parts (content, output) when it has any, else its JSON indented.
+func resultText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var v any
+	if json.Unmarshal(raw, &v) == nil {
+		if m, ok := v.(map[string]any); ok {
+			for _, k := range []string{"output", "content", "text", "result"} {
+				if m[k] != nil {
+					var b strings.Builder
+					views.WriteStrings(&b, m[k], false)
+					if t := strings.TrimSpace(b.String()); t != "" {
+						return t
+					}
+				}
+			}
+		}
+	}
+	return indent(raw)
+}
+
+func indent(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// took is a duration in milliseconds as a person reads it.
+func took(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", ms)
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+// The pages' URLs: a tape, an anchor, an entry.
+func tapeURL(tape string) string { return "/t/" + url.PathEscape(tape) }
+
+func anchorURL(tape, folder string) string { return tapeURL(tape) + "/a/" + url.PathEscape(folder) }
+
+func entryURL(tape, id string) string { return tapeURL(tape) + "/e/" + url.PathEscape(id) }

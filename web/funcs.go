@@ -1,0 +1,85 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// funcs are the templates' functions. Each returns text, which the
+// templates escape; none returns template.HTML.
+var funcs = template.FuncMap{
+	"when":       when,
+	"whenTime":   whenTime,
+	"num":        num,
+	"plural":     plural,
+	"excerpt":    func(s string, n int) string { return oneLine(s, n) },
+	"outputOf":   newOutput,
+	"statusText": http.StatusText,
+	"tapeURL":    tapeURL,
+	"statusURL":  statusURL,
+	"byURL":      byURL,
+	"byOptions":  func() []string { return []string{"day", "tape", "anchor", "model"} },
+	"chartDays":  func() int { return chartDays },
+}
+
+// when is an entry's date (RFC 3339) as the pages show it, in UTC to the
+// second; a date it cannot read as it is.
+func when(date string) string {
+	t, err := time.Parse(time.RFC3339Nano, date)
+	if err != nil {
+		return date
+	}
+	return whenTime(t)
+}
+
+func whenTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04:05")
+}
+
+// num is a count with its thousands separated.
+func num(n any) string {
+	switch v := n.(type) {
+	case int:
+		return thousands(int64(v))
+	case int64:
+		return thousands(v)
+	}
+	return fmt.Sprint(n)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// statusURL is the calls page of a status ("" for all), keeping its tape
+// and tool.
+func statusURL(tape, name, status string) string {
+	q := url.Values{}
+	for k, v := range map[string]string{"tape": tape, "name": name, "status": status} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if len(q) == 0 {
+		return "/calls"
+	}
+	return "/calls?" + q.Encode()
+}
+
+// byURL is the usage page summed by a grouping, of a tape or every one.
+func byURL(tape, by string) string {
+	q := url.Values{"by": {by}}
+	if tape != "" {
+		q.Set("tape", tape)
+	}
+	return "/usage?" + q.Encode()
+}

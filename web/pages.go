@@ -1,0 +1,656 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views"
+	"github.com/tape-dev/tape/views/calls"
+	"github.com/tape-dev/tape/views/sessions"
+	"github.com/tape-dev/tape/views/usage"
+)
+
+// How many rows a page lists. The server never renders more.
+const (
+	sessionsPage = 50
+	entriesPage  = 200
+	callsPage    = 50
+	usagePage    = 100
+	anchorsShown = 100 // of a tape's timeline, around the anchor shown
+	searchHits   = 50
+	maxHits      = 500
+)
+
+// frame is what every page's layout shows: its title, the search box, the
+// tape it is of and the section it is in.
+type Frame struct {
+	Title   string
+	Query   string // the search box's text
+	Tape    string // the tape the page shows: the box offers to search it alone
+	Nav     string // sessions, search, calls, usage
+	Version string
+}
+
+func (s *Server) frame(r *http.Request, title string) Frame {
+	return Frame{Title: title, Version: s.opts.Version}
+}
+
+type errorPage struct {
+	Frame
+	Status  int
+	Message string
+}
+
+// pager links the pages of a list.
+type pager struct {
+	From, To, Total int // 1-based, as shown
+	Prev, Next      string
+}
+
+// newPager is the pager of a list of total rows at offset, of which shown
+// are shown; link makes the URL of the page at an offset.
+func newPager(offset, shown, total, size int, link func(offset int) string) pager {
+	p := pager{From: min(offset+1, total), To: offset + shown, Total: total}
+	if offset > 0 {
+		p.Prev = link(max(0, offset-size))
+	}
+	if offset+shown < total {
+		p.Next = link(offset + shown)
+	}
+	return p
+}
+
+// pageOffset reads ?page= (1-based) as an offset.
+func pageOffset(r *http.Request, size int) (int, error) {
+	v := r.URL.Query().Get("page")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1<<20 {
+		return 0, badRequest("page %q: want a page number, 1 or more", v)
+	}
+	return (n - 1) * size, nil
+}
+
+// withQuery is path with the query q, its page set to offset's.
+func withPage(path string, q url.Values, offset, size int) string {
+	q = cloneValues(q)
+	q.Del("token")
+	if offset == 0 {
+		q.Del("page")
+	} else {
+		q.Set("page", strconv.Itoa(offset/size+1))
+	}
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
+}
+
+func cloneValues(q url.Values) url.Values {
+	c := make(url.Values, len(q))
+	for k, v := range q {
+		c[k] = append([]string(nil), v...)
+	}
+	return c
+}
+
+// tapeParam is the tape a URL names, which must be a tape's name.
+func tapeParam(name string) (string, error) {
+	if err := tapelog.ValidateTapeName(name); err != nil {
+		return "", notFound("no tape %q", name)
+	}
+	return name, nil
+}
+
+// read runs fn on the index made fresh (projector.ServedRead).
+func read[T any](ctx context.Context, s *Server, fn func(ix *projector.Projector) (T, error)) (T, error) {
+	return projector.ServedRead(ctx, s.ix, fn)
+}
+
+// The sessions page.
+
+type sessionsData struct {
+	Frame
+	Filter   string
+	Sessions []sessionRow
+	Pager    pager
+}
+
+type sessionRow struct {
+	sessions.Session
+	URL   string
+	Forks int
+}
+
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
+	offset, err := pageOffset(r, sessionsPage)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	filter := r.URL.Query().Get("q")
+	type listed struct {
+		list  []sessions.Session
+		total int
+	}
+	got, err := read(r.Context(), s, func(ix *projector.Projector) (listed, error) {
+		list, total, err := sessions.List(r.Context(), ix, sessions.Filter{Match: filter, Page: views.Page{Limit: sessionsPage, Offset: offset}})
+		return listed{list, total}, err
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	d := sessionsData{Frame: s.frame(r, "Sessions"), Filter: filter}
+	d.Nav = "sessions"
+	for _, ss := range got.list {
+		d.Sessions = append(d.Sessions, sessionRow{Session: ss, URL: tapeURL(ss.Name), Forks: s.ws.CountForks(ss.Name)})
+	}
+	d.Pager = newPager(offset, len(got.list), got.total, sessionsPage, func(o int) string { return withPage("/", r.URL.Query(), o, sessionsPage) })
+	s.respond(w, r, http.StatusOK, "sessions", d)
+}
+
+// The page of a tape, and of one of its anchors.
+
+type tapeData struct {
+	Frame
+	Session  sessions.Session
+	Anchors  []anchorRow
+	Earlier  int // anchors before those listed
+	Later    int // anchors after those listed
+	Anchor   anchorRow
+	Items    []*item
+	Bad      []badLine
+	Warnings []string
+	Pager    pager
+	Live     string // the live stream's URL, when the page ends where the tape does
+}
+
+type anchorRow struct {
+	Name, Folder, Date, State, URL string
+	Seq                            int64
+	Entries                        int
+	Current                        bool
+}
+
+type badLine struct {
+	Path, Reason string
+	Line         int
+	Acknowledged bool
+}
+
+func (s *Server) tape(w http.ResponseWriter, r *http.Request) {
+	s.anchorPage(w, r, "")
+}
+
+func (s *Server) anchor(w http.ResponseWriter, r *http.Request) {
+	folder := r.PathValue("folder")
+	if _, _, ok := tapelog.ParseFolderName(folder); !ok {
+		s.fail(w, r, notFound("no anchor %q: an anchor's folder is NNN_slug", folder))
+		return
+	}
+	s.anchorPage(w, r, folder)
+}
+
+// tapeRead is what a tape's page reads of the index, in one read.
+type tapeRead struct {
+	session sessions.Session
+	anchors []tapelog.Anchor
+	counts  map[string]int
+	at      int // the anchor shown
+	entries []tapelog.Entry
+	start   int // the offset of the first entry in the anchor's
+	total   int
+	stale   []error
+	bad     []*tapelog.LineError
+}
+
+// anchorPage is the page of folder's entries in the tape the URL names;
+// folder "" is the tape's page: its last anchor, from its newest entries.
+func (s *Server) anchorPage(w http.ResponseWriter, r *http.Request, folder string) {
+	tape, err := tapeParam(r.PathValue("tape"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	pg := views.Page{Limit: entriesPage}
+	if folder == "" {
+		pg.Offset = -entriesPage
+	}
+	if v := r.URL.Query().Get("from"); v != "" {
+		if pg.Offset, err = strconv.Atoi(v); err != nil || pg.Offset < 0 {
+			s.fail(w, r, badRequest("from %q: want the offset of an entry in its anchor, 0 or more", v))
+			return
+		}
+	}
+	got, err := read(r.Context(), s, func(ix *projector.Projector) (tapeRead, error) {
+		return readTape(r.Context(), ix, tape, folder, pg)
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.respond(w, r, http.StatusOK, "tape", s.tapeData(r, tape, folder, got))
+}
+
+func readTape(ctx context.Context, ix *projector.Projector, tape, folder string, pg views.Page) (tapeRead, error) {
+	var t tapeRead
+	var err error
+	if t.anchors, t.counts, err = ix.Anchors(ctx, tape); err != nil {
+		return t, err
+	}
+	if len(t.anchors) == 0 {
+		return t, notFound("no tape %q", tape)
+	}
+	t.at = len(t.anchors) - 1
+	if folder != "" {
+		if t.at = findFolder(t.anchors, folder); t.at < 0 {
+			return t, notFound("tape %s has no anchor %s", tape, folder)
+		}
+	}
+	f := projector.EntryFilter{Tape: tape, Folders: []string{t.anchors[t.at].Folder}}
+	if t.entries, t.total, t.stale, err = ix.EntryPage(ctx, f, pg); err != nil {
+		return t, err
+	}
+	t.start = pg.Offset
+	if t.start < 0 {
+		t.start = max(0, t.total+t.start)
+	}
+	if t.bad, err = ix.BadLines(ctx, tape, f.Folders); err != nil {
+		return t, err
+	}
+	list, _, err := sessions.List(ctx, ix, sessions.Filter{Tape: tape, Page: views.Page{Limit: 1}})
+	if len(list) == 1 {
+		t.session = list[0]
+	}
+	return t, err
+}
+
+func findFolder(anchors []tapelog.Anchor, folder string) int {
+	for i, a := range anchors {
+		if a.Folder == folder {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Server) tapeData(r *http.Request, tape, folder string, t tapeRead) tapeData {
+	d := tapeData{Frame: s.frame(r, cmpOr(t.session.Title, tape)), Session: t.session}
+	d.Tape, d.Session.Name = tape, tape
+	lo := max(0, min(t.at-anchorsShown/2, len(t.anchors)-anchorsShown))
+	hi := min(len(t.anchors), lo+anchorsShown)
+	d.Earlier, d.Later = lo, len(t.anchors)-hi
+	for i := lo; i < hi; i++ {
+		d.Anchors = append(d.Anchors, newAnchorRow(tape, t.anchors[i], t.counts, i == t.at))
+	}
+	d.Anchor = newAnchorRow(tape, t.anchors[t.at], t.counts, true)
+	c := newChat(tape)
+	d.Items = c.add(t.entries)
+	c.finish()
+	unacked := map[*tapelog.LineError]bool{}
+	for _, le := range s.ws.Unacknowledged(t.bad) {
+		unacked[le] = true
+	}
+	for _, le := range t.bad {
+		d.Bad = append(d.Bad, badLine{Path: le.Path, Line: le.Line, Reason: le.Reason, Acknowledged: !unacked[le]})
+	}
+	for _, err := range t.stale {
+		d.Warnings = append(d.Warnings, err.Error())
+	}
+	path := anchorURL(tape, d.Anchor.Folder)
+	d.Pager = newPager(t.start, len(t.entries)+len(t.stale), t.total, entriesPage, func(o int) string {
+		return path + "?from=" + strconv.Itoa(o)
+	})
+	if t.at == len(t.anchors)-1 && t.start+entriesPage >= t.total {
+		d.Live = liveURL(tape, d.Anchor.Folder, t.start, t.total)
+	}
+	return d
+}
+
+func newAnchorRow(tape string, a tapelog.Anchor, counts map[string]int, current bool) anchorRow {
+	row := anchorRow{Name: a.Name, Folder: a.Folder, Date: a.Entry.Date, Seq: a.Seq, Entries: counts[a.Folder],
+		URL: anchorURL(tape, a.Folder), Current: current}
+	if len(a.State) > 0 && string(a.State) != "{}" && string(a.State) != "null" {
+		row.State = indent(a.State)
+	}
+	return row
+}
+
+// entry redirects to the page of an entry's anchor that holds it.
+func (s *Server) entry(w http.ResponseWriter, r *http.Request) {
+	tape, err := tapeParam(r.PathValue("tape"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	id := r.PathValue("id")
+	type place struct {
+		folder string
+		offset int
+		ok     bool
+	}
+	p, err := read(r.Context(), s, func(ix *projector.Projector) (place, error) {
+		folder, offset, ok, err := ix.EntryPlace(r.Context(), tape, id)
+		return place{folder, offset, ok}, err
+	})
+	switch {
+	case err != nil:
+		s.fail(w, r, err)
+		return
+	case !p.ok:
+		s.fail(w, r, notFound("tape %s has no entry %q", tape, id))
+		return
+	}
+	to := anchorURL(tape, p.folder)
+	if from := p.offset / entriesPage * entriesPage; from > 0 {
+		to += "?from=" + strconv.Itoa(from)
+	}
+	http.Redirect(w, r, to+"#e-"+url.PathEscape(id), http.StatusSeeOther)
+}
+
+// The search page.
+
+type searchData struct {
+	Frame
+	Scope    string // the tape searched, "" for every tape
+	Hits     []hitRow
+	RankedBy string
+	More     string // the URL of a search for more hits
+	Warnings []string
+	Message  string
+	Searched bool
+}
+
+type hitRow struct {
+	Tape, ID, Kind, Date, Anchor, Folder string
+	Spans                                []projector.SnippetSpan
+	URL, TapeURL                         string
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	d := searchData{Frame: s.frame(r, "Search")}
+	d.Nav, d.Query = "search", q.Get("q")
+	if d.Query != "" {
+		d.Title = d.Query + " · Search"
+	}
+	n := searchHits
+	if v := q.Get("n"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > maxHits {
+			s.fail(w, r, badRequest("n %q: want 1 to %d hits", v, maxHits))
+			return
+		}
+	}
+	if v := q.Get("tape"); v != "" {
+		tape, err := tapeParam(v)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		d.Scope, d.Tape = tape, tape
+	}
+	if d.Query == "" {
+		s.respond(w, r, http.StatusOK, "search", d)
+		return
+	}
+	sq := projector.SearchQuery{Text: d.Query, Kinds: q["kind"], Limit: n + 1}
+	if d.Scope != "" {
+		sq.Tapes = []string{d.Scope}
+	}
+	type found struct {
+		hits     []projector.Hit
+		unlisted []*tapelog.LineError
+	}
+	got, err := read(r.Context(), s, func(ix *projector.Projector) (found, error) {
+		hits, err := ix.Search(r.Context(), sq)
+		if err != nil {
+			return found{}, err
+		}
+		unlisted, err := ix.Unlisted(r.Context(), sq.Tapes)
+		return found{hits, unlisted}, err
+	})
+	if errors.Is(err, projector.ErrEmptyQuery) {
+		d.Message = fmt.Sprintf("%q has no word to search for.", d.Query)
+		s.respond(w, r, http.StatusOK, "search", d)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	d.Searched, d.RankedBy = true, projector.RankedByBM25
+	for _, le := range got.unlisted {
+		d.Warnings = append(d.Warnings, le.Error()+"; not searched")
+	}
+	if len(got.hits) > n {
+		got.hits = got.hits[:n]
+		more := cloneValues(q)
+		more.Del("token")
+		more.Set("n", strconv.Itoa(min(maxHits, 2*n)))
+		if n < maxHits {
+			d.More = "/search?" + more.Encode()
+		}
+	}
+	for _, h := range got.hits {
+		e := h.Entry
+		d.RankedBy = h.RankedBy
+		d.Hits = append(d.Hits, hitRow{Tape: e.Pos.Tape, ID: e.ID, Kind: e.Kind, Date: e.Date, Anchor: e.Pos.Anchor, Folder: e.Pos.Folder,
+			Spans: projector.SnippetSpans(h.Snippet), URL: entryURL(e.Pos.Tape, e.ID), TapeURL: tapeURL(e.Pos.Tape)})
+	}
+	s.respond(w, r, http.StatusOK, "search", d)
+}
+
+// The calls page.
+
+type callsData struct {
+	Frame
+	Status, Name string
+	Counts       map[string]int // by status, and "" for all
+	Calls        []callRow
+	Pager        pager
+}
+
+type callRow struct {
+	calls.Listed
+	URL, TapeURL string
+	Took         string
+	Args, Result string
+}
+
+func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	d := callsData{Frame: s.frame(r, "Tool calls"), Status: q.Get("status"), Name: q.Get("name")}
+	d.Nav = "calls"
+	switch d.Status {
+	case "", calls.StatusPending, calls.StatusCompleted, calls.StatusFailed:
+	default:
+		s.fail(w, r, badRequest("status %q: want pending, completed or failed", d.Status))
+		return
+	}
+	if v := q.Get("tape"); v != "" {
+		tape, err := tapeParam(v)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		d.Tape = tape
+	}
+	offset, err := pageOffset(r, callsPage)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	type listed struct {
+		list   []calls.Listed
+		total  int
+		counts map[string]int
+	}
+	got, err := read(r.Context(), s, func(ix *projector.Projector) (listed, error) {
+		f := calls.Filter{Tape: d.Tape, Status: d.Status, Name: d.Name, Page: views.Page{Limit: callsPage, Offset: offset}}
+		list, total, _, err := calls.List(r.Context(), ix, f)
+		if err != nil {
+			return listed{}, err
+		}
+		counts := map[string]int{}
+		for _, st := range []string{"", calls.StatusPending, calls.StatusCompleted, calls.StatusFailed} {
+			if counts[st], err = calls.Count(r.Context(), ix, calls.Filter{Tape: d.Tape, Status: st, Name: d.Name}); err != nil {
+				return listed{}, err
+			}
+		}
+		return listed{list, total, counts}, nil
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	d.Counts = got.counts
+	for _, c := range got.list {
+		row := callRow{Listed: c, URL: entryURL(c.Tape, c.Entry), TapeURL: tapeURL(c.Tape), Args: oneLine(compact(c.Arguments), 160)}
+		if c.DurationMS != nil {
+			row.Took = took(*c.DurationMS)
+		}
+		if c.Result != nil {
+			row.Result = oneLine(resultText(c.Result), 160)
+		}
+		d.Calls = append(d.Calls, row)
+	}
+	d.Pager = newPager(offset, len(got.list), got.total, callsPage, func(o int) string { return withPage("/calls", q, o, callsPage) })
+	s.respond(w, r, http.StatusOK, "calls", d)
+}
+
+// The usage page.
+
+type usageData struct {
+	Frame
+	By     string
+	Groups []usageRow
+	Totals usage.Row
+	Chart  chart
+	Pager  pager
+}
+
+type usageRow struct {
+	usage.Row
+	Group, URL string
+}
+
+func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	d := usageData{Frame: s.frame(r, "Usage"), By: cmpOr(q.Get("by"), "day")}
+	d.Nav = "usage"
+	switch d.By {
+	case "tape", "anchor", "model", "day":
+	default:
+		s.fail(w, r, badRequest("by %q: want tape, anchor, model or day", d.By))
+		return
+	}
+	if v := q.Get("tape"); v != "" {
+		tape, err := tapeParam(v)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		d.Tape = tape
+	}
+	offset, err := pageOffset(r, usagePage)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	type summed struct {
+		rows, days []usage.Row
+		total      int
+		totals     usage.Row
+	}
+	got, err := read(r.Context(), s, func(ix *projector.Projector) (summed, error) {
+		var g summed
+		var err error
+		ctx := r.Context()
+		if g.rows, g.total, err = usage.Sum(ctx, ix, usage.Filter{By: d.By, Tape: d.Tape, Page: views.Page{Limit: usagePage, Offset: offset}}); err != nil {
+			return g, err
+		}
+		if g.days, _, err = usage.Sum(ctx, ix, usage.Filter{By: "day", Tape: d.Tape}); err != nil {
+			return g, err
+		}
+		if d.Tape == "" {
+			g.totals, err = usage.Total(ctx, ix)
+			return g, err
+		}
+		rows, _, err := usage.Sum(ctx, ix, usage.Filter{By: "tape", Tape: d.Tape})
+		if len(rows) == 1 {
+			g.totals = rows[0]
+		}
+		return g, err
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	d.Totals = got.totals
+	for _, u := range got.rows {
+		row := usageRow{Row: u}
+		switch d.By {
+		case "tape":
+			row.Group, row.URL = u.Tape, tapeURL(u.Tape)
+		case "anchor":
+			row.Group = fmt.Sprintf("%s %03d %s", u.Tape, u.AnchorSeq, u.Anchor)
+			row.URL = tapeURL(u.Tape)
+		case "model":
+			row.Group = cmpOr(u.Model, "(no model)")
+		case "day":
+			row.Group = cmpOr(u.Day, "(no date)")
+		}
+		d.Groups = append(d.Groups, row)
+	}
+	d.Chart = dayChart(got.days)
+	d.Pager = newPager(offset, len(got.rows), got.total, usagePage, func(o int) string { return withPage("/usage", q, o, usagePage) })
+	s.respond(w, r, http.StatusOK, "usage", d)
+}
+
+// compact is a call's arguments on one line: OpenAI's JSON in a string
+// as the JSON it holds.
+func compact(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		raw = json.RawMessage(s)
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// oneLine is s on one line, cut at n runes with … where it was cut.
+func oneLine(s string, n int) string {
+	r := []rune(s)
+	out := make([]rune, 0, min(len(r), n+1))
+	space := false
+	for _, c := range r {
+		if len(out) >= n {
+			return string(out) + "…"
+		}
+		if c == '\n' || c == '\t' || c == '\r' || c == ' ' {
+			if !space && len(out) > 0 {
+				out = append(out, ' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		out = append(out, c)
+	}
+	return string(out)
+}

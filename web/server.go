@@ -1,0 +1,139 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// Options configure a server.
+type Options struct {
+	// Token, if set, is asked of every request: as ?token= (which then
+	// sets a cookie, so that links work), the cookie, or an Authorization
+	// bearer. A request without it gets 401.
+	Token string
+	// Reading is how a request makes the index fresh before it reads
+	// (projector.ReadFresh): the CLI passes the one its reads use.
+	Reading projector.Reading
+	// Poll is how often a live page's stream looks for new entries;
+	// 0 means DefaultPoll.
+	Poll time.Duration
+	// Version is tape's version, shown at the foot of each page.
+	Version string
+	// Log, if set, is told of requests that failed on the server's side.
+	Log *slog.Logger
+}
+
+// DefaultPoll is how often a live page's stream looks for new entries:
+// each look is a barrier with a running watcher, or a catch-up (a
+// millisecond or two when nothing changed).
+const DefaultPoll = 300 * time.Millisecond
+
+// Server serves one workspace's pages.
+type Server struct {
+	ws     *tapelog.Workspace
+	opts   Options
+	ix     *projector.Served
+	pages  map[string]*template.Template
+	static http.Handler
+}
+
+// New returns the server of ws. Close closes its index.
+func New(ws *tapelog.Workspace, opts Options) (*Server, error) {
+	if opts.Poll <= 0 {
+		opts.Poll = DefaultPoll
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	sub, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		return nil, err
+	}
+	return &Server{ws: ws, opts: opts, ix: projector.NewServed(ws, "tape serve", opts.Reading), pages: pages,
+		static: http.StripPrefix("/static/", http.FileServerFS(sub))}, nil
+}
+
+// Close closes the server's index.
+func (s *Server) Close() error { return s.ix.Close() }
+
+// pageNames are the pages, each templates/<name>.html with the shared
+// templates/layout.html.
+var pageNames = []string{"sessions", "tape", "search", "calls", "usage", "error"}
+
+func parsePages() (map[string]*template.Template, error) {
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/chat.html")
+	if err != nil {
+		return nil, fmt.Errorf("parse the layout: %w", err)
+	}
+	pages := make(map[string]*template.Template, len(pageNames))
+	for _, name := range pageNames {
+		t, err := template.Must(base.Clone()).ParseFS(templateFiles, "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("parse page %s: %w", name, err)
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+// httpError is an error a page answers with its status.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func notFound(format string, args ...any) error {
+	return &httpError{http.StatusNotFound, fmt.Sprintf(format, args...)}
+}
+
+func badRequest(format string, args ...any) error {
+	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// fail answers a request with err: its status and message for an
+// httpError, else 500, and the error to the log.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status, msg := http.StatusInternalServerError, "the server could not read the workspace: "+err.Error()
+	if he := (*httpError)(nil); errors.As(err, &he) {
+		status, msg = he.status, he.msg
+	} else if s.opts.Log != nil {
+		s.opts.Log.Error("request failed", "path", r.URL.Path, "err", err)
+	}
+	s.respond(w, r, status, "error", errorPage{Frame: s.frame(r, http.StatusText(status)), Status: status, Message: msg})
+}
+
+// respond answers with the page of the given name, rendered whole before
+// the first byte is sent, so that a template's failure is a 500 and not
+// half a page.
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	var b bytes.Buffer
+	if err := s.pages[name].ExecuteTemplate(&b, name+".html", data); err != nil {
+		if s.opts.Log != nil {
+			s.opts.Log.Error("render", "page", name, "path", r.URL.Path, "err", err)
+		}
+		http.Error(w, "tape serve could not render this page: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}

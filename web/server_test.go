@@ -1,0 +1,376 @@
+package web
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// The routes, in process, over httptest: what each page shows, that text
+// from tapes is escaped, who may ask, and what is not there.
+
+// xssText and xssAttr are what a tool's output may hold: a script, and a
+// value that ends an attribute to add a handler.
+const (
+	xssText = `<script>alert("pwned")</script>`
+	xssAttr = `"><img src=x onerror=alert(1)>`
+)
+
+// fixture writes a workspace by hand, as an agent does with >>, and
+// returns it: tape "demo" (two anchors: a chat with tool calls, thinking,
+// a run, an error, payloads that try to inject HTML, a bad line) and tape
+// "other".
+func fixture(t testing.TB) *tapelog.Workspace {
+	t.Helper()
+	dir := t.TempDir()
+	ws, _, err := tapelog.Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	if err := os.RemoveAll(filepath.Join(ws.Dir(), "tapes", "main")); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("a line of output\n", 40) + "the end"
+	writeTape(t, ws, "demo", "001_session-start", `{"id":"a1","kind":"anchor","payload":{"name":"session/start","state":{"cwd":"/src/app"}},"date":"2026-11-20T09:00:00Z"}`,
+		`{"id":"m1","kind":"message","payload":{"role":"user","content":"数据库连接超时 when the tests run flushTimeout"},"date":"2026-11-20T09:00:01Z"}`,
+		`{"id":"m2","kind":"message","payload":{"role":"assistant","content":"Let me look. `+jsonEsc(xssText)+`"},"date":"2026-11-20T09:00:02Z"}`,
+		`{"id":"c1","kind":"tool_call","payload":{"calls":[{"id":"call_1","type":"function","function":{"name":"bash","arguments":"{\"cmd\":\"go test ./...\"}"}},{"id":"call_2","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"`+jsonEsc(jsonEsc(xssAttr))+`\"}"}}]},"date":"2026-11-20T09:00:03Z"}`,
+		`{"id":"r1","kind":"tool_result","payload":{"results":[{"tool_call_id":"call_1","is_error":true,"content":"FAIL: TestFlushTimeout `+jsonEsc(xssAttr)+`"},{"tool_call_id":"call_2","content":"`+jsonEsc(long)+`"}]},"date":"2026-11-20T09:00:05.5Z"}`,
+		`{"id":"t1","kind":"event","payload":{"name":"thinking","data":{"thinking":"the pool is too small"}},"date":"2026-11-20T09:00:06Z"}`,
+		`{"id":"u1","kind":"event","payload":{"name":"run","data":{"status":"ok","model":"gpt-test","usage":{"prompt_tokens":1200,"completion_tokens":34,"total_tokens":1234}}},"date":"2026-11-20T09:00:07Z"}`,
+		`not json at all `+xssText,
+		`{"id":"c2","kind":"tool_call","payload":{"calls":[{"id":"call_3","type":"function","function":{"name":"deploy","arguments":"{}"}}]},"date":"2026-11-20T09:00:08Z"}`,
+	)
+	writeTape(t, ws, "demo", "002_review", `{"id":"a2","kind":"anchor","payload":{"name":"review","state":{"summary":"`+jsonEsc(xssText)+`"}},"date":"2026-11-20T10:00:00Z"}`,
+		`{"id":"m3","kind":"message","payload":{"role":"user","content":"ship it"},"date":"2026-11-20T10:00:01Z"}`,
+	)
+	writeTape(t, ws, "other", "001_session-start", `{"id":"a1","kind":"anchor","payload":{"name":"session/start","state":{}},"date":"2026-11-21T09:00:00Z"}`,
+		`{"id":"m1","kind":"message","payload":{"role":"user","content":"call newFlushTimeoutHandler again"},"date":"2026-11-21T09:00:01Z"}`,
+	)
+	return ws
+}
+
+func jsonEsc(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return r.Replace(s)
+}
+
+// writeTape writes an anchor folder: its anchor.json, and lines in
+// messages.jsonl.
+func writeTape(t testing.TB, ws *tapelog.Workspace, tape, folder, anchor string, lines ...string) {
+	t.Helper()
+	dir := filepath.Join(ws.Dir(), "tapes", tape, "anchors", folder)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "anchor.json"), []byte(anchor+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) > 0 {
+		appendLines(t, filepath.Join(dir, "messages.jsonl"), lines...)
+	}
+}
+
+func appendLines(t testing.TB, path string, lines ...string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newServer(t testing.TB, ws *tapelog.Workspace, opts Options) *Server {
+	t.Helper()
+	s, err := New(ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// get asks h for target as a browser on this machine does.
+func get(t testing.TB, h http.Handler, target string, header ...string) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.Host = "127.0.0.1:7070"
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Result()
+}
+
+func body(t testing.TB, res *http.Response) string {
+	t.Helper()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestPages: each page answers 200 and shows what it is for.
+func TestPages(t *testing.T) {
+	h := newServer(t, fixture(t), Options{}).Handler()
+	for _, tt := range []struct {
+		target string
+		want   []string
+	}{
+		{"/", []string{"Sessions", `href="/t/demo"`, `href="/t/other"`, "数据库连接超时", "/src/app", "gpt-test"}},
+		{"/?q=other", []string{`href="/t/other"`}},
+		{"/t/demo", []string{"review", "ship it", `href="/t/demo/a/001_session-start"`, `data-live="/t/demo/live?`}},
+		{"/t/demo/a/001_session-start", []string{
+			"数据库连接超时", `class="call s-failed"`, `class="call s-completed"`, `class="call s-pending"`,
+			"FAIL: TestFlushTimeout", "2.5 s", "show all 41 lines", "the pool is too small",
+			"Bad line", "messages.jsonl:7", `id="e-m1"`, `id="e-r1"`, "session/start"}},
+		{"/search?q=数据库", []string{"<mark>数据库</mark>", `href="/t/demo/e/m1"`}},
+		{"/search?q=flush", []string{`href="/t/demo/e/m1"`, `href="/t/other/e/m1"`, "<mark>"}},
+		{"/search?q=flush&tape=other", []string{`href="/t/other/e/m1"`, "in tape"}},
+		{"/calls", []string{"bash", "read_file", "deploy", "failed <span class=\"n\">1</span>", "pending <span class=\"n\">1</span>", "3 calls"}},
+		{"/calls?status=failed", []string{"bash", "1 call failed"}},
+		{"/usage", []string{"1,234", "<svg", "<rect", "2026-11-20"}},
+		{"/usage?by=model&tape=demo", []string{"gpt-test", "1,234"}},
+		{"/static/style.css", []string{"prefers-color-scheme: dark"}},
+		{"/static/live.js", []string{"EventSource"}},
+	} {
+		res := get(t, h, tt.target)
+		b := body(t, res)
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d\n%s", tt.target, res.StatusCode, b)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(b, w) {
+				t.Errorf("GET %s: no %q in the page", tt.target, w)
+			}
+		}
+	}
+}
+
+// TestNoOtherSearchHits: the scope of a search holds.
+func TestSearchScope(t *testing.T) {
+	h := newServer(t, fixture(t), Options{}).Handler()
+	b := body(t, get(t, h, "/search?q=flush&tape=other"))
+	if strings.Contains(b, "/t/demo/e/") {
+		t.Errorf("a search of tape other lists demo's entries:\n%s", b)
+	}
+}
+
+// TestEntryLinks: an entry's URL redirects to the page of its anchor
+// that holds it, with its id as the fragment.
+func TestEntryLinks(t *testing.T) {
+	ws := fixture(t)
+	var lines []string
+	for i := range entriesPage + 10 {
+		lines = append(lines, fmt.Sprintf(`{"id":"n%d","kind":"message","payload":{"role":"user","content":"note %d"},"date":"2026-11-22T09:00:00Z"}`, i, i))
+	}
+	writeTape(t, ws, "long", "001_start", `{"id":"a","kind":"anchor","payload":{"name":"start"},"date":"2026-11-22T08:00:00Z"}`, lines...)
+	h := newServer(t, ws, Options{}).Handler()
+	for target, want := range map[string]string{
+		"/t/demo/e/m1":   "/t/demo/a/001_session-start#e-m1",
+		"/t/demo/e/m3":   "/t/demo/a/002_review#e-m3",
+		"/t/long/e/n3":   "/t/long/a/001_start#e-n3",
+		"/t/long/e/n205": "/t/long/a/001_start?from=200#e-n205",
+	} {
+		res := get(t, h, target)
+		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want {
+			t.Errorf("GET %s: %d to %q, want 303 to %q", target, res.StatusCode, res.Header.Get("Location"), want)
+		}
+	}
+	if b := body(t, get(t, h, "/t/long/a/001_start?from=200")); !strings.Contains(b, `id="e-n205"`) || strings.Contains(b, `id="e-n3"`) {
+		t.Errorf("the page from 200 does not hold n205 alone")
+	}
+	if b := body(t, get(t, h, "/t/long")); !strings.Contains(b, `id="e-n209"`) || strings.Contains(b, `id="e-n5"`) || !strings.Contains(b, "data-live") {
+		t.Errorf("a tape's page does not show its newest %d entries, live", entriesPage)
+	}
+}
+
+// TestEscaping: no text from a tape reaches the page as markup: not in
+// messages, tool arguments and results, anchor states, bad lines,
+// snippets, titles or the sessions' filter.
+func TestEscaping(t *testing.T) {
+	h := newServer(t, fixture(t), Options{}).Handler()
+	for _, target := range []string{
+		"/", "/t/demo", "/t/demo/a/001_session-start", "/t/demo/a/002_review",
+		"/search?q=pwned", "/search?q=onerror", "/calls", "/calls?status=failed",
+		"/?q=" + urlEsc(xssAttr), "/search?q=" + urlEsc(xssText), "/calls?name=" + urlEsc(xssAttr),
+	} {
+		b := body(t, get(t, h, target))
+		for _, bad := range []string{"<script>alert", "<img src=x", `"><img`, "onerror=alert(1)>"} {
+			if strings.Contains(b, bad) {
+				t.Errorf("GET %s: the page holds %q unescaped", target, bad)
+			}
+		}
+		if scripts := regexp.MustCompile(`<script[^>]*>`).FindAllString(b, -1); len(scripts) != 1 || scripts[0] != `<script src="/static/live.js" defer>` {
+			t.Errorf("GET %s: scripts %q, want the page's own alone", target, scripts)
+		}
+	}
+	b := body(t, get(t, h, "/t/demo/a/001_session-start"))
+	for _, want := range []string{"&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt;", "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("the escaped payload %q is not on the page", want)
+		}
+	}
+	res := get(t, h, "/t/demo")
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("Content-Security-Policy %q: want scripts from the server alone", csp)
+	}
+}
+
+func urlEsc(s string) string {
+	return strings.NewReplacer("%", "%25", " ", "%20", `"`, "%22", "<", "%3C", ">", "%3E", "=", "%3D", "(", "%28", ")", "%29", "&", "%26", "#", "%23").Replace(s)
+}
+
+// TestNotFound: unknown tapes, anchors, entries and pages are 404, and so
+// is every path that tries to leave the workspace.
+func TestNotFound(t *testing.T) {
+	ws := fixture(t)
+	secret := filepath.Join(filepath.Dir(ws.Dir()), "secret.jsonl")
+	if err := os.WriteFile(secret, []byte(`{"kind":"message","payload":{"role":"user","content":"SECRET"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newServer(t, ws, Options{}).Handler()
+	for _, target := range []string{
+		"/t/nope", "/t/demo/a/009_nope", "/t/demo/a/not-a-folder", "/t/demo/e/nope", "/t/nope/e/m1", "/nope", "/t/demo/x",
+		"/t/..%2F..%2Fetc", "/t/..%2F..%2F..%2Fsecret.jsonl", "/t/demo/a/..%2F..%2F..%2F..%2Fsecret.jsonl",
+		"/t/%2E%2E/a/001_session-start", "/t/.tape/a/001_session-start", "/t/demo%2F..%2Fother",
+		"/static/../../secret.jsonl", "/static/..%2F..%2Fserver.go", "/static/nope.css",
+		"/search?q=x&tape=..%2Fdemo", "/calls?tape=..%2F..", "/usage?tape=%2Fetc",
+	} {
+		res := get(t, h, target)
+		b := body(t, res)
+		if res.StatusCode != http.StatusNotFound {
+			// ServeMux answers some paths with .. by a redirect to the
+			// cleaned path, which the next request finds or not.
+			if res.StatusCode == http.StatusMovedPermanently || res.StatusCode == http.StatusTemporaryRedirect {
+				loc := res.Header.Get("Location")
+				res = get(t, h, loc)
+				b = body(t, res)
+				if res.StatusCode == http.StatusNotFound {
+					continue
+				}
+			}
+			t.Errorf("GET %s: %d, want 404", target, res.StatusCode)
+		}
+		if strings.Contains(b, "SECRET") || strings.Contains(b, "package web") {
+			t.Errorf("GET %s: a file outside the workspace reached the page", target)
+		}
+	}
+}
+
+// TestBadRequests: parameters out of range are 400, with what to give.
+func TestBadRequests(t *testing.T) {
+	h := newServer(t, fixture(t), Options{}).Handler()
+	for target, want := range map[string]string{
+		"/?page=0":                 "page",
+		"/?page=x":                 "page",
+		"/t/demo?from=-1":          "from",
+		"/calls?status=done":       "status",
+		"/usage?by=week":           "by",
+		"/search?q=x&amp;n=100000": "",
+		"/search?q=x&n=0":          "n",
+		"/t/demo/live":             "folder",
+		"/t/demo/live?folder=001_x&from=5&after=1": "from",
+	} {
+		res := get(t, h, target)
+		b := body(t, res)
+		if want == "" {
+			continue
+		}
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(b, want) {
+			t.Errorf("GET %s: %d, want 400 naming %q\n%s", target, res.StatusCode, want, b)
+		}
+	}
+}
+
+// TestReadOnly: no method but GET and HEAD is answered.
+func TestReadOnly(t *testing.T) {
+	h := newServer(t, fixture(t), Options{}).Handler()
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+		req := httptest.NewRequest(m, "/t/demo", strings.NewReader("x"))
+		req.Host = "localhost:7070"
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusMethodNotAllowed {
+			t.Errorf("%s /t/demo: %d, want 405", m, rec.Code)
+		}
+	}
+}
+
+// TestToken: with a token, a request without it is 401 on every route;
+// with it (query, cookie, bearer) it is answered, and the query sets the
+// cookie the page's links then carry.
+func TestToken(t *testing.T) {
+	const token = "s3cret-token"
+	h := newServer(t, fixture(t), Options{Token: token}).Handler()
+	for _, target := range []string{"/", "/t/demo", "/t/demo/a/001_session-start", "/t/demo/e/m1", "/t/demo/live?folder=002_review&from=0&after=1",
+		"/search?q=x", "/calls", "/usage", "/static/style.css", "/nope", "/?token=wrong"} {
+		if res := get(t, h, target); res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET %s without the token: %d, want 401", target, res.StatusCode)
+		}
+		if res := get(t, h, target, "Cookie", tokenCookie+"=wrong"); res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET %s with a wrong cookie: %d, want 401", target, res.StatusCode)
+		}
+	}
+	res := get(t, h, "/?token="+token)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /?token=: %d", res.StatusCode)
+	}
+	var cookie *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == tokenCookie {
+			cookie = c
+		}
+	}
+	if cookie == nil || cookie.Value != token || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
+		t.Fatalf("GET /?token= set cookie %+v, want an HttpOnly, SameSite=Strict cookie of the token", cookie)
+	}
+	if b := body(t, res); strings.Contains(b, "token="+token) {
+		t.Errorf("the page's links carry the token in their URLs")
+	}
+	if res := get(t, h, "/t/demo", "Cookie", tokenCookie+"="+token); res.StatusCode != http.StatusOK {
+		t.Errorf("GET /t/demo with the cookie: %d", res.StatusCode)
+	}
+	if res := get(t, h, "/calls", "Authorization", "Bearer "+token); res.StatusCode != http.StatusOK {
+		t.Errorf("GET /calls with a bearer token: %d", res.StatusCode)
+	}
+}
+
+// TestLoopbackHosts: without a token, only requests to a loopback name
+// are answered: a page elsewhere that rebinds its name to 127.0.0.1 is
+// refused.
+func TestLoopbackHosts(t *testing.T) {
+	h := newServer(t, fixture(t), Options{}).Handler()
+	for host, want := range map[string]int{
+		"127.0.0.1:7070": 200, "localhost:7070": 200, "[::1]:7070": 200, "LOCALHOST": 200, "127.0.0.2:80": 200,
+		"evil.example:7070": 403, "10.0.0.5:7070": 403, "": 403, "localhost.evil.example": 403,
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("Host %q: %d, want %d", host, rec.Code, want)
+		}
+	}
+	for addr, want := range map[string]bool{"127.0.0.1:7070": true, "localhost:0": true, "[::1]:1": true, "0.0.0.0:7070": false, ":7070": false, "192.168.1.2:80": false} {
+		if got := IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
