@@ -1,0 +1,184 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The live stream over a real HTTP connection: what is appended past the
+// page comes as events, results fold into the calls shown before, new
+// anchors follow, a rewritten tape says reset, and a reconnect resumes.
+
+// event is one Server-Sent Event.
+type event struct{ name, id, data string }
+
+// stream reads the events of one live connection.
+type stream struct {
+	t      *testing.T
+	events chan event
+	cancel context.CancelFunc
+}
+
+func openStream(t *testing.T, url string, header ...string) *stream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("GET %s: %d %s", url, res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	s := &stream{t: t, events: make(chan event, 64), cancel: cancel}
+	go func() {
+		defer res.Body.Close()
+		defer close(s.events)
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(nil, 1<<20)
+		var ev event
+		var data []string
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev.name != "" {
+					ev.data = strings.Join(data, "\n")
+					s.events <- ev
+				}
+				ev, data = event{}, nil
+			case strings.HasPrefix(line, "event: "):
+				ev.name = line[len("event: "):]
+			case strings.HasPrefix(line, "id: "):
+				ev.id = line[len("id: "):]
+			case strings.HasPrefix(line, "data: "):
+				data = append(data, line[len("data: "):])
+			}
+		}
+	}()
+	t.Cleanup(cancel)
+	return s
+}
+
+// next is the next event, within a deadline.
+func (s *stream) next(what string) event {
+	s.t.Helper()
+	select {
+	case ev, ok := <-s.events:
+		if !ok {
+			s.t.Fatalf("waiting for %s: the stream ended", what)
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		s.t.Fatalf("waiting for %s: no event in 10 s", what)
+	}
+	return event{}
+}
+
+func liveServer(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	ws := fixture(t)
+	srv := httptest.NewServer(newServer(t, ws, Options{Poll: 20 * time.Millisecond}).Handler())
+	t.Cleanup(srv.Close)
+	return srv, filepath.Join(ws.Dir(), "tapes", "demo", "anchors")
+}
+
+func TestLiveStreamsWhatIsWritten(t *testing.T) {
+	srv, anchors := liveServer(t)
+	// The tape's page offers the stream of its end: 002_review holds its
+	// anchor entry and m3.
+	page := body(t, get(t, srv.Config.Handler, "/t/demo"))
+	const live = "/t/demo/live?after=2&amp;folder=002_review&amp;from=0"
+	if !strings.Contains(page, `data-live="`+live+`"`) {
+		t.Fatalf("the tape's page has no data-live=%q", live)
+	}
+	s := openStream(t, srv.URL+strings.ReplaceAll(live, "&amp;", "&"))
+	review := filepath.Join(anchors, "002_review", "messages.jsonl")
+
+	appendLines(t, review, `{"id":"m4","kind":"message","payload":{"role":"assistant","content":"deploying <b>now</b>"},"date":"2026-11-20T10:00:02Z"}`)
+	ev := s.next("m4")
+	if ev.name != "entries" || ev.id != "002_review/3" || !strings.Contains(ev.data, `id="e-m4"`) || !strings.Contains(ev.data, "deploying &lt;b&gt;now&lt;/b&gt;") {
+		t.Fatalf("after m4: %+v", ev)
+	}
+
+	// A call comes pending; its result, later, replaces its block.
+	appendLines(t, review, `{"id":"c9","kind":"tool_call","payload":{"calls":[{"id":"call_9","type":"function","function":{"name":"deploy","arguments":"{}"}}]},"date":"2026-11-20T10:00:03Z"}`)
+	if ev := s.next("c9"); ev.name != "entries" || !strings.Contains(ev.data, `id="c-c9-0"`) || !strings.Contains(ev.data, "s-pending") {
+		t.Fatalf("after c9: %+v", ev)
+	}
+	appendLines(t, review, `{"id":"r9","kind":"tool_result","payload":{"results":[{"tool_call_id":"call_9","content":"deployed"}]},"date":"2026-11-20T10:00:04Z"}`)
+	if ev := s.next("r9's entries"); ev.name != "entries" || ev.id != "002_review/5" || strings.Contains(ev.data, "<article") {
+		t.Fatalf("after r9, want an entries event with the folded result hidden: %+v", ev)
+	}
+	if ev := s.next("c9's block"); ev.name != "call" || !strings.Contains(ev.data, `id="c-c9-0"`) || !strings.Contains(ev.data, "s-completed") || !strings.Contains(ev.data, "deployed") {
+		t.Fatalf("after r9, want c9's block answered: %+v", ev)
+	}
+
+	// A handoff: the stream goes on in the new anchor.
+	next := filepath.Join(anchors, "003_ship")
+	if err := os.MkdirAll(next, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(next, "anchor.json"), []byte(`{"id":"a3","kind":"anchor","payload":{"name":"ship"},"date":"2026-11-20T11:00:00Z"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	appendLines(t, filepath.Join(next, "messages.jsonl"), `{"id":"m5","kind":"message","payload":{"role":"user","content":"shipped"},"date":"2026-11-20T11:00:01Z"}`)
+	var got string
+	for !strings.Contains(got, `id="e-m5"`) {
+		ev := s.next("the new anchor")
+		if ev.name != "entries" {
+			t.Fatalf("after the handoff: %+v", ev)
+		}
+		got += ev.data
+	}
+	if !strings.Contains(got, `id="e-a3"`) || !strings.Contains(got, "ship") {
+		t.Fatalf("the new anchor's entry did not come before its message:\n%s", got)
+	}
+
+	// The folder is rewritten shorter than what the page shows: reset.
+	if err := os.WriteFile(filepath.Join(next, "messages.jsonl"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev := s.next("reset")
+		if ev.name == "reset" {
+			break
+		}
+		if ev.name != "entries" || strings.Contains(ev.data, "<article") {
+			t.Fatalf("before reset: %+v", ev)
+		}
+	}
+}
+
+// TestLiveResumes: a browser that reconnects sends the id of the last
+// event it had, and gets what came after it, once.
+func TestLiveResumes(t *testing.T) {
+	srv, anchors := liveServer(t)
+	review := filepath.Join(anchors, "002_review", "messages.jsonl")
+	appendLines(t, review,
+		`{"id":"m4","kind":"message","payload":{"role":"user","content":"four"},"date":"2026-11-20T10:00:02Z"}`,
+		`{"id":"m5","kind":"message","payload":{"role":"user","content":"five"},"date":"2026-11-20T10:00:03Z"}`)
+	// The page showed up to m3 (offset 2); the browser had m4 (offset 3).
+	s := openStream(t, srv.URL+"/t/demo/live?folder=002_review&from=0&after=2", "Last-Event-ID", "002_review/3")
+	ev := s.next("m5")
+	if ev.name != "entries" || ev.id != "002_review/4" || !strings.Contains(ev.data, `id="e-m5"`) || strings.Contains(ev.data, `id="e-m4"`) {
+		t.Fatalf("after a reconnect at 002_review/3: %+v", ev)
+	}
+	res := get(t, srv.Config.Handler, "/t/demo/live?folder=002_review&from=0&after=2", "Last-Event-ID", "../x/1")
+	if res.StatusCode != http.StatusBadRequest {
+		t.Errorf("a Last-Event-ID that is no place: %d, want 400", res.StatusCode)
+	}
+}
