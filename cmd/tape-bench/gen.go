@@ -16,6 +16,7 @@ import (
 func gen(args []string) error {
 	fs := flags("gen")
 	entries := fs.Int("entries", 100000, "entries to generate, in the shape of one long session (without it: -tapes sessions)")
+	perAnchor := fs.Int("per-anchor", 1000, "with -entries, entries per anchor folder")
 	tapes := fs.Int("tapes", 1, "tapes to spread the -entries over; without -entries, how many sessions")
 	out := fs.String("out", "", "the project folder to write .tape/ into")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -34,7 +35,7 @@ func gen(args []string) error {
 			st.Tapes, st.Anchors, st.Files, st.Entries, float64(st.Bytes)/1e6, float64(st.Bytes)/float64(st.Entries), time.Since(start).Round(time.Millisecond))
 		return nil
 	}
-	st, err := corpus.Generate(dir, corpus.Options{Entries: *entries, Tapes: *tapes, Seed: *seed})
+	st, err := corpus.Generate(dir, corpus.Options{Entries: *entries, PerAnchor: *perAnchor, Tapes: *tapes, Seed: *seed})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@
 //	go run ./cmd/tape-bench search -dir /tmp/c100k -tape ./bin/tape
 //	go run ./cmd/tape-bench many -dir /tmp/many10k -tape ./bin/tape -runs 30 [-vs BIN2 -vs-dir DIR2]
 //	go run ./cmd/tape-bench mcp -dir /tmp/c1m -tape ./bin/tape -runs 20 [-watch=false]
+//	go run ./cmd/tape-bench serve -dir /tmp/t10k -tape ./bin/tape -runs 30
 //	go run ./cmd/tape-bench transcripts -mb 500 -out /tmp/claude500
 //	go run ./cmd/tape-bench import -src /tmp/claude500 -tape ./bin/tape -ccusage /tmp/ccu/node_modules/.bin/ccusage
 package main
@@ -23,12 +24,12 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup|views|many|mcp|transcripts|import [flags]")
+		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup|views|many|mcp|serve|transcripts|import [flags]")
 		os.Exit(2)
 	}
 	cmds := map[string]func([]string) error{
 		"gen": gen, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup, "views": viewsBench,
-		"many": many, "mcp": mcpBench, "transcripts": transcripts, "import": importBench,
+		"many": many, "mcp": mcpBench, "serve": serveBench, "transcripts": transcripts, "import": importBench,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {
