@@ -28,6 +28,7 @@ type item struct {
 	Text           string // a message's, a system entry's, thinking's or an error's text
 	JSON           string // the payload, indented, when there is no text to show
 	State          string // an anchor's state, indented; "" for none
+	Summary        string // an event's one line, when it has one better than its JSON (a run's model and tokens)
 	Calls          []*callView
 	Results        []output // a tool_result's results that answer no call on the page
 	Hidden         bool     // a tool_result whose every result is shown with its call
@@ -164,6 +165,9 @@ func (c *chat) item(e tapelog.Entry) *item {
 		if it.Text == "" {
 			it.JSON = indent(mustJSON(p["data"]))
 		}
+		if run := views.ParseRun(e.Payload); run != nil {
+			it.Summary = runSummary(run)
+		}
 	case tapelog.KindError:
 		it.Text, _ = p["message"].(string)
 		if it.Text == "" {
@@ -193,6 +197,22 @@ func eventText(name string, data any) string {
 		return s
 	}
 	return ""
+}
+
+// runSummary is a run event in a line: its model and the tokens it
+// reported.
+func runSummary(r *views.Run) string {
+	parts := []string{cmpOr(r.Model, "no model")}
+	if r.Usage {
+		parts = append(parts, fmt.Sprintf("%s tokens: %s in, %s out", thousands(r.Total), thousands(r.In), thousands(r.Out)))
+		if r.CacheRead+r.CacheCreation > 0 {
+			parts = append(parts, fmt.Sprintf("cache %s read, %s written", thousands(r.CacheRead), thousands(r.CacheCreation)))
+		}
+	}
+	if r.Status != "" {
+		parts = append(parts, r.Status)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // tool folds a tool_call, tool_result or error entry.

@@ -134,7 +134,7 @@ func TestPages(t *testing.T) {
 		{"/", []string{"Sessions", `href="/t/demo"`, `href="/t/other"`, "数据库连接超时", "/src/app", "gpt-test"}},
 		{"/?q=other", []string{`href="/t/other"`}},
 		{"/t/demo", []string{"review", "ship it", `href="/t/demo/a/001_session-start"`, `data-live="/t/demo/live?`}},
-		{"/t/demo/a/001_session-start", []string{
+		{"/t/demo/a/001_session-start", []string{"gpt-test · 1,234 tokens: 1,200 in, 34 out · ok",
 			"数据库连接超时", `class="call s-failed"`, `class="call s-completed"`, `class="call s-pending"`,
 			"FAIL: TestFlushTimeout", "2.5 s", "show all 41 lines", "the pool is too small",
 			"Bad line", "messages.jsonl:7", `id="e-m1"`, `id="e-r1"`, "session/start"}},
