@@ -1,0 +1,76 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// FuzzParsePlace: a live stream's place, as a browser sends it back in
+// Last-Event-ID, is read back as it was written, and nothing else is a
+// place.
+func FuzzParsePlace(f *testing.F) {
+	for _, s := range []string{"002_review/3", "001_a/0", "../x/1", "001_a/-1", "001_a/", "/3", "001_a/3/4", "999_z/12345678901234567890"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, ok := parsePlace(s)
+		if !ok {
+			return
+		}
+		if _, _, valid := tapelog.ParseFolderName(p.folder); !valid || p.offset < 0 {
+			t.Fatalf("parsePlace(%q) = %+v, which is no place", s, p)
+		}
+		back, ok := parsePlace(p.String())
+		if !ok || back != p {
+			t.Fatalf("parsePlace(%q) = %+v, whose String %q reads back as %+v, %v", s, p, p.String(), back, ok)
+		}
+	})
+}
+
+// FuzzChatEscapes: whatever a payload holds, the chat it makes renders
+// without a panic, and no text of it reaches the page as markup.
+func FuzzChatEscapes(f *testing.F) {
+	for _, seed := range []struct{ kind, payload string }{
+		{"message", `{"role":"user","content":"<script>alert(1)</script>"}`},
+		{"tool_call", `{"calls":[{"id":"c","type":"function","function":{"name":"<b>x</b>","arguments":"{\"a\":\"\\\"><img src=x onerror=alert(1)>\"}"}}]}`},
+		{"tool_result", `{"results":[{"tool_call_id":"c","content":"<iframe src=javascript:alert(1)>"}]}`},
+		{"event", `{"name":"thinking","data":{"thinking":"</details><script>x</script>"}}`},
+		{"event", `{"name":"run","data":{"model":"<i>m</i>","usage":{"input_tokens":1}}}`},
+		{"anchor", `{"name":"<svg onload=alert(1)>","state":{"k":"<script>"}}`},
+		{"error", `{"kind":"api","message":"<script>"}`},
+		{"<odd kind>", `["<script>"]`},
+	} {
+		f.Add(seed.kind, seed.payload, "id<1>")
+	}
+	s, err := New(nil, Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, kind, payload, id string) {
+		if !json.Valid([]byte(payload)) {
+			return
+		}
+		c := newChat("demo")
+		items := c.add([]tapelog.Entry{
+			{ID: id, Kind: kind, Payload: json.RawMessage(payload), Date: "2026-11-20T09:00:00Z"},
+			{ID: id + "r", Kind: "tool_result", Payload: json.RawMessage(`{"results":[` + payload + `]}`)},
+		})
+		c.finish()
+		var b bytes.Buffer
+		for _, it := range items {
+			if err := s.pages["tape"].ExecuteTemplate(&b, "item", it); err != nil {
+				t.Fatal(err)
+			}
+		}
+		page := b.String()
+		for _, tag := range []string{"<script", "<img", "<iframe", "<svg", "<b>", "<i>"} {
+			if strings.Contains(page, tag) {
+				t.Fatalf("kind %q, payload %s: the page holds %s:\n%s", kind, payload, tag, page)
+			}
+		}
+	})
+}
