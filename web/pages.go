@@ -104,6 +104,18 @@ func cloneValues(q url.Values) url.Values {
 	return c
 }
 
+// listParams reads a list's ?tape= (a tape's name; "" for every tape)
+// and ?page= (as an offset in pages of size).
+func listParams(r *http.Request, size int) (tape string, offset int, err error) {
+	if v := r.URL.Query().Get("tape"); v != "" {
+		if tape, err = tapeParam(v); err != nil {
+			return "", 0, err
+		}
+	}
+	offset, err = pageOffset(r, size)
+	return tape, offset, err
+}
+
 // tapeParam is the tape a URL names, which must be a tape's name.
 func tapeParam(name string) (string, error) {
 	if err := tapelog.ValidateTapeName(name); err != nil {
@@ -479,19 +491,12 @@ func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, badRequest("status %q: want pending, completed or failed", d.Status))
 		return
 	}
-	if v := q.Get("tape"); v != "" {
-		tape, err := tapeParam(v)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		d.Tape = tape
-	}
-	offset, err := pageOffset(r, callsPage)
+	tape, offset, err := listParams(r, callsPage)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	d.Tape = tape
 	type listed struct {
 		list   []calls.Listed
 		total  int
@@ -556,19 +561,12 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, badRequest("by %q: want tape, anchor, model or day", d.By))
 		return
 	}
-	if v := q.Get("tape"); v != "" {
-		tape, err := tapeParam(v)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		d.Tape = tape
-	}
-	offset, err := pageOffset(r, usagePage)
+	tape, offset, err := listParams(r, usagePage)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	d.Tape = tape
 	type summed struct {
 		rows, days []usage.Row
 		total      int
