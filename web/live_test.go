@@ -128,11 +128,18 @@ func TestLiveStreamsWhatIsWritten(t *testing.T) {
 	}
 
 	// A handoff: the stream goes on in the new anchor.
+	// The folder is made whole beside and renamed into place, as a
+	// handoff makes it (FORMAT.md): a folder seen before its anchor.json
+	// is an anchor without one.
 	next := filepath.Join(anchors, "003_ship")
-	if err := os.MkdirAll(next, 0o700); err != nil {
+	tmp := filepath.Join(anchors, ".003_ship.tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(next, "anchor.json"), []byte(`{"id":"a3","kind":"anchor","payload":{"name":"ship"},"date":"2026-11-20T11:00:00Z"}`+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "anchor.json"), []byte(`{"id":"a3","kind":"anchor","payload":{"name":"ship"},"date":"2026-11-20T11:00:00Z"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, next); err != nil {
 		t.Fatal(err)
 	}
 	appendLines(t, filepath.Join(next, "messages.jsonl"), `{"id":"m5","kind":"message","payload":{"role":"user","content":"shipped"},"date":"2026-11-20T11:00:01Z"}`)

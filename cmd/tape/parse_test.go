@@ -40,6 +40,7 @@ var parseCases = [][]string{
 	{"reindex", "--full"},
 	{"watch"},
 	{"mcp"}, {"--tape-dir", "/tmp/ws/.tape", "mcp", "--allow-write"},
+	{"serve"}, {"serve", "--addr", "127.0.0.1:0", "--open", "--token", "t"},
 	{"demo"},
 	{"version"},
 }
