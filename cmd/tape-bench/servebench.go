@@ -14,7 +14,8 @@ import (
 	"time"
 )
 
-// serveBench times the pages of `tape serve` over HTTP: the time to the
+// serveBench times the pages of `tape serve` over HTTP (and, with
+// -browser, in Chromium): the time to the
 // first byte of each page and to its last (the server renders a page whole
 // before it sends it, so the two differ by the transfer), beside, in the
 // same rounds, the style sheet (the server's floor: routing, the guard, a
@@ -25,6 +26,7 @@ func serveBench(args []string) error {
 	fs := flags("serve")
 	dir, bin := workspaceFlags(fs)
 	runs := fs.Int("runs", 30, "runs of each page")
+	browser := fs.Bool("browser", false, "also load the sessions page and the largest tape's in a headless Chromium (Navigation Timing: first byte, load event)")
 	fs.Parse(args)
 	absolute(bin)
 	absolute(dir)
@@ -92,6 +94,25 @@ func serveBench(args []string) error {
 			line += fmt.Sprintf("   tape %s: %6.1f (%6.1f)", strings.Join(cli[p][:1], " "), ms(pct(d, 50)), ms(pct(d, 95)))
 		}
 		fmt.Println(line)
+	}
+	if !*browser {
+		return nil
+	}
+	shown := []string{"/usage", "/", "/t/" + tape} // usage: a small page, the floor of a load
+	urls := make([]string, len(shown))
+	for i, p := range shown {
+		urls[i] = base + p
+	}
+	times, err := browserTimes(urls, *runs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("in Chromium, %d loads each, taking turns; p50 (p95) ms from the navigation's start\n", *runs)
+	for i, p := range shown {
+		t := times[urls[i]]
+		first := func(n navTiming) float64 { return n.FirstByte }
+		loaded := func(n navTiming) float64 { return n.Loaded }
+		fmt.Printf("  %-40s first byte %6.1f (%6.1f)   load event %6.1f (%6.1f)\n", p, msPct(t, 50, first), msPct(t, 95, first), msPct(t, 50, loaded), msPct(t, 95, loaded))
 	}
 	return nil
 }
