@@ -508,3 +508,49 @@ func screenshot(t *testing.T, tab context.Context, v viewport, file string) {
 	}
 	t.Logf("wrote %s (%d KB)", file, len(img)/1024)
 }
+
+// TestBrowserHiddenTabPauses: a tape's page in a hidden tab closes its
+// stream (a browser opens six connections to a server, and a seventh
+// tab would wait), and, shown again, resumes where the stream was: what
+// was written meanwhile appears once.
+func TestBrowserHiddenTabPauses(t *testing.T) {
+	ws := fixture(t)
+	srv := newServer(t, ws, Options{Poll: 50 * time.Millisecond})
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	tab := newBrowser(t)
+	streams := func(want int64) {
+		t.Helper()
+		deadline := time.Now().Add(stepTimeout)
+		for srv.streams.Load() != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("the server has %d live streams open, want %d", srv.streams.Load(), want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	visible := func(shown bool) {
+		do(t, tab, "make the tab "+map[bool]string{true: "shown", false: "hidden"}[shown], chromedp.Evaluate[chromedp.Void](
+			`Object.defineProperty(document, "hidden", {configurable: true, get: () => `+strconv.FormatBool(!shown)+`});
+			 document.dispatchEvent(new Event("visibilitychange"))`))
+	}
+	open(t, tab, hs.URL+"/t/demo")
+	streams(1)
+	messages := filepath.Join(ws.Dir(), "tapes", "demo", "anchors", "002_review", "messages.jsonl")
+	appendByProcess(t, messages, `{"id":"seen","kind":"message","payload":{"role":"user","content":"before hiding"},"date":"2026-11-20T10:00:02Z"}`)
+	do(t, tab, "see the entry", chromedp.WaitVisible(css(`#entries > #e-seen`)))
+
+	visible(false)
+	streams(0)
+	if got := eval[string](t, tab, `document.getElementById("entries").dataset.stream`); got != "paused" {
+		t.Fatalf("a hidden tab's stream is %q, want paused", got)
+	}
+	appendByProcess(t, messages, `{"id":"meanwhile","kind":"message","payload":{"role":"user","content":"while hidden"},"date":"2026-11-20T10:00:03Z"}`)
+
+	visible(true)
+	streams(1)
+	do(t, tab, "see what was written while hidden", chromedp.WaitVisible(css(`#entries > #e-meanwhile`)))
+	if n := eval[int](t, tab, `document.querySelectorAll('#entries > [id="e-seen"], #entries > [id="e-meanwhile"]').length`); n != 2 {
+		t.Errorf("the page shows %d of the two entries, want each once", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -51,6 +52,8 @@ type Server struct {
 	ix     *projector.Served
 	pages  map[string]*template.Template
 	static http.Handler
+	// streams counts the live streams open now (live.go).
+	streams atomic.Int64
 }
 
 // New returns the server of ws. Close closes its index.

@@ -18,31 +18,63 @@ function fragment(html) {
   return t.content;
 }
 
+// live follows the stream of box's page. A hidden tab closes its stream,
+// which holds one of the six connections a browser opens to a server:
+// the seventh tab of a tape would wait for one. Shown again, it resumes
+// from the last place the stream sent (the event id: folder/offset).
 function live(box) {
   const status = document.getElementById("live-status");
   const say = (text, off) => {
     if (status) { status.textContent = text; status.classList.toggle("off", !!off); }
   };
-  const stream = new EventSource(box.dataset.live);
-  stream.addEventListener("entries", (ev) => {
-    const nodes = fragment(ev.data);
-    const added = Array.from(nodes.children);
-    box.append(nodes);
-    added.forEach((n) => n.classList.add("fresh"));
-    document.body.dataset.appended = String(Number(document.body.dataset.appended || 0) + added.length);
-    say("live: " + new Date().toLocaleTimeString() + ", " + added.length + " new");
+  let stream = null;
+  let last = "";
+  const state = (s) => { box.dataset.stream = s; };
+  const open = () => {
+    const url = new URL(box.dataset.live, location.href);
+    if (last) {
+      const at = last.lastIndexOf("/");
+      const folder = last.slice(0, at);
+      if (folder !== url.searchParams.get("folder")) url.searchParams.set("from", "0");
+      url.searchParams.set("folder", folder);
+      url.searchParams.set("after", last.slice(at + 1));
+    }
+    stream = new EventSource(url);
+    state("open");
+    stream.addEventListener("entries", (ev) => {
+      last = ev.lastEventId || last;
+      const nodes = fragment(ev.data);
+      const added = Array.from(nodes.children);
+      box.append(nodes);
+      added.forEach((n) => n.classList.add("fresh"));
+      document.body.dataset.appended = String(Number(document.body.dataset.appended || 0) + added.length);
+      say("live: " + new Date().toLocaleTimeString() + ", " + added.length + " new");
+    });
+    stream.addEventListener("call", (ev) => {
+      const node = fragment(ev.data).firstElementChild;
+      const old = node && document.getElementById(node.id);
+      if (old) { node.open = old.open; old.replaceWith(node); }
+    });
+    stream.addEventListener("reset", () => {
+      stream.close();
+      stream = null;
+      state("ended");
+      say("this tape changed under the page (a reset, or a file rewritten): reload to see it", true);
+    });
+    stream.onerror = () => say("live: reconnecting…", true);
+    stream.onopen = () => say("live: new entries appear here as they are written");
+  };
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden && stream) {
+      stream.close();
+      stream = null;
+      state("paused");
+      say("live: paused while the tab is hidden", true);
+    } else if (!document.hidden && !stream && box.dataset.stream === "paused") {
+      open();
+    }
   });
-  stream.addEventListener("call", (ev) => {
-    const node = fragment(ev.data).firstElementChild;
-    const old = node && document.getElementById(node.id);
-    if (old) { node.open = old.open; old.replaceWith(node); }
-  });
-  stream.addEventListener("reset", () => {
-    stream.close();
-    say("this tape changed under the page (a reset, or a file rewritten): reload to see it", true);
-  });
-  stream.onerror = () => say("live: reconnecting…", true);
-  stream.onopen = () => say("live: new entries appear here as they are written");
+  open();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
