@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -576,12 +577,19 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		var g summed
 		var err error
 		ctx := r.Context()
-		if g.rows, g.total, err = usage.Sum(ctx, ix, usage.Filter{By: d.By, Tape: d.Tape, Page: views.Page{Limit: usagePage, Offset: offset}}); err != nil {
-			return g, err
-		}
 		if g.days, _, err = usage.Sum(ctx, ix, usage.Filter{By: "day", Tape: d.Tape}); err != nil {
 			return g, err
 		}
+		all := g.days
+		if d.By == "day" {
+			// The newest day first, as the other lists of the page: the
+			// chart above shows the days in time order.
+			all = slices.Clone(g.days)
+			slices.Reverse(all)
+		} else if all, _, err = usage.Sum(ctx, ix, usage.Filter{By: d.By, Tape: d.Tape}); err != nil {
+			return g, err
+		}
+		g.rows, g.total = views.PageOf(all, views.Page{Limit: usagePage, Offset: offset}), len(all)
 		if d.Tape == "" {
 			g.totals, err = usage.Total(ctx, ix)
 			return g, err

@@ -55,6 +55,7 @@ func fixture(t testing.TB) *tapelog.Workspace {
 	)
 	writeTape(t, ws, "other", "001_session-start", `{"id":"a1","kind":"anchor","payload":{"name":"session/start","state":{}},"date":"2026-11-21T09:00:00Z"}`,
 		`{"id":"m1","kind":"message","payload":{"role":"user","content":"call newFlushTimeoutHandler again"},"date":"2026-11-21T09:00:01Z"}`,
+		`{"id":"u1","kind":"event","payload":{"name":"run","data":{"status":"ok","model":"gpt-test","usage":{"prompt_tokens":100,"completion_tokens":11,"total_tokens":111}}},"date":"2026-11-21T09:00:02Z"}`,
 	)
 	return ws
 }
@@ -143,7 +144,7 @@ func TestPages(t *testing.T) {
 		{"/search?q=flush&tape=other", []string{`href="/t/other/e/m1"`, "in tape"}},
 		{"/calls", []string{"bash", "read_file", "deploy", "failed <span class=\"n\">1</span>", "pending <span class=\"n\">1</span>", "3 calls"}},
 		{"/calls?status=failed", []string{"bash", "1 call failed"}},
-		{"/usage", []string{"1,234", "<svg", "<rect", "2026-11-20"}},
+		{"/usage", []string{"1,345", "<svg", "<rect", "<td>2026-11-21</td>"}},
 		{"/usage?by=model&tape=demo", []string{"gpt-test", "1,234"}},
 		{"/static/style.css", []string{"prefers-color-scheme: dark"}},
 		{"/static/live.js", []string{"EventSource"}},
@@ -162,7 +163,18 @@ func TestPages(t *testing.T) {
 	}
 }
 
-// TestNoOtherSearchHits: the scope of a search holds.
+// TestUsageByDayNewestFirst: the usage table lists the newest day first,
+// as the page's other lists; the chart shows them in time order.
+func TestUsageByDayNewestFirst(t *testing.T) {
+	h := newServer(t, fixture(t), Options{}).Handler()
+	b := body(t, get(t, h, "/usage?by=day"))
+	newer, older := strings.Index(b, "<td>2026-11-21</td>"), strings.Index(b, "<td>2026-11-20</td>")
+	if newer < 0 || older < 0 || newer > older {
+		t.Errorf("usage by day lists 2026-11-21 at %d and 2026-11-20 at %d; want both, the newest first", newer, older)
+	}
+}
+
+// TestSearchScope: the scope of a search holds.
 func TestSearchScope(t *testing.T) {
 	h := newServer(t, fixture(t), Options{}).Handler()
 	b := body(t, get(t, h, "/search?q=flush&tape=other"))
