@@ -3,6 +3,8 @@ package projector
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -132,4 +134,38 @@ func ids(es []tapelog.Entry) []string {
 		s = append(s, e.ID)
 	}
 	return s
+}
+
+// NextAnchor follows tape order, by seq, past the 999th anchor where
+// folder names stop sorting as their seqs do, and stays in its tape.
+func TestNextAnchor(t *testing.T) {
+	ws := newWorkspace(t)
+	for _, f := range []string{"998_a", "999_b", "1000_c", "1001_d"} {
+		writeAnchor(t, ws, "big", f)
+	}
+	writeAnchor(t, ws, "bigger", "001_x")
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	ctx := context.Background()
+	for from, want := range map[string]string{"998_a": "999_b", "999_b": "1000_c", "1000_c": "1001_d", "1001_d": "", "nope": ""} {
+		a, ok, err := p.NextAnchor(ctx, "big", from)
+		if err != nil || ok != (want != "") || a.Folder != want {
+			t.Errorf("NextAnchor(big, %s) = %q, %v, %v; want %q", from, a.Folder, ok, err, want)
+		}
+	}
+}
+
+// writeAnchor makes an anchor folder with its anchor.json, as a handoff
+// leaves it.
+func writeAnchor(t *testing.T, ws *tapelog.Workspace, tape, folder string) {
+	t.Helper()
+	dir := filepath.Join(ws.Dir(), "tapes", tape, "anchors", folder)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, slug, _ := tapelog.ParseFolderName(folder)
+	line := fmt.Sprintf(`{"id":"%s","kind":"anchor","payload":{"name":%q},"date":"2026-11-20T09:00:00Z"}`+"\n", folder, slug)
+	if err := os.WriteFile(filepath.Join(dir, "anchor.json"), []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -512,3 +512,21 @@ func (p *Projector) EntryPlace(ctx context.Context, tape, id string) (folder str
 	})
 	return folder, offset, ok, err
 }
+
+// NextAnchor is the anchor of a tape that follows folder in tape order
+// (seq, then folder name), and false when folder is the tape's last, or
+// not one of its anchors.
+func (p *Projector) NextAnchor(ctx context.Context, tape, folder string) (a tapelog.Anchor, ok bool, err error) {
+	var date sql.NullString
+	err = p.db.QueryRowContext(ctx, `SELECT n.folder, n.seq, n.name, n.date FROM anchors c JOIN anchors n ON n.tape = c.tape AND (n.seq, n.folder) > (c.seq, c.folder)
+		WHERE c.tape = ? AND c.folder = ? ORDER BY n.seq, n.folder LIMIT 1`, tape, folder).Scan(&a.Folder, &a.Seq, &a.Name, &date)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, false, nil
+	}
+	if err != nil {
+		return a, false, fmt.Errorf("find the anchor after %s of tape %s: %w", folder, tape, err)
+	}
+	a.Entry.Kind, a.Entry.Date = tapelog.KindAnchor, date.String
+	a.Entry.Pos = tapelog.Position{Tape: tape, AnchorSeq: a.Seq, Anchor: a.Name, Folder: a.Folder, File: tapelog.AnchorFile}
+	return a, true, nil
+}

@@ -134,6 +134,18 @@ func (c *chat) add(entries []tapelog.Entry) []*item {
 	return out
 }
 
+// prune forgets the tool entries the fold holds no pending call of: a
+// live stream's chat keeps what it may still pair, not all it sent.
+func (c *chat) prune() {
+	for ref, it := range c.items {
+		if it.Kind != "tool_call" || !c.fold.IsPending(ref) {
+			delete(c.items, ref)
+			delete(c.raws, ref)
+		}
+	}
+	clear(c.seen)
+}
+
 // finish settles the calls still pending after the last entry added.
 func (c *chat) finish() { c.settle(c.fold.Flush()) }
 

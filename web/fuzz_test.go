@@ -13,7 +13,7 @@ import (
 // Last-Event-ID, is read back as it was written, and nothing else is a
 // place.
 func FuzzParsePlace(f *testing.F) {
-	for _, s := range []string{"002_review/3", "001_a/0", "../x/1", "001_a/-1", "001_a/", "/3", "001_a/3/4", "999_z/12345678901234567890"} {
+	for _, s := range []string{"002_review/3/m4", "001_a/0/", "../x/1/y", "001_a/-1/x", "001_a//", "/3/x", "001_a/3/004_b/file.jsonl:4", "999_z/12345678901234567890/x", "001_a/0/x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -18,12 +19,19 @@ import (
 
 // A live page: the page of a tape's newest entries opens a stream of
 // Server-Sent Events (static/live.js), and the server sends what is
-// written after what the page shows, as it is indexed: every Options.Poll
-// it makes the index fresh by the one rule (with a running watcher, a
-// barrier; else a catch-up of its own) and reads the entries past the
-// stream's place. A place is an anchor folder and an offset in it, which
-// appends never move (projector.EntryPage); when the folder ends and a
-// new anchor follows, the stream goes on in it.
+// written after what the page shows, as it is indexed. While streams are
+// open, the server looks every Options.Poll: it makes the index fresh
+// once, by the one rule (with a running watcher, a barrier; else a
+// catch-up of its own), and each stream then reads the entries past its
+// place.
+//
+// A place is an anchor folder, an offset in it and the id of the entry
+// before that offset. Appends at the end of a folder never move an offset
+// (projector.EntryPage); a line that sorts before entries already sent
+// (a file whose dates run behind another's), a reset, or a rewritten file
+// do, and the id no longer matches: the stream says reset. When a folder
+// ends and a later anchor exists (projector.NextAnchor, tape order), the
+// stream goes on in it.
 //
 // Events:
 //
@@ -31,8 +39,9 @@ import (
 //	         after them, which a reconnecting browser sends back
 //	call     a call shown earlier, answered now: its block's HTML, to
 //	         replace the one of the same id
-//	reset    the entries the page shows are no longer the tape's (tape
-//	         reset, a file rewritten): the page says to reload
+//	reset    the entries the page shows are no longer the tape's, in
+//	         its order (a reset, a rewritten file, a line that sorts
+//	         before those sent): the page says to reload
 
 // liveBatch is the most entries one event carries; more wait for the next
 // look, so that a burst is sent a page at a time.
@@ -42,28 +51,33 @@ const liveBatch = 500
 // pair the results it sends with the calls the page shows.
 const liveSeed = entriesPage
 
-// liveURL is the stream of the page that shows folder's entries from
-// offset from up to offset after.
-func liveURL(tape, folder string, from, after int) string {
-	return tapeURL(tape) + "/live?" + url.Values{"folder": {folder}, "from": {strconv.Itoa(from)}, "after": {strconv.Itoa(after)}}.Encode()
+// liveURL is the stream of a page that shows the entries of at's folder
+// from offset from up to at.
+func liveURL(tape string, at place, from int) string {
+	return tapeURL(tape) + "/live?" + url.Values{"at": {at.String()}, "from": {strconv.Itoa(from)}}.Encode()
 }
 
 // place is where a stream is: the offset in an anchor folder of the first
-// entry it has not sent.
+// entry it has not sent, and the id of the entry before it ("" for none:
+// at offset 0, or after a line that could not be read).
 type place struct {
 	folder string
 	offset int
+	id     string
 }
 
-func (p place) String() string { return p.folder + "/" + strconv.Itoa(p.offset) }
+func (p place) String() string { return p.folder + "/" + strconv.Itoa(p.offset) + "/" + p.id }
 
+// parsePlace reads a place as String writes it; the id is last, as it may
+// hold a slash.
 func parsePlace(s string) (place, bool) {
-	folder, off, ok := strings.Cut(s, "/")
+	folder, rest, ok1 := strings.Cut(s, "/")
+	off, id, ok2 := strings.Cut(rest, "/")
 	n, err := strconv.Atoi(off)
-	if _, _, valid := tapelog.ParseFolderName(folder); !ok || !valid || err != nil || n < 0 {
+	if _, _, valid := tapelog.ParseFolderName(folder); !ok1 || !ok2 || !valid || err != nil || n < 0 || (n == 0 && id != "") {
 		return place{}, false
 	}
-	return place{folder, n}, true
+	return place{folder, n, id}, true
 }
 
 func (s *Server) live(w http.ResponseWriter, r *http.Request) {
@@ -73,16 +87,16 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	at, ok := parsePlace(q.Get("folder") + "/" + q.Get("after"))
-	from, err := strconv.Atoi(q.Get("from"))
+	at, ok := parsePlace(q.Get("at"))
+	from, err := strconv.Atoi(cmpOr(q.Get("from"), "0"))
 	if !ok || err != nil || from < 0 || from > at.offset {
-		s.fail(w, r, badRequest("a live stream needs folder (NNN_slug), from and after (offsets, from ≤ after): the tape's page gives them"))
+		s.fail(w, r, badRequest("a live stream needs at (folder/offset/id) and from (an offset, at most at's): the tape's page gives them"))
 		return
 	}
 	if last := r.Header.Get("Last-Event-ID"); last != "" { // a reconnect
 		resumed, ok := parsePlace(last)
 		if !ok {
-			s.fail(w, r, badRequest("Last-Event-ID %q: want folder/offset, as the stream sent it", last))
+			s.fail(w, r, badRequest("Last-Event-ID %q: want folder/offset/id, as the stream sent it", last))
 			return
 		}
 		if resumed.folder != at.folder {
@@ -90,35 +104,44 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 		}
 		at = resumed
 	}
+	c := newChat(tape)
+	if err := s.seed(r.Context(), tape, at, from, c); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		s.fail(w, r, fmt.Errorf("this connection cannot stream"))
 		return
 	}
-	c := newChat(tape)
-	if _, err := s.seed(r.Context(), tape, at, from, c); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.streams.Add(1)
-	defer s.streams.Add(-1)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	s.stream(r.Context(), w, flusher, tape, at, c)
+}
+
+// stream sends what each look finds past at until the client goes away
+// or the tape changes under it.
+func (s *Server) stream(ctx context.Context, w io.Writer, flusher http.Flusher, tape string, at place, c *chat) {
+	s.streams.Add(1)
+	defer s.streams.Add(-1)
+	next, leave := s.looks.join(s)
+	defer leave()
 	fmt.Fprint(w, "retry: 2000\n\n")
 	flusher.Flush()
-	tick := time.NewTicker(s.opts.Poll)
-	defer tick.Stop()
 	for {
 		select {
-		case <-r.Context().Done():
+		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-next():
 		}
-		ended, err := s.sendNew(r.Context(), w, tape, &at, c)
+		ended, err := s.sendNew(ctx, w, tape, &at, c)
 		if err != nil {
-			if r.Context().Err() != nil {
+			if ctx.Err() != nil {
 				return
 			}
 			if s.opts.Log != nil {
@@ -133,19 +156,27 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// seed folds the entries the page shows before at (the last liveSeed of
-// them from from), so that results sent later fold into their calls.
-func (s *Server) seed(ctx context.Context, tape string, at place, from int, c *chat) (bool, error) {
+// seed checks that at's folder is one of the tape's, and folds the
+// entries the page shows before at (the last liveSeed of them from
+// from), so that results sent later fold into their calls.
+func (s *Server) seed(ctx context.Context, tape string, at place, from int, c *chat) error {
 	start := max(from, at.offset-liveSeed)
-	if at.offset == start {
-		return true, nil
-	}
 	entries, err := read(ctx, s, func(ix *projector.Projector) ([]tapelog.Entry, error) {
-		es, _, _, err := ix.EntryPage(ctx, projector.EntryFilter{Tape: tape, Folders: []string{at.folder}}, views.Page{Limit: at.offset - start, Offset: start})
+		f := projector.EntryFilter{Tape: tape, Folders: []string{at.folder}}
+		es, total, _, err := ix.EntryPage(ctx, f, views.Page{Limit: max(1, at.offset-start), Offset: start})
+		if total == 0 { // every folder holds its anchor's entry
+			return nil, notFound("tape %s has no anchor %s", tape, at.folder)
+		}
 		return es, err
 	})
-	c.add(entries)
-	return true, err
+	if err != nil {
+		return err
+	}
+	if at.offset > start {
+		c.add(entries)
+		c.prune()
+	}
+	return nil
 }
 
 // batch is what one look found past a stream's place.
@@ -158,7 +189,7 @@ type batch struct {
 // sendNew sends what was written past at, and moves at past it; ended
 // is true when the stream sent reset and is done.
 func (s *Server) sendNew(ctx context.Context, w io.Writer, tape string, at *place, c *chat) (ended bool, err error) {
-	b, err := read(ctx, s, func(ix *projector.Projector) (batch, error) { return readPast(ctx, ix, tape, *at) })
+	b, err := projector.ServedReadAsIs(ctx, s.ix, func(ix *projector.Projector) (batch, error) { return readPast(ctx, ix, tape, *at) })
 	if err != nil {
 		return false, err
 	}
@@ -185,52 +216,130 @@ func (s *Server) sendNew(ctx context.Context, w io.Writer, tape string, at *plac
 		}
 		writeEvent(w, "call", "", html.Bytes())
 	}
+	c.prune()
 	return false, nil
 }
 
 // readPast reads up to liveBatch entries past at: the rest of its folder,
-// then those of the anchors after it.
+// then those of the anchors after it. It asks for reset when the entry
+// before at is not the one the stream sent there.
 func readPast(ctx context.Context, ix *projector.Projector, tape string, at place) (batch, error) {
 	b := batch{next: at}
 	for len(b.entries) < liveBatch {
+		room := liveBatch - len(b.entries)
+		pg := views.Page{Limit: room, Offset: b.next.offset}
+		check := b.next.id != ""
+		if check { // the entry before, first
+			pg.Offset, pg.Limit = pg.Offset-1, pg.Limit+1
+		}
 		f := projector.EntryFilter{Tape: tape, Folders: []string{b.next.folder}}
-		entries, total, _, err := ix.EntryPage(ctx, f, views.Page{Limit: liveBatch - len(b.entries), Offset: b.next.offset})
+		entries, total, stale, err := ix.EntryPage(ctx, f, pg)
 		if err != nil {
 			return b, err
 		}
-		if total < b.next.offset {
-			return batch{reset: true}, nil
+		if total == 0 || total < b.next.offset {
+			return batch{reset: true}, nil // the folder is gone, or shorter
+		}
+		if check {
+			if len(entries) == 0 || entries[0].ID != b.next.id {
+				return batch{reset: true}, nil
+			}
+			entries = entries[1:]
+		}
+		if covered := min(room, total-b.next.offset); covered > 0 {
+			b.next.offset += covered
+			b.next.id = ""
+			if len(stale) == 0 && len(entries) > 0 { // else the last is unknown: not checked
+				b.next.id = entries[len(entries)-1].ID
+			}
 		}
 		b.entries = append(b.entries, entries...)
-		covered := min(liveBatch-len(b.entries)+len(entries), total-b.next.offset)
-		b.next.offset += covered
 		if b.next.offset < total {
 			return b, nil // more in this folder: the next look
 		}
-		// The next anchor, in the order of folder names, which is tape
-		// order for the first 999 anchors.
-		after, err := ix.AnchorsAfter(ctx, tape, b.next.folder, 1)
-		if err != nil || len(after) == 0 || after[0].Entry.Pos.Tape != tape {
+		a, ok, err := ix.NextAnchor(ctx, tape, b.next.folder)
+		if err != nil || !ok {
 			return b, err
 		}
-		b.next = place{folder: after[0].Folder}
+		b.next = place{folder: a.Folder}
 	}
 	return b, nil
 }
 
 // writeEvent writes one Server-Sent Event: each line of data on a data
-// field of its own.
+// field of its own. A line ends at \n, \r\n or a lone \r, as the event
+// stream's parser reads them: a carriage return in a tool's output (a
+// progress bar's) must not end a field early, nor start a field of its
+// own. HTML reads the three alike.
 func writeEvent(w io.Writer, event, id string, data []byte) {
 	var b bytes.Buffer
 	b.WriteString("event: " + event + "\n")
 	if id != "" {
 		b.WriteString("id: " + id + "\n")
 	}
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	data = bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		b.WriteString("data: ")
-		b.Write(bytes.TrimSuffix(line, []byte("\r")))
+		b.Write(line)
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
 	w.Write(b.Bytes())
+}
+
+// looks makes the index fresh once per Options.Poll while live streams
+// are open, and wakes them after each look: the cost of a look is the
+// server's, not each open page's.
+type looks struct {
+	mu    sync.Mutex
+	open  int
+	woken chan struct{} // closed after the next look
+	stop  context.CancelFunc
+}
+
+// join adds a stream: next is the channel the next look closes, and leave
+// removes the stream (the last one stops the looks).
+func (l *looks) join(s *Server) (next func() <-chan struct{}, leave func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open == 0 {
+		ctx, cancel := context.WithCancel(context.Background())
+		l.stop, l.woken = cancel, make(chan struct{})
+		go l.run(ctx, s)
+	}
+	l.open++
+	next = func() <-chan struct{} {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.woken
+	}
+	leave = func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.open--; l.open == 0 {
+			l.stop()
+		}
+	}
+	return next, leave
+}
+
+func (l *looks) run(ctx context.Context, s *Server) {
+	tick := time.NewTicker(s.opts.Poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		_, err := read(ctx, s, func(*projector.Projector) (struct{}, error) { return struct{}{}, nil })
+		if err != nil && ctx.Err() == nil && s.opts.Log != nil {
+			s.opts.Log.Error("live look", "err", err)
+		}
+		l.mu.Lock()
+		close(l.woken)
+		l.woken = make(chan struct{})
+		l.mu.Unlock()
+	}
 }

@@ -101,7 +101,7 @@ func TestLiveStreamsWhatIsWritten(t *testing.T) {
 	// The tape's page offers the stream of its end: 002_review holds its
 	// anchor entry and m3.
 	page := body(t, get(t, srv.Config.Handler, "/t/demo"))
-	const live = "/t/demo/live?after=2&amp;folder=002_review&amp;from=0"
+	const live = "/t/demo/live?at=002_review%2F2%2Fm3&amp;from=0"
 	if !strings.Contains(page, `data-live="`+live+`"`) {
 		t.Fatalf("the tape's page has no data-live=%q", live)
 	}
@@ -110,7 +110,7 @@ func TestLiveStreamsWhatIsWritten(t *testing.T) {
 
 	appendLines(t, review, `{"id":"m4","kind":"message","payload":{"role":"assistant","content":"deploying <b>now</b>"},"date":"2026-11-20T10:00:02Z"}`)
 	ev := s.next("m4")
-	if ev.name != "entries" || ev.id != "002_review/3" || !strings.Contains(ev.data, `id="e-m4"`) || !strings.Contains(ev.data, "deploying &lt;b&gt;now&lt;/b&gt;") {
+	if ev.name != "entries" || ev.id != "002_review/3/m4" || !strings.Contains(ev.data, `id="e-m4"`) || !strings.Contains(ev.data, "deploying &lt;b&gt;now&lt;/b&gt;") {
 		t.Fatalf("after m4: %+v", ev)
 	}
 
@@ -120,7 +120,7 @@ func TestLiveStreamsWhatIsWritten(t *testing.T) {
 		t.Fatalf("after c9: %+v", ev)
 	}
 	appendLines(t, review, `{"id":"r9","kind":"tool_result","payload":{"results":[{"tool_call_id":"call_9","content":"deployed"}]},"date":"2026-11-20T10:00:04Z"}`)
-	if ev := s.next("r9's entries"); ev.name != "entries" || ev.id != "002_review/5" || strings.Contains(ev.data, "<article") {
+	if ev := s.next("r9's entries"); ev.name != "entries" || ev.id != "002_review/5/r9" || strings.Contains(ev.data, "<article") {
 		t.Fatalf("after r9, want an entries event with the folded result hidden: %+v", ev)
 	}
 	if ev := s.next("c9's block"); ev.name != "call" || !strings.Contains(ev.data, `id="c-c9-0"`) || !strings.Contains(ev.data, "s-completed") || !strings.Contains(ev.data, "deployed") {
@@ -128,20 +128,7 @@ func TestLiveStreamsWhatIsWritten(t *testing.T) {
 	}
 
 	// A handoff: the stream goes on in the new anchor.
-	// The folder is made whole beside and renamed into place, as a
-	// handoff makes it (FORMAT.md): a folder seen before its anchor.json
-	// is an anchor without one.
-	next := filepath.Join(anchors, "003_ship")
-	tmp := filepath.Join(anchors, ".003_ship.tmp")
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, "anchor.json"), []byte(`{"id":"a3","kind":"anchor","payload":{"name":"ship"},"date":"2026-11-20T11:00:00Z"}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, next); err != nil {
-		t.Fatal(err)
-	}
+	next := placeFolder(t, anchors, "003_ship", `{"id":"a3","kind":"anchor","payload":{"name":"ship"},"date":"2026-11-20T11:00:00Z"}`)
 	appendLines(t, filepath.Join(next, "messages.jsonl"), `{"id":"m5","kind":"message","payload":{"role":"user","content":"shipped"},"date":"2026-11-20T11:00:01Z"}`)
 	var got string
 	for !strings.Contains(got, `id="e-m5"`) {
@@ -179,13 +166,94 @@ func TestLiveResumes(t *testing.T) {
 		`{"id":"m4","kind":"message","payload":{"role":"user","content":"four"},"date":"2026-11-20T10:00:02Z"}`,
 		`{"id":"m5","kind":"message","payload":{"role":"user","content":"five"},"date":"2026-11-20T10:00:03Z"}`)
 	// The page showed up to m3 (offset 2); the browser had m4 (offset 3).
-	s := openStream(t, srv.URL+"/t/demo/live?folder=002_review&from=0&after=2", "Last-Event-ID", "002_review/3")
+	s := openStream(t, srv.URL+"/t/demo/live?at=002_review/2/m3&from=0", "Last-Event-ID", "002_review/3/m4")
 	ev := s.next("m5")
-	if ev.name != "entries" || ev.id != "002_review/4" || !strings.Contains(ev.data, `id="e-m5"`) || strings.Contains(ev.data, `id="e-m4"`) {
+	if ev.name != "entries" || ev.id != "002_review/4/m5" || !strings.Contains(ev.data, `id="e-m5"`) || strings.Contains(ev.data, `id="e-m4"`) {
 		t.Fatalf("after a reconnect at 002_review/3: %+v", ev)
 	}
-	res := get(t, srv.Config.Handler, "/t/demo/live?folder=002_review&from=0&after=2", "Last-Event-ID", "../x/1")
+	res := get(t, srv.Config.Handler, "/t/demo/live?at=002_review/2/m3&from=0", "Last-Event-ID", "../x/1")
 	if res.StatusCode != http.StatusBadRequest {
 		t.Errorf("a Last-Event-ID that is no place: %d, want 400", res.StatusCode)
+	}
+}
+
+// TestLiveResetsWhenTheOrderMoves: the place of a stream is checked
+// against the entry it sent last, so a change that moves the entries
+// under the page says reset, and never sends an entry twice or skips
+// one: a line that sorts before those sent (a second file whose dates
+// run behind), and a tape reset whose new folder has the old one's name.
+func TestLiveResetsWhenTheOrderMoves(t *testing.T) {
+	srv, anchors := liveServer(t)
+	review := filepath.Join(anchors, "002_review")
+	s := openStream(t, srv.URL+"/t/demo/live?at=002_review/2/m3&from=0")
+	appendLines(t, filepath.Join(review, "b.jsonl"), `{"id":"early","kind":"message","payload":{"role":"user","content":"dated before m3"},"date":"2026-11-20T09:30:00Z"}`)
+	if ev := s.next("reset"); ev.name != "reset" {
+		t.Fatalf("a line sorted before the page's end: %+v, want reset", ev)
+	}
+
+	srv, anchors = liveServer(t)
+	review = filepath.Join(anchors, "002_review")
+	s = openStream(t, srv.URL+"/t/demo/live?at=002_review/2/m3&from=0")
+	// Reset by hand: the folder goes, and a new one of the same name
+	// comes with more entries than the old.
+	if err := os.RemoveAll(review); err != nil {
+		t.Fatal(err)
+	}
+	placeFolder(t, anchors, "002_review", `{"id":"a2b","kind":"anchor","payload":{"name":"review"},"date":"2026-11-21T10:00:00Z"}`,
+		`{"id":"n1","kind":"message","payload":{"role":"user","content":"new one"},"date":"2026-11-21T10:00:01Z"}`,
+		`{"id":"n2","kind":"message","payload":{"role":"user","content":"new two"},"date":"2026-11-21T10:00:02Z"}`)
+	for {
+		ev := s.next("reset")
+		if ev.name == "reset" {
+			break
+		}
+		t.Fatalf("the tape was reset under the page: %+v, want reset", ev)
+	}
+}
+
+// placeFolder makes an anchor folder whole beside and renames it into
+// place, as a handoff does (FORMAT.md): a folder seen before its
+// anchor.json is an anchor without one. It returns the folder.
+func placeFolder(t *testing.T, anchors, folder, anchor string, lines ...string) string {
+	t.Helper()
+	tmp := filepath.Join(anchors, ".tmp-"+folder)
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "anchor.json"), []byte(anchor+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) > 0 {
+		appendLines(t, filepath.Join(tmp, "messages.jsonl"), lines...)
+	}
+	dir := filepath.Join(anchors, folder)
+	if err := os.Rename(tmp, dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestLiveFramesCarriageReturns: a carriage return in a tool's output (a
+// progress bar's) neither ends an event's field early nor starts one of
+// its own: the text comes whole, and no reset is injected.
+func TestLiveFramesCarriageReturns(t *testing.T) {
+	srv, anchors := liveServer(t)
+	s := openStream(t, srv.URL+"/t/demo/live?at=002_review/2/m3&from=0")
+	appendLines(t, filepath.Join(anchors, "002_review", "messages.jsonl"),
+		`{"id":"cr","kind":"message","payload":{"role":"user","content":"10%\r50%\r\revent: reset\rdata: x\r\r100% done"},"date":"2026-11-20T10:00:02Z"}`)
+	ev := s.next("cr")
+	if ev.name != "entries" || !strings.Contains(ev.data, "100% done") || !strings.Contains(ev.data, "event: reset") {
+		t.Fatalf("after a message with carriage returns: %+v", ev)
+	}
+}
+
+// TestLiveUnknownPlaces: a stream of a tape or anchor that is not there
+// is 404, not a stream that polls for ever.
+func TestLiveUnknownPlaces(t *testing.T) {
+	srv, _ := liveServer(t)
+	for _, target := range []string{"/t/nope/live?at=001_a/0/&from=0", "/t/demo/live?at=009_nope/1/x&from=0"} {
+		if res := get(t, srv.Config.Handler, target); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", target, res.StatusCode)
+		}
 	}
 }

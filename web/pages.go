@@ -326,7 +326,11 @@ func (s *Server) tapeData(r *http.Request, tape, folder string, t tapeRead) tape
 		return path + "?from=" + strconv.Itoa(o)
 	})
 	if t.at == len(t.anchors)-1 && t.start+entriesPage >= t.total {
-		d.Live = liveURL(tape, d.Anchor.Folder, t.start, t.total)
+		at := place{folder: d.Anchor.Folder, offset: t.total}
+		if len(t.stale) == 0 && len(t.entries) > 0 { // else the entry before is unknown: not checked
+			at.id = t.entries[len(t.entries)-1].ID
+		}
+		d.Live = liveURL(tape, at, t.start)
 	}
 	return d
 }

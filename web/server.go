@@ -52,8 +52,10 @@ type Server struct {
 	ix     *projector.Served
 	pages  map[string]*template.Template
 	static http.Handler
-	// streams counts the live streams open now (live.go).
+	// streams counts the live streams open now, and looks wakes them
+	// (live.go).
 	streams atomic.Int64
+	looks   looks
 }
 
 // New returns the server of ws. Close closes its index.

@@ -4,7 +4,12 @@
 "use strict";
 
 function openTarget() {
-  const id = decodeURIComponent(location.hash.slice(1));
+  let id = "";
+  try {
+    id = decodeURIComponent(location.hash.slice(1));
+  } catch (e) {
+    return; // a fragment that is no entry's: nothing to open
+  }
   const el = id && document.getElementById(id);
   for (let d = el && el.closest("details"); d; d = d.parentElement.closest("details")) {
     d.open = true;
@@ -21,7 +26,7 @@ function fragment(html) {
 // live follows the stream of box's page. A hidden tab closes its stream,
 // which holds one of the six connections a browser opens to a server:
 // the seventh tab of a tape would wait for one. Shown again, it resumes
-// from the last place the stream sent (the event id: folder/offset).
+// from the last place the stream sent (the event id: folder/offset/id).
 function live(box) {
   const status = document.getElementById("live-status");
   const say = (text, off) => {
@@ -32,12 +37,10 @@ function live(box) {
   const state = (s) => { box.dataset.stream = s; };
   const open = () => {
     const url = new URL(box.dataset.live, location.href);
-    if (last) {
-      const at = last.lastIndexOf("/");
-      const folder = last.slice(0, at);
-      if (folder !== url.searchParams.get("folder")) url.searchParams.set("from", "0");
-      url.searchParams.set("folder", folder);
-      url.searchParams.set("after", last.slice(at + 1));
+    if (last) { // a place: folder/offset/id
+      const folder = (p) => p.slice(0, p.indexOf("/"));
+      if (folder(last) !== folder(url.searchParams.get("at") || "")) url.searchParams.set("from", "0");
+      url.searchParams.set("at", last);
     }
     stream = new EventSource(url);
     state("open");
