@@ -60,8 +60,8 @@ func dayChart(days []usage.Row) chart {
 		return c
 	}
 	first := last.AddDate(0, 0, -(chartDays - 1))
-	for _, v := range byDay {
-		c.Max = max(c.Max, v)
+	for i := range chartDays { // the bars drawn: an older day does not scale them
+		c.Max = max(c.Max, byDay[first.AddDate(0, 0, i).Format(time.DateOnly)])
 	}
 	step := chartW / chartDays
 	plot := chartH - chartTop - chartBottom

@@ -153,11 +153,15 @@ func (c *chat) item(e tapelog.Entry) *item {
 	it := &item{ID: e.ID, Kind: e.Kind, Date: e.Date, URL: entryURL(c.tape, e.ID)}
 	var p map[string]any
 	_ = json.Unmarshal(e.Payload, &p)
+	// State and data are shown as written: decoded and encoded again,
+	// numbers past 2^53 would round and keys reorder.
+	var raw struct{ State, Data json.RawMessage }
+	_ = json.Unmarshal(e.Payload, &raw)
 	switch e.Kind {
 	case tapelog.KindAnchor:
 		it.Name, _ = p["name"].(string)
 		if st, ok := p["state"].(map[string]any); ok && len(st) > 0 {
-			it.State = indent(mustJSON(st))
+			it.State = indent(raw.State)
 		}
 	case tapelog.KindMessage:
 		it.Role, _ = p["role"].(string)
@@ -175,7 +179,7 @@ func (c *chat) item(e tapelog.Entry) *item {
 		it.Name, _ = p["name"].(string)
 		it.Text = eventText(it.Name, p["data"])
 		if it.Text == "" {
-			it.JSON = indent(mustJSON(p["data"]))
+			it.JSON = indent(raw.Data)
 		}
 		if run := views.ParseRun(e.Payload); run != nil {
 			it.Summary = runSummary(run)
@@ -353,11 +357,6 @@ func indent(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
 }
 
 func cmpOr(a, b string) string {

@@ -26,6 +26,7 @@ const (
 	callsPage    = 50
 	usagePage    = 100
 	anchorsShown = 100 // of a tape's timeline, around the anchor shown
+	lookAhead    = 100 // entries past a page folded for the results of its calls
 	searchHits   = 50
 	maxHits      = 500
 )
@@ -177,16 +178,19 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 
 type tapeData struct {
 	Frame
-	Session  sessions.Session
-	Anchors  []anchorRow
-	Earlier  int // anchors before those listed
-	Later    int // anchors after those listed
-	Anchor   anchorRow
-	Items    []*item
-	Bad      []badLine
-	Warnings []string
-	Pager    pager
-	Live     string // the live stream's URL, when the page ends where the tape does
+	Session sessions.Session
+	Anchors []anchorRow
+	Earlier int // anchors before those listed
+	Later   int // anchors after those listed
+	// The anchors just outside those listed, whose pages list the ones
+	// beyond; "" for none.
+	EarlierURL, LaterURL string
+	Anchor               anchorRow
+	Items                []*item
+	Bad                  []badLine
+	Warnings             []string
+	Pager                pager
+	Live                 string // the live stream's URL, when the page ends where the tape does
 }
 
 type anchorRow struct {
@@ -222,7 +226,8 @@ type tapeRead struct {
 	counts  map[string]int
 	at      int // the anchor shown
 	entries []tapelog.Entry
-	start   int // the offset of the first entry in the anchor's
+	ahead   []tapelog.Entry // the entries after the page, whose results may answer its calls
+	start   int             // the offset of the first entry in the anchor's
 	total   int
 	stale   []error
 	bad     []*tapelog.LineError
@@ -279,6 +284,16 @@ func readTape(ctx context.Context, ix *projector.Projector, tape, folder string,
 	if t.start < 0 {
 		t.start = max(0, t.total+t.start)
 	}
+	if t.start >= t.total {
+		return t, notFound("anchor %s of tape %s has %d entries: from=%d is past them", f.Folders[0], tape, t.total, t.start)
+	}
+	if end := t.start + pg.Limit; end < t.total {
+		// The calls at the page's end may be answered on the next: fold
+		// the entries after it too, without showing them.
+		if t.ahead, _, _, err = ix.EntryPage(ctx, f, views.Page{Limit: lookAhead, Offset: end}); err != nil {
+			return t, err
+		}
+	}
 	if t.bad, err = ix.BadLines(ctx, tape, f.Folders); err != nil {
 		return t, err
 	}
@@ -304,12 +319,19 @@ func (s *Server) tapeData(r *http.Request, tape, folder string, t tapeRead) tape
 	lo := max(0, min(t.at-anchorsShown/2, len(t.anchors)-anchorsShown))
 	hi := min(len(t.anchors), lo+anchorsShown)
 	d.Earlier, d.Later = lo, len(t.anchors)-hi
+	if lo > 0 {
+		d.EarlierURL = anchorURL(tape, t.anchors[lo-1].Folder)
+	}
+	if hi < len(t.anchors) {
+		d.LaterURL = anchorURL(tape, t.anchors[hi].Folder)
+	}
 	for i := lo; i < hi; i++ {
 		d.Anchors = append(d.Anchors, newAnchorRow(tape, t.anchors[i], t.counts, i == t.at))
 	}
 	d.Anchor = newAnchorRow(tape, t.anchors[t.at], t.counts, true)
 	c := newChat(tape)
 	d.Items = c.add(t.entries)
+	c.add(t.ahead)
 	c.finish()
 	unacked := map[*tapelog.LineError]bool{}
 	for _, le := range s.ws.Unacknowledged(t.bad) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views/usage"
 )
 
 // The routes, in process, over httptest: what each page shows, that text
@@ -262,7 +263,7 @@ func TestNotFound(t *testing.T) {
 		"/t/..%2F..%2Fetc", "/t/..%2F..%2F..%2Fsecret.jsonl", "/t/demo/a/..%2F..%2F..%2F..%2Fsecret.jsonl",
 		"/t/%2E%2E/a/001_session-start", "/t/.tape/a/001_session-start", "/t/demo%2F..%2Fother",
 		"/static/../../secret.jsonl", "/static/..%2F..%2Fserver.go", "/static/nope.css",
-		"/search?q=x&tape=..%2Fdemo", "/calls?tape=..%2F..", "/usage?tape=%2Fetc",
+		"/search?q=x&tape=..%2Fdemo", "/calls?tape=..%2F..", "/usage?tape=%2Fetc", "/t/demo/a/002_review?from=10000",
 	} {
 		res := get(t, h, target)
 		b := body(t, res)
@@ -384,5 +385,50 @@ func TestLoopbackHosts(t *testing.T) {
 		if got := IsLoopback(addr); got != want {
 			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
 		}
+	}
+}
+
+// TestPageEdges: a call answered on the next page shows its answer; a
+// state is shown as written; the timeline links to the anchors beyond
+// the ones it lists.
+func TestPageEdges(t *testing.T) {
+	ws := fixture(t)
+	lines := make([]string, 0, entriesPage+2)
+	for i := range entriesPage - 2 {
+		lines = append(lines, fmt.Sprintf(`{"id":"n%d","kind":"message","payload":{"role":"user","content":"note %d"},"date":"2026-11-22T09:00:00Z"}`, i, i))
+	}
+	lines = append(lines,
+		`{"id":"callX","kind":"tool_call","payload":{"calls":[{"id":"x","type":"function","function":{"name":"build","arguments":"{}"}}]},"date":"2026-11-22T09:00:01Z"}`,
+		`{"id":"resX","kind":"tool_result","payload":{"results":[{"tool_call_id":"x","is_error":true,"content":"exit 2"}]},"date":"2026-11-22T09:00:02Z"}`)
+	writeTape(t, ws, "split", "001_start", `{"id":"a","kind":"anchor","payload":{"name":"start","state":{"ns":1732512345123456789,"cmp":"a<b && c>d","z":1,"a":2}},"date":"2026-11-22T08:00:00Z"}`, lines...)
+	for i := 2; i <= anchorsShown+30; i++ {
+		writeTape(t, ws, "split", fmt.Sprintf("%03d_phase", i), fmt.Sprintf(`{"id":"p%d","kind":"anchor","payload":{"name":"phase %d"},"date":"2026-11-22T10:00:00Z"}`, i, i))
+	}
+	h := newServer(t, ws, Options{}).Handler()
+	b := body(t, get(t, h, "/t/split/a/001_start"))
+	if !strings.Contains(b, `class="call s-failed" id="c-callX-0"`) || !strings.Contains(b, "exit 2") || strings.Contains(b, `id="e-resX"`) && !strings.Contains(b, `class="target" id="e-resX"`) {
+		t.Errorf("a call whose result is on the next page does not show it failed with its output")
+	}
+	if !strings.Contains(b, "1732512345123456789") || !strings.Contains(b, "a&lt;b &amp;&amp; c&gt;d") || strings.Index(b, `&#34;z&#34;`) > strings.Index(b, `&#34;a&#34;: 2`) {
+		t.Errorf("an anchor's state is not shown as written")
+	}
+	if !strings.Contains(b, `href="/t/split/a/101_phase">30 later</a>`) {
+		t.Errorf("the timeline of the first anchor does not link to the 30 anchors after those it lists")
+	}
+	b = body(t, get(t, h, "/t/split"))
+	if !strings.Contains(b, `href="/t/split/a/030_phase">30 earlier</a>`) {
+		t.Errorf("the timeline of the last anchor does not link to the 30 anchors before those it lists")
+	}
+}
+
+// TestDayChartScalesToItsDays: the chart's bars are scaled to the days it
+// draws; a larger day before them does not flatten them.
+func TestDayChartScalesToItsDays(t *testing.T) {
+	c := dayChart([]usage.Row{{Day: "2026-01-01", Total: 1_000_000}, {Day: "2026-11-20", Total: 300}, {Day: "2026-11-21", Total: 600}})
+	if c.Max != 600 || len(c.Bars) != 2 {
+		t.Fatalf("chart: max %d, %d bars; want 600 and 2", c.Max, len(c.Bars))
+	}
+	if tallest := c.Bars[1]; tallest.H != chartH-chartTop-chartBottom || c.Bars[0].H != tallest.H/2 {
+		t.Errorf("bars %.1f and %.1f high: want the plot's height and half of it", c.Bars[0].H, tallest.H)
 	}
 }
