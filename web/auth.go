@@ -13,10 +13,16 @@ import (
 // sending here under its own name (DNS rebinding) must not read a
 // workspace of secrets. With a token, every request must carry it.
 
-// tokenCookie is the cookie a request with ?token= sets, so that the
-// page's links and its live stream carry the token without it in their
-// URLs.
-const tokenCookie = "tape_token"
+// tokenCookie is the name of the cookie a request with ?token= sets, so
+// that the page's links and its live stream carry the token without it
+// in their URLs. Cookies are kept by host, not port: each port has its
+// own, so that two servers on one machine keep theirs.
+func tokenCookie(r *http.Request) string {
+	if _, port, err := net.SplitHostPort(r.Host); err == nil && port != "" {
+		return "tape_token_" + port
+	}
+	return "tape_token"
+}
 
 // guard wraps h with the checks every request passes first: its method
 // (the server only reads), its Host or its token, and the headers every
@@ -44,7 +50,17 @@ func (s *Server) guard(h http.Handler) http.Handler {
 			return
 		}
 		if fromQuery {
-			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: s.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			// The cookie, then the same page without the token in its
+			// URL: one copied from the address bar shares the page, not
+			// the token. Lax lets a link from elsewhere (a chat, a mail)
+			// open a page; the server only reads.
+			http.SetCookie(w, &http.Cookie{Name: tokenCookie(r), Value: s.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
+			u := *r.URL
+			q := u.Query()
+			q.Del("token")
+			u.RawQuery = q.Encode()
+			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			return
 		}
 		h.ServeHTTP(w, r)
 	})
@@ -56,7 +72,7 @@ func requestToken(r *http.Request) (token string, fromQuery bool) {
 	if t := r.URL.Query().Get("token"); t != "" {
 		return t, true
 	}
-	if c, err := r.Cookie(tokenCookie); err == nil {
+	if c, err := r.Cookie(tokenCookie(r)); err == nil {
 		return c.Value, false
 	}
 	if t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {

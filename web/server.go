@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -71,8 +72,15 @@ func New(ws *tapelog.Workspace, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{ws: ws, opts: opts, ix: projector.NewServed(ws, "tape serve", opts.Reading), pages: pages,
-		static: http.StripPrefix("/static/", http.FileServerFS(sub))}, nil
+	files := http.StripPrefix("/static/", http.FileServerFS(sub))
+	static := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") { // a folder: no listing
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
+	return &Server{ws: ws, opts: opts, ix: projector.NewServed(ws, "tape serve", opts.Reading), pages: pages, static: static}, nil
 }
 
 // Close closes the server's index.
@@ -139,6 +147,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, status int, nam
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store") // tapes hold secrets: no copy on disk
 	w.WriteHeader(status)
 	w.Write(b.Bytes())
 }

@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os/exec"
 	"regexp"
@@ -135,8 +136,25 @@ func TestServeProcessBeyondLoopbackNeedsItsToken(t *testing.T) {
 	if code, _ := httpGet(t, local); code != http.StatusUnauthorized {
 		t.Errorf("GET / without the token: %d, want 401", code)
 	}
-	if code, _ := httpGet(t, local+"?token="+token); code != http.StatusOK {
-		t.Errorf("GET / with the token: %d, want 200", code)
+	// A browser: the URL with the token sets a cookie, and the page
+	// without it in its URL follows.
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	res, err := browser.Get(local + "?token=" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.Request.URL.RawQuery != "" {
+		t.Errorf("GET / with the token: %d at %s, want 200 at the page without it", res.StatusCode, res.Request.URL)
+	}
+	// A script: the token as a bearer.
+	req, _ := http.NewRequest(http.MethodGet, local+"calls", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusOK {
+		t.Errorf("GET /calls with a bearer token: %v, %v", res, err)
+	} else {
+		res.Body.Close()
 	}
 }
 
