@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -112,10 +113,14 @@ type chat struct {
 	// before it: a live page replaces them.
 	changed []*callView
 	seen    map[*callView]bool // calls of items added before the last add
+	// targets are the calls that carry the id of the result they show,
+	// by that id: the target of a link to the result, unless the result
+	// shows itself.
+	targets map[string]*callView
 }
 
 func newChat(tape string) *chat {
-	return &chat{tape: tape, items: map[int64]*item{}, raws: map[int64]json.RawMessage{}, seen: map[*callView]bool{}}
+	return &chat{tape: tape, items: map[int64]*item{}, raws: map[int64]json.RawMessage{}, seen: map[*callView]bool{}, targets: map[string]*callView{}}
 }
 
 // add reads the next entries and returns their items; the calls of
@@ -144,6 +149,7 @@ func (c *chat) prune() {
 		}
 	}
 	clear(c.seen)
+	clear(c.targets)
 }
 
 // finish settles the calls still pending after the last entry added.
@@ -218,7 +224,7 @@ func eventText(name string, data any) string {
 // runSummary is a run event in a line: its model and the tokens it
 // reported.
 func runSummary(r *views.Run) string {
-	parts := []string{cmpOr(r.Model, "no model")}
+	parts := []string{cmp.Or(r.Model, "no model")}
 	if r.Usage {
 		parts = append(parts, fmt.Sprintf("%s tokens: %s in, %s out", thousands(r.Total), thousands(r.In), thousands(r.Out)))
 		if r.CacheRead+r.CacheCreation > 0 {
@@ -244,7 +250,7 @@ func (c *chat) tool(e tapelog.Entry, p map[string]any, it *item) {
 	if e.Kind == "tool_call" {
 		for i, call := range views.Calls(e.Payload) {
 			parts := views.ParseCall(call)
-			it.Calls = append(it.Calls, &callView{DOMID: fmt.Sprintf("c-%s-%d", strings.Join(strings.Fields(e.ID), "_"), i), Name: parts.Name,
+			it.Calls = append(it.Calls, &callView{DOMID: fmt.Sprintf("c-%s-%d", url.PathEscape(e.ID), i), Name: parts.Name,
 				Status: calls.StatusPending, Args: newOutput(arguments(parts.Arguments))})
 		}
 	}
@@ -271,9 +277,12 @@ func (c *chat) settle(done []calls.Call) {
 			cv.Took = took(ms)
 		}
 		res := c.items[call.ResultEntry]
-		cv.ResultID = res.ID
+		if call.ResultIndex >= 0 && len(res.folded) == 0 { // one target per result entry (an error shows itself)
+			cv.ResultID = res.ID
+			c.targets[res.ID] = cv
+		}
 		if call.ResultIndex < 0 { // an error entry
-			cv.Output = newOutput(cmpOr(res.Text, res.JSON))
+			cv.Output = newOutput(cmp.Or(res.Text, res.JSON))
 		} else if rs, _ := views.Results(c.raws[call.ResultEntry]); call.ResultIndex < len(rs) {
 			cv.Output = newOutput(resultText(rs[call.ResultIndex]))
 			markFolded(res, call.ResultIndex)
@@ -303,25 +312,36 @@ func (c *chat) showUnanswered(ref int64, it *item) {
 		}
 	}
 	it.Hidden = len(rs) > 0 && len(it.Results) == 0
+	if cv := c.targets[it.ID]; cv != nil && !it.Hidden {
+		cv.ResultID = "" // the entry shows itself, with its id
+	}
 	if len(rs) == 0 {
 		it.JSON = indent(c.raws[ref])
 	}
 }
 
-// arguments are a call's arguments as text: OpenAI's JSON in a string,
-// indented; anything else indented.
+// argumentsJSON is a call's arguments as JSON: OpenAI's, a JSON document
+// in a string, as the document.
+func argumentsJSON(raw json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(raw, &s) == nil && json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	return raw
+}
+
+// arguments are a call's arguments as text: their JSON indented, or a
+// string that holds none as it is.
 func arguments(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
+	a := argumentsJSON(raw)
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		if json.Valid([]byte(s)) {
-			return indent(json.RawMessage(s))
-		}
+	if json.Unmarshal(a, &s) == nil {
 		return s
 	}
-	return indent(raw)
+	return indent(a)
 }
 
 // resultText is a result as text: a string as it is, an object's text
@@ -357,13 +377,6 @@ func indent(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // took is a duration in milliseconds as a person reads it.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -88,7 +89,7 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	at, ok := parsePlace(q.Get("at"))
-	from, err := strconv.Atoi(cmpOr(q.Get("from"), "0"))
+	from, err := strconv.Atoi(cmp.Or(q.Get("from"), "0"))
 	if !ok || err != nil || from < 0 || from > at.offset {
 		s.fail(w, r, badRequest("a live stream needs at (folder/offset/id) and from (an offset, at most at's): the tape's page gives them"))
 		return

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,7 +32,7 @@ const (
 	maxHits      = 500
 )
 
-// frame is what every page's layout shows: its title, the search box, the
+// Frame is what every page's layout shows: its title, the search box, the
 // tape it is of and the section it is in.
 type Frame struct {
 	Title   string
@@ -41,7 +42,7 @@ type Frame struct {
 	Version string
 }
 
-func (s *Server) frame(r *http.Request, title string) Frame {
+func (s *Server) frame(title string) Frame {
 	return Frame{Title: title, Version: s.opts.Version}
 }
 
@@ -83,7 +84,8 @@ func pageOffset(r *http.Request, size int) (int, error) {
 	return (n - 1) * size, nil
 }
 
-// withQuery is path with the query q, its page set to offset's.
+// withPage is path with the query q, its page set to offset's, and
+// without a token.
 func withPage(path string, q url.Values, offset, size int) string {
 	q = cloneValues(q)
 	q.Del("token")
@@ -165,7 +167,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	d := sessionsData{Frame: s.frame(r, "Sessions"), Filter: filter}
+	d := sessionsData{Frame: s.frame("Sessions"), Filter: filter}
 	d.Nav = "sessions"
 	for _, ss := range got.list {
 		d.Sessions = append(d.Sessions, sessionRow{Session: ss, URL: tapeURL(ss.Name), Forks: s.ws.CountForks(ss.Name)})
@@ -314,7 +316,7 @@ func findFolder(anchors []tapelog.Anchor, folder string) int {
 }
 
 func (s *Server) tapeData(r *http.Request, tape, folder string, t tapeRead) tapeData {
-	d := tapeData{Frame: s.frame(r, cmpOr(t.session.Title, tape)), Session: t.session}
+	d := tapeData{Frame: s.frame(cmp.Or(t.session.Title, tape)), Session: t.session}
 	d.Tape, d.Session.Name = tape, tape
 	lo := max(0, min(t.at-anchorsShown/2, len(t.anchors)-anchorsShown))
 	hi := min(len(t.anchors), lo+anchorsShown)
@@ -419,7 +421,7 @@ type hitRow struct {
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	d := searchData{Frame: s.frame(r, "Search")}
+	d := searchData{Frame: s.frame("Search")}
 	d.Nav, d.Query = "search", q.Get("q")
 	if d.Query != "" {
 		d.Title = d.Query + " · Search"
@@ -510,7 +512,7 @@ type callRow struct {
 
 func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	d := callsData{Frame: s.frame(r, "Tool calls"), Status: q.Get("status"), Name: q.Get("name")}
+	d := callsData{Frame: s.frame("Tool calls"), Status: q.Get("status"), Name: q.Get("name")}
 	d.Nav = "calls"
 	switch d.Status {
 	case "", calls.StatusPending, calls.StatusCompleted, calls.StatusFailed:
@@ -549,7 +551,10 @@ func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Counts = got.counts
 	for _, c := range got.list {
-		row := callRow{Listed: c, URL: entryURL(c.Tape, c.Entry), TapeURL: tapeURL(c.Tape), Args: oneLine(compact(c.Arguments), 160)}
+		row := callRow{Listed: c, TapeURL: tapeURL(c.Tape), Args: oneLine(compact(c.Arguments), 160)}
+		if c.Entry != "" { // "" for a call whose line changed since it was indexed
+			row.URL = entryURL(c.Tape, c.Entry)
+		}
 		if c.DurationMS != nil {
 			row.Took = took(*c.DurationMS)
 		}
@@ -580,7 +585,7 @@ type usageRow struct {
 
 func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	d := usageData{Frame: s.frame(r, "Usage"), By: cmpOr(q.Get("by"), "day")}
+	d := usageData{Frame: s.frame("Usage"), By: cmp.Or(q.Get("by"), "day")}
 	d.Nav = "usage"
 	switch d.By {
 	case "tape", "anchor", "model", "day":
@@ -640,9 +645,9 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 			row.Group = fmt.Sprintf("%s %03d %s", u.Tape, u.AnchorSeq, u.Anchor)
 			row.URL = tapeURL(u.Tape)
 		case "model":
-			row.Group = cmpOr(u.Model, "(no model)")
+			row.Group = cmp.Or(u.Model, "(no model)")
 		case "day":
-			row.Group = cmpOr(u.Day, "(no date)")
+			row.Group = cmp.Or(u.Day, "(no date)")
 		}
 		d.Groups = append(d.Groups, row)
 	}
@@ -651,15 +656,10 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 	s.respond(w, r, http.StatusOK, "usage", d)
 }
 
-// compact is a call's arguments on one line: OpenAI's JSON in a string
-// as the JSON it holds.
+// compact is a call's arguments on one line.
 func compact(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		raw = json.RawMessage(s)
-	}
 	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
+	if json.Compact(&b, argumentsJSON(raw)) != nil {
 		return string(raw)
 	}
 	return b.String()

@@ -131,7 +131,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	} else if s.opts.Log != nil {
 		s.opts.Log.Error("request failed", "path", r.URL.Path, "err", err)
 	}
-	s.respond(w, r, status, "error", errorPage{Frame: s.frame(r, http.StatusText(status)), Status: status, Message: msg})
+	s.respond(w, r, status, "error", errorPage{Frame: s.frame(http.StatusText(status)), Status: status, Message: msg})
 }
 
 // respond answers with the page of the given name, rendered whole before

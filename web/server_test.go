@@ -430,3 +430,32 @@ func TestDayChartScalesToItsDays(t *testing.T) {
 		t.Errorf("bars %.1f and %.1f high: want the plot's height and half of it", c.Bars[0].H, tallest.H)
 	}
 }
+
+// TestUniqueIDs: no page gives two elements one id: a result entry that
+// answers two calls is the target of one, a result that shows itself is
+// no call's target, and ids that differ only in a space and an
+// underscore stay apart.
+func TestUniqueIDs(t *testing.T) {
+	ws := fixture(t)
+	writeTape(t, ws, "ids", "001_start", `{"id":"a","kind":"anchor","payload":{"name":"start"},"date":"2026-11-22T08:00:00Z"}`,
+		`{"id":"x y","kind":"tool_call","payload":{"calls":[{"id":"1","type":"function","function":{"name":"a","arguments":"{}"}},{"id":"2","type":"function","function":{"name":"b","arguments":"{}"}}]},"date":"2026-11-22T09:00:00Z"}`,
+		`{"id":"both","kind":"tool_result","payload":{"results":[{"tool_call_id":"1","content":"one"},{"tool_call_id":"2","content":"two"}]},"date":"2026-11-22T09:00:01Z"}`,
+		`{"id":"x_y","kind":"tool_call","payload":{"calls":[{"id":"3","type":"function","function":{"name":"c","arguments":"{}"}}]},"date":"2026-11-22T09:00:02Z"}`,
+		`{"id":"partly","kind":"tool_result","payload":{"results":[{"tool_call_id":"3","content":"three"},{"tool_call_id":"9","content":"no call"}]},"date":"2026-11-22T09:00:03Z"}`)
+	h := newServer(t, ws, Options{}).Handler()
+	for _, target := range []string{"/t/ids", "/t/demo/a/001_session-start"} {
+		b := body(t, get(t, h, target))
+		seen := map[string]int{}
+		for _, m := range regexp.MustCompile(` id="([^"]*)"`).FindAllStringSubmatch(b, -1) {
+			seen[m[1]]++
+		}
+		for id, n := range seen {
+			if n > 1 {
+				t.Errorf("%s: %d elements have id %q", target, n, id)
+			}
+		}
+		if target == "/t/ids" && (seen["e-both"] != 1 || seen["e-partly"] != 1 || seen["c-x%20y-0"] != 1 || seen["c-x_y-0"] != 1) {
+			t.Errorf("%s: ids %v; want e-both, e-partly, c-x%%20y-0 and c-x_y-0 once each", target, seen)
+		}
+	}
+}

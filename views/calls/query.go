@@ -57,17 +57,22 @@ func List(ctx context.Context, ix views.Index, f Filter) (calls []Listed, total 
 // total says, without listing any.
 func Count(ctx context.Context, ix views.Index, f Filter) (total int, err error) {
 	err = ix.Read(ctx, func(r views.Reader) error {
-		var c equal
-		c.add("c.tape", f.Tape, f.Tape != "")
-		c.add("c.status", f.Status, f.Status != "")
-		c.add("c.name", f.Name, f.Name != "")
-		total, err = count(ctx, r, f, c)
+		total, err = count(ctx, r, f, f.equal())
 		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("count calls: %w", err)
 	}
 	return total, nil
+}
+
+// equal is the WHERE of the calls f selects.
+func (f Filter) equal() equal {
+	var c equal
+	c.add("c.tape", f.Tape, f.Tape != "")
+	c.add("c.status", f.Status, f.Status != "")
+	c.add("c.name", f.Name, f.Name != "")
+	return c
 }
 
 // equal builds a WHERE of col = value conditions, for those that are on.
@@ -99,10 +104,7 @@ type listedRef struct {
 }
 
 func list(ctx context.Context, r views.Reader, f Filter) (calls []Listed, total int, errs []error, err error) {
-	var c equal
-	c.add("c.tape", f.Tape, f.Tape != "")
-	c.add("c.status", f.Status, f.Status != "")
-	c.add("c.name", f.Name, f.Name != "")
+	c := f.equal()
 	if total, err = count(ctx, r, f, c); err != nil {
 		return nil, 0, nil, fmt.Errorf("count calls: %w", err)
 	}
