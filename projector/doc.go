@@ -29,8 +29,11 @@
 //     (search.go), CJK tokenizing (text.go).
 //   - Freshness, the rule that a read sees what is on disk (fresh.go),
 //     through the barrier a reader syncs with a watcher by (sync.go), and
-//     the fsnotify watcher (watch.go).
-//   - Reads: entries, anchors, bad lines and a tape's chat messages in
+//     the fsnotify watcher (watch.go); the index as a long-running
+//     server shares it among its requests, each read made fresh by that
+//     rule (served.go: tape mcp, tape serve).
+//   - Reads: entries, anchors (and the one after another, in tape
+//     order), where an entry is, bad lines and a tape's chat messages in
 //     tape order (read.go).
 //   - What tape info and tape doctor ask of the index (info.go, doctor.go).
 //
