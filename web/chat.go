@@ -152,6 +152,17 @@ func (c *chat) prune() {
 	clear(c.targets)
 }
 
+// pending reports whether a call of the entries added waits for its
+// result.
+func (c *chat) pending() bool {
+	for ref, it := range c.items {
+		if it.Kind == "tool_call" && c.fold.IsPending(ref) {
+			return true
+		}
+	}
+	return false
+}
+
 // finish settles the calls still pending after the last entry added.
 func (c *chat) finish() { c.settle(c.fold.Flush()) }
 
@@ -162,7 +173,9 @@ func (c *chat) item(e tapelog.Entry) *item {
 	// State and data are shown as written: decoded and encoded again,
 	// numbers past 2^53 would round and keys reorder.
 	var raw struct{ State, Data json.RawMessage }
-	_ = json.Unmarshal(e.Payload, &raw)
+	if e.Kind == tapelog.KindAnchor || e.Kind == tapelog.KindEvent {
+		_ = json.Unmarshal(e.Payload, &raw)
+	}
 	switch e.Kind {
 	case tapelog.KindAnchor:
 		it.Name, _ = p["name"].(string)

@@ -27,7 +27,7 @@ const (
 	callsPage    = 50
 	usagePage    = 100
 	anchorsShown = 100 // of a tape's timeline, around the anchor shown
-	lookAhead    = 100 // entries past a page folded for the results of its calls
+	lookAhead    = 20  // entries past a page folded for the results of its calls: results follow their calls
 	searchHits   = 50
 	maxHits      = 500
 )
@@ -228,8 +228,8 @@ type tapeRead struct {
 	counts  map[string]int
 	at      int // the anchor shown
 	entries []tapelog.Entry
-	ahead   []tapelog.Entry // the entries after the page, whose results may answer its calls
-	start   int             // the offset of the first entry in the anchor's
+	items   []*item // the entries as the page shows them
+	start   int     // the offset of the first entry in the anchor's
 	total   int
 	stale   []error
 	bad     []*tapelog.LineError
@@ -289,13 +289,18 @@ func readTape(ctx context.Context, ix *projector.Projector, tape, folder string,
 	if t.start >= t.total {
 		return t, notFound("anchor %s of tape %s has %d entries: from=%d is past them", f.Folders[0], tape, t.total, t.start)
 	}
-	if end := t.start + pg.Limit; end < t.total {
-		// The calls at the page's end may be answered on the next: fold
-		// the entries after it too, without showing them.
-		if t.ahead, _, _, err = ix.EntryPage(ctx, f, views.Page{Limit: lookAhead, Offset: end}); err != nil {
+	c := newChat(tape)
+	t.items = c.add(t.entries)
+	if end := t.start + pg.Limit; end < t.total && c.pending() {
+		// Calls at the page's end may be answered on the next: fold the
+		// entries after it too, without showing them.
+		ahead, _, _, err := ix.EntryPage(ctx, f, views.Page{Limit: lookAhead, Offset: end})
+		if err != nil {
 			return t, err
 		}
+		c.add(ahead)
 	}
+	c.finish()
 	if t.bad, err = ix.BadLines(ctx, tape, f.Folders); err != nil {
 		return t, err
 	}
@@ -331,10 +336,7 @@ func (s *Server) tapeData(r *http.Request, tape, folder string, t tapeRead) tape
 		d.Anchors = append(d.Anchors, newAnchorRow(tape, t.anchors[i], t.counts, i == t.at))
 	}
 	d.Anchor = newAnchorRow(tape, t.anchors[t.at], t.counts, true)
-	c := newChat(tape)
-	d.Items = c.add(t.entries)
-	c.add(t.ahead)
-	c.finish()
+	d.Items = t.items
 	unacked := map[*tapelog.LineError]bool{}
 	for _, le := range s.ws.Unacknowledged(t.bad) {
 		unacked[le] = true
