@@ -214,7 +214,7 @@ func TestLiveResetsWhenTheOrderMoves(t *testing.T) {
 // placeFolder makes an anchor folder whole beside and renames it into
 // place, as a handoff does (FORMAT.md): a folder seen before its
 // anchor.json is an anchor without one. It returns the folder.
-func placeFolder(t *testing.T, anchors, folder, anchor string, lines ...string) string {
+func placeFolder(t testing.TB, anchors, folder, anchor string, lines ...string) string {
 	t.Helper()
 	tmp := filepath.Join(anchors, ".tmp-"+folder)
 	if err := os.MkdirAll(tmp, 0o700); err != nil {

@@ -66,20 +66,15 @@ func jsonEsc(s string) string {
 	return r.Replace(s)
 }
 
-// writeTape writes an anchor folder: its anchor.json, and lines in
-// messages.jsonl.
+// writeTape writes a new anchor folder of a tape: its anchor.json, and
+// lines in messages.jsonl.
 func writeTape(t testing.TB, ws *tapelog.Workspace, tape, folder, anchor string, lines ...string) {
 	t.Helper()
-	dir := filepath.Join(ws.Dir(), "tapes", tape, "anchors", folder)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	anchors := filepath.Join(ws.Dir(), "tapes", tape, "anchors")
+	if err := os.MkdirAll(anchors, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "anchor.json"), []byte(anchor+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if len(lines) > 0 {
-		appendLines(t, filepath.Join(dir, "messages.jsonl"), lines...)
-	}
+	placeFolder(t, anchors, folder, anchor, lines...)
 }
 
 func appendLines(t testing.TB, path string, lines ...string) {

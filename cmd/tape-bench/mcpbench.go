@@ -24,13 +24,7 @@ func mcpBench(args []string) error {
 	runs := fs.Int("runs", 20, "runs of each query")
 	watch := fs.Bool("watch", true, "run tape watch beside them, which both sync with")
 	fs.Parse(args)
-	absolute(bin)
-	absolute(dir)
-	// No read starts a background watcher: -watch runs one, or none is
-	// wanted.
-	os.Setenv("TAPE_WATCH", "off")
-	t := tapeBinary{name: "tape", bin: *bin, dir: *dir}
-	if err := warm(t); err != nil {
+	if err := prepare(dir, bin); err != nil {
 		return err
 	}
 	if *watch {

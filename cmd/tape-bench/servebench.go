@@ -28,11 +28,7 @@ func serveBench(args []string) error {
 	runs := fs.Int("runs", 30, "runs of each page")
 	browser := fs.Bool("browser", false, "also load the sessions page and the largest tape's in a headless Chromium (Navigation Timing: first byte, load event)")
 	fs.Parse(args)
-	absolute(bin)
-	absolute(dir)
-	os.Setenv("TAPE_WATCH", "off")
-	t := tapeBinary{name: "tape", bin: *bin, dir: *dir}
-	if err := warm(t); err != nil {
+	if err := prepare(dir, bin); err != nil {
 		return err
 	}
 	stopWatch, err := startWatch(*dir, *bin)
@@ -115,6 +111,17 @@ func serveBench(args []string) error {
 		fmt.Printf("  %-40s first byte %6.1f (%6.1f)   load event %6.1f (%6.1f)\n", p, msPct(t, 50, first), msPct(t, 95, first), msPct(t, 50, loaded), msPct(t, 95, loaded))
 	}
 	return nil
+}
+
+// prepare readies a benchmark of a server process (tape mcp, tape
+// serve) on the workspace in dir: paths made absolute, the index caught
+// up, and no read starting a background watcher (the benchmark runs one,
+// or none is wanted).
+func prepare(dir, bin *string) error {
+	absolute(bin)
+	absolute(dir)
+	os.Setenv("TAPE_WATCH", "off")
+	return warm(tapeBinary{name: "tape", bin: *bin, dir: *dir})
 }
 
 // getTimed GETs u and returns the time to its first byte, to its last,
