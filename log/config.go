@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
+
+	"github.com/oklog/ulid/v2"
 )
 
 // Sync says when an append is made durable.
@@ -33,6 +36,25 @@ type Config struct {
 	// Watch says whether a read command starts a watcher on the
 	// workspace when none runs: WatchAuto (the default) or WatchOff.
 	Watch Watch `json:"watch,omitempty"`
+	// Workspace tells this workspace apart from others where many are
+	// gathered (a team's index on PostgreSQL): made by the first `tape
+	// sync` (Workspace.Identity).
+	Workspace *Identity `json:"workspace,omitempty"`
+	// PGURL is the PostgreSQL server `tape sync` and --remote use when
+	// neither the command line nor TAPE_PG_URL names one.
+	PGURL string `json:"pg_url,omitempty"`
+}
+
+// Identity is config.json's "workspace": who this workspace is among
+// others.
+type Identity struct {
+	// ID is a ULID, made once and never changed: rows on a shared server
+	// are keyed by it.
+	ID string `json:"id"`
+	// Name is for people: --workspace NAME picks it, lists show it. It
+	// may be changed; it defaults to the folder and the host
+	// ("proj@laptop").
+	Name string `json:"name"`
 }
 
 // Watch is config.json's "watch": whether read commands start a watcher.
@@ -108,6 +130,14 @@ func (c *Config) validate(file string) error {
 	}
 	if c.MaxEntryBytes < 0 {
 		return fmt.Errorf("%s: max_entry_bytes is %d; want a positive number of bytes", file, c.MaxEntryBytes)
+	}
+	if id := c.Workspace; id != nil {
+		if _, err := ulid.ParseStrict(id.ID); err != nil {
+			return fmt.Errorf("%s: workspace.id is %q, not a ULID; delete \"workspace\" for a new one", file, id.ID)
+		}
+		if strings.TrimSpace(id.Name) == "" {
+			return fmt.Errorf("%s: workspace.name is empty; give the workspace a name", file)
+		}
 	}
 	return nil
 }

@@ -39,7 +39,9 @@ type FileScanner struct {
 	lr      *lineReader
 	buf     *ScanBuffer
 	effTime time.Time
-	done    bool // after an I/O error: the rest of the file cannot be read
+	done    bool   // after an I/O error: the rest of the file cannot be read
+	raw     []byte // the line Next last returned, as the file holds it (Raw)
+	stopAt  int64  // Next ends at the first line that starts here or later; 0 for the end of the file
 }
 
 // ScanFile opens the file name of anchor a's folder and positions it at
@@ -95,8 +97,9 @@ func (t *Tape) ScanFileWith(buf *ScanBuffer, a Anchor, name string, from FilePos
 // Next returns the next entry, a *LineError for a line that cannot be read,
 // or io.EOF after the last complete line.
 func (s *FileScanner) Next() (Entry, error) {
+	s.raw = nil
 	for {
-		if s.done {
+		if s.done || s.stopAt > 0 && s.lr.offset >= s.stopAt {
 			return Entry{}, io.EOF
 		}
 		line, err := s.lr.next()
@@ -114,6 +117,7 @@ func (s *FileScanner) Next() (Entry, error) {
 		if isBlank(line.data) {
 			continue
 		}
+		s.raw = s.lr.buf
 		p, reason := parseLine(line.data)
 		if reason != "" {
 			return Entry{}, &LineError{Path: s.rel, Line: line.no, Offset: line.offset, Reason: reason}
@@ -130,6 +134,18 @@ func (s *FileScanner) Next() (Entry, error) {
 				File: s.name, Line: line.no, Offset: line.offset, Length: len(line.data), Time: s.effTime}}, nil
 	}
 }
+
+// StopAt makes Next end (io.EOF) at the first line that starts at offset
+// or after it, as if the file ended there: a reader that copies what
+// another has read of the file (a checkpoint's offset) reads no further.
+func (s *FileScanner) StopAt(offset int64) { s.stopAt = offset }
+
+// Raw returns the bytes of the line Next last returned, an entry or a
+// bad line, as the file holds them, its "\n" (or "\r\n") included: what a
+// copy of the tape elsewhere keeps to write the line back byte for byte.
+// It is nil after a line over the read limit, or an error that is not
+// about a line. The bytes are valid until the next call to Next.
+func (s *FileScanner) Raw() []byte { return s.raw }
 
 // Pos is the position after the last complete line read.
 func (s *FileScanner) Pos() (FilePos, error) {

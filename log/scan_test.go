@@ -139,3 +139,80 @@ func appendTestFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// Raw gives each line Next returns as the file holds it, its line ending
+// included, so that the lines written back with the blank lines between
+// them are the file; a line over the read limit has none.
+func TestScanFileRaw(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	anchors, _ := tp.Anchors()
+	a := anchors[0]
+	file := filepath.Join(ws.Dir(), "tapes/main/anchors", a.Folder, "x.jsonl")
+	lines := []string{
+		`{"kind":"e","payload":{"text":"你好"}}` + "\n",
+		"bad\r\n",
+		"\n",
+		`{"kind":"e","payload":{}}` + "\r\n",
+		`{"kind":"e","payload":{"text":"` + strings.Repeat("x", DefaultMaxLineBytes) + `"}}` + "\n",
+		`{"kind":"e","payload":{}}` + "\n",
+	}
+	writeTestFile(t, file, strings.Join(lines, "")+`{"kind":"e"`)
+	s, err := tp.ScanFile(a, "x.jsonl", FilePos{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var got []string
+	for {
+		_, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if le := (*LineError)(nil); err != nil && !errors.As(err, &le) {
+			t.Fatal(err)
+		}
+		got = append(got, string(s.Raw()))
+	}
+	want := []string{lines[0], lines[1], lines[3], "", lines[5]}
+	if !slices.Equal(got, want) {
+		short := func(l []string) (out []string) {
+			for _, s := range l {
+				out = append(out, s[:min(len(s), 60)])
+			}
+			return out
+		}
+		t.Errorf("Raw of each line = %q\nwant %q", short(got), short(want))
+	}
+}
+
+// A scanner told to stop at an offset reads the lines before it and no
+// more, and its position is there.
+func TestScanFileStopAt(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	anchors, _ := tp.Anchors()
+	a := anchors[0]
+	line := `{"kind":"e","payload":{}}` + "\n"
+	writeTestFile(t, filepath.Join(ws.Dir(), "tapes/main/anchors", a.Folder, "x.jsonl"), line+"\n"+line+line)
+	stop := int64(2*len(line) + 1)
+	s, err := tp.ScanFile(a, "x.jsonl", FilePos{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.StopAt(stop)
+	n := 0
+	for {
+		if _, err := s.Next(); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	pos, err := s.Pos()
+	if n != 2 || pos.Offset != stop || pos.Line != 3 {
+		t.Errorf("stopped at %d: read %d entries, position %+v (%v); want 2 entries, offset %d, 3 lines", stop, n, pos, err, stop)
+	}
+}
