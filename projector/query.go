@@ -145,3 +145,24 @@ func termTokens(text string, prefix bool) ([]string, bool) {
 	flushWord()
 	return tokens, prefix
 }
+
+// QueryTerm is one term of a query as the index's tokens: a word, a
+// quoted phrase, a run of Chinese, each a phrase of its tokens; Prefix
+// says its last token is a prefix.
+type QueryTerm struct {
+	Tokens []string
+	Prefix bool
+}
+
+// QueryTerms reads a query as MatchExpr reads it, for another index that
+// keeps the same tokens (the team index, package remote): the terms that
+// have a token, all of which an entry must match.
+func QueryTerms(query string) []QueryTerm {
+	var out []QueryTerm
+	for _, t := range splitTerms(query) {
+		if tokens, prefix := termTokens(t.text, t.prefix); len(tokens) > 0 {
+			out = append(out, QueryTerm{Tokens: tokens, Prefix: prefix})
+		}
+	}
+	return out
+}

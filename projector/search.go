@@ -214,6 +214,10 @@ func (p *Projector) matchesMoreThan(ctx context.Context, expr string, n int) (bo
 	return true, nil
 }
 
+// SnippetTerms are the words of a query, lowercased, as Snippet marks
+// them.
+func SnippetTerms(query string) []string { return queryTerms(query) }
+
 // queryTerms are the words of a query, lowercased, for snippets.
 func queryTerms(query string) []string {
 	var terms []string

@@ -244,27 +244,37 @@ func (p *pass) refresh(ctx context.Context, tape string, from views.Place) error
 // views.RestartsFold), at the first of them; at the tape's start if there
 // is none.
 func (p *pass) foldStart(ctx context.Context, tape string, from views.Place) (views.Place, error) {
-	last, ok, err := p.toolPlace(ctx, `kind = 'tool_call' AND (anchor_seq, folder, eff_time, file, line) < (?, ?, ?, ?, ?)`, true, tape, from)
+	return foldStart(ctx, p.tx, tape, from)
+}
+
+// rowQuerier is what foldStart needs of the index: a pass's transaction,
+// or a reader's snapshot.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func foldStart(ctx context.Context, q rowQuerier, tape string, from views.Place) (views.Place, error) {
+	last, ok, err := toolPlace(ctx, q, `kind = 'tool_call' AND (anchor_seq, folder, eff_time, file, line) < (?, ?, ?, ?, ?)`, true, tape, from)
 	if err != nil || !ok {
 		return views.TapeStart, err
 	}
-	answer, ok, err := p.toolPlace(ctx, `kind <> 'tool_call' AND (anchor_seq, folder, eff_time, file, line) < (?, ?, ?, ?, ?)`, true, tape, last)
+	answer, ok, err := toolPlace(ctx, q, `kind <> 'tool_call' AND (anchor_seq, folder, eff_time, file, line) < (?, ?, ?, ?, ?)`, true, tape, last)
 	if err != nil || !ok {
 		return views.TapeStart, err
 	}
-	first, _, err := p.toolPlace(ctx, `(anchor_seq, folder, eff_time, file, line) > (?, ?, ?, ?, ?)`, false, tape, answer)
+	first, _, err := toolPlace(ctx, q, `(anchor_seq, folder, eff_time, file, line) > (?, ?, ?, ?, ?)`, false, tape, answer)
 	return first, err // there is one: last is after answer
 }
 
 // toolPlace finds the place of the tool entry of the tape that cond
 // selects with k's columns, the last one in tape order, or the first.
-func (p *pass) toolPlace(ctx context.Context, cond string, lastOne bool, tape string, k views.Place) (views.Place, bool, error) {
+func toolPlace(ctx context.Context, q rowQuerier, cond string, lastOne bool, tape string, k views.Place) (views.Place, bool, error) {
 	order := `anchor_seq, folder, eff_time, file, line`
 	if lastOne {
 		order = `anchor_seq DESC, folder DESC, eff_time DESC, file DESC, line DESC`
 	}
 	var s views.Place
-	err := p.tx.QueryRowContext(ctx, `SELECT anchor_seq, folder, eff_time, file, line FROM entries
+	err := q.QueryRowContext(ctx, `SELECT anchor_seq, folder, eff_time, file, line FROM entries
 		WHERE tape = ? AND `+toolKinds+` AND `+cond+` ORDER BY `+order+` LIMIT 1`,
 		append([]any{tape}, k.Args()...)...).Scan(&s.Seq, &s.Folder, &s.Eff, &s.File, &s.Line)
 	if err == sql.ErrNoRows {

@@ -1,0 +1,120 @@
+package projector
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
+)
+
+// What a second projection of the tapes (the team index on PostgreSQL,
+// package remote) takes from this one: how far the index has read each
+// file and which anchor.json it read, to tell what changed without
+// walking the files again; and what the index takes of an entry (its
+// place, time, search text and facts) by the rules it takes them by, so
+// that both projections agree on them.
+
+// FileRead is how far the index has read a tape file.
+type FileRead struct {
+	Offset int64 // the end of the last complete line read
+	// Stamp tells the file read apart from another, or from itself
+	// changed: its size, modification time, inode and device then.
+	Stamp string
+}
+
+// FilesRead returns how far the index has read each tape file.
+func (p *Projector) FilesRead(ctx context.Context) (map[tapelog.FileKey]FileRead, error) {
+	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder, name, offset, size || '/' || mtime_ns || '/' || ino || '/' || dev FROM files`)
+	if err != nil {
+		return nil, fmt.Errorf("query checkpoints: %w", err)
+	}
+	defer rows.Close()
+	read := map[tapelog.FileKey]FileRead{}
+	for rows.Next() {
+		var k tapelog.FileKey
+		var f FileRead
+		if err := rows.Scan(&k.Tape, &k.Folder, &k.Name, &f.Offset, &f.Stamp); err != nil {
+			return nil, fmt.Errorf("query checkpoints: %w", err)
+		}
+		read[k] = f
+	}
+	return read, rows.Err()
+}
+
+// AnchorFolder is an anchor folder as the index last read it.
+type AnchorFolder struct {
+	Tape, Folder string
+	Seq          int64
+	// Stamp tells the anchor.json read apart from another: its size,
+	// modification time and inode ("-1/0/0" for a folder without one).
+	Stamp string
+}
+
+// AnchorFolders returns every anchor folder of the index, by tape and
+// folder.
+func (p *Projector) AnchorFolders(ctx context.Context) ([]AnchorFolder, error) {
+	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder, seq, size || '/' || mtime_ns || '/' || ino FROM anchors ORDER BY tape, folder`)
+	if err != nil {
+		return nil, fmt.Errorf("query anchors: %w", err)
+	}
+	defer rows.Close()
+	var out []AnchorFolder
+	for rows.Next() {
+		var a AnchorFolder
+		if err := rows.Scan(&a.Tape, &a.Folder, &a.Seq, &a.Stamp); err != nil {
+			return nil, fmt.Errorf("query anchors: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// Row is what the index takes of an entry besides its bytes.
+type Row struct {
+	Place  views.Place // its place in tape order
+	TimeNS *int64      // the time --since and --until compare; nil for none
+	Text   string      // its search text (SearchText)
+	Parts  string      // the parts of the camelCase names in it (IdentifierParts)
+	Facts  views.Facts
+}
+
+// EntryRow is what the index takes of an entry read from a tape file.
+func EntryRow(e tapelog.Entry) Row {
+	text, facts := textAndFacts(e)
+	eff := effTime(e.Pos.Time)
+	return Row{Place: views.Place{Seq: e.Pos.AnchorSeq, Folder: e.Pos.Folder, Eff: eff, File: e.Pos.File, Line: e.Pos.Line},
+		TimeNS: &eff, Text: text, Parts: IdentifierParts(text), Facts: facts}
+}
+
+// AnchorRow is what the index takes of an anchor's entry; hasFile says
+// that its folder has an anchor.json, readable or not (line 1; line 0
+// for none).
+func AnchorRow(a tapelog.Anchor, hasFile bool) Row {
+	text := SearchText(a.Entry)
+	var date *string
+	if a.Entry.Date != "" {
+		date = &a.Entry.Date
+	}
+	line := 0
+	if hasFile {
+		line = 1
+	}
+	return Row{Place: views.Place{Seq: a.Seq, Folder: a.Folder, Eff: anchorEffTime, File: tapelog.AnchorFile, Line: line},
+		TimeNS: anchorTime(date), Text: text, Parts: IdentifierParts(text)}
+}
+
+// EffTime is a file's effective time as the index keeps it in a place
+// and a checkpoint: nanoseconds, the earliest for none, a date beyond
+// what nanoseconds hold taken as the nearest end.
+func EffTime(t time.Time) int64 { return effTime(t) }
+
+// TimeOfEff reads an effective time kept by EffTime back as a
+// log.FilePos's Time, which gives the lines after it the same places.
+func TimeOfEff(eff int64) time.Time {
+	if eff == noDateEffTime {
+		return time.Time{}
+	}
+	return time.Unix(0, eff).UTC()
+}
