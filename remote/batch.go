@@ -1,0 +1,151 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views"
+)
+
+// A batch is the rows of one transaction of a sync: what it removes, the
+// rows it adds, the checkpoints of the files they came from, and the
+// tapes whose tapes and calls rows fall behind them. It commits as one,
+// so that a file's checkpoint never passes the rows it covers, nor lags
+// them: a sync killed at any moment leaves the server as it was before
+// a transaction, and the next sync goes on from there.
+type batch struct {
+	removals []removal
+	entries  [][]any
+	bad      [][]any
+	runs     [][]any
+	files    map[fileKey]checkpoint // checkpoint upserts, by file
+	anchors  [][]any
+	pending  map[string]views.Place // per tape, the first place that changed
+	bytes    int
+}
+
+// checkpoint is how far a file's rows go: its position after the last
+// line written, and the stamp the local index read it with.
+type checkpoint struct {
+	pos   tapelog.FilePos
+	stamp string
+}
+
+// removal is a DELETE run before the batch's rows are written.
+type removal struct {
+	sql  string
+	args []any
+}
+
+func newBatch() *batch {
+	return &batch{files: map[fileKey]checkpoint{}, pending: map[string]views.Place{}}
+}
+
+// rows is how many rows the batch writes.
+func (b *batch) rows() int {
+	return len(b.entries) + len(b.bad) + len(b.runs) + len(b.files) + len(b.anchors) + len(b.removals)
+}
+
+func (b *batch) empty() bool { return b.rows() == 0 && len(b.pending) == 0 }
+
+// mark notes that the tape changed from place from on.
+func (b *batch) mark(tape string, from views.Place) {
+	if old, ok := b.pending[tape]; !ok || from.Compare(old) < 0 {
+		b.pending[tape] = from
+	}
+}
+
+var (
+	entryColumns = []string{"workspace_id", "tape", "folder", "file", "line", "id", "kind", "anchor_seq", "eff_time", "time", "raw", "search"}
+	badColumns   = []string{"workspace_id", "tape", "folder", "file", "line", "offset", "reason", "raw"}
+	runColumns   = []string{"workspace_id", "tape", "folder", "file", "line", "anchor_seq", "eff_time", "time", "status", "model", "has_usage",
+		"input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens", "total_tokens", "usage_id"}
+)
+
+// commit writes the batch in one transaction.
+func (b *batch) commit(ctx context.Context, conn *pgx.Conn, wsID string) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
+	for _, r := range b.removals {
+		if _, err := tx.Exec(ctx, r.sql, r.args...); err != nil {
+			return err
+		}
+	}
+	for _, c := range []struct {
+		table string
+		cols  []string
+		rows  [][]any
+	}{{"anchors", anchorColumns, b.anchors}, {"entries", entryColumns, b.entries}, {"bad_lines", badColumns, b.bad}, {"runs", runColumns, b.runs}} {
+		if len(c.rows) == 0 {
+			continue
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{Schema, c.table}, c.cols, pgx.CopyFromRows(c.rows)); err != nil {
+			return fmt.Errorf("write %s: %w", c.table, err)
+		}
+	}
+	if err := b.saveCheckpoints(ctx, tx, wsID); err != nil {
+		return err
+	}
+	if err := b.savePending(ctx, tx, wsID); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+var anchorColumns = []string{"workspace_id", "tape", "folder", "seq", "name", "state", "stamp"}
+
+// saveCheckpoints upserts the files' checkpoints, all in one statement.
+func (b *batch) saveCheckpoints(ctx context.Context, tx pgx.Tx, wsID string) error {
+	if len(b.files) == 0 {
+		return nil
+	}
+	var tapes, folders, names, stamps []string
+	var offsets, effs, fps []int64
+	var lines []int32
+	for k, c := range b.files {
+		tapes, folders, names, stamps = append(tapes, k.Tape), append(folders, k.Folder), append(names, k.Name), append(stamps, c.stamp)
+		offsets, effs, fps, lines = append(offsets, c.pos.Offset), append(effs, projector.EffTime(c.pos.Time)), append(fps, int64(c.pos.Fingerprint)), append(lines, int32(c.pos.Line))
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO tape.files (workspace_id, tape, folder, name, "offset", line, eff_time, fingerprint, stamp)
+		SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::bigint[], $8::bigint[], $9::text[])
+		ON CONFLICT (workspace_id, tape, folder, name) DO UPDATE SET "offset" = excluded."offset", line = excluded.line,
+			eff_time = excluded.eff_time, fingerprint = excluded.fingerprint, stamp = excluded.stamp`,
+		wsID, tapes, folders, names, offsets, lines, effs, fps, stamps)
+	if err != nil {
+		return fmt.Errorf("write checkpoints: %w", err)
+	}
+	return nil
+}
+
+// savePending marks the tapes whose rows changed, keeping the earlier
+// place of a mark already there.
+func (b *batch) savePending(ctx context.Context, tx pgx.Tx, wsID string) error {
+	if len(b.pending) == 0 {
+		return nil
+	}
+	var tapes, folders, files []string
+	var seqs, effs []int64
+	var lines []int32
+	for tape, p := range b.pending {
+		tapes, seqs, folders, effs, files, lines = append(tapes, tape), append(seqs, p.Seq), append(folders, p.Folder),
+			append(effs, p.Eff), append(files, p.File), append(lines, int32(p.Line))
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO tape.pending AS p (workspace_id, tape, anchor_seq, folder, eff_time, file, line)
+		SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::int[])
+		ON CONFLICT (workspace_id, tape) DO UPDATE SET anchor_seq = excluded.anchor_seq, folder = excluded.folder,
+			eff_time = excluded.eff_time, file = excluded.file, line = excluded.line
+		WHERE (excluded.anchor_seq, excluded.folder COLLATE "C", excluded.eff_time, excluded.file COLLATE "C", excluded.line)
+			< (p.anchor_seq, p.folder, p.eff_time, p.file, p.line)`,
+		wsID, tapes, seqs, folders, effs, files, lines)
+	if err != nil {
+		return fmt.Errorf("mark the tapes to bring up to date: %w", err)
+	}
+	return nil
+}

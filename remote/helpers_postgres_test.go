@@ -1,0 +1,136 @@
+//go:build postgres
+
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+)
+
+// connect opens a connection to url for the test.
+func connect(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func newWorkspace(t *testing.T) *tapelog.Workspace {
+	t.Helper()
+	ws, _, err := tapelog.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
+// openIndex opens the workspace's local index, caught up.
+func openIndex(t *testing.T, ws *tapelog.Workspace) *projector.Projector {
+	t.Helper()
+	ix, err := projector.Open(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	catchUp(t, ix)
+	return ix
+}
+
+func catchUp(t *testing.T, ix *projector.Projector) {
+	t.Helper()
+	if _, err := ix.CatchUp(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// syncNow catches the index up and syncs it into conn.
+func syncNow(t *testing.T, ix *projector.Projector, conn *pgx.Conn) SyncStats {
+	t.Helper()
+	catchUp(t, ix)
+	st, err := Sync(context.Background(), ix, conn, SyncOptions{})
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	return st
+}
+
+func appendEntry(t *testing.T, ws *tapelog.Workspace, tape, kind string, payload any) tapelog.Entry {
+	t.Helper()
+	tp, err := ws.Tape(tape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Close()
+	p, _ := json.Marshal(payload)
+	out, err := tp.Append(context.Background(), tapelog.Entry{Kind: kind, Payload: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out[0]
+}
+
+// dumpTables are the tables a dump holds, and the columns that order
+// their rows.
+var dumpTables = []struct{ table, order string }{
+	{"anchors", "tape, folder"},
+	{"files", "tape, folder, name"},
+	{"entries", "tape, folder, file, line"},
+	{"bad_lines", "tape, folder, file, line"},
+	{"runs", "tape, folder, file, line"},
+	{"calls", "tape, anchor_seq, folder, eff_time, file, line, idx"},
+	{"tapes", "tape"},
+	{"pending", "tape"},
+}
+
+// dump is every row the server holds of a workspace, as text, table by
+// table, in key order: two syncs that wrote the same rows dump the same.
+func dump(t *testing.T, conn *pgx.Conn, wsID string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, d := range dumpTables {
+		rows, err := conn.Query(context.Background(), `SELECT t::text FROM tape.`+d.table+` t WHERE workspace_id = $1 ORDER BY `+d.order, wsID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "== %s (%d)\n", d.table, len(lines))
+		for _, l := range lines {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// count is the number of the workspace's rows in a table.
+func count(t *testing.T, conn *pgx.Conn, table, wsID string) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM tape.`+table+` WHERE workspace_id = $1`, wsID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func identity(t *testing.T, ws *tapelog.Workspace) string {
+	t.Helper()
+	id, err := ws.Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id.ID
+}

@@ -1,0 +1,324 @@
+package remote
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tape-dev/tape/internal/rawjson"
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views/sessions"
+	"github.com/tape-dev/tape/views/usage"
+)
+
+// What --remote reads: the server's rows of every workspace, or of the
+// workspaces named (by name or id), as the local commands read theirs.
+
+// ErrEmptyQuery is returned by Search for a query with no word in it.
+var ErrEmptyQuery = projector.ErrEmptyQuery
+
+// SearchQuery is what Search looks for and where.
+type SearchQuery struct {
+	Text       string
+	Workspaces []string // names or ids; nil for every workspace
+	Tapes      []string // nil for every tape
+	Kinds      []string
+	Since      time.Time // zero for no bound
+	Until      time.Time
+	Limit      int
+}
+
+// Hit is one search result.
+type Hit struct {
+	Workspace string // its workspace's name
+	Entry     tapelog.Entry
+	Rank      float64 // ts_rank, higher is better; 0 when ranked by recency
+	RankedBy  string  // RankedByRank or projector.RankedByRecency
+	Snippet   string  // the matching text, matches in **bold**
+}
+
+// RankedByRank says a search's hits are ordered by ts_rank, best first.
+const RankedByRank = "ts_rank"
+
+// rankWindow is how many matches a query may have for Search to rank
+// them all: as in the local index (projector.DefaultRankWindow), a
+// query with more is common enough that its newest matches are the
+// answer, which the time index finds without scoring every match.
+const rankWindow = projector.DefaultRankWindow
+
+// where builds a query's conditions and their arguments.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	for _, a := range args {
+		w.args = append(w.args, a)
+		cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(w.args)), 1)
+	}
+	w.conds = append(w.conds, cond)
+}
+
+func (w *where) String() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// workspaces narrows to the workspaces named, by name or id (alias the
+// table's workspace_id column).
+func (w *where) workspaces(col string, names []string) {
+	if names != nil {
+		w.add(col+` IN (SELECT id FROM tape.workspaces WHERE name = ANY(?) OR id = ANY(?))`, names, names)
+	}
+}
+
+// Search finds the entries whose text matches the query (the local
+// query language: projector.QueryTerms), in every workspace or those
+// named: ranked by ts_rank, best first, or, for a query with more than
+// rankWindow matches, the newest first.
+func Search(ctx context.Context, conn *pgx.Conn, q SearchQuery) ([]Hit, error) {
+	tsq, ok := tsQuery(q.Text)
+	if !ok {
+		return nil, ErrEmptyQuery
+	}
+	var w where
+	w.add(`e.search @@ ?::tsquery`, tsq)
+	w.workspaces("e.workspace_id", q.Workspaces)
+	if q.Tapes != nil {
+		w.add(`e.tape = ANY(?)`, q.Tapes)
+	}
+	if len(q.Kinds) > 0 {
+		w.add(`e.kind = ANY(?)`, q.Kinds)
+	}
+	if !q.Since.IsZero() {
+		w.add(`e.time >= ?`, q.Since)
+	}
+	if !q.Until.IsZero() {
+		w.add(`e.time < ?`, q.Until)
+	}
+	var matches int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM tape.entries e`+w.String()+` LIMIT `+strconv.Itoa(rankWindow+1)+`) m`, w.args...).Scan(&matches); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	limit := cmp.Or(q.Limit, 20)
+	const byTime = `e.time DESC NULLS LAST, e.workspace_id, e.tape, e.anchor_seq DESC, e.folder DESC, e.eff_time DESC, e.file DESC, e.line DESC`
+	rank, order, rankedBy := `ts_rank(`+rankWeights+`, e.search, `+"$1"+`::tsquery)`, `rank DESC, `+byTime, RankedByRank
+	if matches > rankWindow {
+		rank, order, rankedBy = `0::real`, byTime, projector.RankedByRecency
+	}
+	rows, err := conn.Query(ctx, `SELECT ws.name, e.tape, e.folder, e.file, e.line, e.id, e.kind, e.anchor_seq, e.raw, a.name, a.state::text, `+rank+` AS rank
+		FROM tape.entries e JOIN tape.workspaces ws ON ws.id = e.workspace_id
+		LEFT JOIN tape.anchors a ON a.workspace_id = e.workspace_id AND a.tape = e.tape AND a.folder = e.folder`+
+		w.String()+` ORDER BY `+order+` LIMIT `+strconv.Itoa(limit), w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	terms := projector.SnippetTerms(q.Text)
+	hits, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Hit, error) {
+		var h Hit
+		var l storedLine
+		var rank float32
+		if err := r.Scan(&h.Workspace, &l.tape, &l.folder, &l.file, &l.line, &l.id, &l.kind, &l.seq, &l.raw, &l.anchor, &l.state, &rank); err != nil {
+			return h, err
+		}
+		h.Entry, h.Rank, h.RankedBy = l.entry(), float64(rank), rankedBy
+		h.Snippet = projector.Snippet(projector.SearchText(h.Entry), terms, 80)
+		return h, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return hits, nil
+}
+
+// storedLine is an entry as the server holds it.
+type storedLine struct {
+	tape, folder, file, id, kind string
+	line                         int
+	seq                          int64
+	raw                          []byte
+	anchor, state                *string
+}
+
+// entry reads the stored line back as the entry it was read as.
+func (l storedLine) entry() tapelog.Entry {
+	a := tapelog.Anchor{Seq: l.seq, Folder: l.folder, Name: l.folder}
+	if l.anchor != nil {
+		a.Name = *l.anchor
+	}
+	pos := tapelog.Position{Tape: l.tape, AnchorSeq: l.seq, Anchor: a.Name, Folder: l.folder, File: l.file, Line: l.line}
+	if l.raw != nil {
+		if e, err := tapelog.EntryAt(a, l.file, l.line, trimLineEnd(l.raw)); err == nil {
+			e.Pos.Tape, e.ID = l.tape, l.id
+			return e
+		}
+	}
+	// An anchor folder without a readable anchor.json: the entry its
+	// folder stands for, as the local reader makes it.
+	state := "{}"
+	if l.state != nil {
+		state = *l.state
+	}
+	payload := rawjson.AppendString([]byte(`{"name":`), a.Name)
+	payload = append(append(append(payload, `,"state":`...), state...), '}')
+	return tapelog.Entry{ID: l.id, Kind: l.kind, Payload: payload, Pos: pos}
+}
+
+func trimLineEnd(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// Tape is a session on the server: the local sessions row, and the
+// workspace it is of.
+type Tape struct {
+	Workspace string
+	sessions.Session
+}
+
+// TapesFilter selects tapes.
+type TapesFilter struct {
+	Workspaces []string  // names or ids; nil for every workspace
+	Since      time.Time // last written at or after it; zero for all
+	Limit      int       // 0 for all
+	Offset     int
+}
+
+// Tapes lists the tapes of every workspace (or those named), the most
+// recently written first, and how many there are in all.
+func Tapes(ctx context.Context, conn *pgx.Conn, f TapesFilter) ([]Tape, int, error) {
+	var w where
+	w.workspaces("t.workspace_id", f.Workspaces)
+	if !f.Since.IsZero() {
+		w.add(`t.last >= ?`, f.Since)
+	}
+	var total int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM tape.tapes t`+w.String(), w.args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("list tapes: %w", err)
+	}
+	page := ``
+	if f.Limit > 0 {
+		page = ` LIMIT ` + strconv.Itoa(f.Limit)
+	}
+	if f.Offset > 0 {
+		page += ` OFFSET ` + strconv.Itoa(f.Offset)
+	}
+	rows, err := conn.Query(ctx, `SELECT ws.name, t.tape, t.title, t.cwd, t.branch, t.model, t.first, t.last, t.entries, t.anchors, t.source, t.session_id, t.parent
+		FROM tape.tapes t JOIN tape.workspaces ws ON ws.id = t.workspace_id`+w.String()+`
+		ORDER BY t.last DESC NULLS LAST, ws.name, t.workspace_id, t.tape`+page, w.args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list tapes: %w", err)
+	}
+	tapes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Tape, error) {
+		var t Tape
+		var first, last *time.Time
+		err := r.Scan(&t.Workspace, &t.Name, &t.Title, &t.CWD, &t.Branch, &t.Model, &first, &last, &t.Entries, &t.Anchors, &t.Source, &t.SessionID, &t.Parent)
+		if first != nil {
+			t.First = first.UTC()
+		}
+		if last != nil {
+			t.Last = last.UTC()
+		}
+		return t, err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list tapes: %w", err)
+	}
+	return tapes, total, nil
+}
+
+// UsageRow is the token usage of one group of run events: usage.Row,
+// and the workspace for a grouping by workspace.
+type UsageRow struct {
+	Workspace string
+	usage.Row
+}
+
+// UsageBy are the groupings Usage sums by.
+var UsageBy = []string{"workspace", "model", "day", "tape"}
+
+// usageGroups are the columns each grouping selects, groups and orders by:
+// workspace, tape, model, day.
+var usageGroups = map[string]string{
+	"workspace": `ws.name, '', '', ''`,
+	"tape":      `ws.name, r.tape, '', ''`,
+	"model":     `'', '', r.model, ''`,
+	"day":       `'', '', '', coalesce(to_char(r.time AT TIME ZONE 'UTC', 'YYYY-MM-DD'), '')`,
+}
+
+// Usage sums the token usage of the run events of every workspace (or
+// those named) by workspace, model, day or tape. Of the runs of one
+// workspace that share a usage id, one counts, the one with the most
+// tokens: the local rule (views/usage), which counts within one index.
+func Usage(ctx context.Context, conn *pgx.Conn, by string, workspaces []string) ([]UsageRow, error) {
+	cols, ok := usageGroups[by]
+	if !ok {
+		return nil, fmt.Errorf("usage by %q: want %s", by, strings.Join(UsageBy, ", "))
+	}
+	var w where
+	w.workspaces("workspace_id", workspaces)
+	rows, err := conn.Query(ctx, `WITH ranked AS (
+			SELECT *, usage_id IS NULL OR row_number() OVER (PARTITION BY workspace_id, usage_id
+				ORDER BY total_tokens DESC, time, tape, anchor_seq, folder, eff_time, file, line) = 1 AS counted
+			FROM tape.runs`+w.String()+`)
+		SELECT `+cols+`, count(*), count(*) FILTER (WHERE r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens),
+			sum(r.cache_creation_tokens), sum(r.cache_read_tokens)
+		FROM ranked r JOIN tape.workspaces ws ON ws.id = r.workspace_id
+		WHERE r.counted GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("query usage: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (UsageRow, error) {
+		var u UsageRow
+		err := r.Scan(&u.Workspace, &u.Tape, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.Input, &u.Output, &u.Total, &u.CacheCreation, &u.CacheRead)
+		return u, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("query usage: %w", err)
+	}
+	return out, nil
+}
+
+// ErrNoWorkspace is returned when no workspace on the server has the
+// name or id asked for.
+var ErrNoWorkspace = errors.New("remote: no such workspace on the server")
+
+// Workspace is a workspace the server has rows of.
+type Workspace struct {
+	ID, Name, Host, Path string
+	SyncedAt             time.Time // zero before its first sync ended
+}
+
+// Workspaces lists the workspaces on the server whose name or id is one
+// of names (every one for nil), by name.
+func Workspaces(ctx context.Context, conn *pgx.Conn, names []string) ([]Workspace, error) {
+	var w where
+	if names != nil {
+		w.add(`(name = ANY(?) OR id = ANY(?))`, names, names)
+	}
+	rows, err := conn.Query(ctx, `SELECT id, name, host, path, synced_at FROM tape.workspaces`+w.String()+` ORDER BY name, id`, w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("list workspaces: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Workspace, error) {
+		var ws Workspace
+		var at *time.Time
+		err := r.Scan(&ws.ID, &ws.Name, &ws.Host, &ws.Path, &at)
+		if at != nil {
+			ws.SyncedAt = at.UTC()
+		}
+		return ws, err
+	})
+}
