@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tape-dev/tape/internal/tapetest"
 )
 
 // removeIndex deletes index.db and its WAL and shared-memory files, as
@@ -34,9 +36,9 @@ func TestIndexDeletedWhileWatching(t *testing.T) {
 			watching := openProjector(t, ws)
 			stop := startWatcher(t, watching)
 			r := rand.New(rand.NewPCG(seed, 1))
-			m := &mutator{t: t, r: r, ws: ws}
+			m := &tapetest.Mutator{T: t, R: r, WS: ws}
 			for i := range 60 {
-				m.step()
+				m.Step()
 				switch r.IntN(10) {
 				case 0:
 					removeIndex(t, ws.Dir())
@@ -59,7 +61,7 @@ func TestIndexDeletedWhileWatching(t *testing.T) {
 			p := openProjector(t, ws)
 			catchUp(t, p)
 			if got, want := dump(t, p, vocabulary), rebuiltDump(t, ws, vocabulary); got != want {
-				t.Fatalf("after %v\nindex:\n%s\nrebuild:\n%s", m.log, got, want)
+				t.Fatalf("after %v\nindex:\n%s\nrebuild:\n%s", m.Log, got, want)
 			}
 			// The watcher's own connection followed the deletions too.
 			catchUp(t, watching)

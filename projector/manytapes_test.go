@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tape-dev/tape/internal/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -88,7 +89,7 @@ func (m *sessionMutator) tape(name string) *tapelog.Tape {
 // with the working directory and branch in its meta now and then, a tool
 // call or its result, a run with its model and usage, or a title.
 func (m *sessionMutator) entry() tapelog.Entry {
-	mu := &mutator{r: m.r} // its payloads are what the views read
+	mu := &tapetest.Mutator{R: m.r} // its payloads are what the views read
 	var e tapelog.Entry
 	switch k := m.r.IntN(10); {
 	case k < 4:
@@ -100,13 +101,13 @@ func (m *sessionMutator) entry() tapelog.Entry {
 		}
 	case k < 6:
 		e.Kind = tapelog.KindToolCall
-		e.Payload, _ = json.Marshal(mu.payload("tool_call"))
+		e.Payload, _ = json.Marshal(mu.Payload("tool_call"))
 	case k < 8:
 		e.Kind = tapelog.KindToolResult
-		e.Payload, _ = json.Marshal(mu.payload("tool_result"))
+		e.Payload, _ = json.Marshal(mu.Payload("tool_result"))
 	case k < 9:
 		e.Kind = "event"
-		e.Payload, _ = json.Marshal(mu.payload("event"))
+		e.Payload, _ = json.Marshal(mu.Payload("event"))
 	default:
 		e.Kind = "event"
 		e.Payload, _ = json.Marshal(map[string]any{"name": "title", "data": map[string]string{"title": m.words()}})

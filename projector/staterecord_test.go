@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tape-dev/tape/internal/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -78,28 +79,28 @@ func TestStateRecordIsTheState(t *testing.T) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			p := openProjector(t, ws)
-			m := &mutator{t: t, r: rand.New(rand.NewPCG(seed, 23)), ws: ws}
+			m := &tapetest.Mutator{T: t, R: rand.New(rand.NewPCG(seed, 23)), WS: ws}
 			settled := seed%2 == 0
 			var s settler
 			for step := range 60 {
-				m.step()
+				m.Step()
 				if settled { // as TestIncrementalEqualsRebuildOnSettledFolders
 					s.settle(ws)
 				}
-				if folders := m.folders(); step%3 == 0 && len(folders) > 0 {
+				if folders := m.Folders(); step%3 == 0 && len(folders) > 0 {
 					// A watcher's pass, scoped to a folder that may or may not
 					// be the one that changed.
-					rel, _ := filepath.Rel(ws.Dir(), m.pick(folders))
+					rel, _ := filepath.Rel(ws.Dir(), folders[m.R.IntN(len(folders))])
 					sc := newScope()
 					sc.add(rel + "/messages.jsonl")
 					if _, err := p.catchUpScoped(context.Background(), sc); err != nil {
 						t.Fatal(err)
 					}
-					checkStateRecord(t, p, m.log)
+					checkStateRecord(t, p, m.Log)
 				}
 				if step%4 == 0 {
 					catchUp(t, p)
-					checkStateRecord(t, p, m.log)
+					checkStateRecord(t, p, m.Log)
 					passes++
 					if rec := p.ReadStateRecord(context.Background()); rec != nil {
 						if _, same, _ := p.unchangedSince(context.Background(), rec.st); same {
@@ -107,7 +108,7 @@ func TestStateRecordIsTheState(t *testing.T) {
 						}
 					}
 					catchUp(t, p)
-					checkStateRecord(t, p, m.log)
+					checkStateRecord(t, p, m.Log)
 				}
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	"github.com/tape-dev/tape/internal/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -202,20 +203,20 @@ func TestWatcherSyncEqualsRebuild(t *testing.T) {
 			ws := newWorkspace(t)
 			passes := startQuietWatcher(t, openProjector(t, ws))
 			reader := openProjector(t, ws)
-			m := &mutator{t: t, r: rand.New(rand.NewPCG(seed, 13)), ws: ws}
+			m := &tapetest.Mutator{T: t, R: rand.New(rand.NewPCG(seed, 13)), WS: ws}
 			for step := range 60 {
-				before := len(m.log)
-				m.step()
-				if (len(m.log) > before && m.log[len(m.log)-1] == "catch-up") || step%7 == 0 {
+				before := len(m.Log)
+				m.Step()
+				if (len(m.Log) > before && m.Log[len(m.Log)-1] == "catch-up") || step%7 == 0 {
 					syncWatcher(t, reader)
 					if got, want := dump(t, reader, vocabulary), rebuiltDump(t, ws, vocabulary); got != want {
-						t.Fatalf("after %v\nwatcher:\n%s\nrebuild:\n%s", m.log, got, want)
+						t.Fatalf("after %v\nwatcher:\n%s\nrebuild:\n%s", m.Log, got, want)
 					}
 				}
 			}
 			scoped := 0
 			for _, st := range passes()[1:] {
-				if st.Folders < len(m.folders()) {
+				if st.Folders < len(m.Folders()) {
 					scoped++
 				}
 			}
