@@ -115,6 +115,14 @@ func Gone(err error) bool {
 	return pgconn.SafeToRetry(err) || pgconn.Timeout(err) || isNetError(err)
 }
 
+// FromServer reports whether err came from the server, or from talking
+// to it: a statement it refused, or a connection lost.
+func FromServer(err error) bool {
+	var pgErr *pgconn.PgError
+	var se *ServerError
+	return errors.As(err, &pgErr) || errors.As(err, &se) || Gone(err)
+}
+
 func isNetError(err error) bool {
 	var connectErr *pgconn.ConnectError
 	if errors.As(err, &connectErr) {

@@ -134,3 +134,9 @@ func identity(t *testing.T, ws *tapelog.Workspace) string {
 	}
 	return id.ID
 }
+
+func tapelogEntry(kind, payload string) tapelog.Entry {
+	return tapelog.Entry{Kind: kind, Payload: []byte(payload)}
+}
+
+func tapelogMergeOptions() tapelog.MergeOptions { return tapelog.MergeOptions{} }

@@ -24,17 +24,20 @@ type RestoreStats struct {
 }
 
 // Restore writes the tapes a workspace synced to the server (all of
-// them, or those named) into dst, as the files they were read from: each
+// them, or those named) into a workspace, as the files they were read from: each
 // anchor folder whole (log.Tape.WriteFolder), its anchor.json and its
 // files byte for byte the lines synced, in their places. A line that
 // was not synced, being blank, comes back as an empty line, so that the
 // lines after it keep their numbers (and the ids derived from them); a
-// line over the read limit, synced without its bytes, likewise. A tape
-// that dst has already is an error, before anything is written.
+// line over the read limit, synced without its bytes, likewise.
+//
+// open opens (or makes) the workspace to write into once the server has
+// said it has what is asked, so that a wrong name makes nothing; a tape
+// that it has already is an error, before anything is written.
 //
 // It reads one snapshot of the server (a read-only, repeatable-read
 // transaction), so a sync running meanwhile is not half seen.
-func Restore(ctx context.Context, conn *pgx.Conn, workspace string, tapes []string, dst *tapelog.Workspace) (RestoreStats, error) {
+func Restore(ctx context.Context, conn *pgx.Conn, workspace string, tapes []string, open func() (*tapelog.Workspace, error)) (RestoreStats, error) {
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return RestoreStats{}, fmt.Errorf("restore: %w", err)
@@ -45,6 +48,10 @@ func Restore(ctx context.Context, conn *pgx.Conn, workspace string, tapes []stri
 		return st, err
 	}
 	names, err := restoredTapes(ctx, tx, st.Workspace, tapes)
+	if err != nil {
+		return st, err
+	}
+	dst, err := open()
 	if err != nil {
 		return st, err
 	}

@@ -76,7 +76,8 @@ func TestRestoreGivesBackTheFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dst.Close()
-	st, err := Restore(ctx, conn, wsID, nil, dst)
+	open := func() (*tapelog.Workspace, error) { return dst, nil }
+	st, err := Restore(ctx, conn, wsID, nil, open)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestRestoreGivesBackTheFiles(t *testing.T) {
 			t.Errorf("restore wrote %s, which was not synced", path)
 		}
 	}
-	if _, err := Restore(ctx, conn, wsID, []string{"main"}, dst); err == nil || !strings.Contains(err.Error(), "already in") {
+	if _, err := Restore(ctx, conn, wsID, []string{"main"}, open); err == nil || !strings.Contains(err.Error(), "already in") {
 		t.Errorf("restoring over a tape that is there: %v, want an error", err)
 	}
 }

@@ -59,3 +59,80 @@ func TestSyncIncremental(t *testing.T) {
 		t.Errorf("dump holds no raw lines:\n%s", d)
 	}
 }
+
+// A merged fork, a reset tape, a deleted file and a deleted tape reach
+// the server as the local index has them: the merged entries come, the
+// old anchors' entries and calls go, and so do the rows of what was
+// deleted; each time the server holds what a clean sync writes.
+func TestSyncReflectsMergeResetAndDeletes(t *testing.T) {
+	ctx := context.Background()
+	ws := newWorkspace(t)
+	ix := openIndex(t, ws)
+	conn := connect(t, server.DB(t))
+	wsID := identity(t, ws)
+	call := map[string]any{"calls": []any{map[string]any{"id": "c1", "function": map[string]any{"name": "bash"}}}}
+	appendEntry(t, ws, "main", "tool_call", call)
+	appendEntry(t, ws, "side", "message", map[string]any{"role": "user", "content": "a side tape"})
+	syncNow(t, ix, conn)
+	check := func(what string, want map[string]int) {
+		t.Helper()
+		syncNow(t, ix, conn)
+		for table, n := range want {
+			if got := count(t, conn, table, wsID); got != n {
+				t.Errorf("after %s: %d %s rows, want %d", what, got, table, n)
+			}
+		}
+		clean := connect(t, server.DB(t))
+		syncNow(t, ix, clean)
+		if got, want := dump(t, conn, wsID), dump(t, clean, wsID); got != want {
+			t.Errorf("after %s, the server holds\n%s\na clean sync holds\n%s", what, got, want)
+		}
+	}
+
+	main, _ := ws.Tape("main")
+	defer main.Close()
+	id, err := main.Fork(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, _ := main.OpenFork(id)
+	if _, err := fork.Append(ctx, tapelogEntry("tool_result", `{"results":[{"tool_call_id":"c1","content":"ok"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	fork.Close()
+	if _, err := main.Merge(ctx, id, tapelogMergeOptions()); err != nil {
+		t.Fatal(err)
+	}
+	check("a merge", map[string]int{"entries": 5, "calls": 1})
+	var status string
+	conn.QueryRow(ctx, `SELECT status FROM tape.calls WHERE workspace_id = $1`, wsID).Scan(&status)
+	if status != "completed" {
+		t.Errorf("the call answered in the merged fork is %q, want completed", status)
+	}
+
+	a, err := main.Handoff(ctx, "later", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendEntry(t, ws, "main", "tool_call", call)
+	check("a handoff", map[string]int{"entries": 7, "calls": 2})
+	if err := os.RemoveAll(filepath.Join(ws.Dir(), "tapes/main/anchors", a.Folder)); err != nil {
+		t.Fatal(err)
+	}
+	check("a deleted folder", map[string]int{"entries": 5, "calls": 1, "anchors": 2})
+
+	if _, err := main.Reset(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	check("a reset", map[string]int{"entries": 3, "calls": 0, "anchors": 2})
+
+	if err := os.Remove(filepath.Join(ws.Dir(), "tapes/side/anchors/001_session-start/messages.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	check("a deleted file", map[string]int{"entries": 2, "files": 0})
+
+	if err := os.RemoveAll(filepath.Join(ws.Dir(), "tapes/side")); err != nil {
+		t.Fatal(err)
+	}
+	check("a deleted tape", map[string]int{"entries": 1, "anchors": 1, "tapes": 1})
+}

@@ -35,7 +35,9 @@ import (
 //
 // PostgreSQL bounds a tsvector: a lexeme of at most 2,047 bytes, at most
 // 256 positions each, positions up to 16,383, and 1 MB in all. A longer
-// word is left out; a lexeme keeps its first maxPositions positions; a
+// word is left out; a lexeme keeps its first 256 positions (a phrase of
+// a word more frequent than that in one entry matches only among them,
+// as with PostgreSQL's own to_tsvector); a
 // word past position 16,383 takes that position (phrases that far into
 // an entry match loosely, as with PostgreSQL's own to_tsvector); and an
 // entry's lexemes stop at maxVectorBytes (a tool output of several
@@ -43,7 +45,7 @@ import (
 
 const (
 	maxLexemeBytes = 2047
-	maxPositions   = 64
+	maxPositions   = 256
 	maxPosition    = 16383
 	maxVectorBytes = 512 << 10
 )

@@ -41,6 +41,8 @@ type CLI struct {
 	Watch      WatchCmd      `cmd:"" group:"index" help:"Keep the index live while agents write (fsnotify)."`
 	Mcp        McpCmd        `cmd:"" name:"mcp" group:"agents" help:"Serve this workspace to AI agents over the Model Context Protocol (stdio). Register it: claude mcp add tape -- tape mcp"`
 	Serve      ServeCmd      `cmd:"" group:"read" help:"Browse the sessions in a web page, live and read-only (127.0.0.1:7070). Example: tape serve --open"`
+	Sync       SyncCmd       `cmd:"" group:"team" help:"Project this workspace into a team's index on PostgreSQL, incrementally. Example: tape sync postgres://tape@db/team"`
+	Restore    RestoreCmd    `cmd:"" group:"team" help:"Write a workspace's tapes back from the team's server as files. Example: tape restore --remote URL --workspace NAME DIR"`
 	Demo       DemoCmd       `cmd:"" group:"other" help:"Build a sample workspace in a new folder and walk through it."`
 	Version    VersionCmd    `cmd:"" group:"other" help:"Print the version of tape."`
 	Completion CompletionCmd `cmd:"" group:"other" help:"Print a shell completion script (bash, zsh, fish)."`
@@ -67,6 +69,7 @@ var groups = []kong.Group{
 	{Key: "views", Title: "Views (projections of the tapes)"},
 	{Key: "index", Title: "Index"},
 	{Key: "agents", Title: "Agents"},
+	{Key: "team", Title: "Team (an index on PostgreSQL that many workspaces share)"},
 	{Key: "other", Title: "Other"},
 }
 

@@ -25,7 +25,8 @@ type SearchCmd struct {
 	Since    string   `placeholder:"WHEN" help:"Only entries from this time on: RFC 3339 (2026-11-22T10:00:00Z, 2026-11-22) or a duration ago (90m, 2h, 3d, 1w)."`
 	Until    string   `placeholder:"WHEN" help:"Only entries before this time, in the same forms."`
 	Limit    int      `short:"n" default:"20" help:"At most this many results."`
-	JSON     bool     `help:"One JSON object per result and line: id, tape, anchor, kind, date, snippet, rank, payload."`
+	JSON     bool     `help:"One JSON object per result and line: id, tape, anchor, kind, date, snippet, rank, payload (with --remote: workspace)."`
+	remoteFlags
 }
 
 func (c *SearchCmd) Help() string {
@@ -63,7 +64,10 @@ func (c *SearchCmd) Validate() error {
 	if c.Limit <= 0 {
 		return usagef("--limit must be a positive number")
 	}
-	return nil
+	if c.Remote.on && c.AllTapes {
+		return usagef("--remote searches every tape of every workspace; --tape or --workspace narrow it")
+	}
+	return c.remoteFlags.validate()
 }
 
 // appendSearchRecord appends the line `tape search --json` prints for a
@@ -82,6 +86,9 @@ func appendSearchRecord(dst []byte, h projector.Hit) []byte {
 var errNoMatch = errors.New("no match")
 
 func (c *SearchCmd) Run(env *Env, g *Globals) error {
+	if c.Remote.on {
+		return c.runRemote(env, g)
+	}
 	now := time.Now()
 	// One hit more than asked for tells whether more match (moreHits).
 	q := projector.SearchQuery{Text: strings.Join(c.Query, " "), Kinds: splitKinds(c.Kind), Limit: c.Limit + 1}

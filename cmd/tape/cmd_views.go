@@ -61,8 +61,10 @@ func printCount(env *Env, n int) error {
 type TapesCmd struct {
 	Active bool   `help:"Only tapes written to in the last hour."`
 	Since  string `placeholder:"WHEN" help:"Only tapes written to since WHEN: RFC 3339 or a duration ago (90m, 2h, 3d)."`
-	JSON   bool   `help:"One JSON object per tape and line: name, title, cwd, branch, model, first, last, entries, anchors, forks, source, session_id, parent."`
+	JSON   bool   `help:"One JSON object per tape and line: name, title, cwd, branch, model, first, last, entries, anchors, forks, source, session_id, parent (with --remote: workspace, and no forks)."`
+	URL    string `arg:"" optional:"" placeholder:"postgres://..." help:"With --remote: the server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
 	pageFlags
+	remoteFlags
 }
 
 func (c *TapesCmd) Help() string {
@@ -77,7 +79,12 @@ Examples:
   tape tapes --since 3d --json | jq -r .name`
 }
 
-func (c *TapesCmd) Validate() error { return c.validate() }
+func (c *TapesCmd) Validate() error {
+	if err := c.remoteFlags.validateURL(c.URL); err != nil {
+		return err
+	}
+	return c.pageFlags.validate()
+}
 
 // activeWindow is how recently a tape was written for --active.
 const activeWindow = time.Hour
@@ -90,6 +97,9 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 	}
 	if c.Active && (since.IsZero() || since.Before(now.Add(-activeWindow))) {
 		since = now.Add(-activeWindow)
+	}
+	if c.Remote.on {
+		return c.runRemote(env, g, since)
 	}
 	ws, err := g.workspace(env)
 	if err != nil {
@@ -138,18 +148,30 @@ func (c *TapesCmd) print(env *Env, ws *tapelog.Workspace, page []sessions.Sessio
 
 // printSessions prints a page of tapes as a table with a header: names in
 // full, so that one can be pasted into --tape.
-func printSessions(env *Env, page []sessions.Session) error {
-	t := table{header: true, columns: []column{{title: "NAME"}, {title: "FIRST", drop: 2}, {title: "LAST"}, {title: "ENTRIES", right: true},
+func printSessions(env *Env, page []sessions.Session) error { return printSessionsOf(env, page, nil) }
+
+// printSessionsOf is printSessions with a WORKSPACE column first, the
+// workspace of each tape, when workspaces is not nil (--remote).
+func printSessionsOf(env *Env, page []sessions.Session, workspaces []string) error {
+	cols := []column{{title: "NAME"}, {title: "FIRST", drop: 2}, {title: "LAST"}, {title: "ENTRIES", right: true},
 		{title: "MODEL", give: 2, min: 12, drop: 3}, {title: "BRANCH", give: 1, min: 8, drop: 4}, {title: "CWD", give: 3, min: 16, head: true, drop: 1},
-		{title: "TITLE", give: 4, min: 30}}}
+		{title: "TITLE", give: 4, min: 30}}
+	if workspaces != nil {
+		cols = append([]column{{title: "WORKSPACE"}}, cols...)
+	}
+	t := table{header: true, columns: cols}
 	minute := func(t time.Time) cell {
 		if t.IsZero() {
 			return text("-")
 		}
 		return text(t.UTC().Format("2006-01-02 15:04"))
 	}
-	for _, s := range page {
-		t.add(text(s.Name), minute(s.First), minute(s.Last), text(fmt.Sprint(s.Entries)), text(s.Model), text(s.Branch), text(s.CWD), text(s.Title))
+	for i, s := range page {
+		row := []cell{text(s.Name), minute(s.First), minute(s.Last), text(fmt.Sprint(s.Entries)), text(s.Model), text(s.Branch), text(s.CWD), text(s.Title)}
+		if workspaces != nil {
+			row = append([]cell{text(workspaces[i])}, row...)
+		}
+		t.add(row...)
 	}
 	return t.write(env.Stdout, terminalColumns(env.Stdout), env.color)
 }
@@ -269,10 +291,12 @@ var statusColors = map[string]string{"pending": "\x1b[33m", "completed": "\x1b[3
 
 // UsageCmd is `tape usage`.
 type UsageCmd struct {
-	By       string `default:"tape" enum:"tape,anchor,model,day" help:"Sum by tape, anchor, model or day (UTC)."`
+	By       string `default:"tape" enum:"tape,anchor,model,day,workspace" help:"Sum by tape, anchor, model or day (UTC); with --remote, by workspace, tape, model or day."`
 	AllTapes bool   `name:"all-tapes" help:"Sum every tape, not only the selected one (see 'tape --help': which tape)."`
-	JSON     bool   `help:"One JSON object per group and line: the group (tape; tape, anchor_seq and anchor; model; or day), runs, runs_with_usage, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens."`
+	JSON     bool   `help:"One JSON object per group and line: the group (tape; tape, anchor_seq and anchor; model; or day; with --remote, workspace, or workspace and tape), runs, runs_with_usage, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens."`
+	URL      string `arg:"" optional:"" placeholder:"postgres://..." help:"With --remote: the server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
 	pageFlags
+	remoteFlags
 }
 
 func (c *UsageCmd) Help() string {
@@ -293,9 +317,20 @@ Examples:
   tape usage -t main --by anchor --json | jq .total_tokens`
 }
 
-func (c *UsageCmd) Validate() error { return c.validate() }
+func (c *UsageCmd) Validate() error {
+	if c.By == "workspace" && !c.Remote.on {
+		return usagef("--by workspace is for --remote: a workspace here has one workspace")
+	}
+	if err := c.remoteFlags.validateURL(c.URL); err != nil {
+		return err
+	}
+	return c.pageFlags.validate()
+}
 
 func (c *UsageCmd) Run(env *Env, g *Globals) error {
+	if c.Remote.on {
+		return c.runRemote(env, g)
+	}
 	t, ix, closeAll, err := g.openIndexed(env, anyTapes, c.AllTapes)
 	if err != nil {
 		return err
@@ -359,24 +394,36 @@ func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector
 // first, in full (a tape's name is never cut; an anchor's and a model's
 // give way to fit a terminal).
 func (c *UsageCmd) print(env *Env, rows []usage.Row) error {
+	t := table{columns: c.usageColumns()}
+	for _, u := range rows {
+		t.add(append(c.group(u), usageCells(u)...)...)
+	}
+	return t.write(env.Stdout, terminalColumns(env.Stdout), env.color)
+}
+
+// usageColumns are the table's columns: the group's, then the sums'.
+func (c *UsageCmd) usageColumns() []column {
 	var cols []column
-	switch c.By {
-	case "anchor":
+	switch {
+	case c.By == "anchor":
 		cols = []column{{}, {tight: true}, {tight: true, give: 1, min: 12}}
-	case "model":
+	case c.By == "model":
 		cols = []column{{give: 1, min: 12}}
+	case c.By == "tape" && c.Remote.on:
+		cols = []column{{}, {}}
 	default:
 		cols = []column{{}}
 	}
 	for range 6 {
 		cols = append(cols, column{right: true})
 	}
-	t := table{columns: cols}
-	for _, u := range rows {
-		t.add(append(c.group(u), counted(u.Runs, "run", "runs"), text(fmt.Sprintf("%d in", u.Input)), text(fmt.Sprintf("%d out", u.Output)),
-			text(fmt.Sprintf("%d cache write", u.CacheCreation)), text(fmt.Sprintf("%d cache read", u.CacheRead)), text(fmt.Sprintf("%d total", u.Total)))...)
-	}
-	return t.write(env.Stdout, terminalColumns(env.Stdout), env.color)
+	return cols
+}
+
+// usageCells are the sums of a group, as the table shows them.
+func usageCells(u usage.Row) []cell {
+	return []cell{counted(u.Runs, "run", "runs"), text(fmt.Sprintf("%d in", u.Input)), text(fmt.Sprintf("%d out", u.Output)),
+		text(fmt.Sprintf("%d cache write", u.CacheCreation)), text(fmt.Sprintf("%d cache read", u.CacheRead)), text(fmt.Sprintf("%d total", u.Total))}
 }
 
 // group is the cells that name a row's group: its tape, anchor (tape,

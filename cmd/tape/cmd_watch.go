@@ -11,6 +11,7 @@ import (
 	"github.com/tape-dev/tape/importer"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/remote"
 )
 
 // WatchCmd is `tape watch`.
@@ -20,6 +21,7 @@ type WatchCmd struct {
 	Follow    []string      `sep:"," placeholder:"AGENTS" help:"Also mirror these agents' transcripts into tapes as they are written: claude, codex (default: follow in config.json)."`
 	Quiet     bool          `short:"q" help:"Print nothing but errors."`
 	Idle      time.Duration `placeholder:"DURATION" help:"Exit once no read command has synced with the watcher for DURATION (default: never; 30m with --background)."`
+	Sync      string        `placeholder:"URL" help:"Also keep the team's index on PostgreSQL in step: tape sync after every change (postgres://USER@HOST/DB; see 'tape sync')."`
 	// Background is how a read command starts a watcher on demand
 	// (watch_auto.go): quiet, idle after watchIdle, gone without a word
 	// if another watcher runs or its binary is replaced.
@@ -47,9 +49,15 @@ transcript soon after it changes. An assistant turn appears when its next
 line comes, or a second after the transcript goes quiet. A transcript the
 agent deletes later stays on its tape.
 
+With --sync URL it also syncs the workspace to a team's index on PostgreSQL
+after every change, as 'tape sync URL' does. A server that is slow or down
+delays only that: the index and the writers go on, and the sync is tried
+again, after a second and then less and less often, up to once a minute.
+
 Examples:
   tape watch &
-  tape watch --follow claude,codex &`
+  tape watch --follow claude,codex &
+  tape watch --sync postgres://tape@db.internal/team &`
 }
 
 func (c *WatchCmd) Run(env *Env, g *Globals) error {
@@ -69,12 +77,16 @@ func (c *WatchCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
+	mirror, err := c.mirror(env, ix, w)
+	if err != nil {
+		return err
+	}
 	started := func() {
 		if !c.Quiet && !c.Background {
 			fmt.Fprintf(env.Stderr, "watching %s; stop with Ctrl-C\n", ws.Dir())
 		}
 	}
-	err = c.run(env.Context(), w, follow, started)
+	err = c.run(env.Context(), w, follow, mirror, started)
 	if c.Background && (errors.Is(err, projector.ErrWatching) || errors.Is(err, projector.ErrWorkspaceGone)) {
 		return nil // another was started first, or there is nothing left to watch
 	}
@@ -105,23 +117,66 @@ func (c *WatchCmd) watcher(env *Env, ix *projector.Projector) *projector.Watcher
 // the word that it watches (started) and the follower wait until the
 // watcher holds the workspace: a second watcher says nothing of watching,
 // and imports nothing, before it fails.
-func (c *WatchCmd) run(ctx context.Context, w *projector.Watcher, follow *importer.Follower, started func()) error {
+func (c *WatchCmd) run(ctx context.Context, w *projector.Watcher, follow *importer.Follower, mirror *remote.Mirror, started func()) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var done chan error // set by OnStart, which Run calls on this goroutine
+	var done []chan error // set by OnStart, which Run calls on this goroutine
+	beside := func(run func(context.Context) error) {
+		ch := make(chan error, 1)
+		done = append(done, ch)
+		go func() { ch <- run(ctx) }()
+	}
 	w.OnStart = func() {
 		started()
 		if follow != nil {
-			done = make(chan error, 1)
-			go func() { done <- follow.Run(ctx) }()
+			beside(follow.Run)
+		}
+		if mirror != nil {
+			beside(mirror.Run)
 		}
 	}
 	err := w.Run(ctx)
 	cancel()
-	if done != nil {
-		err = errors.Join(err, <-done)
+	for _, ch := range done {
+		err = errors.Join(err, <-ch)
 	}
 	return err
+}
+
+// mirror is what --sync asks for: a mirror of the index to the server,
+// kicked after every pass that changed something; nil for no --sync.
+func (c *WatchCmd) mirror(env *Env, ix *projector.Projector, w *projector.Watcher) (*remote.Mirror, error) {
+	if c.Sync == "" {
+		return nil, nil
+	}
+	if !remote.IsURL(c.Sync) {
+		return nil, usagef("--sync %q: want postgres://USER@HOST[:PORT]/DB", c.Sync)
+	}
+	if _, err := ix.Workspace().Identity(); err != nil {
+		return nil, err
+	}
+	m := remote.NewMirror(ix, c.Sync)
+	server := remote.Redact(c.Sync)
+	quiet := c.Quiet || c.Background
+	m.OnSync = func(st remote.SyncStats, err error) {
+		switch {
+		case err != nil:
+			fmt.Fprintf(env.Stderr, "%s tape: sync to %s: %s; trying again\n", time.Now().Format(time.DateTime), server,
+				strings.TrimPrefix(err.Error(), "remote: "))
+		case !quiet && st.Entries+st.BadLines+st.Removed > 0:
+			fmt.Fprintf(env.Stderr, "%s synced %s (%d removed) to %s\n", time.Now().Format("15:04:05"), plural(st.Entries, "entry", "entries"), st.Removed, server)
+		}
+	}
+	onPass := w.OnPass
+	w.OnPass = func(st projector.Stats, err error) {
+		if onPass != nil {
+			onPass(st, err)
+		}
+		if err == nil && st.Entries+st.Removed+st.BadLines > 0 {
+			m.Kick()
+		}
+	}
+	return m, nil
 }
 
 // follower is what --follow (or config.json's follow) asks for; nil for

@@ -28,7 +28,7 @@ func TestCompletionBash(t *testing.T) {
 		want  string
 	}{
 		{"tape lo", "log"},
-		{"tape s", "show search serve"}, // in the order of tape --help
+		{"tape s", "show search serve sync"}, // in the order of tape --help
 		{"tape -t main log --fo", "--follow"},
 		{"tape --tape-dir x search --all", "--all-tapes"},
 		{"tape log --color al", "always"},

@@ -15,10 +15,13 @@ const (
 	exitNoMatch   = 1 // a search or filter matched nothing
 	exitUsage     = 2 // bad flags or arguments, or input that was refused
 	exitWorkspace = 3 // no workspace, no such tape or anchor, unreadable files, I/O errors
+	exitServer    = 4 // the team's PostgreSQL server could not be reached, went away, or refused
 )
 
 const exitCodesHelp = `Exit status: 0 ok, 1 nothing matched, 2 usage error or refused input,
-3 workspace or data problem (no .tape folder, no such tape or anchor, I/O).`
+3 workspace or data problem (no .tape folder, no such tape or anchor, I/O),
+4 the team's PostgreSQL server could not be reached, went away, or refused
+(tape sync, --remote; a sync run again goes on where it stopped).`
 
 // usageError is an error in how the command was called.
 type usageError struct{ msg string }
@@ -48,6 +51,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, errNoMatch):
 		return exitNoMatch
+	case errors.Is(err, errServer):
+		return exitServer
 	case errors.As(err, &ue),
 		errors.Is(err, tapelog.ErrInvalid),
 		errors.Is(err, tapelog.ErrTooLarge),
@@ -66,7 +71,7 @@ func report(w io.Writer, err error) {
 		return // like grep: the empty output says it
 	}
 	msg := err.Error()
-	for _, pkg := range []string{"log: ", "projector: "} { // the sentinels' package prefixes
+	for _, pkg := range []string{"log: ", "projector: ", "remote: "} { // the sentinels' package prefixes
 		msg = strings.TrimPrefix(strings.ReplaceAll(msg, ": "+pkg, ": "), pkg)
 	}
 	if errors.Is(err, tapelog.ErrNoWorkspace) {

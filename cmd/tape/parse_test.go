@@ -41,6 +41,11 @@ var parseCases = [][]string{
 	{"watch"},
 	{"mcp"}, {"--tape-dir", "/tmp/ws/.tape", "mcp", "--allow-write"},
 	{"serve"}, {"serve", "--addr", "127.0.0.1:0", "--open", "--token", "t"},
+	{"sync"}, {"sync", "postgres://u@h/db", "--json"},
+	{"restore", "--remote", "postgres://u@h/db", "--workspace", "w", "/tmp/x"}, {"-t", "main", "restore", "--workspace=w", "--json", "/tmp/x"},
+	{"search", "--remote", "postgres://u@h/db", "--workspace", "a,b", "错误"}, {"search", "flush", "--remote=postgres://u@h/db"},
+	{"tapes", "--remote", "postgres://u@h/db", "-n", "5"}, {"usage", "--remote", "--by", "workspace"},
+	{"watch", "--sync", "postgres://u@h/db"},
 	{"demo"},
 	{"version"},
 }

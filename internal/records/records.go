@@ -35,15 +35,18 @@ func NewAnchor(tape string, a tapelog.Anchor, entries int, path string) Anchor {
 
 // Tape is a tape, as `tape tapes --json` prints it.
 type Tape struct {
-	Name    string  `json:"name"`
-	Title   string  `json:"title" jsonschema:"the session's title: the last an agent gave it, else its first user message"`
-	CWD     string  `json:"cwd"`
-	Branch  string  `json:"branch"`
-	Model   string  `json:"model"`
-	First   *string `json:"first"`
-	Last    *string `json:"last" jsonschema:"when it was last written"`
-	Entries int     `json:"entries"`
-	Anchors int     `json:"anchors"`
+	// Workspace is set by --remote alone: the workspace a tape on the
+	// team's server is of.
+	Workspace *string `json:"workspace,omitempty" jsonschema:"the workspace of a tape on a team's server (tape tapes --remote); left out here"`
+	Name      string  `json:"name"`
+	Title     string  `json:"title" jsonschema:"the session's title: the last an agent gave it, else its first user message"`
+	CWD       string  `json:"cwd"`
+	Branch    string  `json:"branch"`
+	Model     string  `json:"model"`
+	First     *string `json:"first"`
+	Last      *string `json:"last" jsonschema:"when it was last written"`
+	Entries   int     `json:"entries"`
+	Anchors   int     `json:"anchors"`
 	// Forks is set by the CLI alone: counting them reads the files of
 	// every tape listed, which the MCP server's tapes tool does not.
 	Forks     *int    `json:"forks,omitempty" jsonschema:"how many of its forks are neither merged nor discarded; given by tape tapes --json, left out here"`
@@ -82,6 +85,7 @@ func NewCall(c calls.Listed) Call {
 // UsageGroup is a group of runs, as `tape usage --json` prints it: the
 // fields of the group it is summed by, then the sums.
 type UsageGroup struct {
+	Workspace     *string `json:"workspace,omitempty"` // by workspace, or by tape on the team's server (--remote)
 	Tape          *string `json:"tape,omitempty"`
 	AnchorSeq     *int64  `json:"anchor_seq,omitempty"`
 	Anchor        *string `json:"anchor,omitempty"`
@@ -155,4 +159,31 @@ func rawOrNull(r json.RawMessage) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return r
+}
+
+// Sync is what `tape sync --json` prints: the workspace, the server (its
+// URL without its password), and what the sync wrote.
+type Sync struct {
+	Workspace   string  `json:"workspace"`
+	WorkspaceID string  `json:"workspace_id"`
+	Server      string  `json:"server"`
+	Entries     int     `json:"entries"`
+	BadLines    int     `json:"bad_lines"`
+	Bytes       int64   `json:"bytes"`
+	Files       int     `json:"files"`
+	Removed     int     `json:"removed"`
+	Tapes       int     `json:"tapes"`
+	Seconds     float64 `json:"seconds"`
+}
+
+// Restore is what `tape restore --json` prints.
+type Restore struct {
+	Workspace   string `json:"workspace"`
+	WorkspaceID string `json:"workspace_id"`
+	Dir         string `json:"dir"`
+	Tapes       int    `json:"tapes"`
+	Folders     int    `json:"folders"`
+	Files       int    `json:"files"`
+	Lines       int    `json:"lines"`
+	Bytes       int64  `json:"bytes"`
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tape-dev/tape/internal/records"
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/remote"
+)
+
+// SyncCmd is `tape sync`.
+type SyncCmd struct {
+	URL  string `arg:"" optional:"" placeholder:"postgres://USER@HOST/DB" help:"The server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
+	JSON bool   `help:"Print one JSON object: workspace, workspace_id, server, entries, bad_lines, bytes, files, removed, tapes, seconds."`
+}
+
+func (c *SyncCmd) Help() string {
+	return `Projects this workspace into a team's index on PostgreSQL, where every
+workspace that syncs to it can be searched (tape search --remote), listed
+(tape tapes --remote) and totalled (tape usage --remote). Only what is new
+is sent: each file's checkpoint is kept on the server with the rows it
+covers, so a sync stopped at any point (Ctrl-C, a kill, a server that goes
+away) goes on where it stopped when run again, and a reset tape, a merged
+fork or a deleted file is reflected as the local index has it. The files
+stay the truth: the server can be emptied and synced again.
+
+The workspace is known to the server by the id and name in
+.tape/config.json ("workspace": {"id", "name"}), made by the first sync;
+change the name there. The URL is never printed with its password; the
+password comes from the URL, PGPASSWORD or ~/.pgpass, TLS settings from
+the URL (sslmode=verify-full&sslrootcert=...). docs/TEAM.md says how to
+set up the server and a role with only the rights sync needs.
+'tape watch --sync URL' syncs after every change.
+
+Examples:
+  tape sync postgres://tape@db.internal/team
+  TAPE_PG_URL=postgres://tape@db.internal/team tape sync --json`
+}
+
+func (c *SyncCmd) Run(env *Env, g *Globals) error {
+	u, err := serverURL(env, g, c.URL)
+	if err != nil {
+		return err
+	}
+	ws, err := g.workspace(env)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	ix, err := g.index(env, ws)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	id, err := ws.Identity()
+	if err != nil {
+		return err
+	}
+	conn, err := remote.Connect(env.Context(), u)
+	if err != nil {
+		return serverFailed(err, u, "")
+	}
+	defer closeServer(conn)
+	start := time.Now()
+	st, err := remote.Sync(env.Context(), ix, conn, remote.SyncOptions{})
+	if err != nil {
+		return serverFailed(fmt.Errorf("sync to %s stopped after %s: %w", remote.Redact(u), plural(st.Entries, "entry", "entries"), err),
+			u, "what was sent is kept; run 'tape sync' again to go on from there")
+	}
+	rec := records.Sync{Workspace: id.Name, WorkspaceID: id.ID, Server: remote.Redact(u), Entries: st.Entries, BadLines: st.BadLines,
+		Bytes: st.Bytes, Files: st.Files, Removed: st.Removed, Tapes: st.Tapes, Seconds: time.Since(start).Seconds()}
+	if c.JSON {
+		return newJSONLines(env.Stdout).write(rec)
+	}
+	if st.Entries+st.BadLines+st.Removed+st.Tapes == 0 {
+		_, err = fmt.Fprintf(env.Stdout, "%s is up to date on %s\n", id.Name, rec.Server)
+	} else {
+		_, err = fmt.Fprintf(env.Stdout, "synced %s to %s: %s (%s) of %s, %s removed, %s brought up to date, in %s\n",
+			id.Name, rec.Server, plural(st.Entries, "entry", "entries"), plural(st.BadLines, "bad line", "bad lines"),
+			plural(st.Files, "file", "files"), plural(st.Removed, "file or folder", "files or folders"), plural(st.Tapes, "tape", "tapes"),
+			time.Since(start).Round(time.Millisecond))
+	}
+	if err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// RestoreCmd is `tape restore`.
+type RestoreCmd struct {
+	Remote    string `placeholder:"URL" help:"The server to restore from, postgres://USER@HOST/DB (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
+	Workspace string `required:"" placeholder:"NAME" help:"The workspace to restore, by name or id (tape tapes --remote lists them)."`
+	Dir       string `arg:"" placeholder:"DIR" help:"The folder to write the workspace into: DIR/.tape/ is made if needed."`
+	JSON      bool   `help:"Print one JSON object: workspace, workspace_id, dir, tapes, folders, files, lines, bytes."`
+}
+
+func (c *RestoreCmd) Help() string {
+	return `Writes a workspace's tapes back from the team's server as files, byte for
+byte the lines that were synced, into DIR/.tape/tapes/ (made if needed): a
+machine that lost its workspace gets it back, or a person reads another's
+sessions with every local command. --tape T restores one tape. A tape that
+DIR already holds is not overwritten: nothing is written then. Lines that
+were not synced (blank ones) come back empty, so that every line keeps its
+number.
+
+Examples:
+  tape restore --remote postgres://tape@db.internal/team --workspace proj@laptop ./proj-copy
+  TAPE_PG_URL=postgres://tape@db.internal/team tape restore --workspace 01KBX... --tape main /tmp/main`
+}
+
+func (c *RestoreCmd) Run(env *Env, g *Globals) error {
+	dir := c.Dir
+	if env.Dir != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(env.Dir, dir)
+	}
+	var tapes []string
+	if g.tapeFlag {
+		tapes = []string{g.Tape}
+	}
+	conn, u, err := connectServer(env, g, c.Remote)
+	if err != nil {
+		return err
+	}
+	defer closeServer(conn)
+	var dst *tapelog.Workspace
+	defer func() {
+		if dst != nil {
+			dst.Close()
+		}
+	}()
+	open := func() (*tapelog.Workspace, error) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("restore: %w", err)
+		}
+		var err error
+		dst, _, err = tapelog.Create(dir)
+		return dst, err
+	}
+	st, err := remote.Restore(env.Context(), conn, c.Workspace, tapes, open)
+	if err != nil {
+		if errors.Is(err, remote.ErrNoWorkspace) || remote.FromServer(err) {
+			return serverFailed(err, u, "nothing is half written: a folder appears whole or not at all; run it again into a new folder")
+		}
+		return err
+	}
+	rec := records.Restore{Workspace: st.Workspace.Name, WorkspaceID: st.Workspace.ID, Dir: dst.Dir(), Tapes: st.Tapes, Folders: st.Folders,
+		Files: st.Files, Lines: st.Lines, Bytes: st.Bytes}
+	if c.JSON {
+		return newJSONLines(env.Stdout).write(rec)
+	}
+	_, err = fmt.Fprintf(env.Stdout, "restored %s of %s into %s: %s, %s\n", plural(st.Tapes, "tape", "tapes"), st.Workspace.Name,
+		printable(dst.Dir()), plural(st.Folders, "anchor folder", "anchor folders"), plural(st.Lines, "line", "lines"))
+	if err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
