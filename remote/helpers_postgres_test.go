@@ -5,8 +5,6 @@ package remote
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -16,7 +14,7 @@ import (
 )
 
 // connect opens a connection to url for the test.
-func connect(t *testing.T, url string) *pgx.Conn {
+func connect(t testing.TB, url string) *pgx.Conn {
 	t.Helper()
 	conn, err := Connect(context.Background(), url)
 	if err != nil {
@@ -37,7 +35,7 @@ func newWorkspace(t *testing.T) *tapelog.Workspace {
 }
 
 // openIndex opens the workspace's local index, caught up.
-func openIndex(t *testing.T, ws *tapelog.Workspace) *projector.Projector {
+func openIndex(t testing.TB, ws *tapelog.Workspace) *projector.Projector {
 	t.Helper()
 	ix, err := projector.Open(context.Background(), ws)
 	if err != nil {
@@ -48,7 +46,7 @@ func openIndex(t *testing.T, ws *tapelog.Workspace) *projector.Projector {
 	return ix
 }
 
-func catchUp(t *testing.T, ix *projector.Projector) {
+func catchUp(t testing.TB, ix *projector.Projector) {
 	t.Helper()
 	if _, err := ix.CatchUp(context.Background()); err != nil {
 		t.Fatal(err)
@@ -81,39 +79,14 @@ func appendEntry(t *testing.T, ws *tapelog.Workspace, tape, kind string, payload
 	return out[0]
 }
 
-// dumpTables are the tables a dump holds, and the columns that order
-// their rows.
-var dumpTables = []struct{ table, order string }{
-	{"anchors", "tape, folder"},
-	{"files", "tape, folder, name"},
-	{"entries", "tape, folder, file, line"},
-	{"bad_lines", "tape, folder, file, line"},
-	{"runs", "tape, folder, file, line"},
-	{"calls", "tape, anchor_seq, folder, eff_time, file, line, idx"},
-	{"tapes", "tape"},
-	{"pending", "tape"},
-}
-
-// dump is every row the server holds of a workspace, as text, table by
-// table, in key order: two syncs that wrote the same rows dump the same.
+// dump is every row the server holds of a workspace (Dump).
 func dump(t *testing.T, conn *pgx.Conn, wsID string) string {
 	t.Helper()
-	var b strings.Builder
-	for _, d := range dumpTables {
-		rows, err := conn.Query(context.Background(), `SELECT t::text FROM tape.`+d.table+` t WHERE workspace_id = $1 ORDER BY `+d.order, wsID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&b, "== %s (%d)\n", d.table, len(lines))
-		for _, l := range lines {
-			b.WriteString(l + "\n")
-		}
+	d, err := Dump(context.Background(), conn, wsID)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b.String()
+	return d
 }
 
 // count is the number of the workspace's rows in a table.

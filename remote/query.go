@@ -53,6 +53,24 @@ const RankedByRank = "ts_rank"
 // answer, which the time index finds without scoring every match.
 const rankWindow = projector.DefaultRankWindow
 
+// ErrNoSchema is returned by the reads of a database that no tape has
+// synced to.
+var ErrNoSchema = errors.New("remote: the database has no tape tables yet; run 'tape sync' to it first")
+
+// ready checks that the database has tape's tables, which a sync makes,
+// so that a read of an empty database says so rather than that a
+// relation does not exist.
+func ready(ctx context.Context, conn *pgx.Conn) error {
+	v, err := schemaVersion(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if v == 0 {
+		return ErrNoSchema
+	}
+	return nil
+}
+
 // where builds a query's conditions and their arguments.
 type where struct {
 	conds []string
@@ -90,6 +108,9 @@ func Search(ctx context.Context, conn *pgx.Conn, q SearchQuery) ([]Hit, error) {
 	tsq, ok := tsQuery(q.Text)
 	if !ok {
 		return nil, ErrEmptyQuery
+	}
+	if err := ready(ctx, conn); err != nil {
+		return nil, err
 	}
 	var w where
 	w.add(`e.search @@ ?::tsquery`, tsq)
@@ -199,6 +220,9 @@ type TapesFilter struct {
 // Tapes lists the tapes of every workspace (or those named), the most
 // recently written first, and how many there are in all.
 func Tapes(ctx context.Context, conn *pgx.Conn, f TapesFilter) ([]Tape, int, error) {
+	if err := ready(ctx, conn); err != nil {
+		return nil, 0, err
+	}
 	var w where
 	w.workspaces("t.workspace_id", f.Workspaces)
 	if !f.Since.IsZero() {
@@ -267,6 +291,9 @@ func Usage(ctx context.Context, conn *pgx.Conn, by string, workspaces []string) 
 	if !ok {
 		return nil, fmt.Errorf("usage by %q: want %s", by, strings.Join(UsageBy, ", "))
 	}
+	if err := ready(ctx, conn); err != nil {
+		return nil, err
+	}
 	var w where
 	w.workspaces("workspace_id", workspaces)
 	rows, err := conn.Query(ctx, `WITH ranked AS (
@@ -304,6 +331,9 @@ type Workspace struct {
 // Workspaces lists the workspaces on the server whose name or id is one
 // of names (every one for nil), by name.
 func Workspaces(ctx context.Context, conn *pgx.Conn, names []string) ([]Workspace, error) {
+	if err := ready(ctx, conn); err != nil {
+		return nil, err
+	}
 	var w where
 	if names != nil {
 		w.add(`(name = ANY(?) OR id = ANY(?))`, names, names)

@@ -20,7 +20,7 @@ import (
 )
 
 // sessionsWorkspace writes a workspace of n generated sessions.
-func sessionsWorkspace(t *testing.T, n int, seed uint64) (*tapelog.Workspace, *projector.Projector) {
+func sessionsWorkspace(t testing.TB, n int, seed uint64) (*tapelog.Workspace, *projector.Projector) {
 	t.Helper()
 	dir := t.TempDir()
 	if _, err := corpus.GenerateSessions(filepath.Join(dir, tapelog.DirName), corpus.SessionOptions{Tapes: n, Seed: seed}); err != nil {

@@ -131,9 +131,6 @@ func (s *syncer) refresh(ctx context.Context, chunk []pendingTape, all map[strin
 	}
 	s.stats.Tapes += len(chunk)
 	s.stats.Commits++
-	if s.opts.Committed != nil {
-		s.opts.Committed(s.stats)
-	}
 	return nil
 }
 

@@ -35,8 +35,6 @@ type SyncOptions struct {
 	// holds this many rows, or lines of this many bytes. 0 for the
 	// defaults.
 	BatchRows, BatchBytes int
-	// Committed, if set, is called after each transaction commits.
-	Committed func(SyncStats)
 }
 
 // Default bounds of a transaction: large enough that a commit's cost is
@@ -84,7 +82,11 @@ func Sync(ctx context.Context, ix *projector.Projector, conn *pgx.Conn, opts Syn
 	s.opts.BatchRows = cmp.Or(s.opts.BatchRows, DefaultBatchRows)
 	s.opts.BatchBytes = cmp.Or(s.opts.BatchBytes, DefaultBatchBytes)
 	defer s.closeTapes()
-	if err := s.run(ctx); err != nil {
+	s.committer = startCommitter(ctx, conn, id.ID)
+	err = s.run(ctx)
+	commits, cerr := s.committer.wait()
+	s.stats.Commits += commits
+	if err = cmp.Or(cerr, err); err != nil { // a commit's error is the cause of the others
 		return s.stats, err
 	}
 	_, err = conn.Exec(ctx, `UPDATE tape.workspaces SET synced_at = now() WHERE id = $1`, id.ID)
@@ -136,6 +138,9 @@ type syncer struct {
 	batch *batch
 	tapes map[string]*tapelog.Tape // opened, by name
 	buf   tapelog.ScanBuffer
+	// committer writes the batches, on a goroutine of its own, while the
+	// next is read (see committer).
+	committer *committer
 }
 
 func (s *syncer) run(ctx context.Context) error {
@@ -175,6 +180,11 @@ func (s *syncer) run(ctx context.Context) error {
 		}
 	}
 	if err := s.commit(ctx); err != nil {
+		return err
+	}
+	commits, err := s.committer.wait()
+	s.stats.Commits += commits
+	if err != nil {
 		return err
 	}
 	return s.refreshPending(ctx)
@@ -466,19 +476,15 @@ func (s *syncer) commitIfFull(ctx context.Context) error {
 	return nil
 }
 
-// commit writes the batch and starts the next.
+// commit hands the batch to the committer and starts the next.
 func (s *syncer) commit(ctx context.Context) error {
 	if s.batch.empty() {
 		return nil
 	}
-	if err := s.batch.commit(ctx, s.conn, s.wsID); err != nil {
+	if err := s.committer.send(ctx, s.batch); err != nil {
 		return err
 	}
 	s.batch = newBatch()
-	s.stats.Commits++
-	if s.opts.Committed != nil {
-		s.opts.Committed(s.stats)
-	}
 	return nil
 }
 
@@ -506,4 +512,61 @@ func compareFileKeys(a, b fileKey) int {
 
 func compareFolderKeys(a, b folderKey) int {
 	return cmp.Or(cmp.Compare(a.tape, b.tape), cmp.Compare(a.folder, b.folder))
+}
+
+// committer commits batches in order, on a goroutine of its own, so that
+// the next batch is read from the files and its search vectors made while
+// the server writes the last: the two took about as long, and overlapped
+// a first sync of 500 sessions takes 2.0 s instead of 3.3
+// (BenchmarkSyncSessions). At most one batch waits while one commits.
+// After a failed commit it commits nothing more, and send and wait
+// return the error.
+type committer struct {
+	batches chan *batch
+	failed  chan struct{} // closed once err is set
+	done    chan struct{} // closed when the goroutine returns
+	commits int           // written by the goroutine, read after done
+	err     error         // written by the goroutine, read after failed
+}
+
+func startCommitter(ctx context.Context, conn *pgx.Conn, wsID string) *committer {
+	c := &committer{batches: make(chan *batch), failed: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for b := range c.batches {
+			if err := b.commit(ctx, conn, wsID); err != nil {
+				c.err = err
+				close(c.failed)
+				return
+			}
+			c.commits++
+		}
+	}()
+	return c
+}
+
+// send hands a batch over, once the committer is free to take it.
+func (c *committer) send(ctx context.Context, b *batch) error {
+	select {
+	case c.batches <- b:
+		return nil
+	case <-c.failed:
+		return c.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// wait waits for the batches sent to be committed, and returns how many
+// were and the first error. The committer takes no more after it.
+func (c *committer) wait() (int, error) {
+	select {
+	case <-c.done:
+	default:
+		close(c.batches)
+		<-c.done
+	}
+	commits := c.commits
+	c.commits = 0
+	return commits, c.err
 }

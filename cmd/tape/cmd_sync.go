@@ -16,6 +16,9 @@ import (
 type SyncCmd struct {
 	URL  string `arg:"" optional:"" placeholder:"postgres://USER@HOST/DB" help:"The server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
 	JSON bool   `help:"Print one JSON object: workspace, workspace_id, server, entries, bad_lines, bytes, files, removed, tapes, seconds."`
+	// BatchRows bounds a transaction (remote.SyncOptions): the tests make
+	// it small, so that a sync killed at random is killed mid-way.
+	BatchRows int `name:"batch-rows" hidden:""`
 }
 
 func (c *SyncCmd) Help() string {
@@ -66,9 +69,13 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	}
 	defer closeServer(conn)
 	start := time.Now()
-	st, err := remote.Sync(env.Context(), ix, conn, remote.SyncOptions{})
+	st, err := remote.Sync(env.Context(), ix, conn, remote.SyncOptions{BatchRows: c.BatchRows})
 	if err != nil {
-		return serverFailed(fmt.Errorf("sync to %s stopped after %s: %w", remote.Redact(u), plural(st.Entries, "entry", "entries"), err),
+		why := err
+		if remote.Gone(err) {
+			why = fmt.Errorf("the connection to the server was lost (%w)", err)
+		}
+		return serverFailed(fmt.Errorf("sync to %s stopped after %s: %w", remote.Redact(u), plural(st.Entries, "entry", "entries"), why),
 			u, "what was sent is kept; run 'tape sync' again to go on from there")
 	}
 	rec := records.Sync{Workspace: id.Name, WorkspaceID: id.ID, Server: remote.Redact(u), Entries: st.Entries, BadLines: st.BadLines,

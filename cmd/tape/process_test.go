@@ -20,6 +20,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/tape-dev/tape/internal/pgtest"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -41,7 +42,20 @@ func TestMain(m *testing.M) {
 	// No test starts a watcher on demand unless it asks (TAPE_WATCH=auto
 	// in its child's environment): one would outlive the test's folder.
 	os.Setenv("TAPE_WATCH", "off")
-	testscript.Main(m, map[string]func(){"tape": main})
+	testscript.Main(stopAfter{m}, map[string]func(){"tape": main})
+}
+
+// pgServer is the PostgreSQL server of the tests tagged postgres, started
+// by the first that asks (package pgtest) and stopped after the tests.
+var pgServer pgtest.Shared
+
+// stopAfter runs the tests, then stops what they started.
+type stopAfter struct{ m *testing.M }
+
+func (s stopAfter) Run() int {
+	code := s.m.Run()
+	pgServer.Stop()
+	return code
 }
 
 // tapeProcess returns a command that runs the CLI in a child process.

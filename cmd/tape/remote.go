@@ -139,13 +139,13 @@ func serverFailed(err error, u, resume string) error {
 		return nil
 	}
 	var se *remote.ServerError
-	msg := err.Error()
-	if !errors.As(err, &se) {
+	msg := oneLineError(err.Error())
+	if !errors.As(err, &se) && !strings.Contains(msg, remote.Redact(u)) {
 		msg = remote.Redact(u) + ": " + msg
 	}
 	msg = strings.TrimPrefix(msg, "remote: ")
 	if !remote.Gone(err) {
-		if errors.Is(err, remote.ErrSyncRunning) || errors.Is(err, remote.ErrNewerSchema) || errors.Is(err, remote.ErrNoWorkspace) {
+		if errors.Is(err, remote.ErrSyncRunning) || errors.Is(err, remote.ErrNewerSchema) || errors.Is(err, remote.ErrNoWorkspace) || errors.Is(err, remote.ErrNoSchema) {
 			return hintError{kind: errServer, msg: msg}
 		}
 		return hintError{kind: errServer, msg: msg, hint: "check the URL, the role's rights (docs/TEAM.md) and the server's log"}
@@ -155,6 +155,14 @@ func serverFailed(err error, u, resume string) error {
 		hint = resume
 	}
 	return hintError{kind: errServer, msg: msg, hint: hint}
+}
+
+// oneLineError folds a driver's message of several lines (pgx lists each
+// address it tried on a line of its own) onto one.
+func oneLineError(s string) string {
+	s = strings.ReplaceAll(s, ":\n\t", ": ")
+	s = strings.ReplaceAll(s, "\n\t", "; ")
+	return strings.ReplaceAll(s, "\n", " ")
 }
 
 // remoteCloseWait is how long closing a connection waits for the server.
