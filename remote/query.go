@@ -132,7 +132,11 @@ func Search(ctx context.Context, conn *pgx.Conn, q SearchQuery) ([]Hit, error) {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	limit := cmp.Or(q.Limit, 20)
-	const byTime = `e.time DESC NULLS LAST, e.workspace_id, e.tape, e.anchor_seq DESC, e.folder DESC, e.eff_time DESC, e.file DESC, e.line DESC`
+	// The newest first, entries without a date last, as the local index
+	// orders them (projector's byTime); the index entries_recent read
+	// backward, so that a common word's newest matches are found without
+	// sorting them all (40 ms against 0.2 ms for "the" in 17,821 entries).
+	const byTime = `e.time DESC NULLS LAST, e.workspace_id DESC, e.tape DESC, e.anchor_seq DESC, e.folder DESC, e.eff_time DESC, e.file DESC, e.line DESC`
 	rank, order, rankedBy := `ts_rank(`+rankWeights+`, e.search, `+"$1"+`::tsquery)`, `rank DESC, `+byTime, RankedByRank
 	if matches > rankWindow {
 		rank, order, rankedBy = `0::real`, byTime, projector.RankedByRecency

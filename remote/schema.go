@@ -36,7 +36,8 @@ CREATE TABLE tape.workspaces (
 	name      text COLLATE "C" NOT NULL,    -- config.json's workspace.name
 	host      text NOT NULL,    -- the machine it last synced from
 	path      text NOT NULL,    -- its .tape folder there
-	synced_at timestamptz       -- when its last sync ended; NULL while its first runs
+	synced_at timestamptz,      -- when its last sync ended; NULL while its first runs
+	synced_state text           -- what the local index had read, when that sync sent all of it (sync.go's stateDigest)
 );
 
 -- How far each source file is synced: a checkpoint, written in the
@@ -91,7 +92,9 @@ CREATE TABLE tape.entries (
 );
 CREATE INDEX entries_id ON tape.entries (workspace_id, tape, id);
 CREATE INDEX entries_order ON tape.entries (workspace_id, tape, anchor_seq, folder, eff_time, file, line);
-CREATE INDEX entries_time ON tape.entries (time);
+-- Newest first: a common word's search walks this backward and stops at
+-- its page (query.go's byTime), where a sort read every match.
+CREATE INDEX entries_recent ON tape.entries (time NULLS FIRST, workspace_id, tape, anchor_seq, folder, eff_time, file, line);
 CREATE INDEX entries_search ON tape.entries USING gin (search);
 
 -- Lines that could not be read as entries, kept as they are.

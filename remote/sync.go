@@ -3,6 +3,8 @@ package remote
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +37,9 @@ type SyncOptions struct {
 	// holds this many rows, or lines of this many bytes. 0 for the
 	// defaults.
 	BatchRows, BatchBytes int
+	// Full removes the workspace's rows from the server first, and sends
+	// everything again: for a server whose rows were changed by hand.
+	Full bool
 }
 
 // Default bounds of a transaction: large enough that a commit's cost is
@@ -78,19 +83,87 @@ func Sync(ctx context.Context, ix *projector.Projector, conn *pgx.Conn, opts Syn
 	if err := register(ctx, conn, ws, id); err != nil {
 		return SyncStats{}, err
 	}
+	local, err := readLocal(ctx, ix)
+	if err != nil {
+		return SyncStats{}, err
+	}
+	if opts.Full {
+		if err := removeWorkspaceRows(ctx, conn, id.ID); err != nil {
+			return SyncStats{}, err
+		}
+	} else if same, err := syncedState(ctx, conn, id.ID, local.digest); err != nil || same {
+		return SyncStats{}, err
+	}
 	s := &syncer{ix: ix, ws: ws, conn: conn, wsID: id.ID, opts: opts, batch: newBatch(), tapes: map[string]*tapelog.Tape{}}
 	s.opts.BatchRows = cmp.Or(s.opts.BatchRows, DefaultBatchRows)
 	s.opts.BatchBytes = cmp.Or(s.opts.BatchBytes, DefaultBatchBytes)
 	defer s.closeTapes()
 	s.committer = startCommitter(ctx, conn, id.ID)
-	err = s.run(ctx)
+	err = s.run(ctx, local)
 	commits, cerr := s.committer.wait()
 	s.stats.Commits += commits
 	if err = cmp.Or(cerr, err); err != nil { // a commit's error is the cause of the others
 		return s.stats, err
 	}
-	_, err = conn.Exec(ctx, `UPDATE tape.workspaces SET synced_at = now() WHERE id = $1`, id.ID)
+	var state any
+	if !s.skipped {
+		state = local.digest
+	}
+	_, err = conn.Exec(ctx, `UPDATE tape.workspaces SET synced_at = now(), synced_state = $2 WHERE id = $1`, id.ID, state)
 	return s.stats, err
+}
+
+// localState is what the local index has read, which a sync brings the
+// server up to.
+type localState struct {
+	files   map[fileKey]projector.FileRead
+	anchors []projector.AnchorFolder
+	digest  string // of both, and of the schema the rows are in (stateDigest)
+}
+
+func readLocal(ctx context.Context, ix *projector.Projector) (localState, error) {
+	var l localState
+	var err error
+	if l.files, err = ix.FilesRead(ctx); err != nil {
+		return l, err
+	}
+	if l.anchors, err = ix.AnchorFolders(ctx); err != nil {
+		return l, err
+	}
+	l.digest = stateDigest(l.files, l.anchors)
+	return l, nil
+}
+
+// stateDigest hashes what the local index has read of every file and
+// anchor folder, and the schema's version: a sync that ended with every
+// file synced keeps it on the server, and a sync that finds it unchanged
+// has nothing to send. It spares reading the server's checkpoints, a row
+// a file: a sync with nothing new of 1,000 sessions (4,272 files) took
+// 40 ms instead of 75, a catch-up of the local index 20 (tape-bench pg,
+// p50 of 7 processes each).
+func stateDigest(files map[fileKey]projector.FileRead, anchors []projector.AnchorFolder) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "schema %d\n", SchemaVersion)
+	for _, k := range slices.SortedFunc(maps.Keys(files), compareFileKeys) {
+		f := files[k]
+		fmt.Fprintf(h, "%q %q %q %d %s\n", k.Tape, k.Folder, k.Name, f.Offset, f.Stamp)
+	}
+	for _, a := range anchors {
+		fmt.Fprintf(h, "%q %q %d %s\n", a.Tape, a.Folder, a.Seq, a.Stamp)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// syncedState reports whether the server's rows of the workspace are
+// those of the local state of digest, with nothing left behind.
+func syncedState(ctx context.Context, conn *pgx.Conn, wsID, digest string) (bool, error) {
+	var same bool
+	err := conn.QueryRow(ctx, `SELECT coalesce(synced_state = $2, false) AND NOT EXISTS (SELECT 1 FROM tape.pending WHERE workspace_id = $1)
+		FROM tape.workspaces WHERE id = $1`, wsID, digest).Scan(&same)
+	if err != nil {
+		return false, fmt.Errorf("read the workspace's state on the server: %w", err)
+	}
+	return same, nil
 }
 
 // lockWorkspace takes the server's lock of the workspace for this
@@ -141,17 +214,14 @@ type syncer struct {
 	// committer writes the batches, on a goroutine of its own, while the
 	// next is read (see committer).
 	committer *committer
+	// skipped says a file could not be read as the local index had read
+	// it: the server is not at the local state, and the next sync must
+	// look again.
+	skipped bool
 }
 
-func (s *syncer) run(ctx context.Context) error {
-	files, err := s.ix.FilesRead(ctx)
-	if err != nil {
-		return err
-	}
-	anchors, err := s.ix.AnchorFolders(ctx)
-	if err != nil {
-		return err
-	}
+func (s *syncer) run(ctx context.Context, local localState) error {
+	files, anchors := local.files, local.anchors
 	have, err := s.serverFiles(ctx)
 	if err != nil {
 		return err
@@ -289,9 +359,31 @@ func (s *syncer) remove(ctx context.Context, rs []removal) error {
 	return s.commitIfFull(ctx)
 }
 
+// workspaceTables are the tables that hold a workspace's rows, but its own.
+var workspaceTables = []string{"entries", "bad_lines", "runs", "calls", "files", "anchors", "tapes", "pending"}
+
+// removeWorkspaceRows removes every row of the workspace but its own, in
+// one transaction.
+func removeWorkspaceRows(ctx context.Context, conn *pgx.Conn, wsID string) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
+	for _, table := range workspaceTables {
+		if _, err := tx.Exec(ctx, `DELETE FROM tape.`+table+` WHERE workspace_id = $1`, wsID); err != nil {
+			return fmt.Errorf("remove the workspace's rows: %w", err)
+		}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE tape.workspaces SET synced_state = NULL WHERE id = $1`, wsID); err != nil {
+		return fmt.Errorf("remove the workspace's rows: %w", err)
+	}
+	return tx.Commit(ctx)
+}
+
 func tapeRemovals(wsID, tape string) []removal {
 	var rs []removal
-	for _, table := range []string{"entries", "bad_lines", "runs", "calls", "files", "anchors", "tapes", "pending"} {
+	for _, table := range workspaceTables {
 		rs = append(rs, removal{`DELETE FROM tape.` + table + ` WHERE workspace_id = $1 AND tape = $2`, []any{wsID, tape}})
 	}
 	return rs
@@ -375,6 +467,7 @@ func (s *syncer) syncFile(ctx context.Context, k fileKey, local projector.FileRe
 	if err != nil {
 		var le *tapelog.LineError
 		if errors.As(err, &le) {
+			s.skipped = true
 			return nil // gone or unreadable since the index read it: the next sync sees what the index then says
 		}
 		return err

@@ -136,3 +136,30 @@ func TestSyncReflectsMergeResetAndDeletes(t *testing.T) {
 	}
 	check("a deleted tape", map[string]int{"entries": 1, "anchors": 1, "tapes": 1})
 }
+
+// A sync that finds the local index as the last one left it sends
+// nothing, even when rows were deleted on the server by hand; --full
+// sends everything again, to the rows of a clean sync.
+func TestSyncFullAfterRowsDeletedByHand(t *testing.T) {
+	ctx := context.Background()
+	ws := newWorkspace(t)
+	appendEntry(t, ws, "main", "message", map[string]any{"role": "user", "content": "hello"})
+	ix := openIndex(t, ws)
+	conn := connect(t, server.DB(t))
+	syncNow(t, ix, conn)
+	wsID := identity(t, ws)
+	want := dump(t, conn, wsID)
+	if _, err := conn.Exec(ctx, `DELETE FROM tape.entries WHERE workspace_id = $1`, wsID); err != nil {
+		t.Fatal(err)
+	}
+	if st := syncNow(t, ix, conn); st.Entries != 0 {
+		t.Errorf("a sync with the local index unchanged sent %d entries", st.Entries)
+	}
+	st, err := Sync(ctx, ix, conn, SyncOptions{Full: true})
+	if err != nil || st.Entries != 2 {
+		t.Fatalf("a full sync: %+v, %v; want the 2 entries again", st, err)
+	}
+	if got := dump(t, conn, wsID); got != want {
+		t.Errorf("after a full sync the server holds\n%s\nwant\n%s", got, want)
+	}
+}

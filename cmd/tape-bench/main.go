@@ -13,6 +13,7 @@
 //	go run ./cmd/tape-bench serve -dir /tmp/t10k -tape ./bin/tape -runs 30
 //	go run ./cmd/tape-bench transcripts -mb 500 -out /tmp/claude500
 //	go run ./cmd/tape-bench import -src /tmp/claude500 -tape ./bin/tape -ccusage /tmp/ccu/node_modules/.bin/ccusage
+//	go run ./cmd/tape-bench pg -dir /tmp/many28k -tape ./bin/tape -runs 20 [-url postgres://...]
 package main
 
 import (
@@ -24,12 +25,13 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup|views|many|mcp|serve|transcripts|import [flags]")
+		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup|views|many|mcp|serve|transcripts|import|pg [flags]")
 		os.Exit(2)
 	}
 	cmds := map[string]func([]string) error{
 		"gen": gen, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup, "views": viewsBench,
 		"many": many, "mcp": mcpBench, "serve": serveBench, "transcripts": transcripts, "import": importBench,
+		"pg": pgBench,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {

@@ -16,6 +16,7 @@ import (
 type SyncCmd struct {
 	URL  string `arg:"" optional:"" placeholder:"postgres://USER@HOST/DB" help:"The server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
 	JSON bool   `help:"Print one JSON object: workspace, workspace_id, server, entries, bad_lines, bytes, files, removed, tapes, seconds."`
+	Full bool   `help:"Remove this workspace's rows from the server and send everything again (after rows were changed there by hand)."`
 	// BatchRows bounds a transaction (remote.SyncOptions): the tests make
 	// it small, so that a sync killed at random is killed mid-way.
 	BatchRows int `name:"batch-rows" hidden:""`
@@ -37,7 +38,9 @@ change the name there. The URL is never printed with its password; the
 password comes from the URL, PGPASSWORD or ~/.pgpass, TLS settings from
 the URL (sslmode=verify-full&sslrootcert=...). docs/TEAM.md says how to
 set up the server and a role with only the rights sync needs.
-'tape watch --sync URL' syncs after every change.
+'tape watch --sync URL' syncs after every change. A sync that finds the
+local index as the last sync left it ends at once; --full sends everything
+again, for a server whose rows were changed by hand.
 
 Examples:
   tape sync postgres://tape@db.internal/team
@@ -69,7 +72,7 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	}
 	defer closeServer(conn)
 	start := time.Now()
-	st, err := remote.Sync(env.Context(), ix, conn, remote.SyncOptions{BatchRows: c.BatchRows})
+	st, err := remote.Sync(env.Context(), ix, conn, remote.SyncOptions{BatchRows: c.BatchRows, Full: c.Full})
 	if err != nil {
 		why := err
 		if remote.Gone(err) {
