@@ -26,21 +26,33 @@ type FileRead struct {
 
 // FilesRead returns how far the index has read each tape file.
 func (p *Projector) FilesRead(ctx context.Context) (map[tapelog.FileKey]FileRead, error) {
-	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder, name, offset, size || '/' || mtime_ns || '/' || ino || '/' || dev FROM files`)
+	read := map[tapelog.FileKey]FileRead{}
+	err := p.EachFileRead(ctx, func(k tapelog.FileKey, f FileRead) error {
+		read[k] = f
+		return nil
+	})
+	return read, err
+}
+
+// EachFileRead calls fn with how far the index has read each tape file,
+// by tape, folder and name (byte order), and stops at its first error.
+func (p *Projector) EachFileRead(ctx context.Context, fn func(tapelog.FileKey, FileRead) error) error {
+	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder, name, offset, size || '/' || mtime_ns || '/' || ino || '/' || dev FROM files ORDER BY tape, folder, name`)
 	if err != nil {
-		return nil, fmt.Errorf("query checkpoints: %w", err)
+		return fmt.Errorf("query checkpoints: %w", err)
 	}
 	defer rows.Close()
-	read := map[tapelog.FileKey]FileRead{}
 	for rows.Next() {
 		var k tapelog.FileKey
 		var f FileRead
 		if err := rows.Scan(&k.Tape, &k.Folder, &k.Name, &f.Offset, &f.Stamp); err != nil {
-			return nil, fmt.Errorf("query checkpoints: %w", err)
+			return fmt.Errorf("query checkpoints: %w", err)
 		}
-		read[k] = f
+		if err := fn(k, f); err != nil {
+			return err
+		}
 	}
-	return read, rows.Err()
+	return rows.Err()
 }
 
 // AnchorFolder is an anchor folder as the index last read it.

@@ -37,7 +37,7 @@ CREATE TABLE tape.workspaces (
 	host      text NOT NULL,    -- the machine it last synced from
 	path      text NOT NULL,    -- its .tape folder there
 	synced_at timestamptz,      -- when its last sync ended; NULL while its first runs
-	synced_state text           -- what the local index had read, when that sync sent all of it (sync.go's stateDigest)
+	synced_state text           -- what the local index had read, when that sync sent all of it (sync.go's readLocal)
 );
 
 -- How far each source file is synced: a checkpoint, written in the

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -116,42 +117,57 @@ func Sync(ctx context.Context, ix *projector.Projector, conn *pgx.Conn, opts Syn
 // localState is what the local index has read, which a sync brings the
 // server up to.
 type localState struct {
-	files   map[fileKey]projector.FileRead
+	files   map[fileKey]projector.FileRead // nil until load
 	anchors []projector.AnchorFolder
-	digest  string // of both, and of the schema the rows are in (stateDigest)
+	digest  string // of both, and of the schema the rows are in
 }
 
+// readLocal hashes what the local index has read of every file and
+// anchor folder, and the schema's version: a sync that ended with every
+// file synced keeps the digest on the server, and a sync that finds it
+// unchanged has nothing to send. It spares reading the server's
+// checkpoints, a row a file, and the files' as a map: hashed as the
+// index streams them in order, a sync with nothing new of 28,000
+// sessions (119,492 files) takes 0.2 s where it took 0.36 s with them
+// mapped and sorted, and 1,000 sessions 40 ms against 75 with the
+// server's checkpoints read (tape-bench pg).
 func readLocal(ctx context.Context, ix *projector.Projector) (localState, error) {
 	var l localState
-	var err error
-	if l.files, err = ix.FilesRead(ctx); err != nil {
+	h := sha256.New()
+	buf := fmt.Appendf(nil, "schema %d\n", SchemaVersion)
+	err := ix.EachFileRead(ctx, func(k fileKey, f projector.FileRead) error {
+		buf = appendFields(buf[:0], k.Tape, k.Folder, k.Name, strconv.FormatInt(f.Offset, 10), f.Stamp)
+		h.Write(buf)
+		return nil
+	})
+	if err != nil {
 		return l, err
 	}
 	if l.anchors, err = ix.AnchorFolders(ctx); err != nil {
 		return l, err
 	}
-	l.digest = stateDigest(l.files, l.anchors)
+	for _, a := range l.anchors {
+		h.Write(appendFields(buf[:0], a.Tape, a.Folder, strconv.FormatInt(a.Seq, 10), a.Stamp))
+	}
+	l.digest = hex.EncodeToString(h.Sum(nil))
 	return l, nil
 }
 
-// stateDigest hashes what the local index has read of every file and
-// anchor folder, and the schema's version: a sync that ended with every
-// file synced keeps it on the server, and a sync that finds it unchanged
-// has nothing to send. It spares reading the server's checkpoints, a row
-// a file: a sync with nothing new of 1,000 sessions (4,272 files) took
-// 40 ms instead of 75, a catch-up of the local index 20 (tape-bench pg,
-// p50 of 7 processes each).
-func stateDigest(files map[fileKey]projector.FileRead, anchors []projector.AnchorFolder) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "schema %d\n", SchemaVersion)
-	for _, k := range slices.SortedFunc(maps.Keys(files), compareFileKeys) {
-		f := files[k]
-		fmt.Fprintf(h, "%q %q %q %d %s\n", k.Tape, k.Folder, k.Name, f.Offset, f.Stamp)
+// appendFields appends fields, each with its length before it, and a
+// newline: no two lists of fields append the same bytes.
+func appendFields(buf []byte, fields ...string) []byte {
+	for _, f := range fields {
+		buf = strconv.AppendInt(buf, int64(len(f)), 10)
+		buf = append(append(buf, ':'), f...)
 	}
-	for _, a := range anchors {
-		fmt.Fprintf(h, "%q %q %d %s\n", a.Tape, a.Folder, a.Seq, a.Stamp)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return append(buf, '\n')
+}
+
+// load reads the files as a map, for a sync that has something to send.
+func (l *localState) load(ctx context.Context, ix *projector.Projector) error {
+	var err error
+	l.files, err = ix.FilesRead(ctx)
+	return err
 }
 
 // syncedState reports whether the server's rows of the workspace are
@@ -221,6 +237,9 @@ type syncer struct {
 }
 
 func (s *syncer) run(ctx context.Context, local localState) error {
+	if err := local.load(ctx, s.ix); err != nil {
+		return err
+	}
 	files, anchors := local.files, local.anchors
 	have, err := s.serverFiles(ctx)
 	if err != nil {

@@ -164,7 +164,15 @@ func isMark(r rune) bool { return unicode.Is(unicode.Mn, r) }
 // tsQuery is the tsquery of a search query, as the text PostgreSQL reads
 // with ::tsquery (no parser, no dictionary: the lexemes are tape's); ok is
 // false when it has no word.
-func tsQuery(query string) (q string, ok bool) {
+func tsQuery(query string) (q string, ok bool) { return buildTSQuery(query, " <-> ") }
+
+// looseTSQuery is tsQuery with its phrases taken apart, their words
+// AND'ed: it matches every entry the query matches, and more. GIN answers
+// it from the index alone, where a phrase must be checked in each entry's
+// vector; Search asks it whether the query is common (see Search).
+func looseTSQuery(query string) (q string, ok bool) { return buildTSQuery(query, " & ") }
+
+func buildTSQuery(query, within string) (q string, ok bool) {
 	var terms []string
 	for _, t := range projector.QueryTerms(query) {
 		var words []string
@@ -177,7 +185,7 @@ func tsQuery(query string) (q string, ok bool) {
 		var b strings.Builder
 		for i, w := range words {
 			if i > 0 {
-				b.WriteString(" <-> ")
+				b.WriteString(within)
 			}
 			b.WriteString(quoteLexeme(w))
 			if t.Prefix && i == len(words)-1 {

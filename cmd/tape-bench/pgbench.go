@@ -24,12 +24,17 @@ import (
 //   - tapes and usage --by model, --remote and local.
 //
 // Without -url it starts a PostgreSQL server of its own (package pgtest)
-// with its fsyncs on, as a real server runs, on loopback.
+// with its fsyncs on, as a real server runs, on loopback. With -watch (the
+// default), a tape watch runs beside the reads and the syncs with nothing
+// new, as one started on demand does on a user's machine: the local
+// reads, and the sync's own catch-up, sync with it.
 func pgBench(args []string) error {
 	fs := flags("pg")
 	dir, bin := workspaceFlags(fs)
 	url := fs.String("url", "", "the server's database (default: a server started for the run, its fsyncs on)")
 	runs := fs.Int("runs", 20, "runs of each query and of the syncs with nothing new")
+	first := fs.Bool("first", true, "time the first sync and the local rebuild (-url's database must be empty)")
+	watch := fs.Bool("watch", true, "run tape watch beside the reads and the syncs with nothing new")
 	fs.Parse(args)
 	if err := prepare(dir, bin); err != nil {
 		return err
@@ -47,8 +52,17 @@ func pgBench(args []string) error {
 		*url = srv.URL(db)
 		fmt.Printf("pg: a server of its own in %s (fsync on), database %s\n", srv.Dir, db)
 	}
-	if err := firstSync(*dir, *bin, *url); err != nil {
-		return err
+	if *first {
+		if err := firstSync(*dir, *bin, *url); err != nil {
+			return err
+		}
+	}
+	if *watch {
+		stop, err := startWatch(*dir, *bin)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if err := nothingNew(*dir, *bin, *url, *runs); err != nil {
 		return err
