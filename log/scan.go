@@ -108,7 +108,7 @@ func (s *FileScanner) Next() (Entry, error) {
 		}
 		if err != nil {
 			s.done = true
-			return Entry{}, &LineError{Path: s.rel, Line: s.lr.lineNo + 1, Offset: s.lr.offset, Reason: "cannot read: " + err.Error()}
+			return Entry{}, &LineError{Path: s.rel, Line: s.lr.lineNo + 1, Offset: s.lr.offset, Reason: "cannot read: " + err.Error(), Err: err}
 		}
 		if line.tooLong > 0 {
 			reason := fmt.Sprintf("line is %d bytes, over the read limit of %d", line.tooLong, s.lr.max)

@@ -3,6 +3,8 @@ package projector
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -22,6 +24,40 @@ type FileRead struct {
 	// Stamp tells the file read apart from another, or from itself
 	// changed: its size, modification time, inode and device then.
 	Stamp string
+}
+
+// Grew reports whether the file the index read as f can only have grown
+// since it was read as was, by the rule the index goes on from its own
+// checkpoints by (walk.go): the same file (device and inode), not shorter,
+// and not the same size with a new modification time (an edit in place,
+// which a checkpoint's fingerprint misses in the middle of the file).
+// Otherwise it must be read again from its start.
+func (f FileRead) Grew(was FileRead) bool {
+	now, ok1 := parseStamp(f.Stamp)
+	old, ok2 := parseStamp(was.Stamp)
+	if !ok1 || !ok2 || now.dev != old.dev || now.ino != old.ino || f.Offset < was.Offset {
+		return false
+	}
+	return now.size > old.size || now.size == old.size && now.mtimeNS == old.mtimeNS
+}
+
+type fileStamp struct{ size, mtimeNS, ino, dev int64 }
+
+// parseStamp reads a FileRead's Stamp: size/mtime/inode/device.
+func parseStamp(s string) (fileStamp, bool) {
+	var st fileStamp
+	fields := strings.Split(s, "/")
+	if len(fields) != 4 {
+		return st, false
+	}
+	for i, p := range []*int64{&st.size, &st.mtimeNS, &st.ino, &st.dev} {
+		v, err := strconv.ParseInt(fields[i], 10, 64)
+		if err != nil {
+			return st, false
+		}
+		*p = v
+	}
+	return st, true
 }
 
 // FilesRead returns how far the index has read each tape file.

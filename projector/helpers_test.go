@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/internal/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
@@ -18,15 +19,7 @@ import (
 	"github.com/tape-dev/tape/views/usage"
 )
 
-func newWorkspace(t *testing.T) *tapelog.Workspace {
-	t.Helper()
-	ws, _, err := tapelog.Init(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	return ws
-}
+func newWorkspace(t *testing.T) *tapelog.Workspace { return tapetest.NewWorkspace(t) }
 
 func openProjector(t *testing.T, ws *tapelog.Workspace) *Projector {
 	t.Helper()
@@ -80,17 +73,7 @@ func appendMsg(t *testing.T, ws *tapelog.Workspace, tape, content string) tapelo
 	return out[0]
 }
 
-func appendRaw(t *testing.T, path, text string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(text); err != nil {
-		t.Fatal(err)
-	}
-}
+func appendRaw(t *testing.T, path, text string) { t.Helper(); tapetest.AppendRaw(t, path, text) }
 
 // dump renders everything the index answers from, in a fixed order and
 // without the values that depend on how it was built (rowids, file ids),

@@ -25,7 +25,7 @@ type batch struct {
 	files    map[fileKey]checkpoint // checkpoint upserts, by file
 	anchors  [][]any
 	pending  map[string]views.Place // per tape, the first place that changed
-	bytes    int
+	bytes    int                    // of the lines in entries and bad
 }
 
 // checkpoint is how far a file's rows go: its position after the last
@@ -161,7 +161,7 @@ type committer struct {
 	batches chan *batch
 	failed  chan struct{} // closed once err is set
 	done    chan struct{} // closed when the goroutine returns
-	commits int           // written by the goroutine, read after done
+	written SyncStats     // what committed: written by the goroutine, read after done
 	err     error         // written by the goroutine, read after failed
 }
 
@@ -175,7 +175,10 @@ func startCommitter(ctx context.Context, conn *pgx.Conn, wsID string) *committer
 				close(c.failed)
 				return
 			}
-			c.commits++
+			c.written.Commits++
+			c.written.Entries += len(b.entries)
+			c.written.BadLines += len(b.bad)
+			c.written.Bytes += int64(b.bytes)
 		}
 	}()
 	return c
@@ -193,16 +196,16 @@ func (c *committer) send(ctx context.Context, b *batch) error {
 	}
 }
 
-// wait waits for the batches sent to be committed, and returns how many
-// were and the first error. The committer takes no more after it.
-func (c *committer) wait() (int, error) {
+// wait waits for the batches sent to be committed, and returns what they
+// wrote and the first error. The committer takes no more after it.
+func (c *committer) wait() (SyncStats, error) {
 	select {
 	case <-c.done:
 	default:
 		close(c.batches)
 		<-c.done
 	}
-	commits := c.commits
-	c.commits = 0
-	return commits, c.err
+	written := c.written
+	c.written = SyncStats{}
+	return written, c.err
 }

@@ -39,24 +39,30 @@ func IsURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
-// Redact is a URL with its password replaced by "xxxxx", for messages:
-// a URL is never printed with its password. A string that does not
-// parse as a URL is shown as its scheme alone.
+// Redact is a URL with its passwords replaced by "xxxxx" (the user's,
+// and password= or sslpassword= in its query), for messages: a URL is
+// never printed with a password. A string that does not parse as a URL
+// with a host is shown as its scheme alone, or as "…".
 func Redact(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" && u.Scheme == "" {
-		scheme, _, _ := strings.Cut(raw, "://")
-		if len(scheme) > 20 {
-			scheme = "?"
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		if scheme, _, found := strings.Cut(raw, "://"); found && len(scheme) <= 20 && !strings.ContainsAny(scheme, " =@:/") {
+			return scheme + "://…"
 		}
-		return scheme + "://…"
+		return "…"
 	}
 	if _, has := u.User.Password(); has {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
+	changed := false
+	for _, key := range []string{"password", "sslpassword"} {
+		if q.Has(key) {
+			q.Set(key, "xxxxx")
+			changed = true
+		}
+	}
+	if changed {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()

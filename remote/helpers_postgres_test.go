@@ -5,10 +5,12 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tape-dev/tape/internal/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -24,15 +26,7 @@ func connect(t testing.TB, url string) *pgx.Conn {
 	return conn
 }
 
-func newWorkspace(t *testing.T) *tapelog.Workspace {
-	t.Helper()
-	ws, _, err := tapelog.Init(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	return ws
-}
+func newWorkspace(t *testing.T) *tapelog.Workspace { return tapetest.NewWorkspace(t) }
 
 // openIndex opens the workspace's local index, caught up.
 func openIndex(t testing.TB, ws *tapelog.Workspace) *projector.Projector {
@@ -113,3 +107,20 @@ func tapelogEntry(kind, payload string) tapelog.Entry {
 }
 
 func tapelogMergeOptions() tapelog.MergeOptions { return tapelog.MergeOptions{} }
+
+// tapelogAppend appends a line by hand to the first folder of main.
+func tapelogAppend(t *testing.T, ws *tapelog.Workspace, line string) {
+	t.Helper()
+	tapetest.AppendRaw(t, filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/hand.jsonl"), line)
+}
+
+// tapetestWorkspace is a workspace without a tape, to restore into.
+func tapetestWorkspace(t *testing.T) *tapelog.Workspace {
+	t.Helper()
+	ws, _, err := tapelog.Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}

@@ -280,9 +280,10 @@ func Tapes(ctx context.Context, conn *pgx.Conn, f TapesFilter) ([]Tape, int, err
 }
 
 // UsageRow is the token usage of one group of run events: usage.Row,
-// and the workspace for a grouping by workspace.
+// and the workspace for a grouping by workspace or tape (two workspaces
+// may share a name: their ids tell them apart).
 type UsageRow struct {
-	Workspace string
+	Workspace, WorkspaceID string
 	usage.Row
 }
 
@@ -290,12 +291,12 @@ type UsageRow struct {
 var UsageBy = []string{"workspace", "model", "day", "tape"}
 
 // usageGroups are the columns each grouping selects, groups and orders by:
-// workspace, tape, model, day.
+// workspace name and id, tape, model, day.
 var usageGroups = map[string]string{
-	"workspace": `ws.name, '', '', ''`,
-	"tape":      `ws.name, r.tape, '', ''`,
-	"model":     `'', '', r.model, ''`,
-	"day":       `'', '', '', coalesce(to_char(r.time AT TIME ZONE 'UTC', 'YYYY-MM-DD'), '')`,
+	"workspace": `ws.name, ws.id, '', '', ''`,
+	"tape":      `ws.name, ws.id, r.tape, '', ''`,
+	"model":     `'', '', '', r.model, ''`,
+	"day":       `'', '', '', '', coalesce(to_char(r.time AT TIME ZONE 'UTC', 'YYYY-MM-DD'), '')`,
 }
 
 // Usage sums the token usage of the run events of every workspace (or
@@ -319,13 +320,13 @@ func Usage(ctx context.Context, conn *pgx.Conn, by string, workspaces []string) 
 		SELECT `+cols+`, count(*), count(*) FILTER (WHERE r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens),
 			sum(r.cache_creation_tokens), sum(r.cache_read_tokens)
 		FROM ranked r JOIN tape.workspaces ws ON ws.id = r.workspace_id
-		WHERE r.counted GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, w.args...)
+		WHERE r.counted GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("query usage: %w", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (UsageRow, error) {
 		var u UsageRow
-		err := r.Scan(&u.Workspace, &u.Tape, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.Input, &u.Output, &u.Total, &u.CacheCreation, &u.CacheRead)
+		err := r.Scan(&u.Workspace, &u.WorkspaceID, &u.Tape, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.Input, &u.Output, &u.Total, &u.CacheCreation, &u.CacheRead)
 		return u, err
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -100,7 +101,9 @@ func (s *syncer) refresh(ctx context.Context, chunk []pendingTape, all map[strin
 		}
 		starts = append(starts, start)
 		for _, c := range kept {
-			callRows = append(callRows, s.callRow(p.tape, c))
+			if utf8.ValidString(c.Place.Folder + c.Place.File) { // the entries of a file named otherwise are not synced (storable)
+				callRows = append(callRows, s.callRow(p.tape, c))
+			}
 		}
 	}
 	tx, err := s.conn.Begin(ctx)
@@ -156,8 +159,8 @@ func deleteCallsFrom(ctx context.Context, tx pgx.Tx, wsID string, tapes []string
 var tapeColumns = []string{"workspace_id", "tape", "title", "cwd", "branch", "model", "first", "last", "entries", "anchors", "source", "session_id", "parent"}
 
 func (s *syncer) tapeRow(t sessions.Session) []any {
-	return []any{s.wsID, t.Name, t.Title, t.CWD, t.Branch, t.Model, timeOrNil(t.First), timeOrNil(t.Last), int32(t.Entries), int32(t.Anchors),
-		t.Source, t.SessionID, t.Parent}
+	return []any{s.wsID, t.Name, pgText(t.Title), pgText(t.CWD), pgText(t.Branch), pgText(t.Model), timeOrNil(t.First), timeOrNil(t.Last),
+		int32(t.Entries), int32(t.Anchors), pgText(t.Source), pgText(t.SessionID), pgText(t.Parent)}
 }
 
 var callColumns = []string{"workspace_id", "tape", "anchor_seq", "folder", "eff_time", "file", "line", "idx", "call_id", "name", "status",
@@ -165,8 +168,8 @@ var callColumns = []string{"workspace_id", "tape", "anchor_seq", "folder", "eff_
 
 func (s *syncer) callRow(tape string, c calls.Kept) []any {
 	p := c.Place
-	row := []any{s.wsID, tape, p.Seq, p.Folder, p.Eff, p.File, int32(p.Line), int32(c.Index), c.ID, c.Name, c.Status, timeOf(c.CalledNS), timeOf(c.AnsweredNS)}
-	if r := c.Result; r != nil {
+	row := []any{s.wsID, tape, p.Seq, p.Folder, p.Eff, p.File, int32(p.Line), int32(c.Index), pgText(c.ID), pgText(c.Name), c.Status, timeOf(c.CalledNS), timeOf(c.AnsweredNS)}
+	if r := c.Result; r != nil && utf8.ValidString(r.Folder+r.File) {
 		return append(row, r.Folder, r.File, int32(r.Line), int32(c.ResultIndex))
 	}
 	return append(row, nil, nil, nil, nil)

@@ -3,7 +3,6 @@ package remote
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -218,8 +217,8 @@ func (r *restorer) file(ctx context.Context, tape, folder, name string, count in
 		if err := rows.Scan(&line, &raw); err != nil {
 			return err
 		}
-		if line < next {
-			return errors.New("the server holds line " + fmt.Sprint(line) + " twice")
+		if line < next || line > count {
+			return fmt.Errorf("the server holds line %d of %d out of place (twice, or past the file's checkpoint); run 'tape sync --full' from its workspace", line, count)
 		}
 		for ; next < line; next++ {
 			bw.WriteByte('\n')

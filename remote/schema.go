@@ -65,7 +65,7 @@ CREATE TABLE tape.anchors (
 	folder       text COLLATE "C" NOT NULL,
 	seq          bigint NOT NULL,
 	name         text COLLATE "C" NOT NULL,
-	state        jsonb,
+	state        text,             -- the JSON, as anchor.json holds it (jsonb refuses \u0000)
 	stamp        text NOT NULL,
 	PRIMARY KEY (workspace_id, tape, folder)
 );

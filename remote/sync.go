@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -18,13 +21,21 @@ import (
 
 // SyncStats says what a sync wrote.
 type SyncStats struct {
-	Entries  int   // entries written (anchor entries among them)
-	BadLines int   // bad lines written
+	Entries  int   // entries written, in transactions that committed (anchor entries among them)
+	BadLines int   // bad lines written, likewise
 	Bytes    int64 // of the lines written
 	Files    int   // files read from a checkpoint on
 	Removed  int   // files, folders and tapes whose rows were removed
 	Tapes    int   // tapes whose tapes and calls rows were brought up to date
 	Commits  int   // transactions
+	// Unsynced names the files and folders that could not be synced, and
+	// why; the next sync tries them again.
+	Unsynced []string
+}
+
+// add adds what a committer wrote.
+func (st *SyncStats) add(w SyncStats) {
+	st.Entries, st.BadLines, st.Bytes, st.Commits = st.Entries+w.Entries, st.BadLines+w.BadLines, st.Bytes+w.Bytes, st.Commits+w.Commits
 }
 
 // SyncOptions tune a sync.
@@ -96,8 +107,8 @@ func Sync(ctx context.Context, ix *projector.Projector, conn *pgx.Conn, opts Syn
 	defer s.closeTapes()
 	s.committer = startCommitter(ctx, conn, id.ID)
 	err = s.run(ctx, local)
-	commits, cerr := s.committer.wait()
-	s.stats.Commits += commits
+	written, cerr := s.committer.wait()
+	s.stats.add(written)
 	if err = cmp.Or(cerr, err); err != nil { // a commit's error is the cause of the others
 		return s.stats, err
 	}
@@ -180,6 +191,9 @@ func (s *syncer) run(ctx context.Context, local localState) error {
 		return err
 	}
 	for _, a := range anchors {
+		if !s.storable(a.Tape, a.Folder) {
+			continue
+		}
 		if haveAnchors[folderKey{a.Tape, a.Folder}] != a.Stamp {
 			if err := s.syncAnchor(ctx, a); err != nil {
 				return err
@@ -188,7 +202,7 @@ func (s *syncer) run(ctx context.Context, local localState) error {
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(files), compareFileKeys) {
 		local, server := files[k], have[k]
-		if server != nil && server.stamp == local.Stamp && server.pos.Offset == local.Offset {
+		if server != nil && server.stamp == local.Stamp && server.pos.Offset == local.Offset || !s.storable(k.Tape, k.Folder, k.Name) {
 			continue
 		}
 		if err := s.syncFile(ctx, k, local, server); err != nil {
@@ -198,8 +212,8 @@ func (s *syncer) run(ctx context.Context, local localState) error {
 	if err := s.commit(ctx); err != nil {
 		return err
 	}
-	commits, err := s.committer.wait()
-	s.stats.Commits += commits
+	written, err := s.committer.wait()
+	s.stats.add(written)
 	if err != nil {
 		return err
 	}
@@ -227,6 +241,31 @@ func (s *syncer) commit(ctx context.Context) error {
 	}
 	s.batch = newBatch()
 	return nil
+}
+
+// storable reports whether a place's names can be keys on the server:
+// PostgreSQL's text is UTF-8, and a folder or file made by hand can be
+// named in other bytes. One that cannot is not synced, and Unsynced
+// names it.
+func (s *syncer) storable(names ...string) bool {
+	for _, n := range names {
+		if !utf8.ValidString(n) {
+			s.stats.Unsynced = append(s.stats.Unsynced, path.Join(names...)+": its name is not UTF-8; rename it to sync it")
+			s.skipped = true
+			return false
+		}
+	}
+	return true
+}
+
+// pgText is a string as a text column holds it: PostgreSQL's text has no
+// NUL, which a JSON string can hold as \u0000 (an id, a model's name, a
+// title); it becomes U+FFFD.
+func pgText(s string) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\x00", "\uFFFD")
 }
 
 func (s *syncer) tape(name string) (*tapelog.Tape, error) {

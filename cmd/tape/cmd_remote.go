@@ -177,7 +177,7 @@ func (c *UsageCmd) runRemote(env *Env, g *Globals) error {
 			rec := records.NewUsageGroup(r.Row, c.By)
 			switch c.By {
 			case "workspace", "tape":
-				rec.Workspace = &r.Workspace
+				rec.Workspace, rec.WorkspaceID = &r.Workspace, &r.WorkspaceID
 			}
 			if err := out.write(rec); err != nil {
 				return err

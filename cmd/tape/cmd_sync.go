@@ -73,13 +73,19 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	defer closeServer(conn)
 	start := time.Now()
 	st, err := remote.Sync(env.Context(), ix, conn, remote.SyncOptions{BatchRows: c.BatchRows, Full: c.Full})
+	for _, why := range st.Unsynced {
+		fmt.Fprintf(env.Stderr, "tape: warning: not synced: %s\n", printable(why))
+	}
 	if err != nil {
+		stopped := fmt.Sprintf("sync to %s stopped after %s were sent", remote.Redact(u), plural(st.Entries, "entry", "entries"))
+		if !remote.FromServer(err) { // the local index or a file: exit 3, as any command that reads them
+			return fmt.Errorf("%s: %w", stopped, err)
+		}
 		why := err
 		if remote.Gone(err) {
 			why = fmt.Errorf("the connection to the server was lost (%w)", err)
 		}
-		return serverFailed(fmt.Errorf("sync to %s stopped after %s: %w", remote.Redact(u), plural(st.Entries, "entry", "entries"), why),
-			u, "what was sent is kept; run 'tape sync' again to go on from there")
+		return serverFailed(fmt.Errorf("%s: %w", stopped, why), u, "what was sent is kept; run 'tape sync' again to go on from there")
 	}
 	rec := records.Sync{Workspace: id.Name, WorkspaceID: id.ID, Server: remote.Redact(u), Entries: st.Entries, BadLines: st.BadLines,
 		Bytes: st.Bytes, Files: st.Files, Removed: st.Removed, Tapes: st.Tapes, Seconds: time.Since(start).Seconds()}

@@ -150,7 +150,7 @@ func (c *WatchCmd) mirror(env *Env, ix *projector.Projector, w *projector.Watche
 		return nil, nil
 	}
 	if !remote.IsURL(c.Sync) {
-		return nil, usagef("--sync %q: want postgres://USER@HOST[:PORT]/DB", c.Sync)
+		return nil, usagef("--sync %s: want postgres://USER@HOST[:PORT]/DB", remote.Redact(c.Sync))
 	}
 	if _, err := ix.Workspace().Identity(); err != nil {
 		return nil, err
@@ -158,7 +158,14 @@ func (c *WatchCmd) mirror(env *Env, ix *projector.Projector, w *projector.Watche
 	m := remote.NewMirror(ix, c.Sync)
 	server := remote.Redact(c.Sync)
 	quiet := c.Quiet || c.Background
+	warned := map[string]bool{} // each file not synced is named once
 	m.OnSync = func(st remote.SyncStats, err error) {
+		for _, why := range st.Unsynced {
+			if !warned[why] {
+				warned[why] = true
+				fmt.Fprintf(env.Stderr, "tape: warning: not synced: %s\n", printable(why))
+			}
+		}
 		switch {
 		case err != nil:
 			fmt.Fprintf(env.Stderr, "%s tape: sync to %s: %s; trying again\n", time.Now().Format(time.DateTime), server,

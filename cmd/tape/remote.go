@@ -71,7 +71,7 @@ func (f *remoteFlags) validateURL(u string) error {
 	switch {
 	case u == "":
 	case !remote.IsURL(u):
-		return usagef("%q is not a PostgreSQL URL; an argument here is the server's, for --remote: postgres://USER@HOST[:PORT]/DB", u)
+		return usagef("%s is not a PostgreSQL URL; an argument here is the server's, for --remote: postgres://USER@HOST[:PORT]/DB", remote.Redact(u))
 	case !f.Remote.on:
 		return usagef("%s: a server's URL is for --remote", remote.Redact(u))
 	}

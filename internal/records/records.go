@@ -85,7 +85,8 @@ func NewCall(c calls.Listed) Call {
 // UsageGroup is a group of runs, as `tape usage --json` prints it: the
 // fields of the group it is summed by, then the sums.
 type UsageGroup struct {
-	Workspace     *string `json:"workspace,omitempty"` // by workspace, or by tape on the team's server (--remote)
+	Workspace     *string `json:"workspace,omitempty"`    // by workspace, or by tape on the team's server (--remote)
+	WorkspaceID   *string `json:"workspace_id,omitempty"` // likewise: two workspaces may share a name
 	Tape          *string `json:"tape,omitempty"`
 	AnchorSeq     *int64  `json:"anchor_seq,omitempty"`
 	Anchor        *string `json:"anchor,omitempty"`

@@ -155,7 +155,7 @@ func (m *Mutator) Step() {
 		if !strings.HasPrefix(line, `{"kind":"event","payload":{"torn"`) && line != "\n" {
 			line += "\n"
 		}
-		appendRaw(m.T, file, line)
+		AppendRaw(m.T, file, line)
 		m.Log = append(m.Log, "hand "+file)
 	case k < 58: // handoff
 		tp, _ := m.WS.Tape(tape)
@@ -263,7 +263,21 @@ func (m *Mutator) Files() []string { return m.files() }
 // Folders lists the anchor folders of the workspace.
 func (m *Mutator) Folders() []string { return m.folders() }
 
-func appendRaw(t testing.TB, path, text string) {
+// NewWorkspace makes a workspace with its tape main in a new temporary
+// folder, closed when the test ends.
+func NewWorkspace(t testing.TB) *tapelog.Workspace {
+	t.Helper()
+	ws, _, err := tapelog.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
+// AppendRaw appends text to the file at path, as a writer without tape
+// does: no lock, no check, the file made if it is not there.
+func AppendRaw(t testing.TB, path, text string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
