@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,11 +72,21 @@ func (f *remoteFlags) validateURL(u string) error {
 	switch {
 	case u == "":
 	case !remote.IsURL(u):
-		return usagef("%s is not a PostgreSQL URL; an argument here is the server's, for --remote: postgres://USER@HOST[:PORT]/DB", remote.Redact(u))
+		return usagef("%s is not a PostgreSQL URL; an argument here is the server's, for --remote: postgres://USER@HOST[:PORT]/DB", showArg(u))
 	case !f.Remote.on:
 		return usagef("%s: a server's URL is for --remote", remote.Redact(u))
 	}
 	return f.validate()
+}
+
+// showArg is an argument that should have been a URL, as a message shows
+// it: quoted when it cannot hold a password (no @, =, or :), else
+// redacted.
+func showArg(u string) string {
+	if strings.ContainsAny(u, "@=:") {
+		return remote.Redact(u)
+	}
+	return strconv.Quote(u)
 }
 
 // serverURL picks the server: given (a flag's value or an argument),
@@ -94,7 +105,7 @@ func serverURL(env *Env, g *Globals, given string) (string, error) {
 		return "", usagef("%s", strings.TrimPrefix(err.Error(), "remote: "))
 	}
 	if !remote.IsURL(u) {
-		return "", usagef("%s is not a PostgreSQL URL; want postgres://USER@HOST[:PORT]/DB", remote.Redact(u))
+		return "", usagef("%s is not a PostgreSQL URL; want postgres://USER@HOST[:PORT]/DB", showArg(u))
 	}
 	return u, nil
 }
