@@ -32,15 +32,7 @@ func TestSyncFilesChangedUnderACheckpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	converged := func(what string) {
-		t.Helper()
-		syncNow(t, ix, conn)
-		clean := connect(t, server.DB(t))
-		syncNow(t, ix, clean)
-		if got, want := dump(t, conn, wsID), dump(t, clean, wsID); got != want {
-			t.Fatalf("after %s, the server holds\n%s\na clean sync holds\n%s", what, got, want)
-		}
-	}
+	converged := func(what string) { t.Helper(); assertLikeClean(t, ix, conn, wsID, what) }
 	line := func(word string) string { return `{"role":"user","content":"` + word + `"}` + "\n" }
 
 	// An edit in place, at the same size, in the middle of a file longer

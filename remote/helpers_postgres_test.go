@@ -124,3 +124,15 @@ func tapetestWorkspace(t *testing.T) *tapelog.Workspace {
 	t.Cleanup(func() { ws.Close() })
 	return ws
 }
+
+// assertLikeClean syncs ix into conn, then into an empty database, and
+// fails the test unless the two hold the same rows of the workspace.
+func assertLikeClean(t *testing.T, ix *projector.Projector, conn *pgx.Conn, wsID, after string) {
+	t.Helper()
+	syncNow(t, ix, conn)
+	clean := connect(t, server.DB(t))
+	syncNow(t, ix, clean)
+	if got, want := dump(t, conn, wsID), dump(t, clean, wsID); got != want {
+		t.Fatalf("after %s, the server holds\n%s\na clean sync holds\n%s", after, got, want)
+	}
+}
