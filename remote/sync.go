@@ -47,6 +47,10 @@ type SyncOptions struct {
 	// Full removes the workspace's rows from the server first, and sends
 	// everything again: for a server whose rows were changed by hand.
 	Full bool
+	// Moved says the workspace moved from the host and folder it last
+	// synced from: without it, a sync from elsewhere is refused as a
+	// copy's (ErrAnotherCopy).
+	Moved bool
 }
 
 // Default bounds of a transaction: large enough that a commit's cost is
@@ -87,7 +91,7 @@ func Sync(ctx context.Context, ix *projector.Projector, conn *pgx.Conn, opts Syn
 		return SyncStats{}, err
 	}
 	defer unlock()
-	if err := register(ctx, conn, ws, id); err != nil {
+	if err := register(ctx, conn, ws, id, opts.Moved); err != nil {
 		return SyncStats{}, err
 	}
 	local, err := readLocal(ctx, ix)
@@ -139,10 +143,26 @@ func lockWorkspace(ctx context.Context, conn *pgx.Conn, wsID string) (unlock fun
 	}, nil
 }
 
-// register writes the workspace's row: its name, and where it syncs from.
-func register(ctx context.Context, conn *pgx.Conn, ws *tapelog.Workspace, id tapelog.Identity) error {
+// ErrAnotherCopy is returned when the server's workspace of this id last
+// synced from another host or folder: most likely a copy (cp -r keeps
+// config.json's id), whose sync would replace the other's rows with its
+// own, and the other's the same the next time.
+var ErrAnotherCopy = errors.New("remote: the workspace's id was last synced from another place")
+
+// register writes the workspace's row: its name, and where it syncs from,
+// which must be where it last synced from unless moved says it moved.
+func register(ctx context.Context, conn *pgx.Conn, ws *tapelog.Workspace, id tapelog.Identity, moved bool) error {
 	host, _ := os.Hostname()
-	_, err := conn.Exec(ctx, `INSERT INTO tape.workspaces (id, name, host, path) VALUES ($1, $2, $3, $4)
+	var lastHost, lastPath string
+	err := conn.QueryRow(ctx, `SELECT host, path FROM tape.workspaces WHERE id = $1`, id.ID).Scan(&lastHost, &lastPath)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return fmt.Errorf("register the workspace: %w", err)
+	case !moved && (lastHost != host || lastPath != ws.Dir()):
+		return fmt.Errorf("%w: workspace %s (%s) last synced from %s:%s, and this is %s:%s", ErrAnotherCopy, id.Name, id.ID, lastHost, lastPath, host, ws.Dir())
+	}
+	_, err = conn.Exec(ctx, `INSERT INTO tape.workspaces (id, name, host, path) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, host = excluded.host, path = excluded.path`,
 		id.ID, id.Name, host, ws.Dir())
 	if err != nil {

@@ -4,10 +4,13 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // A first sync writes every entry, anchor, bad line, run and call; a
@@ -156,5 +159,37 @@ func TestSyncFullAfterRowsDeletedByHand(t *testing.T) {
 	}
 	if got := dump(t, conn, wsID); got != want {
 		t.Errorf("after a full sync the server holds\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A workspace copied with cp -r keeps its id: its sync is refused, as it
+// would replace the original's rows with its own, until it is told it
+// moved, or given an id of its own.
+func TestSyncRefusesACopy(t *testing.T) {
+	ctx := context.Background()
+	ws := newWorkspace(t)
+	appendEntry(t, ws, "main", "message", map[string]any{"role": "user", "content": "original"})
+	url := server.DB(t)
+	syncNow(t, openIndex(t, ws), connect(t, url))
+	copyDir := filepath.Join(t.TempDir(), ".tape")
+	if err := os.CopyFS(copyDir, os.DirFS(ws.Dir())); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(copyDir, "index.db")) // a copy's index is its own
+	cp, err := tapelog.Open(copyDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	ix := openIndex(t, cp)
+	conn := connect(t, url)
+	if _, err := Sync(ctx, ix, conn, SyncOptions{}); !errors.Is(err, ErrAnotherCopy) {
+		t.Fatalf("a copy's sync: %v, want ErrAnotherCopy", err)
+	}
+	if _, err := Sync(ctx, ix, conn, SyncOptions{Moved: true}); err != nil {
+		t.Errorf("the copy's sync, told it moved: %v", err)
+	}
+	if _, err := Sync(ctx, openIndex(t, ws), conn, SyncOptions{}); !errors.Is(err, ErrAnotherCopy) {
+		t.Errorf("the original's sync after the copy took its place: %v, want ErrAnotherCopy", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tape-dev/tape/internal/records"
@@ -14,9 +15,10 @@ import (
 
 // SyncCmd is `tape sync`.
 type SyncCmd struct {
-	URL  string `arg:"" optional:"" placeholder:"postgres://USER@HOST/DB" help:"The server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
-	JSON bool   `help:"Print one JSON object: workspace, workspace_id, server, entries, bad_lines, bytes, files, removed, tapes, seconds."`
-	Full bool   `help:"Remove this workspace's rows from the server and send everything again (after rows were changed there by hand)."`
+	URL   string `arg:"" optional:"" placeholder:"postgres://USER@HOST/DB" help:"The server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
+	JSON  bool   `help:"Print one JSON object: workspace, workspace_id, server, entries, bad_lines, bytes, files, removed, tapes, seconds."`
+	Full  bool   `help:"Remove this workspace's rows from the server and send everything again (after rows were changed there by hand)."`
+	Moved bool   `help:"This workspace moved here from the host or folder it last synced from (else a sync from elsewhere is refused as a copy's)."`
 	// BatchRows bounds a transaction (remote.SyncOptions): the tests make
 	// it small, so that a sync killed at random is killed mid-way.
 	BatchRows int `name:"batch-rows" hidden:""`
@@ -72,9 +74,14 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	}
 	defer closeServer(conn)
 	start := time.Now()
-	st, err := remote.Sync(env.Context(), ix, conn, remote.SyncOptions{BatchRows: c.BatchRows, Full: c.Full})
+	st, err := remote.Sync(env.Context(), ix, conn, remote.SyncOptions{BatchRows: c.BatchRows, Full: c.Full, Moved: c.Moved})
 	for _, why := range st.Unsynced {
 		fmt.Fprintf(env.Stderr, "tape: warning: not synced: %s\n", printable(why))
+	}
+	if errors.Is(err, remote.ErrAnotherCopy) {
+		return hintError{kind: err, msg: strings.TrimPrefix(err.Error(), "remote: "),
+			hint: fmt.Sprintf("a copy (cp -r keeps the id) needs an id of its own: delete \"workspace\" from %s; if the workspace moved here, run 'tape sync --moved'",
+				ws.Abs("config.json"))}
 	}
 	if err != nil {
 		stopped := fmt.Sprintf("sync to %s stopped after %s were sent", remote.Redact(u), plural(st.Entries, "entry", "entries"))
