@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -25,6 +26,7 @@ type batch struct {
 	files    map[fileKey]checkpoint // checkpoint upserts, by file
 	anchors  [][]any
 	pending  map[string]views.Place // per tape, the first place that changed
+	usageIDs map[string]bool        // of the runs written: which run of each counts is decided again
 	bytes    int                    // of the lines in entries and bad
 }
 
@@ -42,7 +44,7 @@ type removal struct {
 }
 
 func newBatch() *batch {
-	return &batch{files: map[fileKey]checkpoint{}, pending: map[string]views.Place{}}
+	return &batch{files: map[fileKey]checkpoint{}, pending: map[string]views.Place{}, usageIDs: map[string]bool{}}
 }
 
 // rows is how many rows the batch writes.
@@ -74,7 +76,7 @@ func (b *batch) commit(ctx context.Context, conn *pgx.Conn, wsID string) error {
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
 	for _, r := range b.removals {
-		if _, err := tx.Exec(ctx, r.sql, r.args...); err != nil {
+		if err := b.remove(ctx, tx, r); err != nil {
 			return err
 		}
 	}
@@ -96,7 +98,56 @@ func (b *batch) commit(ctx context.Context, conn *pgx.Conn, wsID string) error {
 	if err := b.savePending(ctx, tx, wsID); err != nil {
 		return err
 	}
+	if err := countRuns(ctx, tx, wsID, b.usageIDs); err != nil {
+		return err
+	}
 	return tx.Commit(ctx)
+}
+
+// remove runs a removal; one of runs notes the usage ids of the runs it
+// removed, whose counted run may change.
+func (b *batch) remove(ctx context.Context, tx pgx.Tx, r removal) error {
+	if !strings.HasPrefix(r.sql, "DELETE FROM tape.runs ") {
+		_, err := tx.Exec(ctx, r.sql, r.args...)
+		return err
+	}
+	rows, err := tx.Query(ctx, r.sql+` RETURNING usage_id`, r.args...)
+	if err != nil {
+		return err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[*string])
+	for _, id := range ids {
+		if id != nil {
+			b.usageIDs[*id] = true
+		}
+	}
+	return err
+}
+
+// countRuns decides again, of the workspace's runs that share each usage
+// id, which one counts, by the rule of the local index (views/usage): the
+// one with the most tokens, then the first by time (no date first) and
+// place. Kept in runs.counted, in the transaction that changed the runs,
+// it spares every usage query ranking every run: 162 ms at 1M entries
+// (50,000 runs) summed in ... ms with it (tape-bench pg).
+func countRuns(ctx context.Context, tx pgx.Tx, wsID string, usageIDs map[string]bool) error {
+	if len(usageIDs) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(usageIDs))
+	for id := range usageIDs {
+		ids = append(ids, id)
+	}
+	_, err := tx.Exec(ctx, `UPDATE tape.runs r SET counted = ranked.n = 1
+		FROM (SELECT tape, folder, file, line, row_number() OVER (PARTITION BY usage_id
+				ORDER BY total_tokens DESC, time NULLS FIRST, tape, anchor_seq, folder, eff_time, file, line) AS n
+			FROM tape.runs WHERE workspace_id = $1 AND usage_id = ANY($2)) ranked
+		WHERE r.workspace_id = $1 AND r.tape = ranked.tape AND r.folder = ranked.folder AND r.file = ranked.file AND r.line = ranked.line
+			AND r.counted <> (ranked.n = 1)`, wsID, ids)
+	if err != nil {
+		return fmt.Errorf("count the runs of each usage id: %w", err)
+	}
+	return nil
 }
 
 var anchorColumns = []string{"workspace_id", "tape", "folder", "seq", "name", "state", "stamp"}

@@ -336,7 +336,8 @@ var usageGroups = map[string]string{
 // Usage sums the token usage of the run events of every workspace (or
 // those named) by workspace, model, day or tape. Of the runs of one
 // workspace that share a usage id, one counts, the one with the most
-// tokens: the local rule (views/usage), which counts within one index.
+// tokens: the local rule (views/usage), which counts within one index,
+// kept in runs.counted by the sync (countRuns).
 func Usage(ctx context.Context, conn *pgx.Conn, by string, workspaces []string) ([]UsageRow, error) {
 	cols, ok := usageGroups[by]
 	if !ok {
@@ -346,15 +347,12 @@ func Usage(ctx context.Context, conn *pgx.Conn, by string, workspaces []string) 
 		return nil, err
 	}
 	var w where
-	w.workspaces("workspace_id", workspaces)
-	rows, err := conn.Query(ctx, `WITH ranked AS (
-			SELECT *, usage_id IS NULL OR row_number() OVER (PARTITION BY workspace_id, usage_id
-				ORDER BY total_tokens DESC, time, tape, anchor_seq, folder, eff_time, file, line) = 1 AS counted
-			FROM tape.runs`+w.String()+`)
-		SELECT `+cols+`, count(*), count(*) FILTER (WHERE r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens),
-			sum(r.cache_creation_tokens), sum(r.cache_read_tokens)
-		FROM ranked r JOIN tape.workspaces ws ON ws.id = r.workspace_id
-		WHERE r.counted GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, w.args...)
+	w.workspaces("r.workspace_id", workspaces)
+	w.add(`r.counted`)
+	rows, err := conn.Query(ctx, `SELECT `+cols+`, count(*), count(*) FILTER (WHERE r.has_usage), sum(r.input_tokens), sum(r.output_tokens),
+			sum(r.total_tokens), sum(r.cache_creation_tokens), sum(r.cache_read_tokens)
+		FROM tape.runs r JOIN tape.workspaces ws ON ws.id = r.workspace_id`+w.String()+`
+		GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("query usage: %w", err)
 	}

@@ -5,6 +5,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -155,3 +156,35 @@ func compareSearch(t *testing.T, conn *pgx.Conn, ix *projector.Projector, wsID s
 }
 
 func first(l []string, n int) []string { return l[:min(n, len(l))] }
+
+// Runs that share a usage id count once on the server as in the local
+// index, the one with the most tokens, across tapes; when it goes, the
+// next counts.
+func TestUsageCountsEachUsageIDOnce(t *testing.T) {
+	ws := newWorkspace(t)
+	run := func(tape string, total int, id string) {
+		appendEntry(t, ws, tape, "event", map[string]any{"name": "run", "data": map[string]any{"model": "m",
+			"usage": map[string]any{"input_tokens": total, "output_tokens": 0}, "usage_id": id}})
+	}
+	run("main", 10, "req_1")
+	run("main", 30, "req_1")
+	run("side", 20, "req_1")
+	run("side", 5, "req_2")
+	run("third", 7, "req_2")
+	ix := openIndex(t, ws)
+	conn := connect(t, server.DB(t))
+	wsID := identity(t, ws)
+	syncNow(t, ix, conn)
+	compareUsage(t, conn, ix, wsID)
+	if rows, _ := Usage(t.Context(), conn, "workspace", nil); len(rows) != 1 || rows[0].Input != 37 || rows[0].Runs != 2 {
+		t.Errorf("usage by workspace: %+v; want 2 runs of 37 tokens (30 of req_1, 7 of req_2)", rows)
+	}
+	if err := os.RemoveAll(filepath.Join(ws.Dir(), "tapes/main")); err != nil { // the counted run of req_1 goes
+		t.Fatal(err)
+	}
+	syncNow(t, ix, conn)
+	compareUsage(t, conn, ix, wsID)
+	if rows, _ := Usage(t.Context(), conn, "workspace", nil); len(rows) != 1 || rows[0].Input != 27 {
+		t.Errorf("usage by workspace after the counted run went: %+v; want 27 tokens (20 of req_1, 7 of req_2)", rows)
+	}
+}

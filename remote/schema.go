@@ -129,8 +129,10 @@ CREATE TABLE tape.runs (
 	cache_read_tokens     bigint NOT NULL,
 	total_tokens  bigint NOT NULL,
 	usage_id      text,
+	counted       boolean NOT NULL DEFAULT true, -- false for a run whose usage_id another run counts (batch.go's countRuns)
 	PRIMARY KEY (workspace_id, tape, folder, file, line)
 );
+CREATE INDEX runs_usage ON tape.runs (workspace_id, usage_id) WHERE usage_id IS NOT NULL;
 
 -- Tool calls and what became of them (views/calls), as the local index
 -- folds them, by the place of their tool_call entry.
