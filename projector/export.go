@@ -60,16 +60,6 @@ func parseStamp(s string) (fileStamp, bool) {
 	return st, true
 }
 
-// FilesRead returns how far the index has read each tape file.
-func (p *Projector) FilesRead(ctx context.Context) (map[tapelog.FileKey]FileRead, error) {
-	read := map[tapelog.FileKey]FileRead{}
-	err := p.EachFileRead(ctx, func(k tapelog.FileKey, f FileRead) error {
-		read[k] = f
-		return nil
-	})
-	return read, err
-}
-
 // EachFileRead calls fn with how far the index has read each tape file,
 // by tape, folder and name (byte order), and stops at its first error.
 func (p *Projector) EachFileRead(ctx context.Context, fn func(tapelog.FileKey, FileRead) error) error {

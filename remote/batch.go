@@ -3,7 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
-	"strings"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -37,10 +37,29 @@ type checkpoint struct {
 	stamp string
 }
 
-// removal is a DELETE run before the batch's rows are written.
+// removal deletes, before the batch's rows are written, the workspace's
+// rows of one table: of a tape, of one of its folders, or of one file of
+// a folder ("" for any).
 type removal struct {
-	sql  string
-	args []any
+	table, tape, folder, file string
+}
+
+// statement is the removal's DELETE, of the workspace wsID.
+func (r removal) statement(wsID string) (string, []any) {
+	sql, args := `DELETE FROM tape.`+r.table+` WHERE workspace_id = $1 AND tape = $2`, []any{wsID, r.tape}
+	and := func(col, v string) {
+		args = append(args, v)
+		sql += ` AND ` + col + ` = $` + strconv.Itoa(len(args))
+	}
+	if r.folder != "" {
+		and("folder", r.folder)
+	}
+	if r.file != "" && r.table == "files" {
+		and("name", r.file)
+	} else if r.file != "" {
+		and("file", r.file)
+	}
+	return sql, args
 }
 
 func newBatch() *batch {
@@ -76,7 +95,7 @@ func (b *batch) commit(ctx context.Context, conn *pgx.Conn, wsID string) error {
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
 	for _, r := range b.removals {
-		if err := b.remove(ctx, tx, r); err != nil {
+		if err := b.remove(ctx, tx, wsID, r); err != nil {
 			return err
 		}
 	}
@@ -106,12 +125,13 @@ func (b *batch) commit(ctx context.Context, conn *pgx.Conn, wsID string) error {
 
 // remove runs a removal; one of runs notes the usage ids of the runs it
 // removed, whose counted run may change.
-func (b *batch) remove(ctx context.Context, tx pgx.Tx, r removal) error {
-	if !strings.HasPrefix(r.sql, "DELETE FROM tape.runs ") {
-		_, err := tx.Exec(ctx, r.sql, r.args...)
+func (b *batch) remove(ctx context.Context, tx pgx.Tx, wsID string, r removal) error {
+	sql, args := r.statement(wsID)
+	if r.table != "runs" {
+		_, err := tx.Exec(ctx, sql, args...)
 		return err
 	}
-	rows, err := tx.Query(ctx, r.sql+` RETURNING usage_id`, r.args...)
+	rows, err := tx.Query(ctx, sql+` RETURNING usage_id`, args...)
 	if err != nil {
 		return err
 	}

@@ -26,10 +26,9 @@ func (s *syncer) syncAnchor(ctx context.Context, af projector.AnchorFolder) erro
 	}
 	k := folderKey{af.Tape, af.Folder}
 	b := s.batch
-	b.removals = append(b.removals,
-		removal{`DELETE FROM tape.anchors WHERE workspace_id = $1 AND tape = $2 AND folder = $3`, []any{s.wsID, k.tape, k.folder}},
-		removal{`DELETE FROM tape.entries WHERE workspace_id = $1 AND tape = $2 AND folder = $3 AND file = 'anchor.json'`, []any{s.wsID, k.tape, k.folder}},
-		removal{`DELETE FROM tape.bad_lines WHERE workspace_id = $1 AND tape = $2 AND folder = $3 AND file = 'anchor.json'`, []any{s.wsID, k.tape, k.folder}})
+	b.removals = append(b.removals, removal{table: "anchors", tape: k.tape, folder: k.folder},
+		removal{table: "entries", tape: k.tape, folder: k.folder, file: tapelog.AnchorFile},
+		removal{table: "bad_lines", tape: k.tape, folder: k.folder, file: tapelog.AnchorFile})
 	var state any
 	if a.State != nil {
 		state = string(a.State)
@@ -127,7 +126,7 @@ func (s *syncer) readAgain(k fileKey, server *checkpoint, from tapelog.FilePos) 
 		return
 	}
 	s.batch.mark(k.Tape, views.TapeStart)
-	s.batch.removals = append(s.batch.removals, fileRemovals(s.wsID, k)...)
+	s.batch.removals = append(s.batch.removals, fileRemovals(k)...)
 	s.batch.files[k] = checkpoint{} // no stamp: the next sync looks at it again
 }
 

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -45,14 +46,7 @@ func NewMirror(ix *projector.Projector, url string) *Mirror {
 
 // Run syncs on every kick until ctx is done; the first sync runs at once.
 func (m *Mirror) Run(ctx context.Context) error {
-	retry := m.Retry
-	if retry <= 0 {
-		retry = time.Second
-	}
-	maxRetry := m.MaxRetry
-	if maxRetry <= 0 {
-		maxRetry = time.Minute
-	}
+	retry, maxRetry := cmp.Or(m.Retry, time.Second), cmp.Or(m.MaxRetry, time.Minute)
 	var conn *pgx.Conn
 	defer func() {
 		if conn != nil {
@@ -62,7 +56,6 @@ func (m *Mirror) Run(ctx context.Context) error {
 	wait := retry
 	m.Kick()
 	for {
-		var again <-chan time.Time
 		select {
 		case <-ctx.Done():
 			return nil
@@ -79,12 +72,11 @@ func (m *Mirror) Run(ctx context.Context) error {
 			wait = retry
 			continue
 		}
-		again = time.After(wait)
-		wait = min(2*wait, maxRetry)
-		select {
+		select { // try again after a wait, twice as long each time
 		case <-ctx.Done():
 			return nil
-		case <-again:
+		case <-time.After(wait):
+			wait = min(2*wait, maxRetry)
 			m.Kick()
 		}
 	}

@@ -35,13 +35,12 @@ type SearchQuery struct {
 	Limit      int
 }
 
-// Hit is one search result.
+// Hit is one search result: what the local search finds of an entry
+// (its Rank is ts_rank's, higher is better; RankedBy is RankedByRank or
+// projector.RankedByRecency), and the workspace it is of.
 type Hit struct {
-	Workspace string // its workspace's name
-	Entry     tapelog.Entry
-	Rank      float64 // ts_rank, higher is better; 0 when ranked by recency
-	RankedBy  string  // RankedByRank or projector.RankedByRecency
-	Snippet   string  // the matching text, matches in **bold**
+	Workspace string // its name
+	projector.Hit
 }
 
 // RankedByRank says a search's hits are ordered by ts_rank, best first.

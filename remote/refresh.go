@@ -41,51 +41,30 @@ func (s *syncer) refreshPending(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the tapes to bring up to date: %w", err)
 	}
-	var all map[string]sessions.Session
-	if len(pending) > refreshChunk/10 { // one query for all, not one a tape
-		if all, err = s.sessions(ctx, ""); err != nil {
-			return err
-		}
-	}
 	for start := 0; start < len(pending); start += refreshChunk {
-		if err := s.refresh(ctx, pending[start:min(start+refreshChunk, len(pending))], all); err != nil {
+		if err := s.refresh(ctx, pending[start:min(start+refreshChunk, len(pending))]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// sessions reads the local sessions rows of one tape, or of all for "".
-func (s *syncer) sessions(ctx context.Context, tape string) (map[string]sessions.Session, error) {
-	page, _, err := sessions.List(ctx, s.ix, sessions.Filter{Tape: tape})
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]sessions.Session, len(page))
-	for _, sess := range page {
-		out[sess.Name] = sess
-	}
-	return out, nil
-}
-
 // refresh brings a chunk of tapes up to date in one transaction.
-func (s *syncer) refresh(ctx context.Context, chunk []pendingTape, all map[string]sessions.Session) error {
+func (s *syncer) refresh(ctx context.Context, chunk []pendingTape) error {
 	var names []string
-	var tapeRows, callRows [][]any
-	var starts []views.Place
 	for _, p := range chunk {
 		names = append(names, p.tape)
-		sess, ok := all[p.tape]
-		if all == nil {
-			one, err := s.sessions(ctx, p.tape)
-			if err != nil {
-				return err
-			}
-			sess, ok = one[p.tape]
-		}
-		if ok {
-			tapeRows = append(tapeRows, s.tapeRow(sess))
-		}
+	}
+	local, _, err := sessions.List(ctx, s.ix, sessions.Filter{Tapes: names}) // a tape gone has none, and its row goes
+	if err != nil {
+		return err
+	}
+	var tapeRows, callRows [][]any
+	for _, sess := range local {
+		tapeRows = append(tapeRows, s.tapeRow(sess))
+	}
+	var starts []views.Place
+	for _, p := range chunk {
 		var kept []calls.Kept
 		start := views.TapeStart
 		err := s.ix.Read(ctx, func(r views.Reader) error {

@@ -55,11 +55,14 @@ func (s *syncer) serverAnchors(ctx context.Context) (map[folderKey]string, error
 // removeGone removes the rows of the tapes, anchor folders and files the
 // local index no longer has: a reset tape's old anchors, a deleted file,
 // a tape removed by hand.
-func (s *syncer) removeGone(ctx context.Context, files map[fileKey]projector.FileRead, anchors []projector.AnchorFolder,
-	have map[fileKey]*checkpoint, haveAnchors map[folderKey]string) error {
+func (s *syncer) removeGone(ctx context.Context, local localState, have map[fileKey]*checkpoint, haveAnchors map[folderKey]string) error {
 	localTapes, localFolders := map[string]bool{}, map[folderKey]bool{}
-	for _, a := range anchors {
+	for _, a := range local.anchors {
 		localTapes[a.Tape], localFolders[folderKey{a.Tape, a.Folder}] = true, true
+	}
+	localFiles := make(map[fileKey]bool, len(local.files))
+	for _, f := range local.files {
+		localFiles[f.key] = true
 	}
 	serverTapes, err := s.serverTapes(ctx)
 	if err != nil {
@@ -67,7 +70,7 @@ func (s *syncer) removeGone(ctx context.Context, files map[fileKey]projector.Fil
 	}
 	for _, tape := range serverTapes {
 		if !localTapes[tape] {
-			if err := s.remove(ctx, tapeRemovals(s.wsID, tape)); err != nil {
+			if err := s.remove(ctx, tapeRemovals(tape)); err != nil {
 				return err
 			}
 		}
@@ -75,15 +78,15 @@ func (s *syncer) removeGone(ctx context.Context, files map[fileKey]projector.Fil
 	for _, k := range slices.SortedFunc(maps.Keys(haveAnchors), compareFolderKeys) {
 		if localTapes[k.tape] && !localFolders[k] {
 			s.batch.mark(k.tape, views.TapeStart)
-			if err := s.remove(ctx, folderRemovals(s.wsID, k)); err != nil {
+			if err := s.remove(ctx, folderRemovals(k)); err != nil {
 				return err
 			}
 		}
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(have), compareFileKeys) {
-		if _, ok := files[k]; !ok && localFolders[folderKey{k.Tape, k.Folder}] {
+		if !localFiles[k] && localFolders[folderKey{k.Tape, k.Folder}] {
 			s.batch.mark(k.Tape, views.TapeStart)
-			if err := s.remove(ctx, fileRemovals(s.wsID, k)); err != nil {
+			if err := s.remove(ctx, fileRemovals(k)); err != nil {
 				return err
 			}
 		}
@@ -135,28 +138,26 @@ func removeWorkspaceRows(ctx context.Context, conn *pgx.Conn, wsID string) error
 	return tx.Commit(ctx)
 }
 
-func tapeRemovals(wsID, tape string) []removal {
+func tapeRemovals(tape string) []removal {
 	var rs []removal
 	for _, table := range workspaceTables {
-		rs = append(rs, removal{`DELETE FROM tape.` + table + ` WHERE workspace_id = $1 AND tape = $2`, []any{wsID, tape}})
+		rs = append(rs, removal{table: table, tape: tape})
 	}
 	return rs
 }
 
-func folderRemovals(wsID string, k folderKey) []removal {
+func folderRemovals(k folderKey) []removal {
 	var rs []removal
 	for _, table := range []string{"entries", "bad_lines", "runs", "files", "anchors"} {
-		rs = append(rs, removal{`DELETE FROM tape.` + table + ` WHERE workspace_id = $1 AND tape = $2 AND folder = $3`, []any{wsID, k.tape, k.folder}})
+		rs = append(rs, removal{table: table, tape: k.tape, folder: k.folder})
 	}
 	return rs
 }
 
-func fileRemovals(wsID string, k fileKey) []removal {
+func fileRemovals(k fileKey) []removal {
 	var rs []removal
-	for _, table := range []string{"entries", "bad_lines", "runs"} {
-		rs = append(rs, removal{`DELETE FROM tape.` + table + ` WHERE workspace_id = $1 AND tape = $2 AND folder = $3 AND file = $4`,
-			[]any{wsID, k.Tape, k.Folder, k.Name}})
+	for _, table := range []string{"entries", "bad_lines", "runs", "files"} {
+		rs = append(rs, removal{table: table, tape: k.Tape, folder: k.Folder, file: k.Name})
 	}
-	return append(rs, removal{`DELETE FROM tape.files WHERE workspace_id = $1 AND tape = $2 AND folder = $3 AND name = $4`,
-		[]any{wsID, k.Tape, k.Folder, k.Name}})
+	return rs
 }

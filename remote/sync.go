@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -195,10 +193,6 @@ type syncer struct {
 }
 
 func (s *syncer) run(ctx context.Context, local localState) error {
-	if err := local.load(ctx, s.ix); err != nil {
-		return err
-	}
-	files, anchors := local.files, local.anchors
 	have, err := s.serverFiles(ctx)
 	if err != nil {
 		return err
@@ -207,10 +201,10 @@ func (s *syncer) run(ctx context.Context, local localState) error {
 	if err != nil {
 		return err
 	}
-	if err := s.removeGone(ctx, files, anchors, have, haveAnchors); err != nil {
+	if err := s.removeGone(ctx, local, have, haveAnchors); err != nil {
 		return err
 	}
-	for _, a := range anchors {
+	for _, a := range local.anchors {
 		if !s.storable(a.Tape, a.Folder) {
 			continue
 		}
@@ -220,12 +214,12 @@ func (s *syncer) run(ctx context.Context, local localState) error {
 			}
 		}
 	}
-	for _, k := range slices.SortedFunc(maps.Keys(files), compareFileKeys) {
-		local, server := files[k], have[k]
-		if server != nil && server.stamp == local.Stamp && server.pos.Offset == local.Offset || !s.storable(k.Tape, k.Folder, k.Name) {
+	for _, f := range local.files {
+		k, server := f.key, have[f.key]
+		if server != nil && server.stamp == f.read.Stamp && server.pos.Offset == f.read.Offset || !s.storable(k.Tape, k.Folder, k.Name) {
 			continue
 		}
-		if err := s.syncFile(ctx, k, local, server); err != nil {
+		if err := s.syncFile(ctx, k, f.read, server); err != nil {
 			return err
 		}
 	}

@@ -171,6 +171,21 @@ func (g *Globals) openIndexed(env *Env, r reach, allTapes bool) (t *tapelog.Tape
 	return t, ix, func() { ix.Close(); closeTape(t); ws.Close() }, nil
 }
 
+// openWorkspaceIndex opens the workspace and its index, caught up unless
+// --no-catchup: what a command of the whole workspace starts with (tape
+// tapes, tape sync). close releases both.
+func (g *Globals) openWorkspaceIndex(env *Env) (ix *projector.Projector, close func(), err error) {
+	ws, err := g.workspace(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ix, err = g.index(env, ws); err != nil {
+		ws.Close()
+		return nil, nil, err
+	}
+	return ix, func() { ix.Close(); ws.Close() }, nil
+}
+
 // closeTape closes t, which is nil for every tape.
 func closeTape(t *tapelog.Tape) {
 	if t != nil {

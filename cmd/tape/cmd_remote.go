@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tape-dev/tape/internal/rawjson"
 	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/remote"
 	"github.com/tape-dev/tape/views/sessions"
 )
@@ -58,8 +58,12 @@ func (c *SearchCmd) runRemote(env *Env, g *Globals) error {
 	if len(hits) == 0 {
 		return errNoMatch
 	}
+	local, workspaces := make([]projector.Hit, len(hits)), make([]string, len(hits))
+	for i, h := range hits {
+		local[i], workspaces[i] = h.Hit, h.Workspace
+	}
 	var out bytes.Buffer
-	if err := c.printRemote(env, &out, hits); err != nil {
+	if err := c.print(env, &out, local, workspaces); err != nil {
 		return err
 	}
 	if _, err := env.Stdout.Write(out.Bytes()); err != nil {
@@ -69,41 +73,6 @@ func (c *SearchCmd) runRemote(env *Env, g *Globals) error {
 		c.moreHits(env)
 	}
 	return nil
-}
-
-func (c *SearchCmd) printRemote(env *Env, w *bytes.Buffer, hits []remote.Hit) error {
-	if c.JSON {
-		out := newJSONLines(w)
-		for _, h := range hits {
-			if err := out.writeWith(func(b []byte) []byte { return appendRemoteSearchRecord(b, h) }); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	t := table{columns: []column{{}, {}, {tight: true}, {tight: true, give: 1, min: 12}, {drop: 1}, {}, {give: 2, min: 24}}}
-	for _, h := range hits {
-		e := h.Entry
-		date := ""
-		if e.Date != "" {
-			date = shortDate(e.Date)
-		}
-		t.add(text(h.Workspace), text(e.Pos.Tape), text(fmt.Sprintf("%03d", e.Pos.AnchorSeq)), text(e.Pos.Anchor), text(date),
-			painted(kindColors[e.Kind], e.Kind), snippetCell(printable(h.Snippet)))
-	}
-	return t.write(w, terminalColumns(env.Stdout), env.color)
-}
-
-// appendRemoteSearchRecord is the line `tape search --remote --json`
-// prints for a hit: the local search's record with "workspace" after the
-// entry's fields.
-func appendRemoteSearchRecord(dst []byte, h remote.Hit) []byte {
-	dst = records.NewEntry(h.Entry).AppendJSONFields(dst)
-	dst = rawjson.AppendString(append(dst, `,"workspace":`...), h.Workspace)
-	dst = rawjson.AppendString(append(dst, `,"snippet":`...), h.Snippet)
-	dst = rawjson.AppendFloat(append(dst, `,"rank":`...), h.Rank)
-	dst = rawjson.AppendString(append(dst, `,"ranked_by":`...), h.RankedBy)
-	return append(dst, '}', '\n')
 }
 
 // runRemote is `tape tapes --remote`.

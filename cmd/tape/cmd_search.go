@@ -74,8 +74,16 @@ func (c *SearchCmd) Validate() error {
 // hit: an entry as `tape log --json` prints it, then "snippet", "rank" and
 // "ranked_by". Its names are a contract; it is written as encoding/json
 // writes a searchRecord (search_json_test.go), only faster.
-func appendSearchRecord(dst []byte, h projector.Hit) []byte {
+func appendSearchRecord(dst []byte, h projector.Hit) []byte { return appendHit(dst, h, nil) }
+
+// appendHit is appendSearchRecord with "workspace" after the entry's
+// fields when workspace is not nil: the line of `tape search --remote
+// --json`.
+func appendHit(dst []byte, h projector.Hit, workspace *string) []byte {
 	dst = records.NewEntry(h.Entry).AppendJSONFields(dst)
+	if workspace != nil {
+		dst = rawjson.AppendString(append(dst, `,"workspace":`...), *workspace)
+	}
 	dst = rawjson.AppendString(append(dst, `,"snippet":`...), h.Snippet)
 	dst = rawjson.AppendFloat(append(dst, `,"rank":`...), h.Rank)
 	dst = rawjson.AppendString(append(dst, `,"ranked_by":`...), h.RankedBy)
@@ -122,7 +130,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 		hits = hits[:min(len(hits), c.Limit)]
 		var out bytes.Buffer
 		out.Grow(outputSize(hits)) // grown as it is written, it was copied at every doubling
-		if err := c.print(env, &out, hits); err != nil {
+		if err := c.print(env, &out, hits, nil); err != nil {
 			return searchAnswer{}, err
 		}
 		return searchAnswer{matched: len(hits) > 0, more: more, out: out.Bytes()}, nil
@@ -201,25 +209,39 @@ func (c *SearchCmd) folders(env *Env, ix *projector.Projector, tapes []string) (
 	return folders, nil
 }
 
-func (c *SearchCmd) print(env *Env, w io.Writer, hits []projector.Hit) error {
+// print writes hits, as JSON lines or a table; workspaces, when not nil,
+// are the workspace of each (--remote), printed first.
+func (c *SearchCmd) print(env *Env, w io.Writer, hits []projector.Hit, workspaces []string) error {
 	if c.JSON {
 		out := newJSONLines(w)
-		for _, h := range hits {
-			if err := out.writeWith(func(b []byte) []byte { return appendSearchRecord(b, h) }); err != nil {
+		for i, h := range hits {
+			var ws *string
+			if workspaces != nil {
+				ws = &workspaces[i]
+			}
+			if err := out.writeWith(func(b []byte) []byte { return appendHit(b, h, ws) }); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	t := table{columns: []column{{}, {tight: true}, {tight: true, give: 1, min: 12}, {drop: 1}, {}, {give: 2, min: 24}}}
-	for _, h := range hits {
+	cols := []column{{}, {tight: true}, {tight: true, give: 1, min: 12}, {drop: 1}, {}, {give: 2, min: 24}}
+	if workspaces != nil {
+		cols = append([]column{{}}, cols...)
+	}
+	t := table{columns: cols}
+	for i, h := range hits {
 		e := h.Entry
 		date := ""
 		if e.Date != "" {
 			date = shortDate(e.Date)
 		}
-		t.add(text(e.Pos.Tape), text(fmt.Sprintf("%03d", e.Pos.AnchorSeq)), text(e.Pos.Anchor), text(date), painted(kindColors[e.Kind], e.Kind),
-			snippetCell(printable(h.Snippet)))
+		row := []cell{text(e.Pos.Tape), text(fmt.Sprintf("%03d", e.Pos.AnchorSeq)), text(e.Pos.Anchor), text(date), painted(kindColors[e.Kind], e.Kind),
+			snippetCell(printable(h.Snippet))}
+		if workspaces != nil {
+			row = append([]cell{text(workspaces[i])}, row...)
+		}
+		t.add(row...)
 	}
 	return t.write(w, terminalColumns(env.Stdout), env.color)
 }

@@ -54,16 +54,12 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	ws, err := g.workspace(env)
+	ix, closeAll, err := g.openWorkspaceIndex(env)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
-	ix, err := g.index(env, ws)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
+	defer closeAll()
+	ws := ix.Workspace()
 	id, err := ws.Identity()
 	if err != nil {
 		return err

@@ -101,16 +101,11 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 	if c.Remote.on {
 		return c.runRemote(env, g, since)
 	}
-	ws, err := g.workspace(env)
+	ix, closeAll, err := g.openWorkspaceIndex(env)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
-	ix, err := g.index(env, ws)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
+	defer closeAll()
 	if c.Count {
 		n, err := sessions.Count(env.Context(), ix, since)
 		if err != nil {
@@ -122,7 +117,7 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := c.print(env, ws, page); err != nil {
+	if err := c.print(env, ix.Workspace(), page); err != nil {
 		return err
 	}
 	c.footer(env, len(page), total, "tapes")

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -47,7 +48,8 @@ type Filter struct {
 	// in either case. (A title read from the first prompt is not matched:
 	// it is not kept in the view; search finds it.)
 	Match string
-	Tape  string // if not "", only the tape of this name
+	Tape  string   // if not "", only the tape of this name
+	Tapes []string // if not nil, only the tapes of these names
 	views.Page
 }
 
@@ -93,6 +95,11 @@ func (f Filter) where() (string, []any) {
 	if f.Tape != "" {
 		and("tape = ?")
 		args = append(args, f.Tape)
+	}
+	if f.Tapes != nil {
+		and("tape IN (SELECT value FROM json_each(?))")
+		names, _ := json.Marshal(f.Tapes)
+		args = append(args, string(names))
 	}
 	if f.Match == "" {
 		return where, args

@@ -367,6 +367,8 @@ func TestListPagesAndFilters(t *testing.T) {
 		{sessions.Filter{Since: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)}, "", 0},
 		{sessions.Filter{Tape: "b"}, "b", 1},
 		{sessions.Filter{Tape: "b", Since: at(2)}, "", 0},
+		{sessions.Filter{Tapes: []string{"b", "d", "nope"}}, "d b", 2},
+		{sessions.Filter{Tapes: []string{}}, "", 0},
 	}
 	for _, c := range cases {
 		list, total, err := sessions.List(context.Background(), f.ix, c.f)
@@ -380,7 +382,7 @@ func TestListPagesAndFilters(t *testing.T) {
 		if got := strings.Join(names, " "); got != c.names || total != c.total {
 			t.Errorf("%+v: listed %q of %d, want %q of %d", c.f, got, total, c.names, c.total)
 		}
-		if c.f.Tape != "" {
+		if c.f.Tape != "" || c.f.Tapes != nil {
 			continue // Count counts every tape
 		}
 		n, err := sessions.Count(context.Background(), f.ix, c.f.Since)
