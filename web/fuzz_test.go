@@ -10,13 +10,18 @@ import (
 )
 
 // FuzzParsePlace: a live stream's place, as a browser sends it back in
-// Last-Event-ID, is read back as it was written, and nothing else is a
-// place.
+// Last-Event-ID, is read back as it was written, nothing else is a
+// place, and a place written holds no line break or NUL, whatever its
+// id holds.
 func FuzzParsePlace(f *testing.F) {
-	for _, s := range []string{"002_review/3/m4", "001_a/0/", "../x/1/y", "001_a/-1/x", "001_a//", "/3/x", "001_a/3/004_b/file.jsonl:4", "999_z/12345678901234567890/x", "001_a/0/x"} {
+	for _, s := range []string{"002_review/3/m4", "001_a/0/", "../x/1/y", "001_a/-1/x", "001_a//", "/3/x", "001_a/3/004_b/file.jsonl:4", "999_z/12345678901234567890/x", "001_a/0/x",
+		"001_a/3/x%0Adata:%20%3Cmeta%3E", "001_a/3/%zz", "001_a/3/x\ndata: y\r\x00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if written := (place{folder: "001_a", offset: 1, id: s}).String(); strings.ContainsAny(written, "\r\n\x00") {
+			t.Fatalf("the place of id %q is written %q", s, written)
+		}
 		p, ok := parsePlace(s)
 		if !ok {
 			return

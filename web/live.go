@@ -37,7 +37,8 @@ import (
 // Events:
 //
 //	entries  the new entries, as the page's HTML; its id is the place
-//	         after them, which a reconnecting browser sends back
+//	         after them (place.String: the entry id percent-encoded),
+//	         which a reconnecting browser sends back
 //	call     a call shown earlier, answered now: its block's HTML, to
 //	         replace the one of the same id
 //	reset    the entries the page shows are no longer the tape's, in
@@ -67,15 +68,23 @@ type place struct {
 	id     string
 }
 
-func (p place) String() string { return p.folder + "/" + strconv.Itoa(p.offset) + "/" + p.id }
+// String is the place as the stream's event id and the page's ?at= carry
+// it: folder/offset/id, the id percent-encoded. An entry's id is any
+// string a writer chose; written as it is, a line break in it would end
+// the event's id field and start a field of the writer's choosing (a
+// data line the page inserts as HTML). Encoded, it is printable ASCII.
+func (p place) String() string {
+	return p.folder + "/" + strconv.Itoa(p.offset) + "/" + url.PathEscape(p.id)
+}
 
 // parsePlace reads a place as String writes it; the id is last, as it may
 // hold a slash.
 func parsePlace(s string) (place, bool) {
 	folder, rest, ok1 := strings.Cut(s, "/")
-	off, id, ok2 := strings.Cut(rest, "/")
+	off, escaped, ok2 := strings.Cut(rest, "/")
 	n, err := strconv.Atoi(off)
-	if _, _, valid := tapelog.ParseFolderName(folder); !ok1 || !ok2 || !valid || err != nil || n < 0 || (n == 0 && id != "") {
+	id, err2 := url.PathUnescape(escaped)
+	if _, _, valid := tapelog.ParseFolderName(folder); !ok1 || !ok2 || !valid || err != nil || err2 != nil || n < 0 || (n == 0 && id != "") {
 		return place{}, false
 	}
 	return place{folder, n, id}, true
@@ -271,15 +280,19 @@ func readPast(ctx context.Context, ix *projector.Projector, tape string, at plac
 // field of its own. A line ends at \n, \r\n or a lone \r, as the event
 // stream's parser reads them: a carriage return in a tool's output (a
 // progress bar's) must not end a field early, nor start a field of its
-// own. HTML reads the three alike.
+// own. HTML reads the three alike. No field carries CR, LF or NUL: the
+// event's name and id are the server's own (an id is a place, encoded),
+// and should one hold them all the same they are replaced, as a NUL in
+// the data is (a browser drops an id that holds one).
 func writeEvent(w io.Writer, event, id string, data []byte) {
 	var b bytes.Buffer
-	b.WriteString("event: " + event + "\n")
+	b.WriteString("event: " + fieldSafe(event) + "\n")
 	if id != "" {
-		b.WriteString("id: " + id + "\n")
+		b.WriteString("id: " + fieldSafe(id) + "\n")
 	}
 	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	data = bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
+	data = bytes.ReplaceAll(data, []byte{0}, []byte("\uFFFD"))
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		b.WriteString("data: ")
 		b.Write(line)
@@ -287,6 +300,17 @@ func writeEvent(w io.Writer, event, id string, data []byte) {
 	}
 	b.WriteString("\n")
 	w.Write(b.Bytes())
+}
+
+// fieldSafe is s with each CR, LF and NUL replaced by U+FFFD, so that it
+// is one field's value.
+func fieldSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' || r == 0 {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }
 
 // looks makes the index fresh once per Options.Poll while live streams

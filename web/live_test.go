@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -16,8 +17,11 @@ import (
 // page comes as events, results fold into the calls shown before, new
 // anchors follow, a rewritten tape says reset, and a reconnect resumes.
 
-// event is one Server-Sent Event.
-type event struct{ name, id, data string }
+// event is one Server-Sent Event, and the names of the fields it came in.
+type event struct {
+	name, id, data string
+	fields         []string
+}
 
 // stream reads the events of one live connection.
 type stream struct {
@@ -48,29 +52,57 @@ func openStream(t *testing.T, url string, header ...string) *stream {
 		defer res.Body.Close()
 		defer close(s.events)
 		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(nil, 1<<20)
+		sc.Buffer(nil, 16<<20)
+		sc.Split(sseLines)
 		var ev event
 		var data []string
 		for sc.Scan() {
 			line := sc.Text()
-			switch {
-			case line == "":
+			if line == "" {
 				if ev.name != "" {
 					ev.data = strings.Join(data, "\n")
 					s.events <- ev
 				}
 				ev, data = event{}, nil
-			case strings.HasPrefix(line, "event: "):
-				ev.name = line[len("event: "):]
-			case strings.HasPrefix(line, "id: "):
-				ev.id = line[len("id: "):]
-			case strings.HasPrefix(line, "data: "):
-				data = append(data, line[len("data: "):])
+				continue
+			}
+			field, value, _ := strings.Cut(line, ":")
+			value = strings.TrimPrefix(value, " ")
+			ev.fields = append(ev.fields, field)
+			switch field {
+			case "event":
+				ev.name = value
+			case "id":
+				ev.id = value
+			case "data":
+				data = append(data, value)
 			}
 		}
 	}()
 	t.Cleanup(cancel)
 	return s
+}
+
+// sseLines splits an event stream into lines as a browser does: a line
+// ends at CR LF, a lone LF or a lone CR.
+func sseLines(b []byte, atEOF bool) (advance int, token []byte, err error) {
+	i := bytes.IndexAny(b, "\r\n")
+	switch {
+	case i < 0 && atEOF && len(b) > 0:
+		return len(b), b, nil
+	case i < 0:
+		return 0, nil, nil
+	case b[i] == '\n':
+		return i + 1, b[:i], nil
+	case i+1 < len(b):
+		if b[i+1] == '\n' {
+			return i + 2, b[:i], nil
+		}
+		return i + 1, b[:i], nil
+	case atEOF:
+		return i + 1, b[:i], nil
+	}
+	return 0, nil, nil // a CR at the end: an LF may follow
 }
 
 // next is the next event, within a deadline.
@@ -255,5 +287,67 @@ func TestLiveUnknownPlaces(t *testing.T) {
 		if res := get(t, srv.Config.Handler, target); res.StatusCode != http.StatusNotFound {
 			t.Errorf("GET %s: %d, want 404", target, res.StatusCode)
 		}
+	}
+}
+
+// metaRefresh is what an agent may append to inject a field: an id that
+// ends the event's id line and adds a data line of its own, which the
+// page would insert as HTML.
+const metaRefresh = "x\ndata: <meta http-equiv=refresh content=\"0;url=https://evil.example/\">\r\x00z"
+
+// TestWriteEventFields: whatever an entry's id holds, an event is its
+// name, its id and its data lines, and the id reads back as the place.
+func TestWriteEventFields(t *testing.T) {
+	at := place{folder: "002_review", offset: 3, id: metaRefresh}
+	for _, tt := range []struct{ name, id string }{
+		{"a place", at.String()},
+		{"a raw id", "002_review/3/" + metaRefresh},
+	} {
+		var b bytes.Buffer
+		writeEvent(&b, "entries", tt.id, []byte("<article>a\x00b</article>\r\n<p>c</p>"))
+		sc := bufio.NewScanner(&b)
+		sc.Split(sseLines)
+		var lines []string
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+		}
+		if len(lines) != 5 || lines[0] != "event: entries" || !strings.HasPrefix(lines[1], "id: ") ||
+			lines[2] != "data: <article>a\uFFFDb</article>" || lines[3] != "data: <p>c</p>" || lines[4] != "" {
+			t.Errorf("%s: the event's lines are %q; want its name, one id, two data lines and the blank line", tt.name, lines)
+		}
+	}
+	var b bytes.Buffer
+	writeEvent(&b, "entries", at.String(), nil)
+	id := strings.TrimPrefix(strings.Split(b.String(), "\n")[1], "id: ")
+	if back, ok := parsePlace(id); !ok || back != at {
+		t.Errorf("the id %q reads back as %+v, %v; want %+v", id, back, ok, at)
+	}
+}
+
+// TestLiveIDsCarryNoFields: an entry whose id holds a line break and a
+// data field comes as one event of the page's HTML, its id the place,
+// and a browser that resumes from that id goes on after it.
+func TestLiveIDsCarryNoFields(t *testing.T) {
+	srv, anchors := liveServer(t)
+	s := openStream(t, srv.URL+"/t/demo/live?at=002_review/2/m3&from=0")
+	review := filepath.Join(anchors, "002_review", "messages.jsonl")
+	appendLines(t, review, `{"id":"`+strings.NewReplacer("\r", `\r`, "\x00", `\u0000`).Replace(jsonEsc(metaRefresh))+`","kind":"message","payload":{"role":"user","content":"hi"},"date":"2026-11-20T10:00:02Z"}`)
+	ev := s.next("the entry")
+	want := place{folder: "002_review", offset: 3, id: metaRefresh}
+	if ev.name != "entries" || strings.Contains(ev.data, "<meta") || !strings.Contains(ev.data, "&lt;meta") || ev.id != want.String() {
+		t.Fatalf("an entry whose id holds a data field: %+v", ev)
+	}
+	for _, f := range ev.fields {
+		if f != "event" && f != "id" && f != "data" {
+			t.Errorf("the event has a field %q", f)
+		}
+	}
+	if strings.Count(strings.Join(ev.fields, " "), "id") != 1 {
+		t.Errorf("the event's fields are %q; want one id", ev.fields)
+	}
+	appendLines(t, review, `{"id":"after","kind":"message","payload":{"role":"user","content":"after"},"date":"2026-11-20T10:00:03Z"}`)
+	r := openStream(t, srv.URL+"/t/demo/live?at=002_review/2/m3&from=0", "Last-Event-ID", ev.id)
+	if ev := r.next("after"); ev.name != "entries" || !strings.Contains(ev.data, `id="e-after"`) || strings.Contains(ev.data, "&lt;meta") {
+		t.Fatalf("resumed from %q: %+v, want the entry after it alone", want.String(), ev)
 	}
 }

@@ -26,7 +26,10 @@ function fragment(html) {
 // live follows the stream of box's page. A hidden tab closes its stream,
 // which holds one of the six connections a browser opens to a server:
 // the seventh tab of a tape would wait for one. Shown again, it resumes
-// from the last place the stream sent (the event id: folder/offset/id).
+// from the last place the stream sent (the event id: folder/offset/id,
+// the id percent-encoded, so that no id can end the field it is in). It
+// inserts as HTML only the data of entries and call events, which the
+// server rendered from its templates; the id goes back only in the URL.
 function live(box) {
   const status = document.getElementById("live-status");
   const say = (text, off) => {
