@@ -21,10 +21,15 @@ func decodeBlocks(raw []byte) []claudeBlock {
 	var blocks []claudeBlock
 	rawjson.ArrayItems(raw, func(item []byte) {
 		var b claudeBlock
+		// A block that is not an object, or a member of another type than
+		// its field's, is odd: the mapping keeps it as written.
+		b.odd = item[0] != '{' && string(item) != "null"
 		rawjson.ObjectMembers(item, func(key, v []byte) {
 			str := func(dst *string) {
 				if s, ok := rawjson.String(v); ok {
 					*dst = s
+				} else if string(v) != "null" {
+					b.odd = true
 				}
 			}
 			strp := func(dst **string) {
@@ -32,6 +37,8 @@ func decodeBlocks(raw []byte) []claudeBlock {
 					*dst = &s
 				} else if string(v) == "null" {
 					*dst = nil
+				} else {
+					b.odd = true
 				}
 			}
 			rawv := func(dst *json.RawMessage) { *dst = json.RawMessage(v) }
@@ -60,6 +67,9 @@ func decodeBlocks(raw []byte) []claudeBlock {
 					b.IsError = true
 				case "false":
 					b.IsError = false
+				case "null":
+				default:
+					b.odd = true
 				}
 			case "source":
 				rawv(&b.Source)

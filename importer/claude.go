@@ -191,6 +191,10 @@ type claudeBlock struct {
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
 	Source    json.RawMessage `json:"source"`
+	// odd: the block is not an object, or a member the mapping reads is
+	// of another type (a text that is a number, an id that is an object):
+	// it is kept as written (decodeBlocks).
+	odd bool
 }
 
 // envelopeKeys are the keys of a line that its entry's meta carries (or
@@ -224,7 +228,7 @@ func (c *claudeConverter) line(l tapelog.RawLine) ([]Output, error) {
 	}
 	if c.bound != nil && isChainRecord(r.Type) {
 		out = append(out, c.closeBoundary(r)...)
-		if r.Type == "user" && r.IsCompactSummary {
+		if _, ok := compactSummary(r); ok {
 			return out, nil // its text is the anchor's summary
 		}
 	}
@@ -388,8 +392,8 @@ func claudeUserContent(content *claudeContent) (text *string, parts []any, resul
 	}
 	var raw []json.RawMessage
 	for i, b := range content.Blocks {
-		switch b.Type {
-		case "tool_result":
+		switch {
+		case b.Type == "tool_result" && !b.odd:
 			res := rawjson.NewObject().Str("tool_call_id", b.ToolUseID).Raw("content", trimJSON(b.Content))
 			if b.IsError {
 				res.True("is_error")
@@ -409,6 +413,7 @@ func claudeUserContent(content *claudeContent) (text *string, parts []any, resul
 // image as an image_url with a data URL, anything else as it is.
 func claudePart(b claudeBlock, raw json.RawMessage) any {
 	switch {
+	case b.odd:
 	case b.Type == "text" && b.Text != nil:
 		return map[string]any{"type": "text", "text": *b.Text}
 	case b.Type == "image" && b.Source != nil:
@@ -444,6 +449,10 @@ func (c *claudeConverter) event(l tapelog.RawLine, r claudeRecord, s Session) []
 	}
 	payload := c.eventPayload(name, l)
 	switch {
+	case r.unknown:
+		// Of a shape the mapping does not read: the envelope too may be
+		// what it could not read, and the meta does not hold it.
+		payload = mustJSON(map[string]any{"name": name, "data": json.RawMessage(trimJSON(l.Data))})
 	case r.Type == "custom-title" && r.CustomTitle != "", r.Type == "ai-title" && r.AITitle != "":
 		// Claude Code's own name for the session: tape tapes shows it.
 		title := r.CustomTitle
@@ -477,6 +486,24 @@ type claudeBoundary struct {
 	after  []Output // metadata lines written between the two
 }
 
+// compactSummary is the text of a compaction's summary, when r is one
+// that the anchor of its boundary can hold whole: its text, or its parts.
+// A summary with tool results, or with no content, is not: it is mapped
+// as any user line is.
+func compactSummary(r claudeRecord) (any, bool) {
+	if r.Type != "user" || !r.IsCompactSummary {
+		return nil, false
+	}
+	text, parts, results := claudeUserContent(&r.Message.Content)
+	switch {
+	case text != nil:
+		return *text, true
+	case len(parts) > 0 && len(results) == 0:
+		return parts, true
+	}
+	return nil, false
+}
+
 // closeBoundary makes the anchor of the phase a compaction starts: its
 // state holds the summary when next is it.
 func (c *claudeConverter) closeBoundary(next claudeRecord) []Output {
@@ -486,14 +513,8 @@ func (c *claudeConverter) closeBoundary(next claudeRecord) []Output {
 	if b.rec.CompactMetadata != nil {
 		state["compact"] = b.rec.CompactMetadata
 	}
-	if next.Type == "user" && next.IsCompactSummary {
-		text, parts, _ := claudeUserContent(&next.Message.Content)
-		switch {
-		case text != nil:
-			state["summary"] = *text
-		case parts != nil:
-			state["summary"] = parts
-		}
+	if summary, ok := compactSummary(next); ok {
+		state["summary"] = summary
 	}
 	bl := tapelog.RawLine{No: b.line, Offset: b.offset}
 	out := c.start(bl, b.rec, b.sess)
@@ -628,15 +649,15 @@ func (c *claudeConverter) assistant(l tapelog.RawLine, r claudeRecord, s Session
 	}
 	var raw []json.RawMessage
 	for i, b := range blocks {
-		switch {
-		case b.Type == "text" && b.Text != nil && r.IsAPIError:
+		switch read := !b.odd; { // an odd block is kept as it is
+		case read && b.Type == "text" && b.Text != nil && r.IsAPIError:
 			entry(tapelog.KindError, rawjson.NewObject().Str("kind", "api").Str("message", *b.Text).Done())
-		case b.Type == "text" && b.Text != nil:
+		case read && b.Type == "text" && b.Text != nil:
 			entry(tapelog.KindMessage, rawjson.NewObject().Str("role", "assistant").Str("content", *b.Text).Done())
-		case b.Type == "thinking" && b.Thinking != nil:
+		case read && b.Type == "thinking" && b.Thinking != nil:
 			data := rawjson.NewObject().Str("thinking", *b.Thinking).StrIf("signature", b.Signature).Done()
 			entry(tapelog.KindEvent, rawjson.NewObject().Str("name", "thinking").Raw("data", data).Done())
-		case b.Type == "tool_use":
+		case read && b.Type == "tool_use":
 			if t.callAt < 0 {
 				t.callAt = len(t.out)
 				entry(tapelog.KindToolCall, nil) // its payload is written when the turn ends
@@ -648,11 +669,11 @@ func (c *claudeConverter) assistant(l tapelog.RawLine, r claudeRecord, s Session
 			if raw == nil {
 				raw = r.Message.Content.rawBlocks()
 			}
-			var data map[string]json.RawMessage
-			_ = json.Unmarshal(raw[i], &data)
-			delete(data, "type")
-			entry(tapelog.KindEvent, mustJSON(map[string]any{"name": "claude/" + b.Type, "data": data}))
+			entry(tapelog.KindEvent, claudeBlockEvent(b, raw[i]))
 		}
+	}
+	if len(blocks) == 0 {
+		entry(tapelog.KindEvent, c.eventPayload("claude/assistant", l)) // no block: kept as it is
 	}
 	if u := r.Message.Usage; u != nil && r.Message.Model != "<synthetic>" && (t.usage == nil || u.total() > t.usage.total()) {
 		t.usage, t.model, t.requestID, t.usageDate = u, r.Message.Model, r.RequestID, r.Timestamp
@@ -663,6 +684,20 @@ func (c *claudeConverter) assistant(l tapelog.RawLine, r claudeRecord, s Session
 		return c.closeTurn(), nil // a turn without an id cannot continue on another line
 	}
 	return nil, nil
+}
+
+// claudeBlockEvent is the payload of an event that keeps a content block
+// the mapping has no entry for: {"name": "claude/<type>", "data": the
+// block without its type}. A block that is not an object, or whose
+// members the mapping cannot read, is kept whole: "claude/block" with the
+// block as written.
+func claudeBlockEvent(b claudeBlock, raw json.RawMessage) json.RawMessage {
+	var data map[string]json.RawMessage
+	if b.odd || b.Type == "" || json.Unmarshal(raw, &data) != nil {
+		return mustJSON(map[string]any{"name": "claude/block", "data": rawOrNull(trimJSON(raw))})
+	}
+	delete(data, "type")
+	return mustJSON(map[string]any{"name": "claude/" + b.Type, "data": data})
 }
 
 // closeTurn emits the held turn.

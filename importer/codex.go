@@ -171,7 +171,7 @@ func (c *codexConverter) line(l tapelog.RawLine) ([]Output, error) {
 	}
 	c.st.Date = cl.Timestamp
 	var it codexItem
-	if json.Unmarshal(cl.Payload, &it) != nil || !codexEnvelope[cl.Type] {
+	if !isObject(cl.Payload) || json.Unmarshal(cl.Payload, &it) != nil || !codexEnvelope[cl.Type] {
 		// A payload of a shape the mapping does not know, or a record of
 		// a type it does not: kept as it is, as an event.
 		in := codexIn{l: l, cl: cl}
@@ -369,15 +369,11 @@ func (c *codexConverter) eventMsg(in codexIn) []Output {
 	case in.it.Type == "token_count":
 		return c.tokenCount(in)
 	case !echo:
-		return c.event(in, "codex/"+in.it.Type, in.cl.Payload)
+		return c.kept(in)
 	}
-	var text string
-	if in.it.Message != nil {
-		text = *in.it.Message
-	} else {
-		var p struct{ Text string }
-		_ = json.Unmarshal(in.cl.Payload, &p) // agent_reasoning: {"text"}
-		text = p.Text
+	text, ok := codexEventText(in.it, in.cl.Payload)
+	if !ok {
+		return c.kept(in) // no text where the mapping reads it: kept whole
 	}
 	if c.echoed(role, true, text) {
 		return nil
@@ -464,12 +460,16 @@ func (c *codexConverter) responseItem(in codexIn) []Output {
 	case it.Type == "message":
 		return c.message(in)
 	case it.Type == "reasoning":
-		summary := codexTexts(it.Summary)
+		summary, ok := codexText(it.Summary)
+		text, ok2 := codexText(it.Content)
+		if !ok || !ok2 {
+			return c.kept(in) // a summary or content of a shape the mapping cannot read
+		}
 		if c.echoed("reasoning", false, summary) {
 			return nil
 		}
 		data := rawjson.NewObject().Str("summary", summary)
-		if text := codexTexts(it.Content); text != "" {
+		if text != "" {
 			data.Str("content", text)
 		}
 		if len(it.Encrypted) > 0 && string(it.Encrypted) != "null" {
@@ -487,28 +487,36 @@ func (c *codexConverter) responseItem(in codexIn) []Output {
 		payload := mustJSON(map[string]any{"results": []any{res}})
 		return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolResult, payload)}}
 	}
-	return c.event(in, "codex/"+it.Type, in.cl.Payload)
+	return c.kept(in)
+}
+
+// kept keeps a record the mapping does not turn into anything else as an
+// event of its payload, named after the payload's type (the line's, for a
+// payload without one).
+func (c *codexConverter) kept(in codexIn) []Output {
+	name := in.it.Type
+	if name == "" {
+		name = in.cl.Type
+	}
+	return c.event(in, "codex/"+name, in.cl.Payload)
 }
 
 // message maps a message item: user and assistant text as chat messages,
 // developer and system text as system entries.
 func (c *codexConverter) message(in codexIn) []Output {
-	var parts []struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		ImageURL string `json:"image_url"`
+	parts, ok := codexParts(in.it.Content)
+	if !ok {
+		return c.kept(in) // a content of a shape the mapping cannot read
 	}
-	_ = json.Unmarshal(in.it.Content, &parts) // content that is not a list of parts has no text
 	var texts []string
 	var chat []any
 	for _, p := range parts {
-		switch {
-		case p.Type == "input_image" || p.ImageURL != "":
-			chat = append(chat, map[string]any{"type": "image_url", "image_url": map[string]any{"url": p.ImageURL}})
-		default:
-			texts = append(texts, p.Text)
-			chat = append(chat, map[string]any{"type": "text", "text": p.Text})
+		if p.isImg {
+			chat = append(chat, map[string]any{"type": "image_url", "image_url": map[string]any{"url": p.image}})
+			continue
 		}
+		texts = append(texts, p.text)
+		chat = append(chat, map[string]any{"type": "text", "text": p.text})
 	}
 	var content any = strings.Join(texts, "\n")
 	if len(chat) != len(texts) {
@@ -532,21 +540,6 @@ func (c *codexConverter) message(in codexIn) []Output {
 	}
 	synthetic := role == "user" && isInjected(text)
 	return []Output{{Session: c.st.Session, Entry: c.entryMeta(in, 0, kind, payload, synthetic)}}
-}
-
-// codexTexts joins the text of a list of parts (a reasoning's summary).
-func codexTexts(raw json.RawMessage) string {
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) != nil {
-		return ""
-	}
-	var texts []string
-	for _, p := range parts {
-		texts = append(texts, p.Text)
-	}
-	return strings.Join(texts, "\n")
 }
 
 // codexFailed reports whether a call's output says it failed: a shell

@@ -1,0 +1,96 @@
+package importer
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// codexPart is one part of a Codex message's content, or of a
+// reasoning's summary: a text, or an image.
+type codexPart struct {
+	text  string
+	image string // the image's URL, for an image part
+	isImg bool
+}
+
+// codexParts reads a content: a string is one text; a list holds parts,
+// each an object with a string "text" or a string "image_url" (of an
+// "input_image"), not both. ok is false for any other shape (a number, a
+// part that is not an object, a text that is not a string, a part of
+// another kind, such as a refusal): the mapping cannot read it without
+// losing what it holds, and keeps the record whole instead. Other keys of
+// a part (an image's detail) are not kept.
+func codexParts(raw json.RawMessage) (parts []codexPart, ok bool) {
+	raw = trimJSON(raw)
+	if len(raw) == 0 {
+		return nil, false
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, false
+		}
+		return []codexPart{{text: s}}, true
+	}
+	var items []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+		return nil, false
+	}
+	for _, item := range items {
+		var p struct {
+			Type     string  `json:"type"`
+			Text     *string `json:"text"`
+			ImageURL *string `json:"image_url"`
+		}
+		if !isObject(item) || json.Unmarshal(item, &p) != nil {
+			return nil, false
+		}
+		switch {
+		case p.Text != nil && p.ImageURL == nil && p.Type != "input_image":
+			parts = append(parts, codexPart{text: *p.Text})
+		case p.ImageURL != nil && p.Text == nil:
+			parts = append(parts, codexPart{image: *p.ImageURL, isImg: true})
+		default:
+			return nil, false
+		}
+	}
+	return parts, true
+}
+
+// codexText reads the text of a reasoning's summary or content: nothing
+// (absent or null), a string, or a list of text parts, joined by
+// newlines. ok is false for any other shape (codexParts), and for a list
+// that holds an image.
+func codexText(raw json.RawMessage) (text string, ok bool) {
+	if raw = trimJSON(raw); len(raw) == 0 || string(raw) == "null" {
+		return "", true
+	}
+	parts, ok := codexParts(raw)
+	if !ok {
+		return "", false
+	}
+	texts := make([]string, len(parts))
+	for i, p := range parts {
+		if p.isImg {
+			return "", false
+		}
+		texts[i] = p.text
+	}
+	return strings.Join(texts, "\n"), true
+}
+
+// codexEventText is the text of a user_message, agent_message or
+// agent_reasoning event: its string "message", else its string "text".
+// ok is false when it has neither.
+func codexEventText(it codexItem, payload json.RawMessage) (string, bool) {
+	if it.Message != nil {
+		return *it.Message, true
+	}
+	var p struct {
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(payload, &p) != nil || p.Text == nil {
+		return "", false
+	}
+	return *p.Text, true
+}
