@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -59,9 +60,11 @@ func encodeLine(f lineFields) ([]byte, error) {
 //
 // Each line is written with one write(2) on an O_APPEND descriptor while
 // holding an flock of the file, so lines from any number of processes never
-// tear or interleave, whatever their size. If the file ends in a torn line
-// (a writer died mid-line), a newline is written first: the fragment becomes
-// one bad line that readers report, and the new entry stays whole.
+// interleave, whatever their size. A write that falls short (a full disk)
+// is taken back before the lock is released. If the file ends in a torn
+// line (a writer was killed mid-line: no write of many pages is atomic),
+// TornMark and a newline are written first: readers skip the fragment
+// without reporting it, and the new entry stays whole.
 func (t *Tape) Append(ctx context.Context, entries ...Entry) ([]Entry, error) {
 	return t.appendEntries(ctx, true, entries)
 }
@@ -241,7 +244,7 @@ func (t *Tape) appendLines(ctx context.Context, cur folderCache, file string, en
 	}
 	for _, i := range batch {
 		entries[i].Pos.Offset = size
-		if _, err := f.Write(lines[i]); err != nil {
+		if err := writeOwn(f, size, lines[i]); err != nil {
 			return fmt.Errorf("append to %s: %w", rel, err)
 		}
 		size += int64(len(lines[i]))
@@ -293,9 +296,23 @@ func openAppend(dir *os.Root, name, rel string) (*os.File, bool, error) {
 	return f, true, nil
 }
 
-// endLine makes sure the locked file f ends at a line boundary, ending a torn
-// last line with a newline, and returns the offset the next line starts at.
-func endLine(f *os.File) (int64, error) {
+// appendFile is the file an append writes to: an *os.File, or in a test
+// one whose writes fall short, as on a full disk.
+type appendFile interface {
+	io.ReaderAt
+	Write(p []byte) (int, error)
+	Stat() (fs.FileInfo, error)
+	Truncate(size int64) error
+}
+
+// endLine makes sure the locked file f ends at a line boundary and returns
+// the offset the next line starts at. A last line without its newline was
+// cut short by a writer that died mid-line (or one that left a whole line
+// unended): endLine ends it with TornMark and a newline, so that readers
+// skip it if it is a torn write and read it if it is an entry, and the line
+// that follows stays whole. The fragment's bytes are kept: tape does not
+// own them.
+func endLine(f appendFile) (int64, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return 0, err
@@ -311,8 +328,34 @@ func endLine(f *os.File) (int64, error) {
 	if last[0] == '\n' {
 		return size, nil
 	}
-	if _, err := f.Write([]byte{'\n'}); err != nil {
+	end := []byte(TornMark + "\n")
+	if err := writeOwn(f, size, end); err != nil {
 		return 0, err
 	}
-	return size + 1, nil
+	return size + int64(len(end)), nil
+}
+
+// writeOwn writes data, one line or the end of a torn one, at the end of
+// the locked file f, which is at bytes long. A write that falls short (a
+// full disk, a file size limit) leaves bytes without their newline: they
+// are this writer's own, so it takes them back, truncating the file to at
+// while it still holds the lock, unless the file grew by more than they
+// (a writer that took no lock appended meanwhile: the next append ends
+// the line instead). No reader has read them: readers stop at the last
+// newline, and they hold none.
+func writeOwn(f appendFile, at int64, data []byte) error {
+	n, err := f.Write(data)
+	if err == nil || n == 0 {
+		return err
+	}
+	fi, serr := f.Stat()
+	if serr == nil && fi.Size() == at+int64(n) {
+		if serr = f.Truncate(at); serr == nil {
+			return fmt.Errorf("%w (the %d bytes written of the line were taken back)", err, n)
+		}
+	}
+	if serr == nil {
+		serr = errors.New("the file grew meanwhile")
+	}
+	return fmt.Errorf("%w; %d bytes of the line were written and not taken back (%v): the next append ends them with %s", err, n, serr, TornMark)
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -158,45 +159,146 @@ func snapshot(t *testing.T, dir string) string {
 	return b.String()
 }
 
-// A writer that died mid-line leaves a torn tail; the next append must not
-// glue its line onto it.
+// A writer that died mid-line leaves a torn tail, as a SIGKILL in the middle
+// of a write of many pages does (tornWriter): the next append ends it with
+// TornMark, readers skip it without reporting it, and the lines after it
+// are whole. A whole line left without its newline is read.
 func TestAppendAfterTornTail(t *testing.T) {
-	ws := newTestWorkspace(t)
-	tp := mustTape(t, ws, "main")
 	ctx := context.Background()
-	if _, err := tp.Append(ctx, msg("before")); err != nil {
-		t.Fatal(err)
+	for _, tt := range []struct {
+		name, tail string
+		want       []string // the contents read, in order
+	}{
+		{"torn write", `{"role":"user","content":"torn`, []string{"before", "after"}},
+		{"cut in a character", "{\"kind\":\"message\",\"payload\":{\"content\":\"\xe4\xbd", []string{"before", "after"}},
+		{"cut before its newline", `{"role":"user","content":"whole"}`, []string{"before", "whole", "after"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newTestWorkspace(t)
+			tp := mustTape(t, ws, "main")
+			if _, err := tp.Append(ctx, msg("before")); err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start", MessagesFile)
+			tornWriter(t, file, tt.tail)
+
+			// While torn, the tail is in progress: neither an entry nor an error.
+			got, bad := readAll(t, tp)
+			if len(got) != 2 || len(bad) != 0 {
+				t.Fatalf("with a torn tail: %d entries, bad %v; want 2 entries and no bad line", len(got), bad)
+			}
+			if _, err := tp.Append(ctx, msg("after")); err != nil {
+				t.Fatal(err)
+			}
+			got, bad = readAll(t, tp)
+			if contents := contentsOf(got[1:]); !slices.Equal(contents, tt.want) || len(bad) != 0 {
+				t.Errorf("contents = %q, bad lines %v; want %q and no bad line", contents, bad, tt.want)
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(string(data), "\n")
+			if len(lines) != 4 || lines[1] != tt.tail+TornMark {
+				t.Errorf("file lines %q; want the tail kept and ended with %s", lines, TornMark)
+			}
+		})
 	}
-	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start", MessagesFile)
+}
+
+// tornWriter appends the start of a line, without its newline, to file, as
+// a writer killed in the middle of its write leaves it (etcd's WAL tests
+// tear their files the same way).
+func tornWriter(t *testing.T, file, partial string) {
+	t.Helper()
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteString(`{"role":"user","content":"torn`); err != nil {
+	defer f.Close()
+	if _, err := f.WriteString(partial); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+}
 
-	// While torn, the tail is in progress: neither an entry nor an error.
-	got, bad := readAll(t, tp)
-	if len(got) != 2 || len(bad) != 0 {
-		t.Fatalf("with a torn tail: %d entries, bad %v; want 2 entries and no bad line", len(got), bad)
-	}
-	if _, err := tp.Append(ctx, msg("after")); err != nil {
-		t.Fatal(err)
-	}
-	got, bad = readAll(t, tp)
+// contentsOf is the content of each message entry.
+func contentsOf(entries []Entry) []string {
 	var contents []string
-	for _, e := range got[1:] {
-		var m map[string]string
+	for _, e := range entries {
+		var m struct{ Content string }
 		_ = json.Unmarshal(e.Payload, &m)
-		contents = append(contents, m["content"])
+		contents = append(contents, m.Content)
 	}
-	if !slices.Equal(contents, []string{"before", "after"}) {
-		t.Errorf("contents = %q, want [before after]", contents)
+	return contents
+}
+
+// shortFile is a file whose writes stop after limit bytes in all, as on a
+// full disk; grow is what a writer without the lock appends when the write
+// falls short.
+type shortFile struct {
+	*os.File
+	limit int
+	grow  string
+}
+
+func (f *shortFile) Write(p []byte) (int, error) {
+	n := min(len(p), f.limit)
+	f.limit -= n
+	if _, err := f.File.Write(p[:n]); err != nil {
+		return 0, err
 	}
-	if len(bad) != 1 || bad[0].Line != 2 {
-		t.Errorf("bad lines = %v, want the torn fragment reported as line 2", bad)
+	if n < len(p) {
+		if f.grow != "" {
+			if _, err := f.File.WriteString(f.grow); err != nil {
+				return n, err
+			}
+		}
+		return n, syscall.ENOSPC
+	}
+	return n, nil
+}
+
+// An append whose write falls short takes back the part of its line it
+// wrote, holding the lock, so that it leaves no torn line; unless the file
+// grew otherwise meanwhile, which the next append ends. The same holds for
+// the TornMark it writes after another's torn line.
+func TestAppendTakesBackAShortWrite(t *testing.T) {
+	line := []byte(`{"kind":"event","payload":{"pad":"xxxxxxxxxxxxxxxxxxxx"}}` + "\n")
+	for _, tt := range []struct {
+		name, before string
+		limit        int
+		grow         string
+		want         string // the file after the append
+		wantErr      string
+	}{
+		{"short line", "{}\n", 10, "", "{}\n", "taken back"},
+		{"nothing written", "{}\n", 0, "", "{}\n", "no space"},
+		{"grew meanwhile", "{}\n", 10, "other", "{}\n" + string(line[:10]) + "other", "not taken back"},
+		{"short mark", "{}\n{\"torn", 3, "", "{}\n{\"torn", "taken back"},
+		{"short line after the mark", "{}\n{\"torn", len(TornMark) + 1 + 5, "", "{}\n{\"torn" + TornMark + "\n", "taken back"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "events.jsonl")
+			if err := os.WriteFile(path, []byte(tt.before), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			sf := &shortFile{File: f, limit: tt.limit, grow: tt.grow}
+			at, err := endLine(sf)
+			if err == nil {
+				err = writeOwn(sf, at, line)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, syscall.ENOSPC) {
+				t.Errorf("append error = %v; want ENOSPC, saying %q", err, tt.wantErr)
+			}
+			if data, _ := os.ReadFile(path); string(data) != tt.want {
+				t.Errorf("file after the short write = %q, want %q", data, tt.want)
+			}
+		})
 	}
 }
 

@@ -341,8 +341,8 @@ func (c *checker) file(t *Tape, a Anchor, name string) {
 	if torn := tornTail(s.f, count.Complete); torn > 0 {
 		c.add(CheckTornTail, path.Join(t.folderPath(a.Folder), name), s.lr.lineNo+1,
 			fmt.Sprintf("last line (%d bytes) has no newline: a writer in the middle of a write, or one that crashed; readers skip it until it ends", torn),
-			"if no writer is at work, end the line: echo >> "+shellQuote(c.ws.Abs(path.Join(t.folderPath(a.Folder), name)))+
-				" (tape append does it to the file it appends to); if it is not a whole entry then, run 'tape doctor' again for what to do with the bad line")
+			"if no writer is at work, end the line as the next append to the file does: echo "+shellQuote(TornMark)+" >> "+
+				shellQuote(c.ws.Abs(path.Join(t.folderPath(a.Folder), name)))+" (readers then skip it if it is a torn write, and read it if it is a whole entry)")
 	}
 }
 

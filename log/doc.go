@@ -47,7 +47,10 @@
 // 3339 (a date without a zone is UTC); meta is an object. A line with no
 // "kind" but a string "role" is a bare chat message: a message entry whose
 // payload is the whole line. Unknown kinds are kept. Blank lines are skipped.
-// A last line without '\n' is in progress and not read yet. Any other line
+// A last line without '\n' is in progress and not read yet. A line that ends
+// with TornMark ("<torn>") was left without its '\n' by a writer that died
+// and ended by the next: it is read without the mark, and skipped without
+// a report if that is not complete JSON (a torn write). Any other line
 // that cannot be read is a *LineError (file, line, offset, reason), and
 // reading goes on.
 //
@@ -76,8 +79,12 @@
 //
 // Append writes each entry as one write(2) of one complete line on an
 // O_APPEND descriptor, holding an exclusive flock(2) of the file: lines of
-// any size from any number of processes never tear or interleave. Shell
-// writers take the same lock with flock(1). Handoff builds the new anchor
+// any size from any number of processes never interleave. Shell writers
+// take the same lock with flock(1). No write of many pages is atomic: a
+// writer killed mid-line leaves a torn tail, which the next append ends
+// with TornMark and '\n' before its own line, and a write that falls short
+// (a full disk) is truncated away by its writer before it lets go of the
+// lock (decision 0069). Handoff builds the new anchor
 // folder under a temporary name, fsyncs it, renames it into place and
 // fsyncs the anchors folder, holding an flock of the tape folder so that
 // concurrent handoffs get distinct seqs. config.json and anchor.json are

@@ -48,16 +48,51 @@ type parsed struct {
 // which readers skip.
 var ErrBlankLine = errors.New("log: blank line")
 
+// ErrTornLine is returned by ParseEntry for a torn write that a later
+// writer ended with TornMark, which readers skip too: it wraps
+// ErrBlankLine, so that a caller that skips blank lines skips it.
+var ErrTornLine = fmt.Errorf("%w: a torn write, ended with %s by a later writer", ErrBlankLine, TornMark)
+
+// TornMark ends a torn line. A writer that finds, holding the file's lock,
+// that the file does not end in a newline writes TornMark and a newline
+// before its own line (docs/FORMAT.md, section 6): the last line was cut
+// short by a writer that died, or whose disk filled, mid-line. Readers read
+// a line that ends with TornMark as what comes before the mark: an entry
+// if that is one (a writer left a whole line without its newline); a torn
+// write if it is not complete JSON, which they skip without reporting it,
+// its bytes left in the file; else a bad line. No line of JSON ends with
+// '>', so the mark is never part of one.
+const TornMark = "<torn>"
+
+// cutTornMark returns line without TornMark at its end, and whether it had
+// one.
+func cutTornMark(line []byte) ([]byte, bool) {
+	return bytes.CutSuffix(line, []byte(TornMark))
+}
+
+// tornWrite reports whether a line that ended with TornMark, data before
+// the mark, which is no entry, is a torn write: not complete JSON, a line
+// cut short. Complete JSON that is no entry is a bad line, as it would be
+// with its newline.
+func tornWrite(data []byte) bool {
+	return !json.Valid(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+}
+
 // ParseEntry reads one line (a trailing newline is allowed) as an entry to
 // append: its kind, payload, meta, and its id and date when it has them. It
 // applies the reader's lenient rules, so `tape append --jsonl` takes exactly
-// the lines a tape file may hold. The position is left empty.
+// the lines a tape file may hold: a line ended with TornMark is read
+// without the mark, and is ErrTornLine when that is a torn write. The
+// position is left empty.
 func ParseEntry(line []byte) (Entry, error) {
-	line = trimNewline(line)
+	line, marked := cutTornMark(trimNewline(line))
 	if isBlank(line) {
 		return Entry{}, ErrBlankLine
 	}
 	p, reason := parseLine(line)
+	if reason != "" && marked && tornWrite(line) {
+		return Entry{}, ErrTornLine
+	}
 	if reason != "" {
 		return Entry{}, fmt.Errorf("%w: %s", ErrInvalid, reason)
 	}

@@ -114,11 +114,17 @@ func (s *FileScanner) Next() (Entry, error) {
 			reason := fmt.Sprintf("line is %d bytes, over the read limit of %d", line.tooLong, s.lr.max)
 			return Entry{}, &LineError{Path: s.rel, Line: line.no, Offset: line.offset, Reason: reason}
 		}
-		if isBlank(line.data) {
+		// A line a later writer ended with TornMark is read as what came
+		// before the mark, and skipped if that is a torn write.
+		data, marked := cutTornMark(line.data)
+		if isBlank(data) {
+			continue
+		}
+		p, reason := parseLine(data)
+		if reason != "" && marked && tornWrite(data) {
 			continue
 		}
 		s.raw = s.lr.buf
-		p, reason := parseLine(line.data)
 		if reason != "" {
 			return Entry{}, &LineError{Path: s.rel, Line: line.no, Offset: line.offset, Reason: reason}
 		}
@@ -131,7 +137,7 @@ func (s *FileScanner) Next() (Entry, error) {
 		}
 		return Entry{ID: id, Kind: p.kind, Payload: p.payload, Meta: p.meta, Date: p.date,
 			Pos: Position{Tape: s.tape, AnchorSeq: s.anchor.Seq, Anchor: s.anchor.Name, Folder: s.anchor.Folder,
-				File: s.name, Line: line.no, Offset: line.offset, Length: len(line.data), Time: s.effTime}}, nil
+				File: s.name, Line: line.no, Offset: line.offset, Length: len(data), Time: s.effTime}}, nil
 	}
 }
 
