@@ -33,9 +33,11 @@ func (t *Tape) ReadAnchorRaw(folder string) (Anchor, []byte, error) {
 // WriteFolder writes the anchor folder folder of the tape whole, as a
 // copy of it elsewhere holds it (tape restore): anchor.json with the
 // bytes anchor (none when nil), and a file of each name in files, whose
-// bytes write writes. It builds the folder under a temporary name,
-// fsyncs it and renames it into place, so that a reader sees the whole
-// folder or none of it. A folder of that name already there is an error
+// bytes write writes. It builds the folder under a temporary name in the
+// tape's folder, fsyncs it and renames it into place, so that a reader
+// sees the whole folder or none of it. It takes no lock for as long as
+// that lasts, so it builds outside the anchors folder, whose temporary
+// folders a handoff removes as dead (removeDeadTempsLocked). A folder of that name already there is an error
 // that wraps fs.ErrExist: nothing is overwritten. Names must be what
 // readers read: an anchor folder name, and *.jsonl names.
 func (t *Tape) WriteFolder(folder string, anchor []byte, files []string, write func(name string, w io.Writer) error) error {
@@ -55,7 +57,7 @@ func (t *Tape) WriteFolder(folder string, anchor []byte, files []string, write f
 		return err
 	}
 	root := t.ws.root
-	tmp := fileutil.TempName(t.anchorsPath())
+	tmp := fileutil.TempName(t.dir)
 	if err := root.Mkdir(tmp, dirPerm); err != nil {
 		return fmt.Errorf("create anchor folder: %w", err)
 	}
@@ -75,7 +77,10 @@ func (t *Tape) WriteFolder(folder string, anchor []byte, files []string, write f
 		_ = root.RemoveAll(tmp)
 		return err
 	}
-	return t.ws.syncDir(t.anchorsPath())
+	if err := t.ws.syncDir(t.anchorsPath()); err != nil {
+		return err
+	}
+	return t.ws.syncDir(t.dir)
 }
 
 // fillFolder writes the files of a new anchor folder, fsynced.

@@ -1,6 +1,7 @@
 package log
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -66,5 +67,27 @@ func TestWriteFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws.Dir(), "tapes/copy/anchors/008_x")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a refused folder was made: %v", err)
+	}
+}
+
+// A handoff while a folder is being written whole does not take the folder
+// being built for a dead handoff's.
+func TestWriteFolderBesideHandoff(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "copy")
+	other := mustTape(t, ws, "copy")
+	write := func(name string, w io.Writer) error {
+		if _, err := other.Handoff(context.Background(), "meanwhile", nil); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, `{"kind":"event","payload":{}}`+"\n")
+		return err
+	}
+	if err := tp.WriteFolder("007_review", nil, []string{"events.jsonl"}, write); err != nil {
+		t.Fatalf("WriteFolder with a handoff meanwhile: %v", err)
+	}
+	folders, err := tp.Folders()
+	if err != nil || len(folders) != 3 || folders[2].Name != "007_review" {
+		t.Errorf("folders %v, %v; want the bootstrap, the handoff's and 007_review", folders, err)
 	}
 }

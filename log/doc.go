@@ -87,7 +87,8 @@
 // lock (decision 0069). Handoff builds the new anchor
 // folder under a temporary name, fsyncs it, renames it into place and
 // fsyncs the anchors folder, holding an flock of the tape folder so that
-// concurrent handoffs get distinct seqs. config.json and anchor.json are
+// concurrent handoffs get distinct seqs; under that lock it removes the
+// temporary folders killed handoffs left. config.json and anchor.json are
 // only ever replaced atomically. Folders are created 0700 and files 0600.
 //
 // # Forks

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -169,6 +170,7 @@ func (t *Tape) createAnchorEntryLocked(name string, f lineFields) (Anchor, error
 // tape's lock.
 func (t *Tape) placeAnchorLocked(seq int64, name string, line []byte) (Anchor, error) {
 	root := t.ws.root
+	t.removeDeadTempsLocked()
 	tmp := fileutil.TempName(t.anchorsPath())
 	if err := root.Mkdir(tmp, dirPerm); err != nil {
 		return Anchor{}, fmt.Errorf("create anchor folder: %w", err)
@@ -201,6 +203,25 @@ func (t *Tape) placeAnchorLocked(seq int64, name string, line []byte) (Anchor, e
 			return Anchor{}, err
 		}
 		return t.readAnchor(folderRef{seq: seq, folder: folder}), nil
+	}
+}
+
+// removeDeadTempsLocked removes the temporary folders (.tmp-…) of the
+// anchors folder, which only a holder of the tape's lock makes (a handoff
+// builds its folder there, by tape or by a script that follows
+// docs/FORMAT.md; WriteFolder builds in the tape's folder instead). The
+// caller holds the lock, so no handoff is under way: each was left by one
+// that was killed, and nothing else would ever remove it. It is best
+// effort: one that stays is reported by tape doctor.
+func (t *Tape) removeDeadTempsLocked() {
+	dirents, err := t.ws.readDir(t.anchorsPath())
+	if err != nil {
+		return
+	}
+	for _, d := range dirents {
+		if strings.HasPrefix(d.Name(), fileutil.TempPrefix) {
+			_ = t.ws.root.RemoveAll(path.Join(t.anchorsPath(), d.Name()))
+		}
 	}
 }
 

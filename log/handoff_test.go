@@ -153,3 +153,27 @@ func TestHandoffRefusesSeqOverflow(t *testing.T) {
 		t.Errorf("handoff after the largest seq = %v, want an error", err)
 	}
 }
+
+// A handoff killed after it made its temporary folder leaves it in the
+// anchors folder; the next handoff, holding the tape's lock under which
+// every such folder is made, removes it. A temporary folder of the tape's
+// folder (WriteFolder's, made without the lock) is not its to remove.
+func TestHandoffRemovesDeadTempFolders(t *testing.T) {
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	anchors := filepath.Join(ws.Dir(), "tapes/main/anchors")
+	dead := filepath.Join(anchors, ".tmp-0123456789abcdef")
+	writeTestFile(t, filepath.Join(dead, AnchorFile), `{"kind":"anchor","payload":{"name":"killed"}}`+"\n")
+	building := filepath.Join(ws.Dir(), "tapes/main/.tmp-fedcba9876543210")
+	writeTestFile(t, filepath.Join(building, "messages.jsonl"), "{}\n")
+	a, err := tp.Handoff(context.Background(), "next", nil)
+	if err != nil || a.Folder != "002_next" {
+		t.Fatalf("Handoff = %+v, %v; want 002_next", a, err)
+	}
+	if _, err := os.Lstat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the killed handoff's folder is still there (%v)", err)
+	}
+	if _, err := os.Lstat(building); err != nil {
+		t.Errorf("a temporary folder outside anchors/ was removed: %v", err)
+	}
+}
