@@ -102,7 +102,7 @@ func TestOlderSchemaIsRebuilt(t *testing.T) {
 	}
 	p.Close()
 	p = openProjector(t, ws)
-	if v, err := p.schemaVersion(context.Background()); err != nil || v != SchemaVersion {
+	if v, _, err := p.identity(context.Background()); err != nil || v != SchemaVersion {
 		t.Fatalf("schema version after reopening = %d, %v", v, err)
 	}
 	catchUp(t, p)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -157,6 +158,21 @@ func removeBuilds(ws *tapelog.Workspace) error {
 		}
 	}
 	return nil
+}
+
+// removeKilledBuilds removes what a killed pass left, if no pass runs:
+// the index lock is free. A watcher calls it when a reader asks, so that
+// a rebuild killed beside it leaves nothing for long, though the watcher
+// may have no pass to run.
+func (p *Projector) removeKilledBuilds() {
+	if !buildsLeft(p.ws) {
+		return
+	}
+	if free, err := fileutil.TryLock(p.lock); err != nil || !free {
+		return // a pass runs: the files are its own, or it removes them
+	}
+	defer fileutil.Unlock(p.lock) //nolint:errcheck // closing releases it anyway
+	removeBuilds(p.ws)            //nolint:errcheck // the next pass tries again
 }
 
 // part is the part that has, or will have, rowid.

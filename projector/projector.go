@@ -37,6 +37,10 @@ type Projector struct {
 	path string
 	db   *sql.DB // nil only while it is being reopened
 	ino  uint64  // the inode of index.db as opened: a different one means it was replaced
+	// gen is the generation of the index this Projector last opened or
+	// prepared (generation.go): another one at index.db means the index
+	// was made anew since, whatever the inode says.
+	gen  string
 	lock *os.File
 	// Holder names this process in the lock file, for those who wait.
 	Holder string
@@ -93,7 +97,8 @@ func Open(ctx context.Context, ws *tapelog.Workspace) (*Projector, error) {
 	// not create index.db, though: only a holder of the lock may, after
 	// removing what a deleted index left (reopenLocked).
 	if err := p.openExisting(); err == nil {
-		if v, err := p.schemaVersion(ctx); err == nil && v == SchemaVersion {
+		if v, gen, err := p.identity(ctx); err == nil && v == SchemaVersion && gen != "" {
+			p.gen = gen
 			return p, nil
 		}
 	}
@@ -168,9 +173,16 @@ func (p *Projector) prepareOnce(ctx context.Context) (changed bool, err error) {
 		}
 		changed = true
 	}
-	version, err := p.schemaVersion(ctx)
+	version, gen, err := p.identity(ctx)
 	switch {
 	case err == nil && version == SchemaVersion:
+		if gen == "" { // made by a tape from before generations
+			if gen, err = p.writeGeneration(ctx); err != nil {
+				return changed, err
+			}
+		}
+		changed = changed || gen != p.gen
+		p.gen = gen
 		return changed, nil
 	case err != nil && isNotADatabase(err):
 		if err := p.replaceUnreadable(); err != nil {
@@ -325,33 +337,36 @@ func (p *Projector) DB() *sql.DB { return p.db }
 // Workspace is the workspace the index belongs to.
 func (p *Projector) Workspace() *tapelog.Workspace { return p.ws }
 
-// schemaVersion reads the version from meta: 0 for an empty database, and
-// for one that lacks a table of a view it keeps (an index made before the
-// view was added), so that adding a view needs no new SchemaVersion.
-func (p *Projector) schemaVersion(ctx context.Context) (int, error) {
+// identity reads the version and the generation from meta: version 0
+// for an empty database, and for one that lacks a table of a view it
+// keeps (an index made before the view was added), so that adding a view
+// needs no new SchemaVersion; generation "" for an index made before
+// generations.
+func (p *Projector) identity(ctx context.Context) (version int, gen string, err error) {
 	want := append([]string{"meta"}, p.viewTableNames()...)
 	names, err := json.Marshal(want)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	var n int
 	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))`,
 		string(names)).Scan(&n); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if n < len(want) {
-		return 0, nil
+		return 0, "", nil
 	}
 	var v string
-	err = p.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	err = p.db.QueryRowContext(ctx, `SELECT value, coalesce((SELECT value FROM meta WHERE key = 'generation'), '')
+		FROM meta WHERE key = 'schema_version'`).Scan(&v, &gen)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		return 0, "", nil
 	}
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	version, _ := strconv.Atoi(v)
-	return version, nil
+	version, _ = strconv.Atoi(v)
+	return version, gen, nil
 }
 
 func (p *Projector) createSchema(ctx context.Context) error {
@@ -376,9 +391,14 @@ func (p *Projector) createSchema(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
 		return fmt.Errorf("create index: %w", err)
 	}
+	gen := newGeneration()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('generation', ?)`, gen); err != nil {
+		return fmt.Errorf("create index: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("create index: %w", err)
 	}
+	p.gen = gen
 	return nil
 }
 

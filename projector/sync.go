@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,14 +22,16 @@ import (
 // up itself, which costs a stat of every file (25ms at 1,000 folders).
 // With one, it asks the watcher instead, through a barrier file:
 //
-//  1. The reader creates .tape/sync/<pid>-<random>, in a folder the
-//     watcher watches.
+//  1. The reader creates .tape/sync/<pid>-<random>-<generation>, in a
+//     folder the watcher watches; the generation is that of the index
+//     the reader has open (generation.go).
 //  2. inotify queues the events of one watcher in the order the changes
 //     were made, so by the time the watcher reads the barrier's event it
 //     has read the events of every change made before the reader started.
-//  3. The watcher catches up with the folders those events named, then
-//     removes the barrier (or, if its pass failed, writes the error into
-//     it).
+//  3. The watcher catches up with the folders those events named (with
+//     every folder, after reopening index.db, if the index it has open is
+//     not the reader's), then removes the barrier (or, if its pass failed
+//     or its index is still another, writes the error into it).
 //  4. The reader, watching the folder too, sees the removal and reads the
 //     index, which now holds every change made before step 1.
 //
@@ -107,7 +110,7 @@ func (p *Projector) watcherRunning() bool {
 func (p *Projector) createBarrier() (string, error) {
 	var b [8]byte
 	rand.Read(b[:])
-	name := fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(b[:]))
+	name := fmt.Sprintf("%d-%s-%s", os.Getpid(), hex.EncodeToString(b[:]), p.gen)
 	f, err := p.ws.CreatePrivate(syncDir + "/" + name)
 	if err != nil {
 		return "", fmt.Errorf("ask the watcher to catch up: %w", err)
@@ -128,6 +131,29 @@ func (w *Watcher) barrier(ev fsnotify.Event) (string, bool) {
 	name := filepath.Base(ev.Name)
 	return name, !strings.HasPrefix(name, ".")
 }
+
+// barrierGeneration is the generation of the index a barrier's reader
+// has open: its name's third part; "" for a reader of a tape from
+// before generations, which only asks for the index at index.db.
+func barrierGeneration(name string) string {
+	parts := strings.SplitN(name, "-", 3)
+	if len(parts) < 3 {
+		return ""
+	}
+	return parts[2]
+}
+
+// keeps reports whether the index the watcher has open is the one a
+// reader of generation gen reads: the file at index.db, of that
+// generation.
+func (w *Watcher) keeps(gen string) bool {
+	return !w.P.replaced() && (gen == "" || gen == w.P.gen)
+}
+
+// errOtherIndex is what a watcher answers a reader whose index is not
+// the one the watcher keeps, even after reopening index.db: the reader
+// opened an index that was replaced since, and catches up itself.
+var errOtherIndex = errors.New("the watcher keeps another index than the reader's; catch up without it")
 
 // answer tells the readers waiting on barriers that the index is up to
 // date (their barrier is removed) or that the pass failed (the error is

@@ -159,15 +159,7 @@ func (w *Watcher) loop(ctx context.Context) error {
 					w.answer([]string{name}, errRetired)
 					return nil
 				}
-				// A reader waits: every change before it is in w.dirty
-				// now (see sync.go), so catch up at once, and answer.
-				// Folders without a watch make no events: look at them.
-				w.lookUnwatched()
-				var err error
-				if w.stale || !w.dirty.empty() {
-					err = passNow()
-				}
-				w.answer([]string{name}, err)
+				w.answer([]string{name}, w.serveBarrier(name, passNow))
 				continue
 			}
 			rel, ok := w.relevant(ev)
@@ -223,6 +215,31 @@ func (w *Watcher) loop(ctx context.Context) error {
 			reconcile.Reset(w.reconcileAfter())
 		}
 	}
+}
+
+// serveBarrier makes the index a reader waits for fresh, and says
+// whether it is: every change made before the reader's barrier is in
+// w.dirty now (see sync.go), so it catches up at once. Folders without a
+// watch make no events: it looks at them. An index that is not the
+// reader's (generation.go) is reopened, and every folder looked at.
+func (w *Watcher) serveBarrier(name string, passNow func() error) error {
+	w.lookUnwatched()
+	gen := barrierGeneration(name)
+	if !w.keeps(gen) {
+		w.stale = true
+	}
+	if w.stale || !w.dirty.empty() {
+		if err := passNow(); err != nil {
+			return err
+		}
+	}
+	// What a killed rebuild left would otherwise wait for the next pass
+	// with something to do.
+	w.P.removeKilledBuilds()
+	if !w.keeps(gen) {
+		return errOtherIndex
+	}
+	return nil
 }
 
 // errRetired is what a retiring watcher answers a reader with.
