@@ -97,7 +97,8 @@ func (w *Workspace) CheckFiles(ctx context.Context, upTo map[FileKey]int64) (*Ch
 		case c.temp(rel, d):
 		case hasDotPrefix(d.Name()) || !d.IsDir():
 		case ValidateTapeName(d.Name()) != nil:
-			c.add(CheckFolderName, rel, 0, "not a tape name; tape ignores it", "rename it to a valid tape name, or move it out of .tape/tapes")
+			why, _ := tapeNameProblem(d.Name())
+			c.add(CheckFolderName, rel, 0, "not a tape name (it "+why+"); tape ignores it", "rename it to a valid tape name, or move it out of .tape/tapes")
 		default:
 			if err := c.tape(ctx, d.Name()); err != nil {
 				return nil, err

@@ -186,3 +186,77 @@ func FuzzHandoffName(f *testing.F) {
 		}
 	})
 }
+
+// Characters that print as nothing, or change how the text around them
+// prints, make a name show as another: they are refused, and the error
+// names the character.
+func TestValidateTapeNameInvisible(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     string // in the error; "" for a valid name
+	}{
+		{"right-to-left override", "log\u202Egnp.exe", "U+202E RIGHT-TO-LEFT OVERRIDE, a format character"},
+		{"left-to-right mark", "a\u200Eb", "U+200E LEFT-TO-RIGHT MARK"},
+		{"right-to-left isolate", "a\u2067b", "U+2067 RIGHT-TO-LEFT ISOLATE"},
+		{"pop directional formatting", "a\u202Cb", "U+202C"},
+		{"zero width space", "ma\u200Bin", "U+200B ZERO WIDTH SPACE"},
+		{"zero width joiner", "a\u200Db", "U+200D ZERO WIDTH JOINER"},
+		{"byte-order mark", "\uFEFFmain", "U+FEFF ZERO WIDTH NO-BREAK SPACE"},
+		{"soft hyphen", "ma\u00ADin", "U+00AD SOFT HYPHEN"},
+		{"tag character", "a\U000E0041", "U+E0041, a format character"},
+		{"line separator inside", "a\u2028b", "U+2028 LINE SEPARATOR, a line or paragraph separator"},
+		{"paragraph separator inside", "a\u2029b", "U+2029 PARAGRAPH SEPARATOR"},
+		{"private use", "a\uE000b", "U+E000, a private-use character"},
+		{"hangul filler", "a\u3164b", "U+3164 HANGUL FILLER, a character shown as nothing"},
+		{"delete", "a\x7Fb", "U+007F, a control character"},
+		{"next line", "a\u0085b", "U+0085, a control character"},
+		{"bell", "a\ab", "U+0007, a control character"},
+		{"replacement character", "a\uFFFDb", "U+FFFD REPLACEMENT CHARACTER"},
+		{"arabic letters", "جلسة", ""},
+		{"hebrew letters", "שיחה", ""},
+		{"combining accent", "cafe\u0301", ""},
+		{"emoji with a variation selector", "\u2764\uFE0F", ""},
+		{"no-break space inside", "a\u00A0b", ""},
+		{"ideographic space inside", "调试\u3000会话", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateTapeName(tt.in)
+			if tt.want == "" {
+				if err != nil {
+					t.Errorf("ValidateTapeName(%q) = %v, want it valid", tt.in, err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrBadName) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "use a name without it") {
+				t.Fatalf("ValidateTapeName(%q) = %v; want it refused, naming %q, saying what to do", tt.in, err, tt.want)
+			}
+			if strings.ContainsFunc(err.Error(), func(r rune) bool { return unsafeRune(r) != "" }) {
+				t.Errorf("the error holds the character itself: %q", err.Error())
+			}
+		})
+	}
+}
+
+// A tape folder made by hand with such a name is not a tape: not listed,
+// not read by name (the error says why), and doctor says what to do.
+func TestInvisibleTapeNameOnDisk(t *testing.T) {
+	spoof := "main\u202Eevil"
+	ws := openHandMade(t, map[string]string{
+		"tapes/main/anchors/001_start/messages.jsonl":          `{"role":"user","content":"hi"}` + "\n",
+		"tapes/" + spoof + "/anchors/001_start/messages.jsonl": `{"role":"user","content":"spoof"}` + "\n",
+	})
+	if names, err := ws.Tapes(); err != nil || len(names) != 1 || names[0] != "main" {
+		t.Errorf("Tapes() = %q, %v; want only main", names, err)
+	}
+	if _, err := ws.Tape(spoof); !errors.Is(err, ErrBadName) || !strings.Contains(err.Error(), "U+202E RIGHT-TO-LEFT OVERRIDE") {
+		t.Errorf("Tape(%q) = %v; want it refused, naming U+202E", spoof, err)
+	}
+	res, err := ws.CheckFiles(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) != 1 || res.Problems[0].Check != CheckFolderName || !strings.Contains(res.Problems[0].Problem, "U+202E") {
+		t.Errorf("doctor's problems: %+v; want the folder reported, naming U+202E", res.Problems)
+	}
+}
