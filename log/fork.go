@@ -30,13 +30,12 @@ var ErrNoFork = errors.New("log: no such fork")
 // tape names (no '/', no leading dot, so never "." or ".."), which keep
 // every fork inside its tape's forks folder.
 func ValidateForkID(id string) error {
-	err := ValidateTapeName(id)
-	if err == nil {
+	// The same rules, said of a fork id: "fork id "../x" contains a path separator".
+	why, _ := tapeNameProblem(id)
+	if why == "" {
 		return nil
 	}
-	// The same rules, said of a fork id: "fork id "../x" contains a path separator".
-	why := strings.TrimPrefix(err.Error(), fmt.Sprintf("%v: tape name %q ", ErrBadName, id))
-	return fmt.Errorf("%w: fork id %q %s; give the id 'tape fork' printed", ErrBadName, id, why)
+	return fmt.Errorf("%w: fork id %s %s; give the id 'tape fork' printed", ErrBadName, quoteName(id), why)
 }
 
 func (t *Tape) forksPath() string { return t.dir + "/" + forksDir }
