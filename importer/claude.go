@@ -113,7 +113,8 @@ type claudeRecord struct {
 	IsMeta           bool            `json:"isMeta"`
 	IsCompactSummary bool            `json:"isCompactSummary"`
 	IsAPIError       bool            `json:"isApiErrorMessage"`
-	Timestamp        string          `json:"timestamp"`
+	RawDate          json.RawMessage `json:"timestamp"` // as written: Timestamp is what recordDate reads of it
+	Timestamp        string          `json:"-"`
 	CWD              string          `json:"cwd"`
 	GitBranch        string          `json:"gitBranch"`
 	Version          string          `json:"version"`
@@ -123,6 +124,7 @@ type claudeRecord struct {
 	AITitle          string          `json:"aiTitle"`
 	CustomTitle      string          `json:"customTitle"`
 	unknown          bool            // of a shape the mapping does not read: an event
+	badDate          json.RawMessage // RawDate, when it is no date
 }
 
 type claudeMessage struct {
@@ -214,12 +216,20 @@ func (c *claudeConverter) line(l tapelog.RawLine) ([]Output, error) {
 	case err != nil || r.Message.content() != nil || r.Type == "":
 		// An object of a shape this mapping does not know (no type, a
 		// field of another type): kept as it is, as an event.
-		r = claudeRecord{Type: r.Type, UUID: r.UUID, ParentUUID: r.ParentUUID, SessionID: r.SessionID, Timestamp: r.Timestamp, unknown: true}
+		r = claudeRecord{Type: r.Type, UUID: r.UUID, ParentUUID: r.ParentUUID, SessionID: r.SessionID, RawDate: r.RawDate, unknown: true}
 	}
-	if r.Timestamp == "" {
-		r.Timestamp = c.st.Date
+	var warn error
+	if date, bad := recordDate(r.RawDate, c.st.Date); bad != "" {
+		r.Timestamp, r.badDate, warn = date, trimJSON(r.RawDate), lineWarning(bad)
+	} else {
+		r.Timestamp = date
 	}
 	c.st.Date = r.Timestamp
+	return c.record(l, r), warn
+}
+
+// record maps a record whose line decoded.
+func (c *claudeConverter) record(l tapelog.RawLine, r claudeRecord) []Output {
 	var out []Output
 	// A turn is held while its lines come; any line that is not metadata
 	// and not the turn's own closes it.
@@ -229,34 +239,33 @@ func (c *claudeConverter) line(l tapelog.RawLine) ([]Output, error) {
 	if c.bound != nil && isChainRecord(r.Type) {
 		out = append(out, c.closeBoundary(r)...)
 		if _, ok := compactSummary(r); ok {
-			return out, nil // its text is the anchor's summary
+			return out // its text is the anchor's summary
 		}
 	}
 	sess := c.session(r)
 	switch {
 	case r.unknown:
 	case r.Type == "assistant":
-		o, err := c.assistant(l, r, sess)
-		return append(out, o...), err
+		return append(out, c.assistant(l, r, sess)...)
 	case r.Type == "user":
-		return append(out, c.user(l, r, sess)...), nil
+		return append(out, c.user(l, r, sess)...)
 	case r.Type == "system" && r.Subtype == "compact_boundary":
 		c.hold()
 		c.bound = &claudeBoundary{line: l.No, offset: l.Offset, rec: r, sess: sess, meta: c.meta(l, r, sess)}
-		return out, nil
+		return out
 	case r.Type == "progress":
-		return out, nil // copies of a subagent's records, which its own file holds
+		return out // copies of a subagent's records, which its own file holds
 	}
 	o := c.event(l, r, sess)
 	if c.turn != nil {
 		c.turn.add(o...) // metadata written in the middle of a turn stays in its place
-		return out, nil
+		return out
 	}
 	if c.bound != nil {
 		c.bound.after = append(c.bound.after, o...)
-		return out, nil
+		return out
 	}
-	return append(out, o...), nil
+	return append(out, o...)
 }
 
 // isChainRecord reports whether a record is part of the conversation
@@ -311,7 +320,7 @@ func (c *claudeConverter) start(l tapelog.RawLine, r claudeRecord, s Session) []
 		id += "/agent/" + s.Agent
 	}
 	payload := mustJSON(map[string]any{"name": "session/start", "state": state})
-	meta := metaOf(c.path, l.No, "", "").Done()
+	meta := metaOf(c.path, l.No, "", "", nil).Done()
 	return []Output{{Session: s, Anchor: true, Entry: tapelog.Entry{ID: id, Kind: tapelog.KindAnchor, Payload: payload, Meta: meta, Date: r.Timestamp}}}
 }
 
@@ -347,7 +356,7 @@ func claudeMeta(path string, l tapelog.RawLine, r claudeRecord) *rawjson.Object 
 	if r.ParentUUID != nil {
 		parent = *r.ParentUUID
 	}
-	return metaOf(path, l.No, r.UUID, parent)
+	return metaOf(path, l.No, r.UUID, parent, r.badDate)
 }
 
 // entryID is the id of the k-th entry made from line l.
@@ -630,7 +639,7 @@ type claudeTurn struct {
 func (t *claudeTurn) add(o ...Output) { t.out = append(t.out, o...) }
 
 // assistant maps an assistant line: one content block, usually.
-func (c *claudeConverter) assistant(l tapelog.RawLine, r claudeRecord, s Session) ([]Output, error) {
+func (c *claudeConverter) assistant(l tapelog.RawLine, r claudeRecord, s Session) []Output {
 	if c.turn == nil {
 		c.hold()
 		c.turn = &claudeTurn{msgID: r.Message.ID, line: l.No, offset: l.Offset, sess: s, callAt: -1, firstID: c.entryID(l, r, 0)}
@@ -681,9 +690,9 @@ func (c *claudeConverter) assistant(l tapelog.RawLine, r claudeRecord, s Session
 		t.usageAt = len(t.out)
 	}
 	if r.Message.ID == "" {
-		return c.closeTurn(), nil // a turn without an id cannot continue on another line
+		return c.closeTurn() // a turn without an id cannot continue on another line
 	}
-	return nil, nil
+	return nil
 }
 
 // claudeBlockEvent is the payload of an event that keeps a content block

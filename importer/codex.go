@@ -104,11 +104,13 @@ func newCodexConverter(path string, state []byte) (*codexConverter, error) {
 // codexLine is a rollout line: the envelope, or a bare record of the
 // rollouts before it.
 type codexLine struct {
-	Timestamp  string          `json:"timestamp"`
+	RawDate    json.RawMessage `json:"timestamp"` // as written: Timestamp is what recordDate reads of it
+	Timestamp  string          `json:"-"`
 	Type       string          `json:"type"`
 	Payload    json.RawMessage `json:"payload"`
 	ID         json.RawMessage `json:"id"`
 	RecordType string          `json:"record_type"`
+	badDate    json.RawMessage // RawDate, when it is no date
 }
 
 // codexItem is a response item, or the part of another payload the
@@ -155,7 +157,7 @@ func (c *codexConverter) line(l tapelog.RawLine) ([]Output, error) {
 		return c.closeAll(), errors.New("not a JSON object")
 	case err != nil:
 		// An object of a shape the mapping does not know: kept whole.
-		cl = codexLine{Type: "record", Payload: l.Data}
+		cl = codexLine{RawDate: cl.RawDate, Type: "record", Payload: l.Data}
 	case cl.RecordType != "":
 		return nil, nil // the early rollouts' state records: nothing of the session
 	case cl.Payload != nil && codexEnvelope[cl.Type]:
@@ -166,8 +168,11 @@ func (c *codexConverter) line(l tapelog.RawLine) ([]Output, error) {
 	case cl.Type == "":
 		cl.Type, cl.Payload = "record", l.Data
 	}
-	if cl.Timestamp == "" {
-		cl.Timestamp = c.st.Date
+	var warn error
+	if date, bad := recordDate(cl.RawDate, c.st.Date); bad != "" {
+		cl.Timestamp, cl.badDate, warn = date, trimJSON(cl.RawDate), lineWarning(bad)
+	} else {
+		cl.Timestamp = date
 	}
 	c.st.Date = cl.Timestamp
 	var it codexItem
@@ -177,16 +182,16 @@ func (c *codexConverter) line(l tapelog.RawLine) ([]Output, error) {
 		in := codexIn{l: l, cl: cl}
 		if c.group != nil {
 			c.group.out = append(c.group.out, c.event(in, "codex/"+cl.Type, cl.Payload)...)
-			return nil, nil
+			return nil, warn
 		}
-		return append(c.start(in), c.event(in, "codex/"+cl.Type, cl.Payload)...), nil
+		return append(c.start(in), c.event(in, "codex/"+cl.Type, cl.Payload)...), warn
 	}
 	in := codexIn{l: l, cl: cl, it: it}
 	if c.group != nil && closesGroup(cl.Type, it.Type) {
 		out := c.closeGroup()
-		return append(out, c.record(in)...), nil
+		return append(out, c.record(in)...), warn
 	}
-	return c.record(in), nil
+	return c.record(in), warn
 }
 
 // codexIn is one line being mapped.
@@ -281,7 +286,7 @@ func (c *codexConverter) start(in codexIn) []Output {
 	}
 	payload := mustJSON(map[string]any{"name": "session/start", "state": state})
 	e := tapelog.Entry{ID: c.st.Session.ID, Kind: tapelog.KindAnchor, Payload: payload,
-		Meta: metaOf(c.path, in.l.No, "", "").Done(), Date: in.cl.Timestamp}
+		Meta: metaOf(c.path, in.l.No, "", "", nil).Done(), Date: in.cl.Timestamp}
 	return []Output{{Session: c.st.Session, Anchor: true, Entry: e}}
 }
 
@@ -329,7 +334,7 @@ func (c *codexConverter) entry(in codexIn, k int, kind string, payload json.RawM
 // model, not by a person. Its meta names the working directory the line
 // names, when it changed.
 func (c *codexConverter) entryMeta(in codexIn, k int, kind string, payload json.RawMessage, synthetic bool) tapelog.Entry {
-	m := metaOf(c.path, in.l.No, "", "")
+	m := metaOf(c.path, in.l.No, "", "", in.cl.badDate)
 	if cwd := in.it.CWD; cwd != "" && cwd != c.st.CWD {
 		m.Str("cwd", cwd)
 		c.st.CWD = cwd

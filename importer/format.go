@@ -57,7 +57,9 @@ func FormatByName(name string) (*Format, bool) {
 // an import, a second import and a follower make the same entries.
 type converter interface {
 	// line converts the next complete line (without its newline). An
-	// error is a bad line: reported, and the lines after it are read.
+	// error is a bad line: reported, and the lines after it are read; a
+	// lineWarning is not: the line's entries were made, and it is
+	// reported as a Warning.
 	line(l tapelog.RawLine) ([]Output, error)
 	// held says whether lines are held back (see the package doc), and
 	// where the first of them starts: its number less one, and its offset.
@@ -140,11 +142,15 @@ type Output struct {
 
 // metaOf starts the meta of an entry made from line n of the transcript at
 // path: "source" names the transcript, the line, and the record's uuid
-// and its parent's when it has them. The caller adds what else the meta
-// says and ends it.
-func metaOf(path string, n int, uuid, parent string) *rawjson.Object {
-	src := rawjson.NewObject().Str("file", path).Int("line", int64(n)).StrIf("uuid", uuid).StrIf("parent_uuid", parent).Done()
-	return rawjson.NewObject().Raw("source", src)
+// and its parent's when it has them, and its timestamp as written when
+// it could not be read as a date (badDate; recordDate). The caller adds
+// what else the meta says and ends it.
+func metaOf(path string, n int, uuid, parent string, badDate json.RawMessage) *rawjson.Object {
+	src := rawjson.NewObject().Str("file", path).Int("line", int64(n)).StrIf("uuid", uuid).StrIf("parent_uuid", parent)
+	if len(badDate) > 0 {
+		src.Raw("timestamp", badDate)
+	}
+	return rawjson.NewObject().Raw("source", src.Done())
 }
 
 // lineID is the id of the k-th entry (from 0) made from a line that has no

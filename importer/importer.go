@@ -35,7 +35,8 @@ type Importer struct {
 	Settle time.Duration
 	// Now is the clock the settle rule reads (time.Now when nil).
 	Now func() time.Time
-	// Warn receives each line that could not be imported (a *BadLine)
+	// Warn receives each line that could not be imported (a *BadLine),
+	// each line imported with a value not read as written (a *Warning),
 	// and each transcript or folder that could not be read; nil drops
 	// them.
 	Warn func(error)
@@ -403,8 +404,9 @@ type fileRun struct {
 	// What read found.
 	outs   []Output
 	bad    []*BadLine
-	err    error // a readError, or the context's
-	heldNo int   // lines held back
+	warns  []*Warning // lines imported with a value not read as written
+	err    error      // a readError, or the context's
+	heldNo int        // lines held back
 	// Where the next import of the transcript starts: after the last
 	// line read and not held, the lines before it, and the sum of its
 	// last bytes there; and the converter's state.
@@ -491,6 +493,9 @@ func (fr *fileRun) read(ctx context.Context) {
 		} else {
 			fr.heldNo = fr.cpLine - held
 			fr.cpOffset, fr.cpLine = heldOffset, held
+			// The held lines are read again, and warned of, by the import
+			// that writes them.
+			fr.warns = slices.DeleteFunc(fr.warns, func(w *Warning) bool { return w.Line > held })
 		}
 	}
 	var err error
@@ -513,7 +518,11 @@ func (fr *fileRun) convert(l tapelog.RawLine) {
 		return
 	}
 	outs, err := fr.conv.line(l)
-	if err != nil {
+	var w lineWarning
+	switch {
+	case errors.As(err, &w):
+		fr.warns = append(fr.warns, &Warning{File: fr.path, Line: l.No, Reason: string(w)})
+	case err != nil:
 		fr.bad = append(fr.bad, &BadLine{File: fr.path, Line: l.No, Reason: err.Error()})
 	}
 	fr.outs = append(fr.outs, outs...)
@@ -526,6 +535,9 @@ func (r *run) write(ctx context.Context, fr *fileRun) (FileStats, error) {
 	for _, b := range fr.bad {
 		st.BadLines++
 		r.im.warn(b)
+	}
+	for _, w := range fr.warns {
+		r.im.warn(w)
 	}
 	if fr.err != nil {
 		var rerr readError

@@ -88,7 +88,13 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 	stderr := bar.Writer(env.Stderr)
 	im := importer.New(ws, format)
 	im.DeferSyncs, im.Full = true, c.Full
-	im.Warn = func(err error) { fmt.Fprintf(stderr, "tape: warning: %s; skipped\n", printable(err.Error())) }
+	im.Warn = func(err error) {
+		msg := err.Error()
+		if errors.As(err, new(*importer.BadLine)) {
+			msg += "; skipped" // the importer's other warnings say what it did
+		}
+		fmt.Fprintf(stderr, "tape: warning: %s\n", printable(msg))
+	}
 	im.Progress = func(done, _ int) { bar.set(int64(done)) }
 	stats, err := im.Import(env.Context(), paths)
 	bar.done()
