@@ -93,13 +93,14 @@ func (w *Workspace) CheckFiles(ctx context.Context, upTo map[FileKey]int64) (*Ch
 	c.temps(".", nil)
 	for _, d := range dirents {
 		rel := path.Join(tapesDir, d.Name())
-		switch {
-		case c.temp(rel, d):
-		case hasDotPrefix(d.Name()) || !d.IsDir():
-		case ValidateTapeName(d.Name()) != nil:
-			why, _ := tapeNameProblem(d.Name())
-			c.add(CheckFolderName, rel, 0, "not a tape name (it "+why+"); tape ignores it", "rename it to a valid tape name, or move it out of .tape/tapes")
-		default:
+		if c.temp(rel, d) {
+			continue
+		}
+		if p, unread := w.unreadTape(d); unread {
+			c.res.Problems = append(c.res.Problems, p)
+			continue
+		}
+		if d.IsDir() && !hasDotPrefix(d.Name()) {
 			if err := c.tape(ctx, d.Name()); err != nil {
 				return nil, err
 			}

@@ -22,7 +22,7 @@
 //	.tape/
 //	  config.json                        optional; missing keys take defaults
 //	  acknowledged                       optional; bad lines a person let be (AckFile)
-//	  tapes/<tape>/                      one folder per tape (flock'd by handoff)
+//	  tapes/<tape>/                      one folder per tape, never a symlink (flock'd by handoff)
 //	    anchors/<seq>_<slug>/            one folder per anchor (phase)
 //	      anchor.json                    the anchor entry, one JSON object
 //	      messages.jsonl                 message, system

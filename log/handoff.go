@@ -121,6 +121,9 @@ func (t *Tape) ensureLocked() (bool, error) {
 // folder, which it creates (with its anchors folder) if needed. The same
 // lock is taken by `flock .tape/tapes/<tape> CMD` in a shell.
 func (t *Tape) withLock(ctx context.Context, fn func() error) error {
+	if err := t.notSymlink(); err != nil {
+		return err
+	}
 	if err := t.ws.mkdirAll(t.anchorsPath()); err != nil {
 		return err
 	}

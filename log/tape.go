@@ -43,6 +43,9 @@ func (t *Tape) folderPath(folder string) string { return t.anchorsPath() + "/" +
 
 // Exists reports whether the tape's folder exists.
 func (t *Tape) Exists() (bool, error) {
+	if err := t.notSymlink(); err != nil {
+		return false, err
+	}
 	_, err := t.ws.root.Stat(t.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -82,6 +85,9 @@ func (t *Tape) listFolders() ([]folderRef, error) {
 		return nil, nil
 	}
 	if err != nil {
+		if lerr := t.notSymlink(); lerr != nil {
+			return nil, lerr
+		}
 		return nil, fmt.Errorf("list anchors of tape %s: %w", t.name, err)
 	}
 	return t.folderRefs(dirents), nil
@@ -256,6 +262,9 @@ func (t *Tape) currentFolder() (folderCache, error) {
 		return t.current, nil
 	}
 	t.forgetLocked()
+	if err := t.notSymlink(); err != nil { // an append would go to another tape's folder
+		return folderCache{}, err
+	}
 	listedAt := time.Now()
 	refs, err := t.listFolders()
 	if err != nil || len(refs) == 0 {
