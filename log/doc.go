@@ -102,6 +102,7 @@
 //
 // Workspace.CheckFiles reads every tape and reports, without changing
 // anything, what readers skip or stumble on: bad lines, torn tails, names
-// that do not parse, duplicate seqs, temporary names a crashed writer left,
-// files that cannot be read. It backs `tape doctor`.
+// that do not parse, tape folders that are symlinks, duplicate seqs,
+// temporary names a crashed writer left, files that cannot be read. It
+// backs `tape doctor`.
 package log
