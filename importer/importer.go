@@ -103,7 +103,7 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 		synced = im.ws.DeferSyncs()
 	}
 	all, err := r.pipeline(ctx, files)
-	return all, errors.Join(err, synced(), r.save()) // in this order
+	return all, joinErrors(err, synced(), r.save()) // in this order
 }
 
 // pipeline imports files in order. This goroutine prepares each file
