@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+
+	"github.com/tape-dev/tape/internal/fileutil"
 
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -38,13 +41,33 @@ func (p *Projector) Checkpoints(ctx context.Context, tape string) (map[tapelog.F
 	return cps, rows.Err()
 }
 
+// CheckIndexLag is tape doctor's check of an index a running watcher
+// should have caught up and did not: reads that sync with it trust it.
+const CheckIndexLag = "index_lag"
+
+// Diagnosis is what Doctor found.
+type Diagnosis struct {
+	*tapelog.CheckResult
+	// Lag is what the index has not read of the files' complete lines
+	// (a torn tail is the file checks' to report). Without a watcher it
+	// is no problem: the next read catches up with it.
+	Lag TapeBytes
+}
+
 // Doctor checks the workspace's files (see tapelog.Workspace.CheckFiles)
 // and the index against them, without writing either, and returns what
 // CheckFiles found with the index's problems added. The index drifts
 // when what it holds of a file is not what the file's bytes up to the
 // index's checkpoint hold; bytes past the checkpoint are lag, not drift:
-// the next catch-up reads them.
-func (p *Projector) Doctor(ctx context.Context) (*tapelog.CheckResult, error) {
+// the next catch-up reads them. A running watcher is asked to catch up
+// first, as a read asks it: what it then has not read, though it
+// answered that it had, is a problem too, since readers trust it (issue
+// 29 found an index left empty that every read trusted).
+func (p *Projector) Doctor(ctx context.Context) (*Diagnosis, error) {
+	synced, err := p.SyncWatcher(ctx, SyncTimeout)
+	if err != nil {
+		return nil, err
+	}
 	cps, err := p.Checkpoints(ctx, "")
 	if err != nil {
 		return nil, err
@@ -57,6 +80,7 @@ func (p *Projector) Doctor(ctx context.Context) (*tapelog.CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	d := &Diagnosis{CheckResult: res}
 	problems := res.Problems
 	seen := make(map[tapelog.FileKey]bool, len(res.Files))
 	for _, f := range res.Files {
@@ -64,10 +88,13 @@ func (p *Projector) Doctor(ctx context.Context) (*tapelog.CheckResult, error) {
 		cp, ok := cps[f.Key]
 		switch {
 		case !ok:
+			d.Lag.add(f.Complete)
 		case cp.Offset > f.Complete:
 			problems = append(problems, drift(f.Key, fmt.Sprintf("the index read this file up to byte %d, but its complete lines end at byte %d: it shrank or was rewritten", cp.Offset, f.Complete)))
 		case cp.Entries != f.EntriesUpTo:
 			problems = append(problems, drift(f.Key, fmt.Sprintf("the index holds %d entries of this file's first %d bytes, which hold %d", cp.Entries, cp.Offset, f.EntriesUpTo)))
+		default:
+			d.Lag.add(f.Complete - cp.Offset)
 		}
 	}
 	for k, cp := range cps {
@@ -75,9 +102,58 @@ func (p *Projector) Doctor(ctx context.Context) (*tapelog.CheckResult, error) {
 			problems = append(problems, drift(k, fmt.Sprintf("the index holds %d entries of this file, which is gone", cp.Entries)))
 		}
 	}
+	if synced && d.Lag.LagBytes > 0 {
+		_, pid := p.Watching()
+		problems = append(problems, lagProblem(d.Lag, len(cps), pid))
+	}
+	problems = append(problems, p.killedBuilds()...)
 	gone, err := p.goneFolders(ctx)
 	res.Problems = append(problems, gone...)
-	return res, err
+	return d, err
+}
+
+// add counts n bytes of one file not yet indexed.
+func (tb *TapeBytes) add(n int64) {
+	if n > 0 {
+		tb.Files++
+		tb.LagBytes += n
+	}
+}
+
+// lagProblem says that a running watcher left the index behind.
+func lagProblem(lag TapeBytes, indexed, pid int) tapelog.Problem {
+	what := fmt.Sprintf("the index has not read %d bytes of %d files", lag.LagBytes, lag.Files)
+	if indexed == 0 {
+		what = fmt.Sprintf("the index is empty, and %d files hold %d bytes", lag.Files, lag.LagBytes)
+	}
+	watcher := "a tape watch runs"
+	if pid > 0 {
+		watcher = fmt.Sprintf("a tape watch (pid %d) runs", pid)
+	}
+	return tapelog.Problem{Check: CheckIndexLag, Path: IndexFile,
+		Problem: what + ", though " + watcher + " and answered that it had caught up: reads that trust it miss them",
+		Fix:     "run 'tape reindex'; if this stays, stop the watcher and run 'tape reindex --full'"}
+}
+
+// killedBuilds reports the scratch files of a search index build that a
+// killed pass left, if no pass runs: they hold the tapes' words.
+func (p *Projector) killedBuilds() []tapelog.Problem {
+	if !buildsLeft(p.ws) {
+		return nil
+	}
+	if free, err := fileutil.TryLock(p.lock); err != nil || !free {
+		return nil // a pass runs, and may be building
+	}
+	defer fileutil.Unlock(p.lock) //nolint:errcheck // closing releases it anyway
+	var problems []tapelog.Problem
+	for k := range maxBuildParts {
+		if _, err := os.Lstat(p.ws.Abs(buildPath(k))); err == nil {
+			problems = append(problems, tapelog.Problem{Check: tapelog.CheckTempFile, Path: buildPath(k),
+				Problem: "a search index build that a killed pass left; it holds the tapes' words",
+				Fix:     "run 'tape reindex', which removes it"})
+		}
+	}
+	return problems
 }
 
 func drift(k tapelog.FileKey, problem string) tapelog.Problem {

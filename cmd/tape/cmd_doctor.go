@@ -32,7 +32,9 @@ folders with one seq), temp_file (a .tmp- name older than a minute, left by
 a crashed writer), unreadable (a tape file that is not a regular readable
 file), anchor_file (an unreadable anchor.json), index_drift (the index holds
 other entries than the files it has read, or files and folders that are
-gone), fork_merge (a merge or removal of a fork that did not finish),
+gone), index_lag (a running tape watch answered that the index was caught
+up, and it has not read everything: reads that trust it miss entries),
+fork_merge (a merge or removal of a fork that did not finish),
 ack_file (a line of .tape/acknowledged that is not an acknowledgement).
 
 A bad line stays in its file: tape never edits one. If its content
@@ -41,8 +43,10 @@ doctor prints, which adds it to .tape/acknowledged. An acknowledged line is
 counted in the summary, not reported, and reads stop warning of it.
 
 tape doctor only reads: it never changes a tape file, .tape/acknowledged or
-the index, and it does not catch the index up (bytes not yet indexed are
-lag, see tape info, not drift). Exit status 0 when it found nothing, 3 when
+the index, and it does not catch the index up itself (bytes not yet indexed
+are lag, see tape info, not drift: the summary says how many). It asks a
+running tape watch to catch up, as any read does; what that leaves unread
+is an index_lag problem. Exit status 0 when it found nothing, 3 when
 it found a problem.
 
 Examples:
@@ -61,7 +65,7 @@ type doctorRecord struct {
 
 // checkOrder is the order of the groups of tape doctor's output.
 var checkOrder = []string{tapelog.CheckUnreadable, tapelog.CheckFolderName, tapelog.CheckDuplicateSeq, tapelog.CheckAnchorFile,
-	tapelog.CheckBadLine, tapelog.CheckTornTail, tapelog.CheckTempFile, tapelog.CheckIndexDrift, tapelog.CheckAckFile}
+	tapelog.CheckBadLine, tapelog.CheckTornTail, tapelog.CheckTempFile, tapelog.CheckIndexDrift, projector.CheckIndexLag, tapelog.CheckAckFile}
 
 // errProblems ends a tape doctor that found problems (exit status 3).
 var errProblems = errors.New("doctor found")
@@ -87,7 +91,7 @@ func (c *DoctorCmd) Run(env *Env, g *Globals) error {
 				return err
 			}
 		}
-	} else if err := printProblems(env, ws, problems, res.Acknowledged); err != nil {
+	} else if err := printProblems(env, ws, problems, res); err != nil {
 		return err
 	}
 	if len(problems) > 0 {
@@ -99,7 +103,7 @@ func (c *DoctorCmd) Run(env *Env, g *Globals) error {
 // diagnose checks the files, and the index when there is one: a missing
 // index is no problem (the next read builds it), and doctor does not
 // build it.
-func diagnose(env *Env, ws *tapelog.Workspace) (*tapelog.CheckResult, error) {
+func diagnose(env *Env, ws *tapelog.Workspace) (*projector.Diagnosis, error) {
 	if _, err := os.Stat(ws.Abs(projector.IndexFile)); errors.Is(err, fs.ErrNotExist) {
 		return checkFiles(env, ws)
 	}
@@ -114,11 +118,15 @@ func diagnose(env *Env, ws *tapelog.Workspace) (*tapelog.CheckResult, error) {
 	return ix.Doctor(env.Context())
 }
 
-func checkFiles(env *Env, ws *tapelog.Workspace) (*tapelog.CheckResult, error) {
-	return ws.CheckFiles(env.Context(), nil)
+func checkFiles(env *Env, ws *tapelog.Workspace) (*projector.Diagnosis, error) {
+	res, err := ws.CheckFiles(env.Context(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return &projector.Diagnosis{CheckResult: res}, nil
 }
 
-func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem, acknowledged int) error {
+func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem, d *projector.Diagnosis) error {
 	var b strings.Builder
 	var counts []string
 	for i, p := range problems {
@@ -141,10 +149,14 @@ func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem, 
 		}
 		fmt.Fprintf(&b, "%s: %s; fix: %s\n", printable(where), printable(p.Problem), printable(p.Fix))
 	}
-	acks := ""
-	if acknowledged > 0 {
-		acks = fmt.Sprintf("%s acknowledged in %s", plural(acknowledged, "bad line", "bad lines"), printable(ws.Abs(tapelog.AckFile)))
+	var notes []string
+	if d.Acknowledged > 0 {
+		notes = append(notes, fmt.Sprintf("%s acknowledged in %s", plural(d.Acknowledged, "bad line", "bad lines"), printable(ws.Abs(tapelog.AckFile))))
 	}
+	if lag := d.Lag.LagBytes; lag > 0 && len(problems) == 0 {
+		notes = append(notes, fmt.Sprintf("index lag: %d bytes not yet indexed; the next read catches up", lag))
+	}
+	acks := strings.Join(notes, "; ")
 	switch {
 	case len(problems) == 0 && acks == "":
 		fmt.Fprintf(&b, "no problems found in %s\n", printable(ws.Dir()))
