@@ -84,7 +84,7 @@ var (
 	entryColumns = []string{"workspace_id", "tape", "folder", "file", "line", "id", "kind", "anchor_seq", "eff_time", "time", "raw", "search"}
 	badColumns   = []string{"workspace_id", "tape", "folder", "file", "line", "offset", "reason", "raw"}
 	runColumns   = []string{"workspace_id", "tape", "folder", "file", "line", "anchor_seq", "eff_time", "time", "status", "model", "has_usage",
-		"input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens", "total_tokens", "usage_id"}
+		"input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens", "total_tokens", "usage_id", "bad_usage"}
 )
 
 // commit writes the batch in one transaction.

@@ -348,8 +348,9 @@ func Usage(ctx context.Context, conn *pgx.Conn, by string, workspaces []string) 
 	var w where
 	w.workspaces("r.workspace_id", workspaces)
 	w.add(`r.counted`)
-	rows, err := conn.Query(ctx, `SELECT `+cols+`, count(*), count(*) FILTER (WHERE r.has_usage), sum(r.input_tokens), sum(r.output_tokens),
-			sum(r.total_tokens), sum(r.cache_creation_tokens), sum(r.cache_read_tokens)
+	rows, err := conn.Query(ctx, `SELECT `+cols+`, count(*), count(*) FILTER (WHERE r.has_usage), count(*) FILTER (WHERE r.bad_usage),
+			`+saturated("r.input_tokens")+`, `+saturated("r.output_tokens")+`, `+saturated("r.total_tokens")+`,
+			`+saturated("r.cache_creation_tokens")+`, `+saturated("r.cache_read_tokens")+`
 		FROM tape.runs r JOIN tape.workspaces ws ON ws.id = r.workspace_id`+w.String()+`
 		GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, w.args...)
 	if err != nil {
@@ -357,13 +358,22 @@ func Usage(ctx context.Context, conn *pgx.Conn, by string, workspaces []string) 
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (UsageRow, error) {
 		var u UsageRow
-		err := r.Scan(&u.Workspace, &u.WorkspaceID, &u.Tape, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.Input, &u.Output, &u.Total, &u.CacheCreation, &u.CacheRead)
+		err := r.Scan(&u.Workspace, &u.WorkspaceID, &u.Tape, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.BadUsage, &u.Input, &u.Output, &u.Total,
+			&u.CacheCreation, &u.CacheRead)
 		return u, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("query usage: %w", err)
 	}
 	return out, nil
+}
+
+// saturated is the SQL of a sum of a column of token counts as a bigint:
+// PostgreSQL sums bigints as numeric, which never overflows, and a sum
+// past the largest bigint is read as it (the smallest, for rows changed
+// by hand), as the local index reads one (views/usage).
+func saturated(col string) string {
+	return `greatest(least(sum(` + col + `), 9223372036854775807), -9223372036854775808)::bigint`
 }
 
 // ErrNoWorkspace is returned when no workspace on the server has the

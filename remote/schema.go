@@ -191,6 +191,35 @@ CREATE TABLE tape.pending (
 	PRIMARY KEY (workspace_id, tape)
 );
 `,
+	// 2: runs that gave a token count that is not one (views.Run.BadUsage:
+	// negative, a fraction, a string, past views.MaxRunTokens), which a
+	// sync now sends as not given. The rows an older tape synced are
+	// mended where it shows (a count out of range, 2^63-1 read back as
+	// negative among them: it broke every usage read of the team): such a
+	// count becomes 0, a total out of range the sum of the others, and the
+	// row is marked; then which run of their usage ids counts is decided
+	// again (batch.go's countRuns). A count the old reading rounded (1.5 as
+	// 1) cannot be told: 'tape sync --full' sends a workspace's rows as
+	// this tape reads them.
+	`
+ALTER TABLE tape.runs ADD COLUMN bad_usage boolean NOT NULL DEFAULT false;
+UPDATE tape.runs SET bad_usage = true,
+	input_tokens = CASE WHEN input_tokens BETWEEN 0 AND 1099511627776 THEN input_tokens ELSE 0 END,
+	output_tokens = CASE WHEN output_tokens BETWEEN 0 AND 1099511627776 THEN output_tokens ELSE 0 END,
+	cache_creation_tokens = CASE WHEN cache_creation_tokens BETWEEN 0 AND 1099511627776 THEN cache_creation_tokens ELSE 0 END,
+	cache_read_tokens = CASE WHEN cache_read_tokens BETWEEN 0 AND 1099511627776 THEN cache_read_tokens ELSE 0 END
+WHERE NOT (input_tokens BETWEEN 0 AND 1099511627776 AND output_tokens BETWEEN 0 AND 1099511627776
+	AND cache_creation_tokens BETWEEN 0 AND 1099511627776 AND cache_read_tokens BETWEEN 0 AND 1099511627776
+	AND total_tokens BETWEEN 0 AND 4 * 1099511627776);
+UPDATE tape.runs SET total_tokens = input_tokens + output_tokens + cache_creation_tokens + cache_read_tokens
+WHERE bad_usage AND NOT total_tokens BETWEEN 0 AND 4 * 1099511627776;
+UPDATE tape.runs r SET counted = ranked.n = 1
+FROM (SELECT workspace_id, tape, folder, file, line, row_number() OVER (PARTITION BY workspace_id, usage_id
+		ORDER BY total_tokens DESC, time NULLS FIRST, tape, anchor_seq, folder, eff_time, file, line) AS n
+	FROM tape.runs WHERE (workspace_id, usage_id) IN (SELECT workspace_id, usage_id FROM tape.runs WHERE bad_usage AND usage_id IS NOT NULL)) ranked
+WHERE r.workspace_id = ranked.workspace_id AND r.tape = ranked.tape AND r.folder = ranked.folder AND r.file = ranked.file AND r.line = ranked.line
+	AND r.counted <> (ranked.n = 1);
+`,
 }
 
 // SchemaVersion is the version of the schema this tape makes and reads.

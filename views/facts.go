@@ -3,6 +3,7 @@ package views
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 )
@@ -49,6 +50,11 @@ type Run struct {
 	CacheRead     int64  `json:"cache_read,omitempty"`
 	Total         int64  `json:"total,omitempty"`
 	UsageID       string `json:"usage_id,omitempty"`
+	// BadUsage says the event gave a count that is not a whole number
+	// from 0 to MaxRunTokens (a negative, a fraction, a string, 1e30):
+	// such a count is read as not given, and the run is counted among
+	// the runs with bad usage.
+	BadUsage bool `json:"bad_usage,omitempty"`
 
 	// Which counts the event gave itself, where the others are 0 and
 	// Total may be a sum: set by Extract and ParseRun from a payload, and
@@ -174,6 +180,30 @@ func resultFailed(r any) bool {
 	return false
 }
 
+// MaxRunTokens bounds a token count that a run event may report: 2^40,
+// about 1.1 trillion. A request's counts are at most a few million (the
+// largest context windows), so a count above it is a bug, a line written
+// by hand, or one written to break the sums, never usage. Below it, a
+// count decoded from JSON (a float64) is an integer exactly, and a run's
+// four counts sum to under 2^42, so that 2^21 runs at the bound still sum
+// within an int64 (sums saturate past it: table.go, query.go).
+const MaxRunTokens = 1 << 40
+
+// tokenCount reads one count of a run's usage: ok when it is a whole
+// number from 0 to MaxRunTokens; bad when it is there (not null) and not
+// such a number.
+func tokenCount(v any) (n int64, ok, bad bool) {
+	switch v := v.(type) {
+	case nil:
+		return 0, false, false
+	case float64:
+		if v >= 0 && v <= MaxRunTokens && v == math.Trunc(v) {
+			return int64(v), true, false
+		}
+	}
+	return 0, false, true
+}
+
 func extractRun(data any) *Run {
 	d, _ := data.(map[string]any)
 	r := &Run{}
@@ -182,12 +212,17 @@ func extractRun(data any) *Run {
 	r.UsageID, _ = d["usage_id"].(string)
 	usage, ok := d["usage"].(map[string]any)
 	if !ok {
+		r.BadUsage = d["usage"] != nil // a usage that is not an object
 		return r
 	}
+	// The first spelling that holds a good count; a bad one is read as
+	// not given, and marks the run.
 	num := func(keys ...string) (int64, bool) {
 		for _, k := range keys {
-			if v, ok := usage[k].(float64); ok {
-				return int64(v), true
+			n, ok, bad := tokenCount(usage[k])
+			r.BadUsage = r.BadUsage || bad
+			if ok {
+				return n, true
 			}
 		}
 		return 0, false

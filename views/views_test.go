@@ -43,6 +43,16 @@ func TestExtract(t *testing.T) {
 		{"event", `{"name":"run","data":{"status":"ok","model":"claude","usage":{"input_tokens":7,"output_tokens":3,"total_tokens":11}}}`, ``,
 			`{"run":{"status":"ok","model":"claude","usage":true,"in":7,"out":3,"total":11}}`},
 		{"event", `{"name":"run","data":{"status":"error"}}`, ``, `{"run":{"status":"error"}}`}, // a run without usage
+		// Counts that are not whole numbers from 0 to MaxRunTokens are read
+		// as not given, and mark the run: a total of the others is theirs.
+		{"event", `{"name":"run","data":{"usage":{"input_tokens":-5,"output_tokens":3}}}`, ``, `{"run":{"usage":true,"out":3,"total":3,"bad_usage":true}}`},
+		{"event", `{"name":"run","data":{"usage":{"input_tokens":1.5,"output_tokens":3}}}`, ``, `{"run":{"usage":true,"out":3,"total":3,"bad_usage":true}}`},
+		{"event", `{"name":"run","data":{"usage":{"input_tokens":9223372036854775807,"total_tokens":1e30}}}`, ``, `{"run":{"bad_usage":true}}`},
+		{"event", `{"name":"run","data":{"usage":{"input_tokens":"100","prompt_tokens":7,"output_tokens":true}}}`, ``, `{"run":{"usage":true,"in":7,"total":7,"bad_usage":true}}`},
+		{"event", `{"name":"run","data":{"usage":{"input_tokens":1099511627776,"output_tokens":1099511627777}}}`, ``,
+			`{"run":{"usage":true,"in":1099511627776,"total":1099511627776,"bad_usage":true}}`}, // the bound, and one past it
+		{"event", `{"name":"run","data":{"usage":"many"}}`, ``, `{"run":{"bad_usage":true}}`},
+		{"event", `{"name":"run","data":{"usage":{"input_tokens":null,"output_tokens":2}}}`, ``, `{"run":{"usage":true,"out":2,"total":2}}`}, // null: not given
 		{"event", `{"name":"step","data":{"usage":{"total_tokens":1}}}`, ``, ``},
 		{"error", `{"kind":"tool","message":"x"}`, ``, ``},
 	}
@@ -64,6 +74,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add("tool_call", `{"calls":[{"id":"c1","function":{"name":"bash"}}]}`, `{"cwd":"/x"}`)
 	f.Add("tool_result", `{"results":["Error: x",{"is_error":true}]}`, `null`)
 	f.Add("event", `{"name":"run","data":{"usage":{"prompt_tokens":1e300}}}`, `{}`)
+	f.Add("event", `{"name":"run","data":{"usage":{"input_tokens":-1,"output_tokens":9223372036854775807,"total_tokens":"9"}}}`, `{}`)
 	f.Add("message", `{"role":"user"}`, `{"workdir":5}`)
 	f.Add("tool_call", `{"calls":[{"id":"c1","custom":{"name":"apply_patch","input":"x"}},{"id":2,"name":"flat"},{"function":"f","name":"n"},{"function":{"name":""},"custom":{"name":"c"}},{"ID":"x","NAME":"y"}]}`, `{}`)
 	f.Add("message", `{"role":"user"}`, `{"source":{"file":"/w/workspace/x"},"branch" :"b","synthetic":true}`)
@@ -89,6 +100,17 @@ func FuzzExtract(f *testing.F) {
 				if p := ParseCall(c); p.ID != facts.Calls[i].ID || p.Name != facts.Calls[i].Name {
 					t.Fatalf("call %s: ParseCall says %q %q, Extract %+v", c, p.ID, p.Name, facts.Calls[i])
 				}
+			}
+		}
+		if r := facts.Run; r != nil {
+			// No count a usage sum reads is negative or past the bound.
+			for _, n := range []int64{r.In, r.Out, r.CacheCreation, r.CacheRead} {
+				if n < 0 || n > MaxRunTokens {
+					t.Fatalf("%s: a count of %d in %+v", payload, n, r)
+				}
+			}
+			if r.Total < 0 || r.Total > 4*MaxRunTokens {
+				t.Fatalf("%s: a total of %d", payload, r.Total)
 			}
 		}
 		enc := facts.Encode()

@@ -12,6 +12,7 @@ import (
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/remote"
 	"github.com/tape-dev/tape/views/sessions"
+	"github.com/tape-dev/tape/views/usage"
 )
 
 // search, tapes and usage with --remote: the same commands over the
@@ -140,6 +141,11 @@ func (c *UsageCmd) runRemote(env *Env, g *Globals) error {
 	if c.Limit > 0 {
 		rows = rows[:min(c.Limit, len(rows))]
 	}
+	var summed []usage.Row
+	for _, r := range rows {
+		summed = append(summed, r.Row)
+	}
+	warnBadUsage(env, summed)
 	if c.JSON {
 		out := newJSONLines(env.Stdout)
 		for _, r := range rows {

@@ -344,6 +344,7 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 	if c.Count {
 		return printCount(env, total)
 	}
+	warnBadUsage(env, rows)
 	if !c.JSON {
 		if err := c.print(env, rows); err != nil {
 			return err
@@ -383,6 +384,19 @@ func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector
 	}
 	fmt.Fprintln(env.Stderr, `hint: tape import claude and tape import codex record what the sessions they import spent; an agent records its own as a "run" event (docs/FORMAT.md, section 3, "Events the views read")`)
 	return nil
+}
+
+// warnBadUsage says on stderr how many of the runs summed gave a token
+// count that is not one, which the sums leave out (views.MaxRunTokens).
+func warnBadUsage(env *Env, rows []usage.Row) {
+	bad := 0
+	for _, u := range rows {
+		bad += u.BadUsage
+	}
+	if bad > 0 {
+		fmt.Fprintf(env.Stderr, "tape: warning: %s gave token counts that are not whole numbers from 0 to 2^40; those counts are not summed (runs_bad_usage in --json)\n",
+			plural(bad, "run", "runs"))
+	}
 }
 
 // print prints the sums as a table, each number with its unit: the group

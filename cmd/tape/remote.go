@@ -10,6 +10,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tape-dev/tape/remote"
 )
@@ -156,10 +157,7 @@ func serverFailed(err error, u, resume string) error {
 	}
 	msg = strings.TrimPrefix(msg, "remote: ")
 	if !remote.Gone(err) {
-		if errors.Is(err, remote.ErrSyncRunning) || errors.Is(err, remote.ErrNewerSchema) || errors.Is(err, remote.ErrNoWorkspace) || errors.Is(err, remote.ErrNoSchema) {
-			return hintError{kind: errServer, msg: msg}
-		}
-		return hintError{kind: errServer, msg: msg, hint: "check the URL, the role's rights (docs/TEAM.md) and the server's log"}
+		return hintError{kind: errServer, msg: msg, hint: refusedHint(err)}
 	}
 	hint := "is the server up and reachable? Check the URL, the network, and TLS (sslmode= in the URL)"
 	if resume != "" {
@@ -167,6 +165,28 @@ func serverFailed(err error, u, resume string) error {
 	}
 	return hintError{kind: errServer, msg: msg, hint: hint}
 }
+
+// refusedHint is what to check when the server was reached and refused:
+// the URL and the credentials when connecting was refused, the role's
+// rights when it lacked one, and nothing else, where the message says
+// what happened (a statement the server refused is not the URL's fault).
+func refusedHint(err error) string {
+	var pgErr *pgconn.PgError
+	var se *remote.ServerError
+	switch {
+	case errors.Is(err, remote.ErrSyncRunning), errors.Is(err, remote.ErrNewerSchema), errors.Is(err, remote.ErrNoWorkspace), errors.Is(err, remote.ErrNoSchema):
+		return ""
+	case errors.As(err, &pgErr) && pgErr.Code == pgInsufficientPrivilege:
+		return "the role lacks a right this needs; docs/TEAM.md says which role syncs and which reads"
+	case errors.As(err, &se) && se.Op == "connect":
+		return "check the URL, the user and its password (PGPASSWORD, ~/.pgpass) and the server's log"
+	}
+	return ""
+}
+
+// pgInsufficientPrivilege is PostgreSQL's SQLSTATE for a right the role
+// lacks ("permission denied").
+const pgInsufficientPrivilege = "42501"
 
 // oneLineError folds a driver's message of several lines (pgx lists each
 // address it tried on a line of its own) onto one.

@@ -94,6 +94,7 @@ type UsageGroup struct {
 	Day           *string `json:"day,omitempty"`
 	Runs          int     `json:"runs"`
 	RunsWithUsage int     `json:"runs_with_usage"`
+	RunsBadUsage  int     `json:"runs_bad_usage,omitempty" jsonschema:"runs that gave a token count that is not a whole number from 0 to 2^40; such a count is not summed"`
 	InputTokens   int64   `json:"input_tokens"`
 	OutputTokens  int64   `json:"output_tokens"`
 	CacheCreation int64   `json:"cache_creation_tokens"`
@@ -104,7 +105,7 @@ type UsageGroup struct {
 // NewUsageGroup returns the JSON form of the sums of a group of runs,
 // summed by tape, anchor, model or day.
 func NewUsageGroup(u usage.Row, by string) UsageGroup {
-	r := UsageGroup{Runs: u.Runs, RunsWithUsage: u.WithUsage, InputTokens: u.Input, OutputTokens: u.Output,
+	r := UsageGroup{Runs: u.Runs, RunsWithUsage: u.WithUsage, RunsBadUsage: u.BadUsage, InputTokens: u.Input, OutputTokens: u.Output,
 		CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, TotalTokens: u.Total}
 	switch by {
 	case "tape":

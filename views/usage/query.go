@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views"
@@ -18,6 +19,7 @@ type Row struct {
 	AnchorSeq                int64
 	Runs                     int // run events, each usage id once
 	WithUsage                int // of them, those that reported usage
+	BadUsage                 int // of them, those that gave a count that is not one (views.Run.BadUsage), read as not given
 	Input, Output, Total     int64
 	CacheCreation, CacheRead int64
 }
@@ -63,12 +65,32 @@ func Total(ctx context.Context, ix views.Index) (Row, error) {
 	byModel, _, err := Sum(ctx, ix, Filter{By: "model"})
 	var t Row
 	for _, u := range byModel {
-		t.Runs, t.WithUsage = t.Runs+u.Runs, t.WithUsage+u.WithUsage
-		t.Input, t.Output, t.Total = t.Input+u.Input, t.Output+u.Output, t.Total+u.Total
-		t.CacheCreation, t.CacheRead = t.CacheCreation+u.CacheCreation, t.CacheRead+u.CacheRead
+		t.Add(u)
 	}
 	return t, err
 }
+
+// Add adds u's counts to r's, each sum saturated at the largest int64.
+func (r *Row) Add(u Row) {
+	r.Runs, r.WithUsage, r.BadUsage = r.Runs+u.Runs, r.WithUsage+u.WithUsage, r.BadUsage+u.BadUsage
+	r.Input, r.Output, r.Total = AddTokens(r.Input, u.Input), AddTokens(r.Output, u.Output), AddTokens(r.Total, u.Total)
+	r.CacheCreation, r.CacheRead = AddTokens(r.CacheCreation, u.CacheCreation), AddTokens(r.CacheRead, u.CacheRead)
+}
+
+// AddTokens is a + b for counts of tokens (never negative), saturated
+// at the largest int64 instead of wrapping.
+func AddTokens(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// saturated is the SQL of a sum of a column of token counts that cannot
+// fail: SQLite's sum() raises "integer overflow" past an int64, total()
+// never does (a REAL, exact below 2^53), and CAST of a REAL past the
+// largest INTEGER gives the largest.
+func saturated(expr string) string { return `CAST(total(` + expr + `) AS INTEGER)` }
 
 func sum(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row, error) {
 	if _, kept := totalsGroupings[f.By]; kept && f.Tape == "" {
@@ -81,8 +103,11 @@ func sum(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row, err
 // columns and order sumRuns gives.
 func sumTotals(ctx context.Context, r views.Reader, by string) ([]Row, error) {
 	cols := map[string]string{"day": `'', 0, '', '', key`, "model": `'', 0, '', key, ''`}[by]
-	return scanRows(r.QueryContext(ctx, `SELECT `+cols+`, runs, with_usage, input_tokens, output_tokens, total_tokens,
-		cache_creation_tokens, cache_read_tokens FROM usage_totals WHERE grouping = ? ORDER BY key`, by))
+	// A total kept past an int64 is a REAL (table.go): read as the
+	// largest INTEGER.
+	return scanRows(r.QueryContext(ctx, `SELECT `+cols+`, runs, with_usage, bad_usage, CAST(input_tokens AS INTEGER), CAST(output_tokens AS INTEGER),
+		CAST(total_tokens AS INTEGER), CAST(cache_creation_tokens AS INTEGER), CAST(cache_read_tokens AS INTEGER)
+		FROM usage_totals WHERE grouping = ? ORDER BY key`, by))
 }
 
 // sumRuns sums the counted runs of f's tape (every tape for "") by f.By.
@@ -95,8 +120,8 @@ func sumRuns(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row,
 	if f.Tape != "" {
 		where, args = where+` AND r.tape = ?`, append(args, f.Tape)
 	}
-	return scanRows(r.QueryContext(ctx, `SELECT `+cols+`, count(*), sum(r.has_usage), sum(r.input_tokens), sum(r.output_tokens), sum(r.total_tokens),
-		sum(r.cache_creation_tokens), sum(r.cache_read_tokens)`+
+	return scanRows(r.QueryContext(ctx, `SELECT `+cols+`, count(*), sum(r.has_usage), sum(r.bad_usage), `+saturated("r.input_tokens")+`, `+
+		saturated("r.output_tokens")+`, `+saturated("r.total_tokens")+`, `+saturated("r.cache_creation_tokens")+`, `+saturated("r.cache_read_tokens")+
 		from+where+` GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, args...))
 }
 
@@ -109,7 +134,7 @@ func scanRows(rows *sql.Rows, err error) ([]Row, error) {
 	var all []Row
 	for rows.Next() {
 		var u Row
-		if err := rows.Scan(&u.Tape, &u.AnchorSeq, &u.Anchor, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.Input, &u.Output, &u.Total,
+		if err := rows.Scan(&u.Tape, &u.AnchorSeq, &u.Anchor, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.BadUsage, &u.Input, &u.Output, &u.Total,
 			&u.CacheCreation, &u.CacheRead); err != nil {
 			return nil, err
 		}

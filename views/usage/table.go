@@ -47,7 +47,8 @@ CREATE TABLE runs (
 	cache_read_tokens     INTEGER NOT NULL,
 	total_tokens  INTEGER NOT NULL,
 	usage_id      TEXT,    -- runs that share one count once (views.Run.UsageID); NULL for none
-	counted       INTEGER NOT NULL DEFAULT 1 -- 0 for a run whose usage_id another run counts (refreshCounted)
+	counted       INTEGER NOT NULL DEFAULT 1, -- 0 for a run whose usage_id another run counts (refreshCounted)
+	bad_usage     INTEGER NOT NULL DEFAULT 0  -- the event gave a count that is not one (views.Run.BadUsage)
 );
 CREATE INDEX runs_tape ON runs (tape, anchor_seq, folder);
 CREATE INDEX runs_usage ON runs (usage_id) WHERE usage_id IS NOT NULL;
@@ -63,6 +64,11 @@ CREATE INDEX runs_usage ON runs (usage_id) WHERE usage_id IS NOT NULL;
 // over the counted runs gives (TestTotalsAreTheSumOfTheRuns). Grouped by
 // tape or anchor, or for one tape, usage is still summed from the runs:
 // those are a tape's rows, or as many groups as rows.
+//
+// A run's counts are at most views.MaxRunTokens, but enough runs can sum
+// past an int64: a total that would overflow becomes a REAL in SQLite's
+// arithmetic (it never fails), and the queries read every sum through
+// saturated (query.go), so a workspace's usage is never an error.
 
 // totalsGroupings maps each kept grouping to the key it groups a run by,
 // with R standing for the run (NEW or OLD in a trigger).
@@ -79,6 +85,7 @@ CREATE TABLE usage_totals (
 	key           TEXT NOT NULL,
 	runs          INTEGER NOT NULL,
 	with_usage    INTEGER NOT NULL,
+	bad_usage     INTEGER NOT NULL,
 	input_tokens  INTEGER NOT NULL,
 	output_tokens INTEGER NOT NULL,
 	total_tokens  INTEGER NOT NULL,
@@ -103,11 +110,11 @@ func addToTotals(r, sign string) string {
 	var b strings.Builder
 	for _, g := range slices.Sorted(maps.Keys(totalsGroupings)) {
 		key := strings.ReplaceAll(totalsGroupings[g], "R.", r+".")
-		fmt.Fprintf(&b, `	INSERT INTO usage_totals SELECT '%s', %s, %s, %[3]s * %[4]s.has_usage, %[3]s * %[4]s.input_tokens,
+		fmt.Fprintf(&b, `	INSERT INTO usage_totals SELECT '%s', %s, %s, %[3]s * %[4]s.has_usage, %[3]s * %[4]s.bad_usage, %[3]s * %[4]s.input_tokens,
 		%[3]s * %[4]s.output_tokens, %[3]s * %[4]s.total_tokens, %[3]s * %[4]s.cache_creation_tokens, %[3]s * %[4]s.cache_read_tokens
 		WHERE %[3]s <> 0
 		ON CONFLICT (grouping, key) DO UPDATE SET runs = runs + excluded.runs, with_usage = with_usage + excluded.with_usage,
-			input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
+			bad_usage = bad_usage + excluded.bad_usage, input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
 			total_tokens = total_tokens + excluded.total_tokens,
 			cache_creation_tokens = cache_creation_tokens + excluded.cache_creation_tokens,
 			cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens;
@@ -118,8 +125,8 @@ func addToTotals(r, sign string) string {
 
 var statements = map[string]string{
 	"insertRun": `INSERT INTO runs (entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens,
-		cache_creation_tokens, cache_read_tokens, total_tokens, usage_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		cache_creation_tokens, cache_read_tokens, total_tokens, usage_id, bad_usage)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 }
 
 // Begin implements views.Table.
@@ -147,7 +154,7 @@ func (p *pass) Added(ctx context.Context, e views.Added) error {
 		p.usageIDs[run.UsageID] = true
 	}
 	_, err := p.stmts.Exec(ctx, "insertRun", e.Rowid, e.Tape, e.Place.Seq, e.Place.Folder, e.TimeNS, run.Status, run.Model,
-		run.Usage, run.In, run.Out, run.CacheCreation, run.CacheRead, run.Total, usageID)
+		run.Usage, run.In, run.Out, run.CacheCreation, run.CacheRead, run.Total, usageID, run.BadUsage)
 	if err != nil {
 		return fmt.Errorf("index run event %s: %w", e.ID, err)
 	}
