@@ -23,6 +23,9 @@
 // text.go (results' text forms; what they hold is package
 // internal/records, the shapes of the CLI's --json), read.go (search, context, log, show,
 // anchors), views.go (tapes, calls, usage), write.go (append, handoff),
-// resources.go, drain.go (every request piped in is answered before the
-// input's end ends the session).
+// resources.go; input.go, message.go, batch.go and output.go (the
+// client's input a line at a time: each line the SDK takes passed on,
+// every other answered with a JSON-RPC error, and the session goes on;
+// see docs/decisions/0072), drain.go (every request piped in is answered
+// before the input's end ends the session).
 package mcp

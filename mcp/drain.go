@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"sync"
 	"time"
 )
@@ -14,12 +12,10 @@ import (
 // or a script does (`printf '...' | tape mcp`), must get every answer. The
 // SDK cancels the calls in flight when its input ends, and the answers of
 // the calls it had read were lost. So the server's input ends only once
-// every request read from it has been answered on its output: drainIn
-// counts the requests that pass, drainOut the answers, and drainIn holds
-// back the end of its input until they match, or the client stops
-// waiting (ctx), or drainWait has passed.
-//
-// MCP over stdio is one JSON-RPC message a line, so both count lines.
+// every request read from it has been answered on its output: the input
+// (input.go) counts the requests it passes to the SDK, the output the
+// answers the SDK writes, and the input holds back its end until they
+// match, or the client stops waiting (ctx), or drainWait has passed.
 
 // drainWait bounds how long the end of the input waits for answers: a
 // request the server never answers (one the client cancelled) must not
@@ -75,60 +71,22 @@ func (f *inFlight) wait(ctx context.Context) {
 	}
 }
 
-// drainIn is the server's input: it counts the requests in the lines
-// that pass, and holds back the end of the input until they are answered.
-type drainIn struct {
-	ctx     context.Context
-	r       io.Reader
-	flight  *inFlight
-	partial []byte // the start of a line not yet ended
-}
-
-func (d *drainIn) Read(p []byte) (int, error) {
-	n, err := d.r.Read(p)
-	d.flight.ask(countLines(&d.partial, p[:n], isRequest))
-	if errors.Is(err, io.EOF) {
-		if len(d.partial) > 0 && isRequest(d.partial) { // a last line without its newline
-			d.flight.ask(1)
-			d.partial = nil
-		}
-		d.flight.wait(d.ctx)
-	}
-	return n, err
-}
-
-// drainOut is the server's output: it counts the answers written.
-type drainOut struct {
-	w       io.Writer
-	flight  *inFlight
-	partial []byte
-}
-
-func (d *drainOut) Write(p []byte) (int, error) {
-	n, err := d.w.Write(p)
-	d.flight.answer(countLines(&d.partial, p[:n], isAnswer))
-	return n, err
-}
-
-// countLines counts the lines ended in data, after the start of a line
-// held in partial, for which is reports true, and keeps the start of the
-// line data does not end.
-func countLines(partial *[]byte, data []byte, is func([]byte) bool) int {
-	count := 0
+// eachLine calls fn with each line ended in data, after the start of a
+// line held in partial, and keeps in partial the start of the line data
+// does not end.
+func eachLine(partial *[]byte, data []byte, fn func(line []byte)) {
 	for {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
 			*partial = append(*partial, data...)
-			return count
+			return
 		}
 		line := data[:i]
 		if len(*partial) > 0 {
 			line = append(*partial, line...)
 			*partial = (*partial)[:0]
 		}
-		if is(line) {
-			count++
-		}
+		fn(line)
 		data = data[i+1:]
 	}
 }
@@ -139,14 +97,29 @@ type rpcMessage struct {
 	Method string          `json:"method"`
 }
 
-// isRequest reports whether line is a request: a method, and an id.
-func isRequest(line []byte) bool {
-	var m rpcMessage
-	return json.Unmarshal(line, &m) == nil && m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
-}
+// isAnswer reports whether m is a response: an id, and no method.
+func (m rpcMessage) isAnswer() bool { return m.Method == "" && len(m.ID) > 0 }
 
-// isAnswer reports whether line is a response: an id, and no method.
-func isAnswer(line []byte) bool {
-	var m rpcMessage
-	return json.Unmarshal(line, &m) == nil && m.Method == "" && len(m.ID) > 0
+// answers are the responses a line the SDK wrote holds: one message, or
+// a batch's answers as an array.
+func answers(line []byte) []rpcMessage {
+	var ms []rpcMessage
+	if len(line) > 0 && line[0] == '[' {
+		if json.Unmarshal(line, &ms) != nil {
+			return nil
+		}
+	} else {
+		var m rpcMessage
+		if json.Unmarshal(line, &m) != nil {
+			return nil
+		}
+		ms = []rpcMessage{m}
+	}
+	kept := ms[:0]
+	for _, m := range ms {
+		if m.isAnswer() {
+			kept = append(kept, m)
+		}
+	}
+	return kept
 }

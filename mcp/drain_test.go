@@ -46,32 +46,34 @@ func TestPipedRequestsAreAllAnswered(t *testing.T) {
 	}
 }
 
-func TestCountLines(t *testing.T) {
+func TestEachLine(t *testing.T) {
 	var partial []byte
-	yes := func([]byte) bool { return true }
-	if n := countLines(&partial, []byte("a\nb"), yes); n != 1 || string(partial) != "b" {
-		t.Fatalf("countLines = %d, partial %q; want 1, \"b\"", n, partial)
+	var lines []string
+	collect := func(line []byte) { lines = append(lines, string(line)) }
+	eachLine(&partial, []byte("a\nb"), collect)
+	if strings.Join(lines, "|") != "a" || string(partial) != "b" {
+		t.Fatalf("eachLine: lines %q, partial %q; want [a], \"b\"", lines, partial)
 	}
-	if n := countLines(&partial, []byte("c\n\nd"), yes); n != 2 || string(partial) != "d" {
-		t.Fatalf("countLines = %d, partial %q; want 2, \"d\"", n, partial)
+	eachLine(&partial, []byte("c\n\nd"), collect)
+	if strings.Join(lines, "|") != "a|bc|" || string(partial) != "d" {
+		t.Fatalf("eachLine: lines %q, partial %q; want [a bc ], \"d\"", lines, partial)
 	}
+}
+
+func TestAnswers(t *testing.T) {
 	for _, tt := range []struct {
-		line              string
-		request, response bool
+		line string
+		want int
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, true, false},
-		{`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`, true, false},
-		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, false, false},
-		{`{"jsonrpc":"2.0","id":null,"method":"x"}`, false, false},
-		{`{"jsonrpc":"2.0","id":1,"result":{}}`, false, true},
-		{`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}`, false, true},
-		{`not json`, false, false},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, 1},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}`, 1},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 0},
+		{`{"jsonrpc":"2.0","method":"notifications/message"}`, 0},
+		{`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":"3","result":{}}]`, 2},
+		{`not json`, 0},
 	} {
-		if got := isRequest([]byte(tt.line)); got != tt.request {
-			t.Errorf("isRequest(%s) = %v", tt.line, got)
-		}
-		if got := isAnswer([]byte(tt.line)); got != tt.response {
-			t.Errorf("isAnswer(%s) = %v", tt.line, got)
+		if got := answers([]byte(tt.line)); len(got) != tt.want {
+			t.Errorf("answers(%s) = %d, want %d", tt.line, len(got), tt.want)
 		}
 	}
 }

@@ -27,20 +27,24 @@ type Options struct {
 	Version string
 }
 
-// Serve serves the workspace over MCP on in and out (a client's pipes:
-// stdin and stdout) until in ends or ctx is done, which both end it
-// cleanly. When in ends, the requests read from it are answered first.
-func Serve(ctx context.Context, ws *tapelog.Workspace, in io.Reader, out io.Writer, opts Options) error {
+// Serve serves the workspace over MCP on r and w (a client's pipes:
+// stdin and stdout) until r ends or ctx is done, which both end it
+// cleanly. When r ends, the requests read from it are answered first. A
+// line that is not a message, or is too long, is answered with a
+// JSON-RPC error, and the session goes on.
+func Serve(ctx context.Context, ws *tapelog.Workspace, r io.Reader, w io.Writer, opts Options) error {
 	s, srv, err := newServer(ws, opts)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	flight := newInFlight() // see drain.go
+	// The input answers the lines the SDK would end the session at, and
+	// bounds each line (input.go): the SDK's own bound is off.
+	out := &output{w: w, flight: newInFlight(), batches: newBatchRules()}
 	transport := &sdk.IOTransport{
-		Reader:        io.NopCloser(&drainIn{ctx: ctx, r: in, flight: flight}),
-		Writer:        nopCloser{&drainOut{w: out, flight: flight}},
-		MaxLineLength: maxMessage(ws),
+		Reader:        io.NopCloser(newInput(ctx, r, out, maxMessage(ws))),
+		Writer:        nopCloser{out},
+		MaxLineLength: -1,
 	}
 	err = srv.Run(ctx, transport)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
@@ -49,17 +53,14 @@ func Serve(ctx context.Context, ws *tapelog.Workspace, in io.Reader, out io.Writ
 	return err
 }
 
-// maxMessage is the largest message the server reads: room for an append
-// of the largest entry the workspace takes, its payload escaped in a
-// string at worst, so that log refuses a larger one with a tool error
-// rather than the transport ending the session.
+// maxMessage is the longest line the server reads, in bytes: room for an
+// append of the largest entry the workspace takes, its payload escaped
+// in a string at worst, so that log refuses a larger one with a tool
+// error, and at least the SDK's default (33 MiB with the default
+// max_entry_bytes of 16 MiB). A longer line is answered with an error.
 func maxMessage(ws *tapelog.Workspace) int {
 	return int(max(sdk.DefaultMaxLineLength, 2*ws.Config().MaxEntryBytes+1<<20))
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
 
 // instructions is what a client may tell its model of the server.
 const instructions = `tape is the memory of the AI-agent sessions of this workspace: each session is a tape of entries (messages, tool calls and their results, events), in phases called anchors; a handoff starts a new anchor and carries a small state (a summary, what comes next). Use search to find what was said or done before, context to get the chat messages of the current phase (max_tokens keeps the newest that fit), log and show to read entries, anchors and tapes to see what is there, calls and usage for the tool calls and the tokens spent. With writes enabled, append records an entry and handoff ends a phase with its state. A tool that takes "tape" reads the workspace's default tape when it is left out; search, calls and usage read every tape when the default tape does not exist, or with all_tapes.`
