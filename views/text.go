@@ -19,9 +19,11 @@ import (
 // with keys the object keys and other scalars too, separated by newlines.
 // Ids of tool calls ("call_1"), types ("function") and roles are left out:
 // nobody searches for them. So are opaque blobs that only a model's
-// provider can read: thinking signatures, encrypted reasoning, and the
-// data of base64 sources (images): they would fill the index with tokens
-// no one types. A call's "arguments" that is itself JSON (the OpenAI
+// provider can read: thinking signatures, encrypted reasoning, the data
+// of base64 sources (images), and base64 within a string (writeText):
+// they would fill the index with tokens no one types, and the server's
+// budget of an entry's words (remote's maxVectorBytes) before the words
+// after them. A call's "arguments" that is itself JSON (the OpenAI
 // shape: a JSON document in a string) is decoded, so that a word after an
 // escaped newline in it is a word, not "nfoo".
 func WriteStrings(b *strings.Builder, v any, keys bool) { writeStrings(b, v, "", keys) }
@@ -38,7 +40,7 @@ func writeStrings(b *strings.Builder, v any, key string, keys bool) {
 				return
 			}
 		}
-		b.WriteString(v)
+		writeText(b, v)
 		b.WriteByte('\n')
 	case float64, bool:
 		if keys {
