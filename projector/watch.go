@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-
-	"github.com/tape-dev/tape/internal/fileutil"
 )
 
 const watchLockFile = "watch.lock"
@@ -51,6 +49,14 @@ type Watcher struct {
 	// CLI retires a watcher whose binary was replaced, so that an old
 	// version never keeps an index a new one reads.
 	Retire func() bool
+	// OnDemand marks a watcher a read started (decision 0056): it says so
+	// in watch.lock, and hands over to an explicit watcher that asks
+	// (takeover.go). Without it, a watcher that finds one started on
+	// demand asks it to hand over, and waits up to TakeoverWait.
+	OnDemand bool
+	// OnTakeover, if set, is told when the watcher asks one started on
+	// demand to hand over, with watch.lock's line of it.
+	OnTakeover func(holder string)
 
 	// Only touched by Run's goroutine:
 	fw        *fsnotify.Watcher
@@ -74,26 +80,21 @@ var ErrWorkspaceGone = errors.New("projector: the workspace folder was removed")
 const lockWait = 500 * time.Millisecond
 
 // Run watches until ctx is done. Only one watcher runs on a workspace at a
-// time; a second one fails with ErrWatching, naming the first.
+// time; a second one fails with ErrWatching, naming the first, unless
+// the first was started on demand and this one was not: that one hands
+// over (takeover.go). One started on demand returns nil when it hands over.
 func (w *Watcher) Run(ctx context.Context) error {
 	lock, err := w.P.ws.OpenPrivate(watchLockFile)
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
-	lockCtx, cancel := context.WithTimeout(ctx, lockWait)
-	err = fileutil.LockContext(lockCtx, lock)
-	cancel()
-	if err != nil {
+	if err := w.lock(ctx, lock); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
-		buf := make([]byte, 128)
-		n, _ := lock.ReadAt(buf, 0)
-		return fmt.Errorf("%w (%s); stop it first", ErrWatching, strings.TrimSpace(string(buf[:n])))
+		return err
 	}
-	lock.Truncate(0)
-	lock.WriteAt([]byte(fmt.Sprintf("pid %d: tape watch\n", os.Getpid())), 0)
 	if err := w.clearStaleBarriers(); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
@@ -154,6 +155,9 @@ func (w *Watcher) loop(ctx context.Context) error {
 				goneCheck.Reset(goneCheckDelay)
 			}
 			if name, ok := w.barrier(ev); ok {
+				if w.handsOver(name) {
+					return nil
+				}
 				idle.Reset(w.Idle)
 				if w.Retire != nil && w.Retire() {
 					w.answer([]string{name}, errRetired)

@@ -31,7 +31,8 @@ type WatchCmd struct {
 func (c *WatchCmd) Help() string {
 	return `Keeps .tape/index.db live while agents write: it watches every folder under
 .tape/tapes with inotify and catches up after each burst of changes. One watcher
-runs per workspace; a second one exits with status 3 and names the first.
+runs per workspace; a second one exits with status 3 and names the first,
+unless the first was started by a read (below): that one hands over.
 SIGINT or SIGTERM stops it cleanly. Read commands catch up by themselves, so
 the watcher only makes them faster.
 
@@ -109,6 +110,11 @@ func (c *WatchCmd) watcher(env *Env, ix *projector.Projector) *projector.Watcher
 	if c.Background {
 		w.Idle = cmp.Or(c.Idle, watchIdle)
 		w.Retire = stampBinary().replaced
+		w.OnDemand = true
+	} else {
+		w.OnTakeover = func(holder string) {
+			fmt.Fprintf(env.Stderr, "tape: taking over from the watcher a read started (%s)\n", holder)
+		}
 	}
 	return w
 }

@@ -1,0 +1,72 @@
+package projector
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// An explicit watcher takes over from one started on demand, which hands
+// over and returns nil; it is refused by another explicit one, and one
+// started on demand never takes over. Issue 29: the README's `tape watch &`
+// failed once any read had started a watcher.
+func TestExplicitWatcherTakesOverFromOneStartedOnDemand(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "okapi")
+
+	onDemand := &Watcher{P: openProjector(t, ws), OnDemand: true}
+	done, _ := startWatching(t, onDemand)
+	holder := readLock(t, ws)
+	if !strings.HasSuffix(holder, onDemandMark) {
+		t.Fatalf("watch.lock of a watcher started on demand = %q; want it marked", holder)
+	}
+
+	second := &Watcher{P: openProjector(t, ws), OnDemand: true}
+	if err := second.Run(context.Background()); !errors.Is(err, ErrWatching) {
+		t.Errorf("a second watcher started on demand: %v; want ErrWatching", err)
+	}
+
+	var asked []string
+	explicit := &Watcher{P: openProjector(t, ws), OnTakeover: func(h string) { asked = append(asked, h) }}
+	explicitDone, _ := startWatching(t, explicit)
+	if err := waitReturn(t, done, 10*time.Second); err != nil {
+		t.Errorf("the watcher started on demand returned %v on handing over; want nil", err)
+	}
+	if len(asked) != 1 || asked[0] != holder {
+		t.Errorf("OnTakeover was told %q; want once, %q", asked, holder)
+	}
+	if got := readLock(t, ws); strings.HasSuffix(got, onDemandMark) {
+		t.Errorf("watch.lock after the takeover = %q; want the explicit watcher", got)
+	}
+
+	// It serves readers.
+	reader := openProjector(t, ws)
+	appendMsg(t, ws, "main", "zebra")
+	if synced, err := reader.SyncWatcher(context.Background(), 10*SyncTimeout); err != nil || !synced || !found(t, reader, "zebra") {
+		t.Errorf("a read after the takeover: synced %v, %v, found %v; want the explicit watcher's answer", synced, err, found(t, reader, "zebra"))
+	}
+
+	third := &Watcher{P: openProjector(t, ws)}
+	err := third.Run(context.Background())
+	if !errors.Is(err, ErrWatching) || !strings.Contains(err.Error(), "stop it first") {
+		t.Errorf("a second explicit watcher: %v; want ErrWatching telling to stop the first", err)
+	}
+	select {
+	case err := <-explicitDone:
+		t.Errorf("the explicit watcher stopped when another asked: %v", err)
+	default:
+	}
+}
+
+func readLock(t *testing.T, ws *tapelog.Workspace) string {
+	t.Helper()
+	data, err := ws.ReadPrivate(watchLockFile, 128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(data))
+}
