@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -49,6 +51,11 @@ type SyncOptions struct {
 	// synced from: without it, a sync from elsewhere is refused as a
 	// copy's (ErrAnotherCopy).
 	Moved bool
+	// LockWait bounds the wait for the server's lock of the workspace
+	// when another session holds it; 0 for DefaultLockWait. OnLockWait,
+	// if set, is told when the wait begins.
+	LockWait   time.Duration
+	OnLockWait func(wait time.Duration)
 }
 
 // Default bounds of a transaction: large enough that a commit's cost is
@@ -58,6 +65,13 @@ const (
 	DefaultBatchRows  = 5000
 	DefaultBatchBytes = 16 << 20
 )
+
+// DefaultLockWait is how long a sync waits for the server's lock of its
+// workspace before it refuses. A sync killed a moment ago leaves its
+// session to the server, which ends it, and releases its lock, only once
+// it sees the connection gone: a sync run again at once found the lock
+// held for about a second, and was refused.
+const DefaultLockWait = 10 * time.Second
 
 // ErrSyncRunning is returned when another sync of the same workspace
 // holds the server.
@@ -84,7 +98,7 @@ func Sync(ctx context.Context, ix *projector.Projector, conn *pgx.Conn, opts Syn
 	if err := migrate(ctx, conn); err != nil {
 		return SyncStats{}, err
 	}
-	unlock, err := lockWorkspace(ctx, conn, id.ID)
+	unlock, err := lockWorkspace(ctx, conn, id.ID, cmp.Or(opts.LockWait, DefaultLockWait), opts.OnLockWait)
 	if err != nil {
 		return SyncStats{}, err
 	}
@@ -125,21 +139,56 @@ func Sync(ctx context.Context, ix *projector.Projector, conn *pgx.Conn, opts Syn
 // lockWorkspace takes the server's lock of the workspace for this
 // connection's session: two syncs of one workspace would write the same
 // rows. It is released by unlock, or by the server when the connection
-// ends, a killed sync's too.
-func lockWorkspace(ctx context.Context, conn *pgx.Conn, wsID string) (unlock func(), err error) {
+// ends, a killed sync's too. When another session holds it, it waits up
+// to wait for it (telling waiting first), and then refuses.
+func lockWorkspace(ctx context.Context, conn *pgx.Conn, wsID string, wait time.Duration, waiting func(time.Duration)) (unlock func(), err error) {
+	const key = `hashtextextended('tape.sync/' || $1, 0)`
 	var got bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended('tape.sync/' || $1, 0))`, wsID).Scan(&got); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(`+key+`)`, wsID).Scan(&got); err != nil {
 		return nil, fmt.Errorf("lock the workspace on the server: %w", err)
 	}
 	if !got {
-		return nil, fmt.Errorf("%w (workspace %s); wait for it to end", ErrSyncRunning, wsID)
+		if waiting != nil {
+			waiting(wait)
+		}
+		if err := waitForLock(ctx, conn, key, wsID, wait); err != nil {
+			return nil, err
+		}
 	}
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		conn.Exec(ctx, `SELECT pg_advisory_unlock(hashtextextended('tape.sync/' || $1, 0))`, wsID) //nolint:errcheck // the session's end releases it too
+		conn.Exec(ctx, `SELECT pg_advisory_unlock(`+key+`)`, wsID) //nolint:errcheck // the session's end releases it too
 	}, nil
 }
+
+// waitForLock waits for the lock, up to wait: the server hands it over
+// the moment it is released (pg_advisory_lock), and lock_timeout bounds
+// the wait. The lock is the session's, and outlives the transaction that
+// sets the timeout.
+func waitForLock(ctx context.Context, conn *pgx.Conn, key, wsID string, wait time.Duration) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("lock the workspace on the server: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
+	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, strconv.FormatInt(max(wait.Milliseconds(), 1), 10)); err != nil {
+		return fmt.Errorf("lock the workspace on the server: %w", err)
+	}
+	_, err = tx.Exec(ctx, `SELECT pg_advisory_lock(`+key+`)`, wsID)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == pgLockNotAvailable {
+		return fmt.Errorf("%w (workspace %s; waited %s for it); wait for it to end", ErrSyncRunning, wsID, wait)
+	}
+	if err != nil {
+		return fmt.Errorf("lock the workspace on the server: %w", err)
+	}
+	return tx.Commit(ctx)
+}
+
+// pgLockNotAvailable is PostgreSQL's SQLSTATE for a lock wait that ran
+// past lock_timeout.
+const pgLockNotAvailable = "55P03"
 
 // ErrAnotherCopy is returned when the server's workspace of this id last
 // synced from another host or folder: most likely a copy (cp -r keeps

@@ -70,7 +70,10 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	}
 	defer closeServer(conn)
 	start := time.Now()
-	st, err := remote.Sync(env.Context(), ix, conn, remote.SyncOptions{BatchRows: c.BatchRows, Full: c.Full, Moved: c.Moved})
+	waiting := func(wait time.Duration) {
+		fmt.Fprintf(env.Stderr, "tape: waiting up to %s for the server's lock of this workspace: a tape sync holds it, or one killed a moment ago whose session the server has not ended yet\n", wait)
+	}
+	st, err := remote.Sync(env.Context(), ix, conn, remote.SyncOptions{BatchRows: c.BatchRows, Full: c.Full, Moved: c.Moved, OnLockWait: waiting})
 	for _, why := range st.Unsynced {
 		fmt.Fprintf(env.Stderr, "tape: warning: not synced: %s\n", printable(why))
 	}

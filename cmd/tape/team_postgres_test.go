@@ -3,8 +3,11 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/tape-dev/tape/remote"
 )
 
 // Run events with token counts that are not counts (2^63-1 twice, which
@@ -39,4 +42,51 @@ func TestPostgresBadTokenCounts(t *testing.T) {
 	url := pgServer.DB(t)
 	mustProcess(t, dir, nil, "sync", url)
 	check("tape usage --remote", "usage", "--remote", url, "--by", "workspace", "--json")
+}
+
+// tape sync run while another session holds the server's lock of the
+// workspace (as a sync killed a moment ago does, until the server ends
+// its session) says it waits, and syncs once the lock is released,
+// instead of being refused at once with exit 4.
+func TestPostgresSyncWaitsForALock(t *testing.T) {
+	ctx := context.Background()
+	dir := newCLIWorkspace(t)
+	url := pgServer.DB(t)
+	mustProcess(t, dir, nil, "sync", url)
+	wsID := workspaceID(t, dir)
+	holder, err := remote.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	const key = `hashtextextended('tape.sync/' || $1, 0)`
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_lock(`+key+`)`, wsID); err != nil {
+		t.Fatal(err)
+	}
+	mustProcess(t, dir, nil, "append", "--kind", "message", `{"role":"user","content":"after the lock"}`)
+	cmd := tapeProcess(dir, "sync", url)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	waitFor(t, "tape sync to say it waits for the lock", func() bool {
+		select {
+		case err := <-done:
+			t.Fatalf("tape sync ended while the lock was held: %v\n%s", err, stderr.String())
+		default:
+		}
+		return strings.Contains(stderr.String(), "waiting up to 10s for the server's lock")
+	})
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_unlock(`+key+`)`, wsID); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("tape sync after the lock was released: %v\n%s", err, stderr.String())
+	}
+	if !remoteFinds(t, dir, url, "after the lock") {
+		t.Error("the entry appended before the sync is not on the server")
+	}
 }
