@@ -149,14 +149,10 @@ func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem, 
 		}
 		fmt.Fprintf(&b, "%s: %s; fix: %s\n", printable(where), printable(p.Problem), printable(p.Fix))
 	}
-	var notes []string
+	acks := ""
 	if d.Acknowledged > 0 {
-		notes = append(notes, fmt.Sprintf("%s acknowledged in %s", plural(d.Acknowledged, "bad line", "bad lines"), printable(ws.Abs(tapelog.AckFile))))
+		acks = fmt.Sprintf("%s acknowledged in %s", plural(d.Acknowledged, "bad line", "bad lines"), printable(ws.Abs(tapelog.AckFile)))
 	}
-	if lag := d.Lag.LagBytes; lag > 0 && len(problems) == 0 {
-		notes = append(notes, fmt.Sprintf("index lag: %d bytes not yet indexed; the next read catches up", lag))
-	}
-	acks := strings.Join(notes, "; ")
 	switch {
 	case len(problems) == 0 && acks == "":
 		fmt.Fprintf(&b, "no problems found in %s\n", printable(ws.Dir()))
@@ -168,6 +164,9 @@ func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem, 
 			b.WriteString("; " + acks)
 		}
 		b.WriteString("\n")
+	}
+	if lag := d.Lag.LagBytes; lag > 0 && len(problems) == 0 {
+		fmt.Fprintf(&b, "index lag: %d bytes of %s not yet indexed; the next read catches up\n", lag, plural(d.Lag.Files, "file", "files"))
 	}
 	if _, err := fmt.Fprint(env.Stdout, b.String()); err != nil {
 		return fmt.Errorf("write output: %w", err)
