@@ -20,9 +20,28 @@ import (
 // its remotes: to sync the copy as a second workspace, delete its
 // "workspace" key.
 func (w *Workspace) Identity() (Identity, error) {
-	if id := w.config.Workspace; id != nil {
-		return *id, nil
+	id, saved := w.ProposedIdentity()
+	if saved {
+		return id, nil
 	}
+	return w.SaveIdentity(id)
+}
+
+// ProposedIdentity is the identity config.json holds (saved), else a new
+// one that is not written yet: for one who writes it only once it is
+// used (tape sync, once the server took the workspace), by SaveIdentity.
+func (w *Workspace) ProposedIdentity() (id Identity, saved bool) {
+	if id := w.config.Workspace; id != nil {
+		return *id, true
+	}
+	ulid, _ := w.ids.next(time.Now())
+	return Identity{ID: ulid, Name: defaultName(w.dir)}, false
+}
+
+// SaveIdentity writes id into config.json, unless it holds one already
+// (another process made it meanwhile), and returns the one it then
+// holds.
+func (w *Workspace) SaveIdentity(id Identity) (Identity, error) {
 	dir, err := w.root.Open(".")
 	if err != nil {
 		return Identity{}, fmt.Errorf("workspace identity: %w", err)
@@ -37,8 +56,7 @@ func (w *Workspace) Identity() (Identity, error) {
 		return Identity{}, err
 	}
 	if cfg.Workspace == nil {
-		id, _ := w.ids.next(time.Now())
-		cfg.Workspace = &Identity{ID: id, Name: defaultName(w.dir)}
+		cfg.Workspace = &id
 		if err := w.SaveConfig(cfg); err != nil {
 			return Identity{}, err
 		}

@@ -91,10 +91,7 @@ var ErrSyncRunning = errors.New("remote: another tape sync of this workspace is 
 // with the rows one uninterrupted sync writes.
 func Sync(ctx context.Context, ix *projector.Projector, conn *pgx.Conn, opts SyncOptions) (SyncStats, error) {
 	ws := ix.Workspace()
-	id, err := ws.Identity()
-	if err != nil {
-		return SyncStats{}, err
-	}
+	id, saved := ws.ProposedIdentity() // a new id is written once the server took it (register)
 	if err := migrate(ctx, conn); err != nil {
 		return SyncStats{}, err
 	}
@@ -103,7 +100,7 @@ func Sync(ctx context.Context, ix *projector.Projector, conn *pgx.Conn, opts Syn
 		return SyncStats{}, err
 	}
 	defer unlock()
-	if err := register(ctx, conn, ws, id, opts.Moved); err != nil {
+	if err := register(ctx, conn, ws, id, saved, opts.Moved); err != nil {
 		return SyncStats{}, err
 	}
 	local, err := readLocal(ctx, ix)
@@ -197,11 +194,19 @@ const pgLockNotAvailable = "55P03"
 var ErrAnotherCopy = errors.New("remote: the workspace's id was last synced from another place")
 
 // register writes the workspace's row: its name, and where it syncs from,
-// which must be where it last synced from unless moved says it moved.
-func register(ctx context.Context, conn *pgx.Conn, ws *tapelog.Workspace, id tapelog.Identity, moved bool) error {
+// which must be where it last synced from unless moved says it moved. An
+// id not yet saved (a first sync) is written into config.json in the
+// transaction that writes the row, once the server took it: a server
+// that refuses (a role that may only read) leaves config.json as it was.
+func register(ctx context.Context, conn *pgx.Conn, ws *tapelog.Workspace, id tapelog.Identity, saved, moved bool) error {
 	host, _ := os.Hostname()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("register the workspace: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
 	var lastHost, lastPath string
-	err := conn.QueryRow(ctx, `SELECT host, path FROM tape.workspaces WHERE id = $1`, id.ID).Scan(&lastHost, &lastPath)
+	err = tx.QueryRow(ctx, `SELECT host, path FROM tape.workspaces WHERE id = $1`, id.ID).Scan(&lastHost, &lastPath)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 	case err != nil:
@@ -209,10 +214,22 @@ func register(ctx context.Context, conn *pgx.Conn, ws *tapelog.Workspace, id tap
 	case !moved && (lastHost != host || lastPath != ws.Dir()):
 		return fmt.Errorf("%w: workspace %s (%s) last synced from %s:%s, and this is %s:%s", ErrAnotherCopy, id.Name, id.ID, lastHost, lastPath, host, ws.Dir())
 	}
-	_, err = conn.Exec(ctx, `INSERT INTO tape.workspaces (id, name, host, path) VALUES ($1, $2, $3, $4)
+	_, err = tx.Exec(ctx, `INSERT INTO tape.workspaces (id, name, host, path) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, host = excluded.host, path = excluded.path`,
 		id.ID, id.Name, host, ws.Dir())
 	if err != nil {
+		return fmt.Errorf("register the workspace: %w", err)
+	}
+	if !saved {
+		got, err := ws.SaveIdentity(id)
+		if err != nil {
+			return err
+		}
+		if got.ID != id.ID {
+			return fmt.Errorf("%w: another tape gave the workspace its id (%s) meanwhile; run tape sync again", ErrSyncRunning, got.ID)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("register the workspace: %w", err)
 	}
 	return nil

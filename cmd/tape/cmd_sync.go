@@ -60,10 +60,6 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	}
 	defer closeAll()
 	ws := ix.Workspace()
-	id, err := ws.Identity()
-	if err != nil {
-		return err
-	}
 	conn, err := remote.Connect(env.Context(), u)
 	if err != nil {
 		return serverFailed(err, u, "")
@@ -92,6 +88,10 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 			why = fmt.Errorf("the connection to the server was lost (%w)", err)
 		}
 		return serverFailed(fmt.Errorf("%s: %w", stopped, why), u, "what was sent is kept; run 'tape sync' again to go on from there")
+	}
+	id, err := ws.Identity() // the sync saved it: nothing to write
+	if err != nil {
+		return err
 	}
 	rec := records.Sync{Workspace: id.Name, WorkspaceID: id.ID, Server: remote.Redact(u), Entries: st.Entries, BadLines: st.BadLines,
 		Bytes: st.Bytes, Files: st.Files, Removed: st.Removed, Tapes: st.Tapes, Seconds: time.Since(start).Seconds()}

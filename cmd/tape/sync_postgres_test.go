@@ -333,6 +333,16 @@ func TestPostgresLeastPrivilegeRoles(t *testing.T) {
 	if _, stderr, code := runWithEnv(t, dir, env, "sync", readURL); code != exitServer || !strings.Contains(stderr, "permission denied") {
 		t.Errorf("tape sync as tape_read: exit %d, %s; want exit %d, permission denied", code, stderr, exitServer)
 	}
+	// A workspace's first sync, refused: config.json gets no id, which
+	// would be an id the server never took.
+	fresh := newCLIWorkspace(t)
+	_, stderr, code := runWithEnv(t, fresh, env, "sync", readURL)
+	if code != exitServer || !strings.Contains(stderr, "permission denied") || !strings.Contains(stderr, "hint: the role lacks a right") {
+		t.Errorf("a first tape sync as tape_read: exit %d, %s; want exit %d, permission denied and a hint of the role's rights", code, stderr, exitServer)
+	}
+	if config, err := os.ReadFile(filepath.Join(fresh, ".tape", "config.json")); err != nil || strings.Contains(string(config), `"workspace"`) {
+		t.Errorf("after a refused first sync, config.json holds:\n%s (%v)", config, err)
+	}
 	conn, err := pgx.Connect(ctx, srv.URLAs("tape_sync", "sync-secret", db))
 	if err != nil {
 		t.Fatal(err)
