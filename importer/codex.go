@@ -263,11 +263,7 @@ func (c *codexConverter) start(in codexIn) []Output {
 		if in.it.CWD != "" {
 			state["cwd"] = in.it.CWD
 		}
-		var git struct {
-			Branch string `json:"branch"`
-			Commit string `json:"commit_hash"`
-			Repo   string `json:"repository_url"`
-		}
+		var git codexGit
 		if json.Unmarshal(in.it.Git, &git) == nil {
 			for k, v := range map[string]string{"git_branch": git.Branch, "git_commit": git.Commit, "repository_url": git.Repo} {
 				if v != "" {
@@ -290,22 +286,46 @@ func (c *codexConverter) start(in codexIn) []Output {
 	return []Output{{Session: c.st.Session, Anchor: true, Entry: e}}
 }
 
+// codexGit is what the first anchor keeps of a session_meta's git.
+type codexGit struct {
+	Branch string `json:"branch"`
+	Commit string `json:"commit_hash"`
+	Repo   string `json:"repository_url"`
+}
+
+// codexSource is what the first anchor keeps of a session_meta's source:
+// the parent of a subagent (a source may also be a string, "cli").
+type codexSource struct {
+	Subagent struct {
+		ThreadSpawn struct {
+			Parent string `json:"parent_thread_id"`
+		} `json:"thread_spawn"`
+	} `json:"subagent"`
+}
+
 // codexParent is the session a subagent's or a fork's rollout came from.
 func codexParent(it codexItem) string {
 	if it.ForkedFrom != "" {
 		return it.ForkedFrom
 	}
-	var src struct {
-		Subagent struct {
-			ThreadSpawn struct {
-				Parent string `json:"parent_thread_id"`
-			} `json:"thread_spawn"`
-		} `json:"subagent"`
-	}
+	var src codexSource
 	if json.Unmarshal(it.Source, &src) == nil {
 		return src.Subagent.ThreadSpawn.Parent
 	}
 	return ""
+}
+
+// codexMetaRead reports whether the first anchor can hold what a
+// session_meta's git and source say: each absent, or an object of the
+// shape Codex writes; a source may also be a string (the kind of client,
+// "cli", which the anchor does not keep).
+func codexMetaRead(it codexItem) bool {
+	readable := func(raw json.RawMessage, v any) bool {
+		raw = trimJSON(raw)
+		return len(raw) == 0 || string(raw) == "null" || raw[0] == '{' && json.Unmarshal(raw, v) == nil
+	}
+	src := trimJSON(it.Source)
+	return readable(it.Git, &codexGit{}) && (len(src) > 0 && src[0] == '"' || readable(src, &codexSource{}))
 }
 
 // sessionMeta maps the session's header: its instructions become a
@@ -318,11 +338,18 @@ func (c *codexConverter) sessionMeta(in codexIn) []Output {
 	if in.it.CWD != "" {
 		c.st.CWD = "" // the first entry's meta names it
 	}
-	if in.it.Instructions == nil || *in.it.Instructions == "" {
-		return nil
+	var out []Output
+	if in.it.Instructions != nil && *in.it.Instructions != "" {
+		payload := mustJSON(map[string]any{"content": *in.it.Instructions})
+		out = append(out, Output{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindSystem, payload)})
 	}
-	payload := mustJSON(map[string]any{"content": *in.it.Instructions})
-	return []Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindSystem, payload)}}
+	if !codexMetaRead(in.it) {
+		// A git or source the anchor cannot hold: the header is kept
+		// whole too.
+		payload := mustJSON(map[string]any{"name": "codex/session_meta", "data": rawOrNull(in.cl.Payload)})
+		out = append(out, Output{Session: c.st.Session, Entry: c.entry(in, len(out), tapelog.KindEvent, payload)})
+	}
+	return out
 }
 
 // entry is the k-th entry made from a line.

@@ -164,7 +164,8 @@ func entriesText(outs []Output) string {
 // the mapping reads as structure, not text (docs/IMPORT.md): the
 // envelope, which ids, dates and meta hold; types and roles, which kinds
 // and names say; the message id and model of a Claude Code turn; the
-// status of a call that is not a web search.
+// status of a call that is not a web search; the kind of client that
+// started a Codex session.
 func keptIn(f *Format, rec any, path []string) string {
 	if len(path) == 0 {
 		return "payload"
@@ -181,6 +182,8 @@ func keptIn(f *Format, rec any, path []string) string {
 	case p == "payload/status": // a call's: kept of a web search only, as its result
 		payload, _ := m["payload"].(map[string]any)
 		structural = payload["type"] != "web_search_call"
+	case p == "payload/source": // a session_meta's kind of client
+		structural = m["type"] == "session_meta"
 	default:
 		structural = slices.Contains([]string{"type", "payload/type", "payload/role", "payload/content/[]/type", "payload/summary/[]/type"}, p)
 	}
@@ -208,6 +211,8 @@ func (g *shapeGen) str() string {
 }
 
 func (g *shapeGen) pick(options ...string) string { return options[g.r.IntN(len(options))] }
+
+func (g *shapeGen) anyOf(options ...any) any { return options[g.r.IntN(len(options))] }
 
 // value is any JSON value, at most depth deep: mostly a string.
 func (g *shapeGen) value(depth int) any {
@@ -375,7 +380,20 @@ func (g *shapeGen) claudeBlock() any {
 }
 
 func (g *shapeGen) codexTranscript() []string {
-	lines := []string{`{"timestamp":"2025-10-30T09:00:00.000Z","type":"session_meta","payload":{"id":"019a3000-0000-7000-8000-00000000beef","cwd":"/w"}}`}
+	head := map[string]any{"id": "019a3000-0000-7000-8000-00000000beef", "cwd": g.text(), "source": g.pick("cli", "exec")}
+	if g.r.IntN(2) == 0 {
+		head["instructions"] = g.text()
+	}
+	switch g.r.IntN(3) {
+	case 0:
+		head["git"] = map[string]any{"branch": g.text(), "commit_hash": g.text(), "repository_url": g.text()}
+	case 1: // of another shape (keys Codex does not write are not kept)
+		head["git"] = g.anyOf(g.str(), g.r.IntN(9), []any{g.str()}, map[string]any{"branch": []any{g.str()}})
+	}
+	if g.r.IntN(4) == 0 {
+		head["source"] = map[string]any{"subagent": map[string]any{"thread_spawn": map[string]any{"parent_thread_id": g.text()}}}
+	}
+	lines := []string{jsonLine(map[string]any{"timestamp": "2025-10-30T09:00:00.000Z", "type": "session_meta", "payload": head})}
 	for range g.r.IntN(24) {
 		typ, payload := g.codexPayload()
 		rec := map[string]any{"type": typ, "payload": payload}

@@ -68,6 +68,9 @@ func TestCodexOddShapesKeepTheirText(t *testing.T) {
 	event := func(payload string) string {
 		return `{"timestamp":"2025-10-30T09:00:01.000Z","type":"event_msg","payload":` + payload + `}`
 	}
+	meta := func(members string) string {
+		return `{"timestamp":"2025-10-30T09:00:00.000Z","type":"session_meta","payload":{"id":"019a2d7a-41c4-78b1-b7cc-a45d62a89cd5",` + members + `}}`
+	}
 	testShapes(t, Codex, []shapeCase{
 		{"content a string", []string{item(`{"type":"message","role":"user","content":"fix the build"}`)},
 			[]string{`message {"content":"fix the build","role":"user"}`}},
@@ -109,6 +112,15 @@ func TestCodexOddShapesKeepTheirText(t *testing.T) {
 			[]string{`event {"data":"words","name":"codex/event_msg"}`}},
 		{"item without a type", []string{item(`{"text":"words"}`)},
 			[]string{`event {"data":{"text":"words"},"name":"codex/response_item"}`}},
+		{"git a string", []string{meta(`"git":"main"`)},
+			[]string{`event {"data":{"id":"019a2d7a-41c4-78b1-b7cc-a45d62a89cd5","git":"main"},"name":"codex/session_meta"}`}},
+		{"git branch a number, and instructions", []string{meta(`"instructions":"be brief","git":{"branch":5}`)}, []string{
+			`system {"content":"be brief"}`,
+			`event {"data":{"id":"019a2d7a-41c4-78b1-b7cc-a45d62a89cd5","instructions":"be brief","git":{"branch":5}},"name":"codex/session_meta"}`,
+		}},
+		{"a subagent's parent a number", []string{meta(`"source":{"subagent":{"thread_spawn":{"parent_thread_id":7}}}`)},
+			[]string{`event {"data":{"id":"019a2d7a-41c4-78b1-b7cc-a45d62a89cd5","source":{"subagent":{"thread_spawn":{"parent_thread_id":7}}}},"name":"codex/session_meta"}`}},
+		{"source a string", []string{meta(`"source":"cli","git":{"branch":"main"}`)}, nil},
 	})
 }
 
