@@ -1,11 +1,11 @@
 package web
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +35,10 @@ type item struct {
 	Hidden         bool     // a tool_result whose every result is shown with its call
 	folded         map[int]bool
 	Dim            bool // thinking, events, system entries
+	// Folded is how many bytes of its Text, JSON and State are not shown
+	// (foldBytes), and Source the file and line that hold it whole.
+	Folded int
+	Source string
 }
 
 // callView is one tool call with its answer.
@@ -47,15 +51,20 @@ type callView struct {
 	Output   output
 	Answered bool
 	ResultID string // the answering entry's id, a target of links to it
+	Note     string // shown instead of the arguments and output (a live view's block too large for it)
 }
 
 // output is a text shown folded when it is long: its first lines, and
-// the whole on demand.
+// the rest, up to foldBytes, on demand.
 type output struct {
 	Text  string
 	Head  string // the first lines, when Long
 	Long  bool
 	Lines int
+	// Folded is how many bytes of the text are not shown at all, and From
+	// the file and line of the entry that holds them.
+	Folded int
+	From   string
 }
 
 // Outputs longer than this many lines or bytes show their head, folded.
@@ -65,12 +74,14 @@ const (
 )
 
 func newOutput(text string) output {
-	o := output{Text: text, Lines: strings.Count(text, "\n") + 1}
-	if o.Lines <= longLines && len(text) <= longBytes {
+	o := output{}
+	o.Text, o.Folded = fold(text)
+	o.Lines = strings.Count(o.Text, "\n") + 1
+	if o.Lines <= longLines && len(o.Text) <= longBytes {
 		return o
 	}
 	o.Long = true
-	head := text
+	head := o.Text
 	if i := nthIndex(head, '\n', 8); i >= 0 {
 		head = head[:i]
 	}
@@ -94,9 +105,23 @@ func nthIndex(s string, c byte, n int) int {
 	return at
 }
 
+// foldedOutput is the output of text of which folded bytes were left out
+// already, from the entry at source.
+func foldedOutput(text string, folded int, source string) output {
+	o := newOutput(text)
+	o.Folded += folded
+	if o.Folded > 0 {
+		o.From = source
+	}
+	return o
+}
+
 // cutUTF8 is s cut to at most n bytes, on a rune's boundary.
 func cutUTF8(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
 		n--
 	}
 	return s[:n]
@@ -167,7 +192,35 @@ func (c *chat) pending() bool {
 func (c *chat) finish() { c.settle(c.fold.Flush()) }
 
 func (c *chat) item(e tapelog.Entry) *item {
-	it := &item{ID: e.ID, Kind: e.Kind, Date: e.Date, URL: entryURL(c.tape, e.ID)}
+	it := &item{ID: e.ID, Kind: clip(e.Kind), Date: clip(e.Date), URL: entryURL(c.tape, e.ID), Source: source(e.Pos)}
+	p := fill(it, e)
+	var folded int
+	it.Text, folded = fold(it.Text)
+	it.Folded += folded
+	it.Name, it.Role, it.Summary = clip(it.Name), clip(it.Role), clip(it.Summary)
+	if views.IsToolKind(e.Kind) {
+		c.tool(e, p, it)
+	}
+	return it
+}
+
+// source is where an entry is: its file in the workspace, and its line.
+func source(p tapelog.Position) string {
+	if p.Line == 0 {
+		return p.Path()
+	}
+	return p.Path() + ":" + strconv.Itoa(p.Line)
+}
+
+// json is raw indented as the item shows it, what it folds counted.
+func (it *item) json(raw json.RawMessage) string {
+	s, folded := indent(raw, foldBytes)
+	it.Folded += folded
+	return s
+}
+
+// fill reads an entry's payload into its item, and returns it decoded.
+func fill(it *item, e tapelog.Entry) map[string]any {
 	var p map[string]any
 	_ = json.Unmarshal(e.Payload, &p)
 	// State and data are shown as written: decoded and encoded again,
@@ -180,25 +233,25 @@ func (c *chat) item(e tapelog.Entry) *item {
 	case tapelog.KindAnchor:
 		it.Name, _ = p["name"].(string)
 		if st, ok := p["state"].(map[string]any); ok && len(st) > 0 {
-			it.State = indent(raw.State)
+			it.State = it.json(raw.State)
 		}
 	case tapelog.KindMessage:
 		it.Role, _ = p["role"].(string)
 		it.Text = views.MessageText(e.Payload)
 		if it.Text == "" {
-			it.JSON = indent(e.Payload)
+			it.JSON = it.json(e.Payload)
 		}
 	case tapelog.KindSystem:
 		it.Dim, it.Text = true, views.MessageText(e.Payload)
 		if it.Text == "" {
-			it.JSON = indent(e.Payload)
+			it.JSON = it.json(e.Payload)
 		}
 	case tapelog.KindEvent:
 		it.Dim = true
 		it.Name, _ = p["name"].(string)
 		it.Text = eventText(it.Name, p["data"])
 		if it.Text == "" {
-			it.JSON = indent(raw.Data)
+			it.JSON = it.json(raw.Data)
 		}
 		if run := views.ParseRun(e.Payload); run != nil {
 			it.Summary = runSummary(run)
@@ -206,16 +259,13 @@ func (c *chat) item(e tapelog.Entry) *item {
 	case tapelog.KindError:
 		it.Text, _ = p["message"].(string)
 		if it.Text == "" {
-			it.JSON = indent(e.Payload)
+			it.JSON = it.json(e.Payload)
 		}
 	case "tool_call", "tool_result":
 	default:
-		it.JSON = indent(e.Payload)
+		it.JSON = it.json(e.Payload)
 	}
-	if views.IsToolKind(e.Kind) {
-		c.tool(e, p, it)
-	}
-	return it
+	return p
 }
 
 // eventText is the text an event is read by: thinking's thoughts, a
@@ -263,8 +313,9 @@ func (c *chat) tool(e tapelog.Entry, p map[string]any, it *item) {
 	if e.Kind == "tool_call" {
 		for i, call := range views.Calls(e.Payload) {
 			parts := views.ParseCall(call)
-			it.Calls = append(it.Calls, &callView{DOMID: fmt.Sprintf("c-%s-%d", url.PathEscape(e.ID), i), Name: parts.Name,
-				Status: calls.StatusPending, Args: newOutput(arguments(parts.Arguments))})
+			args, folded := arguments(parts.Arguments)
+			it.Calls = append(it.Calls, &callView{DOMID: fmt.Sprintf("c-%s-%d", url.PathEscape(e.ID), i), Name: clip(parts.Name),
+				Status: calls.StatusPending, Args: foldedOutput(args, folded, it.Source)})
 		}
 	}
 	c.settle(c.fold.Add(calls.ToolEntry{Ref: ref, Kind: e.Kind, Time: t, Facts: views.Extract(e.Kind, p, e.Meta)}))
@@ -295,9 +346,10 @@ func (c *chat) settle(done []calls.Call) {
 			c.targets[res.ID] = cv
 		}
 		if call.ResultIndex < 0 { // an error entry
-			cv.Output = newOutput(cmp.Or(res.Text, res.JSON))
+			cv.Output = foldedOutput(cmp.Or(res.Text, res.JSON), res.Folded, res.Source)
 		} else if rs, _ := views.Results(c.raws[call.ResultEntry]); call.ResultIndex < len(rs) {
-			cv.Output = newOutput(resultText(rs[call.ResultIndex]))
+			text, folded := resultText(rs[call.ResultIndex])
+			cv.Output = foldedOutput(text, folded, res.Source)
 			markFolded(res, call.ResultIndex)
 		}
 		if c.seen[cv] {
@@ -321,7 +373,8 @@ func (c *chat) showUnanswered(ref int64, it *item) {
 	rs, _ := views.Results(c.raws[ref])
 	for i, r := range rs {
 		if !it.folded[i] {
-			it.Results = append(it.Results, newOutput(resultText(r)))
+			text, folded := resultText(r)
+			it.Results = append(it.Results, foldedOutput(text, folded, it.Source))
 		}
 	}
 	it.Hidden = len(rs) > 0 && len(it.Results) == 0
@@ -329,7 +382,7 @@ func (c *chat) showUnanswered(ref int64, it *item) {
 		cv.ResultID = "" // the entry shows itself, with its id
 	}
 	if len(rs) == 0 {
-		it.JSON = indent(c.raws[ref])
+		it.JSON = it.json(c.raws[ref])
 	}
 }
 
@@ -344,25 +397,27 @@ func argumentsJSON(raw json.RawMessage) json.RawMessage {
 }
 
 // arguments are a call's arguments as text: their JSON indented, or a
-// string that holds none as it is.
-func arguments(raw json.RawMessage) string {
+// string that holds none as it is; and how many bytes the indented JSON
+// left out.
+func arguments(raw json.RawMessage) (string, int) {
 	if len(raw) == 0 {
-		return ""
+		return "", 0
 	}
 	a := argumentsJSON(raw)
 	var s string
 	if json.Unmarshal(a, &s) == nil {
-		return s
+		return s, 0
 	}
-	return indent(a)
+	return indent(a, foldBytes)
 }
 
 // resultText is a result as text: a string as it is, an object's text
-// parts (content, output) when it has any, else its JSON indented.
-func resultText(raw json.RawMessage) string {
+// parts (content, output) when it has any, else its JSON indented; and
+// how many bytes the indented JSON left out.
+func resultText(raw json.RawMessage) (string, int) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s
+		return s, 0
 	}
 	var v any
 	if json.Unmarshal(raw, &v) == nil {
@@ -372,24 +427,13 @@ func resultText(raw json.RawMessage) string {
 					var b strings.Builder
 					views.WriteStrings(&b, m[k], false)
 					if t := strings.TrimSpace(b.String()); t != "" {
-						return t
+						return t, 0
 					}
 				}
 			}
 		}
 	}
-	return indent(raw)
-}
-
-func indent(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var b bytes.Buffer
-	if json.Indent(&b, raw, "", "  ") != nil {
-		return string(raw)
-	}
-	return b.String()
+	return indent(raw, foldBytes)
 }
 
 // took is a duration in milliseconds as a person reads it.

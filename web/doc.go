@@ -16,7 +16,9 @@
 // names tapes and anchors as package log validates them. What is its own is
 // the page: HTML escaped by html/template (tapes hold untrusted tool
 // output), a Content-Security-Policy that runs no inline script, pages
-// that never list more than a page, URLs that say what they show
+// that never list more than a page nor render more than a budget of bytes
+// (bounds.go: long values folded, deep JSON flattened, a page cut by its
+// bytes as by its entries), URLs that say what they show
 // (/t/<tape>/a/<folder>, /t/<tape>/e/<entry id>). Its assets are embedded:
-// no build step, no CDN. See docs/decisions/0066.
+// no build step, no CDN. See docs/decisions/0066 and 0070.
 package web

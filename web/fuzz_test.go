@@ -79,3 +79,57 @@ func FuzzChatEscapes(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIndent: indent keeps JSON as written: what it does not fold is the
+// same document, indented as json.Indent does to flatDepth, and what it
+// writes stays within its limit (and a closing line's indentation).
+func FuzzIndent(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":"[\"]"}],"c":{}}`, `[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`, `"x"`, ` [ 1 , 2 ] `, `{"a": nope}`} {
+		f.Add(s, 64)
+	}
+	f.Fuzz(func(t *testing.T, raw string, limit int) {
+		limit = 1 + min(max(limit, 0), 1<<16)
+		got, folded := indent(json.RawMessage(raw), limit)
+		if len(got) > limit+2*flatDepth+1 || folded < 0 || folded > len(raw) {
+			t.Fatalf("indent(%q, %d) = %d bytes, %d folded", raw, limit, len(got), folded)
+		}
+		if folded > 0 || !json.Valid([]byte(raw)) {
+			return
+		}
+		var want, back bytes.Buffer
+		if err := json.Compact(&want, []byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Compact(&back, []byte(got)); err != nil || back.String() != want.String() {
+			t.Fatalf("indent(%q) = %q, which is another document (%v)", raw, got, err)
+		}
+		if depth(raw) <= flatDepth {
+			want.Reset()
+			_ = json.Indent(&want, []byte(raw), "", "  ")
+			if got != strings.TrimRight(want.String(), " \t\r\n") { // json.Indent keeps trailing space
+				t.Fatalf("indent(%q) = %q; json.Indent writes %q", raw, got, want.String())
+			}
+		}
+	})
+}
+
+// depth is how deep raw JSON nests.
+func depth(raw string) int {
+	d, most, inString, escaped := 0, 0, false, false
+	for _, c := range []byte(raw) {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == '[' || c == '{'):
+			d++
+			most = max(most, d)
+		case !inString && (c == ']' || c == '}'):
+			d--
+		}
+	}
+	return most
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -212,29 +213,47 @@ func (s *Server) sendNew(ctx context.Context, w io.Writer, tape string, at *plac
 		return false, nil
 	}
 	items := c.add(b.entries)
-	var html bytes.Buffer
+	html := &budgeted{limit: liveBytes}
 	for _, it := range items {
-		if err := s.pages["tape"].ExecuteTemplate(&html, "item", it); err != nil {
+		fit, err := s.renderItem(html, "item", it)
+		if err == nil && !fit {
+			err = s.renderNote(html, it, liveNote)
+		}
+		if err != nil {
 			return false, err
 		}
 	}
 	writeEvent(w, "entries", at.String(), html.Bytes())
+	left := liveBytes - html.Len()
 	for _, cv := range c.changed {
-		html.Reset()
-		if err := s.pages["tape"].ExecuteTemplate(&html, "call", cv); err != nil {
+		html = &budgeted{limit: max(0, left)}
+		fit, err := s.renderItem(html, "call", cv)
+		if err == nil && !fit && len(cv.DOMID) <= labelBytes {
+			// The block, answered, without its arguments and output.
+			note := *cv
+			note.Args, note.Output, note.Note = output{}, output{}, "answered; too large for the live view: reload the page to see it"
+			html.limit, fit = math.MaxInt, true
+			err = s.pages["tape"].ExecuteTemplate(html, "call", &note)
+		}
+		if err != nil {
 			return false, err
 		}
-		writeEvent(w, "call", "", html.Bytes())
+		if fit {
+			writeEvent(w, "call", "", html.Bytes())
+			left -= html.Len()
+		}
 	}
 	c.prune()
 	return false, nil
 }
 
-// readPast reads up to liveBatch entries past at: the rest of its folder,
-// then those of the anchors after it. It asks for reset when the entry
-// before at is not the one the stream sent there.
+// readPast reads up to liveBatch entries past at, of at most
+// liveReadBytes (and one entry at least): the rest of its folder, then
+// those of the anchors after it. It asks for reset when the entry before
+// at is not the one the stream sent there.
 func readPast(ctx context.Context, ix *projector.Projector, tape string, at place) (batch, error) {
 	b := batch{next: at}
+	read := 0 // bytes of the entries in b
 	for len(b.entries) < liveBatch {
 		room := liveBatch - len(b.entries)
 		pg := views.Page{Limit: room, Offset: b.next.offset}
@@ -256,6 +275,16 @@ func readPast(ctx context.Context, ix *projector.Projector, tape string, at plac
 			}
 			entries = entries[1:]
 		}
+		if n := fitRead(entries, &read, len(b.entries) == 0); n < len(entries) && len(stale) == 0 {
+			// The rest next look. (With lines that could not be read in
+			// the page, their places are not known: it is sent whole.)
+			b.next.offset += n
+			if n > 0 {
+				b.next.id = entries[n-1].ID
+			}
+			b.entries = append(b.entries, entries[:n]...)
+			return b, nil
+		}
 		if covered := min(room, total-b.next.offset); covered > 0 {
 			b.next.offset += covered
 			b.next.id = ""
@@ -274,6 +303,19 @@ func readPast(ctx context.Context, ix *projector.Projector, tape string, at plac
 		b.next = place{folder: a.Folder}
 	}
 	return b, nil
+}
+
+// fitRead is how many of entries fit in what is left of liveReadBytes
+// after *read, which it adds them to; the first of a look always fits.
+func fitRead(entries []tapelog.Entry, read *int, first bool) int {
+	for i, e := range entries {
+		size := len(e.Payload) + len(e.Meta)
+		if *read+size > liveReadBytes && !(first && i == 0) {
+			return i
+		}
+		*read += size
+	}
+	return len(entries)
 }
 
 // writeEvent writes one Server-Sent Event: each line of data on a data

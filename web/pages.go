@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"slices"
@@ -170,7 +171,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	d := sessionsData{Frame: s.frame("Sessions"), Filter: filter}
 	d.Nav = "sessions"
 	for _, ss := range got.list {
-		d.Sessions = append(d.Sessions, sessionRow{Session: ss, URL: tapeURL(ss.Name), Forks: s.ws.CountForks(ss.Name)})
+		d.Sessions = append(d.Sessions, sessionRow{Session: clipSession(ss), URL: tapeURL(ss.Name), Forks: s.ws.CountForks(ss.Name)})
 	}
 	d.Pager = newPager(offset, len(got.list), got.total, sessionsPage, func(o int) string { return withPage("/", r.URL.Query(), o, sessionsPage) })
 	s.respond(w, r, http.StatusOK, "sessions", d)
@@ -188,8 +189,9 @@ type tapeData struct {
 	// beyond; "" for none.
 	EarlierURL, LaterURL string
 	Anchor               anchorRow
-	Items                []*item
+	Entries              template.HTML // the entries' items, rendered within pageBytes (renderPage)
 	Bad                  []badLine
+	BadMore              int // bad lines past badShown, not listed
 	Warnings             []string
 	Pager                pager
 	Live                 string // the live stream's URL, when the page ends where the tape does
@@ -230,6 +232,7 @@ type tapeRead struct {
 	entries []tapelog.Entry
 	items   []*item // the entries as the page shows them
 	start   int     // the offset of the first entry in the anchor's
+	newest  bool    // the page of the anchor's newest entries: cut by bytes at its start
 	total   int
 	stale   []error
 	bad     []*tapelog.LineError
@@ -260,7 +263,12 @@ func (s *Server) anchorPage(w http.ResponseWriter, r *http.Request, folder strin
 		s.fail(w, r, err)
 		return
 	}
-	s.respond(w, r, http.StatusOK, "tape", s.tapeData(r, tape, folder, got))
+	d, err := s.tapeData(tape, got)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.respond(w, r, http.StatusOK, "tape", d)
 }
 
 func readTape(ctx context.Context, ix *projector.Projector, tape, folder string, pg views.Page) (tapeRead, error) {
@@ -282,7 +290,7 @@ func readTape(ctx context.Context, ix *projector.Projector, tape, folder string,
 	if t.entries, t.total, t.stale, err = ix.EntryPage(ctx, f, pg); err != nil {
 		return t, err
 	}
-	t.start = pg.Offset
+	t.start, t.newest = pg.Offset, pg.Offset < 0
 	if t.start < 0 {
 		t.start = max(0, t.total+t.start)
 	}
@@ -320,7 +328,8 @@ func findFolder(anchors []tapelog.Anchor, folder string) int {
 	return -1
 }
 
-func (s *Server) tapeData(r *http.Request, tape, folder string, t tapeRead) tapeData {
+func (s *Server) tapeData(tape string, t tapeRead) (tapeData, error) {
+	t.session = clipSession(t.session)
 	d := tapeData{Frame: s.frame(cmp.Or(t.session.Title, tape)), Session: t.session}
 	d.Tape, d.Session.Name = tape, tape
 	lo := max(0, min(t.at-anchorsShown/2, len(t.anchors)-anchorsShown))
@@ -333,24 +342,46 @@ func (s *Server) tapeData(r *http.Request, tape, folder string, t tapeRead) tape
 		d.LaterURL = anchorURL(tape, t.anchors[hi].Folder)
 	}
 	for i := lo; i < hi; i++ {
-		d.Anchors = append(d.Anchors, newAnchorRow(tape, t.anchors[i], t.counts, i == t.at))
+		d.Anchors = append(d.Anchors, newAnchorRow(tape, t.anchors[i], t.counts, i == t.at, timelineStateBytes))
 	}
-	d.Anchor = newAnchorRow(tape, t.anchors[t.at], t.counts, true)
-	d.Items = t.items
+	d.Anchor = newAnchorRow(tape, t.anchors[t.at], t.counts, true, foldBytes)
 	unacked := map[*tapelog.LineError]bool{}
 	for _, le := range s.ws.Unacknowledged(t.bad) {
 		unacked[le] = true
 	}
-	for _, le := range t.bad {
-		d.Bad = append(d.Bad, badLine{Path: le.Path, Line: le.Line, Reason: le.Reason, Acknowledged: !unacked[le]})
+	for i, le := range t.bad {
+		if i == badShown {
+			d.BadMore = len(t.bad) - badShown
+			break
+		}
+		d.Bad = append(d.Bad, badLine{Path: le.Path, Line: le.Line, Reason: clip(le.Reason), Acknowledged: !unacked[le]})
 	}
 	for _, err := range t.stale {
-		d.Warnings = append(d.Warnings, err.Error())
+		d.Warnings = append(d.Warnings, clip(err.Error()))
 	}
 	path := anchorURL(tape, d.Anchor.Folder)
-	d.Pager = newPager(t.start, len(t.entries)+len(t.stale), t.total, entriesPage, func(o int) string {
-		return path + "?from=" + strconv.Itoa(o)
-	})
+	link := func(o int) string { return path + "?from=" + strconv.Itoa(o) }
+	// Pages are cut by pageBytes too. Lines that could not be read are
+	// counted in the offsets but their places are not known: counting
+	// none of them, a page cut by bytes may show again what the one
+	// before it did, and skips nothing.
+	if !t.newest {
+		var shown int
+		var err error
+		if d.Entries, shown, err = s.renderPage(t.items); err != nil {
+			return d, err
+		}
+		if shown < len(t.items) { // the next page starts at the first not shown
+			d.Pager = newPager(t.start, shown, t.total, entriesPage, link)
+			return d, nil
+		}
+	} else {
+		var err error
+		if d.Entries, err = s.newestPage(tape, &t); err != nil {
+			return d, err
+		}
+	}
+	d.Pager = newPager(t.start, len(t.entries)+len(t.stale), t.total, entriesPage, link)
 	if t.at == len(t.anchors)-1 && t.start+entriesPage >= t.total {
 		at := place{folder: d.Anchor.Folder, offset: t.total}
 		if len(t.stale) == 0 && len(t.entries) > 0 { // else the entry before is unknown: not checked
@@ -358,16 +389,48 @@ func (s *Server) tapeData(r *http.Request, tape, folder string, t tapeRead) tape
 		}
 		d.Live = liveURL(tape, at, t.start)
 	}
-	return d
+	return d, nil
 }
 
-func newAnchorRow(tape string, a tapelog.Anchor, counts map[string]int, current bool) anchorRow {
-	row := anchorRow{Name: a.Name, Folder: a.Folder, Date: a.Entry.Date, Seq: a.Seq, Entries: counts[a.Folder],
+// newAnchorRow is an anchor as the pages list it, its state indented to
+// at most stateBytes.
+// newestPage renders the newest of t's items that fit in pageBytes, and
+// moves t's start to the first of them: the entries before are the
+// previous page's. What is left is folded again, so that a result whose
+// call was left out shows itself.
+func (s *Server) newestPage(tape string, t *tapeRead) (template.HTML, error) {
+	items := t.items
+	for {
+		html, skipped, err := s.renderNewest(items)
+		if err != nil || skipped == 0 {
+			return html, err
+		}
+		t.start += skipped
+		t.entries = t.entries[skipped:]
+		c := newChat(tape)
+		items = c.add(t.entries)
+		c.finish()
+	}
+}
+
+func newAnchorRow(tape string, a tapelog.Anchor, counts map[string]int, current bool, stateBytes int) anchorRow {
+	row := anchorRow{Name: clip(a.Name), Folder: a.Folder, Date: clip(a.Entry.Date), Seq: a.Seq, Entries: counts[a.Folder],
 		URL: anchorURL(tape, a.Folder), Current: current}
 	if len(a.State) > 0 && string(a.State) != "{}" && string(a.State) != "null" {
-		row.State = indent(a.State)
+		var folded int
+		if row.State, folded = indent(a.State, stateBytes); folded > 0 {
+			row.State += fmt.Sprintf("\n… %d more bytes", folded)
+		}
 	}
 	return row
+}
+
+// clipSession is a session with what its entries named cut to labelBytes:
+// a title read from a first prompt of megabytes is a line on the page.
+func clipSession(s sessions.Session) sessions.Session {
+	s.Title, s.CWD, s.Branch, s.Model = clip(s.Title), clip(s.CWD), clip(s.Branch), clip(s.Model)
+	s.Source, s.Parent = clip(s.Source), clip(s.Parent)
+	return s
 }
 
 // entry redirects to the page of an entry's anchor that holds it.
@@ -395,11 +458,37 @@ func (s *Server) entry(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, notFound("tape %s has no entry %q", tape, id))
 		return
 	}
+	from := p.offset / entriesPage * entriesPage
+	if from < p.offset {
+		// The page of entriesPage that holds it, unless pageBytes cuts
+		// that page before it: then the page that starts at it.
+		shown, err := s.pageShows(r.Context(), tape, p.folder, from, id)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if !shown {
+			from = p.offset
+		}
+	}
 	to := anchorURL(tape, p.folder)
-	if from := p.offset / entriesPage * entriesPage; from > 0 {
+	if from > 0 {
 		to += "?from=" + strconv.Itoa(from)
 	}
 	http.Redirect(w, r, to+"#e-"+url.PathEscape(id), http.StatusSeeOther)
+}
+
+// pageShows reports whether the page of folder's entries from offset
+// shows the entry id, as the page renders it.
+func (s *Server) pageShows(ctx context.Context, tape, folder string, offset int, id string) (bool, error) {
+	t, err := read(ctx, s, func(ix *projector.Projector) (tapeRead, error) {
+		return readTape(ctx, ix, tape, folder, views.Page{Limit: entriesPage, Offset: offset})
+	})
+	if err != nil {
+		return false, err
+	}
+	_, shown, err := s.renderPage(t.items)
+	return slices.ContainsFunc(t.items[:shown], func(it *item) bool { return it.ID == id }), err
 }
 
 // The search page.
@@ -554,6 +643,7 @@ func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 	d.Counts = got.counts
 	for _, c := range got.list {
 		row := callRow{Listed: c, TapeURL: tapeURL(c.Tape), Args: oneLine(compact(c.Arguments), 160)}
+		row.Name = clip(c.Name)
 		if c.Entry != "" { // "" for a call whose line changed since it was indexed
 			row.URL = entryURL(c.Tape, c.Entry)
 		}
@@ -561,7 +651,8 @@ func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 			row.Took = took(*c.DurationMS)
 		}
 		if c.Result != nil {
-			row.Result = oneLine(resultText(c.Result), 160)
+			text, _ := resultText(c.Result)
+			row.Result = oneLine(text, 160)
 		}
 		d.Calls = append(d.Calls, row)
 	}
@@ -647,7 +738,7 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 			row.Group = fmt.Sprintf("%s %03d %s", u.Tape, u.AnchorSeq, u.Anchor)
 			row.URL = tapeURL(u.Tape)
 		case "model":
-			row.Group = cmp.Or(u.Model, "(no model)")
+			row.Group = cmp.Or(clip(u.Model), "(no model)")
 		case "day":
 			row.Group = cmp.Or(u.Day, "(no date)")
 		}
@@ -667,12 +758,12 @@ func compact(raw json.RawMessage) string {
 	return b.String()
 }
 
-// oneLine is s on one line, cut at n runes with … where it was cut.
+// oneLine is s on one line, cut at n runes with … where it was cut. It
+// reads no more of s than it keeps.
 func oneLine(s string, n int) string {
-	r := []rune(s)
-	out := make([]rune, 0, min(len(r), n+1))
+	out := make([]rune, 0, min(len(s), n+1))
 	space := false
-	for _, c := range r {
+	for _, c := range s {
 		if len(out) >= n {
 			return string(out) + "…"
 		}
