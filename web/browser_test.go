@@ -554,3 +554,43 @@ func TestBrowserHiddenTabPauses(t *testing.T) {
 		t.Errorf("the page shows %d of the two entries, want each once", n)
 	}
 }
+
+// TestBrowserLiveIDInjectsNothing: an entry whose id holds a line break
+// and a data field (any agent can append one) shows as an entry, and the
+// markup in its id is text: no meta refresh takes the page elsewhere. A
+// stream paused and resumed after it goes on from its place.
+func TestBrowserLiveIDInjectsNothing(t *testing.T) {
+	ws := fixture(t)
+	srv := newServer(t, ws, Options{Poll: 50 * time.Millisecond})
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	tab := newBrowser(t)
+	open(t, tab, hs.URL+"/t/demo")
+	do(t, tab, "see the live tape", chromedp.WaitVisible(css(`#entries[data-live] #e-m3`)))
+	const id = "x\ndata: <meta http-equiv=refresh content=\"0;url=/search?q=injected\">\r\ny"
+	messages := filepath.Join(ws.Dir(), "tapes", "demo", "anchors", "002_review", "messages.jsonl")
+	appendByProcess(t, messages, `{"id":`+strconv.Quote(id)+`,"kind":"message","payload":{"role":"user","content":"an odd id"},"date":"2026-11-20T10:00:02Z"}`)
+	// Its own event, whose id is its place. (HTML reads a CR LF in an
+	// attribute as an LF.)
+	waitScript(t, tab, "see the entry whose id holds a data field",
+		`document.getElementById("e-"+`+strconv.Quote(strings.ReplaceAll(id, "\r\n", "\n"))+`) !== null`)
+	appendByProcess(t, messages, `{"id":"after","kind":"message","payload":{"role":"user","content":"after it"},"date":"2026-11-20T10:00:03Z"}`)
+	do(t, tab, "see the entry after it", chromedp.WaitVisible(css(`#entries > #e-after`)))
+	if n := eval[int](t, tab, `document.querySelectorAll("meta[http-equiv]").length`); n != 0 {
+		t.Errorf("the page holds %d meta elements with http-equiv", n)
+	}
+	hide := func(hidden bool) {
+		do(t, tab, "hide or show the tab", chromedp.Evaluate[chromedp.Void](
+			`Object.defineProperty(document, "hidden", {configurable: true, get: () => `+strconv.FormatBool(hidden)+`});
+			 document.dispatchEvent(new Event("visibilitychange"))`))
+	}
+	hide(true)
+	waitScript(t, tab, "the stream pauses", `document.getElementById("entries").dataset.stream === "paused"`)
+	appendByProcess(t, messages, `{"id":"meanwhile","kind":"message","payload":{"role":"user","content":"while hidden"},"date":"2026-11-20T10:00:04Z"}`)
+	hide(false)
+	do(t, tab, "see what was written while hidden", chromedp.WaitVisible(css(`#entries > #e-meanwhile`)))
+	if n := eval[int](t, tab, `document.querySelectorAll('#entries > [id="e-after"]').length`); n != 1 {
+		t.Errorf("the page shows the entry before the pause %d times, want once", n)
+	}
+	at(t, tab, hs.URL+"/t/demo")
+}
