@@ -94,7 +94,7 @@ func (p *Projector) CatchUpBeside(ctx context.Context, wait time.Duration, rec *
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("index pass: %w", ctx.Err())
 	}
-	return stats, err
+	return stats, p.diskFull(err)
 }
 
 // DataVersion is SQLite's data_version of DB's connection: it differs
@@ -144,7 +144,7 @@ func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration, sc 
 		// under a running pass, whose own error then only says "closed".
 		err = fmt.Errorf("index pass: %w", ctx.Err())
 	}
-	return stats, err
+	return stats, p.diskFull(err)
 }
 
 // passLocked runs a pass in one transaction; the caller holds the lock.

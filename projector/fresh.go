@@ -23,9 +23,9 @@ type Reading struct {
 	// first build of a large workspace takes a while).
 	Progress func(Stats)
 	// Stale, if set, is told when another process held the index for
-	// longer than ReadWait: the read then sees the index as it stands,
-	// and the caller says so (the CLI warns). If it is nil, that is an
-	// error that wraps ErrLocked.
+	// longer than ReadWait, or the disk is full: the read then sees the
+	// index as it stands, and the caller says so (the CLI warns). If it
+	// is nil, that is an error that wraps ErrLocked or ErrDiskFull.
 	Stale func(err error)
 	// StartWatcher, if set, is called when no watcher runs on the
 	// workspace, before the read catches up itself: the CLI starts one in
@@ -51,9 +51,10 @@ func (p *Projector) syncWatcher(ctx context.Context, r Reading) (bool, error) {
 	return false, nil
 }
 
-// locked hands an error that wraps ErrLocked to Stale, if it is set.
+// locked hands an error that wraps ErrLocked or ErrDiskFull to Stale, if
+// it is set.
 func (r Reading) locked(err error) error {
-	if r.Stale != nil && errors.Is(err, ErrLocked) {
+	if r.Stale != nil && (errors.Is(err, ErrLocked) || errors.Is(err, ErrDiskFull)) {
 		r.Stale(err)
 		return nil
 	}
@@ -118,7 +119,7 @@ func readBeside[T any](ctx context.Context, p *Projector, r Reading, read func()
 	found, readErr := read()
 	caughtUp := <-done
 	switch {
-	case errors.Is(caughtUp, ErrLocked):
+	case errors.Is(caughtUp, ErrLocked), errors.Is(caughtUp, ErrDiskFull):
 		if err := r.locked(caughtUp); err != nil {
 			return found, err
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 )
 
 // Exit codes, documented in `tape --help` and README.md.
@@ -79,7 +80,10 @@ func report(w io.Writer, err error) {
 	}
 	fmt.Fprintf(w, "tape: %s\n", printable(msg))
 	var h hintError
-	if errors.As(err, &h) && h.hint != "" {
+	switch {
+	case errors.As(err, &h) && h.hint != "":
 		fmt.Fprintf(w, "hint: %s\n", printable(h.hint))
+	case projector.IsDiskFull(err) && !errors.Is(err, projector.ErrDiskFull): // that one says what to do
+		fmt.Fprintln(w, "hint: the disk is full: free space on it (df -h shows where), then run the command again")
 	}
 }
