@@ -78,6 +78,46 @@ func TestBadAnchorFixedInPlace(t *testing.T) {
 	sameAsRebuild(t, ws, p, "armadillo")
 }
 
+// An edit in place that keeps the file's size and its mtime too (touch
+// -r, a restore, a sync tool) is seen without a watcher: its ctime,
+// which no one can set, changed. Issue 29 found it never indexed.
+func TestEditInPlaceKeepingMtimeIsSeen(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsgs(t, ws, "main", []string{"the walrus said hello", "and the carpenter"})
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/messages.jsonl")
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(data), "walrus")
+	copy(data[i:], "zebras")
+	f, err := os.OpenFile(file, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(file, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if now, err := os.Stat(file); err != nil || now.Size() != fi.Size() || !now.ModTime().Equal(fi.ModTime()) {
+		t.Fatalf("the edit changed the size or mtime: %v", err)
+	}
+	catchUp(t, p)
+	if found(t, p, "walrus") || !found(t, p, "zebras") {
+		t.Error("an edit in place that kept size and mtime is not in the index")
+	}
+	sameAsRebuild(t, ws, p, "walrus", "zebras")
+}
+
 // An edit in place in the middle of a file, keeping its size, is seen.
 func TestEditInPlaceIsSeen(t *testing.T) {
 	ws := newWorkspace(t)

@@ -491,29 +491,21 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 		known = false // its rows and checkpoint went when it became unreadable: read it all
 	}
 	now := checkpoint{id: cp.id, dev: fi.Dev, ino: fi.Ino, size: fi.Size, mtimeNS: fi.ModTime.UnixNano()}
-	if known && cp.dev == now.dev && cp.ino == now.ino && cp.size == now.size && cp.mtimeNS == now.mtimeNS {
-		if sameCtime {
-			return false, nil
-		}
-		// Unchanged, but its ctime is not: maybe its mode changed, and a
-		// rebuild could not open it.
-		s, err := t.ScanFileWith(&w.buf, a, fi.Name, tapelog.FilePos{})
-		if le := (*tapelog.LineError)(nil); errors.As(err, &le) {
-			return true, w.unreadable(ctx, key, badLine{line: le.Line, offset: le.Offset, reason: le.Reason})
-		}
-		if err != nil {
-			return false, err
-		}
-		s.Close()
+	sameFile := known && cp.dev == now.dev && cp.ino == now.ino
+	if sameFile && cp.size == now.size && cp.mtimeNS == now.mtimeNS && sameCtime {
 		return false, nil
 	}
 	w.stats.FilesRead++
 	from := tapelog.FilePos{}
 	// Go on from the checkpoint if the file can only have grown: the same
-	// file, not shorter, and not the same size with a new mtime (an edit in
-	// place, which the fingerprint would miss in the middle of the file).
-	appended := fi.Size > cp.size || (fi.Size == cp.size && now.mtimeNS == cp.mtimeNS)
-	if known && cp.dev == now.dev && cp.ino == now.ino && fi.Size >= cp.pos.Offset && appended {
+	// file, longer. Not one of the same size, whatever its mtime: an edit
+	// in place, which the fingerprint would miss in the middle of the
+	// file, may keep the size, and the mtime too (touch -r, a restore, a
+	// sync tool); only its ctime, which no one can set, then says so. A
+	// chmod changes the ctime alone, and costs a read of the file: rare,
+	// and a rebuild could not have opened a file that can no longer be
+	// read either.
+	if sameFile && fi.Size > cp.size && fi.Size >= cp.pos.Offset {
 		from = cp.pos
 	}
 	s, err := t.ScanFileWith(&w.buf, a, fi.Name, from)
