@@ -218,7 +218,7 @@ func (c *checker) tapeDir(ctx context.Context, t *Tape) error {
 		return nil
 	}
 	if err != nil {
-		c.add(CheckUnreadable, t.anchorsPath(), 0, "cannot list: "+err.Error(), c.unreadableFix(t.anchorsPath(), "u+rwx"))
+		c.add(CheckUnreadable, t.anchorsPath(), 0, "cannot list: "+IOReason(err), c.unreadableFix(t.anchorsPath(), "u+rwx"))
 		return nil
 	}
 	for _, d := range dirents {
@@ -272,7 +272,7 @@ func (c *checker) folder(t *Tape, f Folder) {
 	dir := t.folderPath(f.Name)
 	dirents, err := c.ws.readDir(dir)
 	if err != nil {
-		c.add(CheckUnreadable, dir, 0, "cannot list: "+err.Error(), c.unreadableFix(dir, "u+rwx"))
+		c.add(CheckUnreadable, dir, 0, "cannot list: "+IOReason(err), c.unreadableFix(dir, "u+rwx"))
 		return
 	}
 	for _, d := range dirents {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -25,6 +27,22 @@ type LineError struct {
 
 // Unwrap returns the I/O error behind a file that could not be read.
 func (e *LineError) Unwrap() error { return e.Err }
+
+// IOReason is what an I/O error says without the path it names: a
+// LineError's Path names the file already, and "l.jsonl: cannot open:
+// statat tapes/main/anchors/001_start/l.jsonl: path escapes from parent"
+// said it twice (issue 29).
+func IOReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err.Error()
+	}
+	return err.Error()
+}
 
 func (e *LineError) Error() string {
 	if e.Line == 0 {

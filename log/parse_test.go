@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -220,4 +224,20 @@ func FuzzParseWhen(f *testing.F) {
 			t.Fatalf("ParseWhen(%q) = %v, after now (%v)", s, got, now)
 		}
 	})
+}
+
+func TestIOReasonLeavesOutThePath(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&fs.PathError{Op: "statat", Path: "tapes/main/anchors/001_start/l.jsonl", Err: errors.New("path escapes from parent")}, "path escapes from parent"},
+		{fmt.Errorf("open: %w", &fs.PathError{Op: "open", Path: "x", Err: syscall.EACCES}), "permission denied"},
+		{&os.LinkError{Op: "rename", Old: "a", New: "b", Err: syscall.ENOENT}, "no such file or directory"},
+		{errors.New("not a regular file"), "not a regular file"},
+	} {
+		if got := IOReason(tc.err); got != tc.want {
+			t.Errorf("IOReason(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
 }

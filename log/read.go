@@ -122,7 +122,7 @@ func (t *Tape) readFolder(ctx context.Context, a Anchor, yield func(Entry, error
 	dir := t.folderPath(a.Folder)
 	_, files, _, err := t.FolderFiles(a.Folder)
 	if err != nil {
-		return yield(Entry{}, &LineError{Path: dir, Reason: "cannot list folder: " + err.Error()})
+		return yield(Entry{}, &LineError{Path: dir, Reason: "cannot list folder: " + IOReason(err)})
 	}
 	cursors := make([]*fileCursor, 0, len(files))
 	defer func() {

@@ -70,7 +70,7 @@ func (t *Tape) ScanFileWith(buf *ScanBuffer, a Anchor, name string, from FilePos
 	rel := path.Join(t.folderPath(a.Folder), name)
 	f, err := t.openRegular(rel)
 	if err != nil {
-		return nil, &LineError{Path: rel, Reason: "cannot open: " + err.Error(), Err: err}
+		return nil, &LineError{Path: rel, Reason: "cannot open: " + IOReason(err), Err: err}
 	}
 	if buf == nil {
 		buf = &ScanBuffer{}
@@ -263,7 +263,7 @@ func (t *Tape) FolderFiles(folder string) (anchor *FileInfo, files []FileInfo, l
 			continue
 		}
 		if err != nil {
-			fi = FileInfo{Name: name, Err: &LineError{Path: path.Join(dirPath, name), Reason: "cannot open: " + err.Error(), Err: err}}
+			fi = FileInfo{Name: name, Err: &LineError{Path: path.Join(dirPath, name), Reason: "cannot open: " + IOReason(err), Err: err}}
 		}
 		files = append(files, fi)
 	}

@@ -330,7 +330,7 @@ func statKnown(t *tapelog.Tape, f tapelog.Folder, old folderMark, unreadable map
 		if unreadable[name] {
 			fi, err = t.Stat(f.Name, name) // through the root, which says why it cannot be read
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				fi = tapelog.FileInfo{Name: name, Err: &tapelog.LineError{Reason: "cannot open: " + err.Error(), Err: err}}
+				fi = tapelog.FileInfo{Name: name, Err: &tapelog.LineError{Reason: "cannot open: " + tapelog.IOReason(err), Err: err}}
 				err = nil
 			}
 		} else {

@@ -288,7 +288,7 @@ func (r *lineLoader) load(l located) (tapelog.Entry, error) {
 			return e, err
 		}
 		if r.f, err = t.OpenFile(key.folder, key.name); err != nil {
-			return e, stale(e, "cannot open: "+err.Error())
+			return e, stale(e, "cannot open: "+tapelog.IOReason(err))
 		}
 	}
 	if cap(r.buf) < l.length {
@@ -344,12 +344,15 @@ func (p *Projector) BadLines(ctx context.Context, tape string, folders []string)
 }
 
 // Unlisted returns, for the given tapes (nil for all), the bad lines that
-// say a tape's anchors folder, or one anchor folder, could not be listed:
-// the index has nothing of what they hold. A tape's comes first.
+// say a tape's anchors folder, or one anchor folder, could not be listed,
+// or a file could not be opened: the index has nothing of what they hold,
+// and a search must say so (issue 29 found a file made unreadable left
+// out of search without a word). A tape's comes first, then its folders',
+// each before its files'.
 func (p *Projector) Unlisted(ctx context.Context, tapes []string) ([]*tapelog.LineError, error) {
-	c := conds{where: []string{"file = ''", "line = 0"}}
+	c := conds{where: []string{"line = 0"}}
 	c.in("tape", tapes, tapes != nil)
-	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder, reason FROM bad_lines WHERE `+strings.Join(c.where, " AND ")+` ORDER BY tape, folder`, c.args...)
+	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder, file, reason FROM bad_lines WHERE `+strings.Join(c.where, " AND ")+` ORDER BY tape, folder, file`, c.args...)
 	if err != nil {
 		return nil, fmt.Errorf("query unreadable folders: %w", err)
 	}
@@ -358,7 +361,7 @@ func (p *Projector) Unlisted(ctx context.Context, tapes []string) ([]*tapelog.Li
 	for rows.Next() {
 		var pos tapelog.Position
 		le := &tapelog.LineError{}
-		if err := rows.Scan(&pos.Tape, &pos.Folder, &le.Reason); err != nil {
+		if err := rows.Scan(&pos.Tape, &pos.Folder, &pos.File, &le.Reason); err != nil {
 			return nil, err
 		}
 		le.Path = pos.Path()

@@ -327,6 +327,23 @@ func TestCLIUnreadableFile(t *testing.T) {
 		!strings.Contains(stderr, "leak.jsonl") || !strings.Contains(stderr, "could not be read") {
 		t.Errorf("log with an unreadable file: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if strings.Count(line, "leak.jsonl") > 1 {
+			t.Errorf("a warning names the file twice: %q", line)
+		}
+	}
+	if out, _, _ := runTape(t, ws, "doctor"); strings.Count(out, "leak.jsonl") != 1 {
+		t.Errorf("doctor names the unreadable file other than once:\n%s", out)
+	}
+	// Search answers from the rest, and says what it did not search
+	// (issue 29: it said nothing).
+	stdout, stderr, code = runTape(t, ws, "search", "readable")
+	if code != 0 || !strings.Contains(stdout, "readable") || !strings.Contains(stderr, "leak.jsonl") || !strings.Contains(stderr, "not searched") {
+		t.Errorf("search with an unreadable file: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if _, stderr, code := runTape(t, ws, "search", "secret"); code != exitNoMatch || !strings.Contains(stderr, "leak.jsonl") {
+		t.Errorf("search for a word of the unreadable file only: exit %d, stderr %s; want no match and the warning", code, stderr)
+	}
 }
 
 // A tape whose anchors folder cannot be listed (here a symlink out of the
