@@ -19,6 +19,8 @@
 //     refresh.go brings those up to the local index's views.
 //   - mirror.go: `tape watch --sync`, a sync after every pass that
 //     never holds the watcher up.
+//   - forget.go: `tape sync --forget`, a workspace's rows removed from
+//     the server (one made again in the same folder has a new id).
 //   - dump.go: a workspace's rows as text, to compare two servers.
 //   - textsearch.go: full-text search on the server, PostgreSQL's, fed
 //     the local index's tokens (CJK bigrams, camelCase parts).

@@ -384,6 +384,7 @@ var ErrNoWorkspace = errors.New("remote: no such workspace on the server")
 type Workspace struct {
 	ID, Name, Host, Path string
 	SyncedAt             time.Time // zero before its first sync ended
+	Tapes                int       // its tapes (sessions) on the server
 }
 
 // Workspaces lists the workspaces on the server whose name or id is one
@@ -396,17 +397,28 @@ func Workspaces(ctx context.Context, conn *pgx.Conn, names []string) ([]Workspac
 	if names != nil {
 		w.add(`(name = ANY(?) OR id = ANY(?))`, names, names)
 	}
-	rows, err := conn.Query(ctx, `SELECT id, name, host, path, synced_at FROM tape.workspaces`+w.String()+` ORDER BY name, id`, w.args...)
+	rows, err := conn.Query(ctx, `SELECT id, name, host, path, synced_at, (SELECT count(*) FROM tape.tapes t WHERE t.workspace_id = w.id)
+		FROM tape.workspaces w`+w.String()+` ORDER BY name, id`, w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list workspaces: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Workspace, error) {
+	return collectWorkspaces(rows)
+}
+
+// collectWorkspaces reads rows of id, name, host, path, synced_at and
+// the count of tapes.
+func collectWorkspaces(rows pgx.Rows) ([]Workspace, error) {
+	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Workspace, error) {
 		var ws Workspace
 		var at *time.Time
-		err := r.Scan(&ws.ID, &ws.Name, &ws.Host, &ws.Path, &at)
+		err := r.Scan(&ws.ID, &ws.Name, &ws.Host, &ws.Path, &at, &ws.Tapes)
 		if at != nil {
 			ws.SyncedAt = at.UTC()
 		}
 		return ws, err
 	})
+	if err != nil {
+		return nil, fmt.Errorf("list workspaces: %w", err)
+	}
+	return all, nil
 }

@@ -31,6 +31,11 @@ type SyncStats struct {
 	// Unsynced names the files and folders that could not be synced, and
 	// why; the next sync tries them again.
 	Unsynced []string
+	// SamePlace are the other workspaces on the server that last synced
+	// from this host and folder: most likely this one's before it was
+	// made again (a new id), whose sessions --remote counts beside its
+	// own until it is forgotten (Forget).
+	SamePlace []Workspace
 }
 
 // add adds what a committer wrote.
@@ -103,6 +108,10 @@ func Sync(ctx context.Context, ix *projector.Projector, conn *pgx.Conn, opts Syn
 	if err := register(ctx, conn, ws, id, saved, opts.Moved); err != nil {
 		return SyncStats{}, err
 	}
+	samePlace, err := workspacesAt(ctx, conn, id.ID, ws.Dir())
+	if err != nil {
+		return SyncStats{}, err
+	}
 	local, err := readLocal(ctx, ix)
 	if err != nil {
 		return SyncStats{}, err
@@ -112,9 +121,10 @@ func Sync(ctx context.Context, ix *projector.Projector, conn *pgx.Conn, opts Syn
 			return SyncStats{}, err
 		}
 	} else if same, err := syncedState(ctx, conn, id.ID, local.digest); err != nil || same {
-		return SyncStats{}, err
+		return SyncStats{SamePlace: samePlace}, err
 	}
 	s := &syncer{ix: ix, ws: ws, conn: conn, wsID: id.ID, opts: opts, batch: newBatch(), tapes: map[string]*tapelog.Tape{}}
+	s.stats.SamePlace = samePlace
 	s.opts.BatchRows = cmp.Or(s.opts.BatchRows, DefaultBatchRows)
 	s.opts.BatchBytes = cmp.Or(s.opts.BatchBytes, DefaultBatchBytes)
 	defer s.closeTapes()
@@ -233,6 +243,18 @@ func register(ctx context.Context, conn *pgx.Conn, ws *tapelog.Workspace, id tap
 		return fmt.Errorf("register the workspace: %w", err)
 	}
 	return nil
+}
+
+// workspacesAt lists the workspaces on the server, but the one of id,
+// that last synced from this host and the .tape folder dir.
+func workspacesAt(ctx context.Context, conn *pgx.Conn, id, dir string) ([]Workspace, error) {
+	host, _ := os.Hostname()
+	rows, err := conn.Query(ctx, `SELECT id, name, host, path, synced_at, (SELECT count(*) FROM tape.tapes t WHERE t.workspace_id = w.id)
+		FROM tape.workspaces w WHERE host = $1 AND path = $2 AND id <> $3 ORDER BY id`, host, dir, id)
+	if err != nil {
+		return nil, fmt.Errorf("list the workspaces synced from here: %w", err)
+	}
+	return collectWorkspaces(rows)
 }
 
 type fileKey = tapelog.FileKey

@@ -16,9 +16,14 @@ import (
 // SyncCmd is `tape sync`.
 type SyncCmd struct {
 	URL   string `arg:"" optional:"" placeholder:"postgres://USER@HOST/DB" help:"The server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
-	JSON  bool   `help:"Print one JSON object: workspace, workspace_id, server, entries, bad_lines, bytes, files, removed, tapes, seconds."`
+	JSON  bool   `help:"Print one JSON object: workspace, workspace_id, server, entries, bad_lines, bytes, files, removed, tapes, seconds (--list: one per workspace: workspace, workspace_id, host, path, synced_at, tapes, here; --forget: workspace, workspace_id, server, tapes)."`
 	Full  bool   `help:"Remove this workspace's rows from the server and send everything again (after rows were changed there by hand)."`
 	Moved bool   `help:"This workspace moved here from the host or folder it last synced from (else a sync from elsewhere is refused as a copy's)."`
+	List  bool   `help:"List the workspaces on the server instead of syncing: name, id, the host and folder each last synced from, when, and its tapes."`
+	// Forget is --forget ID: a workspace made again in the same folder
+	// has a new id, and the old one's sessions stay on the server,
+	// counted twice by --remote, until they are removed.
+	Forget string `placeholder:"ID" help:"Remove a workspace's rows from the server instead of syncing, by its id (--list shows it): one made again in the same folder, or deleted."`
 	// BatchRows bounds a transaction (remote.SyncOptions): the tests make
 	// it small, so that a sync killed at random is killed mid-way.
 	BatchRows int `name:"batch-rows" hidden:""`
@@ -44,12 +49,22 @@ set up the server and a role with only the rights sync needs.
 local index as the last sync left it ends at once; --full sends everything
 again, for a server whose rows were changed by hand.
 
+--list lists the workspaces on the server, and --forget ID removes one's
+rows from it: a workspace made again in the same folder has a new id, and
+the old one's sessions stay on the server, counted beside the new one's by
+--remote, until it is forgotten (a sync says so when it sees one).
+
 Examples:
   tape sync postgres://tape@db.internal/team
-  TAPE_PG_URL=postgres://tape@db.internal/team tape sync --json`
+  TAPE_PG_URL=postgres://tape@db.internal/team tape sync --json
+  tape sync --list
+  tape sync --forget 01KBXH4B8P3S2X5GZ4Q6M8N0RT`
 }
 
 func (c *SyncCmd) Run(env *Env, g *Globals) error {
+	if c.List || c.Forget != "" {
+		return c.runServer(env, g)
+	}
 	u, err := serverURL(env, g, c.URL)
 	if err != nil {
 		return err
@@ -93,6 +108,11 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
+	for _, o := range st.SamePlace {
+		fmt.Fprintf(env.Stderr, "tape: warning: the server also holds workspace %s (%s, %s), last synced from this folder: if it is this workspace before it was made again, --remote counts its sessions twice\n",
+			printable(o.Name), o.ID, plural(o.Tapes, "tape", "tapes"))
+		fmt.Fprintf(env.Stderr, "hint: 'tape sync --forget %s' removes it from the server\n", o.ID)
+	}
 	rec := records.Sync{Workspace: id.Name, WorkspaceID: id.ID, Server: remote.Redact(u), Entries: st.Entries, BadLines: st.BadLines,
 		Bytes: st.Bytes, Files: st.Files, Removed: st.Removed, Tapes: st.Tapes, Seconds: time.Since(start).Seconds()}
 	if c.JSON {
@@ -110,6 +130,75 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
+}
+
+// runServer is `tape sync --list` and `tape sync --forget ID`: what the
+// server holds, and removing a workspace from it.
+func (c *SyncCmd) runServer(env *Env, g *Globals) error {
+	switch {
+	case c.List && c.Forget != "":
+		return usagef("--list or --forget, not both")
+	case c.Full || c.Moved:
+		return usagef("--full and --moved are for a sync, not --list or --forget")
+	}
+	conn, u, err := connectServer(env, g, c.URL)
+	if err != nil {
+		return err
+	}
+	defer closeServer(conn)
+	if c.Forget != "" {
+		ws, err := remote.Forget(env.Context(), conn, c.Forget)
+		if err != nil {
+			return serverFailed(err, u, "")
+		}
+		rec := records.Forget{Workspace: ws.Name, WorkspaceID: ws.ID, Server: remote.Redact(u), Tapes: ws.Tapes}
+		if c.JSON {
+			return newJSONLines(env.Stdout).write(rec)
+		}
+		_, err = fmt.Fprintf(env.Stdout, "removed workspace %s (%s) from %s: %s, last synced from %s:%s\n", printable(ws.Name), ws.ID, rec.Server,
+			plural(ws.Tapes, "tape", "tapes"), printable(ws.Host), printable(ws.Path))
+		return err
+	}
+	all, err := remote.Workspaces(env.Context(), conn, nil)
+	if err != nil {
+		return serverFailed(err, u, "")
+	}
+	here := ""
+	if ws, err := g.workspace(env); err == nil {
+		if id := ws.Config().Workspace; id != nil {
+			here = id.ID
+		}
+		ws.Close()
+	}
+	return printServerWorkspaces(env, c.JSON, all, here)
+}
+
+// printServerWorkspaces prints the workspaces on a server, marking the
+// one whose id is here's.
+func printServerWorkspaces(env *Env, asJSON bool, all []remote.Workspace, here string) error {
+	if asJSON {
+		out := newJSONLines(env.Stdout)
+		for _, ws := range all {
+			rec := records.ServerWorkspace{Workspace: ws.Name, WorkspaceID: ws.ID, Host: ws.Host, Path: ws.Path, SyncedAt: records.Time(ws.SyncedAt),
+				Tapes: ws.Tapes, Here: ws.ID == here}
+			if err := out.write(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	t := table{columns: []column{{}, {}, {give: 1, min: 16}, {}, {right: true}}}
+	for _, ws := range all {
+		name, synced := ws.Name, "never"
+		if ws.ID == here {
+			name += " (here)"
+		}
+		if !ws.SyncedAt.IsZero() {
+			synced = ws.SyncedAt.Local().Format("2006-01-02 15:04")
+		}
+		t.add(text(name), text(ws.ID), text(ws.Host+":"+ws.Path), text(synced), counted(ws.Tapes, "tape", "tapes"))
+	}
+	return t.write(env.Stdout, terminalColumns(env.Stdout), env.color)
 }
 
 // RestoreCmd is `tape restore`.

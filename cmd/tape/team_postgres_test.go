@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,4 +91,62 @@ func TestPostgresSyncWaitsForALock(t *testing.T) {
 	if !remoteFinds(t, dir, url, "after the lock") {
 		t.Error("the entry appended before the sync is not on the server")
 	}
+}
+
+// A workspace deleted and made again in the same folder syncs under a
+// new id, and the old one's sessions stay on the server: the sync names
+// the old one and the command that removes it; tape sync --list shows
+// both, the new one as here; tape sync --forget removes the old one, and
+// --remote counts each session once.
+func TestPostgresForgetAWorkspaceMadeAgain(t *testing.T) {
+	dir := newCLIWorkspace(t)
+	url := pgServer.DB(t)
+	mustProcess(t, dir, nil, "append", "--kind", "message", `{"role":"user","content":"made twice"}`)
+	mustProcess(t, dir, nil, "sync", url)
+	old := workspaceID(t, dir)
+	if err := os.RemoveAll(filepath.Join(dir, ".tape")); err != nil {
+		t.Fatal(err)
+	}
+	mustProcess(t, dir, nil, "init")
+	mustProcess(t, dir, nil, "append", "--kind", "message", `{"role":"user","content":"made twice"}`)
+	_, stderr, code := runWithEnv(t, dir, nil, "sync", url)
+	if code != 0 || !strings.Contains(stderr, "warning: the server also holds workspace") || !strings.Contains(stderr, "hint: 'tape sync --forget "+old+"'") {
+		t.Fatalf("the sync of the workspace made again: exit %d, stderr:\n%s\nwant a warning naming %s and the command that removes it", code, stderr, old)
+	}
+	recs := jsonRecords(t, mustProcess(t, dir, nil, "sync", "--list", url, "--json"))
+	if len(recs) != 2 || recs[0]["here"] == recs[1]["here"] {
+		t.Fatalf("tape sync --list: %v; want two workspaces, one of them here", recs)
+	}
+	for _, r := range recs {
+		if r["here"] == (r["workspace_id"] == old) || r["tapes"] != 1.0 || r["path"] != filepath.Join(dir, ".tape") {
+			t.Errorf("tape sync --list: %v", r)
+		}
+	}
+	if out := mustProcess(t, dir, nil, "sync", "--list", url); strings.Count(out, "\n") != 2 || !strings.Contains(out, " (here)") || !strings.Contains(out, old) {
+		t.Errorf("tape sync --list:\n%s", out)
+	}
+	if out := mustProcess(t, dir, nil, "search", "--remote", url, "made twice", "--json"); len(jsonRecords(t, out)) != 2 {
+		t.Errorf("before --forget, search --remote finds %d entries; want 2", len(jsonRecords(t, out)))
+	}
+	if out := mustProcess(t, dir, nil, "sync", "--forget", old, url); !strings.Contains(out, "removed workspace") || !strings.Contains(out, old) {
+		t.Errorf("tape sync --forget: %s", out)
+	}
+	if out := mustProcess(t, dir, nil, "search", "--remote", url, "made twice", "--json"); len(jsonRecords(t, out)) != 1 {
+		t.Errorf("after --forget, search --remote finds %d entries; want 1", len(jsonRecords(t, out)))
+	}
+	if _, stderr := mustSync(t, dir, url); strings.Contains(stderr, "warning") {
+		t.Errorf("a sync after --forget still warns:\n%s", stderr)
+	}
+	if _, stderr, code := runWithEnv(t, dir, nil, "sync", "--forget", old, url); code != exitServer || !strings.Contains(stderr, "no workspace has the id") {
+		t.Errorf("tape sync --forget of an id that is gone: exit %d, %s", code, stderr)
+	}
+}
+
+func mustSync(t *testing.T, dir, url string) (string, string) {
+	t.Helper()
+	stdout, stderr, code := runWithEnv(t, dir, nil, "sync", url)
+	if code != 0 {
+		t.Fatalf("tape sync: exit %d\n%s", code, stderr)
+	}
+	return stdout, stderr
 }

@@ -178,6 +178,27 @@ type Sync struct {
 	Seconds     float64 `json:"seconds"`
 }
 
+// ServerWorkspace is a workspace on the team's server, as `tape sync
+// --list --json` prints it.
+type ServerWorkspace struct {
+	Workspace   string  `json:"workspace"`
+	WorkspaceID string  `json:"workspace_id"`
+	Host        string  `json:"host"`      // the machine it last synced from
+	Path        string  `json:"path"`      // its .tape folder there
+	SyncedAt    *string `json:"synced_at"` // when its last sync ended; null before its first did
+	Tapes       int     `json:"tapes"`
+	Here        bool    `json:"here"` // it is the workspace the command ran in
+}
+
+// Forget is what `tape sync --forget ID --json` prints: the workspace
+// removed from the server.
+type Forget struct {
+	Workspace   string `json:"workspace"`
+	WorkspaceID string `json:"workspace_id"`
+	Server      string `json:"server"`
+	Tapes       int    `json:"tapes"` // its tapes that were on the server
+}
+
 // Restore is what `tape restore --json` prints.
 type Restore struct {
 	Workspace   string `json:"workspace"`
