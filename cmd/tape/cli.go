@@ -256,7 +256,7 @@ func catchUp(env *Env, ix *projector.Projector) error {
 func reading(env *Env, ws *tapelog.Workspace) projector.Reading {
 	return projector.Reading{
 		Stale: func(err error) {
-			fmt.Fprintf(env.Stderr, "tape: warning: %v; reading the index as it stands\n", err)
+			fmt.Fprintf(env.Stderr, "tape: warning: %s; reading the index as it stands\n", printable(withoutPackages(err)))
 		},
 		StartWatcher: watchStarter(env, ws),
 	}

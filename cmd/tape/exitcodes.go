@@ -71,10 +71,7 @@ func report(w io.Writer, err error) {
 	if errors.Is(err, errNoMatch) {
 		return // like grep: the empty output says it
 	}
-	msg := err.Error()
-	for _, pkg := range []string{"log: ", "projector: ", "remote: "} { // the sentinels' package prefixes
-		msg = strings.TrimPrefix(strings.ReplaceAll(msg, ": "+pkg, ": "), pkg)
-	}
+	msg := withoutPackages(err)
 	if errors.Is(err, tapelog.ErrNoWorkspace) {
 		msg += "; run 'tape init' to create a workspace here, or set TAPE_DIR"
 	}
@@ -86,4 +83,15 @@ func report(w io.Writer, err error) {
 	case projector.IsDiskFull(err) && !errors.Is(err, projector.ErrDiskFull): // that one says what to do
 		fmt.Fprintln(w, "hint: the disk is full: free space on it (df -h shows where), then run the command again")
 	}
+}
+
+// withoutPackages is err's message without the package prefixes of the
+// sentinels it wraps ("projector: the index is held ..."): a person reads
+// what happened, not where in tape's code.
+func withoutPackages(err error) string {
+	msg := err.Error()
+	for _, pkg := range []string{"log: ", "projector: ", "remote: "} {
+		msg = strings.TrimPrefix(strings.ReplaceAll(msg, ": "+pkg, ": "), pkg)
+	}
+	return msg
 }
