@@ -557,3 +557,19 @@ func TestCallsShowEveryShapeOfCall(t *testing.T) {
 		t.Errorf("tape calls --json: %q; want %q", got, want)
 	}
 }
+
+// tape tapes says which names in the tapes folder it does not list
+// although they may hold a tape: a symlinked tape folder was left out
+// without a word (issue 29).
+func TestCLITapesWarnsOfASymlinkedTape(t *testing.T) {
+	ws := newCLIWorkspace(t)
+	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"hello"}`)
+	if err := os.Symlink(t.TempDir(), filepath.Join(ws, ".tape/tapes/alias")); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runTape(t, ws, "tapes")
+	if code != 0 || !strings.Contains(stdout, "main") || strings.Contains(stdout, "alias") ||
+		!strings.Contains(stderr, "tapes/alias") || !strings.Contains(stderr, "symlink") || !strings.Contains(stderr, "tape doctor") {
+		t.Errorf("tape tapes with a symlinked tape folder: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}

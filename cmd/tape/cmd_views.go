@@ -121,6 +121,21 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	c.footer(env, len(page), total, "tapes")
+	return warnUnreadTapes(env, ix.Workspace())
+}
+
+// warnUnreadTapes says on stderr which names in the tapes folder no
+// listing shows although they may hold a tape: symlinks, and folders
+// whose names are no tape's. Issue 29 found a symlinked tape left out
+// without a word; doctor reports them too.
+func warnUnreadTapes(env *Env, ws *tapelog.Workspace) error {
+	problems, err := ws.UnreadTapeFolders()
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintf(env.Stderr, "tape: warning: %s: %s; see 'tape doctor'\n", printable(p.Path), printable(p.Problem))
+	}
 	return nil
 }
 
