@@ -115,14 +115,18 @@ func (w *Watcher) askToHandOver(holder string) (string, error) {
 	return name, f.Close()
 }
 
-// handsOver reports whether a barrier's name is a request to hand over
-// that this watcher answers: one started on demand does, by returning.
-func (w *Watcher) handsOver(name string) bool {
-	if !strings.HasPrefix(name, takeoverPrefix) || !w.OnDemand {
-		return false
+// takeoverRequest reports whether a barrier's name is a request to hand
+// over, not a reader's, and whether this watcher hands over: one started
+// on demand does, by returning. Another leaves it to its asker, who gave
+// up on it or is about to (it asks only a watcher started on demand).
+func (w *Watcher) takeoverRequest(name string) (request, handOver bool) {
+	if !strings.HasPrefix(name, takeoverPrefix) {
+		return false, false
 	}
-	w.P.ws.Remove(syncDir + "/" + name) //nolint:errcheck // the asker removes it too
-	return true
+	if w.OnDemand {
+		w.P.ws.Remove(syncDir + "/" + name) //nolint:errcheck // the asker removes it too
+	}
+	return true, w.OnDemand
 }
 
 // holderOf is the line a watcher wrote into watch.lock.

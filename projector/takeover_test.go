@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,7 +32,9 @@ func TestExplicitWatcherTakesOverFromOneStartedOnDemand(t *testing.T) {
 	}
 
 	var asked []string
-	explicit := &Watcher{P: openProjector(t, ws), OnTakeover: func(h string) { asked = append(asked, h) }}
+	var passes atomic.Int32
+	explicit := &Watcher{P: openProjector(t, ws), OnTakeover: func(h string) { asked = append(asked, h) },
+		OnPass: func(Stats, error) { passes.Add(1) }}
 	explicitDone, _ := startWatching(t, explicit)
 	if err := waitReturn(t, done, 10*time.Second); err != nil {
 		t.Errorf("the watcher started on demand returned %v on handing over; want nil", err)
@@ -50,8 +53,23 @@ func TestExplicitWatcherTakesOverFromOneStartedOnDemand(t *testing.T) {
 		t.Errorf("a read after the takeover: synced %v, %v, found %v; want the explicit watcher's answer", synced, err, found(t, reader, "zebra"))
 	}
 
+	// A request to hand over that reaches it late is no reader's barrier:
+	// it neither returns nor looks at everything for it.
+	before := passes.Load()
+	late, err := ws.CreatePrivate(syncDir + "/" + takeoverPrefix + "1-0123456789abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	late.Close()
+	if synced, err := reader.SyncWatcher(context.Background(), 10*SyncTimeout); err != nil || !synced {
+		t.Fatalf("a read after a late request to hand over: synced %v, %v", synced, err)
+	}
+	if n := passes.Load() - before; n != 0 {
+		t.Errorf("the explicit watcher ran %d passes for a late request to hand over and a barrier with nothing new; want 0", n)
+	}
+
 	third := &Watcher{P: openProjector(t, ws)}
-	err := third.Run(context.Background())
+	err = third.Run(context.Background())
 	if !errors.Is(err, ErrWatching) || !strings.Contains(err.Error(), "stop it first") {
 		t.Errorf("a second explicit watcher: %v; want ErrWatching telling to stop the first", err)
 	}

@@ -155,8 +155,10 @@ func (w *Watcher) loop(ctx context.Context) error {
 				goneCheck.Reset(goneCheckDelay)
 			}
 			if name, ok := w.barrier(ev); ok {
-				if w.handsOver(name) {
+				if request, handOver := w.takeoverRequest(name); handOver {
 					return nil
+				} else if request {
+					continue
 				}
 				idle.Reset(w.Idle)
 				if w.Retire != nil && w.Retire() {
