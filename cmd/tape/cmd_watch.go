@@ -158,9 +158,8 @@ func (c *WatchCmd) mirror(env *Env, ix *projector.Projector, w *projector.Watche
 	if !remote.IsURL(c.Sync) {
 		return nil, usagef("--sync %s: want postgres://USER@HOST[:PORT]/DB", remote.Redact(c.Sync))
 	}
-	if _, err := ix.Workspace().Identity(); err != nil {
-		return nil, err
-	}
+	// No identity is made here: the first sync writes one into
+	// config.json once the server took it, as tape sync does.
 	m := remote.NewMirror(ix, c.Sync)
 	server := remote.Redact(c.Sync)
 	quiet := c.Quiet || c.Background

@@ -343,6 +343,20 @@ func TestPostgresLeastPrivilegeRoles(t *testing.T) {
 	if config, err := os.ReadFile(filepath.Join(fresh, ".tape", "config.json")); err != nil || strings.Contains(string(config), `"workspace"`) {
 		t.Errorf("after a refused first sync, config.json holds:\n%s (%v)", config, err)
 	}
+	// Nor does tape watch --sync, whose syncs are refused alike.
+	watch := tapeProcess(fresh, "watch", "--sync", readURL)
+	watch.Env = append(watch.Env, env...)
+	var watchErr syncBuffer
+	watch.Stderr = &watchErr
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "tape watch --sync's refused sync", func() bool { return strings.Contains(watchErr.String(), "permission denied") })
+	watch.Process.Signal(syscall.SIGTERM)
+	watch.Wait()
+	if config, err := os.ReadFile(filepath.Join(fresh, ".tape", "config.json")); err != nil || strings.Contains(string(config), `"workspace"`) {
+		t.Errorf("after tape watch --sync's refused syncs, config.json holds:\n%s (%v)", config, err)
+	}
 	conn, err := pgx.Connect(ctx, srv.URLAs("tape_sync", "sync-secret", db))
 	if err != nil {
 		t.Fatal(err)
