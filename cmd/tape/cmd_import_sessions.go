@@ -89,7 +89,7 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 	im := importer.New(ws, format)
 	im.DeferSyncs, im.Full = true, c.Full
 	im.Warn = func(err error) {
-		msg := err.Error()
+		msg := withoutPackages(err)
 		if errors.As(err, new(*importer.BadLine)) {
 			msg += "; skipped" // the importer's other warnings say what it did
 		}

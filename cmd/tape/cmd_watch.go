@@ -202,10 +202,10 @@ func (c *WatchCmd) follower(env *Env, ws *tapelog.Workspace) (*importer.Follower
 		return nil, nil
 	}
 	f := &importer.Follower{WS: ws, Dirs: map[*importer.Format][]string{},
-		Warn: func(err error) { fmt.Fprintf(env.Stderr, "tape: warning: %s\n", printable(err.Error())) },
+		Warn: func(err error) { fmt.Fprintf(env.Stderr, "tape: warning: %s\n", printable(withoutPackages(err))) },
 		OnImport: func(format *importer.Format, stats []importer.FileStats, err error) {
 			if err != nil {
-				fmt.Fprintf(env.Stderr, "tape: follow %s: %v\n", format.Name, err)
+				fmt.Fprintf(env.Stderr, "tape: follow %s: %s\n", format.Name, printable(withoutPackages(err)))
 				return
 			}
 			n := 0
