@@ -196,9 +196,9 @@ func (c *checker) forks(ctx context.Context, t *Tape) error {
 		if hasDotPrefix(d.Name()) {
 			continue
 		}
-		if _, err := c.ws.root.Stat(path.Join(rel, mergeJournal)); err == nil {
-			c.add(CheckForkMerge, path.Join(rel, mergeJournal), 0, "a merge of this fork started and did not finish",
-				"tape --tape "+t.name+" merge "+d.Name()+" (it finishes it, writing no entry twice)")
+		if journal := path.Join(rel, mergeJournal); c.exists(journal) {
+			problem, fix := c.unfinishedMerge(t, d.Name(), journal)
+			c.add(CheckForkMerge, journal, 0, problem, fix)
 		}
 		c.inFork = true
 		err := c.tapeDir(ctx, &Tape{ws: c.ws, name: t.name, dir: rel})
@@ -208,6 +208,31 @@ func (c *checker) forks(ctx context.Context, t *Tape) error {
 		}
 	}
 	return nil
+}
+
+func (c *checker) exists(rel string) bool {
+	_, err := c.ws.root.Stat(rel)
+	return err == nil
+}
+
+// unfinishedMerge says what is wrong with the fork id of tape t, whose
+// merge left its journal, and the fix: the merge run again, unless the
+// journal names an anchor folder that is gone (a reset moved it away
+// since the merge began), into which tape merge refuses to go on. Then
+// the journal is to be removed, so that the merge starts again into the
+// current anchor, or the fork discarded.
+func (c *checker) unfinishedMerge(t *Tape, id, journal string) (problem, fix string) {
+	again := "tape --tape " + t.name + " merge " + id
+	data, err := c.ws.ReadPrivate(journal, forkFileLimit)
+	if err == nil {
+		var st mergeState
+		if st, err = parseMergeState(data); err == nil && !c.exists(t.folderPath(st.Base)+"/"+AnchorFile) {
+			return "a merge of this fork started into anchor folder " + st.Base + ", which is gone (the tape was reset since), and did not finish; tape merge refuses to go on",
+				"rm " + shellQuote(c.ws.Abs(journal)) + ", then " + again + " to merge the fork into the current anchor (what the merge wrote into " + st.Base +
+					" is written again), or tape --tape " + t.name + " discard " + id
+		}
+	}
+	return "a merge of this fork started and did not finish", again + " (it finishes it, writing no entry twice)"
 }
 
 // tapeDir checks a tape's folder (or a fork's) and its anchor folders.
