@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -55,15 +56,27 @@ func (s *Server) guard(h http.Handler) http.Handler {
 			// the token. Lax lets a link from elsewhere (a chat, a mail)
 			// open a page; the server only reads.
 			http.SetCookie(w, &http.Cookie{Name: tokenCookie(r), Value: s.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
-			u := *r.URL
-			q := u.Query()
-			q.Del("token")
-			u.RawQuery = q.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			http.Redirect(w, r, withoutToken(r.URL), http.StatusSeeOther)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// withoutToken is the Location of u's page without its token: u's path
+// and query, as a path of this server alone. Written as the request
+// named it, //evil.example/ would be a scheme-relative URL, another
+// site's: the path starts with one slash, whatever it started with (a
+// backslash, which browsers read as a slash, is escaped in an escaped
+// path).
+func withoutToken(u *url.URL) string {
+	q := u.Query()
+	q.Del("token")
+	loc := "/" + strings.TrimLeft(u.EscapedPath(), "/")
+	if len(q) > 0 {
+		loc += "?" + q.Encode()
+	}
+	return loc
 }
 
 // requestToken is the token a request carries, and whether it came in

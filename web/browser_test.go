@@ -594,3 +594,25 @@ func TestBrowserLiveIDInjectsNothing(t *testing.T) {
 	}
 	at(t, tab, hs.URL+"/t/demo")
 }
+
+// TestBrowserRefusedStreamTriesAgain: a page whose stream the server
+// refuses (as many live pages are open as it follows: 503) says so, and
+// tries again later; once a stream closes, the page is live.
+func TestBrowserRefusedStreamTriesAgain(t *testing.T) {
+	ws := fixture(t)
+	srv := newServer(t, ws, Options{Poll: 50 * time.Millisecond, MaxStreams: 1})
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	other := openStream(t, hs.URL+"/t/demo/live?at=002_review/2/m3&from=0") // the one the server follows
+	tab := newBrowser(t)
+	open(t, tab, hs.URL+"/t/demo")
+	waitScript(t, tab, "the page waits to try again", `document.getElementById("entries").dataset.stream === "waiting"`)
+	if got := textOf(t, tab, `#live-status`); !strings.Contains(got, "trying again") {
+		t.Errorf("a refused page says %q", got)
+	}
+	other.cancel()
+	waitScript(t, tab, "the page's stream opens once the other closed", `document.getElementById("entries").dataset.stream === "open"`)
+	appendByProcess(t, filepath.Join(ws.Dir(), "tapes", "demo", "anchors", "002_review", "messages.jsonl"),
+		`{"id":"now","kind":"message","payload":{"role":"user","content":"live at last"},"date":"2026-11-20T10:00:02Z"}`)
+	do(t, tab, "see the new entry", chromedp.WaitVisible(css(`#entries > #e-now`)))
+}

@@ -3,12 +3,13 @@
 // live.
 //
 // It holds the routes (routes.go), who may ask (auth.go: loopback
-// without a token, a token anywhere else), the pages' models and their
+// without a token, a token anywhere else), the HTTP server's timeouts and
+// the cap on live streams (server.go), the pages' models and their
 // templates (pages.go, templates/), the chat a page of entries becomes
 // (chat.go: messages, each tool call folded with its result by the one
 // pairing rule of views/calls, thinking and events, bad lines), the usage
 // chart drawn as SVG (chart.go), and the live tail of a tape over
-// Server-Sent Events (live.go).
+// Server-Sent Events (live.go; looks.go, the one poll its streams share).
 //
 // It decides nothing the CLI decides: it reads through the projector's
 // queries and the views, one index shared by its requests and made fresh

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -25,7 +24,9 @@ import (
 // open, the server looks every Options.Poll: it makes the index fresh
 // once, by the one rule (with a running watcher, a barrier; else a
 // catch-up of its own), and each stream then reads the entries past its
-// place.
+// place if the index changed since its last read (looks.go). The server
+// follows at most Options.MaxStreams pages at once; one more is answered
+// 503 with Retry-After, and the page tries again later.
 //
 // A place is an anchor folder, an offset in it and the id of the entry
 // before that offset. Appends at the end of a folder never move an offset
@@ -97,6 +98,14 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	if s.streams.Add(1) > int64(s.opts.MaxStreams) {
+		s.streams.Add(-1)
+		w.Header().Set("Retry-After", strconv.Itoa(streamRetry))
+		s.fail(w, r, &httpError{http.StatusServiceUnavailable, fmt.Sprintf(
+			"tape serve follows %d live pages at once, and that many are open: this page tries again in a while", s.opts.MaxStreams)})
+		return
+	}
+	defer s.streams.Add(-1)
 	q := r.URL.Query()
 	at, ok := parsePlace(q.Get("at"))
 	from, err := strconv.Atoi(cmp.Or(q.Get("from"), "0"))
@@ -120,8 +129,7 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	flusher, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		s.fail(w, r, fmt.Errorf("this connection cannot stream"))
 		return
 	}
@@ -132,24 +140,42 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		return
 	}
-	s.stream(r.Context(), w, flusher, tape, at, c)
+	s.stream(r.Context(), w, http.NewResponseController(w), tape, at, c)
 }
 
 // stream sends what each look finds past at until the client goes away
-// or the tape changes under it.
-func (s *Server) stream(ctx context.Context, w io.Writer, flusher http.Flusher, tape string, at place, c *chat) {
-	s.streams.Add(1)
-	defer s.streams.Add(-1)
+// or the tape changes under it. It reads the index only at the looks that
+// found it changed since its last read, and at every idleReads-th look.
+func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseController, tape string, at place, c *chat) {
 	next, leave := s.looks.join(s)
 	defer leave()
+	flush := func() error {
+		// Each event gets Timeouts.Write to be written: the server's
+		// WriteTimeout counts from the request, and the stream lasts.
+		_ = rc.SetWriteDeadline(time.Now().Add(s.opts.Timeouts.Write))
+		return rc.Flush()
+	}
 	fmt.Fprint(w, "retry: 2000\n\n")
-	flusher.Flush()
+	if flush() != nil {
+		return
+	}
+	var seen indexVersion // at the stream's last read
+	skipped := 0
 	for {
+		var v indexVersion
 		select {
 		case <-ctx.Done():
 			return
 		case <-next():
+			v = s.looks.current()
 		}
+		if v == seen && skipped < idleReads {
+			skipped++
+			continue
+		}
+		seen, skipped = v, 0
+		s.looks.reads.Add(1)
+		_ = rc.SetWriteDeadline(time.Now().Add(s.opts.Timeouts.Write))
 		ended, err := s.sendNew(ctx, w, tape, &at, c)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -158,10 +184,10 @@ func (s *Server) stream(ctx context.Context, w io.Writer, flusher http.Flusher, 
 			if s.opts.Log != nil {
 				s.opts.Log.Error("live stream", "tape", tape, "err", err)
 			}
-			continue // the next look tries again
+			seen = indexVersion{} // the next look tries again
+			continue
 		}
-		flusher.Flush()
-		if ended {
+		if flush() != nil || ended {
 			return
 		}
 	}
@@ -353,60 +379,4 @@ func fieldSafe(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// looks makes the index fresh once per Options.Poll while live streams
-// are open, and wakes them after each look: the cost of a look is the
-// server's, not each open page's.
-type looks struct {
-	mu    sync.Mutex
-	open  int
-	woken chan struct{} // closed after the next look
-	stop  context.CancelFunc
-}
-
-// join adds a stream: next is the channel the next look closes, and leave
-// removes the stream (the last one stops the looks).
-func (l *looks) join(s *Server) (next func() <-chan struct{}, leave func()) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.open == 0 {
-		ctx, cancel := context.WithCancel(context.Background())
-		l.stop, l.woken = cancel, make(chan struct{})
-		go l.run(ctx, s)
-	}
-	l.open++
-	next = func() <-chan struct{} {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return l.woken
-	}
-	leave = func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if l.open--; l.open == 0 {
-			l.stop()
-		}
-	}
-	return next, leave
-}
-
-func (l *looks) run(ctx context.Context, s *Server) {
-	tick := time.NewTicker(s.opts.Poll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		_, err := read(ctx, s, func(*projector.Projector) (struct{}, error) { return struct{}{}, nil })
-		if err != nil && ctx.Err() == nil && s.opts.Log != nil {
-			s.opts.Log.Error("live look", "err", err)
-		}
-		l.mu.Lock()
-		close(l.woken)
-		l.woken = make(chan struct{})
-		l.mu.Unlock()
-	}
 }

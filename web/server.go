@@ -2,12 +2,15 @@ package web
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"embed"
 	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -39,6 +42,77 @@ type Options struct {
 	Version string
 	// Log, if set, is told of requests that failed on the server's side.
 	Log *slog.Logger
+	// MaxStreams is how many live streams the server keeps open at once;
+	// 0 means DefaultMaxStreams.
+	MaxStreams int
+	// Timeouts are how long HTTPServer's server waits on a client; a
+	// zero field is its default.
+	Timeouts Timeouts
+}
+
+// DefaultMaxStreams is how many live pages a server follows at once. A
+// stream holds a connection and a goroutine for as long as its page is
+// open, and each reads the index when it changes: the cap bounds what
+// anyone who may ask (anyone on loopback, without a token) can make the
+// server hold. One person's tabs are far fewer (a browser opens six
+// connections to a server, and a hidden tab closes its stream); a stream
+// past the cap is answered 503 with Retry-After, and the page tries again.
+const DefaultMaxStreams = 64
+
+// streamRetry is the Retry-After of a stream past MaxStreams, in seconds.
+const streamRetry = 10
+
+// Timeouts are how long the server waits on a client.
+type Timeouts struct {
+	// ReadHeader bounds reading a request's headers: a client that
+	// connects and sends nothing, or a header a byte at a time, is let go.
+	ReadHeader time.Duration
+	// Read bounds reading a whole request (tape serve's have no body).
+	// Once a request is read, net/http lifts it, and a live stream lasts.
+	Read time.Duration
+	// Idle closes a keep-alive connection no request came on for this
+	// long, whatever the last answer was (a 401 too).
+	Idle time.Duration
+	// Write bounds writing an answer. A page is rendered whole before its
+	// first byte, so this is the time a client takes to read it. A live
+	// stream, open as long as its page, sets it again before each event:
+	// a client that stopped reading is let go at its next event.
+	Write time.Duration
+}
+
+// The default Timeouts. Idle is half a minute: a person clicks a link
+// within it, and the next connection over loopback or a LAN costs a
+// handshake.
+const (
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultReadTimeout       = 30 * time.Second
+	defaultIdleTimeout       = 30 * time.Second
+	defaultWriteTimeout      = time.Minute
+)
+
+func (t Timeouts) orDefaults() Timeouts {
+	return Timeouts{
+		ReadHeader: cmp.Or(t.ReadHeader, defaultReadHeaderTimeout),
+		Read:       cmp.Or(t.Read, defaultReadTimeout),
+		Idle:       cmp.Or(t.Idle, defaultIdleTimeout),
+		Write:      cmp.Or(t.Write, defaultWriteTimeout),
+	}
+}
+
+// HTTPServer is the HTTP server `tape serve` runs: the server's handler
+// with its timeouts, each request's context derived from base (which
+// ends the live streams when it ends).
+func (s *Server) HTTPServer(base context.Context) *http.Server {
+	t := s.opts.Timeouts
+	return &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
+		IdleTimeout:       t.Idle,
+		WriteTimeout:      t.Write,
+		MaxHeaderBytes:    64 << 10, // a GET's URL and a cookie
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
 }
 
 // DefaultPoll is how often a live page's stream looks for new entries:
@@ -57,6 +131,11 @@ type Server struct {
 	// (live.go).
 	streams atomic.Int64
 	looks   looks
+	// passes counts the batches of work that read or changed something,
+	// of the passes this server ran on the index's own connection
+	// (Reading.Progress): a part of the index's version its live streams
+	// compare (looks.go).
+	passes atomic.Uint64
 }
 
 // New returns the server of ws. Close closes its index.
@@ -64,6 +143,10 @@ func New(ws *tapelog.Workspace, opts Options) (*Server, error) {
 	if opts.Poll <= 0 {
 		opts.Poll = DefaultPoll
 	}
+	if opts.MaxStreams <= 0 {
+		opts.MaxStreams = DefaultMaxStreams
+	}
+	opts.Timeouts = opts.Timeouts.orDefaults()
 	pages, err := parsePages()
 	if err != nil {
 		return nil, err
@@ -80,7 +163,18 @@ func New(ws *tapelog.Workspace, opts Options) (*Server, error) {
 		}
 		files.ServeHTTP(w, r)
 	})
-	return &Server{ws: ws, opts: opts, ix: projector.NewServed(ws, "tape serve", opts.Reading), pages: pages, static: static}, nil
+	s := &Server{ws: ws, opts: opts, pages: pages, static: static}
+	progress := opts.Reading.Progress
+	s.opts.Reading.Progress = func(st projector.Stats) {
+		if st.FilesRead+st.Entries+st.Removed+st.BadLines > 0 || st.Bytes > 0 {
+			s.passes.Add(1)
+		}
+		if progress != nil {
+			progress(st)
+		}
+	}
+	s.ix = projector.NewServed(ws, "tape serve", s.opts.Reading)
+	return s, nil
 }
 
 // Close closes the server's index.

@@ -71,13 +71,13 @@ func (c *ServeCmd) Run(env *Env, g *Globals) error {
 	if c.Open {
 		openBrowser(env, url)
 	}
-	return serveUntilDone(env.Context(), ln, srv.Handler())
+	return serveUntilDone(env.Context(), ln, srv.HTTPServer(env.Context()))
 }
 
-// serveUntilDone serves h on ln until ctx is done, then lets the requests
-// under way end (a live page's stream ends with ctx).
-func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler) error {
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+// serveUntilDone serves hs on ln until ctx is done, then lets the
+// requests under way end (a live page's stream ends with ctx, which is
+// hs's base context).
+func serveUntilDone(ctx context.Context, ln net.Listener, hs *http.Server) error {
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

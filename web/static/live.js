@@ -37,6 +37,8 @@ function live(box) {
   };
   let stream = null;
   let last = "";
+  let wait = 5000; // before trying again after a refusal, in ms
+  let retry = null;
   const state = (s) => { box.dataset.stream = s; };
   const open = () => {
     const url = new URL(box.dataset.live, location.href);
@@ -67,8 +69,18 @@ function live(box) {
       state("ended");
       say("this tape changed under the page (a reset, or a file rewritten): reload to see it", true);
     });
-    stream.onerror = () => say("live: reconnecting…", true);
-    stream.onopen = () => say("live: new entries appear here as they are written");
+    stream.onerror = () => {
+      if (stream.readyState !== EventSource.CLOSED) { say("live: reconnecting…", true); return; }
+      // Refused (the server follows as many live pages as it will: 503),
+      // or gone: EventSource gives up, so the page tries again, later
+      // each time, up to a minute apart.
+      stream = null;
+      state("waiting");
+      say("live: the server is not following this page now; trying again in " + Math.round(wait / 1000) + " s", true);
+      retry = setTimeout(() => { retry = null; if (!document.hidden) open(); else state("paused"); }, wait);
+      wait = Math.min(2 * wait, 60000);
+    };
+    stream.onopen = () => { wait = 5000; say("live: new entries appear here as they are written"); };
   };
   document.addEventListener("visibilitychange", () => {
     if (document.hidden && stream) {
@@ -76,7 +88,7 @@ function live(box) {
       stream = null;
       state("paused");
       say("live: paused while the tab is hidden", true);
-    } else if (!document.hidden && !stream && box.dataset.stream === "paused") {
+    } else if (!document.hidden && !stream && !retry && box.dataset.stream === "paused") {
       open();
     }
   });
