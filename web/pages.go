@@ -578,7 +578,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	for _, h := range got.hits {
 		e := h.Entry
 		d.RankedBy = h.RankedBy
-		d.Hits = append(d.Hits, hitRow{Tape: e.Pos.Tape, ID: e.ID, Kind: e.Kind, Date: e.Date, Anchor: e.Pos.Anchor, Folder: e.Pos.Folder,
+		d.Hits = append(d.Hits, hitRow{Tape: e.Pos.Tape, ID: e.ID, Kind: clip(e.Kind), Date: clip(e.Date), Anchor: clip(e.Pos.Anchor), Folder: e.Pos.Folder,
 			Spans: projector.SnippetSpans(h.Snippet), URL: entryURL(e.Pos.Tape, e.ID), TapeURL: tapeURL(e.Pos.Tape)})
 	}
 	s.respond(w, r, http.StatusOK, "search", d)

@@ -110,7 +110,6 @@ func (s *Server) HTTPServer(base context.Context) *http.Server {
 		ReadTimeout:       t.Read,
 		IdleTimeout:       t.Idle,
 		WriteTimeout:      t.Write,
-		MaxHeaderBytes:    64 << 10, // a GET's URL and a cookie
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 }
