@@ -129,14 +129,29 @@ func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration, sc 
 	}
 	var stats Stats
 	err := p.withLock(ctx, wait, func() error {
-		changed, err := p.prepareLocked(ctx) // index.db may have been deleted
-		if err != nil {
-			return err
+		// index.db may be deleted at any moment (rm .tape/index.db*, which
+		// takes no lock), also during the pass: a build beside then cannot
+		// open it ("unable to open database file": its connection never
+		// creates the file), and a pass in place writes into the deleted
+		// file. Either way the pass runs again on the index now there, a
+		// few times at most.
+		for attempt := 1; ; attempt++ {
+			changed, err := p.prepareLocked(ctx)
+			if err != nil {
+				return err
+			}
+			if changed || full {
+				sc = nil // what a watcher saw change says nothing of another index
+			}
+			if p.beforePass != nil {
+				p.beforePass()
+			}
+			stats = Stats{}
+			err = p.passLocked(ctx, full, sc, &stats)
+			if attempt == prepareAttempts || ctx.Err() != nil || !p.replaced() {
+				return err
+			}
 		}
-		if changed || full {
-			sc = nil // what a watcher saw change says nothing of another index
-		}
-		return p.passLocked(ctx, full, sc, &stats)
 	})
 	stats.Duration = time.Since(start)
 	if err != nil && ctx.Err() != nil {

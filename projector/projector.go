@@ -68,6 +68,9 @@ type Projector struct {
 	// beforeCopy, if set, runs in a pass's transaction just before the
 	// search index built beside is copied in: tests break the build there.
 	beforeCopy func(ctx context.Context, tx sqlTx) error
+	// beforePass, if set, runs under the lock between a pass's making the
+	// index ready and the pass: tests delete index.db there.
+	beforePass func()
 	// ftsJoin is whether the SQLite linked in writes FTS5's records as the
 	// join of a build in parts expects (ftsprobe.go), checked once.
 	ftsJoin ftsJoinCheck
