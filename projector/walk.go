@@ -422,7 +422,14 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 	for _, fi := range files {
 		seen[fi.Name] = true
 		c, ok := ctimes[fi.Name]
-		unreadable, err := w.walkFile(ctx, t, a, fi, ok && c == fi.ChangeNS)
+		ctime := ctimeUnknown
+		if ok {
+			ctime = ctimeSame
+			if c != fi.ChangeNS {
+				ctime = ctimeChanged
+			}
+		}
+		unreadable, err := w.walkFile(ctx, t, a, fi, ctime)
 		if err != nil {
 			return err
 		}
@@ -476,11 +483,20 @@ func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
 	return r
 }
 
+// ctimeSaid is what a folder's signature says of a file's ctime, which
+// changes with its bytes and its mode and which no one can set.
+type ctimeSaid int
+
+const (
+	ctimeUnknown ctimeSaid = iota // the signature does not record it
+	ctimeSame                     // as recorded: neither bytes nor mode changed
+	ctimeChanged                  // not as recorded
+)
+
 // walkFile reads what is new in one file, or all of it if it changed under
-// its checkpoint. sameCtime says that its ctime is the one its folder's
-// signature recorded: its mode did not change.
+// its checkpoint. ctime is what its folder's signature says of its ctime.
 // It reports whether the file could not be read.
-func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor, fi tapelog.FileInfo, sameCtime bool) (bool, error) {
+func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor, fi tapelog.FileInfo, ctime ctimeSaid) (bool, error) {
 	key := fileKey{tape: t.Name(), folder: a.Folder, name: fi.Name}
 	if fi.Err != nil {
 		return true, w.unreadable(ctx, key, badLine{reason: fi.Err.Reason})
@@ -492,19 +508,26 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 	}
 	now := checkpoint{id: cp.id, dev: fi.Dev, ino: fi.Ino, size: fi.Size, mtimeNS: fi.ModTime.UnixNano()}
 	sameFile := known && cp.dev == now.dev && cp.ino == now.ino
-	if sameFile && cp.size == now.size && cp.mtimeNS == now.mtimeNS && sameCtime {
-		return false, nil
+	if sameFile && cp.size == now.size && cp.mtimeNS == now.mtimeNS {
+		switch ctime {
+		case ctimeSame:
+			return false, nil
+		case ctimeUnknown:
+			// Unchanged as far as anyone can tell; its mode may have
+			// changed, and a rebuild could not open it.
+			return w.stillReadable(ctx, t, a, key)
+		}
+		// An edit in place that kept the size and the mtime (touch -r, a
+		// restore, a sync tool): only the ctime says so. Or a chmod,
+		// which costs a read of the file. Issue 29 found such an edit
+		// never indexed.
 	}
 	w.stats.FilesRead++
 	from := tapelog.FilePos{}
 	// Go on from the checkpoint if the file can only have grown: the same
 	// file, longer. Not one of the same size, whatever its mtime: an edit
 	// in place, which the fingerprint would miss in the middle of the
-	// file, may keep the size, and the mtime too (touch -r, a restore, a
-	// sync tool); only its ctime, which no one can set, then says so. A
-	// chmod changes the ctime alone, and costs a read of the file: rare,
-	// and a rebuild could not have opened a file that can no longer be
-	// read either.
+	// file.
 	if sameFile && fi.Size > cp.size && fi.Size >= cp.pos.Offset {
 		from = cp.pos
 	}
@@ -541,6 +564,20 @@ func (w *walker) walkFile(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor
 	w.stats.Bytes += pos.Offset - from.Offset
 	now.pos = pos
 	return false, w.send(ctx, op{kind: opCheckpoint, key: key, cp: now})
+}
+
+// stillReadable opens a file whose size and mtime did not change, to see
+// whether a rebuild could, and reports whether it could not.
+func (w *walker) stillReadable(ctx context.Context, t *tapelog.Tape, a tapelog.Anchor, key fileKey) (bool, error) {
+	s, err := t.ScanFileWith(&w.buf, a, key.name, tapelog.FilePos{})
+	if le := (*tapelog.LineError)(nil); errors.As(err, &le) {
+		return true, w.unreadable(ctx, key, badLine{line: le.Line, offset: le.Offset, reason: le.Reason})
+	}
+	if err != nil {
+		return false, err
+	}
+	s.Close()
+	return false, nil
 }
 
 // unreadable records a file that cannot be opened as it stands in a
