@@ -443,16 +443,20 @@ func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*
 			r.distrust[name] = true
 		}
 	}
+	trusted := map[string]bool{}
 	if resume {
 		fr.start, fr.line, state = old.Offset, old.Line, old.State
 		maps.Copy(tapes, old.Tapes)
+		for _, name := range old.Tapes {
+			trusted[name] = true
+		}
 	}
 	conv, err := r.im.format.newConverter(path, state)
 	if err != nil {
 		return nil, fmt.Errorf("resume %s: %w", path, err)
 	}
 	fr.conv = conv
-	fr.w = &writer{r: r, path: path, tapes: tapes, dedup: !resume, pending: map[string][]tapelog.Entry{}, written: map[string]bool{}}
+	fr.w = &writer{r: r, path: path, tapes: tapes, trusted: trusted, pending: map[string][]tapelog.Entry{}, written: map[string]bool{}}
 	return fr, nil
 }
 

@@ -16,12 +16,15 @@ const batchSize = 512
 
 // writer appends a transcript's entries to their tapes.
 type writer struct {
-	r       *run
-	path    string
-	st      *FileStats
-	tapes   map[string]string        // session key -> tape name
-	open    map[string]*tapelog.Tape // by name: a tape keeps its folder open between appends
-	dedup   bool                     // skip every entry whose id the tape holds (the import did not resume)
+	r     *run
+	path  string
+	st    *FileStats
+	tapes map[string]string        // session key -> tape name
+	open  map[string]*tapelog.Tape // by name: a tape keeps its folder open between appends
+	// trusted are the tapes the checkpoint the import resumed from
+	// vouches for: what it writes to them is not on them yet. Any other
+	// tape's ids are read, and the entries it holds skipped.
+	trusted map[string]bool
 	ids     map[string]map[string]bool
 	pending map[string][]tapelog.Entry // by tape, in order
 	order   []string                   // tapes with pending entries, in the order they got them
@@ -121,9 +124,14 @@ func (w *writer) tapeFor(s Session) (string, error) {
 }
 
 // idsOf is the set of ids on a tape that this import of the transcript
-// must not write again: every id on the tape, read once, when the import
-// did not resume from its checkpoint; those it wrote itself, when it did
-// (a transcript that repeats a uuid makes one entry of it either way).
+// must not write again: every id on the tape, read once, unless the
+// import resumed from a checkpoint that names the tape; those it wrote
+// itself, when it did (a transcript that repeats a uuid makes one entry
+// of it either way). A tape the checkpoint does not name may hold what an
+// import killed since wrote: a checkpoint made before the transcript had
+// made any entry names no tape, and an import that then wrote its tape
+// and died before its checkpoint left one that is trusted and had it all
+// written again (found by the chaos test of issue 29).
 func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error) {
 	if ids, ok := w.ids[name]; ok {
 		return ids, nil
@@ -131,7 +139,7 @@ func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error
 	if w.ids == nil {
 		w.ids = map[string]map[string]bool{}
 	}
-	if !w.dedup {
+	if w.trusted[name] {
 		w.ids[name] = map[string]bool{}
 		return w.ids[name], nil
 	}
