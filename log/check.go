@@ -215,10 +215,12 @@ func (c *checker) exists(rel string) bool {
 	return err == nil
 }
 
+func isNoAnchor(_ Anchor, err error) bool { return errors.Is(err, ErrNoAnchor) }
+
 // unfinishedMerge says what is wrong with the fork id of tape t, whose
 // merge left its journal, and the fix: the merge run again, unless the
-// journal names an anchor folder that is gone (a reset moved it away
-// since the merge began), into which tape merge refuses to go on. Then
+// journal names an anchor that is gone (a reset moved it away since the
+// merge began), into which tape merge refuses to go on (mergeBase). Then
 // the journal is to be removed, so that the merge starts again into the
 // current anchor, or the fork discarded.
 func (c *checker) unfinishedMerge(t *Tape, id, journal string) (problem, fix string) {
@@ -226,7 +228,7 @@ func (c *checker) unfinishedMerge(t *Tape, id, journal string) (problem, fix str
 	data, err := c.ws.ReadPrivate(journal, forkFileLimit)
 	if err == nil {
 		var st mergeState
-		if st, err = parseMergeState(data); err == nil && !c.exists(t.folderPath(st.Base)+"/"+AnchorFile) {
+		if st, err = parseMergeState(data); err == nil && isNoAnchor(t.mergeBase(st)) {
 			return "a merge of this fork started into anchor folder " + st.Base + ", which is gone (the tape was reset since), and did not finish; tape merge refuses to go on",
 				"rm " + shellQuote(c.ws.Abs(journal)) + ", then " + again + " to merge the fork into the current anchor (what the merge wrote into " + st.Base +
 					" is written again), or tape --tape " + t.name + " discard " + id

@@ -50,6 +50,12 @@ type mergeState struct {
 	// is not taken for a merged one. Journals without it (0) compare the
 	// whole file, as the first version of merge did.
 	Offset int64 `json:"offset,omitempty"`
+	// BaseID is the id of Base's anchor entry when the merge began: a
+	// reset makes a new folder of the same name (001_session-start),
+	// which is not the one the merge wrote into, and whose lines before
+	// Offset an earlier run may have written. Journals without it
+	// compare the folder's name alone.
+	BaseID string `json:"base_id,omitempty"`
 }
 
 // segment is one fork folder to merge: its anchor (nil for 000_fork) and
@@ -117,7 +123,7 @@ func (t *Tape) mergeLocked(ctx context.Context, id string, opts MergeOptions) (M
 		return res, err
 	}
 	res.Base = state.Base
-	target, err := t.anchorByFolder(state.Base)
+	target, err := t.mergeBase(state)
 	if err != nil {
 		return res, err
 	}
@@ -188,8 +194,9 @@ func (t *Tape) mergeJournal(ctx context.Context, id string, opts MergeOptions) (
 	if len(refs) == 0 {
 		return st, fmt.Errorf("tape %s has no anchor folder to merge into", t.name)
 	}
-	st.Base = refs[len(refs)-1].folder
-	if st.File, err = t.lastFile(ctx, t.readAnchor(refs[len(refs)-1])); err != nil {
+	base := t.readAnchor(refs[len(refs)-1])
+	st.Base, st.BaseID = base.Folder, base.Entry.ID
+	if st.File, err = t.lastFile(ctx, base); err != nil {
 		return st, err
 	}
 	if fi, err := t.ws.root.Stat(t.folderPath(st.Base) + "/" + st.File); err == nil {
@@ -226,17 +233,20 @@ func parseMergeState(data []byte) (mergeState, error) {
 	return st, nil
 }
 
-func (t *Tape) anchorByFolder(folder string) (Anchor, error) {
+// mergeBase is the parent's anchor the merge of the journal st began in,
+// or ErrNoAnchor if it is gone (a reset moved it away, and may have made
+// a new folder of its name).
+func (t *Tape) mergeBase(st mergeState) (Anchor, error) {
 	anchors, err := t.Anchors()
 	if err != nil {
 		return Anchor{}, err
 	}
 	for _, a := range anchors {
-		if a.Folder == folder {
+		if a.Folder == st.Base && (st.BaseID == "" || a.Entry.ID == st.BaseID) {
 			return a, nil
 		}
 	}
-	return Anchor{}, fmt.Errorf("%w: the merge started into anchor folder %s of tape %s, which is gone; discard the fork, or remove its %s to merge into the current anchor", ErrNoAnchor, folder, t.name, mergeJournal)
+	return Anchor{}, fmt.Errorf("%w: the merge started into anchor folder %s of tape %s, which is gone; discard the fork, or remove its %s to merge into the current anchor", ErrNoAnchor, st.Base, t.name, mergeJournal)
 }
 
 // lastFile is the file that holds the last entry of anchor a in tape
