@@ -149,6 +149,12 @@ func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration, sc 
 			stats = Stats{}
 			err = p.passLocked(ctx, full, sc, &stats)
 			if attempt == prepareAttempts || ctx.Err() != nil || !p.replaced() {
+				if err == nil {
+					// It holds the files now: a server that made it asks
+					// a running watcher from here on, as one that found
+					// it does (generation.go: the answer is for this index).
+					p.Fresh = false
+				}
 				return err
 			}
 		}

@@ -3,6 +3,7 @@ package projector
 import (
 	"context"
 	"os"
+	"sync/atomic"
 	"testing"
 )
 
@@ -124,5 +125,30 @@ func TestWatcherRemovesAKilledBuildsFiles(t *testing.T) {
 	}
 	if buildsLeft(ws) {
 		t.Error("a killed build's files are still there after the watcher answered a reader")
+	}
+}
+
+// A reader that made the index, once a pass filled it, asks a running
+// watcher as any other reader does: a server (tape serve, tape mcp) that
+// built the index caught up on its own for its whole life before.
+func TestReaderThatMadeTheIndexAsksTheWatcher(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "okapi")
+	p := openProjector(t, ws)
+	if !p.Fresh {
+		t.Fatal("the first Open did not make the index")
+	}
+	catchUp(t, p)
+	var passes atomic.Int32
+	w := &Watcher{P: openProjector(t, ws), OnPass: func(Stats, error) { passes.Add(1) }}
+	runWatcher(t, w)
+	before := passes.Load()
+	appendMsg(t, ws, "main", "zebra")
+	got, err := ReadFresh(context.Background(), p, Reading{}, func() (bool, error) { return found(t, p, "zebra"), nil })
+	if err != nil || !got {
+		t.Fatalf("read after an append: found %v, %v", got, err)
+	}
+	if passes.Load() == before {
+		t.Error("the reader that made the index caught up itself; want the watcher to")
 	}
 }

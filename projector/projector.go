@@ -74,8 +74,12 @@ type Projector struct {
 	// ftsJoin is whether the SQLite linked in writes FTS5's records as the
 	// join of a build in parts expects (ftsprobe.go), checked once.
 	ftsJoin ftsJoinCheck
+	// maxPages, if set, caps the pages of every connection's database
+	// ("&_pragma=max_page_count(N)"): tests fill it, as a full disk would.
+	maxPages string
 	// Fresh is set when Open, or a pass, made the index's tables anew: it
-	// holds nothing yet, however up to date the files are.
+	// holds nothing yet, however up to date the files are. A pass that
+	// fills it clears it.
 	Fresh bool
 	// OnWait, if set, is told once, after a second, that a pass is waiting
 	// for the lock and who holds it.
@@ -277,7 +281,7 @@ func (p *Projector) connect(fi fs.FileInfo) error {
 // lock at once), or "deferred". (It was once set by replacing text in the
 // DSN, which a workspace path holding that text would have defeated.)
 func (p *Projector) dsn(txlock string) string {
-	return fileURI(p.path) + "?mode=rw&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=" + txlock
+	return fileURI(p.path) + "?mode=rw&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=" + txlock + p.maxPages
 }
 
 // fileURI is the file: URI SQLite opens for the file at path. '?' and
