@@ -38,6 +38,8 @@ func TestMain(m *testing.M) {
 		os.Exit(gcWorkload(os.Getenv("TAPE_TEST_GC")))
 	case os.Getenv("TAPE_TEST_TRANSCRIPT") != "":
 		os.Exit(transcriptWriter(os.Getenv("TAPE_TEST_TRANSCRIPT")))
+	case os.Getenv("TAPE_TEST_CHAOS_APPEND") != "":
+		os.Exit(chaosAppender(os.Getenv("TAPE_TEST_CHAOS_APPEND")))
 	}
 	// No test starts a watcher on demand unless it asks (TAPE_WATCH=auto
 	// in its child's environment): one would outlive the test's folder.
