@@ -397,9 +397,13 @@ func (c *chaos) archiveIDs(tape string) map[string]int {
 }
 
 // doctor runs tape doctor once the faults stopped, does what it says a
-// killed operation left to do (the only such problem is fork_merge: run
-// the merge again, or, if the tape was reset since the merge began,
-// remove its journal and merge), and then wants it clean.
+// killed operation left for a user to do, as its fix says, and then
+// wants it clean. Two problems may be left: fork_merge, a merge that did
+// not finish (run it again; or, if the tape was reset since it began,
+// remove merge.json and merge), and temp_file, what a handoff, a fork or
+// a merge killed a minute or more before was building, which nothing has
+// removed since (remove it; only runs of more rounds than the default
+// last that long).
 func (c *chaos) doctor() {
 	c.t.Helper()
 	for attempt := range 3 {
@@ -417,22 +421,41 @@ func (c *chaos) doctor() {
 			return
 		}
 		for _, rec := range recs {
-			path, _ := rec["path"].(string)
-			parts := strings.Split(path, "/")
-			if rec["check"] != "fork_merge" || len(parts) < 4 || parts[0] != "tapes" || parts[2] != "forks" {
+			if !c.doAsDoctorSays(rec) {
 				c.t.Errorf("tape doctor after the faults: %v", rec)
 				return
 			}
-			tape, id := parts[1], strings.TrimPrefix(parts[3], ".merged-")
-			fix, _ := rec["fix"].(string)
-			c.t.Logf("doctor: %s: %s; fix: %s", path, rec["problem"], fix)
-			if journal := filepath.Join(c.dir, ".tape", path); strings.HasPrefix(fix, "rm '"+journal+"', then tape --tape "+tape+" merge "+id) {
-				if err := os.Remove(journal); err != nil {
-					c.t.Fatal(err)
-				}
-			}
-			c.runOK("", "merge", "--tape", tape, id)
-			c.led.noteMerge(id)
 		}
 	}
+}
+
+// doAsDoctorSays does what a problem's fix says, if it is one a killed
+// operation may leave, and reports whether it was.
+func (c *chaos) doAsDoctorSays(rec map[string]any) bool {
+	path, _ := rec["path"].(string)
+	fix, _ := rec["fix"].(string)
+	abs := filepath.Join(c.dir, ".tape", path)
+	parts := strings.Split(path, "/")
+	c.t.Logf("doctor: %s: %s; fix: %s", path, rec["problem"], fix)
+	switch {
+	case rec["check"] == "temp_file" && parts[0] == "tapes" && strings.HasPrefix(parts[len(parts)-1], ".tmp-"):
+		if fix != "remove it: rm -r '"+abs+"'" && fix != "remove it: rm '"+abs+"'" {
+			return false
+		}
+		if err := os.RemoveAll(abs); err != nil {
+			c.t.Fatal(err)
+		}
+		return true
+	case rec["check"] == "fork_merge" && len(parts) >= 4 && parts[0] == "tapes" && parts[2] == "forks":
+		tape, id := parts[1], strings.TrimPrefix(parts[3], ".merged-")
+		if strings.HasPrefix(fix, "rm '"+abs+"', then tape --tape "+tape+" merge "+id) {
+			if err := os.Remove(abs); err != nil {
+				c.t.Fatal(err)
+			}
+		}
+		c.runOK("", "merge", "--tape", tape, id)
+		c.led.noteMerge(id)
+		return true
+	}
+	return false
 }
