@@ -42,9 +42,9 @@ import (
 // usage, log --all of every tape, anchors, context) run in the workspace,
 // as a process, with the watcher as the faults left it, prints what it
 // prints in a copy of .tape/tapes and config.json rebuilt by `tape
-// reindex --full` (info without its path, index size, watcher and lag,
-// which it measures before it catches up), and names no folder of the
-// workspace. The ledger: every entry id a command printed (an append
+// reindex --full`, on stdout and stderr, with the same exit status (info
+// without its path, index size, watcher and lag, which it measures before
+// it catches up), and its stdout names no folder of the workspace. The ledger: every entry id a command printed (an append
 // prints its ids; the `>>` writer prints its own ids once written), and
 // only complete lines of a killed one's output, is in `tape log --all
 // --json` of its tape exactly once; an id that `reset --archive` moved
