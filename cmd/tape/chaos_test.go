@@ -54,7 +54,8 @@ import (
 // it is on the tape or in an archive; it may be in both when a reset came
 // between a killed merge and the end of the merge that doctor's fix runs
 // (the fix writes again what the reset archived). No tape holds an id
-// twice, imported tapes included.
+// twice, imported tapes included (the sample transcripts repeat no uuid,
+// which docs/IMPORT.md lets make two entries across a checkpoint).
 //
 // After the last round, with the faults stopped: the transcripts are
 // imported once more, and every entry one import of them makes in a new
@@ -71,18 +72,19 @@ import (
 // (the race detector's pass of .ci/run) one seed of chaosShortRounds.
 //
 // Measured on the 2-core machine of issue 29, shared with other work
-// (load average 0.5 to 3.5): 3 seeds of 12 rounds in 39 to 56 s, each run
+// (load average 0.5 to 4): 3 seeds of 12 rounds in 40 to 56 s, each run
 // some 1,320 processes (400 of them the faults, 920 the reads of the
-// checks), 89 to 97 of them SIGKILLed, 9 watchers SIGKILLed, 51
-// deletions of index.db*, 920 reads compared. Under -race -short: one
-// seed of 2 rounds, 93 processes, 8 SIGKILLed, in 50 s at a load of 4.
+// checks), 89 to 97 of them SIGKILLed, and 9 watchers, 51 deletions of
+// index.db*, 920 reads compared. Under -race -short: one seed of 2
+// rounds, 93 processes, 8 SIGKILLed, in 48 to 50 s at a load of 3 to 4.
 // With issue 29's fix of item 1 taken out (serveBarrier in
 // projector/watch.go trusting an index that is not the reader's), each of
-// the three seeds fails, in round 0, 2 and 0: the reads answer from an
-// empty index. Found and fixed with it: a pass failing when index.db was
-// deleted during it (projector), a resumed import writing a tape twice
-// (importer), a merge going on into the new folder of a reset tape, and
-// doctor's fix for a merge a reset interrupted (log).
+// the three seeds fails, in round 0, 2 and 0, and so does -short: the
+// reads answer from an empty index. Found and fixed with it: a pass
+// failing when index.db was deleted during it (projector), a resumed
+// import writing a tape twice (importer), a merge going on into the new
+// folder of a reset tape, and doctor's fix for a merge a reset
+// interrupted (log).
 func TestChaos(t *testing.T) {
 	seeds, rounds := chaosSeeds, chaosRounds
 	if testing.Short() {
