@@ -3,6 +3,7 @@ package projector
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // This file reads and writes the two records of FTS5's %_data table that
@@ -190,6 +191,17 @@ type ftsShift struct {
 // oldest segments to the newest of the next one, which a join would break:
 // builders merge their parts whole before the join (ftsPart.run), and a
 // part that has one is refused.
+//
+// Origins must fall as levels deepen, as they do in an index FTS5 wrote:
+// a merge of a level gives its output the origins from its first
+// segment's to its last's, and appends it to the next level, whose
+// segments must all be older. So the part deepest in the levels gets the
+// lowest origins. Numbered in the parts' order, a part merged into a
+// shallower level than the next one's gave a later merge an output whose
+// origins spanned the next part's segment: a row of that segment deleted
+// then had its tombstone written to the output, stayed in its segment
+// and was found by searches with no row behind it ("database disk image
+// is malformed"; TestJoinedIndexTakesDeletes).
 func joinStructures(parts []ftsStructure) (ftsStructure, []ftsShift, error) {
 	if len(parts) == 0 {
 		return ftsStructure{}, nil, errors.New("join search indexes: no parts")
@@ -197,7 +209,8 @@ func joinStructures(parts []ftsStructure) (ftsStructure, []ftsShift, error) {
 	out := ftsStructure{cookie: parts[0].cookie, v2: parts[0].v2}
 	shifts := make([]ftsShift, len(parts))
 	var next ftsShift
-	for k, p := range parts {
+	for _, k := range deepestFirst(parts) {
+		p := parts[k]
 		if p.v2 != out.v2 {
 			return out, nil, fmt.Errorf("join search indexes: part %d has another structure format", k)
 		}
@@ -228,7 +241,56 @@ func joinStructures(parts []ftsStructure) (ftsStructure, []ftsShift, error) {
 	if n := out.maxSegid(); n > ftsMaxSegment {
 		return out, nil, fmt.Errorf("join search indexes: segment id %d is over FTS5's %d", n, ftsMaxSegment)
 	}
+	if out.v2 && !out.originsFallWithDepth() {
+		return out, nil, errors.New("join search indexes: the parts' levels cannot be ordered by origin")
+	}
 	return out, shifts, nil
+}
+
+// deepestFirst is the order of the parts by their deepest level with a
+// segment, deepest first: the order their origins are numbered in. Parts
+// as deep as each other keep their order.
+func deepestFirst(parts []ftsStructure) []int {
+	order := make([]int, len(parts))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return parts[b].deepest() - parts[a].deepest() })
+	return order
+}
+
+// deepest is the deepest level that holds a segment, -1 for none.
+func (s ftsStructure) deepest() int {
+	for i := len(s.levels) - 1; i >= 0; i-- {
+		if len(s.levels[i].segs) > 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// originsFallWithDepth reports whether every segment's origins are below
+// those of each segment at a shallower level, and of each later segment at
+// its own: the order FTS5's merges keep and rely on.
+func (s ftsStructure) originsFallWithDepth() bool {
+	var above uint64 // the lowest origin at the levels above, scanning from the top
+	first := true
+	for i := range s.levels {
+		segs := s.levels[i].segs
+		for j := 1; j < len(segs); j++ {
+			if segs[j].origin1 <= segs[j-1].origin2 {
+				return false
+			}
+		}
+		if len(segs) == 0 {
+			continue
+		}
+		if !first && segs[len(segs)-1].origin2 >= above {
+			return false
+		}
+		above, first = segs[0].origin1, false
+	}
+	return true
 }
 
 // joinAverages adds up averages records: the number of rows, then the
