@@ -178,8 +178,9 @@ func procCwd(pid int) string {
 // "<tape folder>,<id prefix>,<count>,<words>"): it appends count messages
 // to the tape's current anchor, each with an id of its own, one write of
 // the whole line to an O_APPEND descriptor under the file's flock, a torn
-// tail ended with <torn> first, as docs/FORMAT.md section 6 says, and
-// prints each id once it is written.
+// tail ended with <torn> first, as docs/FORMAT.md section 6 says (and a
+// tape a killed reset left without an anchor started first, as section 9
+// does), and prints each id once it is written.
 func chaosAppender(spec string) int {
 	parts := strings.SplitN(spec, ",", 4)
 	n, _ := strconv.Atoi(parts[2])
@@ -196,14 +197,23 @@ func chaosAppender(spec string) int {
 	return 0
 }
 
-// flockAppend appends line to messages.jsonl of the tape's current anchor;
-// a folder moved away between the listing and the open (a reset) is
-// listed again.
+// flockAppend appends line to messages.jsonl of the tape's current anchor.
+// A folder moved away between the listing and the open (a reset) is
+// listed again; a tape without an anchor (a reset killed between moving
+// the old ones away and making the new one) is started, as docs/FORMAT.md
+// section 9 starts one.
 func flockAppend(tapeDir string, line []byte) error {
 	var err error
 	for range 100 {
 		var folder string
-		if folder, err = currentAnchor(tapeDir); err == nil {
+		folder, err = currentAnchor(tapeDir)
+		if errors.Is(err, os.ErrNotExist) {
+			if err = bootstrapAnchor(tapeDir); err != nil {
+				return err
+			}
+			continue
+		}
+		if err == nil {
 			if err = appendLocked(filepath.Join(tapeDir, "anchors", folder, "messages.jsonl"), line); !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
@@ -211,6 +221,36 @@ func flockAppend(tapeDir string, line []byte) error {
 		time.Sleep(10 * time.Millisecond) // a reset between its rename and its new anchor
 	}
 	return err
+}
+
+// bootstrapAnchor makes a tape's first anchor under the tape's lock (an
+// flock of its folder), unless it has one by then.
+func bootstrapAnchor(tapeDir string) error {
+	lock, err := os.Open(tapeDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("flock %s: %w", tapeDir, err)
+	}
+	if _, err := currentAnchor(tapeDir); err == nil {
+		return nil // a reset made it while this waited
+	}
+	anchors := filepath.Join(tapeDir, "anchors")
+	tmp := filepath.Join(anchors, fmt.Sprintf(".tmp-chaos-%d", os.Getpid()))
+	line := fmt.Sprintf(`{"kind":"anchor","payload":{"name":"session/start","state":{"owner":"human"}},"date":%q}`+"\n", time.Now().UTC().Format(time.RFC3339Nano))
+	err = os.MkdirAll(tmp, 0o700)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(tmp, "anchor.json"), []byte(line), 0o600)
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(anchors, "001_session-start"))
+	}
+	if err != nil {
+		return fmt.Errorf("start tape %s: %w", tapeDir, err)
+	}
+	return nil
 }
 
 func currentAnchor(tapeDir string) (string, error) {
