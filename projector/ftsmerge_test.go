@@ -206,11 +206,11 @@ func TestJoinedBuildEqualsInPlace(t *testing.T) {
 		hash  int // builders' hashsize: small makes many segments, and merges
 		n     int
 	}{
-		{parts: 1, block: 1, hash: 64 << 10, n: sized(1500, 500)},
-		{parts: 2, block: 1, n: sized(1500, 500)},
-		{parts: 2, block: 1, hash: 32 << 10, n: sized(3000, 1000)},
-		{parts: 2, block: 64, hash: 16 << 10, n: sized(3000, 1000)},
-		{parts: 3, block: 5, hash: 16 << 10, n: sized(3000, 1000)},
+		{parts: 1, block: 1, hash: 64 << 10, n: sized(1500, 200)},
+		{parts: 2, block: 1, n: sized(1500, 200)},
+		{parts: 2, block: 1, hash: 32 << 10, n: sized(3000, 400)},
+		{parts: 2, block: 64, hash: 16 << 10, n: sized(3000, 400)},
+		{parts: 3, block: 5, hash: 16 << 10, n: sized(3000, 400)},
 	} {
 		t.Run(fmt.Sprintf("parts=%d,block=%d,hash=%d", tc.parts, tc.block, tc.hash), func(t *testing.T) {
 			ctx := context.Background()
@@ -277,7 +277,7 @@ func TestJoinedBuildEqualsInPlace(t *testing.T) {
 func TestJoinedIndexTakesDeletes(t *testing.T) {
 	ctx := context.Background()
 	crossed := 0 // seeds whose first part sat shallower than the second
-	for seed := range seeds(40) {
+	for seed := range uint64(sized(40, 3)) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		live := map[int64]bool{}
 		ops := ftsOps(r, 1, 500, live)
@@ -309,7 +309,7 @@ func TestJoinedIndexTakesDeletes(t *testing.T) {
 			t.Fatalf("seed %d: after inserts and removals, joined:\n%s\nbuilt in place:\n%s", seed, got, want)
 		}
 	}
-	if crossed == 0 {
+	if crossed == 0 && !testing.Short() { // the race detector's pass tries three seeds for races, not this case
 		t.Errorf("no seed merged its first part shallower than its second: the case this test is for was not tried")
 	}
 }

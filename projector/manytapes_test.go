@@ -379,7 +379,7 @@ func manyTapesRun(t *testing.T, seed uint64, settled bool) ([]string, Stats) {
 	p.checkpointsAt = 2 + int(seed%3) // the first build writes its checkpoints folder by folder
 	r := rand.New(rand.NewPCG(seed, 18))
 	m := newSessionMutator(t, r, ws)
-	for range 100 + r.IntN(50) {
+	for range sized(100, 25) + r.IntN(sized(50, 10)) {
 		m.newSession()
 	}
 	var s settler

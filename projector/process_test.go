@@ -252,12 +252,12 @@ func TestKilledPassesConverge(t *testing.T) {
 			m.newSession()
 			tp := m.tape("main")
 			defer tp.Close()
-			if _, err := tp.Append(context.Background(), m.entries(2000)...); err != nil {
+			if _, err := tp.Append(context.Background(), m.entries(sized(2000, 400))...); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"many tapes", "", func(t *testing.T, m *sessionMutator) {
-			for range 50 {
+			for range sized(50, 15) {
 				m.newSession()
 			}
 		}},
