@@ -30,7 +30,7 @@ func removeIndex(t *testing.T, dir string) {
 // Deleting the index at any moment, with a watcher running and a reader
 // catching up, leads to the same answers as a rebuild.
 func TestIndexDeletedWhileWatching(t *testing.T) {
-	for seed := range uint64(4) {
+	for seed := range seeds(4) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			watching := openProjector(t, ws)

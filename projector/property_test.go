@@ -17,13 +17,13 @@ import (
 
 var vocabulary = tapetest.Vocabulary
 
-// seeds is how many seeds a property test runs: n, or a fifth of them
+// seeds is how many seeds a property test runs: n, or a tenth of them
 // with -short, which .ci/run's pass under the race detector uses (the
-// detector slows these tests tenfold, and they look for wrong answers,
-// not races; the pass without it runs them all).
+// detector slows these tests ten to a hundred times, and they look for
+// wrong answers, not races; the pass without it runs them all).
 func seeds(n uint64) uint64 {
 	if testing.Short() {
-		return max(1, n/5)
+		return max(1, n/10)
 	}
 	return n
 }
@@ -109,7 +109,7 @@ func TestIncrementalEqualsRebuildOnSettledFolders(t *testing.T) {
 func TestIncrementalEqualsRebuildAcrossTapeChunks(t *testing.T) {
 	ctx := context.Background()
 	tapes := tapeChunk*(scanAhead+1) + 3
-	for seed := range uint64(4) {
+	for seed := range seeds(4) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			for i := range tapes {

@@ -75,7 +75,7 @@ func checkStateRecord(t *testing.T, p *Projector, log []string) {
 // settled and not, and checks the state record after every pass.
 func TestStateRecordIsTheState(t *testing.T) {
 	var quick, passes int
-	for seed := range uint64(16) {
+	for seed := range seeds(16) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			p := openProjector(t, ws)

@@ -252,7 +252,7 @@ func TestWatcherQuietWhenFoldersMoveAndGo(t *testing.T) {
 	}}
 	runWatcher(t, w) // w.fw is set
 	anchors := filepath.Join(ws.Dir(), "tapes/main/anchors")
-	for i := range 300 {
+	for i := range sized(300, 60) {
 		dir := filepath.Join(anchors, fmt.Sprintf("%03d_tmp", 100+i))
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			t.Fatal(err)
