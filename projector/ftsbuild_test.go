@@ -50,6 +50,7 @@ var corpusWords = []string{"error", "file", "the", "错误", corpus.RareWord(100
 // A search index built beside and copied in is the index built in place,
 // whether built in one part or joined from several.
 func TestBuildBesideEqualsBuildInPlace(t *testing.T) {
+	t.Parallel()           // long, on a workspace of its own (0074)
 	n := sized(4000, 1001) // with the rare word of entry 3000, or of 1000 (corpusWords)
 	ws := corpusWorkspace(t, n)
 	p := openProjector(t, ws)
@@ -86,6 +87,7 @@ func TestBuildBesideEqualsBuildInPlace(t *testing.T) {
 // a new one in goes on writing it correctly: FTS5 caches the structure of
 // an index per connection, and a stale one would lose or corrupt segments.
 func TestCatchUpAfterBuildBeside(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	ws := corpusWorkspace(t, sized(3000, 500))
 	p := openProjector(t, ws)
 	catchUp(t, p) // from empty: built beside

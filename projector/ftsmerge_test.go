@@ -200,6 +200,7 @@ func ftsSnapshot(t *testing.T, db *sql.DB) string {
 // goes on being the same under more inserts, removals (of rows of every
 // part: each found through its origin) and a merge of all its segments.
 func TestJoinedBuildEqualsInPlace(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	for _, tc := range []struct {
 		parts int
 		block int64
@@ -248,7 +249,7 @@ func TestJoinedBuildEqualsInPlace(t *testing.T) {
 			if got != want {
 				t.Fatalf("joined:\n%s\nbuilt in place:\n%s", got, want)
 			}
-			more := removeSome(r, ftsOps(r, int64(tc.n)*2, 500, live), live) // rows of every part
+			more := removeSome(r, ftsOps(r, int64(tc.n)*2, sized(500, 100), live), live) // rows of every part
 			for _, db := range []*sql.DB{ref, joined} {
 				applyInPlace(t, db, more)
 			}
@@ -275,12 +276,13 @@ func TestJoinedBuildEqualsInPlace(t *testing.T) {
 // rows after more inserts left rows that searches found with nothing
 // behind them ("database disk image is malformed").
 func TestJoinedIndexTakesDeletes(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	ctx := context.Background()
 	crossed := 0 // seeds whose first part sat shallower than the second
 	for seed := range uint64(sized(40, 3)) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		live := map[int64]bool{}
-		ops := ftsOps(r, 1, 500, live)
+		ops := ftsOps(r, 1, sized(500, 200), live)
 		dir := t.TempDir()
 		ref := ftsIndexDB(t, filepath.Join(dir, "ref.db"))
 		if _, err := ref.Exec(ftsSchema); err != nil {
@@ -301,7 +303,7 @@ func TestJoinedIndexTakesDeletes(t *testing.T) {
 		joinTo(t, build, filepath.Join(dir, "joined.db"))
 		build.close()
 		joined := ftsIndexDB(t, filepath.Join(dir, "joined.db"))
-		more := removeSome(r, ftsOps(r, 1000, 500, live), live)
+		more := removeSome(r, ftsOps(r, 1000, sized(500, 200), live), live)
 		for _, db := range []*sql.DB{ref, joined} {
 			applyInPlace(t, db, more)
 		}

@@ -338,6 +338,7 @@ func changedScope(before, after map[string]fileMark) *scope {
 // same files, table by table and through the read API (of the tapes that
 // changed, and at the end of every tape).
 func TestIncrementalEqualsRebuildManyTapes(t *testing.T) {
+	t.Parallel()             // long, on a workspace of its own (0074)
 	done := map[string]int{} // what the runs did, by the first word of their log
 	var listed, folders int  // of the settled runs' catch-ups
 	for _, c := range []struct {

@@ -243,6 +243,7 @@ func (k killedPass) run(t *testing.T, ctx context.Context, r *rand.Rand, dir str
 // and remove and copy them. Once the writers are killed too, one catch-up
 // brings the index to what a full rebuild of the same files gives.
 func TestKilledPassesConverge(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	for _, shape := range []struct {
 		name    string
 		oneTape string                                // the one tape of the shape; "" for many

@@ -43,6 +43,7 @@ func sized(full, short int) int {
 // sequence of changes to the files, with catch-ups at random points, the
 // incremental index answers exactly as a full rebuild of the same files.
 func TestIncrementalEqualsRebuild(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	for seed := range seeds(25) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
@@ -71,6 +72,7 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 // later catch-ups trust their listings and skip unchanged folders, the
 // paths a test run within the 2 s racy window never takes otherwise.
 func TestIncrementalEqualsRebuildOnSettledFolders(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	var listed, visited int
 	for seed := range seeds(25) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
@@ -107,6 +109,7 @@ func TestIncrementalEqualsRebuildOnSettledFolders(t *testing.T) {
 // listings and stat through the tapes folder, and walks that find a
 // change stop with chunks scanned and not walked.
 func TestIncrementalEqualsRebuildAcrossTapeChunks(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	ctx := context.Background()
 	tapes := tapeChunk*(scanAhead+1) + 3
 	for seed := range seeds(4) {

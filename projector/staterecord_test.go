@@ -74,6 +74,7 @@ func checkStateRecord(t *testing.T, p *Projector, log []string) {
 // TestStateRecordIsTheState runs random changes and catch-ups, on folders
 // settled and not, and checks the state record after every pass.
 func TestStateRecordIsTheState(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	var quick, passes int
 	for seed := range seeds(16) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {

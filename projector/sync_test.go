@@ -198,6 +198,7 @@ func TestSyncWatcherFallsBackWhenThePassFailed(t *testing.T) {
 // changes, a reader that synced with the watcher, whose passes only look
 // at the folders its events named, answers as a full rebuild does.
 func TestWatcherSyncEqualsRebuild(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	for seed := range seeds(12) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)

@@ -168,20 +168,9 @@ func (w *Watcher) loop(ctx context.Context) error {
 				w.answer([]string{name}, w.serveBarrier(name, passNow))
 				continue
 			}
-			rel, ok := w.relevant(ev)
-			if !ok {
+			if !w.changed(ev) {
 				continue
 			}
-			if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
-				w.forget(ev.Name)
-			}
-			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod) {
-				// A new folder, or one that may just have become readable
-				// (a watch cannot be added to a folder that is not): watch
-				// it, and what mkdir -p made in it.
-				w.addTree(ev.Name)
-			}
-			w.dirty.add(rel)
 			// Wait for the burst to end, but not past maxDelay after its
 			// first change: writers that never pause still get indexed.
 			if pendingSince.IsZero() {
@@ -246,6 +235,39 @@ func (w *Watcher) serveBarrier(name string, passNow func() error) error {
 		return errOtherIndex
 	}
 	return nil
+}
+
+// changed keeps the watches and the folders to look at in step with a
+// change to the tapes, and reports whether ev was one.
+func (w *Watcher) changed(ev fsnotify.Event) bool {
+	rel, ok := w.relevant(ev)
+	if !ok {
+		return false
+	}
+	if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
+		w.forget(ev.Name)
+	}
+	// A new folder, or one that may just have become readable (a watch
+	// cannot be added to a folder that is not): watch it, and what
+	// mkdir -p made in it. So too a folder at the path of one removed or
+	// moved away: fsnotify names a folder's events by the path it was
+	// watched at, so a folder moved away and removed (tape reset) sends
+	// its Remove events under the path where a new folder of the same
+	// name may already be watched, and forgetting them forgot the new
+	// one: its writes made no event, and readers were told the index was
+	// up to date without them (TestWatcherSyncEqualsRebuild, seed 4, with
+	// the watcher behind fsnotify).
+	if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod) || w.isFolder(ev.Name) {
+		w.addTree(ev.Name)
+	}
+	w.dirty.add(rel)
+	return true
+}
+
+// isFolder reports whether path is a folder now, not following a symlink.
+func (w *Watcher) isFolder(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.IsDir()
 }
 
 // errRetired is what a retiring watcher answers a reader with.

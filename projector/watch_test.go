@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -399,5 +401,43 @@ func TestReconcileAfterScalesWithTheFullPass(t *testing.T) {
 		if got := w.reconcileAfter(); got != tt.want {
 			t.Errorf("Reconcile %s, full pass %s: reconcileAfter = %s, want %s", tt.reconcile, tt.fullPass, got, tt.want)
 		}
+	}
+}
+
+// A Remove or Rename event under the path of a folder that is there now
+// keeps the folder watched: fsnotify names a folder's events by the path
+// it was watched at, so a folder moved away and removed (tape reset) sends
+// its Remove events under the path of the new folder of the same name,
+// which the watcher may be watching already. Forgetting it lost the new
+// folder's writes, and readers were told the index held them.
+func TestWatcherKeepsAFolderAStaleEventNames(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsg(t, ws, "main", "okapi")
+	w := &Watcher{P: openProjector(t, ws), dirty: newScope()}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fw.Close()
+	w.fw = fw
+	w.addAll()
+	folder := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start")
+	if !slices.Contains(fw.WatchList(), folder) {
+		t.Fatalf("the folder is not watched: %v", fw.WatchList())
+	}
+	for _, op := range []fsnotify.Op{fsnotify.Remove, fsnotify.Rename} {
+		if !w.changed(fsnotify.Event{Name: folder, Op: op}) {
+			t.Fatalf("%v of a tape folder is no change", op)
+		}
+		if !slices.Contains(fw.WatchList(), folder) {
+			t.Errorf("after a stale %v event, the folder there is not watched: %v", op, fw.WatchList())
+		}
+	}
+	if err := os.RemoveAll(folder); err != nil {
+		t.Fatal(err)
+	}
+	w.changed(fsnotify.Event{Name: folder, Op: fsnotify.Remove})
+	if slices.Contains(fw.WatchList(), folder) {
+		t.Errorf("a folder removed is still watched: %v", fw.WatchList())
 	}
 }
