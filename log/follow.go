@@ -21,6 +21,9 @@ type Follower struct {
 	// replaces the anchors folder, and its new first folder may have the
 	// name of the one followed.
 	anchorsIno, folderIno uint64
+	// listed, if set, runs right after Poll lists the folders: tests
+	// replace the anchors folder there.
+	listed func()
 }
 
 // Follow starts following t at its end as it stands now: Poll returns only
@@ -41,12 +44,12 @@ func (t *Tape) Follow(ctx context.Context) (*Follower, error) {
 func (f *Follower) Poll(ctx context.Context) (entries []Entry, bad []error, err error) {
 	add := func(e Entry) { entries = append(entries, e) }
 	warn := func(err error) { bad = append(bad, err) }
-	folders, err := f.t.Folders()
+	ino, folders, err := f.listFolders()
 	if err != nil {
 		return nil, nil, err
 	}
 	newer := folders
-	if ino := f.t.anchorsInode(); ino != f.anchorsIno {
+	if ino != f.anchorsIno {
 		// The anchors folder was replaced (tape reset): all it holds is new.
 		f.anchorsIno, f.anchor = ino, Anchor{}
 	}
@@ -75,6 +78,27 @@ func (f *Follower) Poll(ctx context.Context) (entries []Entry, bad []error, err 
 		}
 	}
 	return entries, bad, nil
+}
+
+// listFolders lists the tape's folders, and returns the inode of the
+// anchors folder they are in. A listing of an anchors folder that a reset
+// replaced while it was listed is made again: its folders read by name
+// from the new one were folders of no anchor, and tape log -f printed an
+// anchor named for a folder's slug, with no date, that the tape never had.
+func (f *Follower) listFolders() (uint64, []Folder, error) {
+	for try := 1; ; try++ {
+		ino := f.t.anchorsInode()
+		folders, err := f.t.Folders()
+		if f.listed != nil {
+			f.listed()
+		}
+		if err != nil || f.t.anchorsInode() == ino {
+			return ino, folders, err
+		}
+		if try == 10 { // reset after reset: the next poll reads what stays
+			return f.anchorsIno, nil, nil
+		}
+	}
 }
 
 func (f *Follower) enter(a Anchor) {

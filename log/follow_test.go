@@ -141,3 +141,43 @@ func TestFollowerAfterReset(t *testing.T) {
 		t.Errorf("after a reset: %q, want %q", got, want)
 	}
 }
+
+// A reset that replaces the anchors folder while the follower lists it
+// makes it list the new one: it read the old one's folders by name from
+// the new anchors folder, where they were not, and tape log -f printed an
+// anchor named for a folder's slug, with no date, that the tape never had
+// (TestLogFollowPrintsWhatIsWritten, once in a CI run).
+func TestFollowerOfAResetUnderWay(t *testing.T) {
+	ctx := context.Background()
+	ws := newTestWorkspace(t)
+	tp := mustTape(t, ws, "main")
+	if _, err := tp.Append(ctx, Entry{Kind: KindEvent, Payload: json.RawMessage(`{"name":"old"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tp.Handoff(ctx, "review", nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := tp.Follow(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := ws.Abs("tapes/main/anchors")
+	f.listed = func() { // the first half of a reset, once
+		f.listed = nil
+		if err := os.Rename(anchors, ws.Abs("tapes/main/.gone")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(anchors, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := polled(t, f); got != "" {
+		t.Errorf("polled mid-reset: %q, want nothing (the new anchors folder holds no folder yet)", got)
+	}
+	if _, err := tp.Reset(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := polled(t, f), "anchor:session/start"; got != want {
+		t.Errorf("after the reset: %q, want %q", got, want)
+	}
+}
