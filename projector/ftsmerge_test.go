@@ -207,11 +207,11 @@ func TestJoinedBuildEqualsInPlace(t *testing.T) {
 		hash  int // builders' hashsize: small makes many segments, and merges
 		n     int
 	}{
-		{parts: 1, block: 1, hash: 64 << 10, n: sized(1500, 200)},
-		{parts: 2, block: 1, n: sized(1500, 200)},
-		{parts: 2, block: 1, hash: 32 << 10, n: sized(3000, 400)},
-		{parts: 2, block: 64, hash: 16 << 10, n: sized(3000, 400)},
-		{parts: 3, block: 5, hash: 16 << 10, n: sized(3000, 400)},
+		{parts: 1, block: 1, hash: 64 << 10, n: sized(1500, 100)},
+		{parts: 2, block: 1, n: sized(1500, 100)},
+		{parts: 2, block: 1, hash: 32 << 10, n: sized(3000, 200)},
+		{parts: 2, block: 64, hash: 16 << 10, n: sized(3000, 200)},
+		{parts: 3, block: 5, hash: 16 << 10, n: sized(3000, 200)},
 	} {
 		t.Run(fmt.Sprintf("parts=%d,block=%d,hash=%d", tc.parts, tc.block, tc.hash), func(t *testing.T) {
 			ctx := context.Background()

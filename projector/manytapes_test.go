@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tape-dev/tape/internal/tapetest"
@@ -338,27 +339,33 @@ func changedScope(before, after map[string]fileMark) *scope {
 // same files, table by table and through the read API (of the tapes that
 // changed, and at the end of every tape).
 func TestIncrementalEqualsRebuildManyTapes(t *testing.T) {
-	t.Parallel()             // long, on a workspace of its own (0074)
-	done := map[string]int{} // what the runs did, by the first word of their log
-	var listed, folders int  // of the settled runs' catch-ups
-	for _, c := range []struct {
-		seed    uint64
-		settled bool // folders dated in the past after every change, so catch-ups skip unchanged ones, as in a workspace of old sessions
-	}{{0, false}, {1, true}, {2, true}} {
-		name := fmt.Sprintf("fresh/seed%d", c.seed)
-		if c.settled {
-			name = fmt.Sprintf("settled/seed%d", c.seed)
-		}
-		t.Run(name, func(t *testing.T) {
-			log, st := manyTapesRun(t, c.seed, c.settled)
-			for _, l := range log {
-				done[strings.Fields(l)[0]]++
-			}
+	t.Parallel() // long, on a workspace of its own (0074)
+	var mu sync.Mutex
+	done := map[string]int{}           // what the runs did, by the first word of their log
+	var listed, folders int            // of the settled runs' catch-ups
+	t.Run("runs", func(t *testing.T) { // returns once its runs, each on a core of its own, are done
+		for _, c := range []struct {
+			seed    uint64
+			settled bool // folders dated in the past after every change, so catch-ups skip unchanged ones, as in a workspace of old sessions
+		}{{0, false}, {1, true}, {2, true}} {
+			name := fmt.Sprintf("fresh/seed%d", c.seed)
 			if c.settled {
-				listed, folders = listed+st.Listed, folders+st.Folders
+				name = fmt.Sprintf("settled/seed%d", c.seed)
 			}
-		})
-	}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				log, st := manyTapesRun(t, c.seed, c.settled)
+				mu.Lock()
+				defer mu.Unlock()
+				for _, l := range log {
+					done[strings.Fields(l)[0]]++
+				}
+				if c.settled {
+					listed, folders = listed+st.Listed, folders+st.Folders
+				}
+			})
+		}
+	})
 	for _, op := range []string{"session", "append", "hand", "part", "rest", "handoff", "rm", "cp", "scoped", "catch-up"} {
 		if done[op] == 0 {
 			t.Errorf("no run did %q: the property was not tested on it (%v)", op, done)

@@ -253,17 +253,18 @@ func TestKilledPassesConverge(t *testing.T) {
 			m.newSession()
 			tp := m.tape("main")
 			defer tp.Close()
-			if _, err := tp.Append(context.Background(), m.entries(sized(2000, 400))...); err != nil {
+			if _, err := tp.Append(context.Background(), m.entries(sized(2000, 200))...); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"many tapes", "", func(t *testing.T, m *sessionMutator) {
-			for range sized(50, 15) {
+			for range sized(50, 8) {
 				m.newSession()
 			}
 		}},
 	} {
 		t.Run(shape.name, func(t *testing.T) {
+			t.Parallel() // each shape on a workspace of its own
 			const seed, writers = 1, 2
 			ws := newWorkspace(t)
 			done := ws.DeferSyncs()
