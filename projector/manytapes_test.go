@@ -398,7 +398,7 @@ func manyTapesRun(t *testing.T, seed uint64, settled bool) ([]string, Stats) {
 	seen := marks(ws)
 	m.log = append(m.log, fmt.Sprintf("catch-up of %d sessions", len(m.tapes())))
 	var sum Stats
-	const rounds = 2
+	rounds := sized(2, 1)
 	for round := range rounds {
 		for range 10 + r.IntN(30) {
 			m.step()
