@@ -214,6 +214,7 @@ func writeFileAt(t *testing.T, path, content string) {
 // A file named with a tab or a newline is tracked, and dropped when it is
 // deleted, like any other.
 func TestOddFileNames(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	for _, name := range []string{"a\tb.jsonl", "a\nb.jsonl", `a"b\c.jsonl`} {
 		t.Run(fmt.Sprintf("%q", name), func(t *testing.T) {
 			ws := newWorkspace(t)

@@ -191,6 +191,7 @@ func TestCatchUpRemovesScratchFiles(t *testing.T) {
 // cannot read) runs again and builds in place, instead of failing every
 // pass.
 func TestBuildThatCannotBeJoinedBuildsInPlace(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	ws := corpusWorkspace(t, 500)
 	p := openProjector(t, ws)
 	p.buildParts, p.buildBlock = 2, 1
@@ -219,6 +220,7 @@ func TestBuildThatCannotBeJoinedBuildsInPlace(t *testing.T) {
 
 // A pass that cannot make its scratch file builds in place.
 func TestBuildInPlaceWithoutScratch(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	ws := corpusWorkspace(t, 500)
 	if err := os.MkdirAll(ws.Abs(buildFile)+"/in-the-way", 0o700); err != nil {
 		t.Fatal(err)

@@ -92,6 +92,7 @@ func TestFTSJoinCheckFails(t *testing.T) {
 // A Projector whose check fails writes the search index in place, says
 // why, and runs the check once: the index is the one built in place.
 func TestRebuildFallsBackWhenFTSJoinCheckFails(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	ws := corpusWorkspace(t, 500)
 	p := openProjector(t, ws)
 	p.buildParts, p.buildBlock = 2, 1

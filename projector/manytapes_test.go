@@ -344,10 +344,15 @@ func TestIncrementalEqualsRebuildManyTapes(t *testing.T) {
 	done := map[string]int{}           // what the runs did, by the first word of their log
 	var listed, folders int            // of the settled runs' catch-ups
 	t.Run("runs", func(t *testing.T) { // returns once its runs, each on a core of its own, are done
-		for _, c := range []struct {
+		type run struct {
 			seed    uint64
 			settled bool // folders dated in the past after every change, so catch-ups skip unchanged ones, as in a workspace of old sessions
-		}{{0, false}, {1, true}, {2, true}} {
+		}
+		runs := []run{{0, false}, {1, true}, {2, true}}
+		if testing.Short() { // the race detector's pass: a run of each kind (seed 1's settled run lists too much in one round)
+			runs = []run{runs[0], runs[2]}
+		}
+		for _, c := range runs {
 			name := fmt.Sprintf("fresh/seed%d", c.seed)
 			if c.settled {
 				name = fmt.Sprintf("settled/seed%d", c.seed)

@@ -17,6 +17,7 @@ import (
 // or a change within racyWindow, makes it listed every time, and then no
 // listing is kept, so a pass with nothing new still writes nothing.
 func TestCatchUpSkipsUnchangedAnchorsFolders(t *testing.T) {
+	t.Parallel() // long, on a workspace of its own (0074)
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "one")
 	anchors := filepath.Join(ws.Dir(), "tapes/main/anchors")
