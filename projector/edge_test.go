@@ -175,7 +175,7 @@ func TestFarDates(t *testing.T) {
 // index lock.
 func TestCancelledPassReturns(t *testing.T) {
 	dir := t.TempDir() + "/.tape"
-	if _, err := corpus.Generate(dir, corpus.Options{Entries: 2000, PerAnchor: 2, Seed: 3}); err != nil {
+	if _, err := corpus.Generate(dir, corpus.Options{Entries: sized(2000, 600), PerAnchor: 2, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	ws, err := tapelog.Open(dir)

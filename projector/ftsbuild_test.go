@@ -74,8 +74,8 @@ func TestBuildBesideEqualsBuildInPlace(t *testing.T) {
 		{parts: 2, block: 1, hash: 32 << 10},
 		{parts: 3, block: 7, hash: 16 << 10},
 	}
-	if testing.Short() { // the race detector's pass: one build in one part, one in three
-		builds = []build{builds[0], builds[3]}
+	if testing.Short() { // the race detector's pass: one build, in three parts
+		builds = builds[3:]
 	}
 	for _, tc := range builds {
 		p.buildParts, p.buildBlock, p.buildHash = tc.parts, tc.block, tc.hash
@@ -96,7 +96,7 @@ func TestCatchUpAfterBuildBeside(t *testing.T) {
 	ws := corpusWorkspace(t, sized(3000, 500))
 	p := openProjector(t, ws)
 	catchUp(t, p) // from empty: built beside
-	for round := range 3 {
+	for round := range sized(3, 2) {
 		if _, err := p.Search(context.Background(), SearchQuery{Text: "error"}); err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestCatchUpAfterBuildBeside(t *testing.T) {
 		appendMsg(t, ws, "main", fmt.Sprintf("round%d last", round))
 		catchUp(t, p)
 	}
-	words := append([]string{"round0", "round2", "word49", "last"}, corpusWords...)
+	words := append([]string{"round0", "round1", "word49", "last"}, corpusWords...)
 	want := rebuilt(t, ws, func(p *Projector) string { return rankedDump(t, p, words) })
 	if got := rankedDump(t, p, words); got != want {
 		t.Fatalf("after rebuilds and catch-ups:\n%.3000s\nrebuilt:\n%.3000s", got, want)
@@ -121,7 +121,8 @@ func TestCatchUpAfterBuildBeside(t *testing.T) {
 // pass; those a killed pass left, even ones that are not databases, and
 // of a build in more parts than this one, are replaced or removed.
 func TestBuildScratchFile(t *testing.T) {
-	ws := corpusWorkspace(t, 500)
+	n := sized(500, 250) // smaller in the race pass (0074)
+	ws := corpusWorkspace(t, n)
 	var paths []string
 	for k := range maxBuildParts {
 		paths = append(paths, ws.Abs(buildPath(k)))
@@ -143,8 +144,8 @@ func TestBuildScratchFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Entries < 500 {
-		t.Fatalf("rebuild indexed %d entries, want at least 500", st.Entries)
+	if st.Entries < n {
+		t.Fatalf("rebuild indexed %d entries, want at least %d", st.Entries, n)
 	}
 	for k, path := range paths {
 		if k < 2 && len(modes[path]) == 0 {
@@ -191,8 +192,9 @@ func TestCatchUpRemovesScratchFiles(t *testing.T) {
 // cannot read) runs again and builds in place, instead of failing every
 // pass.
 func TestBuildThatCannotBeJoinedBuildsInPlace(t *testing.T) {
-	t.Parallel() // long, on a workspace of its own (0074)
-	ws := corpusWorkspace(t, 500)
+	t.Parallel()         // long, on a workspace of its own (0074)
+	n := sized(500, 250) // smaller in the race pass (0074)
+	ws := corpusWorkspace(t, n)
 	p := openProjector(t, ws)
 	p.buildParts, p.buildBlock = 2, 1
 	copies := 0
@@ -205,7 +207,7 @@ func TestBuildThatCannotBeJoinedBuildsInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rebuild with a build that cannot be joined: %v", err)
 	}
-	if copies != 1 || st.Entries < 500 {
+	if copies != 1 || st.Entries < n {
 		t.Fatalf("rebuild: %d copies tried, %d entries; want one, and every entry", copies, st.Entries)
 	}
 	got := rankedDump(t, p, corpusWords)
@@ -220,8 +222,9 @@ func TestBuildThatCannotBeJoinedBuildsInPlace(t *testing.T) {
 
 // A pass that cannot make its scratch file builds in place.
 func TestBuildInPlaceWithoutScratch(t *testing.T) {
-	t.Parallel() // long, on a workspace of its own (0074)
-	ws := corpusWorkspace(t, 500)
+	t.Parallel()         // long, on a workspace of its own (0074)
+	n := sized(500, 250) // smaller in the race pass (0074)
+	ws := corpusWorkspace(t, n)
 	if err := os.MkdirAll(ws.Abs(buildFile)+"/in-the-way", 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -230,8 +233,8 @@ func TestBuildInPlaceWithoutScratch(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rebuild with a folder where the scratch file goes: %v", err)
 	}
-	if st.Entries < 500 {
-		t.Fatalf("rebuild indexed %d entries, want at least 500", st.Entries)
+	if st.Entries < n {
+		t.Fatalf("rebuild indexed %d entries, want at least %d", st.Entries, n)
 	}
 	got := rankedDump(t, p, corpusWords)
 	p.noBuild = true

@@ -218,6 +218,7 @@ func (k killedPass) run(t *testing.T, ctx context.Context, r *rand.Rand, dir str
 	cmd := testProcess(ctx, fmt.Sprintf("TAPE_TEST_PASS=%s,%s,%s", dir, k.kind, kill))
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func (k killedPass) run(t *testing.T, ctx context.Context, r *rand.Rand, dir str
 		cmd.Process.Signal(syscall.SIGKILL)
 	}
 	err := cmd.Wait()
-	what := fmt.Sprintf("%s %s (%v)", k.kind, plan, cmd.ProcessState)
+	what := fmt.Sprintf("%s %s (%v, %v)", k.kind, plan, cmd.ProcessState, time.Since(start).Round(time.Millisecond))
 	if ctx.Err() != nil { // killed by the deadline, not by the test: it hung
 		t.Fatalf("%s: did not end before the test's deadline: %s", what, out.String())
 	}
@@ -284,7 +285,7 @@ func TestKilledPassesConverge(t *testing.T) {
 			killed := 0
 			for _, k := range killedPasses {
 				for _, w := range procs {
-					w.take(t, 10+r.IntN(30))
+					w.take(t, sized(10, 4)+r.IntN(sized(30, 10)))
 				}
 				what, wasKilled := k.run(t, ctx, r, ws.Dir())
 				passes = append(passes, what)
@@ -293,7 +294,7 @@ func TestKilledPassesConverge(t *testing.T) {
 				}
 			}
 			for _, w := range procs { // killed in their last steps
-				w.take(t, 20)
+				w.take(t, sized(20, 8))
 			}
 			for _, w := range procs {
 				w.kill(t)

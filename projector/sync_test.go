@@ -205,7 +205,7 @@ func TestWatcherSyncEqualsRebuild(t *testing.T) {
 			passes := startQuietWatcher(t, openProjector(t, ws))
 			reader := openProjector(t, ws)
 			m := &tapetest.Mutator{T: t, R: rand.New(rand.NewPCG(seed, 13)), WS: ws}
-			for step := range 60 {
+			for step := range sized(60, 30) {
 				before := len(m.Log)
 				m.Step()
 				if (len(m.Log) > before && m.Log[len(m.Log)-1] == "catch-up") || step%7 == 0 {
