@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // maxDepth is how deep a message's arrays and objects may nest: the
@@ -217,24 +219,17 @@ func skipBlanks(data []byte, i int) int {
 // the comma, colon or closing bracket after it, outside strings and
 // brackets; len(data) if data ends first.
 func valueEnd(data []byte, i int) int {
-	depth, inString, escaped := 0, false, false
+	depth := 0
+	var q rawjson.Quotes
 	for ; i < len(data); i++ {
 		b := data[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-				if depth == 0 {
-					return i + 1
-				}
+		if q.Step(b) {
+			if !q.In() && depth == 0 { // a string's closing quote
+				return i + 1
 			}
-		case b == '"':
-			inString = true
+			continue
+		}
+		switch {
 		case b == '{' || b == '[':
 			depth++
 		case depth == 0 && (b == ',' || b == ':' || b == '}' || b == ']'):
@@ -267,20 +262,12 @@ func invalidUTF8(data []byte) int {
 // maxDepth.
 func nesting(data []byte) int {
 	depth, deepest := 0, 0
-	inString, escaped := false, false
+	var q rawjson.Quotes
 	for _, b := range data {
+		if q.Step(b) {
+			continue
+		}
 		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-		case b == '"':
-			inString = true
 		case b == '{' || b == '[':
 			depth++
 			if depth > deepest {

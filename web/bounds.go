@@ -6,6 +6,8 @@ import (
 	"errors"
 	"html/template"
 	"strings"
+
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // What a tape holds is untrusted and may be of any size: a page bounds
@@ -79,7 +81,8 @@ func indent(raw json.RawMessage, limit int) (string, int) {
 		return s, len(raw) - len(s)
 	}
 	var b strings.Builder
-	depth, inString, escaped := 0, false, false
+	depth := 0
+	var q rawjson.Quotes
 	newline := func(d int) {
 		b.WriteByte('\n')
 		for range d {
@@ -91,23 +94,12 @@ func indent(raw json.RawMessage, limit int) (string, int) {
 			return cutUTF8(b.String(), limit), len(raw) - i
 		}
 		c := raw[i]
-		if inString {
+		if q.Step(c) {
 			b.WriteByte(c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
 			continue
 		}
 		switch c {
 		case ' ', '\t', '\n', '\r':
-		case '"':
-			inString = true
-			b.WriteByte(c)
 		case '{', '[':
 			b.WriteByte(c)
 			if j := skipSpace(raw, i+1); j < len(raw) && (raw[j] == '}' || raw[j] == ']') {

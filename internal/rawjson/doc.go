@@ -17,7 +17,10 @@
 //     ArrayItems, String), for the content blocks of an imported
 //     transcript;
 //   - decoding a payload into the map encoding/json makes of it
-//     (DecodeObject, DecodeValue), for every entry an index is built from.
+//     (DecodeObject, DecodeValue), for every entry an index is built from;
+//   - telling the bytes of strings from the rest (Quotes), for the
+//     scanners that count brackets: MCP's bound on a request's depth and
+//     serve's printer of JSON too deep for encoding/json.
 //
 // Each fast path says in its doc comment what it buys, with the benchmark
 // that shows it, and what it depends on. Each leaves what it does not
