@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"slices"
 )
 
 // Entries returns the entries of the given anchors, in tape order: each
@@ -87,25 +86,42 @@ var ErrNoAnchor = errors.New("log: no such anchor")
 // several anchors selects the last of them, the one in force, as Bub's
 // context does.
 func FindAnchor(anchors []Anchor, sel string) (int, error) {
-	if i := slices.IndexFunc(anchors, func(a Anchor) bool { return a.Folder == sel }); i >= 0 {
-		return i, nil
+	found, unique := MatchAnchors(anchors, sel)
+	switch {
+	case len(found) == 0:
+		return -1, fmt.Errorf("%w %q", ErrNoAnchor, sel)
+	case unique: // a folder or a seq: the first, should a hand-made folder repeat one
+		return found[0], nil
 	}
+	return found[len(found)-1], nil
+}
+
+// MatchAnchors is every anchor sel selects, in tape order, by FindAnchor's
+// rule: the first of folder name, seq, full name and slug that some anchor
+// matches decides. unique says the rule was a folder name or a seq, which
+// name one anchor; a name or a slug may name several (a phase each session
+// names "plan"). A search limited to an anchor covers all of them; a read
+// of one anchor, FindAnchor's, the last.
+func MatchAnchors(anchors []Anchor, sel string) (found []int, unique bool) {
+	rules := []func(Anchor) bool{func(a Anchor) bool { return a.Folder == sel }}
 	if seq, _, ok := ParseFolderName(sel + "_"); ok {
-		if i := slices.IndexFunc(anchors, func(a Anchor) bool { return a.Seq == seq }); i >= 0 {
-			return i, nil
-		}
+		rules = append(rules, func(a Anchor) bool { return a.Seq == seq })
 	}
-	for _, match := range []func(Anchor) bool{
+	byName := len(rules)
+	rules = append(rules,
 		func(a Anchor) bool { return a.Name == sel },
-		func(a Anchor) bool { _, slug, _ := ParseFolderName(a.Folder); return slug == sel },
-	} {
-		for i := len(anchors) - 1; i >= 0; i-- {
-			if match(anchors[i]) {
-				return i, nil
+		func(a Anchor) bool { _, slug, _ := ParseFolderName(a.Folder); return slug == sel })
+	for r, match := range rules {
+		for i, a := range anchors {
+			if match(a) {
+				found = append(found, i)
 			}
 		}
+		if found != nil {
+			return found, r < byName
+		}
 	}
-	return -1, fmt.Errorf("%w %q", ErrNoAnchor, sel)
+	return nil, false
 }
 
 // fileCursor is one *.jsonl file of a folder being merged: the entry at

@@ -143,6 +143,31 @@ func TestFindAnchor(t *testing.T) {
 	}
 }
 
+// MatchAnchors gives every anchor of the first rule that matches: a name
+// several anchors share names them all, a folder or seq one.
+func TestMatchAnchors(t *testing.T) {
+	anchors := []Anchor{
+		{Seq: 1, Folder: "001_session-start", Name: "session/start"},
+		{Seq: 2, Folder: "002_review", Name: "review"},
+		{Seq: 3, Folder: "003_review", Name: "review"},
+		{Seq: 10, Folder: "010_7", Name: "7"},
+		{Seq: 11, Folder: "011_review-2", Name: "2"},
+	}
+	for _, tt := range []struct {
+		sel    string
+		want   []int
+		unique bool
+	}{
+		{"review", []int{1, 2}, false}, {"002_review", []int{1}, true}, {"2", []int{1}, true}, // the seq before the name "2"
+		{"7", []int{3}, false}, {"session-start", []int{0}, false}, {"review-2", []int{4}, false}, {"nope", nil, false},
+	} {
+		got, unique := MatchAnchors(anchors, tt.sel)
+		if !slices.Equal(got, tt.want) || unique != tt.unique {
+			t.Errorf("MatchAnchors(%q) = %v, %v; want %v, %v", tt.sel, got, unique, tt.want, tt.unique)
+		}
+	}
+}
+
 // Symlinks that lead out of the workspace are not followed, for reading or
 // for writing.
 func TestSymlinksDoNotEscape(t *testing.T) {

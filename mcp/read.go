@@ -15,6 +15,7 @@ import (
 	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/views"
 )
 
@@ -109,7 +110,7 @@ func (s *server) search(ctx context.Context, a searchArgs) (searchResult, string
 	if tape != "" {
 		q.Tapes = []string{tape}
 	}
-	found, err := read(ctx, s, func(ix *projector.Projector) (found, error) {
+	found, err := served(ctx, s, func(ix *projector.Projector) (found, error) {
 		hits, err := ix.Search(ctx, q)
 		if err != nil {
 			return found{}, err
@@ -187,31 +188,18 @@ func (s *server) context(ctx context.Context, a contextArgs) (contextResult, str
 	if err != nil {
 		return contextResult{}, "", err
 	}
-	type spanRead struct {
-		entries  []tapelog.Entry
-		warnings []string
-	}
-	got, err := read(ctx, s, func(ix *projector.Projector) (spanRead, error) {
-		anchors, _, err := ix.Anchors(ctx, tape)
-		if err != nil {
-			return spanRead{}, err
+	got, err := served(ctx, s, func(ix *projector.Projector) (read.Context, error) {
+		got, err := read.ReadContext(ctx, ix, tape, a.Anchor, a.All)
+		if errors.Is(err, tapelog.ErrNoAnchor) {
+			err = fmt.Errorf("%w; the anchors tool lists them", err)
 		}
-		span, err := bub.ContextSpan(anchors, a.Anchor, a.All)
-		if err != nil {
-			return spanRead{}, fmt.Errorf("%w; the anchors tool lists them", err)
-		}
-		entries, stale, err := ix.Entries(ctx, projector.EntryFilter{Tape: tape, Folders: span.Folders})
-		if err != nil {
-			return spanRead{}, err
-		}
-		w, err := warnings(ctx, ix, tape, span.Folders, stale) // as tape context warns of them
-		return spanRead{span.Trim(entries), w}, err
+		return got, err
 	})
 	if err != nil {
 		return contextResult{}, "", err
 	}
-	fit := fitTokens(bub.Context(got.entries), a.MaxTokens)
-	res := contextResult{Tape: tape, Messages: []json.RawMessage{}, Dropped: fit.Dropped, Estimate: fit.Estimate, MaxTokens: fit.MaxTokens, OverBudget: fit.OverBudget(), Warnings: got.warnings}
+	fit := fitTokens(bub.Context(got.Entries), a.MaxTokens)
+	res := contextResult{Tape: tape, Messages: []json.RawMessage{}, Dropped: fit.Dropped, Estimate: fit.Estimate, MaxTokens: fit.MaxTokens, OverBudget: fit.OverBudget(), Warnings: warnings(got.Unread)}
 	for _, m := range fit.Messages {
 		raw, err := m.MarshalJSON()
 		if err != nil {
@@ -269,15 +257,7 @@ func (s *server) addLog(srv *sdk.Server) error {
 			if a.All && a.Anchor != "" {
 				return entriesResult{}, "", errors.New(`"all" reads the whole tape; give it or "anchor", not both`)
 			}
-			return s.entries(ctx, a.Tape, a.Kind, a.Limit, a.Cursor, func(anchors []tapelog.Anchor) ([]tapelog.Anchor, error) {
-				switch {
-				case a.Anchor != "":
-					return tapelog.SelectAnchors(anchors, a.Anchor, "")
-				case a.All || len(anchors) == 0:
-					return anchors, nil
-				}
-				return anchors[len(anchors)-1:], nil
-			})
+			return s.entries(ctx, a.Tape, a.Kind, a.Limit, a.Cursor, read.Pick{All: a.All, From: a.Anchor})
 		})
 }
 
@@ -288,22 +268,16 @@ func (s *server) addShow(srv *sdk.Server) error {
 			if a.Anchor == "" {
 				return entriesResult{}, "", errors.New(`"anchor" is required: its folder, seq, name or slug; the anchors tool lists them`)
 			}
-			return s.entries(ctx, a.Tape, a.Kind, a.Limit, a.Cursor, func(anchors []tapelog.Anchor) ([]tapelog.Anchor, error) {
-				i, err := tapelog.FindAnchor(anchors, a.Anchor)
-				if err != nil {
-					return nil, err
-				}
-				return anchors[i : i+1], nil
-			})
+			return s.entries(ctx, a.Tape, a.Kind, a.Limit, a.Cursor, read.Pick{One: a.Anchor})
 		})
 }
 
-// entries reads a page of the entries of the anchors pick selects, of
+// entries reads a page of the entries of the anchors p picks, of
 // the given kinds. Pages count from the tape's first entry, so appends
 // never move one: a call without cursor gets the last page (the newest
 // entries), and next_cursor, the offset where it starts, gets the page
 // before it.
-func (s *server) entries(ctx context.Context, name string, kinds []string, limit int, cursor string, pick func([]tapelog.Anchor) ([]tapelog.Anchor, error)) (entriesResult, string, error) {
+func (s *server) entries(ctx context.Context, name string, kinds []string, limit int, cursor string, p read.Pick) (entriesResult, string, error) {
 	limit, err := checkLimit(limit, defaultPage, maxPage)
 	if err != nil {
 		return entriesResult{}, "", err
@@ -318,35 +292,25 @@ func (s *server) entries(ctx context.Context, name string, kinds []string, limit
 	if err != nil {
 		return entriesResult{}, "", err
 	}
-	res, err := read(ctx, s, func(ix *projector.Projector) (entriesResult, error) {
-		anchors, _, err := ix.Anchors(ctx, tape)
-		if err != nil {
-			return entriesResult{}, err
-		}
-		if anchors, err = pick(anchors); err != nil {
-			return entriesResult{}, fmt.Errorf("%w; the anchors tool lists them", err)
-		}
-		f := projector.EntryFilter{Tape: tape, Kinds: kinds, Folders: make([]string, len(anchors))}
-		for i, a := range anchors {
-			f.Folders[i] = a.Folder
-		}
+	res, err := served(ctx, s, func(ix *projector.Projector) (entriesResult, error) {
 		pg := views.Page{Limit: limit, Offset: -limit}
 		if end > 0 {
 			pg = views.Page{Limit: min(limit, end), Offset: max(0, end-limit)}
 		}
-		entries, total, stale, err := ix.EntryPage(ctx, f, pg)
-		if err != nil {
+		got, err := read.EntryPage(ctx, ix, read.EntryQuery{Tape: tape, Pick: p, Kinds: kinds}, pg)
+		if errors.Is(err, tapelog.ErrNoAnchor) {
+			return entriesResult{}, fmt.Errorf("%w; the anchors tool lists them", err)
+		} else if err != nil {
 			return entriesResult{}, err
 		}
-		res := entriesResult{Tape: tape, Entries: make([]records.Entry, 0, len(entries)), Total: total}
-		for _, e := range entries {
+		res := entriesResult{Tape: tape, Entries: make([]records.Entry, 0, len(got.Entries)), Total: got.Total, Warnings: warnings(got.Unread())}
+		for _, e := range got.Entries {
 			res.Entries = append(res.Entries, records.NewEntry(e))
 		}
-		if start := pageStart(pg, total); start > 0 {
-			res.NextCursor = strconv.Itoa(start)
+		if got.Start > 0 {
+			res.NextCursor = strconv.Itoa(got.Start)
 		}
-		res.Warnings, err = warnings(ctx, ix, tape, f.Folders, stale)
-		return res, err
+		return res, nil
 	})
 	if err != nil {
 		return entriesResult{}, "", err
@@ -358,31 +322,14 @@ func (s *server) entries(ctx context.Context, name string, kinds []string, limit
 	return res, text, nil
 }
 
-// pageStart is the offset of the first entry of page pg of a list of
-// total (projector.EntryPage: an Offset below 0 counts from the end).
-func pageStart(pg views.Page, total int) int {
-	if pg.Offset < 0 {
-		return max(0, total+pg.Offset)
-	}
-	return min(pg.Offset, total)
-}
-
-// warnings are the lines of the given folders that could not be read:
-// those the index found bad and no person acknowledged (tape doctor says
-// how), and those that changed since it read them.
-func warnings(ctx context.Context, ix *projector.Projector, tape string, folders []string, stale []error) ([]string, error) {
-	bad, err := ix.BadLines(ctx, tape, folders)
-	if err != nil {
-		return nil, err
-	}
+// warnings are the lines a read could not read (read.Entries.Unread), as
+// a result gives them.
+func warnings(unread []error) []string {
 	var out []string
-	for _, le := range ix.Workspace().Unacknowledged(bad) {
-		out = append(out, message(le)+"; skipped")
-	}
-	for _, err := range stale {
+	for _, err := range unread {
 		out = append(out, message(err)+"; skipped")
 	}
-	return out, nil
+	return out
 }
 
 type anchorsArgs struct {
@@ -405,7 +352,7 @@ func (s *server) anchors(ctx context.Context, a anchorsArgs) (anchorsResult, str
 	if err != nil {
 		return anchorsResult{}, "", err
 	}
-	res, err := read(ctx, s, func(ix *projector.Projector) (anchorsResult, error) {
+	res, err := served(ctx, s, func(ix *projector.Projector) (anchorsResult, error) {
 		anchors, counts, err := ix.Anchors(ctx, tape)
 		res := anchorsResult{Tape: tape, Anchors: make([]records.Anchor, 0, len(anchors))}
 		for _, an := range anchors {

@@ -71,7 +71,7 @@ func (s *server) listResources(ctx context.Context, cursor string) (*sdk.ListRes
 	if err != nil {
 		return nil, err
 	}
-	anchors, err := read(ctx, s, func(ix *projector.Projector) ([]tapelog.Anchor, error) {
+	anchors, err := served(ctx, s, func(ix *projector.Projector) ([]tapelog.Anchor, error) {
 		return ix.AnchorsAfter(ctx, afterTape, afterFolder, s.resourcePage)
 	})
 	if err != nil {
@@ -124,7 +124,7 @@ func (s *server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 	if !ok || tapelog.ValidateTapeName(tape) != nil {
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
-	text, err := read(ctx, s, func(ix *projector.Projector) (string, error) {
+	text, err := served(ctx, s, func(ix *projector.Projector) (string, error) {
 		anchors, _, err := ix.Anchors(ctx, tape)
 		if err != nil {
 			return "", err

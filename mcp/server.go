@@ -100,10 +100,10 @@ func newServer(ws *tapelog.Workspace, opts Options) (*server, *sdk.Server, error
 
 func (s *server) close() { s.ix.Close() }
 
-// read runs fn on the index, made fresh first as the CLI's reads make it
+// served runs fn on the index, made fresh first as the CLI's reads make it
 // (projector.ServedRead: opened by the first read, and kept for the
 // session).
-func read[T any](ctx context.Context, s *server, fn func(ix *projector.Projector) (T, error)) (T, error) {
+func served[T any](ctx context.Context, s *server, fn func(ix *projector.Projector) (T, error)) (T, error) {
 	return projector.ServedRead(ctx, s.ix, fn)
 }
 

@@ -66,7 +66,7 @@ func (s *server) tapes(ctx context.Context, a tapesArgs) (tapesResult, string, e
 	if err != nil {
 		return tapesResult{}, "", err
 	}
-	res, err := read(ctx, s, func(ix *projector.Projector) (tapesResult, error) {
+	res, err := served(ctx, s, func(ix *projector.Projector) (tapesResult, error) {
 		list, total, err := sessions.List(ctx, ix, sessions.Filter{Since: since, Page: pg})
 		res := tapesResult{Tapes: make([]records.Tape, 0, len(list)), Total: total}
 		for _, t := range list {
@@ -125,7 +125,7 @@ func (s *server) calls(ctx context.Context, a callsArgs) (callsResult, string, e
 	if err != nil {
 		return callsResult{}, "", err
 	}
-	res, err := read(ctx, s, func(ix *projector.Projector) (callsResult, error) {
+	res, err := served(ctx, s, func(ix *projector.Projector) (callsResult, error) {
 		list, total, _, err := calls.List(ctx, ix, calls.Filter{Tape: tape, Status: a.Status, Name: a.Name, Page: pg})
 		res := callsResult{Calls: make([]records.Call, 0, len(list)), Total: total}
 		for _, c := range list {
@@ -200,7 +200,7 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 	if err != nil {
 		return usageResult{}, "", err
 	}
-	rows, err := read(ctx, s, func(ix *projector.Projector) (rowsOf, error) {
+	rows, err := served(ctx, s, func(ix *projector.Projector) (rowsOf, error) {
 		rows, total, err := usage.Sum(ctx, ix, usage.Filter{Tape: tape, By: a.By, Page: pg})
 		return rowsOf{rows, total}, err
 	})

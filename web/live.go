@@ -198,7 +198,7 @@ func (s *Server) stream(ctx context.Context, w io.Writer, rc *http.ResponseContr
 // from), so that results sent later fold into their calls.
 func (s *Server) seed(ctx context.Context, tape string, at place, from int, c *chat) error {
 	start := max(from, at.offset-liveSeed)
-	entries, err := read(ctx, s, func(ix *projector.Projector) ([]tapelog.Entry, error) {
+	entries, err := served(ctx, s, func(ix *projector.Projector) ([]tapelog.Entry, error) {
 		f := projector.EntryFilter{Tape: tape, Folders: []string{at.folder}}
 		es, total, _, err := ix.EntryPage(ctx, f, views.Page{Limit: max(1, at.offset-start), Offset: start})
 		if total == 0 { // every folder holds its anchor's entry

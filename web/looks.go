@@ -82,7 +82,7 @@ func (l *looks) run(ctx context.Context, s *Server) {
 		case <-tick.C:
 		}
 		n++
-		v, err := read(ctx, s, func(ix *projector.Projector) (indexVersion, error) {
+		v, err := served(ctx, s, func(ix *projector.Projector) (indexVersion, error) {
 			data, err := ix.DataVersion(ctx)
 			return indexVersion{generation: ix.Generation(), data: data, passes: s.passes.Load()}, err
 		})

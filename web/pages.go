@@ -15,6 +15,7 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
 	"github.com/tape-dev/tape/views/sessions"
@@ -129,8 +130,8 @@ func tapeParam(name string) (string, error) {
 	return name, nil
 }
 
-// read runs fn on the index made fresh (projector.ServedRead).
-func read[T any](ctx context.Context, s *Server, fn func(ix *projector.Projector) (T, error)) (T, error) {
+// served runs fn on the index made fresh (projector.ServedRead).
+func served[T any](ctx context.Context, s *Server, fn func(ix *projector.Projector) (T, error)) (T, error) {
 	return projector.ServedRead(ctx, s.ix, fn)
 }
 
@@ -160,7 +161,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 		list  []sessions.Session
 		total int
 	}
-	got, err := read(r.Context(), s, func(ix *projector.Projector) (listed, error) {
+	got, err := served(r.Context(), s, func(ix *projector.Projector) (listed, error) {
 		list, total, err := sessions.List(r.Context(), ix, sessions.Filter{Match: filter, Page: views.Page{Limit: sessionsPage, Offset: offset}})
 		return listed{list, total}, err
 	})
@@ -235,7 +236,7 @@ type tapeRead struct {
 	newest  bool    // the page of the anchor's newest entries: cut by bytes at its start
 	total   int
 	stale   []error
-	bad     []*tapelog.LineError
+	bad     []read.BadLine
 }
 
 // anchorPage is the page of folder's entries in the tape the URL names;
@@ -256,7 +257,7 @@ func (s *Server) anchorPage(w http.ResponseWriter, r *http.Request, folder strin
 			return
 		}
 	}
-	got, err := read(r.Context(), s, func(ix *projector.Projector) (tapeRead, error) {
+	got, err := served(r.Context(), s, func(ix *projector.Projector) (tapeRead, error) {
 		return readTape(r.Context(), ix, tape, folder, pg)
 	})
 	if err != nil {
@@ -273,29 +274,20 @@ func (s *Server) anchorPage(w http.ResponseWriter, r *http.Request, folder strin
 
 func readTape(ctx context.Context, ix *projector.Projector, tape, folder string, pg views.Page) (tapeRead, error) {
 	var t tapeRead
-	var err error
-	if t.anchors, t.counts, err = ix.Anchors(ctx, tape); err != nil {
-		return t, err
-	}
-	if len(t.anchors) == 0 {
+	got, err := read.EntryPage(ctx, ix, read.EntryQuery{Tape: tape, Pick: read.Pick{One: folder}}, pg)
+	switch {
+	case len(got.Tape) == 0 && (err == nil || errors.Is(err, tapelog.ErrNoAnchor)):
 		return t, notFound("no tape %q", tape)
-	}
-	t.at = len(t.anchors) - 1
-	if folder != "" {
-		if t.at = findFolder(t.anchors, folder); t.at < 0 {
-			return t, notFound("tape %s has no anchor %s", tape, folder)
-		}
-	}
-	f := projector.EntryFilter{Tape: tape, Folders: []string{t.anchors[t.at].Folder}}
-	if t.entries, t.total, t.stale, err = ix.EntryPage(ctx, f, pg); err != nil {
+	case errors.Is(err, tapelog.ErrNoAnchor):
+		return t, notFound("tape %s has no anchor %s", tape, folder)
+	case err != nil:
 		return t, err
 	}
-	t.start, t.newest = pg.Offset, pg.Offset < 0
-	if t.start < 0 {
-		t.start = max(0, t.total+t.start)
-	}
+	t.anchors, t.counts, t.at = got.Tape, got.Counts, slices.IndexFunc(got.Tape, func(a tapelog.Anchor) bool { return a.Folder == got.Anchors[0].Folder })
+	t.entries, t.total, t.stale, t.bad, t.start, t.newest = got.Entries, got.Total, got.Stale, got.Bad, got.Start, pg.Offset < 0
+	f := projector.EntryFilter{Tape: tape, Folders: got.Folders()}
 	if t.start >= t.total {
-		return t, notFound("anchor %s of tape %s has %d entries: from=%d is past them", f.Folders[0], tape, t.total, t.start)
+		return t, notFound("anchor %s of tape %s has %d entries: from=%d is past them", f.Folders[0], tape, t.total, pg.Offset)
 	}
 	c := newChat(tape)
 	t.items = c.add(t.entries)
@@ -309,23 +301,11 @@ func readTape(ctx context.Context, ix *projector.Projector, tape, folder string,
 		c.add(ahead)
 	}
 	c.finish()
-	if t.bad, err = ix.BadLines(ctx, tape, f.Folders); err != nil {
-		return t, err
-	}
 	list, _, err := sessions.List(ctx, ix, sessions.Filter{Tape: tape, Page: views.Page{Limit: 1}})
 	if len(list) == 1 {
 		t.session = list[0]
 	}
 	return t, err
-}
-
-func findFolder(anchors []tapelog.Anchor, folder string) int {
-	for i, a := range anchors {
-		if a.Folder == folder {
-			return i
-		}
-	}
-	return -1
 }
 
 func (s *Server) tapeData(tape string, t tapeRead) (tapeData, error) {
@@ -345,16 +325,12 @@ func (s *Server) tapeData(tape string, t tapeRead) (tapeData, error) {
 		d.Anchors = append(d.Anchors, newAnchorRow(tape, t.anchors[i], t.counts, i == t.at, timelineStateBytes))
 	}
 	d.Anchor = newAnchorRow(tape, t.anchors[t.at], t.counts, true, foldBytes)
-	unacked := map[*tapelog.LineError]bool{}
-	for _, le := range s.ws.Unacknowledged(t.bad) {
-		unacked[le] = true
-	}
 	for i, le := range t.bad {
 		if i == badShown {
 			d.BadMore = len(t.bad) - badShown
 			break
 		}
-		d.Bad = append(d.Bad, badLine{Path: le.Path, Line: le.Line, Reason: clip(le.Reason), Acknowledged: !unacked[le]})
+		d.Bad = append(d.Bad, badLine{Path: le.Path, Line: le.Line, Reason: clip(le.Reason), Acknowledged: le.Acknowledged})
 	}
 	for _, err := range t.stale {
 		d.Warnings = append(d.Warnings, clip(err.Error()))
@@ -446,7 +422,7 @@ func (s *Server) entry(w http.ResponseWriter, r *http.Request) {
 		offset int
 		ok     bool
 	}
-	p, err := read(r.Context(), s, func(ix *projector.Projector) (place, error) {
+	p, err := served(r.Context(), s, func(ix *projector.Projector) (place, error) {
 		folder, offset, ok, err := ix.EntryPlace(r.Context(), tape, id)
 		return place{folder, offset, ok}, err
 	})
@@ -481,7 +457,7 @@ func (s *Server) entry(w http.ResponseWriter, r *http.Request) {
 // pageShows reports whether the page of folder's entries from offset
 // shows the entry id, as the page renders it.
 func (s *Server) pageShows(ctx context.Context, tape, folder string, offset int, id string) (bool, error) {
-	t, err := read(ctx, s, func(ix *projector.Projector) (tapeRead, error) {
+	t, err := served(ctx, s, func(ix *projector.Projector) (tapeRead, error) {
 		return readTape(ctx, ix, tape, folder, views.Page{Limit: entriesPage, Offset: offset})
 	})
 	if err != nil {
@@ -545,7 +521,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		hits     []projector.Hit
 		unlisted []*tapelog.LineError
 	}
-	got, err := read(r.Context(), s, func(ix *projector.Projector) (found, error) {
+	got, err := served(r.Context(), s, func(ix *projector.Projector) (found, error) {
 		hits, err := ix.Search(r.Context(), sq)
 		if err != nil {
 			return found{}, err
@@ -622,7 +598,7 @@ func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 		total  int
 		counts map[string]int
 	}
-	got, err := read(r.Context(), s, func(ix *projector.Projector) (listed, error) {
+	got, err := served(r.Context(), s, func(ix *projector.Projector) (listed, error) {
 		f := calls.Filter{Tape: d.Tape, Status: d.Status, Name: d.Name, Page: views.Page{Limit: callsPage, Offset: offset}}
 		list, total, _, err := calls.List(r.Context(), ix, f)
 		if err != nil {
@@ -697,7 +673,7 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		total      int
 		totals     usage.Row
 	}
-	got, err := read(r.Context(), s, func(ix *projector.Projector) (summed, error) {
+	got, err := served(r.Context(), s, func(ix *projector.Projector) (summed, error) {
 		var g summed
 		var err error
 		ctx := r.Context()

@@ -9,6 +9,7 @@ import (
 	"github.com/tape-dev/tape/bub"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read"
 )
 
 // ContextCmd is `tape context`.
@@ -110,33 +111,20 @@ func (c *ContextCmd) printFitted(env *Env, msgs []bub.Message) error {
 
 // entries reads the entries the flags select (bub.ContextSpan), in tape
 // order: the whole tape, or the entries after an anchor (its own entry
-// left out, the entries of the anchors after it kept).
+// left out, the entries of the anchors after it kept), and warns of the
+// lines it could not read.
 func (c *ContextCmd) entries(env *Env, ix *projector.Projector, tape string) ([]tapelog.Entry, error, error) {
-	ctx := env.Context()
-	anchors, _, err := ix.Anchors(ctx, tape)
-	if err != nil {
-		return nil, nil, err
-	}
-	span, err := bub.ContextSpan(anchors, c.Anchor, c.All)
-	if err != nil {
+	got, err := read.ReadContext(env.Context(), ix, tape, c.Anchor, c.All)
+	if errors.Is(err, tapelog.ErrNoAnchor) {
 		return nil, nil, fmt.Errorf("%w; 'tape anchors' lists them", err)
+	} else if err != nil {
+		return nil, nil, err
 	}
-	unreadable, err := warnBadLines(env, ix, tape, span.Folders)
+	unreadable, err := warnLines(env, got.Unread)
 	if err != nil {
 		return nil, nil, err
 	}
-	entries, stale, err := ix.Entries(ctx, projector.EntryFilter{Tape: tape, Folders: span.Folders})
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, le := range stale {
-		if err := warnLine(env.Stderr, le); errors.Is(err, errUnreadable) {
-			unreadable = err
-		} else if err != nil {
-			return nil, nil, err
-		}
-	}
-	return span.Trim(entries), unreadable, nil
+	return got.Entries, unreadable, nil
 }
 
 // printMessages prints messages for a person: the role, then the content,

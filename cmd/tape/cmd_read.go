@@ -8,7 +8,7 @@ import (
 
 	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
-	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read"
 )
 
 // LogCmd is `tape log`.
@@ -49,16 +49,8 @@ func (c *LogCmd) Run(env *Env, g *Globals) error {
 
 // read prints what the flags select and returns the entries it printed.
 func (c *LogCmd) read(env *Env, g *Globals) ([]tapelog.Entry, error) {
-	return readEntries(env, g, entryFilter{kinds: splitKinds(c.Kind), last: c.Limit, json: c.JSON},
-		func(anchors []tapelog.Anchor) ([]tapelog.Anchor, error) {
-			switch {
-			case c.From != "" || c.To != "":
-				return tapelog.SelectAnchors(anchors, c.From, c.To)
-			case c.All || len(anchors) == 0:
-				return anchors, nil
-			}
-			return anchors[len(anchors)-1:], nil
-		})
+	pick := read.Pick{All: c.All, From: c.From, To: c.To}
+	return readEntries(env, g, entryFilter{kinds: splitKinds(c.Kind), last: c.Limit, json: c.JSON}, pick)
 }
 
 // ShowCmd is `tape show`.
@@ -78,14 +70,7 @@ Examples:
 }
 
 func (c *ShowCmd) Run(env *Env, g *Globals) error {
-	_, err := readEntries(env, g, entryFilter{kinds: splitKinds(c.Kind), last: c.Limit, json: c.JSON},
-		func(anchors []tapelog.Anchor) ([]tapelog.Anchor, error) {
-			i, err := tapelog.FindAnchor(anchors, c.Anchor)
-			if err != nil {
-				return nil, fmt.Errorf("%w; 'tape anchors' lists them", err)
-			}
-			return anchors[i : i+1], nil
-		})
+	_, err := readEntries(env, g, entryFilter{kinds: splitKinds(c.Kind), last: c.Limit, json: c.JSON}, read.Pick{One: c.Anchor})
 	return err
 }
 
@@ -126,60 +111,37 @@ func splitKinds(flags []string) []string {
 	return kinds
 }
 
-// readEntries prints the entries of the anchors that pick selects, read
+// readEntries prints the entries of the anchors pick selects, read
 // through the index, and returns them.
-func readEntries(env *Env, g *Globals, f entryFilter, pick func([]tapelog.Anchor) ([]tapelog.Anchor, error)) ([]tapelog.Entry, error) {
+func readEntries(env *Env, g *Globals, f entryFilter, pick read.Pick) ([]tapelog.Entry, error) {
 	t, ix, closeAll, err := g.openIndexed(env, oneTape, false)
 	if err != nil {
 		return nil, err
 	}
 	defer closeAll()
-	ctx := env.Context()
-	anchors, _, err := ix.Anchors(ctx, t.Name())
+	got, err := read.ReadEntries(env.Context(), ix, read.EntryQuery{Tape: t.Name(), Pick: pick, Kinds: f.kinds, Last: f.last})
+	if errors.Is(err, tapelog.ErrNoAnchor) {
+		return nil, fmt.Errorf("%w; 'tape anchors' lists them", err)
+	} else if err != nil {
+		return nil, err
+	}
+	unreadable, err := warnLines(env, got.Unread())
 	if err != nil {
 		return nil, err
 	}
-	if anchors, err = pick(anchors); err != nil {
+	if err := printEntries(env, got.Entries, f.json); err != nil {
 		return nil, err
 	}
-	folders := make([]string, len(anchors))
-	for i, a := range anchors {
-		folders[i] = a.Folder
-	}
-	unreadable, err := warnBadLines(env, ix, t.Name(), folders)
-	if err != nil {
-		return nil, err
-	}
-	entries, stale, err := ix.Entries(ctx, projector.EntryFilter{Tape: t.Name(), Folders: folders, Kinds: f.kinds, Last: f.last})
-	if err != nil {
-		return nil, err
-	}
-	for _, le := range stale {
-		if err := warnLine(env.Stderr, le); errors.Is(err, errUnreadable) {
-			unreadable = err
-		} else if err != nil {
-			return nil, err
-		}
-	}
-	if err := printEntries(env, entries, f.json); err != nil {
-		return nil, err
-	}
-	if !slices.ContainsFunc(entries, func(e tapelog.Entry) bool { return e.Kind != tapelog.KindAnchor }) {
+	if !slices.ContainsFunc(got.Entries, func(e tapelog.Entry) bool { return e.Kind != tapelog.KindAnchor }) {
 		hintEmptyDefault(env, g, t)
 	}
-	return entries, unreadable
+	return got.Entries, unreadable
 }
 
-// warnBadLines reports the bad lines of the given folders on stderr, but
-// for those a person acknowledged (tape doctor says how), and returns
+// warnLines reports lines that could not be read on stderr, and returns
 // errUnreadable if a whole file could not be read.
-func warnBadLines(env *Env, ix *projector.Projector, tape string, folders []string) (unreadable, err error) {
-	bad, err := ix.BadLines(env.Context(), tape, folders)
-	if err != nil {
-		return nil, err
-	}
-	bad = ix.Workspace().Unacknowledged(bad)
-	for _, le := range bad {
+func warnLines(env *Env, lines []error) (unreadable, err error) {
+	for _, le := range lines {
 		if err := warnLine(env.Stderr, le); errors.Is(err, errUnreadable) {
 			unreadable = err
 		} else if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read"
 )
 
 // SearchCmd is `tape search`.
@@ -118,8 +118,8 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	find := func() (searchAnswer, error) {
 		if c.Anchor != "" {
 			var err error
-			if q.Folders, err = c.folders(env, ix, q.Tapes); err != nil {
-				return searchAnswer{}, err
+			if q.Folders, err = read.SearchFolders(env.Context(), ix, q.Tapes, c.Anchor); err != nil {
+				return searchAnswer{}, fmt.Errorf("%w; 'tape anchors' lists them", err)
 			}
 		}
 		hits, err := ix.Search(env.Context(), q)
@@ -180,33 +180,6 @@ type searchAnswer struct {
 	matched bool
 	more    bool // more entries match than the hits in out
 	out     []byte
-}
-
-// folders are the anchor folders --anchor selects in the searched tapes.
-func (c *SearchCmd) folders(env *Env, ix *projector.Projector, tapes []string) ([]string, error) {
-	if tapes == nil {
-		var err error
-		if tapes, err = ix.Tapes(env.Context()); err != nil {
-			return nil, err
-		}
-	}
-	folders := []string{}
-	for _, tape := range tapes {
-		anchors, _, err := ix.Anchors(env.Context(), tape)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range anchors {
-			_, slug, _ := tapelog.ParseFolderName(a.Folder)
-			if a.Folder == c.Anchor || a.Name == c.Anchor || slug == c.Anchor || strconv.FormatInt(a.Seq, 10) == strings.TrimLeft(c.Anchor, "0") {
-				folders = append(folders, a.Folder)
-			}
-		}
-	}
-	if len(folders) == 0 {
-		return nil, fmt.Errorf("%w %q; 'tape anchors' lists them", tapelog.ErrNoAnchor, c.Anchor)
-	}
-	return folders, nil
 }
 
 // print writes hits, as JSON lines or a table; workspaces, when not nil,
