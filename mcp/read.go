@@ -78,12 +78,6 @@ type searchResult struct {
 	Warnings []string    `json:"warnings,omitempty" jsonschema:"tapes or anchors that could not be read, and were not searched"`
 }
 
-// found is what a search read: its hits, and the folders it could not.
-type found struct {
-	hits     []projector.Hit
-	unlisted []*tapelog.LineError
-}
-
 func (s *server) addSearch(srv *sdk.Server) error {
 	return addTool(srv, &sdk.Tool{Name: "search", Title: "Search the sessions", Annotations: readOnly,
 		Description: `Find entries of past and current sessions by their text: messages, tool calls and results, anchor names and states, events and errors. Returns hits with their tape, anchor, id, date and a snippet, best first (bm25). Use it to recall what was decided, tried or said before; then read around a hit with show (tape and folder) or context.`},
@@ -110,13 +104,8 @@ func (s *server) search(ctx context.Context, a searchArgs) (searchResult, string
 	if tape != "" {
 		q.Tapes = []string{tape}
 	}
-	found, err := served(ctx, s, func(ix *projector.Projector) (found, error) {
-		hits, err := ix.Search(ctx, q)
-		if err != nil {
-			return found{}, err
-		}
-		unlisted, err := ix.Unlisted(ctx, q.Tapes)
-		return found{hits, unlisted}, err
+	found, err := served(ctx, s, func(ix *projector.Projector) (read.Found, error) {
+		return read.Search(ctx, ix, q, "")
 	})
 	if errors.Is(err, projector.ErrEmptyQuery) {
 		return searchResult{}, "", fmt.Errorf("query %q has no word to search for", a.Query)
@@ -126,11 +115,11 @@ func (s *server) search(ctx context.Context, a searchArgs) (searchResult, string
 	}
 	res := searchResult{Hits: []hitRecord{}, RankedBy: projector.RankedByBM25}
 	var text strings.Builder
-	for _, le := range found.unlisted {
+	for _, le := range found.Unlisted {
 		res.Warnings = append(res.Warnings, message(le)+"; not searched; tape doctor says more")
 		fmt.Fprintf(&text, "warning: %s\n", res.Warnings[len(res.Warnings)-1])
 	}
-	hits := found.hits
+	hits := found.Hits
 	for _, h := range hits {
 		e := h.Entry
 		res.Hits = append(res.Hits, hitRecord{ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq, Folder: e.Pos.Folder,

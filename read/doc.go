@@ -16,6 +16,8 @@
 //     acknowledges a bad line with tape doctor), and the lines that
 //     changed since the index read them (Entries, EntryPage; Unread is
 //     what a front end warns of);
-//   - the span of a tape that a context reads (Context, by
-//     bub.ContextSpan).
+//   - the span of a tape that a context reads (ReadContext, by
+//     bub.ContextSpan);
+//   - a search's scope: the anchors it is limited to, whether more match
+//     than it returns, and what of its tapes it could not read (Search).
 package read

@@ -229,3 +229,48 @@ func TestReadContext(t *testing.T) {
 		t.Errorf("context after an anchor that is not there: %v, want log.ErrNoAnchor", err)
 	}
 }
+
+// A search says whether more match than its limit, keeps to the anchors
+// it is limited to, and names what of its scope it could not read.
+func TestSearch(t *testing.T) {
+	ws, ix := fixture(t)
+	ctx := context.Background()
+	got, err := Search(ctx, ix, projector.SearchQuery{Text: "plan", Tapes: []string{"a"}, Limit: 1}, "")
+	if err != nil || len(got.Hits) != 1 || !got.More {
+		t.Fatalf("a limit of 1 where more match: %d hits, more %v, %v; want 1, more", len(got.Hits), got.More, err)
+	}
+	got, err = Search(ctx, ix, projector.SearchQuery{Text: "plan", Tapes: []string{"a"}, Limit: 20}, "")
+	if err != nil || len(got.Hits) < 2 || got.More {
+		t.Fatalf("a limit above the matches: %d hits, more %v, %v; want them all, no more", len(got.Hits), got.More, err)
+	}
+	got, err = Search(ctx, ix, projector.SearchQuery{Text: "build", Limit: 20}, "build")
+	if err != nil || len(got.Hits) == 0 {
+		t.Fatalf("build in the build anchors: %d hits, %v", len(got.Hits), err)
+	}
+	for _, h := range got.Hits {
+		if h.Entry.Pos.Folder != "003_build" {
+			t.Errorf("a search limited to anchor build found %s in %s", h.Entry.ID, h.Entry.Pos.Folder)
+		}
+	}
+	if got, err = Search(ctx, ix, projector.SearchQuery{Text: "plan", Limit: 20}, "build"); err != nil || len(got.Hits) != 0 {
+		t.Errorf("plan in the build anchors: %d hits, %v; want none", len(got.Hits), err)
+	}
+	if _, err := Search(ctx, ix, projector.SearchQuery{Text: "plan", Limit: 20}, "deploy"); !errors.Is(err, tapelog.ErrNoAnchor) {
+		t.Errorf("a search limited to an anchor no tape has: %v, want log.ErrNoAnchor", err)
+	}
+	// A tape whose anchors folder leads out of the workspace is not read
+	// (log refuses the symlink), as a folder it may not list is not.
+	if err := os.MkdirAll(filepath.Join(ws.Dir(), "tapes", "leak"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(ws.Dir(), "tapes", "leak", "anchors")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err = Search(ctx, ix, projector.SearchQuery{Text: "plan", Limit: 20}, "")
+	if err != nil || len(got.Unlisted) != 1 || !strings.Contains(got.Unlisted[0].Path, "tapes/leak/anchors") || len(got.Hits) == 0 {
+		t.Errorf("with a tape that cannot be read: unlisted %v, %d hits, %v; want tapes/leak/anchors, and the hits of the rest", got.Unlisted, len(got.Hits), err)
+	}
+}

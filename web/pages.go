@@ -513,21 +513,12 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		s.respond(w, r, http.StatusOK, "search", d)
 		return
 	}
-	sq := projector.SearchQuery{Text: d.Query, Kinds: q["kind"], Limit: n + 1}
+	sq := projector.SearchQuery{Text: d.Query, Kinds: q["kind"], Limit: n}
 	if d.Scope != "" {
 		sq.Tapes = []string{d.Scope}
 	}
-	type found struct {
-		hits     []projector.Hit
-		unlisted []*tapelog.LineError
-	}
-	got, err := served(r.Context(), s, func(ix *projector.Projector) (found, error) {
-		hits, err := ix.Search(r.Context(), sq)
-		if err != nil {
-			return found{}, err
-		}
-		unlisted, err := ix.Unlisted(r.Context(), sq.Tapes)
-		return found{hits, unlisted}, err
+	got, err := served(r.Context(), s, func(ix *projector.Projector) (read.Found, error) {
+		return read.Search(r.Context(), ix, sq, "")
 	})
 	if errors.Is(err, projector.ErrEmptyQuery) {
 		d.Message = fmt.Sprintf("%q has no word to search for.", d.Query)
@@ -539,11 +530,10 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.Searched, d.RankedBy = true, projector.RankedByBM25
-	for _, le := range got.unlisted {
+	for _, le := range got.Unlisted {
 		d.Warnings = append(d.Warnings, le.Error()+"; not searched")
 	}
-	if len(got.hits) > n {
-		got.hits = got.hits[:n]
+	if got.More {
 		more := cloneValues(q)
 		more.Del("token")
 		more.Set("n", strconv.Itoa(min(maxHits, 2*n)))
@@ -551,7 +541,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 			d.More = "/search?" + more.Encode()
 		}
 	}
-	for _, h := range got.hits {
+	for _, h := range got.Hits {
 		e := h.Entry
 		d.RankedBy = h.RankedBy
 		d.Hits = append(d.Hits, hitRow{Tape: e.Pos.Tape, ID: e.ID, Kind: clip(e.Kind), Date: clip(e.Date), Anchor: clip(e.Pos.Anchor), Folder: e.Pos.Folder,

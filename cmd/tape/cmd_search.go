@@ -98,8 +98,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 		return c.runRemote(env, g)
 	}
 	now := time.Now()
-	// One hit more than asked for tells whether more match (moreHits).
-	q := projector.SearchQuery{Text: strings.Join(c.Query, " "), Kinds: splitKinds(c.Kind), Limit: c.Limit + 1}
+	q := projector.SearchQuery{Text: strings.Join(c.Query, " "), Kinds: splitKinds(c.Kind), Limit: c.Limit}
 	var err error
 	if q.Since, err = tapelog.ParseWhen(c.Since, now); err != nil {
 		return usagef("--since: %v", err)
@@ -116,24 +115,18 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	// find searches and renders what it found, so that a search beside a
 	// catch-up prints it as soon as the catch-up says it holds.
 	find := func() (searchAnswer, error) {
-		if c.Anchor != "" {
-			var err error
-			if q.Folders, err = read.SearchFolders(env.Context(), ix, q.Tapes, c.Anchor); err != nil {
-				return searchAnswer{}, fmt.Errorf("%w; 'tape anchors' lists them", err)
-			}
-		}
-		hits, err := ix.Search(env.Context(), q)
-		if err != nil {
+		got, err := read.Search(env.Context(), ix, q, c.Anchor)
+		if errors.Is(err, tapelog.ErrNoAnchor) {
+			return searchAnswer{}, fmt.Errorf("%w; 'tape anchors' lists them", err)
+		} else if err != nil {
 			return searchAnswer{}, err
 		}
-		more := len(hits) > c.Limit
-		hits = hits[:min(len(hits), c.Limit)]
 		var out bytes.Buffer
-		out.Grow(outputSize(hits)) // grown as it is written, it was copied at every doubling
-		if err := c.print(env, &out, hits, nil); err != nil {
+		out.Grow(outputSize(got.Hits)) // grown as it is written, it was copied at every doubling
+		if err := c.print(env, &out, got.Hits, nil); err != nil {
 			return searchAnswer{}, err
 		}
-		return searchAnswer{matched: len(hits) > 0, more: more, out: out.Bytes()}, nil
+		return searchAnswer{matched: len(got.Hits) > 0, more: got.More, out: out.Bytes(), unlisted: got.Unlisted}, nil
 	}
 	found, err := readFresh(env, g, ix, find)
 	if errors.Is(err, projector.ErrEmptyQuery) {
@@ -142,9 +135,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if err := warnUnlisted(env, ix, q.Tapes); err != nil {
-		return err
-	}
+	warnUnlisted(env, found.unlisted)
 	if !found.matched {
 		hintDefaultOnly(env, g, ix.Workspace(), t, "was searched", "searches")
 		return errNoMatch
@@ -177,9 +168,10 @@ func outputSize(hits []projector.Hit) int {
 
 // searchAnswer is a search's hits as printed.
 type searchAnswer struct {
-	matched bool
-	more    bool // more entries match than the hits in out
-	out     []byte
+	matched  bool
+	more     bool // more entries match than the hits in out
+	out      []byte
+	unlisted []*tapelog.LineError // the tapes or folders it could not read
 }
 
 // print writes hits, as JSON lines or a table; workspaces, when not nil,
@@ -219,22 +211,16 @@ func (c *SearchCmd) print(env *Env, w io.Writer, hits []projector.Hit, workspace
 	return t.write(w, terminalColumns(env.Stdout), env.color)
 }
 
-// warnUnlisted says on stderr which of the searched tapes (nil for all),
-// or which of their anchor folders, could not be read at all: a search of
-// the rest still answers, as
-// ripgrep's does past a folder it cannot read, and 'tape doctor' says how
-// to fix it.
-func warnUnlisted(env *Env, ix *projector.Projector, tapes []string) error {
-	bad, err := ix.Unlisted(env.Context(), tapes)
-	if err != nil {
-		return err
-	}
-	for _, le := range bad {
+// warnUnlisted says on stderr which of the searched tapes, or which of
+// their anchor folders, could not be read at all: a search of the rest
+// still answers, as ripgrep's does past a folder it cannot read, and 'tape
+// doctor' says how to fix it.
+func warnUnlisted(env *Env, unlisted []*tapelog.LineError) {
+	for _, le := range unlisted {
 		what := "its tape is not searched"
 		if path.Base(le.Path) != "anchors" {
 			what = "its entries are not searched"
 		}
 		fmt.Fprintf(env.Stderr, "tape: warning: %s; %s; see 'tape doctor'\n", printable(le.Error()), what)
 	}
-	return nil
 }
