@@ -17,7 +17,7 @@ import (
 // chat format), so nothing is added for them.
 //
 // It leans high, as a budget should. Checked against OpenAI's o200k_base
-// and cl100k_base encodings (README.md, "Context under a budget"), it is
+// and cl100k_base encodings (docs/CLI.md, "tape context"), it is
 // 1.2 to 1.4 times their count for English prose, code and tool calls,
 // about their count for JSON data and, under cl100k_base, for Chinese,
 // Japanese and Korean text (1.5 times o200k_base's), and two or three

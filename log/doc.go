@@ -105,4 +105,13 @@
 // that do not parse, tape folders that are symlinks, duplicate seqs,
 // temporary names a crashed writer left, files that cannot be read. It
 // backs `tape doctor`.
+//
+// # Beside the format
+//
+// The core of the one rule of which tapes a command reads
+// (Workspace.SelectTape, scope.go), shared by the CLI and the MCP server;
+// time bounds written as RFC 3339 or a duration ago (ParseWhen); following
+// a growing tape as its files grow and anchors are added (follow.go); and
+// the bad lines a person acknowledged, .tape/acknowledged (ack.go;
+// docs/decisions/0060).
 package log

@@ -31,7 +31,11 @@
 //     through the barrier a reader syncs with a watcher by (sync.go), and
 //     the fsnotify watcher (watch.go); the index as a long-running
 //     server shares it among its requests, each read made fresh by that
-//     rule (served.go: tape mcp, tape serve).
+//     rule (served.go: tape mcp, tape serve). The index's generation,
+//     which a reader's barrier and the watcher both name (generation.go,
+//     docs/decisions/0068); an explicit watcher's takeover from one a read
+//     started on demand (takeover.go); a full disk, on which a read answers
+//     from the index as it stands (diskfull.go).
 //   - Reads: entries, anchors (and the one after another, in tape
 //     order), where an entry is, bad lines and a tape's chat messages in
 //     tape order (read.go).

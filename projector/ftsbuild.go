@@ -31,10 +31,12 @@ const ftsBatch = 256
 // ftsBuildHash is a builder's FTS5 hashsize: how many bytes of terms it
 // holds before it writes them out as a segment. FTS5's default (1 MiB) made
 // a part write a segment every few hundred rows and merge them again, a
-// quarter of its time; with 32 MiB (what the native baseline of
-// BENCHMARKS.md uses too) a rebuild of 100k entries took 12% less time and
-// its peak RSS grew by about 50 MB, which stays the same for a larger
-// corpus: the hash is written out when full.
+// quarter of its time; with 32 MiB (what the native baseline, `tape-bench
+// native`, uses too) a rebuild of 100k entries took 12% less time and its
+// peak RSS grew by about 50 MB, which stays the same for a larger corpus:
+// the hash is written out when full (three interleaved rebuilds at each
+// size, `bin/tape-bench rebuild -dir /tmp/c100k -tape bin/tape`, 2026-11-23;
+// docs/decisions/0024).
 const ftsBuildHash = 32 << 20
 
 // ftsShadows are the tables in which FTS5 keeps entries_fts (a contentless
@@ -63,14 +65,16 @@ var ftsShadows = []string{"entries_fts_data", "entries_fts_idx", "entries_fts_do
 // the new one, never a mix. A part starts with its first row, so a pass
 // with nothing to index starts no builder.
 //
-// What it buys (BENCHMARKS.md, "The search index built beside" and "The
-// search index built in two parts and joined"): building it beside in
-// one part, with the one-pass line parser of the same change, took a
-// rebuild of 1M entries from 71.4 s to 58.2 s, and two parts joined took
-// it from 53.65 s to 44.10 s (`bin/tape-bench rebuild -dir /tmp/c1m -tape
-// bin/tape`). At 20k entries, in process, one part bought nothing: 922
-// ms a rebuild against 936 in place, medians (`go test ./projector -run
-// '^$' -bench Rebuild -count 6`, beside against in-place).
+// What it buys: building it beside in one part, with the one-pass line
+// parser of the same change, took a rebuild of 1M entries from 71.4 s to
+// 58.2 s, and two parts joined took it from 53.65 s (one builder, at
+// ef4f441) to 44.10 s: one run of each binary in one loop, 2026-11-22,
+// `bin/tape-bench rebuild -dir /tmp/c1m -tape BIN` on the corpus of
+// `bin/tape-bench gen -entries 1000000` (the tables are in git: `git show
+// 809b766:BENCHMARKS.md`; docs/decisions/0023). At 20k entries, in
+// process, one part bought nothing: 922 ms a rebuild against 936 in
+// place, medians (`go test ./projector -run '^$' -bench Rebuild -count
+// 6`, beside against in-place).
 //
 // What it depends on: the copy of one part, only on the shadow tables
 // being the same in both databases (one SQLite, one ftsSchema); the join

@@ -12,9 +12,13 @@ import (
 // into one. The rest of an index, its segments, is copied as it is.
 //
 // What the join buys: two builders on two cores instead of one, a rebuild
-// of 1M entries in 44.10 s instead of 53.65 s (BENCHMARKS.md, "The search
-// index built in two parts and joined"; `bin/tape-bench rebuild -dir
-// /tmp/c1m -tape bin/tape`).
+// of 1M entries in 44.10 s instead of 53.65 s: one run of each binary
+// (one builder at ef4f441, and the join) in one loop, 2026-11-22, with
+// `bin/tape-bench rebuild -dir /tmp/c1m -tape BIN` on the corpus of
+// `bin/tape-bench gen -entries 1000000 -out /tmp/c1m` (the table is in
+// git: `git show 809b766:BENCHMARKS.md`; docs/decisions/0023). The
+// rebuild's rate today, against native SQLite, is in BENCHMARKS.md's
+// "Current figures".
 //
 // What it depends on: the formats of those records and of the rowids of
 // %_data, from ext/fts5/fts5_index.c of SQLite 3.54.1 as modernc.org/sqlite

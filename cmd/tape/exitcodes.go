@@ -10,7 +10,7 @@ import (
 	"github.com/tape-dev/tape/projector"
 )
 
-// Exit codes, documented in `tape --help` and README.md.
+// Exit codes, documented in `tape --help` and docs/CLI.md.
 const (
 	exitOK        = 0 // success
 	exitNoMatch   = 1 // a search or filter matched nothing

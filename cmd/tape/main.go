@@ -1,9 +1,3 @@
-// Command tape is the command-line interface of tape, the event-sourced
-// store for AI-agent sessions: people use it in a terminal, and agents call
-// it as a subprocess and read its stdout.
-//
-// Each command lives in its own file (cmd_<name>.go) as a kong struct with a
-// Run method; errors become exit codes in one place, exitcodes.go.
 package main
 
 import (

@@ -1,8 +1,9 @@
 // Package usage owns the usage view: the run events of every tape and the
 // token usage they report, one runs row per event, kept with its entry;
-// the rule by which runs that share a usage id count once; and the
-// queries that sum usage (tape usage) and find a tape's latest run (tape
-// info). What a run event says is read by one function, views.Extract
+// the rule by which runs that share a usage id count once; the totals by
+// day and by model that its triggers keep, so that a sum reads a few rows;
+// and the queries that sum usage (tape usage) and find a tape's latest run
+// (tape info). What a run event says is read by one function, views.Extract
 // (views.ParseRun for one payload), so the two commands agree.
 package usage
 
