@@ -13,6 +13,7 @@ import (
 
 	"github.com/tape-dev/tape/bub"
 	"github.com/tape-dev/tape/internal/records"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
@@ -125,7 +126,7 @@ func (s *server) search(ctx context.Context, a searchArgs) (searchResult, string
 		res.Hits = append(res.Hits, hitRecord{ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq, Folder: e.Pos.Folder,
 			Kind: e.Kind, Date: records.Optional(e.Date), Snippet: h.Snippet, Rank: h.Rank})
 		res.RankedBy = h.RankedBy
-		fmt.Fprintf(&text, "%s  %s  %s  %s  %s: %s\n", e.Pos.Tape, e.Pos.Folder, e.Date, e.ID, e.Kind, oneLine(h.Snippet))
+		fmt.Fprintf(&text, "%s  %s  %s  %s  %s: %s\n", e.Pos.Tape, e.Pos.Folder, e.Date, e.ID, e.Kind, wording.OneLine(h.Snippet, 0))
 	}
 	if len(hits) == 0 {
 		text.WriteString("no entry matches")
@@ -136,9 +137,6 @@ func (s *server) search(ctx context.Context, a searchArgs) (searchResult, string
 	}
 	return res, text.String(), nil
 }
-
-// oneLine is text on one line: its line breaks as spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 type contextArgs struct {
 	Tape      string `json:"tape,omitempty" jsonschema:"The tape (session) to read; the tapes tool lists them. Left out: the workspace's default tape."`
@@ -358,7 +356,7 @@ func (s *server) anchors(ctx context.Context, a anchorsArgs) (anchorsResult, str
 		if an.Date != nil {
 			date = *an.Date
 		}
-		fmt.Fprintf(&text, "%s  %s  %s  %s", an.Folder, an.Name, plural(an.Entries, "entry", "entries"), date)
+		fmt.Fprintf(&text, "%s  %s  %s  %s", an.Folder, an.Name, wording.Plural(an.Entries, "entry", "entries"), date)
 		if state := string(an.State); state != "{}" {
 			fmt.Fprintf(&text, "  state %s", state)
 		}

@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"fmt"
-
 	"github.com/tape-dev/tape/internal/records"
 )
 
@@ -19,12 +17,4 @@ func jsonLines(entries []records.Entry) string {
 		buf = e.AppendJSON(buf)
 	}
 	return string(buf)
-}
-
-// plural is "1 entry", "2 entries".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tape-dev/tape/internal/records"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views"
@@ -85,7 +86,7 @@ func (s *server) tapes(ctx context.Context, a tapesArgs) (tapesResult, string, e
 		if t.Last != nil {
 			last = *t.Last
 		}
-		fmt.Fprintf(&text, "%s  %s  %s  %s\n", t.Name, last, plural(t.Entries, "entry", "entries"), oneLine(t.Title))
+		fmt.Fprintf(&text, "%s  %s  %s  %s\n", t.Name, last, wording.Plural(t.Entries, "entry", "entries"), wording.OneLine(t.Title, 0))
 	}
 	more(&text, pg, len(res.Tapes), res.Total, "tapes")
 	return res, text.String(), nil
@@ -138,7 +139,7 @@ func (s *server) calls(ctx context.Context, a callsArgs) (callsResult, string, e
 	}
 	var text strings.Builder
 	for _, c := range res.Calls {
-		fmt.Fprintf(&text, "%s  %s  %s  %s  %s(%s)\n", c.Tape, c.ID, c.Status, deref(c.CalledAt), c.Name, cut(string(c.Arguments), 200))
+		fmt.Fprintf(&text, "%s  %s  %s  %s  %s(%s)\n", c.Tape, c.ID, c.Status, deref(c.CalledAt), c.Name, wording.OneLine(string(c.Arguments), 201))
 	}
 	more(&text, pg, len(res.Calls), res.Total, "calls")
 	if res.Total == 0 {
@@ -152,15 +153,6 @@ func deref(s *string) string {
 		return "-"
 	}
 	return *s
-}
-
-// cut is s cut at n runes, with … where it was cut.
-func cut(s string, n int) string {
-	r := []rune(oneLine(s))
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n]) + "…"
 }
 
 type usageArgs struct {
@@ -220,7 +212,7 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 			group = u.Day
 		}
 		res.Groups = append(res.Groups, records.NewUsageGroup(u, a.By))
-		fmt.Fprintf(&text, "%s  %s  %d in  %d out  %d cache write  %d cache read  %d total\n", group, plural(u.Runs, "run", "runs"),
+		fmt.Fprintf(&text, "%s  %s  %d in  %d out  %d cache write  %d cache read  %d total\n", group, wording.Plural(u.Runs, "run", "runs"),
 			u.Input, u.Output, u.CacheCreation, u.CacheRead, u.Total)
 	}
 	more(&text, pg, len(res.Groups), res.Total, "groups")

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/tape-dev/tape/internal/wording"
 )
 
 // funcs are the templates' functions. Each returns text, which the
@@ -14,8 +16,8 @@ var funcs = template.FuncMap{
 	"when":       when,
 	"whenTime":   whenTime,
 	"num":        num,
-	"plural":     plural,
-	"excerpt":    func(s string, n int) string { return oneLine(s, n) },
+	"noun":       noun,
+	"excerpt":    wording.OneLine,
 	"outputOf":   newOutput,
 	"statusText": http.StatusText,
 	"tapeURL":    tapeURL,
@@ -53,7 +55,9 @@ func num(n any) string {
 	return fmt.Sprint(n)
 }
 
-func plural(n int, one, many string) string {
+// noun is the noun that goes with n, for a page that writes n itself
+// with its thousands marked ({{num}}); wording.Plural writes both.
+func noun(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
@@ -608,7 +609,7 @@ func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Counts = got.counts
 	for _, c := range got.list {
-		row := callRow{Listed: c, TapeURL: tapeURL(c.Tape), Args: oneLine(compact(c.Arguments), 160)}
+		row := callRow{Listed: c, TapeURL: tapeURL(c.Tape), Args: wording.OneLine(compact(c.Arguments), 160)}
 		row.Name = clip(c.Name)
 		if c.Entry != "" { // "" for a call whose line changed since it was indexed
 			row.URL = entryURL(c.Tape, c.Entry)
@@ -618,7 +619,7 @@ func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 		}
 		if c.Result != nil {
 			text, _ := resultText(c.Result)
-			row.Result = oneLine(text, 160)
+			row.Result = wording.OneLine(text, 160)
 		}
 		d.Calls = append(d.Calls, row)
 	}
@@ -722,26 +723,4 @@ func compact(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return b.String()
-}
-
-// oneLine is s on one line, cut at n runes with … where it was cut. It
-// reads no more of s than it keeps.
-func oneLine(s string, n int) string {
-	out := make([]rune, 0, min(len(s), n+1))
-	space := false
-	for _, c := range s {
-		if len(out) >= n {
-			return string(out) + "…"
-		}
-		if c == '\n' || c == '\t' || c == '\r' || c == ' ' {
-			if !space && len(out) > 0 {
-				out = append(out, ' ')
-			}
-			space = true
-			continue
-		}
-		space = false
-		out = append(out, c)
-	}
-	return string(out)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/bub"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
@@ -101,10 +102,10 @@ func (c *ContextCmd) printFitted(env *Env, msgs []bub.Message) error {
 	switch {
 	case f.OverBudget():
 		fmt.Fprintf(env.Stderr, "tape: warning: the anchor note alone is about %d tokens, over --max-tokens %d; kept it, dropped %s (%s)\n",
-			f.Estimate, f.MaxTokens, plural(f.Dropped, "entry", "entries"), plural(dropped, "message", "messages"))
+			f.Estimate, f.MaxTokens, wording.Plural(f.Dropped, "entry", "entries"), wording.Plural(dropped, "message", "messages"))
 	case dropped > 0:
 		fmt.Fprintf(env.Stderr, "tape: dropped the oldest %s (%s) to fit --max-tokens %d; kept %s, about %d tokens\n",
-			plural(f.Dropped, "entry", "entries"), plural(dropped, "message", "messages"), f.MaxTokens, plural(len(f.Messages), "message", "messages"), f.Estimate)
+			wording.Plural(f.Dropped, "entry", "entries"), wording.Plural(dropped, "message", "messages"), f.MaxTokens, wording.Plural(len(f.Messages), "message", "messages"), f.Estimate)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -95,7 +96,7 @@ func (c *DoctorCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s in %s; fix them as each line says, then run 'tape doctor' again", errProblems, plural(len(problems), "problem", "problems"), ws.Dir())
+		return fmt.Errorf("%w: %s in %s; fix them as each line says, then run 'tape doctor' again", errProblems, wording.Plural(len(problems), "problem", "problems"), ws.Dir())
 	}
 	return nil
 }
@@ -151,7 +152,7 @@ func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem, 
 	}
 	acks := ""
 	if d.Acknowledged > 0 {
-		acks = fmt.Sprintf("%s acknowledged in %s", plural(d.Acknowledged, "bad line", "bad lines"), printable(ws.Abs(tapelog.AckFile)))
+		acks = fmt.Sprintf("%s acknowledged in %s", wording.Plural(d.Acknowledged, "bad line", "bad lines"), printable(ws.Abs(tapelog.AckFile)))
 	}
 	switch {
 	case len(problems) == 0 && acks == "":
@@ -159,14 +160,14 @@ func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem, 
 	case len(problems) == 0:
 		fmt.Fprintf(&b, "no problems found in %s (%s)\n", printable(ws.Dir()), acks)
 	default:
-		fmt.Fprintf(&b, "\n%s (%s) in %s", plural(len(problems), "problem", "problems"), strings.Join(counts, ", "), printable(ws.Dir()))
+		fmt.Fprintf(&b, "\n%s (%s) in %s", wording.Plural(len(problems), "problem", "problems"), strings.Join(counts, ", "), printable(ws.Dir()))
 		if acks != "" {
 			b.WriteString("; " + acks)
 		}
 		b.WriteString("\n")
 	}
 	if lag := d.Lag.LagBytes; lag > 0 && len(problems) == 0 {
-		fmt.Fprintf(&b, "index lag: %d bytes of %s not yet indexed; the next read catches up\n", lag, plural(d.Lag.Files, "file", "files"))
+		fmt.Fprintf(&b, "index lag: %d bytes of %s not yet indexed; the next read catches up\n", lag, wording.Plural(d.Lag.Files, "file", "files"))
 	}
 	if _, err := fmt.Fprint(env.Stdout, b.String()); err != nil {
 		return fmt.Errorf("write output: %w", err)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/tape-dev/tape/bub"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -92,8 +93,8 @@ func (c *ImportBubCmd) Run(env *Env, g *Globals) error {
 			err = out.write(st)
 		} else {
 			_, err = fmt.Fprintf(env.Stdout, "%s: imported %s (%s) into tape %s; %d already there, %s\n",
-				printable(st.File), plural(st.Imported, "entry", "entries"), plural(st.Anchors, "anchor", "anchors"), printable(st.Tape),
-				st.Skipped, plural(st.BadLines, "bad line", "bad lines"))
+				printable(st.File), wording.Plural(st.Imported, "entry", "entries"), wording.Plural(st.Anchors, "anchor", "anchors"), printable(st.Tape),
+				st.Skipped, wording.Plural(st.BadLines, "bad line", "bad lines"))
 		}
 		if err != nil {
 			return fmt.Errorf("write output: %w", err)
@@ -104,7 +105,7 @@ func (c *ImportBubCmd) Run(env *Env, g *Globals) error {
 		if bad == 1 {
 			them = "it"
 		}
-		return usagef("%s could not be imported (see the warnings above); fix %s and import again: what is already imported is skipped", plural(bad, "line", "lines"), them)
+		return usagef("%s could not be imported (see the warnings above); fix %s and import again: what is already imported is skipped", wording.Plural(bad, "line", "lines"), them)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer"
+	"github.com/tape-dev/tape/internal/wording"
 )
 
 // ImportClaudeCmd is `tape import claude`.
@@ -109,7 +110,7 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 		bad += st.BadLines
 	}
 	if bad > 0 {
-		return usagef("%s could not be imported (see the warnings above); the rest was, and importing again skips what is there", plural(bad, "line", "lines"))
+		return usagef("%s could not be imported (see the warnings above); the rest was, and importing again skips what is there", wording.Plural(bad, "line", "lines"))
 	}
 	return nil
 }
@@ -175,7 +176,7 @@ func (c *importSessions) print(env *Env, format *importer.Format, paths []string
 			_, err = fmt.Fprintf(env.Stdout, "%s: nothing new (tape %s)\n", printable(st.File), printable(st.Tape))
 		default:
 			_, err = fmt.Fprintf(env.Stdout, "%s: %s into tape %s; %d already there, %s%s\n",
-				printable(st.File), plural(st.Imported, "entry", "entries"), printable(st.Tape), st.Skipped, plural(st.BadLines, "bad line", "bad lines"), heldNote(st.Held))
+				printable(st.File), wording.Plural(st.Imported, "entry", "entries"), printable(st.Tape), st.Skipped, wording.Plural(st.BadLines, "bad line", "bad lines"), heldNote(st.Held))
 		}
 		if err != nil {
 			return fmt.Errorf("write output: %w", err)
@@ -189,8 +190,8 @@ func (c *importSessions) print(env *Env, format *importer.Format, paths []string
 		return err
 	}
 	_, err := fmt.Fprintf(env.Stderr, "tape: %s, %s: %s imported, %d already there, %s%s\n",
-		plural(len(stats), "transcript", "transcripts"), plural(len(tapes), "tape", "tapes"), plural(total.Imported, "entry", "entries"),
-		total.Skipped, plural(total.BadLines, "bad line", "bad lines"), heldNote(total.Held))
+		wording.Plural(len(stats), "transcript", "transcripts"), wording.Plural(len(tapes), "tape", "tapes"), wording.Plural(total.Imported, "entry", "entries"),
+		total.Skipped, wording.Plural(total.BadLines, "bad line", "bad lines"), heldNote(total.Held))
 	return err
 }
 

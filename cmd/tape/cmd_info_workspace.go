@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tape-dev/tape/internal/records"
+	"github.com/tape-dev/tape/internal/wording"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views/sessions"
 	"github.com/tape-dev/tape/views/usage"
@@ -98,7 +99,7 @@ func (c *InfoCmd) printWorkspace(env *Env, r workspaceInfoRecord, why string) er
 	}
 	spent := "none recorded (no \"run\" event)"
 	if r.Runs > 0 {
-		spent = fmt.Sprintf("%s, %s (tape usage)", plural(r.Runs, "run", "runs"), plural(int(r.TotalTokens), "token", "tokens"))
+		spent = fmt.Sprintf("%s, %s (tape usage)", wording.Plural(r.Runs, "run", "runs"), wording.Plural(int(r.TotalTokens), "token", "tokens"))
 	}
 	return printFields(env, [][2]string{
 		{"workspace", printable(r.Workspace)},
@@ -126,7 +127,7 @@ func newestText(r workspaceInfoRecord) string {
 	width, counts, countWidth := 0, make([]string, len(r.Newest)), 0
 	for i, n := range r.Newest {
 		width = max(width, utf8.RuneCountInString(printable(n.Name)))
-		counts[i] = plural(n.Entries, "entry", "entries")
+		counts[i] = wording.Plural(n.Entries, "entry", "entries")
 		countWidth = max(countWidth, len(counts[i]))
 	}
 	indent := "\n" + strings.Repeat(" ", 15)

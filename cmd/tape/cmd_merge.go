@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -40,7 +41,7 @@ func (c *MergeCmd) Run(env *Env, g *Globals) error {
 		return newJSONLines(env.Stdout).write(mergeRecord{Fork: res.Fork, Tape: t.Name(), Base: res.Base,
 			Entries: res.Entries, Anchors: res.Anchors, Skipped: res.Skipped, Finished: res.Finished})
 	}
-	msg := fmt.Sprintf("merged fork %s into tape %s: %s, %s", res.Fork, t.Name(), plural(res.Entries, "entry", "entries"), plural(res.Anchors, "anchor", "anchors"))
+	msg := fmt.Sprintf("merged fork %s into tape %s: %s, %s", res.Fork, t.Name(), wording.Plural(res.Entries, "entry", "entries"), wording.Plural(res.Anchors, "anchor", "anchors"))
 	if res.Skipped > 0 || res.Finished {
 		msg += fmt.Sprintf(" (finished an interrupted merge; %d already there)", res.Skipped)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -75,8 +76,8 @@ func (c *ReindexCmd) Run(env *Env, g *Globals) error {
 		verb = "rebuilt"
 	}
 	_, err = fmt.Fprintf(env.Stdout, "index %s: %s added, %d removed, %s, %s read (%.1f MB) in %s\n",
-		verb, plural(st.Entries, "entry", "entries"), st.Removed, plural(st.BadLines, "bad line", "bad lines"),
-		plural(st.FilesRead, "file", "files"), float64(st.Bytes)/1e6, st.Duration.Round(1e6))
+		verb, wording.Plural(st.Entries, "entry", "entries"), st.Removed, wording.Plural(st.BadLines, "bad line", "bad lines"),
+		wording.Plural(st.FilesRead, "file", "files"), float64(st.Bytes)/1e6, st.Duration.Round(1e6))
 	return err
 }
 

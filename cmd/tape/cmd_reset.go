@@ -9,6 +9,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -87,7 +88,7 @@ func (c *ResetCmd) confirm(env *Env, t *tapelog.Tape) error {
 			entries++
 		}
 	}
-	fmt.Fprintf(env.Stderr, "reset tape %q (%s, %s)? [y/N] ", t.Name(), plural(entries, "entry", "entries"), plural(anchors, "anchor", "anchors"))
+	fmt.Fprintf(env.Stderr, "reset tape %q (%s, %s)? [y/N] ", t.Name(), wording.Plural(entries, "entry", "entries"), wording.Plural(anchors, "anchor", "anchors"))
 	answer, err := bufio.NewReader(env.Stdin).ReadString('\n')
 	if err != nil && err != io.EOF {
 		return fmt.Errorf("read answer: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tape-dev/tape/internal/rawjson"
 	"github.com/tape-dev/tape/internal/records"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
@@ -153,7 +154,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 // hits printed, as the lists' footers do: a search stops at -n, and
 // without a word of it a cut list reads as the whole answer.
 func (c *SearchCmd) moreHits(env *Env) {
-	fmt.Fprintf(env.Stderr, "tape: the first %s; more match: -n %d for more\n", plural(c.Limit, "hit", "hits"), 2*c.Limit)
+	fmt.Fprintf(env.Stderr, "tape: the first %s; more match: -n %d for more\n", wording.Plural(c.Limit, "hit", "hits"), 2*c.Limit)
 }
 
 // outputSize is about the size of hits as printed: each payload (in

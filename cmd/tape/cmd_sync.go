@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/internal/records"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/remote"
 )
@@ -94,7 +95,7 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 				ws.Abs("config.json"))}
 	}
 	if err != nil {
-		stopped := fmt.Sprintf("sync to %s stopped after %s were sent", remote.Redact(u), plural(st.Entries, "entry", "entries"))
+		stopped := fmt.Sprintf("sync to %s stopped after %s were sent", remote.Redact(u), wording.Plural(st.Entries, "entry", "entries"))
 		if !remote.FromServer(err) { // the local index or a file: exit 3, as any command that reads them
 			return fmt.Errorf("%s: %w", stopped, err)
 		}
@@ -110,7 +111,7 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	}
 	for _, o := range st.SamePlace {
 		fmt.Fprintf(env.Stderr, "tape: warning: the server also holds workspace %s (%s, %s), last synced from this folder: if it is this workspace before it was made again, --remote counts its sessions twice\n",
-			printable(o.Name), o.ID, plural(o.Tapes, "tape", "tapes"))
+			printable(o.Name), o.ID, wording.Plural(o.Tapes, "tape", "tapes"))
 		fmt.Fprintf(env.Stderr, "hint: 'tape sync --forget %s' removes it from the server\n", o.ID)
 	}
 	rec := records.Sync{Workspace: id.Name, WorkspaceID: id.ID, Server: remote.Redact(u), Entries: st.Entries, BadLines: st.BadLines,
@@ -122,8 +123,8 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 		_, err = fmt.Fprintf(env.Stdout, "%s is up to date on %s\n", id.Name, rec.Server)
 	} else {
 		_, err = fmt.Fprintf(env.Stdout, "synced %s to %s: %s (%s) of %s, %s removed, %s brought up to date, in %s\n",
-			id.Name, rec.Server, plural(st.Entries, "entry", "entries"), plural(st.BadLines, "bad line", "bad lines"),
-			plural(st.Files, "file", "files"), plural(st.Removed, "file or folder", "files or folders"), plural(st.Tapes, "tape", "tapes"),
+			id.Name, rec.Server, wording.Plural(st.Entries, "entry", "entries"), wording.Plural(st.BadLines, "bad line", "bad lines"),
+			wording.Plural(st.Files, "file", "files"), wording.Plural(st.Removed, "file or folder", "files or folders"), wording.Plural(st.Tapes, "tape", "tapes"),
 			time.Since(start).Round(time.Millisecond))
 	}
 	if err != nil {
@@ -156,7 +157,7 @@ func (c *SyncCmd) runServer(env *Env, g *Globals) error {
 			return newJSONLines(env.Stdout).write(rec)
 		}
 		_, err = fmt.Fprintf(env.Stdout, "removed workspace %s (%s) from %s: %s, last synced from %s:%s\n", printable(ws.Name), ws.ID, rec.Server,
-			plural(ws.Tapes, "tape", "tapes"), printable(ws.Host), printable(ws.Path))
+			wording.Plural(ws.Tapes, "tape", "tapes"), printable(ws.Host), printable(ws.Path))
 		return err
 	}
 	all, err := remote.Workspaces(env.Context(), conn, nil)
@@ -263,8 +264,8 @@ func (c *RestoreCmd) Run(env *Env, g *Globals) error {
 	if c.JSON {
 		return newJSONLines(env.Stdout).write(rec)
 	}
-	_, err = fmt.Fprintf(env.Stdout, "restored %s of %s into %s: %s, %s\n", plural(st.Tapes, "tape", "tapes"), st.Workspace.Name,
-		printable(dst.Dir()), plural(st.Folders, "anchor folder", "anchor folders"), plural(st.Lines, "line", "lines"))
+	_, err = fmt.Fprintf(env.Stdout, "restored %s of %s into %s: %s, %s\n", wording.Plural(st.Tapes, "tape", "tapes"), st.Workspace.Name,
+		printable(dst.Dir()), wording.Plural(st.Folders, "anchor folder", "anchor folders"), wording.Plural(st.Lines, "line", "lines"))
 	if err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}

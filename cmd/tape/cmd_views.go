@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/internal/records"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views"
@@ -393,7 +394,7 @@ func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector
 			return err
 		}
 		if runs := elsewhere.Runs; runs > 0 {
-			fmt.Fprintf(env.Stderr, "hint: --all-tapes sums every tape (%s)\n", plural(runs, "run", "runs"))
+			fmt.Fprintf(env.Stderr, "hint: --all-tapes sums every tape (%s)\n", wording.Plural(runs, "run", "runs"))
 			return nil
 		}
 	}
@@ -410,7 +411,7 @@ func warnBadUsage(env *Env, rows []usage.Row) {
 	}
 	if bad > 0 {
 		fmt.Fprintf(env.Stderr, "tape: warning: %s gave token counts that are not whole numbers from 0 to 2^40; those counts are not summed (runs_bad_usage in --json)\n",
-			plural(bad, "run", "runs"))
+			wording.Plural(bad, "run", "runs"))
 	}
 }
 

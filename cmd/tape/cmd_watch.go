@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/importer"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/remote"
@@ -104,7 +105,7 @@ func (c *WatchCmd) watcher(env *Env, ix *projector.Projector) *projector.Watcher
 				fmt.Fprintf(env.Stderr, "%s tape: watch: %v\n", time.Now().Format(time.DateTime), err)
 			case !quiet && (st.Entries > 0 || st.Removed > 0 || st.BadLines > 0):
 				fmt.Fprintf(env.Stderr, "%s indexed %s (%d removed, %s) in %s\n", time.Now().Format("15:04:05"),
-					plural(st.Entries, "entry", "entries"), st.Removed, plural(st.BadLines, "bad line", "bad lines"), st.Duration.Round(time.Millisecond))
+					wording.Plural(st.Entries, "entry", "entries"), st.Removed, wording.Plural(st.BadLines, "bad line", "bad lines"), st.Duration.Round(time.Millisecond))
 			}
 		}}
 	if c.Background {
@@ -176,7 +177,7 @@ func (c *WatchCmd) mirror(env *Env, ix *projector.Projector, w *projector.Watche
 			fmt.Fprintf(env.Stderr, "%s tape: sync to %s: %s; trying again\n", time.Now().Format(time.DateTime), server,
 				strings.TrimPrefix(err.Error(), "remote: "))
 		case !quiet && st.Entries+st.BadLines+st.Removed > 0:
-			fmt.Fprintf(env.Stderr, "%s synced %s (%d removed) to %s\n", time.Now().Format("15:04:05"), plural(st.Entries, "entry", "entries"), st.Removed, server)
+			fmt.Fprintf(env.Stderr, "%s synced %s (%d removed) to %s\n", time.Now().Format("15:04:05"), wording.Plural(st.Entries, "entry", "entries"), st.Removed, server)
 		}
 	}
 	onPass := w.OnPass
@@ -213,7 +214,7 @@ func (c *WatchCmd) follower(env *Env, ws *tapelog.Workspace) (*importer.Follower
 				n += st.Imported
 			}
 			if n > 0 && !c.Quiet {
-				fmt.Fprintf(env.Stderr, "%s imported %s of %s sessions\n", time.Now().Format("15:04:05"), plural(n, "entry", "entries"), format.Name)
+				fmt.Fprintf(env.Stderr, "%s imported %s of %s sessions\n", time.Now().Format("15:04:05"), wording.Plural(n, "entry", "entries"), format.Name)
 			}
 		}}
 	for _, name := range names {

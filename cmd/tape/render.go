@@ -8,9 +8,9 @@ import (
 	"io"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/tape-dev/tape/internal/records"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views"
 )
@@ -261,22 +261,6 @@ func unprintable(r rune) bool {
 		r == 0x2028 || r == 0x2029 // line and paragraph separators
 }
 
-// oneLine folds s onto one line, makes it printable, and cuts it to width
-// runes, marking the cut.
-func oneLine(s string, width int) string {
-	s = flat(s)
-	if utf8.RuneCountInString(s) <= width {
-		return s
-	}
-	runes := []rune(s)
-	return string(runes[:width-1]) + "…"
-}
-
-// plural is n and the noun that goes with it: "1 entry", "2 entries",
-// "0 entries", as git says "1 file changed".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+// oneLine is s as wording.OneLine folds and cuts it to width runes,
+// made printable first: the escapes count in the width.
+func oneLine(s string, width int) string { return wording.OneLine(flat(s), width) }

@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/text/width"
+
+	"github.com/tape-dev/tape/internal/wording"
 )
 
 // Tables for a person: tape tapes, calls, usage, anchors and the lines of
@@ -34,7 +36,7 @@ func text(s string) cell { return cell{{text: flat(s)}} }
 // "1 run " is as wide as "2 runs", so that its number stands under the
 // others'.
 func counted(n int, one, many string) cell {
-	s := plural(n, one, many)
+	s := wording.Plural(n, one, many)
 	if n == 1 {
 		s += strings.Repeat(" ", max(0, len(many)-len(one)))
 	}

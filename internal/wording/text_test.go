@@ -1,0 +1,59 @@
+package wording
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 entries", 1: "1 entry", 2: "2 entries", 1000: "1000 entries"} {
+		if got := Plural(n, "entry", "entries"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"  hello\n\tworld  ", 0, "hello world"},
+		{"hello world", 11, "hello world"},
+		{"hello world", 10, "hello wor…"},
+		{"hello world", 6, "hello…"},
+		{"hello world", 7, "hello …"},
+		{"hello\n\n world", 8, "hello w…"},
+		{"错误很多 真的", 4, "错误很…"},
+		{"ab", 1, "…"},
+		{"a", 1, "a"},
+		{"\u00a0x\u2028y", 0, "x y"}, // Unicode white space folds too
+		{"", 5, ""},
+	} {
+		if got := OneLine(tc.s, tc.n); got != tc.want {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+// OneLine cut to n is the whole text folded and then cut, however long.
+func FuzzOneLine(f *testing.F) {
+	f.Add("a  b\nc", 3)
+	f.Add("错误 ab", 2)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n %= 50
+		folded := strings.Join(strings.Fields(s), " ")
+		if !utf8.ValidString(s) {
+			return // Fields and range read invalid bytes alike, but the cut's arithmetic is about runes
+		}
+		want := folded
+		if n > 0 && utf8.RuneCountInString(folded) > n {
+			want = string([]rune(folded)[:n-1]) + "…"
+		}
+		if got := OneLine(s, n); got != want {
+			t.Fatalf("OneLine(%q, %d) = %q, want %q", s, n, got, want)
+		}
+	})
+}
