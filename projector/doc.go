@@ -15,7 +15,8 @@
 //     view is).
 //   - The catch-up pass: its entry points and the transaction it runs in
 //     (catchup.go), the types its two sides share (pass.go), the walker
-//     that reads the files and sends ops (walk.go, scope.go) from what a
+//     that reads the files and sends ops (walk.go lists tapes and folders,
+//     walkfile.go reads a folder's files; scope.go) from what a
 //     few goroutines find of the tapes and folders ahead of it (folders.go),
 //     the applier that writes them (apply.go), the state record that lets
 //     a pass tell in one read that nothing changed (staterecord.go), and
