@@ -21,13 +21,14 @@
 //     the applier that writes them (apply.go), the state record that lets
 //     a pass tell in one read that nothing changed (staterecord.go), and
 //     what a pass takes of each entry: search text and view facts from one
-//     decode (text.go; the decoder is internal/rawjson's).
+//     decode (text.go; the decoder is internal/rawjson's, the tokens
+//     searchlang's).
 //   - The search index built beside: a rebuild writes FTS5 in parts and
 //     joins them by rewriting FTS5's own records (ftsbuild.go,
 //     ftsmerge.go), after checking once that this SQLite writes the
 //     records as the join expects, else it writes in place (ftsprobe.go).
-//   - Search: the query language (query.go), ranking and snippets
-//     (search.go), CJK tokenizing (text.go).
+//   - Search: ranking (search.go) in the language of package
+//     searchlang (the query language, tokens, CJK bigrams, snippets).
 //   - Freshness, the rule that a read sees what is on disk (fresh.go),
 //     through the barrier a reader syncs with a watcher by (sync.go), and
 //     the fsnotify watcher (watch.go); the index as a long-running

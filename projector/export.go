@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/views"
 )
 
@@ -114,7 +115,7 @@ type Row struct {
 	Place  views.Place // its place in tape order
 	TimeNS *int64      // the time --since and --until compare; nil for none
 	Text   string      // its search text (SearchText)
-	Parts  string      // the parts of the camelCase names in it (IdentifierParts)
+	Parts  string      // the parts of the camelCase names in it (searchlang.IdentifierParts)
 	Facts  views.Facts
 }
 
@@ -123,7 +124,7 @@ func EntryRow(e tapelog.Entry) Row {
 	text, facts := textAndFacts(e)
 	eff := effTime(e.Pos.Time)
 	return Row{Place: views.Place{Seq: e.Pos.AnchorSeq, Folder: e.Pos.Folder, Eff: eff, File: e.Pos.File, Line: e.Pos.Line},
-		TimeNS: &eff, Text: text, Parts: IdentifierParts(text), Facts: facts}
+		TimeNS: &eff, Text: text, Parts: searchlang.IdentifierParts(text), Facts: facts}
 }
 
 // AnchorRow is what the index takes of an anchor's entry; hasFile says
@@ -140,7 +141,7 @@ func AnchorRow(a tapelog.Anchor, hasFile bool) Row {
 		line = 1
 	}
 	return Row{Place: views.Place{Seq: a.Seq, Folder: a.Folder, Eff: anchorEffTime, File: tapelog.AnchorFile, Line: line},
-		TimeNS: anchorTime(date), Text: text, Parts: IdentifierParts(text)}
+		TimeNS: anchorTime(date), Text: text, Parts: searchlang.IdentifierParts(text)}
 }
 
 // EffTime is a file's effective time as the index keeps it in a place

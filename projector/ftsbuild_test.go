@@ -9,6 +9,7 @@ import (
 
 	"github.com/tape-dev/tape/internal/corpus"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector/searchlang"
 )
 
 // corpusWorkspace is a workspace with n generated entries over two tapes,
@@ -38,7 +39,7 @@ func rankedDump(t *testing.T, p *Projector, words []string) string {
 	b.WriteString(dump(t, p, words))
 	for _, w := range words {
 		fmt.Fprintf(&b, "ranked %s:\n", w)
-		expr, _ := MatchExpr(w)
+		expr, _ := searchlang.MatchExpr(w)
 		dumpQuery(t, p, &b, `SELECT e.tape, e.id, round(bm25(entries_fts), 9) FROM entries_fts f JOIN entries e ON e.rowid = f.rowid
 			WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts), e.tape, e.id LIMIT 50`, expr)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tape-dev/tape/internal/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
 	"github.com/tape-dev/tape/views/sessions"
@@ -106,7 +107,7 @@ func dump(t *testing.T, p *Projector, words []string) string {
 	dumpSessions(t, p, &b)
 	for _, w := range words {
 		fmt.Fprintf(&b, "search %s:\n", w)
-		expr, _ := MatchExpr(w)
+		expr, _ := searchlang.MatchExpr(w)
 		dumpQuery(t, p, &b, `SELECT e.tape, e.id FROM entries_fts f JOIN entries e ON e.rowid = f.rowid WHERE entries_fts MATCH ? ORDER BY e.tape, e.id`, expr)
 	}
 	return b.String()
@@ -357,8 +358,8 @@ func searchAnswers(t *testing.T, p *Projector, b *strings.Builder, q SearchQuery
 	// Across tapes, a common query of words is listed by time, an order
 	// of the data (decision 0065): with the window at 1, so that it is
 	// common, the pages of both plans are compared too.
-	expr, _ := MatchExpr(q.Text)
-	loose, _ := looseExpr(q.Text)
+	expr, _ := searchlang.MatchExpr(q.Text)
+	loose, _ := searchlang.LooseExpr(q.Text)
 	if q.Tapes != nil || expr != loose {
 		return
 	}

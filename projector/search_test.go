@@ -12,6 +12,7 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector/searchlang"
 )
 
 // searchContents runs a search and returns the contents of the messages
@@ -320,23 +321,6 @@ func TestSearchPhraseOfCommonWords(t *testing.T) {
 	}
 }
 
-func TestLooseExpr(t *testing.T) {
-	for _, tc := range []struct{ query, match, loose string }{
-		{`"database transaction"`, `"database transaction"`, `"database" AND "transaction"`},
-		{`a:b word`, `"a b" AND "word"`, `"a" AND "b" AND "word"`},
-		{`测试通过`, `"测试 试通 通过"`, `"测试" AND "试通" AND "通过"`},
-		{`a:b*`, `"a b" *`, `"a b" *`}, // a prefix stays whole
-		{`错`, `"错" *`, `"错" *`},
-		{`plain`, `"plain"`, `"plain"`},
-	} {
-		match, _ := MatchExpr(tc.query)
-		loose, _ := looseExpr(tc.query)
-		if match != tc.match || loose != tc.loose {
-			t.Errorf("%s: MatchExpr %s, looseExpr %s; want %s, %s", tc.query, match, loose, tc.match, tc.loose)
-		}
-	}
-}
-
 // FuzzSearchQuery checks that no query reaches SQLite as an FTS5 syntax
 // error.
 func FuzzSearchQuery(f *testing.F) {
@@ -352,7 +336,7 @@ func FuzzSearchQuery(f *testing.F) {
 	if _, err := db.Exec(`CREATE VIRTUAL TABLE t USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`); err != nil {
 		f.Fatal(err)
 	}
-	if _, err := db.Exec(`INSERT INTO t (rowid, text) VALUES (1, 'hello world 错误 误'), (2, ?)`, Tokenize("x \u0301 y 约㌔㌢ a:b")); err != nil {
+	if _, err := db.Exec(`INSERT INTO t (rowid, text) VALUES (1, 'hello world 错误 误'), (2, ?)`, searchlang.Tokenize("x \u0301 y 约㌔㌢ a:b")); err != nil {
 		f.Fatal(err)
 	}
 	matches := func(t *testing.T, q, expr string) int {
@@ -363,14 +347,14 @@ func FuzzSearchQuery(f *testing.F) {
 		return n
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		expr, ok := MatchExpr(q)
+		expr, ok := searchlang.MatchExpr(q)
 		if !ok {
 			return
 		}
 		n := matches(t, q, expr)
 		// Search asks looseExpr whether the query is common: it must match
 		// every row the query does.
-		if loose, ok := looseExpr(q); ok {
+		if loose, ok := searchlang.LooseExpr(q); ok {
 			if m := matches(t, q, loose); m < n {
 				t.Fatalf("query %q: %q matches %d rows, its loose form %q only %d", q, expr, n, loose, m)
 			}
@@ -404,25 +388,5 @@ func TestSearchCommonWordOnSmallTape(t *testing.T) {
 	want := []string{"small:common two\n:recency", "small:common one\n:recency"}
 	if !slices.Equal(got, want) {
 		t.Errorf("hits = %q, want %q", got, want)
-	}
-}
-
-func TestSnippetSpans(t *testing.T) {
-	m := func(s string) SnippetSpan { return SnippetSpan{Text: s, Match: true} }
-	x := func(s string) SnippetSpan { return SnippetSpan{Text: s} }
-	for _, tt := range []struct {
-		in   string
-		want []SnippetSpan
-	}{
-		{"", nil},
-		{"no marks", []SnippetSpan{x("no marks")}},
-		{"the **flush** timed out", []SnippetSpan{x("the "), m("flush"), x(" timed out")}},
-		{"**错误** 和 **error**", []SnippetSpan{m("错误"), x(" 和 "), m("error")}},
-		{"**bold text** stays", []SnippetSpan{x("**bold text** stays")}},
-		{"a ** b **c**", []SnippetSpan{x("a ** b "), m("c")}},
-	} {
-		if got := SnippetSpans(tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("SnippetSpans(%q) = %+v, want %+v", tt.in, got, tt.want)
-		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/views/sessions"
 	"github.com/tape-dev/tape/views/usage"
 )
@@ -100,7 +101,7 @@ func (w *where) workspaces(col string, names []string) {
 }
 
 // Search finds the entries whose text matches the query (the local
-// query language: projector.QueryTerms), in every workspace or those
+// query language: searchlang.QueryTerms), in every workspace or those
 // named: ranked by ts_rank, best first, or, for a common query, the
 // newest first.
 //
@@ -159,7 +160,7 @@ func Search(ctx context.Context, conn *pgx.Conn, q SearchQuery) ([]Hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	terms := projector.SnippetTerms(q.Text)
+	terms := searchlang.SnippetTerms(q.Text)
 	hits, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Hit, error) {
 		var h Hit
 		var l storedLine
@@ -168,7 +169,7 @@ func Search(ctx context.Context, conn *pgx.Conn, q SearchQuery) ([]Hit, error) {
 			return h, err
 		}
 		h.Entry, h.Rank, h.RankedBy = l.entry(), float64(rank), rankedBy
-		h.Snippet = projector.Snippet(projector.SearchText(h.Entry), terms, 80)
+		h.Snippet = searchlang.Snippet(projector.SearchText(h.Entry), terms, 80)
 		return h, nil
 	})
 	if err != nil {

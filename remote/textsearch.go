@@ -7,11 +7,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/tape-dev/tape/projector/searchlang"
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
-
-	"github.com/tape-dev/tape/projector"
 )
 
 // Full-text search on the server is PostgreSQL's (a tsvector per entry, a
@@ -23,11 +22,11 @@ import (
 //   - the search text and the parts of camelCase names are the local
 //     index's (projector.EntryRow): "flush" finds TestFlush;
 //   - runs of Han, Hiragana and Katakana become the same overlapping
-//     bigrams (projector.Tokenize), so 错误 finds 发生了错误;
+//     bigrams (searchlang.Tokenize), so 错误 finds 发生了错误;
 //   - words are runs of letters, numbers and nonspacing marks, folded to
 //     lower case, their diacritics removed, as FTS5's unicode61
 //     tokenizer splits them; no stemming, no stop words;
-//   - a query is read as the local one (projector.QueryTerms): words
+//   - a query is read as the local one (searchlang.QueryTerms): words
 //     AND'ed, "phrases" as <-> chains, prefix* as :*.
 //
 // The text's words carry weight A and the names' parts weight B, which
@@ -57,7 +56,7 @@ const rankWeights = `'{0.1, 0.2, 0.5, 1.0}'`
 // the names in it; not Valid when it has no word.
 func searchVector(text, parts string) pgtype.TSVector {
 	b := vectorBuilder{lexemes: map[string][]pgtype.TSVectorPosition{}}
-	b.add(projector.Tokenize(text), pgtype.TSVectorWeightA)
+	b.add(searchlang.Tokenize(text), pgtype.TSVectorWeightA)
 	b.add(parts, pgtype.TSVectorWeightB)
 	return b.vector()
 }
@@ -174,7 +173,7 @@ func looseTSQuery(query string) (q string, ok bool) { return buildTSQuery(query,
 
 func buildTSQuery(query, within string) (q string, ok bool) {
 	var terms []string
-	for _, t := range projector.QueryTerms(query) {
+	for _, t := range searchlang.QueryTerms(query) {
 		var words []string
 		for _, tok := range t.Tokens {
 			forEachWord(tok, func(w string) { words = append(words, fold(w)) })

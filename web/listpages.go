@@ -10,6 +10,7 @@ import (
 
 	"github.com/tape-dev/tape/internal/wording"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
@@ -31,7 +32,7 @@ type searchData struct {
 
 type hitRow struct {
 	Tape, ID, Kind, Date, Anchor, Folder string
-	Spans                                []projector.SnippetSpan
+	Spans                                []searchlang.SnippetSpan
 	URL, TapeURL                         string
 }
 
@@ -94,7 +95,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		e := h.Entry
 		d.RankedBy = h.RankedBy
 		d.Hits = append(d.Hits, hitRow{Tape: e.Pos.Tape, ID: e.ID, Kind: clip(e.Kind), Date: clip(e.Date), Anchor: clip(e.Pos.Anchor), Folder: e.Pos.Folder,
-			Spans: projector.SnippetSpans(h.Snippet), URL: entryURL(e.Pos.Tape, e.ID), TapeURL: tapeURL(e.Pos.Tape)})
+			Spans: searchlang.SnippetSpans(h.Snippet), URL: entryURL(e.Pos.Tape, e.ID), TapeURL: tapeURL(e.Pos.Tape)})
 	}
 	s.respond(w, r, http.StatusOK, "search", d)
 }

@@ -14,6 +14,7 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/views/calls"
 )
 
@@ -79,7 +80,7 @@ func dumpRows(tapeDir, out string) (int, error) {
 		}
 		return enc.Encode([]any{e.Pos.Tape, e.ID, e.Kind, e.Pos.AnchorSeq, e.Pos.Folder, e.Pos.File, fileID,
 			e.Pos.Line, e.Pos.Offset, e.Pos.Length, e.Date, e.Pos.Time.UnixNano(), e.Pos.Time.UnixNano(),
-			nullIfEmpty(facts.Encode()), projector.Tokenize(projector.SearchText(e)), run})
+			nullIfEmpty(facts.Encode()), searchlang.Tokenize(projector.SearchText(e)), run})
 	}
 	fileID := 0
 	for _, name := range tapes {

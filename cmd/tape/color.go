@@ -4,7 +4,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/projector/searchlang"
 )
 
 // Color on a terminal, as ripgrep and git do it: --color=auto (the
@@ -75,10 +75,10 @@ func (p palette) kind(kind string, width int) string {
 
 // snippetCell is a search snippet with its matches painted when color is
 // on, and shown unmarked when it is off, as grep --color=never shows them
-// (projector.SnippetSpans reads the marks).
+// (searchlang.SnippetSpans reads the marks).
 func snippetCell(s string) cell {
 	var c cell
-	for _, sp := range projector.SnippetSpans(s) {
+	for _, sp := range searchlang.SnippetSpans(s) {
 		if sp.Match {
 			c = append(c, span{text: sp.Text, sgr: sgrMatch})
 		} else {

@@ -1,4 +1,4 @@
-package projector
+package searchlang
 
 import (
 	"strings"
@@ -109,7 +109,7 @@ func FuzzSnippetCutsAsTheFoldedText(f *testing.F) {
 		if width < 0 {
 			width = -width
 		}
-		terms := queryTerms(term)
+		terms := SnippetTerms(term)
 		if got, want := Snippet(text, terms, width), snippetOfFolded(text, terms, width); got != want {
 			t.Fatalf("Snippet(%q, %q, %d) = %q; folding the whole text gives %q", text, terms, width, got, want)
 		}
@@ -138,5 +138,22 @@ func TestSnippet(t *testing.T) {
 	got := Snippet(long, []string{"flush"}, 40)
 	if !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") || !strings.Contains(got, "**Flush**") || utf8.RuneCountInString(got) > 40+8 {
 		t.Errorf("Snippet of a long text = %q; want about 40 runes around **Flush**, cut on both sides", got)
+	}
+}
+
+func TestLooseExpr(t *testing.T) {
+	for _, tc := range []struct{ query, match, loose string }{
+		{`"database transaction"`, `"database transaction"`, `"database" AND "transaction"`},
+		{`a:b word`, `"a b" AND "word"`, `"a" AND "b" AND "word"`},
+		{`测试通过`, `"测试 试通 通过"`, `"测试" AND "试通" AND "通过"`},
+		{`a:b*`, `"a b" *`, `"a b" *`}, // a prefix stays whole
+		{`错`, `"错" *`, `"错" *`},
+		{`plain`, `"plain"`, `"plain"`},
+	} {
+		match, _ := MatchExpr(tc.query)
+		loose, _ := LooseExpr(tc.query)
+		if match != tc.match || loose != tc.loose {
+			t.Errorf("%s: MatchExpr %s, LooseExpr %s; want %s, %s", tc.query, match, loose, tc.match, tc.loose)
+		}
 	}
 }

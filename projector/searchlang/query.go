@@ -1,4 +1,4 @@
-package projector
+package searchlang
 
 import (
 	"strings"
@@ -23,13 +23,13 @@ func MatchExpr(query string) (expr string, ok bool) {
 	return matchExpr(query, false)
 }
 
-// looseExpr is MatchExpr with every phrase of several tokens (a quoted
+// LooseExpr is MatchExpr with every phrase of several tokens (a quoted
 // phrase, a word such as a:b, a run of Chinese) taken apart into its tokens,
 // AND'ed: it matches every entry the query matches, and more. Search asks
 // it whether the query is common: FTS5 tells that of an AND of words by
 // stopping at the window, but of a phrase only by checking every entry
 // that has all its words.
-func looseExpr(query string) (expr string, ok bool) {
+func LooseExpr(query string) (expr string, ok bool) {
 	return matchExpr(query, true)
 }
 
