@@ -24,9 +24,10 @@
 //     decode (text.go; the decoder is internal/rawjson's, the tokens
 //     searchlang's).
 //   - The search index built beside: a rebuild writes FTS5 in parts and
-//     joins them by rewriting FTS5's own records (ftsbuild.go,
-//     ftsmerge.go), after checking once that this SQLite writes the
-//     records as the join expects, else it writes in place (ftsprobe.go).
+//     joins them (ftsbuild.go) by rewriting FTS5's own records, which
+//     package internal/fts5 alone reads and writes, after checking once
+//     that this SQLite writes the records as the join expects, else it
+//     writes in place (ftsprobe.go).
 //   - Search: ranking (search.go) in the language of package
 //     searchlang (the query language, tokens, CJK bigrams, snippets).
 //   - Freshness, the rule that a read sees what is on disk (fresh.go),

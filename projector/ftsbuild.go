@@ -12,6 +12,7 @@ import (
 
 	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector/internal/fts5"
 )
 
 // buildFile is the scratch database in which a pass that starts from an
@@ -60,7 +61,7 @@ var ftsShadows = []string{"entries_fts_data", "entries_fts_idx", "entries_fts_do
 //
 // Before it commits, the pass copies the shadow tables of the built
 // indexes into those of entries_fts (copyInto), joining parts into one
-// index (ftsmerge.go): copying rows is cheap next to building them, and
+// index (package fts5): copying rows is cheap next to building them, and
 // the copy is in the pass's transaction, so readers see the old index or
 // the new one, never a mix. A part starts with its first row, so a pass
 // with nothing to index starts no builder.
@@ -79,7 +80,7 @@ var ftsShadows = []string{"entries_fts_data", "entries_fts_idx", "entries_fts_do
 // What it depends on: the copy of one part, only on the shadow tables
 // being the same in both databases (one SQLite, one ftsSchema); the join
 // of several, also on the formats of two of FTS5's own records, SQLite's
-// internals (ftsmerge.go). A Projector checks those formats before its
+// internals (package fts5). A Projector checks those formats before its
 // first join (ftsprobe.go); if the SQLite linked in fails the check, or
 // the join refuses a part, the pass runs again and writes the search index
 // in place (passOn), and Stats says why (SearchInPlace).
@@ -406,27 +407,27 @@ func (b *ftsBuild) copyInto(ctx context.Context, tx sqlTx) error {
 }
 
 // joinInto copies the indexes of parts into main's entries_fts as one
-// index (ftsmerge.go): their segments renumbered, their records of the
+// index (package fts5): their segments renumbered, their records of the
 // whole index added up.
 func joinInto(ctx context.Context, tx sqlTx, parts []*ftsPart) error {
-	structs := make([]ftsStructure, len(parts))
+	structs := make([]fts5.Structure, len(parts))
 	averages := make([][]byte, len(parts))
 	for k, p := range parts {
 		var rec []byte
-		err := tx.QueryRowContext(ctx, `SELECT block FROM `+p.schema+`.entries_fts_data WHERE id = ?`, ftsStructureRowid).Scan(&rec)
+		err := tx.QueryRowContext(ctx, `SELECT block FROM `+p.schema+`.entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec)
 		if err == nil {
-			structs[k], err = decodeStructure(rec)
+			structs[k], err = fts5.DecodeStructure(rec)
 		}
 		if err == nil {
-			err = tx.QueryRowContext(ctx, `SELECT block FROM `+p.schema+`.entries_fts_data WHERE id = ?`, ftsAveragesRowid).Scan(&averages[k])
+			err = tx.QueryRowContext(ctx, `SELECT block FROM `+p.schema+`.entries_fts_data WHERE id = ?`, fts5.AveragesRowid).Scan(&averages[k])
 		}
 		if err == nil {
-			err = tx.QueryRowContext(ctx, `SELECT coalesce(max(origin), 0) FROM `+p.schema+`.entries_fts_docsize`).Scan(&structs[k].rowOrigin)
+			err = tx.QueryRowContext(ctx, `SELECT coalesce(max(origin), 0) FROM `+p.schema+`.entries_fts_docsize`).Scan(&structs[k].RowOrigin)
 		}
 		var other int
 		if err == nil { // only the two records of the whole index sit below the segments
 			err = tx.QueryRowContext(ctx, `SELECT count(*) FROM `+p.schema+`.entries_fts_data WHERE id < ? AND id NOT IN (?, ?)`,
-				int64(1)<<ftsSegidShift, ftsAveragesRowid, ftsStructureRowid).Scan(&other)
+				int64(1)<<fts5.SegidShift, fts5.AveragesRowid, fts5.StructureRowid).Scan(&other)
 		}
 		if err == nil && other > 0 {
 			err = fmt.Errorf("%d records of an unknown kind", other)
@@ -435,11 +436,11 @@ func joinInto(ctx context.Context, tx sqlTx, parts []*ftsPart) error {
 			return fmt.Errorf("join search index part %s: %w", p.path, err)
 		}
 	}
-	joined, shifts, err := joinStructures(structs)
+	joined, shifts, err := fts5.Join(structs)
 	if err != nil {
 		return err
 	}
-	avg, err := joinAverages(averages)
+	avg, err := fts5.JoinAverages(averages)
 	if err != nil {
 		return err
 	}
@@ -450,11 +451,11 @@ func joinInto(ctx context.Context, tx sqlTx, parts []*ftsPart) error {
 			args []any
 		}{
 			{`INSERT INTO main.entries_fts_data (id, block) SELECT id + ?, block FROM ` + p.schema + `.entries_fts_data WHERE id >= ?`,
-				[]any{int64(sh.segid) << ftsSegidShift, int64(1) << ftsSegidShift}},
+				[]any{int64(sh.Segid) << fts5.SegidShift, int64(1) << fts5.SegidShift}},
 			{`INSERT INTO main.entries_fts_idx (segid, term, pgno) SELECT segid + ?, term, pgno FROM ` + p.schema + `.entries_fts_idx`,
-				[]any{sh.segid}},
+				[]any{sh.Segid}},
 			{`INSERT INTO main.entries_fts_docsize (id, sz, origin) SELECT id, sz, origin + ? FROM ` + p.schema + `.entries_fts_docsize`,
-				[]any{int64(sh.origin)}},
+				[]any{int64(sh.Origin)}},
 		} {
 			if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
 				return fmt.Errorf("copy search index part %s: %w", p.path, err)
@@ -462,7 +463,7 @@ func joinInto(ctx context.Context, tx sqlTx, parts []*ftsPart) error {
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO main.entries_fts_data (id, block) VALUES (?, ?), (?, ?)`,
-		ftsAveragesRowid, avg, ftsStructureRowid, joined.encode()); err != nil {
+		fts5.AveragesRowid, avg, fts5.StructureRowid, joined.Encode()); err != nil {
 		return fmt.Errorf("copy search index: %w", err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tape-dev/tape/internal/corpus"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector/internal/fts5"
 	"github.com/tape-dev/tape/projector/searchlang"
 )
 
@@ -201,7 +202,7 @@ func TestBuildThatCannotBeJoinedBuildsInPlace(t *testing.T) {
 	copies := 0
 	p.beforeCopy = func(ctx context.Context, tx sqlTx) error {
 		copies++
-		_, err := tx.ExecContext(ctx, `UPDATE build1.entries_fts_data SET block = x'ff00' WHERE id = ?`, ftsStructureRowid)
+		_, err := tx.ExecContext(ctx, `UPDATE build1.entries_fts_data SET block = x'ff00' WHERE id = ?`, fts5.StructureRowid)
 		return err
 	}
 	st, err := p.Rebuild(context.Background())

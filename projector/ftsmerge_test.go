@@ -5,47 +5,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
-)
 
-func TestVarint(t *testing.T) {
-	for _, tc := range []struct {
-		v    uint64
-		want []byte
-	}{
-		{0, []byte{0}},
-		{127, []byte{0x7f}},
-		{128, []byte{0x81, 0x00}},
-		{300, []byte{0x82, 0x2c}},
-		{16383, []byte{0xff, 0x7f}},
-		{16384, []byte{0x81, 0x80, 0x00}},
-		{1<<56 - 1, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}},
-		{1 << 56, []byte{0x80, 0xc0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}},
-		{math.MaxUint64, bytes.Repeat([]byte{0xff}, 9)},
-	} {
-		got := putVarint(nil, tc.v)
-		if !bytes.Equal(got, tc.want) {
-			t.Errorf("putVarint(%d) = % x, want % x", tc.v, got, tc.want)
-		}
-		r := varintReader{b: got}
-		if v := r.uint(); v != tc.v || r.err != nil || r.i != len(got) {
-			t.Errorf("read % x = %d (err %v, %d bytes), want %d", got, v, r.err, r.i, tc.v)
-		}
-	}
-	r := varintReader{b: []byte{0x81, 0x80}}
-	if r.uint(); r.err == nil {
-		t.Error("a varint cut short read without an error")
-	}
-}
+	"github.com/tape-dev/tape/projector/internal/fts5"
+)
 
 // ftsIndexDB opens a database of its own with the search table, on one
 // connection.
@@ -325,51 +294,18 @@ func TestJoinedIndexTakesDeletes(t *testing.T) {
 func (p *ftsPart) deepestLevel(t *testing.T) int {
 	t.Helper()
 	var rec []byte
-	if err := p.db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, ftsStructureRowid).Scan(&rec); err != nil {
+	if err := p.db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec); err != nil {
 		t.Fatal(err)
 	}
-	s, err := decodeStructure(rec)
+	s, err := fts5.DecodeStructure(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.deepest()
+	return s.Deepest()
 }
 
 // Origins fall as levels deepen, in the order the parts are numbered in:
 // the deepest part first, parts as deep keeping their order.
-func TestJoinNumbersTheDeepestPartFirst(t *testing.T) {
-	part := func(level int, origins uint64) ftsStructure {
-		s := ftsStructure{v2: true, levels: make([]ftsLevel, level+1)}
-		s.levels[level].segs = []ftsSegment{{id: 1, first: 1, last: 1, origin1: 1, origin2: origins, entries: 10}}
-		return s
-	}
-	for _, tc := range []struct {
-		name  string
-		parts []ftsStructure
-		want  []uint64 // the origin shift of each part
-	}{
-		{"same level", []ftsStructure{part(3, 20), part(3, 27)}, []uint64{0, 20}},
-		{"first shallower", []ftsStructure{part(1, 15), part(3, 22)}, []uint64{22, 0}},
-		{"first deeper", []ftsStructure{part(3, 21), part(1, 14)}, []uint64{0, 21}},
-		{"three", []ftsStructure{part(0, 5), part(2, 7), part(1, 9)}, []uint64{16, 0, 7}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out, shifts, err := joinStructures(tc.parts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k, sh := range shifts {
-				if sh.origin != tc.want[k] {
-					t.Errorf("part %d shifted by %d origins, want %d", k, sh.origin, tc.want[k])
-				}
-			}
-			if !out.originsFallWithDepth() {
-				t.Errorf("joined levels %+v: origins do not fall with depth", out.levels)
-			}
-		})
-	}
-}
-
 // applyToBuild sends ops to a build beside, as a pass does.
 func applyToBuild(t *testing.T, build *ftsBuild, ops []ftsOp) {
 	t.Helper()
@@ -414,21 +350,17 @@ func joinTo(t *testing.T, build *ftsBuild, path string) int {
 		t.Fatal(err)
 	}
 	var rec []byte
-	if err := tx.QueryRow(`SELECT block FROM main.entries_fts_data WHERE id = ?`, ftsStructureRowid).Scan(&rec); err != nil {
+	if err := tx.QueryRow(`SELECT block FROM main.entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := decodeStructure(rec)
+	s, err := fts5.DecodeStructure(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for _, l := range s.levels {
-		n += len(l.segs)
-	}
-	return n
+	return s.Segments()
 }
 
 // The structure records FTS5 writes decode, and encode to the same bytes.
@@ -447,118 +379,28 @@ func TestStructureRoundTrip(t *testing.T) {
 	for i := 0; i < len(ops); i += 100 { // a record after each transaction
 		applyInPlace(t, db, ops[i:min(i+100, len(ops))])
 		var rec []byte
-		if err := db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, ftsStructureRowid).Scan(&rec); err != nil {
+		if err := db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec); err != nil {
 			t.Fatal(err)
 		}
-		s, err := decodeStructure(rec)
+		s, err := fts5.DecodeStructure(rec)
 		if err != nil {
 			t.Fatalf("decode % x: %v", rec, err)
 		}
-		if !s.v2 {
+		if !s.IsV2() {
 			t.Fatal("a contentless_delete table's structure record is not V2")
 		}
-		if got := s.encode(); !bytes.Equal(got, rec) {
+		if got := s.Encode(); !bytes.Equal(got, rec) {
 			t.Fatalf("encode(decode(% x)) = % x", rec, got)
 		}
-		levels = max(levels, len(s.levels))
+		levels = max(levels, s.Levels())
 	}
 	if levels < 2 {
 		t.Fatalf("the records had at most %d levels: the test does not cover crisis merges", levels)
 	}
 }
 
-func TestJoinStructures(t *testing.T) {
-	seg := func(id int, o1, o2 uint64) ftsSegment {
-		return ftsSegment{id: id, first: 1, last: 3, origin1: o1, origin2: o2, entries: 10}
-	}
-	a := ftsStructure{cookie: [4]byte{0, 0, 0, 3}, v2: true, levels: []ftsLevel{
-		{segs: []ftsSegment{seg(3, 5, 5)}},
-		{segs: []ftsSegment{seg(1, 1, 4)}},
-	}}
-	b := ftsStructure{cookie: [4]byte{0, 0, 0, 3}, v2: true, levels: []ftsLevel{
-		{segs: []ftsSegment{seg(2, 3, 3), seg(1, 4, 4)}},
-	}}
-	got, shifts, err := joinStructures([]ftsStructure{a, b})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := ftsStructure{cookie: a.cookie, v2: true, levels: []ftsLevel{
-		{segs: []ftsSegment{seg(3, 5, 5), seg(5, 8, 8), seg(4, 9, 9)}},
-		{segs: []ftsSegment{seg(1, 1, 4)}},
-	}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("joined\n%+v\nwant\n%+v", got, want)
-	}
-	if wantShifts := []ftsShift{{0, 0}, {3, 5}}; !reflect.DeepEqual(shifts, wantShifts) {
-		t.Fatalf("shifts %v, want %v", shifts, wantShifts)
-	}
-	// A row of no tokens after a's last segment has origin 6: b's
-	// origins start beyond it.
-	withRow := a
-	withRow.rowOrigin = 6
-	if _, shifts, err := joinStructures([]ftsStructure{withRow, b}); err != nil || !reflect.DeepEqual(shifts, []ftsShift{{0, 0}, {3, 6}}) {
-		t.Fatalf("shifts past a row's origin: %v, %v; want b's origins moved by 6", shifts, err)
-	}
-
-	merging := a
-	merging.levels = []ftsLevel{{merge: 1, segs: []ftsSegment{seg(3, 5, 5)}}, {segs: []ftsSegment{seg(1, 1, 4)}}}
-	many := ftsStructure{v2: true, levels: []ftsLevel{{segs: []ftsSegment{seg(1999, 1, 1)}}}}
-	legacy := b
-	legacy.v2 = false
-	for _, bad := range []struct {
-		name  string
-		parts []ftsStructure
-		want  string
-	}{
-		{"unfinished merge", []ftsStructure{b, merging}, "unfinished merge"},
-		{"too many segment ids", []ftsStructure{many, a}, "over FTS5's 2000"},
-		{"formats differ", []ftsStructure{a, legacy}, "another structure format"},
-		{"nothing", nil, "no parts"},
-	} {
-		if _, _, err := joinStructures(bad.parts); err == nil || !strings.Contains(err.Error(), bad.want) {
-			t.Errorf("%s: error %v, want one saying %q", bad.name, err, bad.want)
-		}
-	}
-}
-
-func TestJoinAverages(t *testing.T) {
-	rec := func(vs ...uint64) []byte {
-		var b []byte
-		for _, v := range vs {
-			b = putVarint(b, v)
-		}
-		return b
-	}
-	got, err := joinAverages([][]byte{rec(10, 300), rec(5, 100000)})
-	if err != nil || !bytes.Equal(got, rec(15, 100300)) {
-		t.Fatalf("joinAverages = % x, %v; want % x", got, err, rec(15, 100300))
-	}
-	if _, err := joinAverages([][]byte{rec(10, 300), rec(5)}); !errors.Is(err, errFTSCorrupt) {
-		t.Fatalf("records of different lengths: %v", err)
-	}
-}
-
 // FuzzDecodeStructure: any bytes decode or fail without a panic, and what
 // decodes encodes to a record that decodes the same.
-func FuzzDecodeStructure(f *testing.F) {
-	f.Add([]byte{0, 0, 0, 1, 0, 0, 0})
-	f.Add(append([]byte{0, 0, 0, 2}, ftsStructureV2+"\x01\x01\x05\x00\x01\x03\x01\x09\x01\x01\x00\x00\x0c"...))
-	f.Add([]byte{0, 0, 0, 1, 2, 1, 0, 0, 1, 7, 1, 4, 0, 0})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := decodeStructure(b)
-		if err != nil {
-			return
-		}
-		again, err := decodeStructure(s.encode())
-		if err != nil {
-			t.Fatalf("re-encoded record does not decode: %v", err)
-		}
-		if !reflect.DeepEqual(again, s) {
-			t.Fatalf("decode(encode(s)) = %+v, want %+v", again, s)
-		}
-	})
-}
-
 // A part whose last rows have no tokens gives them the origin its next
 // segment would have had: the join moves the next part's origins beyond
 // them, so that no row falls in a segment of another part (FTS5 counts a
@@ -589,10 +431,10 @@ func TestJoinPastRowsWithoutTokens(t *testing.T) {
 	joinTo(t, build, path)
 	db := ftsIndexDB(t, path)
 	var rec []byte
-	if err := db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, ftsStructureRowid).Scan(&rec); err != nil {
+	if err := db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec); err != nil {
 		t.Fatal(err)
 	}
-	s, err := decodeStructure(rec)
+	s, err := fts5.DecodeStructure(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -607,12 +449,10 @@ func TestJoinPastRowsWithoutTokens(t *testing.T) {
 		if err := rows.Scan(&id, &origin); err != nil {
 			t.Fatal(err)
 		}
-		for _, l := range s.levels {
-			for _, g := range l.segs {
-				ownPart := (g.origin1 > 1) == (id >= 10) // part 0's one segment starts at origin 1
-				if !ownPart && origin >= g.origin1 && origin <= g.origin2 {
-					t.Errorf("row %d (origin %d) falls in segment %d of the other part (origins %d-%d)", id, origin, g.id, g.origin1, g.origin2)
-				}
+		for _, g := range s.Ranges() {
+			ownPart := (g.Origin1 > 1) == (id >= 10) // part 0's one segment starts at origin 1
+			if !ownPart && origin >= g.Origin1 && origin <= g.Origin2 {
+				t.Errorf("row %d (origin %d) falls in segment %d of the other part (origins %d-%d)", id, origin, g.ID, g.Origin1, g.Origin2)
 			}
 		}
 	}

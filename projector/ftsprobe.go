@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/tape-dev/tape/projector/internal/fts5"
 )
 
 // This file checks, before a Projector first joins a search index built
 // in parts (ftsbuild.go), that the SQLite linked in writes FTS5's records as
-// the join (ftsmerge.go) expects them: the join rewrites FTS5's structure
+// the join (package fts5) expects them: the join rewrites FTS5's structure
 // and averages records, whose formats are SQLite's internals, not its
 // interface, and a SQLite that changed them could make a join that is
 // quietly wrong. The check builds a tiny index both ways, joined and in
@@ -329,20 +331,20 @@ type rowQuerier interface {
 func checkRecords(ctx context.Context, q rowQuerier, schema string) error {
 	var rec, avg []byte
 	const read = `SELECT block FROM %s.entries_fts_data WHERE id = ?`
-	if err := q.QueryRowContext(ctx, fmt.Sprintf(read, schema), ftsStructureRowid).Scan(&rec); err != nil {
+	if err := q.QueryRowContext(ctx, fmt.Sprintf(read, schema), fts5.StructureRowid).Scan(&rec); err != nil {
 		return fmt.Errorf("read structure record: %w", err)
 	}
-	if err := q.QueryRowContext(ctx, fmt.Sprintf(read, schema), ftsAveragesRowid).Scan(&avg); err != nil {
+	if err := q.QueryRowContext(ctx, fmt.Sprintf(read, schema), fts5.AveragesRowid).Scan(&avg); err != nil {
 		return fmt.Errorf("read averages record: %w", err)
 	}
-	s, err := decodeStructure(rec)
+	s, err := fts5.DecodeStructure(rec)
 	if err != nil {
 		return err
 	}
-	if again := s.encode(); !bytes.Equal(again, rec) {
+	if again := s.Encode(); !bytes.Equal(again, rec) {
 		return fmt.Errorf("structure record % x encodes back as % x", rec, again)
 	}
-	again, err := joinAverages([][]byte{avg})
+	again, err := fts5.JoinAverages([][]byte{avg})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/tape-dev/tape/projector/internal/fts5"
 )
 
 // With the SQLite linked in, the check passes: a rebuild builds its search
@@ -28,17 +30,17 @@ func TestFTSJoinCheckPasses(t *testing.T) {
 
 // rewriteStructure changes the structure record of the part attached as
 // schema.
-func rewriteStructure(ctx context.Context, tx sqlTx, schema string, change func(*ftsStructure)) error {
+func rewriteStructure(ctx context.Context, tx sqlTx, schema string, change func(*fts5.Structure)) error {
 	var rec []byte
-	if err := tx.QueryRowContext(ctx, `SELECT block FROM `+schema+`.entries_fts_data WHERE id = ?`, ftsStructureRowid).Scan(&rec); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT block FROM `+schema+`.entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec); err != nil {
 		return err
 	}
-	s, err := decodeStructure(rec)
+	s, err := fts5.DecodeStructure(rec)
 	if err != nil {
 		return err
 	}
 	change(&s)
-	_, err = tx.ExecContext(ctx, `UPDATE `+schema+`.entries_fts_data SET block = ? WHERE id = ?`, s.encode(), ftsStructureRowid)
+	_, err = tx.ExecContext(ctx, `UPDATE `+schema+`.entries_fts_data SET block = ? WHERE id = ?`, s.Encode(), fts5.StructureRowid)
 	return err
 }
 
@@ -46,10 +48,8 @@ func rewriteStructure(ctx context.Context, tx sqlTx, schema string, change func(
 // SQLite that lists them elsewhere would look to the join: the join goes
 // through, and only what the joined index answers shows it wrong.
 func loseSegments(ctx context.Context, tx sqlTx) error {
-	return rewriteStructure(ctx, tx, "build1", func(s *ftsStructure) {
-		for i := range s.levels {
-			s.levels[i].segs = nil
-		}
+	return rewriteStructure(ctx, tx, "build1", func(s *fts5.Structure) {
+		s.DropSegments()
 	})
 }
 
@@ -70,14 +70,14 @@ func TestFTSJoinCheckFails(t *testing.T) {
 	}{
 		{"segments the structure record does not list", loseSegments, "the joined index answers"},
 		{"a varint written longer than SQLite writes it",
-			exec(`UPDATE build1.entries_fts_data SET block = substr(block, 1, 8) || x'80' || substr(block, 9) WHERE id = ?`, ftsStructureRowid),
+			exec(`UPDATE build1.entries_fts_data SET block = substr(block, 1, 8) || x'80' || substr(block, 9) WHERE id = ?`, fts5.StructureRowid),
 			"encodes back as"},
 		{"a record of a kind the join does not know", exec(`INSERT INTO build1.entries_fts_data (id, block) VALUES (5, x'00')`), "unknown kind"},
 		{"averages records of different lengths",
-			exec(`UPDATE build1.entries_fts_data SET block = block || x'00' WHERE id = ?`, ftsAveragesRowid), "averages record"},
+			exec(`UPDATE build1.entries_fts_data SET block = block || x'00' WHERE id = ?`, fts5.AveragesRowid), "averages record"},
 		{"a structure record of another format",
 			func(ctx context.Context, tx sqlTx) error {
-				return rewriteStructure(ctx, tx, "build1", func(s *ftsStructure) { s.v2 = false })
+				return rewriteStructure(ctx, tx, "build1", (*fts5.Structure).AsV1)
 			}, "another structure format"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package projector
+package fts5
 
 import (
 	"errors"
@@ -6,75 +6,44 @@ import (
 	"slices"
 )
 
-// This file reads and writes the two records of FTS5's %_data table that
-// describe an index as a whole, the structure record and the averages
-// record, so that a rebuild can join indexes built in parts (ftsbuild.go)
-// into one. The rest of an index, its segments, is copied as it is.
-//
-// What the join buys: two builders on two cores instead of one, a rebuild
-// of 1M entries in 44.10 s instead of 53.65 s: one run of each binary
-// (one builder at ef4f441, and the join) in one loop, 2026-11-22, with
-// `bin/tape-bench rebuild -dir /tmp/c1m -tape BIN` on the corpus of
-// `bin/tape-bench gen -entries 1000000 -out /tmp/c1m` (the table is in
-// git: `git show 809b766:BENCHMARKS.md`; docs/decisions/0023). The
-// rebuild's rate today, against native SQLite, is in BENCHMARKS.md's
-// "Current figures".
-//
-// What it depends on: the formats of those records and of the rowids of
-// %_data, from ext/fts5/fts5_index.c of SQLite 3.54.1 as modernc.org/sqlite
-// v1.61.1 bundles it (go.mod). They are SQLite's internals, not its
-// interface. When SQLite changes them, a Projector's check before its
-// first join (checkFTSJoin, ftsprobe.go: a tiny index joined against the
-// same built in place, and these records decoded and encoded back) fails,
-// and the pass runs again writing the search index in place, slower but
-// depending on nothing here (errCopyBuild, passOn); Stats.SearchInPlace
-// says why. So does a change the check misses but the decoder refuses.
-//
-// An index is a list of levels, each a list of segments, oldest first. A
-// segment is a b-tree of pages in %_data, under rowids that carry its id
-// (fts5DataRowid). Two indexes whose rows (documents) are disjoint join
-// into one by giving the second's segments ids the first does not use and
-// listing them at the same levels: a query reads every segment anyway, and
-// no row is in two segments, so no segment needs to shadow another.
-
 // Rowids of %_data (fts5_index.c).
 const (
-	ftsAveragesRowid  = 1  // FTS5_AVERAGES_ROWID
-	ftsStructureRowid = 10 // FTS5_STRUCTURE_ROWID
-	// ftsSegidShift is where a segment's id sits in the rowids of its
+	AveragesRowid  = 1  // FTS5_AVERAGES_ROWID
+	StructureRowid = 10 // FTS5_STRUCTURE_ROWID
+	// SegidShift is where a segment's id sits in the rowids of its
 	// pages: FTS5_DATA_PAGE_B + FTS5_DATA_HEIGHT_B + FTS5_DATA_DLI_B. Its
 	// tombstone pages use the id plus 1<<16, at the same place, so adding
-	// delta<<ftsSegidShift renumbers both.
-	ftsSegidShift = 31 + 5 + 1
-	// ftsMaxSegment is FTS5_MAX_SEGMENT: FTS5 refuses more segments, and
+	// delta<<SegidShift renumbers both.
+	SegidShift = 31 + 5 + 1
+	// MaxSegment is FTS5_MAX_SEGMENT: FTS5 refuses more segments, and
 	// allocates new ids only up to it.
-	ftsMaxSegment = 2000
+	MaxSegment = 2000
 )
 
-// ftsStructureV2 follows the cookie in the structure record of a table
+// structureV2 follows the cookie in the structure record of a table
 // with contentless_delete=1, whose segments carry origins and tombstones.
-const ftsStructureV2 = "\xff\x00\x00\x01"
+const structureV2 = "\xff\x00\x00\x01"
 
-// ftsStructure is a decoded structure record.
-type ftsStructure struct {
+// Structure is a decoded structure record.
+type Structure struct {
 	cookie       [4]byte // the configuration cookie, copied as it is
 	v2           bool
 	writeCounter uint64
-	levels       []ftsLevel
+	levels       []level
 
-	// rowOrigin is the largest origin of the part's rows (_docsize), not
+	// RowOrigin is the largest origin of the part's rows (_docsize), not
 	// in the record: a row with no tokens, added after the last segment
 	// was written, has the origin the next segment would have, beyond
 	// every segment's.
-	rowOrigin uint64
+	RowOrigin uint64
 }
 
-type ftsLevel struct {
+type level struct {
 	merge int // input segments of an unfinished incremental merge
-	segs  []ftsSegment
+	segs  []segment
 }
 
-type ftsSegment struct {
+type segment struct {
 	id, first, last int
 	// v2 only: the range of origins of the rows in the segment, its
 	// tombstone pages, and its counts of tombstones and rows.
@@ -84,33 +53,33 @@ type ftsSegment struct {
 	entries          uint64
 }
 
-var errFTSCorrupt = errors.New("corrupt FTS5 record")
+var ErrCorrupt = errors.New("corrupt FTS5 record")
 
-// decodeStructure parses a structure record.
-func decodeStructure(b []byte) (ftsStructure, error) {
-	var s ftsStructure
+// DecodeStructure parses a structure record.
+func DecodeStructure(b []byte) (Structure, error) {
+	var s Structure
 	if len(b) < 4 {
-		return s, fmt.Errorf("structure record of %d bytes: %w", len(b), errFTSCorrupt)
+		return s, fmt.Errorf("structure record of %d bytes: %w", len(b), ErrCorrupt)
 	}
 	copy(s.cookie[:], b)
 	r := varintReader{b: b, i: 4}
-	if len(b) >= 8 && string(b[4:8]) == ftsStructureV2 {
+	if len(b) >= 8 && string(b[4:8]) == structureV2 {
 		s.v2, r.i = true, 8
 	}
 	nLevel, nSegment := r.int(), r.int()
 	s.writeCounter = r.uint()
-	if r.err != nil || nLevel > ftsMaxSegment || nSegment > ftsMaxSegment {
-		return s, fmt.Errorf("structure record header: %w", errFTSCorrupt)
+	if r.err != nil || nLevel > MaxSegment || nSegment > MaxSegment {
+		return s, fmt.Errorf("structure record header: %w", ErrCorrupt)
 	}
 	for range nLevel {
-		lvl := ftsLevel{merge: r.int()}
+		lvl := level{merge: r.int()}
 		nSeg := r.int()
 		if r.err != nil || nSeg > nSegment || lvl.merge > nSeg {
-			return s, fmt.Errorf("structure record level %d: %w", len(s.levels), errFTSCorrupt)
+			return s, fmt.Errorf("structure record level %d: %w", len(s.levels), ErrCorrupt)
 		}
 		nSegment -= nSeg
 		for range nSeg {
-			seg := ftsSegment{id: r.int(), first: r.int(), last: r.int()}
+			seg := segment{id: r.int(), first: r.int(), last: r.int()}
 			if s.v2 {
 				seg.origin1, seg.origin2 = r.uint(), r.uint()
 				seg.tombPages = r.int()
@@ -121,16 +90,16 @@ func decodeStructure(b []byte) (ftsStructure, error) {
 		s.levels = append(s.levels, lvl)
 	}
 	if r.err != nil || nSegment != 0 || r.i != len(b) {
-		return s, fmt.Errorf("structure record: %w", errFTSCorrupt)
+		return s, fmt.Errorf("structure record: %w", ErrCorrupt)
 	}
 	return s, nil
 }
 
 // encode writes the structure record.
-func (s ftsStructure) encode() []byte {
+func (s Structure) Encode() []byte {
 	b := append([]byte(nil), s.cookie[:]...)
 	if s.v2 {
-		b = append(b, ftsStructureV2...)
+		b = append(b, structureV2...)
 	}
 	n := 0
 	for _, l := range s.levels {
@@ -159,7 +128,7 @@ func (s ftsStructure) encode() []byte {
 }
 
 // maxSegid is the largest segment id in use, 0 for an empty index.
-func (s ftsStructure) maxSegid() int {
+func (s Structure) maxSegid() int {
 	m := 0
 	for _, l := range s.levels {
 		for _, g := range l.segs {
@@ -171,7 +140,7 @@ func (s ftsStructure) maxSegid() int {
 
 // maxOrigin is the largest origin of a row in the index. A row's origin,
 // also kept in %_docsize, is how a delete finds the segment that holds it.
-func (s ftsStructure) maxOrigin() uint64 {
+func (s Structure) maxOrigin() uint64 {
 	var m uint64
 	for _, l := range s.levels {
 		for _, g := range l.segs {
@@ -181,14 +150,14 @@ func (s ftsStructure) maxOrigin() uint64 {
 	return m
 }
 
-// ftsShift is how one part's index is renumbered to join the others:
+// Shift is how one part's index is renumbered to join the others:
 // segment ids (and so the rowids of its pages) and origins move up.
-type ftsShift struct {
-	segid  int
-	origin uint64
+type Shift struct {
+	Segid  int    // added to each segment id of the part
+	Origin uint64 // added to each origin of the part's rows
 }
 
-// joinStructures lists the segments of the parts, whose rows must be
+// Join lists the segments of the parts, whose rows must be
 // disjoint, as one index: the segments of each part renumbered past those
 // of the parts before it, at the levels they were at. It returns how each
 // part is renumbered. An unfinished incremental merge would tie a level's
@@ -206,13 +175,13 @@ type ftsShift struct {
 // then had its tombstone written to the output, stayed in its segment
 // and was found by searches with no row behind it ("database disk image
 // is malformed"; TestJoinedIndexTakesDeletes).
-func joinStructures(parts []ftsStructure) (ftsStructure, []ftsShift, error) {
+func Join(parts []Structure) (Structure, []Shift, error) {
 	if len(parts) == 0 {
-		return ftsStructure{}, nil, errors.New("join search indexes: no parts")
+		return Structure{}, nil, errors.New("join search indexes: no parts")
 	}
-	out := ftsStructure{cookie: parts[0].cookie, v2: parts[0].v2}
-	shifts := make([]ftsShift, len(parts))
-	var next ftsShift
+	out := Structure{cookie: parts[0].cookie, v2: parts[0].v2}
+	shifts := make([]Shift, len(parts))
+	var next Shift
 	for _, k := range deepestFirst(parts) {
 		p := parts[k]
 		if p.v2 != out.v2 {
@@ -224,26 +193,26 @@ func joinStructures(parts []ftsStructure) (ftsStructure, []ftsShift, error) {
 				return out, nil, fmt.Errorf("join search indexes: part %d has an unfinished merge at level %d", k, i)
 			}
 			for len(out.levels) <= i {
-				out.levels = append(out.levels, ftsLevel{})
+				out.levels = append(out.levels, level{})
 			}
 			for _, g := range l.segs {
-				g.id += next.segid
+				g.id += next.Segid
 				if out.v2 {
-					g.origin1 += next.origin
-					g.origin2 += next.origin
+					g.origin1 += next.Origin
+					g.origin2 += next.Origin
 				}
 				out.levels[i].segs = append(out.levels[i].segs, g)
 			}
 		}
 		out.writeCounter += p.writeCounter
-		next.segid += p.maxSegid()
+		next.Segid += p.maxSegid()
 		// Beyond every origin of the part's rows too: a part's trailing row
 		// of no tokens shared its origin with the next part's first
 		// segment, which counted that row's later delete as its own.
-		next.origin += max(p.maxOrigin(), p.rowOrigin)
+		next.Origin += max(p.maxOrigin(), p.RowOrigin)
 	}
-	if n := out.maxSegid(); n > ftsMaxSegment {
-		return out, nil, fmt.Errorf("join search indexes: segment id %d is over FTS5's %d", n, ftsMaxSegment)
+	if n := out.maxSegid(); n > MaxSegment {
+		return out, nil, fmt.Errorf("join search indexes: segment id %d is over FTS5's %d", n, MaxSegment)
 	}
 	if out.v2 && !out.originsFallWithDepth() {
 		return out, nil, errors.New("join search indexes: the parts' levels cannot be ordered by origin")
@@ -254,17 +223,17 @@ func joinStructures(parts []ftsStructure) (ftsStructure, []ftsShift, error) {
 // deepestFirst is the order of the parts by their deepest level with a
 // segment, deepest first: the order their origins are numbered in. Parts
 // as deep as each other keep their order.
-func deepestFirst(parts []ftsStructure) []int {
+func deepestFirst(parts []Structure) []int {
 	order := make([]int, len(parts))
 	for k := range order {
 		order[k] = k
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return parts[b].deepest() - parts[a].deepest() })
+	slices.SortStableFunc(order, func(a, b int) int { return parts[b].Deepest() - parts[a].Deepest() })
 	return order
 }
 
-// deepest is the deepest level that holds a segment, -1 for none.
-func (s ftsStructure) deepest() int {
+// Deepest is the deepest level that holds a segment, -1 for none.
+func (s Structure) Deepest() int {
 	for i := len(s.levels) - 1; i >= 0; i-- {
 		if len(s.levels[i].segs) > 0 {
 			return i
@@ -276,7 +245,7 @@ func (s ftsStructure) deepest() int {
 // originsFallWithDepth reports whether every segment's origins are below
 // those of each segment at a shallower level, and of each later segment at
 // its own: the order FTS5's merges keep and rely on.
-func (s ftsStructure) originsFallWithDepth() bool {
+func (s Structure) originsFallWithDepth() bool {
 	var above uint64 // the lowest origin at the levels above, scanning from the top
 	first := true
 	for i := range s.levels {
@@ -297,9 +266,9 @@ func (s ftsStructure) originsFallWithDepth() bool {
 	return true
 }
 
-// joinAverages adds up averages records: the number of rows, then the
+// JoinAverages adds up averages records: the number of rows, then the
 // number of tokens of each column.
-func joinAverages(recs [][]byte) ([]byte, error) {
+func JoinAverages(recs [][]byte) ([]byte, error) {
 	var sum []uint64
 	for k, rec := range recs {
 		var vals []uint64
@@ -308,7 +277,7 @@ func joinAverages(recs [][]byte) ([]byte, error) {
 			vals = append(vals, r.uint())
 		}
 		if r.err != nil || (k > 0 && len(vals) != len(sum)) {
-			return nil, fmt.Errorf("join search indexes: averages record of part %d: %w", k, errFTSCorrupt)
+			return nil, fmt.Errorf("join search indexes: averages record of part %d: %w", k, ErrCorrupt)
 		}
 		if k == 0 {
 			sum = make([]uint64, len(vals))
@@ -337,7 +306,7 @@ func (r *varintReader) uint() uint64 {
 	var v uint64
 	for n := 0; n < 9; n++ {
 		if r.i >= len(r.b) {
-			r.err = errFTSCorrupt
+			r.err = ErrCorrupt
 			return 0
 		}
 		c := r.b[r.i]
@@ -357,7 +326,7 @@ func (r *varintReader) uint() uint64 {
 func (r *varintReader) int() int {
 	v := r.uint()
 	if v > 1<<31-1 {
-		r.err = errFTSCorrupt
+		r.err = ErrCorrupt
 		return 0
 	}
 	return int(v)
@@ -384,3 +353,44 @@ func putVarint(b []byte, v uint64) []byte {
 	}
 	return append(b, buf[i:]...)
 }
+
+// IsV2 reports whether the record is of a table with
+// contentless_delete=1, whose segments carry origins and tombstones.
+func (s Structure) IsV2() bool { return s.v2 }
+
+// Levels is how many levels the index has.
+func (s Structure) Levels() int { return len(s.levels) }
+
+// Segments is how many segments the index has, at all its levels.
+func (s Structure) Segments() int { return len(s.Ranges()) }
+
+// SegmentRange is a segment's id and the range of the origins of its
+// rows (in a V2 record; 0 otherwise).
+type SegmentRange struct {
+	ID               int
+	Origin1, Origin2 uint64
+}
+
+// Ranges are the segments of every level, oldest level first.
+func (s Structure) Ranges() []SegmentRange {
+	var out []SegmentRange
+	for _, l := range s.levels {
+		for _, g := range l.segs {
+			out = append(out, SegmentRange{g.id, g.origin1, g.origin2})
+		}
+	}
+	return out
+}
+
+// DropSegments lists no segment at any level, and AsV1 writes the record
+// in the format of a table without contentless_delete: the records of an
+// index that lost its segments and of another format, which the tests of
+// the join's check write to see it fail.
+func (s *Structure) DropSegments() {
+	for i := range s.levels {
+		s.levels[i].segs = nil
+	}
+}
+
+// AsV1: see DropSegments.
+func (s *Structure) AsV1() { s.v2 = false }
