@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -26,7 +27,7 @@ type Follower struct {
 	// Dirs are the folders to follow, by format (the formats' default
 	// folders when a format has none here). A folder that does not exist
 	// yet is looked for again at every Reconcile.
-	Dirs map[*Format][]string
+	Dirs map[source.Source][]string
 	// Debounce is how long a burst of writes is let run before the
 	// transcripts it touched are imported (default 50 ms).
 	Debounce time.Duration
@@ -40,17 +41,17 @@ type Follower struct {
 	Settle time.Duration
 	// OnImport is told what each import did; Warn gets bad lines and
 	// transcripts that could not be read. Either may be nil.
-	OnImport func(f *Format, stats []FileStats, err error)
+	OnImport func(f source.Source, stats []FileStats, err error)
 	Warn     func(error)
 }
 
 // followState is what Run keeps: only its goroutine touches it.
 type followState struct {
 	watcher *fsnotify.Watcher
-	watched map[string]bool      // folders with a watch
-	owner   map[string]*Format   // a followed root -> its format
-	dirty   map[*Format][]string // transcripts changed since the last import
-	held    map[*Format][]string // transcripts whose last turn waits to be quiet
+	watched map[string]bool            // folders with a watch
+	owner   map[string]source.Source   // a followed root -> its format
+	dirty   map[source.Source][]string // transcripts changed since the last import
+	held    map[source.Source][]string // transcripts whose last turn waits to be quiet
 }
 
 // Run follows until ctx is done; it returns nil then. It imports every
@@ -62,8 +63,8 @@ func (f *Follower) Run(ctx context.Context) error {
 		return fmt.Errorf("follow transcripts: %w", err)
 	}
 	defer w.Close()
-	st := &followState{watcher: w, watched: map[string]bool{}, owner: map[string]*Format{},
-		dirty: map[*Format][]string{}, held: map[*Format][]string{}}
+	st := &followState{watcher: w, watched: map[string]bool{}, owner: map[string]source.Source{},
+		dirty: map[source.Source][]string{}, held: map[source.Source][]string{}}
 	f.reconcile(ctx, st)
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
@@ -124,11 +125,11 @@ func (f *Follower) warn(err error) {
 }
 
 // roots are the followed folders of a format.
-func (f *Follower) roots(format *Format) []string {
+func (f *Follower) roots(format source.Source) []string {
 	if dirs := f.Dirs[format]; len(dirs) > 0 {
 		return dirs
 	}
-	return format.Dirs()
+	return DefaultDirs(format)
 }
 
 // reconcile watches every followed folder that exists and imports it whole.
@@ -198,7 +199,7 @@ func (f *Follower) event(st *followState, ev fsnotify.Event) bool {
 }
 
 // formatOf is the format of the followed root a path is under.
-func (st *followState) formatOf(path string) *Format {
+func (st *followState) formatOf(path string) source.Source {
 	for root, format := range st.owner {
 		if path == root || strings.HasPrefix(path, root+string(filepath.Separator)) {
 			return format
@@ -226,7 +227,7 @@ func (f *Follower) importDirty(ctx context.Context, st *followState) {
 
 // run imports paths of a format, and notes the transcripts whose last turn
 // waits for the file to be quiet.
-func (f *Follower) run(ctx context.Context, st *followState, format *Format, paths []string) {
+func (f *Follower) run(ctx context.Context, st *followState, format source.Source, paths []string) {
 	im := New(f.WS, format)
 	im.Settle, im.Warn = f.Settle, f.Warn
 	stats, err := im.Import(ctx, paths)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer"
+	"github.com/tape-dev/tape/importer/source"
 )
 
 // ImportClaudeCmd is `tape import claude`.
@@ -63,16 +64,21 @@ Examples:
 }
 
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {
-	return c.run(env, g, importer.Claude)
+	return c.run(env, g, "claude")
 }
 
 func (c *ImportCodexCmd) Run(env *Env, g *Globals) error {
-	return c.run(env, g, importer.Codex)
+	return c.run(env, g, "codex")
 }
 
-func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) error {
+// run imports the sessions of the source called name (importer.Sources).
+func (c *importSessions) run(env *Env, g *Globals, name string) error {
+	format, ok := importer.SourceByName(name)
+	if !ok {
+		return fmt.Errorf("no source %q in importer.Sources", name) // a command without its source: a bug
+	}
 	if g.Session != "" || g.tapeFlag { // TAPE_NAME alone is the environment's default: not for sessions
-		return usagef("--tape and --session do not apply to 'tape import %s': each session gets a tape of its own", format.Name)
+		return usagef("--tape and --session do not apply to 'tape import %s': each session gets a tape of its own", format.Name())
 	}
 	paths, err := c.paths(env, format)
 	if err != nil {
@@ -83,7 +89,7 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 		return err
 	}
 	defer ws.Close()
-	bar := newProgress(env.Stderr, "importing "+format.Name+" sessions", 0, "transcripts")
+	bar := newProgress(env.Stderr, "importing "+format.Name()+" sessions", 0, "transcripts")
 	defer bar.done()
 	stderr := bar.Writer(env.Stderr)
 	im := importer.New(ws, format)
@@ -116,7 +122,7 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 
 // paths are the paths given, made absolute against the working folder,
 // each of which must exist, or the format's default folders that exist.
-func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, error) {
+func (c *importSessions) paths(env *Env, format source.Source) ([]string, error) {
 	if len(c.Paths) > 0 {
 		out := make([]string, len(c.Paths))
 		for i, p := range c.Paths {
@@ -135,7 +141,7 @@ func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, err
 		return out, nil
 	}
 	var found []string
-	dirs := format.Dirs()
+	dirs := importer.DefaultDirs(format)
 	for _, d := range dirs {
 		if _, err := os.Stat(d); err == nil {
 			found = append(found, d)
@@ -145,14 +151,14 @@ func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, err
 	}
 	if len(found) == 0 {
 		return nil, fmt.Errorf("no %s sessions at %s; set %s, or give the files or folders to import",
-			format.Name, strings.Join(dirs, ", "), format.DirsEnv)
+			format.Name(), strings.Join(dirs, ", "), format.DirsEnv())
 	}
 	return found, nil
 }
 
 // print writes one line (or JSON object) per transcript that had
 // something new, then a summary.
-func (c *importSessions) print(env *Env, format *importer.Format, paths []string, stats []importer.FileStats) error {
+func (c *importSessions) print(env *Env, format source.Source, paths []string, stats []importer.FileStats) error {
 	out := newJSONLines(env.Stdout)
 	var total importer.FileStats
 	tapes := map[string]bool{}
@@ -185,7 +191,7 @@ func (c *importSessions) print(env *Env, format *importer.Format, paths []string
 		return nil
 	}
 	if len(stats) == 0 {
-		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", format.Name, printable(strings.Join(paths, ", ")))
+		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", format.Name(), printable(strings.Join(paths, ", ")))
 		return err
 	}
 	_, err := fmt.Fprintf(env.Stderr, "tape: %s, %s: %s imported, %d already there, %s%s\n",
