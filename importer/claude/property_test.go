@@ -94,7 +94,7 @@ func (g gen) record() map[string]any {
 	return rec
 }
 
-// claudeMessage is a message: mostly an object with a content, its
+// message is a message: mostly an object with a content, its
 // content a string, blocks, or any value.
 func (g gen) message(role string) any {
 	if g.IntN(10) == 0 {

@@ -51,7 +51,7 @@ type content struct {
 }
 
 // content reads a message's content, which the line's decode checked:
-// its blocks are found by skipping over their values (jsonscan.go), so a
+// its blocks are found by skipping over their values (decodeBlocks), so a
 // tool's output, the bulk of a transcript, is not scanned again.
 func (m *message) decodeContent() error {
 	b := source.Trim(m.RawContent)

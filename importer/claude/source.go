@@ -55,7 +55,11 @@ func (Source) TapeName(s source.Session, long bool) string { return source.TapeN
 
 // NewConverter starts a converter of the transcript at path.
 func (Source) NewConverter(path string, state []byte) (source.Converter, error) {
-	return newConverter(path, state)
+	c, err := newConverter(path, state)
+	if err != nil {
+		return nil, err // not a nil *converter in a non-nil Converter
+	}
+	return c, nil
 }
 
 // fileSession is the session a transcript's name says it holds: a
@@ -83,7 +87,7 @@ func fileSession(path string) source.Session {
 // keeps in a checkpoint.
 type convState struct {
 	Session source.Session  `json:"session"` // the file's session, once known
-	Started map[string]bool `json:"started"` // sessions whose first anchor was made, by sessionKey
+	Started map[string]bool `json:"started"` // sessions whose first anchor was made, by Session.Key
 	CWD     string          `json:"cwd"`     // the last working directory put in a meta
 	Branch  string          `json:"branch"`  // and git branch
 	// Date is the last timestamp read: a record without one (a title, a

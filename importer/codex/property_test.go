@@ -85,7 +85,7 @@ func (g gen) transcript() []string {
 	return lines
 }
 
-// codexPayload is a line's type and payload.
+// payload is a line's type and payload.
 func (g gen) payload() (string, any) {
 	item := func(m map[string]any) (string, any) { return "response_item", m }
 	event := func(m map[string]any) (string, any) { return "event_msg", m }

@@ -51,7 +51,11 @@ func (Source) TapeName(s source.Session, long bool) string { return source.TapeN
 
 // NewConverter starts a converter of the rollout at path.
 func (Source) NewConverter(path string, state []byte) (source.Converter, error) {
-	return newConverter(path, state)
+	c, err := newConverter(path, state)
+	if err != nil {
+		return nil, err // not a nil *converter in a non-nil Converter
+	}
+	return c, nil
 }
 
 // fileSession is the session a rollout's name says it holds: its
