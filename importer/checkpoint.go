@@ -57,7 +57,7 @@ const tailBytes = 4096
 
 func checkpointsPath(src source.Source) string { return "import/" + src.Name() + ".json" }
 
-// loadCheckpoints reads a format's checkpoints; missing, unreadable or of
+// loadCheckpoints reads a source's checkpoints; missing, unreadable or of
 // another version, they are empty: the tapes themselves say what was
 // imported.
 func loadCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoints, error) {

@@ -204,9 +204,9 @@ func (c *WatchCmd) follower(env *Env, ws *tapelog.Workspace) (*importer.Follower
 	}
 	f := &importer.Follower{WS: ws, Dirs: map[source.Source][]string{},
 		Warn: func(err error) { fmt.Fprintf(env.Stderr, "tape: warning: %s\n", printable(withoutPackages(err))) },
-		OnImport: func(format source.Source, stats []importer.FileStats, err error) {
+		OnImport: func(src source.Source, stats []importer.FileStats, err error) {
 			if err != nil {
-				fmt.Fprintf(env.Stderr, "tape: follow %s: %s\n", format.Name(), printable(withoutPackages(err)))
+				fmt.Fprintf(env.Stderr, "tape: follow %s: %s\n", src.Name(), printable(withoutPackages(err)))
 				return
 			}
 			n := 0
@@ -214,15 +214,15 @@ func (c *WatchCmd) follower(env *Env, ws *tapelog.Workspace) (*importer.Follower
 				n += st.Imported
 			}
 			if n > 0 && !c.Quiet {
-				fmt.Fprintf(env.Stderr, "%s imported %s of %s sessions\n", time.Now().Format("15:04:05"), plural(n, "entry", "entries"), format.Name())
+				fmt.Fprintf(env.Stderr, "%s imported %s of %s sessions\n", time.Now().Format("15:04:05"), plural(n, "entry", "entries"), src.Name())
 			}
 		}}
 	for _, name := range names {
-		format, ok := importer.SourceByName(strings.TrimSpace(name))
+		src, ok := importer.SourceByName(strings.TrimSpace(name))
 		if !ok {
 			return nil, usagef("--follow %s: tape follows %s", name, andList(importer.SourceNames()))
 		}
-		f.Dirs[format] = nil // its default folders
+		f.Dirs[src] = nil // its default folders
 	}
 	return f, nil
 }
