@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/internal/corpus"
 )
 
@@ -27,7 +28,7 @@ func BenchmarkImportClaude(b *testing.B) {
 		b.StopTimer()
 		ws := newWorkspace(b, b.TempDir())
 		b.StartTimer()
-		if _, err := New(ws, Claude).Import(context.Background(), []string{src}); err != nil {
+		if _, err := New(ws, claude.Source{}).Import(context.Background(), []string{src}); err != nil {
 			b.Fatal(err)
 		}
 	}

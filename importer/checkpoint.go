@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -20,8 +21,8 @@ import (
 // from its start, skipping what the tapes hold).
 const checkpointVersion = 2
 
-// checkpoints is what one format's imports remember, in
-// .tape/import/<format>.json: per transcript file, how far it was read;
+// checkpoints is what one source's imports remember, in
+// .tape/import/<source>.json: per transcript file, how far it was read;
 // per tape, how the importer left it.
 type checkpoints struct {
 	Version int                    `json:"version"`
@@ -45,7 +46,7 @@ type checkpoint struct {
 	Tail    uint64 `json:"tail"`     // FNV-64a of up to tailBytes before Offset
 	Held    int    `json:"held,omitempty"`
 	// Tapes are the tapes the file's sessions went to, by session key
-	// (sessionKey), so a resumed import writes where the first one did.
+	// (source.Session.Key), so a resumed import writes where the first one did.
 	Tapes map[string]string `json:"tapes"`
 	State json.RawMessage   `json:"state,omitempty"` // the converter's, at Offset
 }
@@ -54,14 +55,14 @@ type checkpoint struct {
 // compared, to tell a file that grew from one that was rewritten.
 const tailBytes = 4096
 
-func checkpointsPath(f *Format) string { return "import/" + f.Name + ".json" }
+func checkpointsPath(src source.Source) string { return "import/" + src.Name() + ".json" }
 
-// loadCheckpoints reads a format's checkpoints; missing, unreadable or of
+// loadCheckpoints reads a source's checkpoints; missing, unreadable or of
 // another version, they are empty: the tapes themselves say what was
 // imported.
-func loadCheckpoints(ws *tapelog.Workspace, f *Format) (*checkpoints, error) {
+func loadCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoints, error) {
 	cp := &checkpoints{Version: checkpointVersion, Files: map[string]*checkpoint{}, Tapes: map[string]tapeSeen{}}
-	data, err := ws.ReadPrivate(checkpointsPath(f), 1<<30)
+	data, err := ws.ReadPrivate(checkpointsPath(src), 1<<30)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cp, nil
 	}
@@ -75,12 +76,12 @@ func loadCheckpoints(ws *tapelog.Workspace, f *Format) (*checkpoints, error) {
 	return &read, nil
 }
 
-func (cp *checkpoints) save(ws *tapelog.Workspace, f *Format) error {
+func (cp *checkpoints) save(ws *tapelog.Workspace, src source.Source) error {
 	data, err := json.Marshal(cp)
 	if err != nil {
 		return fmt.Errorf("encode the import checkpoints: %w", err)
 	}
-	if err := ws.WritePrivate(checkpointsPath(f), data); err != nil {
+	if err := ws.WritePrivate(checkpointsPath(src), data); err != nil {
 		return fmt.Errorf("save the import checkpoints: %w", err)
 	}
 	return nil

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tape-dev/tape/importer/claude"
+	"github.com/tape-dev/tape/importer/codex"
+	"github.com/tape-dev/tape/importer/source"
 )
 
 // A record whose timestamp is not a date is imported with the date of
@@ -12,21 +16,21 @@ import (
 // is, and so is every record after it; the timestamp is reported, with
 // its file and line, and kept in the entry's meta.
 func TestUnreadableDatesLoseNoRecord(t *testing.T) {
-	claude := func(n int, date string) string {
+	claudeLine := func(n int, date string) string {
 		return fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"s1",%s"message":{"role":"user","content":"said %d"}}`, n, date, n)
 	}
-	codex := func(n int, date string) string {
+	codexLine := func(n int, date string) string {
 		return fmt.Sprintf(`{%s"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"said %d"}]}}`, date, n)
 	}
 	for _, tc := range []struct {
-		format *Format
+		format source.Source
 		rel    string
 		line   func(n int, date string) string
 	}{
-		{Claude, "p/s1.jsonl", claude},
-		{Codex, "s/rollout-2025-10-30T09-00-00-019a3000-0000-7000-8000-00000000beef.jsonl", codex},
+		{claude.Source{}, "p/s1.jsonl", claudeLine},
+		{codex.Source{}, "s/rollout-2025-10-30T09-00-00-019a3000-0000-7000-8000-00000000beef.jsonl", codexLine},
 	} {
-		t.Run(tc.format.Name, func(t *testing.T) {
+		t.Run(tc.format.Name(), func(t *testing.T) {
 			b := newBench(t)
 			dates := []string{
 				`"timestamp":"yesterday",`,            // 1: the first line: no date
@@ -105,10 +109,10 @@ func TestHeldLineIsWarnedOfOnce(t *testing.T) {
 	b := newBench(t)
 	b.write("p/s1.jsonl", []byte(`{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2025-11-03T14:05:00Z","message":{"role":"user","content":"hi"}}`+"\n"+
 		`{"type":"assistant","uuid":"a1","sessionId":"s1","timestamp":"soon","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"hello"}]}}`+"\n"))
-	if st := b.importAt(Claude, fresh); st[0].Held != 1 || len(b.bad) != 0 {
+	if st := b.importAt(claude.Source{}, fresh); st[0].Held != 1 || len(b.bad) != 0 {
 		t.Fatalf("stats %+v, reports %v; want the turn held, and no warning yet", st[0], b.bad)
 	}
-	b.importAt(Claude, quiet)
+	b.importAt(claude.Source{}, quiet)
 	if len(b.bad) != 1 || !strings.Contains(b.bad[0].Error(), `s1.jsonl:2: "timestamp" "soon" is not`) {
 		t.Fatalf("reports %v; want one warning of line 2", b.bad)
 	}

@@ -1,20 +1,34 @@
-// Package importer brings the sessions other agents record into tapes:
-// Claude Code's transcripts (~/.claude/projects/<project>/<session>.jsonl)
-// and Codex's rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).
+// Package importer brings the sessions other agents record into tapes,
+// one tape per session: Claude Code's transcripts and Codex's rollouts
+// today, each agent a source package behind one interface.
 //
-// It owns three things:
+// # The packages
 //
-//   - the mapping of each format to tape entries (claude.go, codex.go; the
-//     field-by-field table is docs/IMPORT.md): converters that read a
-//     transcript line by line, free of I/O, and make entries whose ids are
-//     functions of the source, so that the same line always makes the same
-//     entry;
-//   - the driver (importer.go): one tape per session, entries appended
-//     through the log package (the same locks and limits as every writer),
-//     and the checkpoints under .tape/import/ that let a second import read
-//     only what is new (checkpoint.go);
+//   - importer/source: the contract. source.Source is what an agent's
+//     package implements (where its transcripts live, how its tapes are
+//     named, a Converter per transcript); the helpers there make every
+//     source's entries alike.
+//   - importer/claude, importer/codex: one package per source, holding
+//     only what is its own: its folders, its records, its mapping to tape
+//     entries (docs/IMPORT.md has it field by field), and its tests.
+//   - importer (this package): the driver that any source runs on, and
+//     the registry of sources (registry.go: Sources, SourceByName), which
+//     `tape import <source>` and `tape watch --follow` read.
+//   - importer/sourcetest: the checks every source's tests run.
+//
+// docs/ADDING_A_SOURCE.md walks through adding a source.
+//
+// # What this package owns
+//
+//   - the driver (importer.go; a transcript's reading and writing in
+//     filerun.go; a run's checkpoints and marks in run.go): one tape per
+//     session, entries appended through the log package (the same locks
+//     and limits as every writer, writer.go), and the checkpoints under
+//     .tape/import/<source>.json that let a second import read only what
+//     is new (checkpoint.go);
 //   - following transcripts as agents write them (follow.go), with the same
-//     driver, so a mirrored line is the entry an import would make.
+//     driver, so a mirrored line is the entry an import would make;
+//   - the reports of lines it could not read, or read in part (report.go).
 //
 // # What "nothing twice" rests on
 //

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/tape-dev/tape/importer/claude"
 )
 
 // An import that fails twice (cancelled, and its checkpoints cannot be
@@ -19,7 +21,7 @@ func TestImportErrorsOnOneLine(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	im := New(b.ws, Claude)
+	im := New(b.ws, claude.Source{})
 	im.Progress = func(done, _ int) {
 		if done == 1 {
 			cancel()

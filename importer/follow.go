@@ -13,20 +13,21 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
 // Follower mirrors transcripts into tapes as agents write them: it watches
-// the folders of each format with inotify and imports a transcript soon
+// the folders of each source with inotify and imports a transcript soon
 // after it changes, through the same Importer as `tape import`, so a line
 // it mirrors is the entry an import would make, with the same id. A
 // transcript the agent deletes later stays on its tape.
 type Follower struct {
 	WS *tapelog.Workspace
-	// Dirs are the folders to follow, by format (the formats' default
-	// folders when a format has none here). A folder that does not exist
+	// Dirs are the folders to follow, by source (the sources' default
+	// folders when a source has none here). A folder that does not exist
 	// yet is looked for again at every Reconcile.
-	Dirs map[*Format][]string
+	Dirs map[source.Source][]string
 	// Debounce is how long a burst of writes is let run before the
 	// transcripts it touched are imported (default 50 ms).
 	Debounce time.Duration
@@ -40,17 +41,17 @@ type Follower struct {
 	Settle time.Duration
 	// OnImport is told what each import did; Warn gets bad lines and
 	// transcripts that could not be read. Either may be nil.
-	OnImport func(f *Format, stats []FileStats, err error)
+	OnImport func(f source.Source, stats []FileStats, err error)
 	Warn     func(error)
 }
 
 // followState is what Run keeps: only its goroutine touches it.
 type followState struct {
 	watcher *fsnotify.Watcher
-	watched map[string]bool      // folders with a watch
-	owner   map[string]*Format   // a followed root -> its format
-	dirty   map[*Format][]string // transcripts changed since the last import
-	held    map[*Format][]string // transcripts whose last turn waits to be quiet
+	watched map[string]bool            // folders with a watch
+	owner   map[string]source.Source   // a followed root -> its source
+	dirty   map[source.Source][]string // transcripts changed since the last import
+	held    map[source.Source][]string // transcripts whose last turn waits to be quiet
 }
 
 // Run follows until ctx is done; it returns nil then. It imports every
@@ -62,8 +63,8 @@ func (f *Follower) Run(ctx context.Context) error {
 		return fmt.Errorf("follow transcripts: %w", err)
 	}
 	defer w.Close()
-	st := &followState{watcher: w, watched: map[string]bool{}, owner: map[string]*Format{},
-		dirty: map[*Format][]string{}, held: map[*Format][]string{}}
+	st := &followState{watcher: w, watched: map[string]bool{}, owner: map[string]source.Source{},
+		dirty: map[source.Source][]string{}, held: map[source.Source][]string{}}
 	f.reconcile(ctx, st)
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
@@ -95,8 +96,8 @@ func (f *Follower) Run(ctx context.Context) error {
 			f.importDirty(ctx, st)
 		case <-settle.C:
 			settleArmed = false
-			for format, files := range st.held {
-				st.dirty[format] = append(st.dirty[format], files...)
+			for src, files := range st.held {
+				st.dirty[src] = append(st.dirty[src], files...)
 			}
 			clear(st.held)
 			f.importDirty(ctx, st)
@@ -123,28 +124,28 @@ func (f *Follower) warn(err error) {
 	}
 }
 
-// roots are the followed folders of a format.
-func (f *Follower) roots(format *Format) []string {
-	if dirs := f.Dirs[format]; len(dirs) > 0 {
+// roots are the followed folders of a source.
+func (f *Follower) roots(src source.Source) []string {
+	if dirs := f.Dirs[src]; len(dirs) > 0 {
 		return dirs
 	}
-	return format.Dirs()
+	return DefaultDirs(src)
 }
 
 // reconcile watches every followed folder that exists and imports it whole.
 func (f *Follower) reconcile(ctx context.Context, st *followState) {
-	for format := range f.Dirs {
+	for src := range f.Dirs {
 		var present []string
-		for _, root := range f.roots(format) {
+		for _, root := range f.roots(src) {
 			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 				continue
 			}
-			st.owner[root] = format
+			st.owner[root] = src
 			f.watchTree(st, root, nil) // the import below reads it whole
 			present = append(present, root)
 		}
 		if len(present) > 0 {
-			f.run(ctx, st, format, present)
+			f.run(ctx, st, src, present)
 		}
 	}
 }
@@ -172,15 +173,15 @@ func (f *Follower) watchTree(st *followState, dir string, file func(path string)
 // what was made in it before the watch, which a reconcile would find
 // later: imported now). It reports whether an import is due.
 func (f *Follower) event(st *followState, ev fsnotify.Event) bool {
-	format := st.formatOf(ev.Name)
-	if format == nil {
+	src := st.sourceOf(ev.Name)
+	if src == nil {
 		return false
 	}
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
 			f.watchTree(st, ev.Name, func(path string) {
-				if format.IsTranscript(path) {
-					st.dirty[format] = append(st.dirty[format], path)
+				if src.IsTranscript(path) {
+					st.dirty[src] = append(st.dirty[src], path)
 				}
 			})
 			return true
@@ -190,18 +191,18 @@ func (f *Follower) event(st *followState, ev fsnotify.Event) bool {
 		delete(st.watched, ev.Name)
 		return false // what was imported stays
 	}
-	if !format.IsTranscript(ev.Name) || !(ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create)) {
+	if !src.IsTranscript(ev.Name) || !(ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create)) {
 		return false
 	}
-	st.dirty[format] = append(st.dirty[format], ev.Name)
+	st.dirty[src] = append(st.dirty[src], ev.Name)
 	return true
 }
 
-// formatOf is the format of the followed root a path is under.
-func (st *followState) formatOf(path string) *Format {
-	for root, format := range st.owner {
+// sourceOf is the source of the followed root a path is under.
+func (st *followState) sourceOf(path string) source.Source {
+	for root, src := range st.owner {
 		if path == root || strings.HasPrefix(path, root+string(filepath.Separator)) {
-			return format
+			return src
 		}
 	}
 	return nil
@@ -209,7 +210,7 @@ func (st *followState) formatOf(path string) *Format {
 
 // importDirty imports the transcripts that changed.
 func (f *Follower) importDirty(ctx context.Context, st *followState) {
-	for format, files := range st.dirty {
+	for src, files := range st.dirty {
 		slices.Sort(files)
 		var present []string
 		for _, p := range slices.Compact(files) {
@@ -218,16 +219,16 @@ func (f *Follower) importDirty(ctx context.Context, st *followState) {
 			}
 		}
 		if len(present) > 0 {
-			f.run(ctx, st, format, present)
+			f.run(ctx, st, src, present)
 		}
 	}
 	clear(st.dirty)
 }
 
-// run imports paths of a format, and notes the transcripts whose last turn
+// run imports paths of a source, and notes the transcripts whose last turn
 // waits for the file to be quiet.
-func (f *Follower) run(ctx context.Context, st *followState, format *Format, paths []string) {
-	im := New(f.WS, format)
+func (f *Follower) run(ctx context.Context, st *followState, src source.Source, paths []string) {
+	im := New(f.WS, src)
 	im.Settle, im.Warn = f.Settle, f.Warn
 	stats, err := im.Import(ctx, paths)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -235,10 +236,10 @@ func (f *Follower) run(ctx context.Context, st *followState, format *Format, pat
 	}
 	for _, s := range stats {
 		if s.Held > 0 {
-			st.held[format] = append(st.held[format], s.File)
+			st.held[src] = append(st.held[src], s.File)
 		}
 	}
 	if f.OnImport != nil {
-		f.OnImport(format, stats, err)
+		f.OnImport(src, stats, err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/importer/claude"
+	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -18,7 +20,7 @@ func runFollower(tb testing.TB, f *Follower) (*tapelog.Workspace, string) {
 	tb.Helper()
 	root := tb.TempDir()
 	f.WS = newWorkspace(tb, root)
-	f.Dirs = map[*Format][]string{Claude: {filepath.Join(root, "projects")}}
+	f.Dirs = map[source.Source][]string{claude.Source{}: {filepath.Join(root, "projects")}}
 	projects := filepath.Join(root, "projects", "p")
 	if err := os.MkdirAll(projects, 0o700); err != nil {
 		tb.Fatal(err)

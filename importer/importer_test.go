@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/importer/claude"
+	"github.com/tape-dev/tape/importer/codex"
+	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views/calls"
@@ -23,16 +26,16 @@ import (
 
 // fixture is a transcript of testdata/import and the format it is in.
 type fixture struct {
-	format *Format
+	format source.Source
 	rel    string // under testdata/import
 }
 
 var fixtures = []fixture{
-	{Claude, "claude/src/-home-u-proj/5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12.jsonl"},
-	{Claude, "claude/src/-home-u-proj/5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12/subagents/agent-a3f9c21b0d4e5f607.jsonl"},
-	{Codex, "codex/src/2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"},
-	{Codex, "codex/src/2025/10/29/rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"},
-	{Codex, "codex/src/2025/10/30/rollout-2025-10-30T09-00-00-019a3000-0000-7000-8000-00000000abcd.jsonl"},
+	{claude.Source{}, "claude/src/-home-u-proj/5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12.jsonl"},
+	{claude.Source{}, "claude/src/-home-u-proj/5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12/subagents/agent-a3f9c21b0d4e5f607.jsonl"},
+	{codex.Source{}, "codex/src/2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"},
+	{codex.Source{}, "codex/src/2025/10/29/rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"},
+	{codex.Source{}, "codex/src/2025/10/30/rollout-2025-10-30T09-00-00-019a3000-0000-7000-8000-00000000abcd.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {
@@ -98,7 +101,7 @@ func (b *bench) write(rel string, data []byte) string {
 // importAt imports the source folder as it stands at the bench's clock
 // plus after: a turn held at the end of a file is imported only if after
 // is at least the settle time.
-func (b *bench) importAt(f *Format, after time.Duration) []FileStats {
+func (b *bench) importAt(f source.Source, after time.Duration) []FileStats {
 	b.t.Helper()
 	im := New(b.ws, f)
 	im.Settle = time.Minute
@@ -243,7 +246,7 @@ func TestHeldTurnIsImportedOnceQuiet(t *testing.T) {
 	fx := fixtures[1] // the subagent: it ends with an assistant turn
 	b := newBench(t)
 	b.write("agent-a3f9c21b0d4e5f607.jsonl", fx.read(t))
-	st := b.importAt(Claude, fresh)
+	st := b.importAt(claude.Source{}, fresh)
 	if len(st) != 1 || st[0].Held != 1 {
 		t.Fatalf("stats %+v; want the last line held", st)
 	}
@@ -251,7 +254,7 @@ func TestHeldTurnIsImportedOnceQuiet(t *testing.T) {
 	if strings.Contains(before, "Found 3 call sites") {
 		t.Fatalf("the held turn was imported:\n%s", before)
 	}
-	st = b.importAt(Claude, quiet)
+	st = b.importAt(claude.Source{}, quiet)
 	if st[0].Held != 0 || st[0].Imported != 2 {
 		t.Fatalf("stats %+v; want the turn's message and run imported", st[0])
 	}
@@ -267,12 +270,12 @@ func TestLostCheckpointsImportNothingTwice(t *testing.T) {
 	for _, fx := range fixtures[:2] {
 		b.write(strings.TrimPrefix(fx.rel, "claude/src/"), fx.read(t))
 	}
-	first := b.importAt(Claude, quiet)
+	first := b.importAt(claude.Source{}, quiet)
 	want := b.tapes()
 	if err := os.Remove(b.ws.Abs("import/claude.json")); err != nil {
 		t.Fatal(err)
 	}
-	again := b.importAt(Claude, quiet)
+	again := b.importAt(claude.Source{}, quiet)
 	for i, st := range again {
 		if st.Imported != 0 || st.Skipped != first[i].Imported {
 			t.Errorf("%s: imported %d, skipped %d; want 0 and %d", st.File, st.Imported, st.Skipped, first[i].Imported)
@@ -293,18 +296,18 @@ func TestStaleCheckpointsImportNothingTwice(t *testing.T) {
 	half := bytes.LastIndexByte(data[:len(data)/2], '\n') + 1
 	b := newBench(t)
 	b.write("s/rollout-x-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl", data[:half])
-	b.importAt(Codex, quiet)
+	b.importAt(codex.Source{}, quiet)
 	stale, err := os.ReadFile(b.ws.Abs("import/codex.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.write("s/rollout-x-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl", data)
-	b.importAt(Codex, quiet)
+	b.importAt(codex.Source{}, quiet)
 	want := b.tapes()
 	if err := os.WriteFile(b.ws.Abs("import/codex.json"), stale, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st := b.importAt(Codex, quiet)
+	st := b.importAt(codex.Source{}, quiet)
 	if st[0].Imported != 0 || st[0].Skipped == 0 {
 		t.Fatalf("stats %+v; want everything skipped", st[0])
 	}
@@ -322,16 +325,16 @@ func TestSessionsWithTheSameShortIDGetTwoTapes(t *testing.T) {
 	for _, id := range ids {
 		b.write("p/"+id+".jsonl", fmt.Appendf(nil, line, id, id))
 	}
-	st := b.importAt(Claude, quiet)
+	st := b.importAt(claude.Source{}, quiet)
 	got := []string{st[0].Tape, st[1].Tape}
-	want := []string{"claude-5d7e6b2e", Session{Source: "claude", ID: ids[1]}.Tape(true)}
+	want := []string{"claude-5d7e6b2e", claude.Source{}.TapeName(source.Session{Source: "claude", ID: ids[1]}, true)}
 	if !strings.HasPrefix(want[1], "claude-5d7e6b2e-") || len(want[1]) != len("claude-5d7e6b2e-12345678") {
 		t.Fatalf("the long name %q is not the short one and a sum", want[1])
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("tapes %q, want %q", got, want)
 	}
-	again := b.importAt(Claude, quiet)
+	again := b.importAt(claude.Source{}, quiet)
 	if again[1].Tape != want[1] || !again[1].Unchanged {
 		t.Fatalf("a second import: %+v", again[1])
 	}
@@ -344,7 +347,7 @@ func TestBadLinesAndTornTails(t *testing.T) {
 	good := `{"type":"user","uuid":"u%d","sessionId":"s1","timestamp":"2025-11-03T14:05:0%d.000Z","message":{"role":"user","content":"line %d"}}`
 	body := fmt.Sprintf(good, 1, 1, 1) + "\n" + "not json\n" + fmt.Sprintf(good, 3, 3, 3) + "\n" + fmt.Sprintf(good, 4, 4, 4)[:40]
 	path := b.write("p/s1.jsonl", []byte(body))
-	st := b.importAt(Claude, quiet)
+	st := b.importAt(claude.Source{}, quiet)
 	if st[0].BadLines != 1 || len(b.bad) != 1 || !strings.Contains(b.bad[0].Error(), path+":2: not a JSON record") {
 		t.Fatalf("stats %+v, reports %v; want line 2 reported", st[0], b.bad)
 	}
@@ -352,7 +355,7 @@ func TestBadLinesAndTornTails(t *testing.T) {
 		t.Fatalf("%d messages imported, want 2:\n%s", n, b.tapes())
 	}
 	b.write("p/s1.jsonl", []byte(body[:strings.LastIndexByte(body, '\n')+1]+fmt.Sprintf(good, 4, 4, 4)+"\n"))
-	b.importAt(Claude, quiet)
+	b.importAt(claude.Source{}, quiet)
 	if n := strings.Count(b.tapes(), `"content":"line `); n != 3 {
 		t.Fatalf("%d messages after the tail was finished, want 3", n)
 	}
@@ -364,7 +367,7 @@ func TestBadLinesAndTornTails(t *testing.T) {
 // Whatever a transcript's ids hold, the tape names made of them are valid,
 // short, and stay inside the workspace.
 func TestTapeNamesOfOddIDs(t *testing.T) {
-	for _, s := range []Session{
+	for _, s := range []source.Session{
 		{Source: "claude", ID: "../../etc", Agent: "a" + strings.Repeat("-", 150) + "b"},
 		{Source: "claude", ID: "", Agent: "/"},
 		{Source: "codex", ID: "会话-0199a213-81c0-7800-8aa1-bbab2a035a53"},
@@ -372,9 +375,10 @@ func TestTapeNamesOfOddIDs(t *testing.T) {
 		{Source: "claude", ID: ".hidden"},
 	} {
 		for _, long := range []bool{false, true} {
-			name := s.Tape(long)
+			src, _ := SourceByName(s.Source)
+			name := src.TapeName(s, long)
 			if err := tapelog.ValidateTapeName(name); err != nil || len(name) > 40 || strings.ContainsAny(name, "/\\.") {
-				t.Errorf("%+v.Tape(%v) = %q (%v); want a valid name of at most 40 bytes without / or .", s, long, name, err)
+				t.Errorf("%+v: TapeName(%v) = %q (%v); want a valid name of at most 40 bytes without / or .", s, long, name, err)
 			}
 		}
 	}
@@ -387,12 +391,12 @@ func TestDeletedTapeComesBack(t *testing.T) {
 	fx := fixtures[2]
 	b := newBench(t)
 	b.write("s/"+filepath.Base(fx.rel), fx.read(t))
-	b.importAt(Codex, quiet)
+	b.importAt(codex.Source{}, quiet)
 	want := b.tapes()
 	if err := os.RemoveAll(b.ws.Abs("tapes/codex-62a89cd5")); err != nil {
 		t.Fatal(err)
 	}
-	b.importAt(Codex, quiet)
+	b.importAt(codex.Source{}, quiet)
 	if got := b.tapes(); got != want {
 		t.Fatalf("after the tape was deleted, an import made\n%s\nwant\n%s", got, want)
 	}
@@ -400,7 +404,7 @@ func TestDeletedTapeComesBack(t *testing.T) {
 	if err := os.Truncate(messages, 0); err != nil {
 		t.Fatal(err)
 	}
-	im := New(b.ws, Codex)
+	im := New(b.ws, codex.Source{})
 	im.Full, im.Settle = true, time.Minute
 	im.Now = func() time.Time { return b.now.Add(quiet) }
 	if _, err := im.Import(context.Background(), []string{b.src}); err != nil {
@@ -430,14 +434,14 @@ func TestTwoTranscriptsOfOneTapeAreBothReadAgain(t *testing.T) {
 		b.write("p/"+id+".jsonl", fmt.Appendf(nil, `{"type":"user","uuid":"f%d","sessionId":%q,"message":{"role":"user","content":"filler"}}`+"\n", i, id))
 	}
 	b.write("p/agent-aX.jsonl", []byte(agent))
-	b.importAt(Claude, quiet)
+	b.importAt(claude.Source{}, quiet)
 	tape := "tapes/claude-5d7e6b2e-agent-aX/anchors/001_session-start/messages.jsonl"
 	if err := os.Truncate(b.ws.Abs(tape), 0); err != nil {
 		t.Fatal(err)
 	}
 	b.write("p/"+s+".jsonl", []byte(main+side("m2", "more from the session")))
 	b.write("p/agent-aX.jsonl", []byte(agent+side("a2", "more from the agent")))
-	b.importAt(Claude, quiet)
+	b.importAt(claude.Source{}, quiet)
 	data, err := os.ReadFile(b.ws.Abs(tape))
 	if err != nil {
 		t.Fatal(err)
@@ -458,9 +462,9 @@ func TestRepeatedUUIDIsOneEntry(t *testing.T) {
 	}
 	b := newBench(t)
 	b.write("p/s1.jsonl", []byte(line("u0")))
-	b.importAt(Claude, quiet)
+	b.importAt(claude.Source{}, quiet)
 	b.write("p/s1.jsonl", []byte(line("u0")+line("u1")+line("u2")+line("u1")))
-	st := b.importAt(Claude, quiet)
+	st := b.importAt(claude.Source{}, quiet)
 	if n := strings.Count(b.tapes(), `"id":"u1"`); n != 1 || st[0].Skipped != 1 {
 		t.Fatalf("u1 is on the tape %d times (stats %+v); want once, the second skipped", n, st[0])
 	}
@@ -482,14 +486,14 @@ func TestHeldCodexCallsKeepTheEchoOfTheirStart(t *testing.T) {
 	whole := []byte(strings.Join(lines, "\n") + "\n")
 	once := newBench(t)
 	once.write(rel, whole)
-	once.importAt(Codex, quiet)
+	once.importAt(codex.Source{}, quiet)
 	grown := newBench(t)
 	grown.write(rel, []byte(strings.Join(lines[:4], "\n")+"\n"))
-	if st := grown.importAt(Codex, fresh); st[0].Held != 2 {
+	if st := grown.importAt(codex.Source{}, fresh); st[0].Held != 2 {
 		t.Fatalf("stats %+v; want the call and the reasoning after it held", st[0])
 	}
 	grown.write(rel, whole)
-	grown.importAt(Codex, quiet)
+	grown.importAt(codex.Source{}, quiet)
 	if got, want := grown.tapes(), once.tapes(); got != want {
 		t.Fatalf("importing the held run again made\n%s\none import made\n%s", got, want)
 	}
@@ -515,7 +519,7 @@ func TestImportOfManySessionsHoldsFewFilesOpen(t *testing.T) {
 		return len(fds)
 	}
 	before, most := open(), 0
-	im := New(b.ws, Claude)
+	im := New(b.ws, claude.Source{})
 	im.Progress = func(done, total int) { most = max(most, open()) }
 	st, err := im.Import(context.Background(), []string{b.src})
 	if err != nil || len(st) != sessions {

@@ -3,6 +3,8 @@ package importer
 import (
 	"os"
 	"testing"
+
+	"github.com/tape-dev/tape/importer/codex"
 )
 
 // An import checkpoints a transcript that has made no entry yet (empty,
@@ -24,7 +26,7 @@ func TestCheckpointOfNoTapeImportsNothingTwice(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newBench(t)
 			b.write(name, tt.start)
-			if st := b.importAt(Codex, quiet); st[0].Imported != 0 {
+			if st := b.importAt(codex.Source{}, quiet); st[0].Imported != 0 {
 				t.Fatalf("the first import imported %d entries; the test needs none", st[0].Imported)
 			}
 			stale, err := os.ReadFile(b.ws.Abs("import/codex.json"))
@@ -32,7 +34,7 @@ func TestCheckpointOfNoTapeImportsNothingTwice(t *testing.T) {
 				t.Fatal(err)
 			}
 			b.write(name, data)
-			b.importAt(Codex, quiet)
+			b.importAt(codex.Source{}, quiet)
 			want := b.tapes()
 			if want == "" {
 				t.Fatal("the second import wrote no tape")
@@ -41,7 +43,7 @@ func TestCheckpointOfNoTapeImportsNothingTwice(t *testing.T) {
 			if err := os.WriteFile(b.ws.Abs("import/codex.json"), stale, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			st := b.importAt(Codex, quiet)
+			st := b.importAt(codex.Source{}, quiet)
 			if got := b.tapes(); got != want {
 				t.Fatalf("the tapes changed: imported %d, skipped %d; now %d bytes, were %d", st[0].Imported, st[0].Skipped, len(got), len(want))
 			}

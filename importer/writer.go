@@ -2,11 +2,11 @@ package importer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 
+	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -33,7 +33,7 @@ type writer struct {
 
 // add writes what a converter made: anchors at once, other entries in
 // batches.
-func (w *writer) add(ctx context.Context, outs []Output) error {
+func (w *writer) add(ctx context.Context, outs []source.Output) error {
 	for _, o := range outs {
 		name, err := w.tapeFor(o.Session)
 		if errors.Is(err, tapelog.ErrBadName) {
@@ -102,12 +102,12 @@ func (w *writer) close() {
 
 // tapeFor is the tape a session's entries go to: the one its checkpoint
 // names, or its short name, unless another session's tape has that name.
-func (w *writer) tapeFor(s Session) (string, error) {
-	key := sessionKey(s)
+func (w *writer) tapeFor(s source.Session) (string, error) {
+	key := s.Key()
 	if name, ok := w.tapes[key]; ok {
 		return name, nil
 	}
-	name := s.Tape(false)
+	name := w.r.im.src.TapeName(s, false)
 	t, err := w.tape(name)
 	if err != nil {
 		return "", err
@@ -116,8 +116,8 @@ func (w *writer) tapeFor(s Session) (string, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("read tape %s: %w", name, err)
 	}
-	if len(anchors) > 0 && !s.owns(anchors[0]) {
-		name = s.Tape(true)
+	if len(anchors) > 0 && !owns(s, anchors[0]) {
+		name = w.r.im.src.TapeName(s, true)
 	}
 	w.tapes[key] = name
 	return name, nil
@@ -230,27 +230,5 @@ func (w *writer) refused(e tapelog.Entry, err error) error {
 // imported.
 func (w *writer) bad(e tapelog.Entry, err error) {
 	w.st.BadLines++
-	w.r.im.warn(&BadLine{File: w.path, Line: sourceLine(e), Reason: err.Error()})
-}
-
-// BadLine is a transcript line that could not be imported; the lines
-// around it were.
-type BadLine struct {
-	File   string
-	Line   int // 1-based
-	Reason string
-}
-
-func (e *BadLine) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
-
-// sourceLine is the transcript line an entry's meta names: read only for
-// a report.
-func sourceLine(e tapelog.Entry) int {
-	var m struct {
-		Source struct {
-			Line int `json:"line"`
-		} `json:"source"`
-	}
-	_ = json.Unmarshal(e.Meta, &m) // the converter wrote it
-	return m.Source.Line
+	w.r.im.warn(&BadLine{File: w.path, Line: source.LineOf(e), Reason: err.Error()})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer"
+	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/wording"
 )
 
@@ -64,18 +65,23 @@ Examples:
 }
 
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {
-	return c.run(env, g, importer.Claude)
+	return c.run(env, g, "claude")
 }
 
 func (c *ImportCodexCmd) Run(env *Env, g *Globals) error {
-	return c.run(env, g, importer.Codex)
+	return c.run(env, g, "codex")
 }
 
-func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) error {
-	if g.Session != "" || g.tapeFlag { // TAPE_NAME alone is the environment's default: not for sessions
-		return usagef("--tape and --session do not apply to 'tape import %s': each session gets a tape of its own", format.Name)
+// run imports the sessions of the source called name (importer.Sources).
+func (c *importSessions) run(env *Env, g *Globals, name string) error {
+	src, ok := importer.SourceByName(name)
+	if !ok {
+		return fmt.Errorf("no source %q in importer.Sources", name) // a command without its source: a bug
 	}
-	paths, err := c.paths(env, format)
+	if g.Session != "" || g.tapeFlag { // TAPE_NAME alone is the environment's default: not for sessions
+		return usagef("--tape and --session do not apply to 'tape import %s': each session gets a tape of its own", src.Name())
+	}
+	paths, err := c.paths(env, src)
 	if err != nil {
 		return err
 	}
@@ -84,10 +90,10 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 		return err
 	}
 	defer ws.Close()
-	bar := newProgress(env.Stderr, "importing "+format.Name+" sessions", 0, "transcripts")
+	bar := newProgress(env.Stderr, "importing "+src.Name()+" sessions", 0, "transcripts")
 	defer bar.done()
 	stderr := bar.Writer(env.Stderr)
-	im := importer.New(ws, format)
+	im := importer.New(ws, src)
 	im.DeferSyncs, im.Full = true, c.Full
 	im.Warn = func(err error) {
 		msg := withoutPackages(err)
@@ -99,7 +105,7 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 	im.Progress = func(done, _ int) { bar.set(int64(done)) }
 	stats, err := im.Import(env.Context(), paths)
 	bar.done()
-	if werr := c.print(env, format, paths, stats); werr != nil && err == nil {
+	if werr := c.print(env, src, paths, stats); werr != nil && err == nil {
 		err = werr
 	}
 	if err != nil {
@@ -116,8 +122,8 @@ func (c *importSessions) run(env *Env, g *Globals, format *importer.Format) erro
 }
 
 // paths are the paths given, made absolute against the working folder,
-// each of which must exist, or the format's default folders that exist.
-func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, error) {
+// each of which must exist, or the source's default folders that exist.
+func (c *importSessions) paths(env *Env, src source.Source) ([]string, error) {
 	if len(c.Paths) > 0 {
 		out := make([]string, len(c.Paths))
 		for i, p := range c.Paths {
@@ -136,7 +142,7 @@ func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, err
 		return out, nil
 	}
 	var found []string
-	dirs := format.Dirs()
+	dirs := importer.DefaultDirs(src)
 	for _, d := range dirs {
 		if _, err := os.Stat(d); err == nil {
 			found = append(found, d)
@@ -146,14 +152,14 @@ func (c *importSessions) paths(env *Env, format *importer.Format) ([]string, err
 	}
 	if len(found) == 0 {
 		return nil, fmt.Errorf("no %s sessions at %s; set %s, or give the files or folders to import",
-			format.Name, strings.Join(dirs, ", "), format.DirsEnv)
+			src.Name(), strings.Join(dirs, ", "), src.DirsEnv())
 	}
 	return found, nil
 }
 
 // print writes one line (or JSON object) per transcript that had
 // something new, then a summary.
-func (c *importSessions) print(env *Env, format *importer.Format, paths []string, stats []importer.FileStats) error {
+func (c *importSessions) print(env *Env, src source.Source, paths []string, stats []importer.FileStats) error {
 	out := newJSONLines(env.Stdout)
 	var total importer.FileStats
 	tapes := map[string]bool{}
@@ -186,7 +192,7 @@ func (c *importSessions) print(env *Env, format *importer.Format, paths []string
 		return nil
 	}
 	if len(stats) == 0 {
-		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", format.Name, printable(strings.Join(paths, ", ")))
+		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", src.Name(), printable(strings.Join(paths, ", ")))
 		return err
 	}
 	_, err := fmt.Fprintf(env.Stderr, "tape: %s, %s: %s imported, %d already there, %s%s\n",

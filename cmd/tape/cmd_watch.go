@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/importer"
+	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -202,11 +203,11 @@ func (c *WatchCmd) follower(env *Env, ws *tapelog.Workspace) (*importer.Follower
 	if len(names) == 0 {
 		return nil, nil
 	}
-	f := &importer.Follower{WS: ws, Dirs: map[*importer.Format][]string{},
+	f := &importer.Follower{WS: ws, Dirs: map[source.Source][]string{},
 		Warn: func(err error) { fmt.Fprintf(env.Stderr, "tape: warning: %s\n", printable(withoutPackages(err))) },
-		OnImport: func(format *importer.Format, stats []importer.FileStats, err error) {
+		OnImport: func(src source.Source, stats []importer.FileStats, err error) {
 			if err != nil {
-				fmt.Fprintf(env.Stderr, "tape: follow %s: %s\n", format.Name, printable(withoutPackages(err)))
+				fmt.Fprintf(env.Stderr, "tape: follow %s: %s\n", src.Name(), printable(withoutPackages(err)))
 				return
 			}
 			n := 0
@@ -214,15 +215,24 @@ func (c *WatchCmd) follower(env *Env, ws *tapelog.Workspace) (*importer.Follower
 				n += st.Imported
 			}
 			if n > 0 && !c.Quiet {
-				fmt.Fprintf(env.Stderr, "%s imported %s of %s sessions\n", time.Now().Format("15:04:05"), wording.Plural(n, "entry", "entries"), format.Name)
+				fmt.Fprintf(env.Stderr, "%s imported %s of %s sessions\n", time.Now().Format("15:04:05"), wording.Plural(n, "entry", "entries"), src.Name())
 			}
 		}}
 	for _, name := range names {
-		format, ok := importer.FormatByName(strings.TrimSpace(name))
+		src, ok := importer.SourceByName(strings.TrimSpace(name))
 		if !ok {
-			return nil, usagef("--follow %s: tape follows claude and codex", name)
+			return nil, usagef("--follow %s: tape follows %s", name, andList(importer.SourceNames()))
 		}
-		f.Dirs[format] = nil // its default folders
+		f.Dirs[src] = nil // its default folders
 	}
 	return f, nil
+}
+
+// andList is names as a sentence says them: "claude and codex", "a, b and
+// c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -1,4 +1,4 @@
-package importer
+package source
 
 import (
 	"encoding/json"
@@ -10,15 +10,15 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// recordDate is the date of the entries made from a record, whose
+// RecordDate is the date of the entries made from a record, whose
 // timestamp is raw as written: the timestamp, when it is a date a tape
 // takes (log.ParseTime); else last, the date of the line before (none
 // for the first line), as for a record without a timestamp, so that the
 // record sorts where it was written. A timestamp that is there and cannot
 // be read is no reason to lose the record: bad says why it was not read,
 // for a warning, and "" when it was read or is absent.
-func recordDate(raw json.RawMessage, last string) (date, bad string) {
-	raw = trimJSON(raw)
+func RecordDate(raw json.RawMessage, last string) (date, bad string) {
+	raw = Trim(raw)
 	if len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
 		return last, ""
 	}
@@ -48,20 +48,9 @@ func shortJSON(raw json.RawMessage, n int) string {
 	return s[:n] + "…"
 }
 
-// lineWarning is a converter's word on a line it imported with a value
-// it could not read (an unreadable date): not a bad line, for the
-// line's entries were made, but reported as a Warning.
-type lineWarning string
+// LineWarning is a converter's word on a line it imported with a value
+// it could not read (an unreadable date): not a bad line, for the line's
+// entries were made, but reported (as an importer.Warning).
+type LineWarning string
 
-func (w lineWarning) Error() string { return string(w) }
-
-// A Warning is a transcript line that was imported with a value of it
-// not read as written (a timestamp that is not a date); the Reason says
-// what was done instead.
-type Warning struct {
-	File   string
-	Line   int // 1-based
-	Reason string
-}
-
-func (w *Warning) Error() string { return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Reason) }
+func (w LineWarning) Error() string { return string(w) }

@@ -1,4 +1,4 @@
-package importer
+package claude
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 )
 
 // decodeBlocks reads a content's blocks from the array text raw, as
-// encoding/json would decode it into []claudeBlock (the last of repeated
+// encoding/json would decode it into []block (the last of repeated
 // keys wins; a member of another type than the field's is left out).
 //
 // It exists because decoding the blocks with encoding/json checked and
@@ -17,10 +17,10 @@ import (
 // functions instead, and depends on raw being valid JSON, a part of a line
 // encoding/json decoded. FuzzBlocksAsEncodingJSON checks that it reads
 // blocks as encoding/json does.
-func decodeBlocks(raw []byte) []claudeBlock {
-	var blocks []claudeBlock
+func decodeBlocks(raw []byte) []block {
+	var blocks []block
 	rawjson.ArrayItems(raw, func(item []byte) {
-		var b claudeBlock
+		var b block
 		// A block that is not an object, or a member of another type than
 		// its field's, is odd: the mapping keeps it as written.
 		b.odd = item[0] != '{' && string(item) != "null"

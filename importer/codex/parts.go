@@ -1,27 +1,29 @@
-package importer
+package codex
 
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/tape-dev/tape/importer/source"
 )
 
-// codexPart is one part of a Codex message's content, or of a
+// part is one part of a Codex message's content, or of a
 // reasoning's summary: a text, or an image.
-type codexPart struct {
+type part struct {
 	text  string
 	image string // the image's URL, for an image part
 	isImg bool
 }
 
-// codexParts reads a content: a string is one text; a list holds parts,
+// readParts reads a content: a string is one text; a list holds parts,
 // each an object with a string "text" or a string "image_url" (of an
 // "input_image"), not both. ok is false for any other shape (a number, a
 // part that is not an object, a text that is not a string, a part of
 // another kind, such as a refusal): the mapping cannot read it without
 // losing what it holds, and keeps the record whole instead. Other keys of
 // a part (an image's detail) are not kept.
-func codexParts(raw json.RawMessage) (parts []codexPart, ok bool) {
-	raw = trimJSON(raw)
+func readParts(raw json.RawMessage) (parts []part, ok bool) {
+	raw = source.Trim(raw)
 	if len(raw) == 0 {
 		return nil, false
 	}
@@ -30,7 +32,7 @@ func codexParts(raw json.RawMessage) (parts []codexPart, ok bool) {
 		if json.Unmarshal(raw, &s) != nil {
 			return nil, false
 		}
-		return []codexPart{{text: s}}, true
+		return []part{{text: s}}, true
 	}
 	var items []json.RawMessage
 	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
@@ -42,14 +44,14 @@ func codexParts(raw json.RawMessage) (parts []codexPart, ok bool) {
 			Text     *string `json:"text"`
 			ImageURL *string `json:"image_url"`
 		}
-		if !isObject(item) || json.Unmarshal(item, &p) != nil {
+		if !source.IsObject(item) || json.Unmarshal(item, &p) != nil {
 			return nil, false
 		}
 		switch {
 		case p.Text != nil && p.ImageURL == nil && p.Type != "input_image":
-			parts = append(parts, codexPart{text: *p.Text})
+			parts = append(parts, part{text: *p.Text})
 		case p.ImageURL != nil && p.Text == nil:
-			parts = append(parts, codexPart{image: *p.ImageURL, isImg: true})
+			parts = append(parts, part{image: *p.ImageURL, isImg: true})
 		default:
 			return nil, false
 		}
@@ -57,15 +59,15 @@ func codexParts(raw json.RawMessage) (parts []codexPart, ok bool) {
 	return parts, true
 }
 
-// codexText reads the text of a reasoning's summary or content: nothing
+// readText reads the text of a reasoning's summary or content: nothing
 // (absent or null), a string, or a list of text parts, joined by
-// newlines. ok is false for any other shape (codexParts), and for a list
+// newlines. ok is false for any other shape (readParts), and for a list
 // that holds an image.
-func codexText(raw json.RawMessage) (text string, ok bool) {
-	if raw = trimJSON(raw); len(raw) == 0 || string(raw) == "null" {
+func readText(raw json.RawMessage) (text string, ok bool) {
+	if raw = source.Trim(raw); len(raw) == 0 || string(raw) == "null" {
 		return "", true
 	}
-	parts, ok := codexParts(raw)
+	parts, ok := readParts(raw)
 	if !ok {
 		return "", false
 	}
@@ -79,10 +81,10 @@ func codexText(raw json.RawMessage) (text string, ok bool) {
 	return strings.Join(texts, "\n"), true
 }
 
-// codexEventText is the text of a user_message, agent_message or
+// eventText is the text of a user_message, agent_message or
 // agent_reasoning event: its string "message", else its string "text".
 // ok is false when it has neither.
-func codexEventText(it codexItem, payload json.RawMessage) (string, bool) {
+func eventText(it payloadItem, payload json.RawMessage) (string, bool) {
 	if it.Message != nil {
 		return *it.Message, true
 	}

@@ -1,67 +1,31 @@
-package importer
+package codex
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 
-	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/importer/sourcetest"
 )
 
-// convertLines converts lines, each a transcript line, as one import of
-// a quiet file does, and returns the entries made, without the session's
-// first anchor, and the errors of its lines.
-func convertLines(t *testing.T, f *Format, lines ...string) (entries []string, errs []error) {
-	t.Helper()
-	conv, err := f.newConverter("/x/rollout-s-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var outs []Output
-	offset := int64(0)
-	for i, line := range lines {
-		o, err := conv.line(tapelog.RawLine{No: i + 1, Offset: offset, Data: []byte(line)})
-		if err != nil {
-			errs = append(errs, err)
-		}
-		outs = append(outs, o...)
-		offset += int64(len(line)) + 1
-	}
-	outs = append(outs, conv.flush()...)
-	for _, o := range outs {
-		checkOutput(t, o)
-		if o.Anchor && bytes.Contains(o.Entry.Payload, []byte(`"session/start"`)) {
-			continue
-		}
-		entries = append(entries, o.Entry.Kind+" "+string(o.Entry.Payload))
-	}
-	return entries, errs
+// FuzzConverter: a checkpoint anywhere loses nothing and adds nothing,
+// from the golden rollouts and lines of odd shapes.
+func FuzzConverter(f *testing.F) {
+	sourcetest.FuzzResume(f, Source{},
+		`{"type":"response_item","payload":{"type":"function_call","call_id":"c","arguments":7}}`+"\n"+`{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":-5}}}}`+"\n",
+		`{"id":1}`+"\n"+`{"record_type":"state"}`+"\n"+`{"type":"message"}`+"\n")
 }
 
+// shapeCase is a table case: lines, and the kind and payload of each
+// entry they make.
 type shapeCase struct {
 	name  string
 	lines []string
-	want  []string // kind and payload of each entry made
-}
-
-func testShapes(t *testing.T, f *Format, cases []shapeCase) {
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, errs := convertLines(t, f, tc.lines...)
-			if len(errs) > 0 {
-				t.Errorf("errors %v", errs)
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("made\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
-			}
-		})
-	}
+	want  []string
 }
 
 // A Codex record whose text is of another shape than the mapping reads
 // keeps its text: a string content is the text, and what the mapping
 // cannot read is an event of the whole payload, never an empty entry.
-func TestCodexOddShapesKeepTheirText(t *testing.T) {
+func TestOddShapesKeepTheirText(t *testing.T) {
 	item := func(payload string) string {
 		return `{"timestamp":"2025-10-30T09:00:01.000Z","type":"response_item","payload":` + payload + `}`
 	}
@@ -71,7 +35,7 @@ func TestCodexOddShapesKeepTheirText(t *testing.T) {
 	meta := func(members string) string {
 		return `{"timestamp":"2025-10-30T09:00:00.000Z","type":"session_meta","payload":{"id":"019a2d7a-41c4-78b1-b7cc-a45d62a89cd5",` + members + `}}`
 	}
-	testShapes(t, Codex, []shapeCase{
+	for _, tc := range []shapeCase{
 		{"content a string", []string{item(`{"type":"message","role":"user","content":"fix the build"}`)},
 			[]string{`message {"content":"fix the build","role":"user"}`}},
 		{"assistant content a string", []string{item(`{"type":"message","role":"assistant","content":"done"}`)},
@@ -121,42 +85,7 @@ func TestCodexOddShapesKeepTheirText(t *testing.T) {
 		{"a subagent's parent a number", []string{meta(`"source":{"subagent":{"thread_spawn":{"parent_thread_id":7}}}`)},
 			[]string{`event {"data":{"id":"019a2d7a-41c4-78b1-b7cc-a45d62a89cd5","source":{"subagent":{"thread_spawn":{"parent_thread_id":7}}}},"name":"codex/session_meta"}`}},
 		{"source a string", []string{meta(`"source":"cli","git":{"branch":"main"}`)}, nil},
-	})
-}
-
-// A Claude Code record whose blocks are of other shapes than the mapping
-// reads keeps them as written, never an empty entry.
-func TestClaudeOddShapesKeepTheirText(t *testing.T) {
-	line := func(typ, content string) string {
-		return `{"type":"` + typ + `","uuid":"u1","sessionId":"s1","timestamp":"2025-11-03T14:05:00.000Z","message":{"id":"m1","role":"` + typ + `","content":` + content + `}}`
+	} {
+		sourcetest.CheckShape(t, Source{}, tc.name, tc.lines, tc.want)
 	}
-	testShapes(t, Claude, []shapeCase{
-		{"assistant text a number", []string{line("assistant", `[{"type":"text","text":5}]`)},
-			[]string{`event {"data":{"type":"text","text":5},"name":"claude/block"}`}},
-		{"assistant block a string", []string{line("assistant", `["plain words"]`)},
-			[]string{`event {"data":"plain words","name":"claude/block"}`}},
-		{"assistant block without a type", []string{line("assistant", `[{"text":"untyped"}]`)},
-			[]string{`event {"data":{"text":"untyped"},"name":"claude/block"}`}},
-		{"tool_use id an object", []string{line("assistant", `[{"type":"tool_use","id":{"k":"v"},"name":"Bash","input":{}}]`)},
-			[]string{`event {"data":{"type":"tool_use","id":{"k":"v"},"name":"Bash","input":{}},"name":"claude/block"}`}},
-		{"thinking signature a number", []string{line("assistant", `[{"type":"thinking","thinking":"hm","signature":9}]`)},
-			[]string{`event {"data":{"type":"thinking","thinking":"hm","signature":9},"name":"claude/block"}`}},
-		{"assistant without blocks", []string{line("assistant", `[]`)},
-			[]string{`event {"data":{"message":{"id":"m1","role":"assistant","content":[]}},"name":"claude/assistant"}`}},
-		{"assistant content a string", []string{line("assistant", `"said plainly"`)},
-			[]string{`message {"role":"assistant","content":"said plainly"}`}},
-		{"tool_result id a number", []string{line("user", `[{"type":"tool_result","tool_use_id":12,"content":"output"}]`)},
-			[]string{`message {"role":"user","content":[{"type":"tool_result","tool_use_id":12,"content":"output"}]}`}},
-		{"is_error a string", []string{line("user", `[{"type":"tool_result","tool_use_id":"t","content":"x","is_error":"yes"}]`)},
-			[]string{`message {"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x","is_error":"yes"}]}`}},
-		{"uuid a number", []string{`{"type":"user","uuid":5,"timestamp":"2025-11-03T14:05:00.000Z","message":{"content":"hi"}}`},
-			[]string{`event {"data":{"type":"user","uuid":5,"timestamp":"2025-11-03T14:05:00.000Z","message":{"content":"hi"}},"name":"claude/user"}`}},
-		{"a compact summary with a tool result", []string{
-			`{"type":"system","subtype":"compact_boundary","uuid":"b1","sessionId":"s1","timestamp":"2025-11-03T14:05:00.000Z","compactMetadata":{"trigger":"auto"}}`,
-			`{"type":"user","uuid":"u2","sessionId":"s1","timestamp":"2025-11-03T14:05:01.000Z","isCompactSummary":true,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t9","content":"kept"}]}}`,
-		}, []string{
-			`anchor {"name":"compact","state":{"compact":{"trigger":"auto"},"source":"claude"}}`,
-			`tool_result {"results":[{"tool_call_id":"t9","content":"kept"}]}`,
-		}},
-	})
 }

@@ -1,14 +1,16 @@
-package importer
+package claude
 
 import (
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tape-dev/tape/importer/source"
 )
 
 // FuzzBlocksAsEncodingJSON checks decodeBlocks against encoding/json: on
-// any array of blocks that encoding/json decodes into []claudeBlock
+// any array of blocks that encoding/json decodes into []block
 // without an error, both find the same blocks. (Keys that differ from a
 // field's name only by case, or are written with escapes, which
 // encoding/json matches and no transcript writes, are left out.)
@@ -40,7 +42,7 @@ func FuzzBlocksAsEncodingJSON(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		var want []claudeBlock
+		var want []block
 		if json.Unmarshal([]byte(raw), &want) != nil || !strings.HasPrefix(strings.TrimSpace(raw), "[") {
 			return
 		}
@@ -52,10 +54,10 @@ func FuzzBlocksAsEncodingJSON(f *testing.F) {
 			return
 		}
 		for i := range want { // encoding/json keeps a RawMessage as written, white space and all
-			want[i].Input, want[i].Content, want[i].Source = trimJSON(want[i].Input), trimJSON(want[i].Content), trimJSON(want[i].Source)
+			want[i].Input, want[i].Content, want[i].Source = source.Trim(want[i].Input), source.Trim(want[i].Content), source.Trim(want[i].Source)
 		}
 		for i := range got {
-			got[i].Input, got[i].Content, got[i].Source = trimJSON(got[i].Input), trimJSON(got[i].Content), trimJSON(got[i].Source)
+			got[i].Input, got[i].Content, got[i].Source = source.Trim(got[i].Input), source.Trim(got[i].Content), source.Trim(got[i].Source)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("decodeBlocks(%s)\n got %+v\nwant %+v", raw, got, want)

@@ -1,0 +1,157 @@
+package codex
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/tape-dev/tape/importer/source"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// rolloutLine is a rollout line: the envelope, or a bare record of the
+// rollouts before it.
+type rolloutLine struct {
+	RawDate    json.RawMessage `json:"timestamp"` // as written: Timestamp is what source.RecordDate reads of it
+	Timestamp  string          `json:"-"`
+	Type       string          `json:"type"`
+	Payload    json.RawMessage `json:"payload"`
+	ID         json.RawMessage `json:"id"`
+	RecordType string          `json:"record_type"`
+	badDate    json.RawMessage // RawDate, when it is no date
+}
+
+// payloadItem is a response item, or the part of another payload the
+// mapping reads.
+type payloadItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Summary   json.RawMessage `json:"summary"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Input     json.RawMessage `json:"input"`
+	CallID    string          `json:"call_id"`
+	Output    json.RawMessage `json:"output"`
+	Status    string          `json:"status"`
+	Action    json.RawMessage `json:"action"`
+	Encrypted json.RawMessage `json:"encrypted_content"`
+	// session_meta, turn_context, compacted, event_msg
+	ID           string          `json:"id"`
+	CWD          string          `json:"cwd"`
+	Model        string          `json:"model"`
+	Instructions *string         `json:"instructions"`
+	Git          json.RawMessage `json:"git"`
+	Source       json.RawMessage `json:"source"`
+	ForkedFrom   string          `json:"forked_from_id"`
+	CLIVersion   string          `json:"cli_version"`
+	Originator   string          `json:"originator"`
+	Message      *string         `json:"message"`
+	Info         *struct {
+		Total *tokens `json:"total_token_usage"`
+		Last  *tokens `json:"last_token_usage"`
+	} `json:"info"`
+}
+
+var envelopeTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true}
+
+func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
+	var cl rolloutLine
+	err := json.Unmarshal(l.Data, &cl)
+	switch {
+	case err != nil && !source.IsTypeError(err):
+		return c.closeAll(), fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
+	case !source.IsObject(l.Data):
+		return c.closeAll(), errors.New("not a JSON object")
+	case err != nil:
+		// An object of a shape the mapping does not know: kept whole.
+		cl = rolloutLine{RawDate: cl.RawDate, Type: "record", Payload: l.Data}
+	case cl.RecordType != "":
+		return nil, nil // the early rollouts' state records: nothing of the session
+	case cl.Payload != nil && envelopeTypes[cl.Type]:
+	case cl.Type == "" && cl.ID != nil:
+		cl.Type, cl.Payload = "session_meta", l.Data // the early rollouts' first line
+	case cl.Type != "" && cl.Payload == nil:
+		cl.Type, cl.Payload = "response_item", l.Data // the early rollouts' bare items
+	case cl.Type == "":
+		cl.Type, cl.Payload = "record", l.Data
+	}
+	var warn error
+	if date, bad := source.RecordDate(cl.RawDate, c.st.Date); bad != "" {
+		cl.Timestamp, cl.badDate, warn = date, source.Trim(cl.RawDate), source.LineWarning(bad)
+	} else {
+		cl.Timestamp = date
+	}
+	c.st.Date = cl.Timestamp
+	var it payloadItem
+	if !source.IsObject(cl.Payload) || json.Unmarshal(cl.Payload, &it) != nil || !envelopeTypes[cl.Type] {
+		// A payload of a shape the mapping does not know, or a record of
+		// a type it does not: kept as it is, as an event.
+		in := input{l: l, cl: cl}
+		if c.group != nil {
+			c.group.out = append(c.group.out, c.event(in, "codex/"+cl.Type, cl.Payload)...)
+			return nil, warn
+		}
+		return append(c.start(in), c.event(in, "codex/"+cl.Type, cl.Payload)...), warn
+	}
+	in := input{l: l, cl: cl, it: it}
+	if c.group != nil && closesGroup(cl.Type, it.Type) {
+		out := c.closeGroup()
+		return append(out, c.mapRecord(in)...), warn
+	}
+	return c.mapRecord(in), warn
+}
+
+// input is one line being mapped.
+type input struct {
+	l  tapelog.RawLine
+	cl rolloutLine
+	it payloadItem
+}
+
+// closesGroup reports whether a record ends a run of tool calls: anything
+// but another call, reasoning, and events other than messages.
+func closesGroup(lineType, itemType string) bool {
+	switch lineType {
+	case "event_msg":
+		return itemType == "user_message" || itemType == "agent_message"
+	case "response_item":
+		return !isCall(itemType) && itemType != "reasoning"
+	}
+	return true
+}
+
+func isCall(t string) bool {
+	return t == "function_call" || t == "custom_tool_call" || t == "local_shell_call" || t == "web_search_call"
+}
+
+// record maps one line.
+func (c *converter) mapRecord(in input) []source.Output {
+	out := c.start(in)
+	var o []source.Output
+	switch in.cl.Type {
+	case "session_meta":
+		o = c.sessionMeta(in)
+	case "turn_context":
+		if in.it.Model != "" {
+			c.st.Model = in.it.Model
+		}
+		o = c.event(in, "codex/turn_context", in.cl.Payload)
+	case "compacted":
+		state := map[string]any{"source": "codex"}
+		if in.it.Message != nil {
+			state["summary"] = *in.it.Message
+		}
+		payload := source.MustJSON(map[string]any{"name": "compact", "state": state})
+		o = []source.Output{{Session: c.st.Session, Anchor: true, Entry: c.entry(in, 0, tapelog.KindAnchor, payload)}}
+	case "event_msg":
+		o = c.eventMsg(in)
+	default:
+		o = c.responseItem(in)
+	}
+	if c.group != nil {
+		c.group.out = append(c.group.out, o...)
+		return out
+	}
+	return append(out, o...)
+}

@@ -1,0 +1,150 @@
+package codex
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// echoes are the events that hold a message Codex may also write as
+// a response item, by the role of that message.
+var echoes = map[string]string{"user_message": "user", "agent_message": "assistant", "agent_reasoning": "reasoning"}
+
+func (c *converter) eventMsg(in input) []source.Output {
+	role, echo := echoes[in.it.Type]
+	switch {
+	case in.it.Type == "token_count":
+		return c.tokenCount(in)
+	case !echo:
+		return c.kept(in)
+	}
+	text, ok := eventText(in.it, in.cl.Payload)
+	if !ok {
+		return c.kept(in) // no text where the mapping reads it: kept whole
+	}
+	if c.echoed(role, true, text) {
+		return nil
+	}
+	if role == "reasoning" {
+		data := rawjson.NewObject().Str("summary", text).Done()
+		return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data).Done())}}
+	}
+	payload := rawjson.NewObject().Str("role", role).Str("content", text).Done()
+	return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindMessage, payload)}}
+}
+
+// echoed reports whether a message is the second of the two records Codex
+// writes of one message (an event, and a response item, in either order):
+// the text of the one before of the same role, from the other kind of
+// record, not yet echoed. A rollout
+// that holds only one of them (some Codex versions write only the event)
+// loses nothing, and a person who says the same thing twice is heard
+// twice.
+func (c *converter) echoed(role string, fromEvent bool, text string) bool {
+	if c.st.Echo == nil {
+		c.st.Echo = map[string]string{}
+	}
+	from := "item\x00"
+	if fromEvent {
+		from = "event\x00"
+	}
+	if last, ok := c.st.Echo[role]; ok && !strings.HasPrefix(last, from) && last[strings.IndexByte(last, 0)+1:] == text {
+		delete(c.st.Echo, role)
+		return true
+	}
+	c.st.Echo[role] = from + text
+	return false
+}
+
+// responseItem maps a response item: messages, reasoning, tool calls and
+// their outputs.
+func (c *converter) responseItem(in input) []source.Output {
+	it := in.it
+	switch {
+	case it.Type == "message":
+		return c.message(in)
+	case it.Type == "reasoning":
+		summary, ok := readText(it.Summary)
+		text, ok2 := readText(it.Content)
+		if !ok || !ok2 {
+			return c.kept(in) // a summary or content of a shape the mapping cannot read
+		}
+		if c.echoed("reasoning", false, summary) {
+			return nil
+		}
+		data := rawjson.NewObject().Str("summary", summary)
+		if text != "" {
+			data.Str("content", text)
+		}
+		if len(it.Encrypted) > 0 && string(it.Encrypted) != "null" {
+			data.Raw("encrypted_content", it.Encrypted)
+		}
+		return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data.Done()).Done())}}
+	case isCall(it.Type):
+		c.call(in)
+		return nil
+	case it.CallID != "" && strings.HasSuffix(it.Type, "_output"):
+		res := map[string]any{"tool_call_id": it.CallID, "content": source.OrNull(it.Output)}
+		if failed(it.Output) {
+			res["is_error"] = true
+		}
+		payload := source.MustJSON(map[string]any{"results": []any{res}})
+		return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolResult, payload)}}
+	}
+	return c.kept(in)
+}
+
+// kept keeps a record the mapping does not turn into anything else as an
+// event of its payload, named after the payload's type (the line's, for a
+// payload without one).
+func (c *converter) kept(in input) []source.Output {
+	name := in.it.Type
+	if name == "" {
+		name = in.cl.Type
+	}
+	return c.event(in, "codex/"+name, in.cl.Payload)
+}
+
+// message maps a message item: user and assistant text as chat messages,
+// developer and system text as system entries.
+func (c *converter) message(in input) []source.Output {
+	parts, ok := readParts(in.it.Content)
+	if !ok {
+		return c.kept(in) // a content of a shape the mapping cannot read
+	}
+	var texts []string
+	var chat []any
+	for _, p := range parts {
+		if p.isImg {
+			chat = append(chat, map[string]any{"type": "image_url", "image_url": map[string]any{"url": p.image}})
+			continue
+		}
+		texts = append(texts, p.text)
+		chat = append(chat, map[string]any{"type": "text", "text": p.text})
+	}
+	var content any = strings.Join(texts, "\n")
+	if len(chat) != len(texts) {
+		content = chat // an image among the parts: keep them apart
+	}
+	text := strings.Join(texts, "\n")
+	kind, role := tapelog.KindMessage, in.it.Role
+	if (role == "user" || role == "assistant") && c.echoed(role, false, text) {
+		return nil
+	}
+	var payload json.RawMessage
+	switch role {
+	case "developer", "system":
+		kind = tapelog.KindSystem
+		payload = source.MustJSON(map[string]any{"content": content})
+	default:
+		if role == "" {
+			role = "assistant"
+		}
+		payload = source.MustJSON(map[string]any{"role": role, "content": content})
+	}
+	synthetic := role == "user" && isInjected(text)
+	return []source.Output{{Session: c.st.Session, Entry: c.entryMeta(in, 0, kind, payload, synthetic)}}
+}

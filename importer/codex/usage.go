@@ -1,0 +1,70 @@
+package codex
+
+import (
+	"fmt"
+
+	"github.com/tape-dev/tape/importer/source"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// tokens is Codex's TokenUsage.
+type tokens struct {
+	Input     int64 `json:"input_tokens"`
+	Cached    int64 `json:"cached_input_tokens"`
+	Output    int64 `json:"output_tokens"`
+	Reasoning int64 `json:"reasoning_output_tokens"`
+	Total     int64 `json:"total_tokens"`
+}
+
+func (t tokens) minus(o tokens) tokens {
+	return tokens{t.Input - o.Input, t.Cached - o.Cached, t.Output - o.Output, t.Reasoning - o.Reasoning, t.Total - o.Total}
+}
+
+func (t tokens) negative() bool {
+	return t.Input < 0 || t.Cached < 0 || t.Output < 0 || t.Reasoning < 0 || t.Total < 0
+}
+
+func (t tokens) zero() bool { return t == tokens{} }
+
+// tokenCount turns Codex's cumulative usage into what the turn added: a
+// run event, unless nothing was added (Codex repeats the event).
+func (c *converter) tokenCount(in input) []source.Output {
+	info := in.it.Info
+	if info == nil || info.Total == nil && info.Last == nil {
+		return nil
+	}
+	var added tokens
+	switch {
+	case info.Total != nil && c.st.Totals == nil:
+		added = *info.Total
+	case info.Total != nil:
+		added = info.Total.minus(*c.st.Totals)
+		if added.negative() && info.Last != nil {
+			added = *info.Last // the totals started over
+		}
+	default:
+		added = *info.Last
+	}
+	if info.Total != nil {
+		t := *info.Total
+		c.st.Totals = &t
+	}
+	if added.zero() || added.negative() {
+		return nil
+	}
+	data := map[string]any{"status": "ok", "model": c.st.Model, "usage": map[string]any{
+		"input_tokens":            added.Input - min(added.Cached, added.Input),
+		"cache_read_input_tokens": min(added.Cached, added.Input),
+		"output_tokens":           added.Output,
+		"reasoning_output_tokens": added.Reasoning,
+		"total_tokens":            added.Input + added.Output,
+	}}
+	if info.Total != nil {
+		// A subagent's or a fork's rollout replays its parent's history,
+		// usage and all: the same moment and totals count once.
+		t := info.Total
+		data["usage_id"] = fmt.Sprintf("codex:%s:%d:%d:%d:%d", in.cl.Timestamp, t.Input, t.Cached, t.Output, t.Reasoning)
+	}
+	payload := source.MustJSON(map[string]any{"name": "run", "data": data})
+	return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, payload)}}
+}

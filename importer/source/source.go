@@ -1,0 +1,118 @@
+// Package source is the contract between the importer and the agents
+// whose sessions it brings in: the Source interface that each agent's
+// package implements (importer/claude, importer/codex), the Converter a
+// Source starts for each transcript, the Session and Output a converter
+// makes, and the helpers every converter makes its entries with (Meta,
+// LineID, MustJSON, RecordDate), so that all sources write entries alike.
+//
+// Nothing here does I/O, and nothing here knows a source by name: the
+// importer package drives the reading, writing and checkpoints, and its
+// registry (importer.Sources) lists the sources. docs/ADDING_A_SOURCE.md
+// walks through adding one.
+package source
+
+import (
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// Source is one agent's transcript format: where its transcripts live, how
+// its sessions' tapes are named, and how a transcript becomes entries.
+//
+// An implementation is an empty struct type in the source's own package
+// (claude.Source{}): a Source is a key of maps (importer.Follower.Dirs),
+// so it must be comparable, and it holds no state: everything a transcript
+// needs is in its Converter.
+type Source interface {
+	// Name is how users and files name the source, and a contract once
+	// released: the word of `tape import <name>` and `tape watch --follow
+	// <name>`, the checkpoint file .tape/import/<name>.json, the
+	// Session.Source of its sessions, and the "source" of their first
+	// anchors. Lower case letters only.
+	Name() string
+	// DefaultDirs are the folders its transcripts live in on this machine,
+	// read when the user gives no path, from the environment (getenv) and
+	// the home folder (home, "" when there is none). Folders that do not
+	// exist are fine: the caller skips them.
+	DefaultDirs(getenv func(string) string, home string) []string
+	// DirsEnv is the environment variable DefaultDirs reads ("" for none),
+	// for the message that says where tape looked.
+	DirsEnv() string
+	// IsTranscript reports whether a file found under a folder is one of
+	// its transcripts. A file the user names is read whatever its name.
+	IsTranscript(path string) bool
+	// TapeName is the name of a session's tape: stable (the same session
+	// always gets the same name), at most 40 bytes and a valid tape name
+	// whatever the ids hold. long is asked for when the short name is
+	// already another session's tape. TapeName (the function) is the rule
+	// to call unless the source's ids need another.
+	TapeName(s Session, long bool) string
+	// NewConverter starts reading the transcript at path: from its start
+	// when state is nil, else from where a Converter's State left it.
+	// path is only a name here: the converter reads nothing from it, and
+	// must take any path, whatever IsTranscript says of it.
+	NewConverter(path string, state []byte) (Converter, error)
+}
+
+// Converter turns the lines of one transcript, in order, into entries.
+// It does no I/O: what it makes is a function of the path, the state it
+// started from and the lines it was given, so that an import, a second
+// import from a checkpoint and a follower make the same entries.
+//
+// What it must hold to (sourcetest checks each):
+//   - an entry's id is a function of the line it came from (the record's
+//     own id, or LineID), so the same line always makes the same entry;
+//   - the first output of a session is an anchor (Output.Anchor) whose
+//     payload is {"name": "session/start", "state": {"source": Name(),
+//     "session_id": ..., "file": path, ...}};
+//   - nothing a line holds is dropped: what the mapping cannot read is
+//     kept whole, as an event named "<source>/<type>";
+//   - a state saved wherever Held says nothing is held, and resumed, makes
+//     what one pass makes.
+type Converter interface {
+	// Line converts the next complete line (l.Data, without its newline;
+	// never blank). It returns the entries the line completes, which may
+	// include entries of lines held before it. An error is a bad line,
+	// reported as FILE:LINE with the error's text, and the lines after
+	// it are read; a LineWarning is not: the line's entries were made,
+	// and the warning is reported.
+	Line(l tapelog.RawLine) ([]Output, error)
+	// Held says whether lines are held back because the record they
+	// belong to may go on (Claude Code writes a turn's tool calls one line
+	// each), and where the first of them starts: its line number less
+	// one, and its byte offset. A checkpoint then stops before them, and
+	// the next import reads them again.
+	Held() (line int, offset int64, ok bool)
+	// Flush returns what is held back, for a transcript that has been
+	// quiet long enough that the record is finished.
+	Flush() []Output
+	// State is what the converter needs to go on after the last line it
+	// does not hold: any bytes (JSON, usually), kept in the checkpoint
+	// and given back to NewConverter.
+	State() ([]byte, error)
+}
+
+// Session names the tape a converter's entries go to. Its fields are in
+// the checkpoints (as the converters' states hold it): they do not change.
+type Session struct {
+	Source string // the source's Name
+	ID     string // the session's id, as the source writes it
+	Agent  string // a subagent's id; "" for the session itself
+}
+
+// Key is the session's key in a checkpoint: unique among the sessions of
+// every source.
+func (s Session) Key() string {
+	if s.Agent == "" {
+		return s.Source + "/" + s.ID
+	}
+	return s.Source + "/" + s.ID + "/~agent/" + s.Agent
+}
+
+// Output is one entry a converter made, and the session it belongs to.
+type Output struct {
+	Session Session
+	Entry   tapelog.Entry
+	// Anchor says the entry is an anchor: it starts the session's tape
+	// (its first output), or a new phase of it (a compaction).
+	Anchor bool
+}
