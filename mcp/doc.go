@@ -21,7 +21,7 @@
 // Files: server.go (the server, one index per session, freshness, scope
 // and errors), bind.go (typed tools over the SDK, their schemas),
 // text.go (results' text forms; what they hold is package
-// internal/records, the shapes of the CLI's --json), read.go (search, context, log, show,
+// read/records, the shapes of the CLI's --json), read.go (search, context, log, show,
 // anchors), views.go (tapes, calls, usage), write.go (append, handoff),
 // resources.go; input.go, message.go, batch.go and output.go (the
 // client's input a line at a time: each line the SDK takes passed on,

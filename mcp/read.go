@@ -12,11 +12,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tape-dev/tape/bub"
-	"github.com/tape-dev/tape/internal/records"
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
+	"github.com/tape-dev/tape/read/records"
 	"github.com/tape-dev/tape/views"
 )
 

@@ -13,9 +13,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tape-dev/tape/internal/records"
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/read/records"
 )
 
 // The server in process, over the SDK's in-memory transport: what each

@@ -1,7 +1,7 @@
 package mcp
 
 import (
-	"github.com/tape-dev/tape/internal/records"
+	"github.com/tape-dev/tape/read/records"
 )
 
 // The text forms of results, for the clients that show a model only

@@ -8,10 +8,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tape-dev/tape/internal/records"
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read/records"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
 	"github.com/tape-dev/tape/views/sessions"

@@ -8,8 +8,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/read/records"
 )
 
 // The tools that write: append and handoff. They write through package

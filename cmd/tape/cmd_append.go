@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/read/records"
 )
 
 // AppendCmd is `tape append`.

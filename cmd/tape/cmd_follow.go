@@ -9,8 +9,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/read/records"
 )
 
 // followTick is how often `tape log -f` looks at the files when no event

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/read"
+	"github.com/tape-dev/tape/read/records"
 )
 
 // LogCmd is `tape log`.

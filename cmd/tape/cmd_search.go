@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/internal/rawjson"
-	"github.com/tape-dev/tape/internal/records"
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
+	"github.com/tape-dev/tape/read/records"
 )
 
 // SearchCmd is `tape search`.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tape-dev/tape/internal/records"
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/read/records"
 	"github.com/tape-dev/tape/remote"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/tape-dev/tape/internal/records"
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/read/records"
 	"github.com/tape-dev/tape/views"
 )
 

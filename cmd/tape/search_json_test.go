@@ -6,9 +6,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tape-dev/tape/internal/records"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read/records"
 )
 
 // searchRecord is what `tape search --json` printed through encoding/json
