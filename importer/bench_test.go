@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/internal/corpus"
+	"github.com/tape-dev/tape/internal/testkit/corpus"
 )
 
 // BenchmarkImportClaude imports a generated corpus of Claude Code

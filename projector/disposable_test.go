@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/internal/tapetest"
+	"github.com/tape-dev/tape/internal/testkit/tapetest"
 )
 
 // removeIndex deletes index.db and its WAL and shared-memory files, as

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/internal/corpus"
+	"github.com/tape-dev/tape/internal/testkit/corpus"
 	tapelog "github.com/tape-dev/tape/log"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tape-dev/tape/internal/corpus"
+	"github.com/tape-dev/tape/internal/testkit/corpus"
 	tapelog "github.com/tape-dev/tape/log"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/tape-dev/tape/internal/fileutil"
-	"github.com/tape-dev/tape/internal/tapetest"
+	"github.com/tape-dev/tape/internal/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 )
 

@@ -20,7 +20,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/tape-dev/tape/internal/pgtest"
+	"github.com/tape-dev/tape/internal/testkit/pgtest"
 	tapelog "github.com/tape-dev/tape/log"
 )
 

@@ -18,8 +18,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/tape-dev/tape/internal/corpus"
-	"github.com/tape-dev/tape/internal/pgtest"
+	"github.com/tape-dev/tape/internal/testkit/corpus"
+	"github.com/tape-dev/tape/internal/testkit/pgtest"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/remote"
 )
