@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/internal/testkit/poll"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -61,12 +62,8 @@ func TestFollowerSettlesWhileOthersWrite(t *testing.T) {
 		}
 	}()
 	calls := ws.Abs("tapes/claude-11112222/anchors/001_session-start/tool_calls.jsonl")
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if data, _ := os.ReadFile(calls); len(data) > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the held turn was not imported within 10 s while another transcript was written")
-		}
-	}
+	poll.Until(t, 10*time.Second, "the held turn's import while another transcript was written", func() bool {
+		data, _ := os.ReadFile(calls)
+		return len(data) > 0
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/internal/testkit/poll"
 	"github.com/tape-dev/tape/internal/testkit/tapetest"
 )
 
@@ -145,7 +146,7 @@ func TestWatcherFollowsDeletedIndex(t *testing.T) {
 		removeIndex(t, ws.Dir())
 		word := fmt.Sprintf("okapi%d", i)
 		appendMsg(t, ws, "main", word)
-		waitFor(t, word+" searchable without catching up", 5*time.Second, func() bool {
+		poll.Until(t, 5*time.Second, word+" searchable without catching up", func() bool {
 			p, err := Open(context.Background(), ws) // no CatchUp: the watcher's work only
 			if err != nil {
 				t.Fatal(err)

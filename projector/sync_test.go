@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	"github.com/tape-dev/tape/internal/testkit/poll"
 	"github.com/tape-dev/tape/internal/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -188,7 +189,7 @@ func TestSyncWatcherFallsBackWhenThePassFailed(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("SyncWatcher waited %s for a watcher that had answered", d)
 	}
-	waitFor(t, "the reader removes its barrier", 10*time.Second, func() bool {
+	poll.Until(t, 10*time.Second, "the reader removes its barrier", func() bool {
 		left, _ := os.ReadDir(ws.Abs(syncDir))
 		return len(left) == 0
 	})

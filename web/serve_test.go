@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tape-dev/tape/internal/testkit/poll"
 )
 
 // What tape serve's HTTP server does with clients that hold on: idle
@@ -167,12 +170,8 @@ func TestLiveStreamCap(t *testing.T) {
 		t.Fatalf("a third stream past MaxStreams 2: %d, Retry-After %q; want 503 with a Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
 	}
 	first.cancel()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.streams.Load() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("a closed stream still counts: %d open", s.streams.Load())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !poll.Wait(10*time.Second, func() bool { return s.streams.Load() == 1 }) {
+		t.Fatalf("a closed stream still counts: %d open", s.streams.Load())
 	}
 	third := openStream(t, "http://"+addr+target)
 	appendLines(t, filepath.Join(ws.Dir(), "tapes", "demo", "anchors", "002_review", "messages.jsonl"),
@@ -227,15 +226,14 @@ func TestIdleStreamsDoNotRead(t *testing.T) {
 // looks in a row.
 func settled(t *testing.T, s *Server, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
 	v, since := s.looks.current(), s.looks.done.Load()
-	for s.looks.done.Load() < since+n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the index's version moved for 20 s")
+	poll.Until(t, 20*time.Second, fmt.Sprintf("the index's version to hold for %d looks", n), func() bool {
+		if s.looks.done.Load() >= since+n {
+			return true
 		}
 		if cur := s.looks.current(); cur != v {
 			v, since = cur, s.looks.done.Load()
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return false
+	})
 }

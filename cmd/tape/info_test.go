@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/internal/testkit/poll"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -133,14 +134,13 @@ func TestInfoWatcher(t *testing.T) {
 		}
 	})
 	pid := float64(watch.Process.Pid)
-	deadline := time.Now().Add(10 * time.Second)
-	got := infoJSON(t, dir)
-	for got["watcher"] != true || got["watcher_pid"] != pid {
-		if time.Now().After(deadline) {
-			t.Fatalf("tape info never saw the watcher (pid %v): %v; the watcher said: %q", pid, got, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	var got map[string]any
+	seen := poll.Wait(10*time.Second, func() bool {
 		got = infoJSON(t, dir)
+		return got["watcher"] == true && got["watcher_pid"] == pid
+	})
+	if !seen {
+		t.Fatalf("tape info never saw the watcher (pid %v): %v; the watcher said: %q", pid, got, stderr.String())
 	}
 	if err := watch.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tape-dev/tape/internal/testkit/poll"
 )
 
 // `tape mcp` as a real process, driven by the Go SDK's own client over
@@ -326,11 +328,11 @@ func runWatcher(t *testing.T, dir string) {
 	})
 	lock := filepath.Join(dir, ".tape", "watch.lock")
 	pid := fmt.Sprintf("pid %d", watch.Process.Pid)
-	deadline := time.Now().Add(10 * time.Second)
-	for data, _ := os.ReadFile(lock); !strings.Contains(string(data), pid); data, _ = os.ReadFile(lock) {
-		if time.Now().After(deadline) {
-			t.Fatalf("tape watch never took the workspace: %s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	took := poll.Wait(10*time.Second, func() bool {
+		data, _ := os.ReadFile(lock)
+		return strings.Contains(string(data), pid)
+	})
+	if !took {
+		t.Fatalf("tape watch never took the workspace: %s", stderr.String())
 	}
 }
