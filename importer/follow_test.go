@@ -35,6 +35,7 @@ func runFollower(tb testing.TB, f *Follower) (*tapelog.Workspace, string) {
 // been quiet for the settle time, though other transcripts keep being
 // written meanwhile (their events must not put its import off).
 func TestFollowerSettlesWhileOthersWrite(t *testing.T) {
+	t.Parallel()
 	ws, projects := runFollower(t, &Follower{Settle: 300 * time.Millisecond, Warn: func(err error) { t.Errorf("follower: %v", err) }})
 	const held = "11112222-3333-4444-5555-666677778888"
 	turn := `{"type":"assistant","uuid":"t1","sessionId":"` + held + `","timestamp":"2025-11-03T14:05:00.000Z","requestId":"r","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}],"usage":{"input_tokens":1,"output_tokens":2}}}` + "\n"

@@ -22,6 +22,7 @@ import (
 // (1.5 s); FuzzConvertersKeepText explores more (60 s of it found
 // nothing more).
 func TestConvertersKeepText(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(400) {
 		for _, f := range []*Format{Claude, Codex} {
 			checkKeepsText(t, f, seed)

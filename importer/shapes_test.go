@@ -62,6 +62,7 @@ func testShapes(t *testing.T, f *Format, cases []shapeCase) {
 // keeps its text: a string content is the text, and what the mapping
 // cannot read is an event of the whole payload, never an empty entry.
 func TestCodexOddShapesKeepTheirText(t *testing.T) {
+	t.Parallel()
 	item := func(payload string) string {
 		return `{"timestamp":"2025-10-30T09:00:01.000Z","type":"response_item","payload":` + payload + `}`
 	}
@@ -127,6 +128,7 @@ func TestCodexOddShapesKeepTheirText(t *testing.T) {
 // A Claude Code record whose blocks are of other shapes than the mapping
 // reads keeps them as written, never an empty entry.
 func TestClaudeOddShapesKeepTheirText(t *testing.T) {
+	t.Parallel()
 	line := func(typ, content string) string {
 		return `{"type":"` + typ + `","uuid":"u1","sessionId":"s1","timestamp":"2025-11-03T14:05:00.000Z","message":{"id":"m1","role":"` + typ + `","content":` + content + `}}`
 	}

@@ -121,6 +121,7 @@ func TestCatchUpAfterBuildBeside(t *testing.T) {
 // pass; those a killed pass left, even ones that are not databases, and
 // of a build in more parts than this one, are replaced or removed.
 func TestBuildScratchFile(t *testing.T) {
+	t.Parallel()
 	n := sized(500, 250) // smaller in the race pass (0074)
 	ws := corpusWorkspace(t, n)
 	var paths []string
@@ -169,6 +170,7 @@ func TestBuildScratchFile(t *testing.T) {
 // still removes the scratch files a killed pass left: they hold the tapes'
 // words.
 func TestCatchUpRemovesScratchFiles(t *testing.T) {
+	t.Parallel()
 	ws := corpusWorkspace(t, 100)
 	p := openProjector(t, ws)
 	catchUp(t, p)
@@ -249,6 +251,7 @@ func TestBuildInPlaceWithoutScratch(t *testing.T) {
 // The builder's merge setting stays in the build: index.db keeps FTS5's
 // defaults for the passes that write it in place.
 func TestBuildLeavesDefaultConfig(t *testing.T) {
+	t.Parallel()
 	ws := corpusWorkspace(t, 300)
 	p := openProjector(t, ws)
 	if _, err := p.Rebuild(context.Background()); err != nil {

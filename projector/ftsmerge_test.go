@@ -18,6 +18,7 @@ import (
 )
 
 func TestVarint(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		v    uint64
 		want []byte
@@ -338,6 +339,7 @@ func (p *ftsPart) deepestLevel(t *testing.T) int {
 // Origins fall as levels deepen, in the order the parts are numbered in:
 // the deepest part first, parts as deep keeping their order.
 func TestJoinNumbersTheDeepestPartFirst(t *testing.T) {
+	t.Parallel()
 	part := func(level int, origins uint64) ftsStructure {
 		s := ftsStructure{v2: true, levels: make([]ftsLevel, level+1)}
 		s.levels[level].segs = []ftsSegment{{id: 1, first: 1, last: 1, origin1: 1, origin2: origins, entries: 10}}
@@ -433,6 +435,7 @@ func joinTo(t *testing.T, build *ftsBuild, path string) int {
 
 // The structure records FTS5 writes decode, and encode to the same bytes.
 func TestStructureRoundTrip(t *testing.T) {
+	t.Parallel()
 	db := ftsIndexDB(t, filepath.Join(t.TempDir(), "s.db"))
 	for _, q := range []string{ftsSchema,
 		`INSERT INTO entries_fts (entries_fts, rank) VALUES ('hashsize', 8192)`,
@@ -468,6 +471,7 @@ func TestStructureRoundTrip(t *testing.T) {
 }
 
 func TestJoinStructures(t *testing.T) {
+	t.Parallel()
 	seg := func(id int, o1, o2 uint64) ftsSegment {
 		return ftsSegment{id: id, first: 1, last: 3, origin1: o1, origin2: o2, entries: 10}
 	}
@@ -522,6 +526,7 @@ func TestJoinStructures(t *testing.T) {
 }
 
 func TestJoinAverages(t *testing.T) {
+	t.Parallel()
 	rec := func(vs ...uint64) []byte {
 		var b []byte
 		for _, v := range vs {
@@ -564,6 +569,7 @@ func FuzzDecodeStructure(f *testing.F) {
 // them, so that no row falls in a segment of another part (FTS5 counts a
 // row's delete as a tombstone of the segments its origin falls in).
 func TestJoinPastRowsWithoutTokens(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var ops []ftsOp
 	for id := int64(1); id <= 5; id++ { // part 0 (block 10): words, a delete that flushes them, empty rows

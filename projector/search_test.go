@@ -39,6 +39,7 @@ func searchRanked(t *testing.T, p *Projector, q SearchQuery) []string {
 }
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	for _, c := range []string{
 		"发生了一个错误，请重试",
@@ -105,6 +106,7 @@ func TestSearch(t *testing.T) {
 // names it is part of, below the entries where it stands alone, and a
 // whole name still finds only itself.
 func TestSearchFindsPartsOfNames(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	for _, c := range []string{
 		"TestFlush failed",
@@ -146,6 +148,7 @@ func sorted(s []string) []string {
 }
 
 func TestSearchFiltersAndSnippet(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	tp, _ := ws.Tape("main")
 	defer tp.Close()
@@ -200,6 +203,7 @@ func TestSearchFiltersAndSnippet(t *testing.T) {
 
 // A query with more matches than the rank window returns the newest first.
 func TestSearchRankWindow(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	contents := make([]string, 50)
 	for i := range contents {
@@ -237,6 +241,7 @@ func TestSearchRankWindow(t *testing.T) {
 // workspace of imported sessions, named by hashes, that was an arbitrary
 // session's matches first.
 func TestSearchAcrossTapesNewestFirst(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	ctx := context.Background()
 	for _, tape := range []struct {
@@ -294,6 +299,7 @@ func TestSearchAcrossTapesNewestFirst(t *testing.T) {
 // phrase itself is rare: ranking it by bm25 would check every entry that
 // has its words; a phrase of rarer words is ranked by bm25.
 func TestSearchPhraseOfCommonWords(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	contents := make([]string, 40)
 	for i := range contents {
@@ -321,6 +327,7 @@ func TestSearchPhraseOfCommonWords(t *testing.T) {
 }
 
 func TestLooseExpr(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ query, match, loose string }{
 		{`"database transaction"`, `"database transaction"`, `"database" AND "transaction"`},
 		{`a:b word`, `"a b" AND "word"`, `"a" AND "b" AND "word"`},
@@ -381,6 +388,7 @@ func FuzzSearchQuery(f *testing.F) {
 // A common query on a small tape, beside a large one, finds the small
 // tape's matches, newest first.
 func TestSearchCommonWordOnSmallTape(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	common := make([]string, 40)
 	for i := range common {
@@ -408,6 +416,7 @@ func TestSearchCommonWordOnSmallTape(t *testing.T) {
 }
 
 func TestSnippetSpans(t *testing.T) {
+	t.Parallel()
 	m := func(s string) SnippetSpan { return SnippetSpan{Text: s, Match: true} }
 	x := func(s string) SnippetSpan { return SnippetSpan{Text: s} }
 	for _, tt := range []struct {

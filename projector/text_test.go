@@ -11,6 +11,7 @@ import (
 )
 
 func TestTokenize(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"hello world", "hello world"},
 		{"错误", " 错误 误 "},
@@ -27,6 +28,7 @@ func TestTokenize(t *testing.T) {
 }
 
 func TestIdentifierParts(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"TestFlush", "Test Flush"},
 		{"call newHandler() now", "new Handler"},
@@ -78,6 +80,7 @@ func FuzzIdentifierParts(f *testing.F) {
 }
 
 func TestSearchText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		kind, payload string
 		want, not     []string
@@ -118,6 +121,7 @@ func TestSearchText(t *testing.T) {
 
 // The text of an entry is the same every time: phrase matches depend on it.
 func TestSearchTextIsDeterministic(t *testing.T) {
+	t.Parallel()
 	e := tapelog.Entry{Kind: "event", Payload: json.RawMessage(`{"name":"run","data":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6"}}`)}
 	first := SearchText(e)
 	for range 50 {
@@ -130,6 +134,7 @@ func TestSearchTextIsDeterministic(t *testing.T) {
 // TestIsBigramRuneFastPaths: the ranges isBigramRune decides without
 // unicode's tables agree with them.
 func TestIsBigramRuneFastPaths(t *testing.T) {
+	t.Parallel()
 	for r := rune(0); r <= 0xffff; r++ {
 		want := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー'
 		if got := isBigramRune(r); got != want {

@@ -86,6 +86,7 @@ func startWatcher(t *testing.T, p *Projector) (stop func() error) {
 }
 
 func TestWatcherFollowsWriters(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	watching := openProjector(t, ws)
 	stop := startWatcher(t, watching)
@@ -196,6 +197,7 @@ func TestWatcherDebounceIsBounded(t *testing.T) {
 // away: fsnotify sends some while holding the lock the reader may be
 // waiting for.
 func TestForwardErrorsNeverBlocks(t *testing.T) {
+	t.Parallel()
 	in := make(chan error)
 	out := forwardErrors(in)
 	sent := make(chan struct{})
@@ -233,6 +235,7 @@ func TestForwardErrorsNeverBlocks(t *testing.T) {
 // fsnotify fail to remove a watch the kernel had dropped (EINVAL): nothing
 // was lost, and the watcher says nothing of it (staleWatch).
 func TestWatcherQuietWhenFoldersMoveAndGo(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	p := openProjector(t, ws)
 	var mu sync.Mutex
@@ -314,6 +317,7 @@ func TestWatcherExitsWhenIdle(t *testing.T) {
 // catches up itself at once, instead of waiting out its timeout), and
 // returns.
 func TestWatcherRetiresAtABarrier(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	retire := make(chan bool, 1)
 	retire <- false
@@ -338,6 +342,7 @@ func TestWatcherRetiresAtABarrier(t *testing.T) {
 // A watcher whose workspace folder is removed returns ErrWorkspaceGone
 // instead of watching nothing for ever.
 func TestWatcherStopsWhenTheWorkspaceGoes(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	done, _ := startWatching(t, &Watcher{P: openProjector(t, ws)})
 	if err := os.RemoveAll(ws.Dir()); err != nil {
@@ -351,6 +356,7 @@ func TestWatcherStopsWhenTheWorkspaceGoes(t *testing.T) {
 // A folder the watcher could not watch (a full inotify table) makes no
 // events: a reader's barrier must still see a line appended there.
 func TestWatcherLooksAtFoldersWithoutAWatch(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "other", "first")
 	folder := filepath.Join(ws.Dir(), "tapes/other/anchors/001_session-start")
@@ -383,6 +389,7 @@ func TestWatcherLooksAtFoldersWithoutAWatch(t *testing.T) {
 // The reconciliation, a pass over everything, waits at least a hundred
 // times as long as such a pass takes.
 func TestReconcileAfterScalesWithTheFullPass(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ reconcile, fullPass, want time.Duration }{
 		{0, 0, 30 * time.Second},
 		{0, 100 * time.Millisecond, 30 * time.Second},
@@ -403,6 +410,7 @@ func TestReconcileAfterScalesWithTheFullPass(t *testing.T) {
 // which the watcher may be watching already. Forgetting it lost the new
 // folder's writes, and readers were told the index held them.
 func TestWatcherKeepsAFolderAStaleEventNames(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "okapi")
 	w := &Watcher{P: openProjector(t, ws), dirty: newScope()}

@@ -59,6 +59,7 @@ func transcriptWriter(spec string) int {
 // of the same files, with the same ids; a transcript deleted afterwards
 // stays on its tape.
 func TestWatchFollowsTranscriptsWithProcesses(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	claudeDir := filepath.Join(t.TempDir(), "claude")
 	projects := filepath.Join(claudeDir, "projects", "-home-u-proj")

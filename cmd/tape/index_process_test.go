@@ -68,6 +68,7 @@ func answers(t *testing.T, dir string) string {
 // Killing the projector with SIGKILL at random points, then running it
 // again, converges to what a full rebuild gives.
 func TestKilledProjectorConverges(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	// Under -short (.ci/run's pass under the race detector, whose
 	// processes took 330 s over 20,000 entries) a twentieth: the kills
@@ -117,6 +118,7 @@ func TestKilledProjectorConverges(t *testing.T) {
 // live and other processes read; the watcher stops cleanly on SIGTERM and
 // the index holds every entry.
 func TestWatchWithConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	watch := tapeProcess(dir, "watch", "--quiet")
 	var watchErr bytes.Buffer

@@ -101,6 +101,7 @@ func copyFile(t *testing.T, from, to string, mode fs.FileMode) {
 // what it cannot read, records it once and not on every pass, and reads
 // it all once the permissions are back, as a rebuild does.
 func TestCLIUnreadableFolders(t *testing.T) {
+	t.Parallel()
 	var locked, leakAnchors, lockedFile string
 	dir, run, _ := unprivileged(t, func(dir string) {
 		mustRun(t, dir, "init")
@@ -182,6 +183,7 @@ func TestCLIUnreadableFolders(t *testing.T) {
 // appended to it, and the readers that sync with the watcher never see
 // them (review).
 func TestCLIWatchFolderReadableAgain(t *testing.T) {
+	t.Parallel()
 	var locked string
 	_, run, command := unprivileged(t, func(dir string) {
 		mustRun(t, dir, "init")

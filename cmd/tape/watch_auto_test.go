@@ -122,6 +122,7 @@ func reapWatchers(t *testing.T, dir string) {
 // the reads after it sync with it and still see a line appended by hand;
 // with "off" none is started.
 func TestReadStartsAWatcherOnDemand(t *testing.T) {
+	t.Parallel()
 	bin := os.Args[0]
 	dir := newCLIWorkspace(t)
 	reapWatchers(t, dir)
@@ -172,6 +173,7 @@ func TestReadStartsAWatcherOnDemand(t *testing.T) {
 // A watcher whose binary is replaced (an upgrade) turns the next read
 // away and exits; a later read starts one from the new binary.
 func TestWatcherRetiresWhenItsBinaryIsReplaced(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	reapWatchers(t, dir)
 	fillTape(t, dir, 0, 20)
@@ -202,6 +204,7 @@ func TestWatcherRetiresWhenItsBinaryIsReplaced(t *testing.T) {
 // The test's own folders are on a local file system: a watcher may be
 // started there.
 func TestTempDirIsNotRemote(t *testing.T) {
+	t.Parallel()
 	if fs := remoteFileSystem(t.TempDir()); fs != "" {
 		t.Errorf("a temporary folder is on %s, which remoteFileSystem calls remote", fs)
 	}
@@ -210,6 +213,7 @@ func TestTempDirIsNotRemote(t *testing.T) {
 // The demo's reads start no watcher, though "watch" is "auto": it would
 // run from the binary go run removes after the demo.
 func TestDemoStartsNoWatcher(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "demo")
 	runAuto(t, os.Args[0], "", "auto", "demo", dir)
 	if _, err := os.Stat(filepath.Join(dir, ".tape", watchLog)); !os.IsNotExist(err) {
