@@ -28,6 +28,7 @@ func contextJSON(t *testing.T, entries ...tapelog.Entry) string {
 }
 
 func TestContext(t *testing.T) {
+	t.Parallel()
 	call2 := `{"calls":[{"id":"c1","type":"function","function":{"name":"fs.read","arguments":"{}"}},{"id":"c2","function":{"name":"grep"}}]}`
 	tests := []struct {
 		name    string
@@ -94,6 +95,7 @@ func TestContext(t *testing.T) {
 }
 
 func TestPythonJSON(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{`{}`, `{}`},
 		{`[]`, `[]`},

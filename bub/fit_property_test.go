@@ -137,6 +137,7 @@ func answers(m Message) string {
 // newest anchor note, which it always keeps; and is the longest such
 // suffix: it dropped the oldest first, and only as much as it had to.
 func TestFitTokensProperty(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(400) {
 		r := rand.New(rand.NewPCG(seed, 20))
 		msgs := Context(randomTape(r))

@@ -10,6 +10,7 @@ import (
 )
 
 func TestEstimateTokens(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		m    Message
@@ -56,6 +57,7 @@ func cost(msgs []Message, idx ...int) int {
 }
 
 func TestFitTokens(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("long ", 40)
 	callsAB := entry("tool_call", `{"calls":[{"function":{"name":"a"}},{"function":{"name":"b"}}]}`, "")
 	tests := []struct {
@@ -144,6 +146,7 @@ func marshal(t *testing.T, v any) string {
 // TestContextTiesResultsToCalls: Context names the tool_call entry a
 // tool message answers, by id or by position, and no other.
 func TestContextTiesResultsToCalls(t *testing.T) {
+	t.Parallel()
 	msgs := Context(tape(
 		entry("tool_call", `{"calls":[{"function":{"name":"a"}}]}`, ""),
 		entry("tool_result", `{"results":["by position","past the calls"]}`, ""),
@@ -165,6 +168,7 @@ func TestContextTiesResultsToCalls(t *testing.T) {
 // sent (no HTML escapes where the encoder asks for none), "messages" an
 // array even when empty.
 func TestFittedJSON(t *testing.T) {
+	t.Parallel()
 	msgs := Context(tape(entry("anchor", `{"name":"a"}`, ""), user("<b>&</b>")))
 	tests := []struct {
 		f    Fitted

@@ -14,6 +14,7 @@ import (
 // Import copies a Bub file's entries, reports the lines it cannot import,
 // imports nothing twice, and refuses a tape that holds other entries.
 func TestImport(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	ws, _, err := tapelog.Init(dir)

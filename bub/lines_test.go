@@ -13,6 +13,7 @@ import (
 )
 
 func TestParseLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, line string
 		wantID     string
@@ -50,6 +51,7 @@ func TestParseLine(t *testing.T) {
 }
 
 func TestLines(t *testing.T) {
+	t.Parallel()
 	file := `{"id": 1, "kind": "anchor", "payload": {"name": "session/start", "state": {}}}` + "\n" +
 		"\n" +
 		`not json` + "\n" +
@@ -112,6 +114,7 @@ func FuzzParseLine(f *testing.F) {
 // around it are read whole (second review: the reader held any line in
 // memory, several times over).
 func TestReadCapped(t *testing.T) {
+	t.Parallel()
 	br := bufio.NewReaderSize(strings.NewReader("short\n"+strings.Repeat("x", 100)+"\nnext\ntail"), 16)
 	type got struct {
 		line    string

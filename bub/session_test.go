@@ -7,6 +7,7 @@ import (
 )
 
 func TestSessionTape(t *testing.T) {
+	t.Parallel()
 	// Values computed with Python's hashlib, as Bub computes them.
 	got, err := SessionTape("/nonexistent/proj", "会话-1")
 	if err != nil {
@@ -21,6 +22,7 @@ func TestSessionTape(t *testing.T) {
 }
 
 func TestFileTape(t *testing.T) {
+	t.Parallel()
 	for path, want := range map[string]string{
 		"/home/u/.bub/tapes/abc__def.jsonl": "abc__def",
 		"review.jsonl":                      "review",

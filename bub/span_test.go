@@ -9,6 +9,7 @@ import (
 )
 
 func TestContextSpan(t *testing.T) {
+	t.Parallel()
 	anchors := []tapelog.Anchor{
 		{Folder: "001_session-start", Seq: 1, Name: "session/start"},
 		{Folder: "002_2", Seq: 2, Name: "2"},

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/importer/claude"
-	"github.com/tape-dev/tape/internal/corpus"
+	"github.com/tape-dev/tape/testkit/corpus"
 )
 
 // BenchmarkImportClaude imports a generated corpus of Claude Code

@@ -14,6 +14,7 @@ import (
 // An import that fails twice (cancelled, and its checkpoints cannot be
 // saved) says both on one line: tape prints an error's newline as \x0a.
 func TestImportErrorsOnOneLine(t *testing.T) {
+	t.Parallel()
 	b := newBench(t)
 	for i := range 3 {
 		id := fmt.Sprintf("%08x-0000-4000-8000-000000000000", i)

@@ -14,6 +14,7 @@ import (
 // for a tape it does not name: it appends nothing twice. (The chaos test
 // of issue 29 found every entry of such a Codex tape written twice.)
 func TestCheckpointOfNoTapeImportsNothingTwice(t *testing.T) {
+	t.Parallel()
 	data := fixtures[2].read(t)
 	name := "s/rollout-x-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"
 	for _, tt := range []struct {

@@ -12,6 +12,7 @@ import (
 // closes its end, as `printf ... | tape mcp` does, gets an answer to each,
 // though the server's input ends before it has answered them.
 func TestPipedRequestsAreAllAnswered(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendTo(t, ws, "main", "message", `{"role":"user","content":"flush the cache"}`)
 	requests := []string{
@@ -47,6 +48,7 @@ func TestPipedRequestsAreAllAnswered(t *testing.T) {
 }
 
 func TestEachLine(t *testing.T) {
+	t.Parallel()
 	var partial []byte
 	var lines []string
 	collect := func(line []byte) { lines = append(lines, string(line)) }
@@ -61,6 +63,7 @@ func TestEachLine(t *testing.T) {
 }
 
 func TestAnswers(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		line string
 		want int

@@ -126,6 +126,7 @@ const initialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 // TestBadLinesAnswered: each malformed line is answered with an error,
 // and the ping after it with its answer.
 func TestBadLinesAnswered(t *testing.T) {
+	t.Parallel()
 	s := serveRaw(t, newWorkspace(t))
 	s.send(initialize("2025-06-18"), initialized)
 	if a := s.next(); string(a.ID) != `"init"` || a.Result == nil {
@@ -178,6 +179,7 @@ func nested(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", 
 // as deep as the SDK reads, a line ended by CRLF, blank lines (answered
 // by nothing), an id of an integer written as a float.
 func TestGoodLinesRead(t *testing.T) {
+	t.Parallel()
 	s := serveRaw(t, newWorkspace(t))
 	s.send(initialize("2025-06-18"), initialized)
 	s.next()
@@ -199,6 +201,7 @@ func TestGoodLinesRead(t *testing.T) {
 // TestInitializeAnswered: an initialize and a bad line after it, written
 // at once: the initialize is answered, and so is the bad line.
 func TestInitializeAnswered(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{`[]`, `nope`, `{"jsonrpc":"2.0","id":{},"method":"ping"}`} {
 		s := serveRaw(t, newWorkspace(t))
 		s.send(initialize("2025-06-18"), bad)
@@ -218,6 +221,7 @@ func TestInitializeAnswered(t *testing.T) {
 // an array), and refused when its request ids are those of another
 // batch not yet answered, or repeated; the session goes on.
 func TestBatches(t *testing.T) {
+	t.Parallel()
 	s := serveRaw(t, newWorkspace(t))
 	s.send(initialize("2025-03-26"), initialized)
 	s.next()
@@ -239,6 +243,7 @@ func TestBatches(t *testing.T) {
 
 // TestDecode: how each line is taken, in its own words.
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		line string
 		want string // the error's message holds it; "" to pass
@@ -272,6 +277,7 @@ func TestDecode(t *testing.T) {
 
 // TestMembers: the members of an object, cut short or not, as ids|methods.
 func TestMembers(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		obj, want string
 	}{
@@ -303,6 +309,7 @@ func TestMembers(t *testing.T) {
 // id when its start holds it, and the rest of it dropped; the lines after
 // it are read, a last one without its newline too.
 func TestLongLine(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	o := &output{w: &out, flight: newInFlight(), batches: newBatchRules()}
 	long := `{"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"x":"` + strings.Repeat("a", 300<<10) + `"}}`

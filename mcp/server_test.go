@@ -197,6 +197,7 @@ func appendTo(t *testing.T, ws *tapelog.Workspace, tape string, kindPayload ...s
 }
 
 func TestToolsListed(t *testing.T) {
+	t.Parallel()
 	c := connect(t, newWorkspace(t), Options{})
 	var names []string
 	for name, tool := range c.tools {
@@ -223,6 +224,7 @@ func TestToolsListed(t *testing.T) {
 }
 
 func TestReadTools(t *testing.T) {
+	t.Parallel()
 	c := connect(t, newWorkspace(t), Options{})
 
 	found, txt := ok[searchResult](c, "search", map[string]any{"query": "flush"})
@@ -335,6 +337,7 @@ func TestReadTools(t *testing.T) {
 // log and show page back from the newest entries; a page stays put when
 // entries are appended after it.
 func TestLogPages(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	c := connect(t, ws, Options{})
 	for i := range 5 {
@@ -356,6 +359,7 @@ func TestLogPages(t *testing.T) {
 }
 
 func TestBadArguments(t *testing.T) {
+	t.Parallel()
 	c := connect(t, newWorkspace(t), Options{AllowWrite: true})
 	for _, tc := range []struct {
 		tool string
@@ -406,6 +410,7 @@ func TestBadArguments(t *testing.T) {
 }
 
 func TestWritesReadOnly(t *testing.T) {
+	t.Parallel()
 	c := connect(t, newWorkspace(t), Options{})
 	c.fails("append", map[string]any{"kind": "note", "payload": map[string]any{"a": 1}}, "tape mcp --allow-write")
 	c.fails("handoff", map[string]any{"name": "next"}, "tape mcp --allow-write")
@@ -414,6 +419,7 @@ func TestWritesReadOnly(t *testing.T) {
 // A payload is written as the client sent it: its key order and its large
 // integers kept, where a decode into Go values would sort and round them.
 func TestWrites(t *testing.T) {
+	t.Parallel()
 	ws := withMaxEntryBytes(t, newWorkspace(t), 4096)
 	c := connect(t, ws, Options{AllowWrite: true})
 	payload := json.RawMessage(`{"z":1,"a":12345678901234567890,"text":"<b>&</b>"}`)
@@ -441,6 +447,7 @@ func TestWrites(t *testing.T) {
 }
 
 func TestResources(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	c := connectWith(t, ws, Options{}, func(s *server) { s.resourcePage = 2 }) // main's 2 anchors, then other's 1
 	ctx := context.Background()
@@ -490,6 +497,7 @@ func TestResources(t *testing.T) {
 
 // Names are escaped in URIs as a URI template expands them, and read back.
 func TestResourceNames(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendTo(t, ws, "a tape #1 ü", "message", `{"role":"user","content":"odd name"}`)
 	c := connect(t, ws, Options{})
@@ -506,6 +514,7 @@ func TestResourceNames(t *testing.T) {
 // The index is disposable while a session runs: deleted, it is rebuilt by
 // the next call, which answers as before.
 func TestIndexDeleted(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	c := connect(t, ws, Options{})
 	before, _ := ok[searchResult](c, "search", map[string]any{"query": "flush"})
@@ -522,6 +531,7 @@ func TestIndexDeleted(t *testing.T) {
 // left out of the context tool's messages and said in its warnings, as
 // tape context and the log tool say it.
 func TestContextWarnsOfBadLines(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	f, err := os.OpenFile(ws.Abs("tapes/main/anchors/002_fix/messages.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

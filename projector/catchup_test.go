@@ -18,6 +18,7 @@ import (
 )
 
 func TestCatchUpReadsOnlyWhatIsNew(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "first message about flush")
 	p := openProjector(t, ws)
@@ -55,6 +56,7 @@ func TestCatchUpReadsOnlyWhatIsNew(t *testing.T) {
 // its known files are only stat'ed. Appends are still seen, and a new or
 // deleted file changes the folder, so it is listed.
 func TestCatchUpSkipsUnchangedFolders(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "one")
 	folder := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start")
@@ -108,6 +110,7 @@ func TestCatchUpSkipsUnchangedFolders(t *testing.T) {
 // form of schema 5, whose names were not quoted) must not be taken for a
 // folder with no files: that dropped every row of a settled folder.
 func TestCatchUpDistrustsASignatureItCannotRead(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "kept message")
 	folder := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start")
@@ -136,6 +139,7 @@ func TestCatchUpDistrustsASignatureItCannotRead(t *testing.T) {
 // Bad lines of every sort, a 10 MiB one among them, are recorded with
 // their file and line, and the good lines around them are indexed.
 func TestBadLinesAreRecorded(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/events.jsonl")
 	big := strings.Repeat("x", 10<<20)
@@ -180,6 +184,7 @@ func TestBadLinesAreRecorded(t *testing.T) {
 // A folder's signature keeps the form indexes of this schema stored: a
 // change of form would make every folder look changed once.
 func TestSignatureForm(t *testing.T) {
+	t.Parallel()
 	mtime := time.Unix(1700000000, 123456789)
 	files := []tapelog.FileInfo{
 		{Name: "messages.jsonl", Size: 42, ModTime: mtime, ChangeNS: 1700000001000000000, Ino: 7, Dev: 2049},
@@ -235,6 +240,7 @@ func FuzzAppendQuoted(f *testing.F) {
 // CatchUpBeside leaves DB free for a query meanwhile, says whether it
 // changed any entry, and refuses an index.db that was replaced.
 func TestCatchUpBeside(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "first words")
 	p := openProjector(t, ws)
@@ -293,6 +299,7 @@ func TestCatchUpBeside(t *testing.T) {
 // is recorded as a bad line of the tape, has no rows, and is read once its
 // folder is in the workspace; a rebuild agrees at every step.
 func TestAnchorsSymlinkOutOfWorkspace(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "inside words")
 	outside := t.TempDir()

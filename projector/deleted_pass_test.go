@@ -13,6 +13,7 @@ import (
 // empty index builds beside on a connection of its own, which never
 // creates the file.
 func TestIndexDeletedDuringPass(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		pass func(p *Projector) (Stats, error)

@@ -18,6 +18,7 @@ import (
 // connection of its own (the index is not new: a pass filled it); Freshen
 // on the Projector's.
 func TestFullDiskReadsTheIndexAsItStands(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "okapi")
 	p := openProjector(t, ws)
@@ -55,6 +56,7 @@ func TestFullDiskReadsTheIndexAsItStands(t *testing.T) {
 }
 
 func TestIsDiskFull(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err  error
 		want bool

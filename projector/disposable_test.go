@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/internal/tapetest"
+	"github.com/tape-dev/tape/testkit/poll"
+	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
 // removeIndex deletes index.db and its WAL and shared-memory files, as
@@ -30,6 +31,7 @@ func removeIndex(t *testing.T, dir string) {
 // Deleting the index at any moment, with a watcher running and a reader
 // catching up, leads to the same answers as a rebuild.
 func TestIndexDeletedWhileWatching(t *testing.T) {
+	t.Parallel()
 	for seed := range seeds(4) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			ws := newWorkspace(t)
@@ -73,6 +75,7 @@ func TestIndexDeletedWhileWatching(t *testing.T) {
 }
 
 func TestUnreadableIndexIsRebuilt(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "zebra")
 	if err := os.WriteFile(filepath.Join(ws.Dir(), IndexFile), []byte(strings.Repeat("not a database ", 500)), 0o600); err != nil {
@@ -90,6 +93,7 @@ func TestUnreadableIndexIsRebuilt(t *testing.T) {
 }
 
 func TestOlderSchemaIsRebuilt(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "zebra")
 	p := openProjector(t, ws)
@@ -115,6 +119,7 @@ func TestOlderSchemaIsRebuilt(t *testing.T) {
 // process still has open: SQLite would read the old database's pages into
 // it. (A closed index leaves an empty WAL: journal_size_limit truncates it.)
 func TestNewIndexIgnoresDeletedIndexWAL(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "zebra")
 	old := openProjector(t, ws) // keeps its connection, and its WAL, open
@@ -138,6 +143,7 @@ func TestNewIndexIgnoresDeletedIndexWAL(t *testing.T) {
 // The watcher follows a deleted index to the new file, so a reader that
 // does not catch up itself still sees what the watcher indexes.
 func TestWatcherFollowsDeletedIndex(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	stop := startWatcher(t, openProjector(t, ws))
 	defer stop()
@@ -145,7 +151,7 @@ func TestWatcherFollowsDeletedIndex(t *testing.T) {
 		removeIndex(t, ws.Dir())
 		word := fmt.Sprintf("okapi%d", i)
 		appendMsg(t, ws, "main", word)
-		waitFor(t, word+" searchable without catching up", 5*time.Second, func() bool {
+		poll.Until(t, 5*time.Second, word+" searchable without catching up", func() bool {
 			p, err := Open(context.Background(), ws) // no CatchUp: the watcher's work only
 			if err != nil {
 				t.Fatal(err)
@@ -159,6 +165,7 @@ func TestWatcherFollowsDeletedIndex(t *testing.T) {
 // A pass waits for the one in progress elsewhere, and names its holder when
 // it gives up.
 func TestPassWaitsForTheHolder(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	holder := openProjector(t, ws)
 	holder.Holder = "tape reindex --full"
@@ -185,6 +192,7 @@ func TestPassWaitsForTheHolder(t *testing.T) {
 // checks, then opens by path) fails instead of making a new index.db, of
 // mode 0644 and without tables, that the next Open would take as its own.
 func TestConnectionNeverCreatesIndex(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "words")
 	p := openProjector(t, ws)
@@ -207,6 +215,7 @@ func TestConnectionNeverCreatesIndex(t *testing.T) {
 // TestTablesListsTheSchema checks that createSchema drops every table the
 // schema makes (an index of another version is made anew in place).
 func TestTablesListsTheSchema(t *testing.T) {
+	t.Parallel()
 	p := openProjector(t, newWorkspace(t))
 	rows, err := p.DB().Query(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'entries_fts_%'`)
 	if err != nil {
@@ -228,6 +237,7 @@ func TestTablesListsTheSchema(t *testing.T) {
 // added lacks its tables; opening it makes the index anew, as for one of
 // another version, so that adding a view needs no SchemaVersion.
 func TestIndexWithoutAViewsTablesIsMadeAnew(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	p := openProjector(t, ws)
 	if _, err := p.DB().Exec(`DROP TABLE runs`); err != nil {

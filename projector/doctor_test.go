@@ -72,6 +72,7 @@ func problemsOf(d *Diagnosis, check string) []tapelog.Problem {
 // Doctor reports an index a running watcher said was caught up and is
 // not; without a watcher, lag is no problem, only counted.
 func TestDoctorReportsLagAWatcherLeft(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsgs(t, ws, "main", []string{"okapi", "zebra"})
 	p := openProjector(t, ws)
@@ -105,6 +106,7 @@ func TestDoctorReportsLagAWatcherLeft(t *testing.T) {
 
 // Doctor names the files a killed build left, unless a pass runs.
 func TestDoctorReportsAKilledBuild(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "okapi")
 	p := openProjector(t, ws)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/internal/corpus"
+	"github.com/tape-dev/tape/testkit/corpus"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -24,6 +24,7 @@ func sameAsRebuild(t *testing.T, ws *tapelog.Workspace, p *Projector, words ...s
 // A file that cannot be read loses its rows, as in a rebuild, and is read
 // whole once it can be read again.
 func TestFileUnreadableThenReadable(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "narwhal one")
 	appendMsg(t, ws, "main", "narwhal two")
@@ -56,6 +57,7 @@ func TestFileUnreadableThenReadable(t *testing.T) {
 // An anchor.json that could not be read is read again every pass: fixing it
 // may change neither its size, nor its mtime, nor its inode.
 func TestBadAnchorFixedInPlace(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	dir := filepath.Join(ws.Dir(), "tapes/main/anchors/002_plan")
 	bad := `{"kind":"anchor","payload":{"name":"plan","state":{"goal":"armadillo"}}` // one brace short
@@ -82,6 +84,7 @@ func TestBadAnchorFixedInPlace(t *testing.T) {
 // -r, a restore, a sync tool) is seen without a watcher: its ctime,
 // which no one can set, changed. Issue 29 found it never indexed.
 func TestEditInPlaceKeepingMtimeIsSeen(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsgs(t, ws, "main", []string{"the walrus said hello", "and the carpenter"})
 	p := openProjector(t, ws)
@@ -120,6 +123,7 @@ func TestEditInPlaceKeepingMtimeIsSeen(t *testing.T) {
 
 // An edit in place in the middle of a file, keeping its size, is seen.
 func TestEditInPlaceIsSeen(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	for i := range 60 {
 		appendMsg(t, ws, "main", "filler "+strings.Repeat("x", 200)+itoa(i))
@@ -148,6 +152,7 @@ func TestEditInPlaceIsSeen(t *testing.T) {
 // Dates beyond what nanoseconds in an int64 hold (after 2262) sort the same
 // incrementally and in a rebuild.
 func TestFarDates(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	dir := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start")
 	appendRaw(t, filepath.Join(dir, "a.jsonl"), `{"id":"A1","kind":"note","payload":{},"date":"2300-01-01T00:00:00Z"}`+"\n")
@@ -174,6 +179,7 @@ func TestFarDates(t *testing.T) {
 // A pass that is cancelled, or fails, returns at once and lets go of the
 // index lock.
 func TestCancelledPassReturns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir() + "/.tape"
 	if _, err := corpus.Generate(dir, corpus.Options{Entries: sized(2000, 600), PerAnchor: 2, Seed: 3}); err != nil {
 		t.Fatal(err)
@@ -236,6 +242,7 @@ func TestOddFileNames(t *testing.T) {
 // index, and the build beside it, inside it: a folder named "C#" had its
 // index opened at "C".
 func TestWorkspacePathWithURICharacters(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dir := filepath.Join(base, "C# 100%25?_txlock=immediate&x#y")
 	if err := os.Mkdir(dir, 0o700); err != nil {

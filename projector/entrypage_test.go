@@ -16,6 +16,7 @@ import (
 // counts them; an offset below zero counts from the end; entries appended
 // later never move an earlier page.
 func TestEntryPage(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	var contents []string
 	for i := range 7 {
@@ -63,6 +64,7 @@ func TestEntryPage(t *testing.T) {
 // AnchorsAfter lists every anchor of every tape in (tape, folder) order,
 // a page at a time.
 func TestAnchorsAfter(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsgs(t, ws, "b", []string{"x"})
 	appendMsgs(t, ws, "a", []string{"y"})
@@ -97,6 +99,7 @@ func TestAnchorsAfter(t *testing.T) {
 // EntryPlace gives each entry's folder and its offset in an EntryPage of
 // that folder, so that a link to an entry lands on its page.
 func TestEntryPlace(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	var contents []string
 	for i := range 5 {
@@ -139,6 +142,7 @@ func ids(es []tapelog.Entry) []string {
 // NextAnchor follows tape order, by seq, past the 999th anchor where
 // folder names stop sorting as their seqs do, and stays in its tape.
 func TestNextAnchor(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	for _, f := range []string{"998_a", "999_b", "1000_c", "1001_d"} {
 		writeAnchor(t, ws, "big", f)

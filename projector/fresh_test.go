@@ -10,6 +10,7 @@ import (
 // beside it (ReadFresh); with a watcher running it syncs and asks for
 // none.
 func TestReadsStartAWatcherOnlyWhenNoneRuns(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	starts := 0
 	r := Reading{StartWatcher: func() { starts++ }}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tape-dev/tape/internal/corpus"
+	"github.com/tape-dev/tape/testkit/corpus"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector/internal/fts5"
 	"github.com/tape-dev/tape/projector/searchlang"
@@ -123,6 +123,7 @@ func TestCatchUpAfterBuildBeside(t *testing.T) {
 // pass; those a killed pass left, even ones that are not databases, and
 // of a build in more parts than this one, are replaced or removed.
 func TestBuildScratchFile(t *testing.T) {
+	t.Parallel()
 	n := sized(500, 250) // smaller in the race pass (0074)
 	ws := corpusWorkspace(t, n)
 	var paths []string
@@ -171,6 +172,7 @@ func TestBuildScratchFile(t *testing.T) {
 // still removes the scratch files a killed pass left: they hold the tapes'
 // words.
 func TestCatchUpRemovesScratchFiles(t *testing.T) {
+	t.Parallel()
 	ws := corpusWorkspace(t, 100)
 	p := openProjector(t, ws)
 	catchUp(t, p)
@@ -251,6 +253,7 @@ func TestBuildInPlaceWithoutScratch(t *testing.T) {
 // The builder's merge setting stays in the build: index.db keeps FTS5's
 // defaults for the passes that write it in place.
 func TestBuildLeavesDefaultConfig(t *testing.T) {
+	t.Parallel()
 	ws := corpusWorkspace(t, 300)
 	p := openProjector(t, ws)
 	if _, err := p.Rebuild(context.Background()); err != nil {

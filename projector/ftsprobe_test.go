@@ -11,6 +11,7 @@ import (
 // With the SQLite linked in, the check passes: a rebuild builds its search
 // index beside, in parts, and joins them.
 func TestFTSJoinCheckPasses(t *testing.T) {
+	t.Parallel()
 	if err := checkFTSJoin(context.Background(), nil); err != nil {
 		t.Fatalf("the check of the FTS5 join fails with the SQLite linked in: %v", err)
 	}
@@ -57,6 +58,7 @@ func loseSegments(ctx context.Context, tx sqlTx) error {
 // the join itself refuses them or only the joined index's answers, or the
 // encoder's bytes, show it.
 func TestFTSJoinCheckFails(t *testing.T) {
+	t.Parallel()
 	exec := func(q string, args ...any) func(context.Context, sqlTx) error {
 		return func(ctx context.Context, tx sqlTx) error {
 			_, err := tx.ExecContext(ctx, q, args...)
@@ -124,6 +126,7 @@ func TestRebuildFallsBackWhenFTSJoinCheckFails(t *testing.T) {
 
 // A catch-up of an index that has entries needs no check.
 func TestCatchUpWithEntriesSkipsFTSJoinCheck(t *testing.T) {
+	t.Parallel()
 	ws := corpusWorkspace(t, 100)
 	p := openProjector(t, ws)
 	p.noBuild = true
@@ -141,6 +144,7 @@ func TestCatchUpWithEntriesSkipsFTSJoinCheck(t *testing.T) {
 // A build beside of one part is copied as it is, not joined: a new index
 // of a small workspace, the first read of most, runs no check.
 func TestBuildOfOnePartSkipsFTSJoinCheck(t *testing.T) {
+	t.Parallel()
 	ws := corpusWorkspace(t, 100)
 	p := openProjector(t, ws)
 	checks, copies := 0, 0

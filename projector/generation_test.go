@@ -14,6 +14,7 @@ import (
 // for its old, deleted index and said so: reads answered from the empty
 // new index until `tape reindex --full`.
 func TestReaderNeverTrustsAWatcherOfAnotherIndex(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsgs(t, ws, "main", []string{"okapi", "zebra"})
 	watching := openProjector(t, ws)
@@ -60,6 +61,7 @@ func TestReaderNeverTrustsAWatcherOfAnotherIndex(t *testing.T) {
 // A generation is made with the index's tables, kept while they stand,
 // and made anew with them; an index made before generations gets one.
 func TestGenerationIsTheIndexs(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	p := openProjector(t, ws)
 	first := p.Generation()
@@ -90,6 +92,7 @@ func TestGenerationIsTheIndexs(t *testing.T) {
 // A watcher answers only for the index a reader reads: a barrier of
 // another generation, at an index.db it has open, makes it say so.
 func TestWatcherRefusesABarrierOfAnotherGeneration(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	p := openProjector(t, ws)
 	w := &Watcher{P: p}
@@ -109,6 +112,7 @@ func TestWatcherRefusesABarrierOfAnotherGeneration(t *testing.T) {
 // though the watcher has nothing to catch up: issue 29 found it kept
 // for as long as the watcher ran.
 func TestWatcherRemovesAKilledBuildsFiles(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "okapi")
 	watching := openProjector(t, ws)
@@ -132,6 +136,7 @@ func TestWatcherRemovesAKilledBuildsFiles(t *testing.T) {
 // watcher as any other reader does: a server (tape serve, tape mcp) that
 // built the index caught up on its own for its whole life before.
 func TestReaderThatMadeTheIndexAsksTheWatcher(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "okapi")
 	p := openProjector(t, ws)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/internal/tapetest"
+	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/views"

@@ -6,6 +6,7 @@ import (
 )
 
 func TestLockPID(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		data string
 		want int

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tape-dev/tape/internal/tapetest"
+	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/internal/tapetest"
+	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 )
 

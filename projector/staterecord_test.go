@@ -11,7 +11,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tape-dev/tape/internal/tapetest"
+	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -121,6 +121,7 @@ func TestStateRecordIsTheState(t *testing.T) {
 }
 
 func TestStateRecordRoundTrip(t *testing.T) {
+	t.Parallel()
 	st := state{
 		tapes: map[string]bool{"main": true, "日志": true, "gone": true},
 		folders: map[fileKey]folderMark{
@@ -200,6 +201,7 @@ func FuzzDecodeState(f *testing.F) {
 // rebuilt the index in place kept the table, and the record, as they were;
 // a Projector that opened the index before must not trust it.
 func TestStateRecordOfAnotherSchemaIsIgnored(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "kept")
 	p := openProjector(t, ws)
@@ -216,6 +218,7 @@ func TestStateRecordOfAnotherSchemaIsIgnored(t *testing.T) {
 // of the same schema, or a damaged one, is replaced by the next pass that
 // finds nothing new: kept, it would stop every reader from using one.
 func TestStateRecordOfAnotherVersionIsReplaced(t *testing.T) {
+	t.Parallel()
 	for name, damage := range map[string]func([]byte) []byte{
 		"another version": func(data []byte) []byte { return append([]byte{stateRecordVersion + 1}, data[1:]...) },
 		"cut short":       func(data []byte) []byte { return data[:len(data)/2] },

@@ -14,11 +14,13 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/tape-dev/tape/internal/fileutil"
-	"github.com/tape-dev/tape/internal/tapetest"
+	"github.com/tape-dev/tape/testkit/poll"
+	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
 func TestScopeMapsEventsToFolders(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		paths []string
 		want  string // tape: folders, "*" for all
@@ -104,6 +106,7 @@ func syncWatcher(t *testing.T, p *Projector) {
 // although the watcher's debounce would not have fired for an hour; the
 // watcher looks only at the folder that changed; and no barrier is left.
 func TestSyncWatcherSeesWhatWasWrittenBefore(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	for _, tape := range []string{"main", "side"} {
 		tp, _ := ws.Tape(tape)
@@ -136,6 +139,7 @@ func TestSyncWatcherSeesWhatWasWrittenBefore(t *testing.T) {
 }
 
 func TestSyncWatcherWithoutWatcher(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	p := openProjector(t, ws)
 	start := time.Now()
@@ -151,6 +155,7 @@ func TestSyncWatcherWithoutWatcher(t *testing.T) {
 // A watcher whose pass failed writes the error into the barrier; the
 // reader then catches up itself at once, instead of waiting its timeout.
 func TestSyncWatcherFallsBackWhenThePassFailed(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	p := openProjector(t, ws)
 	lock, err := ws.OpenPrivate(watchLockFile)
@@ -188,7 +193,7 @@ func TestSyncWatcherFallsBackWhenThePassFailed(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("SyncWatcher waited %s for a watcher that had answered", d)
 	}
-	waitFor(t, "the reader removes its barrier", 10*time.Second, func() bool {
+	poll.Until(t, 10*time.Second, "the reader removes its barrier", func() bool {
 		left, _ := os.ReadDir(ws.Abs(syncDir))
 		return len(left) == 0
 	})
@@ -231,6 +236,7 @@ func TestWatcherSyncEqualsRebuild(t *testing.T) {
 // Writes to a fork cost a running watcher nothing: no pass, and nothing
 // of the fork is searchable, until the merge writes to the tape's anchors.
 func TestWatcherIgnoresForks(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	tp, _ := ws.Tape("main")
 	defer tp.Close()
@@ -282,6 +288,7 @@ func TestWatcherIgnoresForks(t *testing.T) {
 // reconciliation). tape reset --archive moves an anchors folder the same
 // way, and its watches must go with it.
 func TestWatcherFollowsARenamedTape(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "a", "alpha one")
 	passes := startQuietWatcher(t, openProjector(t, ws))
@@ -307,6 +314,7 @@ func TestWatcherFollowsARenamedTape(t *testing.T) {
 }
 
 func TestWatcherForgetsAMovedFolderAndWhatIsBelow(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "x")
 	appendMsg(t, ws, "mainly", "y") // a name that starts like the other: not below it

@@ -16,6 +16,7 @@ import (
 // started on demand never takes over. Issue 29: the README's `tape watch &`
 // failed once any read had started a watcher.
 func TestExplicitWatcherTakesOverFromOneStartedOnDemand(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "okapi")
 

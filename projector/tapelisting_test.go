@@ -135,6 +135,7 @@ func TestCatchUpSkipsUnchangedAnchorsFolders(t *testing.T) {
 // rebuild: a listing left behind would name a tape that no longer is, and
 // every later pass would drop it again, so none would find nothing new.
 func TestDeletedTapeForgetsItsListing(t *testing.T) {
+	t.Parallel()
 	for _, rebuild := range []bool{false, true} {
 		t.Run(fmt.Sprintf("rebuild=%v", rebuild), func(t *testing.T) {
 			ws := newWorkspace(t)
@@ -182,6 +183,7 @@ func countRows(t *testing.T, p *Projector, table string) int {
 // read, recorded as one; it must not block the catch-up, which opened it
 // for reading and waited for a writer that never came.
 func TestAnchorsFIFODoesNotBlock(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "kept")
 	fifo := filepath.Join(ws.Dir(), "tapes/pipe/anchors")

@@ -14,6 +14,7 @@ import (
 // Runs that share a usage id, on any tape, count once, the one with the
 // largest total; when that one goes, the next counts.
 func TestUsageCountsEachUsageIDOnce(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	ctx := context.Background()
 	run := func(tape string, total int, usageID string) {

@@ -13,19 +13,9 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-)
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, timeout)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+	"github.com/tape-dev/tape/testkit/poll"
+)
 
 // found reports whether a search, on the index as it stands, finds word.
 func found(t *testing.T, p *Projector, word string) bool {
@@ -96,6 +86,7 @@ func startWatcher(t *testing.T, p *Projector) (stop func() error) {
 }
 
 func TestWatcherFollowsWriters(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	watching := openProjector(t, ws)
 	stop := startWatcher(t, watching)
@@ -104,7 +95,7 @@ func TestWatcherFollowsWriters(t *testing.T) {
 	// A line appended by hand.
 	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/messages.jsonl")
 	appendRaw(t, file, `{"role":"user","content":"zebra crossing"}`+"\n")
-	waitFor(t, "hand-appended line searchable", 5*time.Second, func() bool { return found(t, reader, "zebra") })
+	poll.Until(t, 5*time.Second, "hand-appended line searchable", func() bool { return found(t, reader, "zebra") })
 
 	// A new tape and anchor folder made with mkdir -p, written at once.
 	dir := filepath.Join(ws.Dir(), "tapes/new/anchors/001_start")
@@ -112,7 +103,7 @@ func TestWatcherFollowsWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendRaw(t, filepath.Join(dir, "x.jsonl"), `{"role":"user","content":"giraffe"}`+"\n")
-	waitFor(t, "line in a new folder searchable", 5*time.Second, func() bool { return found(t, reader, "giraffe") })
+	poll.Until(t, 5*time.Second, "line in a new folder searchable", func() bool { return found(t, reader, "giraffe") })
 
 	// A handoff through tape, then an append into the new anchor.
 	tp, _ := ws.Tape("main")
@@ -121,7 +112,7 @@ func TestWatcherFollowsWriters(t *testing.T) {
 	}
 	tp.Close()
 	appendMsg(t, ws, "main", "okapi")
-	waitFor(t, "entry after a handoff searchable", 5*time.Second, func() bool { return found(t, reader, "okapi") })
+	poll.Until(t, 5*time.Second, "entry after a handoff searchable", func() bool { return found(t, reader, "okapi") })
 
 	// A second watcher is refused, naming the first.
 	second := &Watcher{P: reader}
@@ -166,15 +157,15 @@ func BenchmarkWatchLatency(b *testing.B) {
 		f, _ := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		f.WriteString(`{"role":"user","content":"` + word + `"}` + "\n")
 		f.Close()
-		for {
+		indexed := poll.WaitEvery(10*time.Second, time.Millisecond, func() bool { // the latency is what is measured: look often
 			hits, err := reader.Search(context.Background(), SearchQuery{Text: word})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if len(hits) > 0 {
-				break
-			}
-			time.Sleep(time.Millisecond)
+			return len(hits) > 0
+		})
+		if !indexed {
+			b.Fatalf("%s not searchable within 10 s of its append", word)
 		}
 		latencies = append(latencies, time.Since(start))
 	}
@@ -190,13 +181,15 @@ func TestWatcherDebounceIsBounded(t *testing.T) {
 	reader := openProjector(t, ws)
 	file := filepath.Join(ws.Dir(), "tapes/main/anchors/001_session-start/messages.jsonl")
 	appendRaw(t, file, `{"role":"user","content":"first okapi"}`+"\n")
-	deadline := time.Now().Add(5 * time.Second)
-	for !found(t, reader, "okapi") { // keep writing every 2 ms, under the 10 ms debounce
-		if time.Now().After(deadline) {
-			t.Fatal("a steady writer starved the watcher")
+	indexed := poll.WaitEvery(5*time.Second, 2*time.Millisecond, func() bool { // keep writing every 2 ms, under the 10 ms debounce
+		if found(t, reader, "okapi") {
+			return true
 		}
 		appendRaw(t, file, `{"role":"user","content":"more"}`+"\n")
-		time.Sleep(2 * time.Millisecond)
+		return false
+	})
+	if !indexed {
+		t.Fatal("a steady writer starved the watcher")
 	}
 }
 
@@ -204,6 +197,7 @@ func TestWatcherDebounceIsBounded(t *testing.T) {
 // away: fsnotify sends some while holding the lock the reader may be
 // waiting for.
 func TestForwardErrorsNeverBlocks(t *testing.T) {
+	t.Parallel()
 	in := make(chan error)
 	out := forwardErrors(in)
 	sent := make(chan struct{})
@@ -241,6 +235,7 @@ func TestForwardErrorsNeverBlocks(t *testing.T) {
 // fsnotify fail to remove a watch the kernel had dropped (EINVAL): nothing
 // was lost, and the watcher says nothing of it (staleWatch).
 func TestWatcherQuietWhenFoldersMoveAndGo(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	p := openProjector(t, ws)
 	var mu sync.Mutex
@@ -259,7 +254,7 @@ func TestWatcherQuietWhenFoldersMoveAndGo(t *testing.T) {
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the watch of a new folder", 5*time.Second, func() bool {
+		poll.Until(t, 5*time.Second, "the watch of a new folder", func() bool {
 			return slices.Contains(w.fw.WatchList(), dir)
 		})
 		moved := dir + "-moved"
@@ -272,7 +267,7 @@ func TestWatcherQuietWhenFoldersMoveAndGo(t *testing.T) {
 	}
 	appendMsg(t, ws, "main", "after the churn, a quokka")
 	reader := openProjector(t, ws)
-	waitFor(t, "the watcher to index the append", 10*time.Second, func() bool { return found(t, reader, "quokka") })
+	poll.Until(t, 10*time.Second, "the watcher to index the append", func() bool { return found(t, reader, "quokka") })
 	mu.Lock()
 	defer mu.Unlock()
 	for _, err := range errs {
@@ -322,6 +317,7 @@ func TestWatcherExitsWhenIdle(t *testing.T) {
 // catches up itself at once, instead of waiting out its timeout), and
 // returns.
 func TestWatcherRetiresAtABarrier(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	retire := make(chan bool, 1)
 	retire <- false
@@ -346,6 +342,7 @@ func TestWatcherRetiresAtABarrier(t *testing.T) {
 // A watcher whose workspace folder is removed returns ErrWorkspaceGone
 // instead of watching nothing for ever.
 func TestWatcherStopsWhenTheWorkspaceGoes(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	done, _ := startWatching(t, &Watcher{P: openProjector(t, ws)})
 	if err := os.RemoveAll(ws.Dir()); err != nil {
@@ -359,6 +356,7 @@ func TestWatcherStopsWhenTheWorkspaceGoes(t *testing.T) {
 // A folder the watcher could not watch (a full inotify table) makes no
 // events: a reader's barrier must still see a line appended there.
 func TestWatcherLooksAtFoldersWithoutAWatch(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "other", "first")
 	folder := filepath.Join(ws.Dir(), "tapes/other/anchors/001_session-start")
@@ -391,6 +389,7 @@ func TestWatcherLooksAtFoldersWithoutAWatch(t *testing.T) {
 // The reconciliation, a pass over everything, waits at least a hundred
 // times as long as such a pass takes.
 func TestReconcileAfterScalesWithTheFullPass(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ reconcile, fullPass, want time.Duration }{
 		{0, 0, 30 * time.Second},
 		{0, 100 * time.Millisecond, 30 * time.Second},
@@ -411,6 +410,7 @@ func TestReconcileAfterScalesWithTheFullPass(t *testing.T) {
 // which the watcher may be watching already. Forgetting it lost the new
 // folder's writes, and readers were told the index held them.
 func TestWatcherKeepsAFolderAStaleEventNames(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "okapi")
 	w := &Watcher{P: openProjector(t, ws), dirty: newScope()}

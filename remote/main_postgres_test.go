@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/tape-dev/tape/internal/pgtest"
+	"github.com/tape-dev/tape/testkit/pgtest"
 )
 
 // The tests tagged postgres run against a real PostgreSQL server that

@@ -21,6 +21,7 @@ import (
 func deepJSON(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 
 func TestIndent(t *testing.T) {
+	t.Parallel()
 	deep := func(n int) string { return strings.Repeat("[", n) + "1" + strings.Repeat("]", n) }
 	for _, tt := range []struct {
 		name, raw string
@@ -89,6 +90,7 @@ func boundsServer(t *testing.T, lines ...string) (*Server, *stream, string) {
 // TestDeepValueIsFlat: an 18 KB event of 9,000 nested arrays renders in
 // a page and a live event of tens of KB, not 162 MB.
 func TestDeepValueIsFlat(t *testing.T) {
+	t.Parallel()
 	line := `{"id":"deep","kind":"event","payload":{"name":"nest","data":` + deepJSON(9000) + `},"date":"2026-11-22T09:00:00Z"}`
 	s, live, file := boundsServer(t, `{"id":"m0","kind":"message","payload":{"role":"user","content":"hi"},"date":"2026-11-22T08:30:00Z"}`)
 	appendLines(t, file, line)
@@ -106,6 +108,7 @@ func TestDeepValueIsFlat(t *testing.T) {
 // its title, shows its first foldBytes and says how much more there is
 // and where, in the live stream, on its pages and in the sessions' list.
 func TestLongValueIsFolded(t *testing.T) {
+	t.Parallel()
 	s, live, file := boundsServer(t)
 	text := strings.Repeat("0123456789abcdef", 10<<20/16)
 	appendLines(t, file, `{"id":"long","kind":"message","payload":{"role":"user","content":"`+text+`"},"date":"2026-11-22T09:00:00Z"}`)
@@ -131,6 +134,7 @@ func TestLongValueIsFolded(t *testing.T) {
 // live; an entry's link lands on a page that shows it; an entry that
 // alone passes them is a note of where it is, on a page and live.
 func TestPageBytes(t *testing.T) {
+	t.Parallel()
 	var lines []string
 	for i := range 75 {
 		lines = append(lines, fmt.Sprintf(`{"id":"n%d","kind":"message","payload":{"role":"user","content":"%d %s"},"date":"2026-11-22T09:00:00Z"}`, i, i, strings.Repeat("x", 60<<10)))
@@ -176,6 +180,7 @@ func TestPageBytes(t *testing.T) {
 // TestLiveReadBytes: a burst of large entries comes a few per look, each
 // event within liveBytes, every entry whole and once, in order.
 func TestLiveReadBytes(t *testing.T) {
+	t.Parallel()
 	_, live, file := boundsServer(t)
 	var lines []string
 	for i := range 12 {

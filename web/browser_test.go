@@ -49,6 +49,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/tape-dev/tape/testkit/poll"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -180,20 +181,16 @@ func back(t *testing.T, tab context.Context) string {
 // it every 50 ms until stepTimeout.
 func waitScript(t *testing.T, tab context.Context, what, script string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(tab, stepTimeout)
+	ctx, cancel := context.WithTimeout(tab, stepTimeout) // and a call the browser never answers
 	defer cancel()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](script))
-		if err == nil && ok {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s: %s is still false after %v (last error: %v)", what, script, stepTimeout, err)
-		case <-tick.C:
-		}
+	var err error
+	held := poll.WaitEvery(stepTimeout, 50*time.Millisecond, func() bool {
+		var ok bool
+		ok, err = chromedp.Run(ctx, chromedp.Evaluate[bool](script))
+		return err == nil && ok
+	})
+	if !held {
+		t.Fatalf("%s: %s is still false after %v (last error: %v)", what, script, stepTimeout, err)
 	}
 }
 
@@ -521,12 +518,8 @@ func TestBrowserHiddenTabPauses(t *testing.T) {
 	tab := newBrowser(t)
 	streams := func(want int64) {
 		t.Helper()
-		deadline := time.Now().Add(stepTimeout)
-		for srv.streams.Load() != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("the server has %d live streams open, want %d", srv.streams.Load(), want)
-			}
-			time.Sleep(20 * time.Millisecond)
+		if !poll.Wait(stepTimeout, func() bool { return srv.streams.Load() == want }) {
+			t.Fatalf("the server has %d live streams open, want %d", srv.streams.Load(), want)
 		}
 	}
 	visible := func(shown bool) {

@@ -129,6 +129,7 @@ func liveServer(t *testing.T) (*httptest.Server, string) {
 }
 
 func TestLiveStreamsWhatIsWritten(t *testing.T) {
+	t.Parallel()
 	srv, anchors := liveServer(t)
 	// The tape's page offers the stream of its end: 002_review holds its
 	// anchor entry and m3.
@@ -192,6 +193,7 @@ func TestLiveStreamsWhatIsWritten(t *testing.T) {
 // TestLiveResumes: a browser that reconnects sends the id of the last
 // event it had, and gets what came after it, once.
 func TestLiveResumes(t *testing.T) {
+	t.Parallel()
 	srv, anchors := liveServer(t)
 	review := filepath.Join(anchors, "002_review", "messages.jsonl")
 	appendLines(t, review,
@@ -215,6 +217,7 @@ func TestLiveResumes(t *testing.T) {
 // one: a line that sorts before those sent (a second file whose dates
 // run behind), and a tape reset whose new folder has the old one's name.
 func TestLiveResetsWhenTheOrderMoves(t *testing.T) {
+	t.Parallel()
 	srv, anchors := liveServer(t)
 	review := filepath.Join(anchors, "002_review")
 	s := openStream(t, srv.URL+"/t/demo/live?at=002_review/2/m3&from=0")
@@ -269,6 +272,7 @@ func placeFolder(t testing.TB, anchors, folder, anchor string, lines ...string) 
 // progress bar's) neither ends an event's field early nor starts one of
 // its own: the text comes whole, and no reset is injected.
 func TestLiveFramesCarriageReturns(t *testing.T) {
+	t.Parallel()
 	srv, anchors := liveServer(t)
 	s := openStream(t, srv.URL+"/t/demo/live?at=002_review/2/m3&from=0")
 	appendLines(t, filepath.Join(anchors, "002_review", "messages.jsonl"),
@@ -282,6 +286,7 @@ func TestLiveFramesCarriageReturns(t *testing.T) {
 // TestLiveUnknownPlaces: a stream of a tape or anchor that is not there
 // is 404, not a stream that polls for ever.
 func TestLiveUnknownPlaces(t *testing.T) {
+	t.Parallel()
 	srv, _ := liveServer(t)
 	for _, target := range []string{"/t/nope/live?at=001_a/0/&from=0", "/t/demo/live?at=009_nope/1/x&from=0"} {
 		if res := get(t, srv.Config.Handler, target); res.StatusCode != http.StatusNotFound {
@@ -298,6 +303,7 @@ const metaRefresh = "x\ndata: <meta http-equiv=refresh content=\"0;url=https://e
 // TestWriteEventFields: whatever an entry's id holds, an event is its
 // name, its id and its data lines, and the id reads back as the place.
 func TestWriteEventFields(t *testing.T) {
+	t.Parallel()
 	at := place{folder: "002_review", offset: 3, id: metaRefresh}
 	for _, tt := range []struct{ name, id string }{
 		{"a place", at.String()},
@@ -328,6 +334,7 @@ func TestWriteEventFields(t *testing.T) {
 // data field comes as one event of the page's HTML, its id the place,
 // and a browser that resumes from that id goes on after it.
 func TestLiveIDsCarryNoFields(t *testing.T) {
+	t.Parallel()
 	srv, anchors := liveServer(t)
 	s := openStream(t, srv.URL+"/t/demo/live?at=002_review/2/m3&from=0")
 	review := filepath.Join(anchors, "002_review", "messages.jsonl")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // What tape serve's HTTP server does with clients that hold on: idle
@@ -55,6 +58,7 @@ func closedByServer(t *testing.T, conn net.Conn) bool {
 // server with a token; one that never ends its headers, after
 // Timeouts.ReadHeader.
 func TestIdleConnectionsClose(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, fixture(t), Options{Token: "s3cret", Timeouts: Timeouts{Idle: 200 * time.Millisecond, ReadHeader: 200 * time.Millisecond}})
 	addr := startHTTP(t, s)
 	conn, err := net.Dial("tcp", addr)
@@ -95,6 +99,7 @@ func TestIdleConnectionsClose(t *testing.T) {
 // past the server's read, write and idle timeouts, and sends what is
 // written then.
 func TestStreamOutlivesTimeouts(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	const d = 200 * time.Millisecond
 	s := newServer(t, ws, Options{Poll: 20 * time.Millisecond, Timeouts: Timeouts{ReadHeader: d, Read: d, Idle: d, Write: d}})
@@ -124,6 +129,7 @@ func TestStreamOutlivesTimeouts(t *testing.T) {
 // URL names a path of this server, never a scheme-relative URL of
 // another (//evil.example/).
 func TestRedirectStaysOnServer(t *testing.T) {
+	t.Parallel()
 	const token = "s3cret"
 	h := newServer(t, fixture(t), Options{Token: token}).Handler()
 	base, _ := url.Parse("http://127.0.0.1:7070/")
@@ -152,6 +158,7 @@ func TestRedirectStaysOnServer(t *testing.T) {
 // TestLiveStreamCap: past MaxStreams open streams, a stream is answered
 // 503 with Retry-After; once one closes, the next is served.
 func TestLiveStreamCap(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	s := newServer(t, ws, Options{Poll: 20 * time.Millisecond, MaxStreams: 2})
 	addr := startHTTP(t, s)
@@ -167,12 +174,8 @@ func TestLiveStreamCap(t *testing.T) {
 		t.Fatalf("a third stream past MaxStreams 2: %d, Retry-After %q; want 503 with a Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
 	}
 	first.cancel()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.streams.Load() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("a closed stream still counts: %d open", s.streams.Load())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !poll.Wait(10*time.Second, func() bool { return s.streams.Load() == 1 }) {
+		t.Fatalf("a closed stream still counts: %d open", s.streams.Load())
 	}
 	third := openStream(t, "http://"+addr+target)
 	appendLines(t, filepath.Join(ws.Dir(), "tapes", "demo", "anchors", "002_review", "messages.jsonl"),
@@ -188,38 +191,48 @@ func TestLiveStreamCap(t *testing.T) {
 // whether the server catches the index up itself on its own connection
 // (an index it made) or beside it (one it found).
 func TestIdleStreamsDoNotRead(t *testing.T) {
+	t.Parallel()
 	for _, found := range []bool{false, true} {
-		ws := fixture(t)
-		if found {
-			first := newServer(t, ws, Options{})
-			get(t, first.Handler(), "/")
-			if err := first.Close(); err != nil {
-				t.Fatal(err)
-			}
+		t.Run(fmt.Sprintf("found=%v", found), func(t *testing.T) {
+			t.Parallel() // each waits out its files' racy window: seconds of looks
+			idleStreamDoesNotRead(t, found)
+		})
+	}
+}
+
+// idleStreamDoesNotRead is TestIdleStreamsDoNotRead on an index the
+// server made (found false) or found.
+func idleStreamDoesNotRead(t *testing.T, found bool) {
+	ws := fixture(t)
+	if found {
+		first := newServer(t, ws, Options{})
+		get(t, first.Handler(), "/")
+		if err := first.Close(); err != nil {
+			t.Fatal(err)
 		}
-		s := newServer(t, ws, Options{Poll: 20 * time.Millisecond})
-		addr := startHTTP(t, s)
-		live := openStream(t, "http://"+addr+"/t/demo/live?at=002_review/2/m3&from=0")
-		// The files were just written: for a couple of seconds the
-		// catch-up reads them again at each look (projector's
-		// racyWindow). Once the index's version holds for 10 looks:
-		settled(t, s, 10)
-		reads := s.looks.reads.Load()
-		settled(t, s, 40)
-		if n := s.looks.reads.Load() - reads; n > 1 {
-			t.Errorf("index found %v: an idle stream read the index %d times in 40 looks of an index that did not change; want none", found, n)
-		}
-		before := s.looks.done.Load()
-		appendLines(t, filepath.Join(ws.Dir(), "tapes", "demo", "anchors", "002_review", "messages.jsonl"),
-			`{"id":"m4","kind":"message","payload":{"role":"user","content":"four"},"date":"2026-11-20T10:00:02Z"}`)
-		if ev := live.next("m4"); ev.name != "entries" || !strings.Contains(ev.data, `id="e-m4"`) {
-			t.Fatalf("index found %v: after a change: %+v", found, ev)
-		}
-		// At the next look, or a few more on a busy machine; a change that
-		// moved no part of the version would come at the idleReads-th.
-		if looks := s.looks.done.Load() - before; looks > 20 {
-			t.Errorf("index found %v: a change came %d looks after it was written; want it at the next", found, looks)
-		}
+	}
+	s := newServer(t, ws, Options{Poll: 20 * time.Millisecond})
+	addr := startHTTP(t, s)
+	live := openStream(t, "http://"+addr+"/t/demo/live?at=002_review/2/m3&from=0")
+	// The files were just written: for a couple of seconds the
+	// catch-up reads them again at each look (projector's
+	// racyWindow). Once the index's version holds for 10 looks:
+	settled(t, s, 10)
+	reads := s.looks.reads.Load()
+	settled(t, s, 40)
+	if n := s.looks.reads.Load() - reads; n > 1 {
+		t.Errorf("index found %v: an idle stream read the index %d times in 40 looks of an index that did not change; want none", found, n)
+	}
+	before := s.looks.done.Load()
+	appendLines(t, filepath.Join(ws.Dir(), "tapes", "demo", "anchors", "002_review", "messages.jsonl"),
+		`{"id":"m4","kind":"message","payload":{"role":"user","content":"four"},"date":"2026-11-20T10:00:02Z"}`)
+	if ev := live.next("m4"); ev.name != "entries" || !strings.Contains(ev.data, `id="e-m4"`) {
+		t.Fatalf("index found %v: after a change: %+v", found, ev)
+	}
+	// At the next look, or a few more on a busy machine; a change that
+	// moved no part of the version would come at the idleReads-th.
+	if looks := s.looks.done.Load() - before; looks > 20 {
+		t.Errorf("index found %v: a change came %d looks after it was written; want it at the next", found, looks)
 	}
 }
 
@@ -227,15 +240,14 @@ func TestIdleStreamsDoNotRead(t *testing.T) {
 // looks in a row.
 func settled(t *testing.T, s *Server, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
 	v, since := s.looks.current(), s.looks.done.Load()
-	for s.looks.done.Load() < since+n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the index's version moved for 20 s")
+	poll.Until(t, 20*time.Second, fmt.Sprintf("the index's version to hold for %d looks", n), func() bool {
+		if s.looks.done.Load() >= since+n {
+			return true
 		}
 		if cur := s.looks.current(); cur != v {
 			v, since = cur, s.looks.done.Load()
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return false
+	})
 }

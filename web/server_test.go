@@ -123,6 +123,7 @@ func body(t testing.TB, res *http.Response) string {
 
 // TestPages: each page answers 200 and shows what it is for.
 func TestPages(t *testing.T) {
+	t.Parallel()
 	h := newServer(t, fixture(t), Options{}).Handler()
 	for _, tt := range []struct {
 		target string
@@ -162,6 +163,7 @@ func TestPages(t *testing.T) {
 // TestUsageByDayNewestFirst: the usage table lists the newest day first,
 // as the page's other lists; the chart shows them in time order.
 func TestUsageByDayNewestFirst(t *testing.T) {
+	t.Parallel()
 	h := newServer(t, fixture(t), Options{}).Handler()
 	b := body(t, get(t, h, "/usage?by=day"))
 	newer, older := strings.Index(b, "<td>2026-11-21</td>"), strings.Index(b, "<td>2026-11-20</td>")
@@ -172,6 +174,7 @@ func TestUsageByDayNewestFirst(t *testing.T) {
 
 // TestSearchScope: the scope of a search holds.
 func TestSearchScope(t *testing.T) {
+	t.Parallel()
 	h := newServer(t, fixture(t), Options{}).Handler()
 	b := body(t, get(t, h, "/search?q=flush&tape=other"))
 	if strings.Contains(b, "/t/demo/e/") {
@@ -182,6 +185,7 @@ func TestSearchScope(t *testing.T) {
 // TestEntryLinks: an entry's URL redirects to the page of its anchor
 // that holds it, with its id as the fragment.
 func TestEntryLinks(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	var lines []string
 	for i := range entriesPage + 10 {
@@ -212,6 +216,7 @@ func TestEntryLinks(t *testing.T) {
 // messages, tool arguments and results, anchor states, bad lines,
 // snippets, titles or the sessions' filter.
 func TestEscaping(t *testing.T) {
+	t.Parallel()
 	h := newServer(t, fixture(t), Options{}).Handler()
 	for _, target := range []string{
 		"/", "/t/demo", "/t/demo/a/001_session-start", "/t/demo/a/002_review",
@@ -247,6 +252,7 @@ func urlEsc(s string) string {
 // TestNotFound: unknown tapes, anchors, entries and pages are 404, and so
 // is every path that tries to leave the workspace.
 func TestNotFound(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	secret := filepath.Join(filepath.Dir(ws.Dir()), "secret.jsonl")
 	if err := os.WriteFile(secret, []byte(`{"kind":"message","payload":{"role":"user","content":"SECRET"}}`+"\n"), 0o600); err != nil {
@@ -283,6 +289,7 @@ func TestNotFound(t *testing.T) {
 
 // TestBadRequests: parameters out of range are 400, with what to give.
 func TestBadRequests(t *testing.T) {
+	t.Parallel()
 	h := newServer(t, fixture(t), Options{}).Handler()
 	for target, want := range map[string]string{
 		"/?page=0":                 "page",
@@ -308,6 +315,7 @@ func TestBadRequests(t *testing.T) {
 
 // TestReadOnly: no method but GET and HEAD is answered.
 func TestReadOnly(t *testing.T) {
+	t.Parallel()
 	h := newServer(t, fixture(t), Options{}).Handler()
 	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
 		req := httptest.NewRequest(m, "/t/demo", strings.NewReader("x"))
@@ -324,6 +332,7 @@ func TestReadOnly(t *testing.T) {
 // with it (query, cookie, bearer) it is answered, and the query sets the
 // cookie the page's links then carry.
 func TestToken(t *testing.T) {
+	t.Parallel()
 	const token = "s3cret-token"
 	h := newServer(t, fixture(t), Options{Token: token}).Handler()
 	for _, target := range []string{"/", "/t/demo", "/t/demo/a/001_session-start", "/t/demo/e/m1", "/t/demo/live?folder=002_review&from=0&after=1",
@@ -361,6 +370,7 @@ func TestToken(t *testing.T) {
 // are answered: a page elsewhere that rebinds its name to 127.0.0.1 is
 // refused.
 func TestLoopbackHosts(t *testing.T) {
+	t.Parallel()
 	h := newServer(t, fixture(t), Options{}).Handler()
 	for host, want := range map[string]int{
 		"127.0.0.1:7070": 200, "localhost:7070": 200, "[::1]:7070": 200, "LOCALHOST": 200, "127.0.0.2:80": 200,
@@ -385,6 +395,7 @@ func TestLoopbackHosts(t *testing.T) {
 // state is shown as written; the timeline links to the anchors beyond
 // the ones it lists.
 func TestPageEdges(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	lines := make([]string, 0, entriesPage+2)
 	for i := range entriesPage - 2 {
@@ -417,6 +428,7 @@ func TestPageEdges(t *testing.T) {
 // TestDayChartScalesToItsDays: the chart's bars are scaled to the days it
 // draws; a larger day before them does not flatten them.
 func TestDayChartScalesToItsDays(t *testing.T) {
+	t.Parallel()
 	c := dayChart([]usage.Row{{Day: "2026-01-01", Total: 1_000_000}, {Day: "2026-11-20", Total: 300}, {Day: "2026-11-21", Total: 600}})
 	if c.Max != 600 || len(c.Bars) != 2 {
 		t.Fatalf("chart: max %d, %d bars; want 600 and 2", c.Max, len(c.Bars))
@@ -431,6 +443,7 @@ func TestDayChartScalesToItsDays(t *testing.T) {
 // no call's target, and ids that differ only in a space and an
 // underscore stay apart.
 func TestUniqueIDs(t *testing.T) {
+	t.Parallel()
 	ws := fixture(t)
 	writeTape(t, ws, "ids", "001_start", `{"id":"a","kind":"anchor","payload":{"name":"start"},"date":"2026-11-22T08:00:00Z"}`,
 		`{"id":"x y","kind":"tool_call","payload":{"calls":[{"id":"1","type":"function","function":{"name":"a","arguments":"{}"}},{"id":"2","type":"function","function":{"name":"b","arguments":"{}"}}]},"date":"2026-11-22T09:00:00Z"}`,

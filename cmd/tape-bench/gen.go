@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/tape-dev/tape/internal/corpus"
+	"github.com/tape-dev/tape/testkit/corpus"
 )
 
 // gen writes a corpus: with -entries, that many entries in anchor

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tape-dev/tape/internal/corpus"
+	"github.com/tape-dev/tape/testkit/corpus"
 )
 
 // transcripts writes a corpus of Claude Code transcripts:

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tape-dev/tape/internal/pgtest"
+	"github.com/tape-dev/tape/testkit/pgtest"
 )
 
 // pgBench times the team index on PostgreSQL (issue 22) as whole

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tape-dev/tape/internal/corpus"
+	"github.com/tape-dev/tape/testkit/corpus"
 )
 
 // searchQueries mix rare words (one entry each), words of middling

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // chaosTask is one thing a round does, on a goroutine of its own: a
@@ -81,11 +83,9 @@ func (c *chaos) plan(round int) (tasks []chaosTask, last chaosTask) {
 		last = chaosTask{what: "watcher, delete index.db*, reindex", run: func() {
 			read := chaosProc{op: "read", args: []string{"tapes", "--count"}, kill: -1}
 			c.exec(read)
-			for deadline := time.Now().Add(20 * time.Second); c.watcher() == 0; time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					c.t.Errorf("round %d: a read started no watcher within 20 s", c.roundNo)
-					return
-				}
+			if !poll.Wait(20*time.Second, func() bool { return c.watcher() != 0 }) { // not Until: this runs on a task's goroutine
+				c.t.Errorf("round %d: a read started no watcher within 20 s", c.roundNo)
+				return
 			}
 			c.exec(read)
 			fault()

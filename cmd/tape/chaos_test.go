@@ -86,6 +86,7 @@ import (
 // folder of a reset tape, and doctor's fix for a merge a reset
 // interrupted (log).
 func TestChaos(t *testing.T) {
+	t.Parallel()
 	seeds, rounds := chaosSeeds, chaosRounds
 	if testing.Short() {
 		seeds, rounds = seeds[:1], chaosShortRounds

@@ -56,6 +56,7 @@ func jsonRecords(t *testing.T, out string) []map[string]any {
 }
 
 func TestCLIExitCodes(t *testing.T) {
+	t.Parallel()
 	ws := newCLIWorkspace(t)
 	tests := []struct {
 		name      string
@@ -103,6 +104,7 @@ func TestCLIExitCodes(t *testing.T) {
 }
 
 func TestCLIAppendAndLog(t *testing.T) {
+	t.Parallel()
 	ws := newCLIWorkspace(t)
 	id := strings.TrimSpace(mustRun(t, ws, "append", "--kind", "message", `{"role":"user","content":"hi"}`))
 	if !ulidPattern.MatchString(id) {
@@ -145,6 +147,7 @@ func TestCLIAppendAndLog(t *testing.T) {
 }
 
 func TestCLIAppendJSONL(t *testing.T) {
+	t.Parallel()
 	ws := newCLIWorkspace(t)
 	in := strings.Join([]string{
 		`{"kind":"event","payload":{"n":1}}`,
@@ -181,6 +184,7 @@ func TestCLIAppendJSONL(t *testing.T) {
 }
 
 func TestCLIHandoffAnchorsShow(t *testing.T) {
+	t.Parallel()
 	ws := newCLIWorkspace(t)
 	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"one"}`)
 	out := mustRun(t, ws, "handoff", "plan/step 1", "--summary", "did one", "--state", `{"next":"two"}`)
@@ -259,6 +263,7 @@ func TestCLITapeSelection(t *testing.T) {
 
 // A workspace made with mkdir alone works.
 func TestCLIHandMadeWorkspace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, ".tape/tapes/x/anchors/001_start"), 0o700); err != nil {
 		t.Fatal(err)
@@ -271,6 +276,7 @@ func TestCLIHandMadeWorkspace(t *testing.T) {
 }
 
 func TestCLIDemo(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "demo")
 	out := mustRun(t, "", "demo", dir)
 	for _, want := range []string{"$ tape anchors", "review", "请检查一下这个修改有没有问题。", "修改没有问题", "$ tape search 修改", "main 002 review", "main 001 session/start", "completed", "bash({\"cmd\":\"go test ./store\"})", "gpt-4.1"} {
@@ -289,6 +295,7 @@ func TestCLIDemo(t *testing.T) {
 // Tool output may hold terminal escape sequences; what tape prints for a
 // person must not pass them through.
 func TestCLINoTerminalEscapes(t *testing.T) {
+	t.Parallel()
 	ws := newCLIWorkspace(t)
 	evil := `{"role":"user","content":"\u001b]0;pwned\u0007\u001b[2Jhi \u009b31m"}`
 	mustRun(t, ws, "append", "-k", "message", evil)
@@ -315,6 +322,7 @@ func TestCLINoTerminalEscapes(t *testing.T) {
 // A file that cannot be read is a warning, the rest is printed, and the
 // exit status says the output is incomplete.
 func TestCLIUnreadableFile(t *testing.T) {
+	t.Parallel()
 	ws := newCLIWorkspace(t)
 	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"readable"}`)
 	outside := filepath.Join(t.TempDir(), "secret.jsonl")
@@ -351,6 +359,7 @@ func TestCLIUnreadableFile(t *testing.T) {
 // from the rest and warns, a read of that tape warns and exits as for an
 // unreadable file, and doctor says what to do, which no chmod fixes.
 func TestCLIUnlistedTape(t *testing.T) {
+	t.Parallel()
 	ws := newCLIWorkspace(t)
 	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"narwhal inside"}`)
 	outside := t.TempDir()
@@ -387,6 +396,7 @@ func TestCLIUnlistedTape(t *testing.T) {
 // --no-catchup reads the index as it stands, but a missing index is built
 // first: it is never an excuse for an empty answer.
 func TestCLINoCatchupRebuildsMissingIndex(t *testing.T) {
+	t.Parallel()
 	ws := newCLIWorkspace(t)
 	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"发生了一个错误"}`)
 	mustRun(t, ws, "search", "错误")
@@ -405,6 +415,7 @@ func TestCLINoCatchupRebuildsMissingIndex(t *testing.T) {
 // A search with no watcher runs beside its catch-up: it answers from the
 // index as it stands only when the catch-up changed nothing.
 func TestSearchBesideCatchUp(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	mustRun(t, dir, "append", "--kind", "message", `{"role":"user","content":"alpha first"}`)
 	if out := mustRun(t, dir, "search", "--json", "alpha"); !strings.Contains(out, "alpha first") {
@@ -432,6 +443,7 @@ func TestSearchBesideCatchUp(t *testing.T) {
 // commits a new line after the query read the index, and the catch-up
 // beside it then finds nothing new.
 func TestSearchBesideSeesOtherWriters(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	mustRun(t, dir, "append", "--kind", "message", `{"role":"user","content":"gamma one"}`)
 	mustRun(t, dir, "search", "--json", "gamma") // the index exists
@@ -472,6 +484,7 @@ func TestSearchBesideSeesOtherWriters(t *testing.T) {
 // listing is written), and queries again, after a catch-up the usual way,
 // when index.db was deleted after the process opened it.
 func TestSearchBesideKeepsItsAnswer(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	mustRun(t, dir, "append", "--kind", "message", `{"role":"user","content":"delta one"}`)
 	old := time.Now().Add(-time.Hour)
@@ -513,6 +526,7 @@ func TestSearchBesideKeepsItsAnswer(t *testing.T) {
 // A list cut to a page says so after its rows, as a person reading a
 // terminal, where stdout and stderr meet, expects: the table first.
 func TestPageFooterComesAfterTheRows(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	for _, tape := range []string{"a", "b"} {
 		mustRun(t, dir, "--tape", tape, "append", "-k", "message", `{"role":"user","content":"hi `+tape+`"}`)
@@ -538,6 +552,7 @@ func TestPageFooterComesAfterTheRows(t *testing.T) {
 // a call, and counts only objects as calls, as the context does: an item
 // that is no call does not shift the arguments of the calls after it.
 func TestCallsShowEveryShapeOfCall(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	mustRun(t, dir, "append", "-k", "tool_call", `{"calls":["not a call",{"id":"c1","name":"Read","input":{"path":"a.go"}},{"id":"c2","type":"custom","custom":{"name":"apply_patch","input":"*** Begin Patch"}}]}`)
 	var got []string
@@ -562,6 +577,7 @@ func TestCallsShowEveryShapeOfCall(t *testing.T) {
 // although they may hold a tape: a symlinked tape folder was left out
 // without a word (issue 29).
 func TestCLITapesWarnsOfASymlinkedTape(t *testing.T) {
+	t.Parallel()
 	ws := newCLIWorkspace(t)
 	mustRun(t, ws, "append", "-k", "message", `{"role":"user","content":"hello"}`)
 	if err := os.Symlink(t.TempDir(), filepath.Join(ws, ".tape/tapes/alias")); err != nil {

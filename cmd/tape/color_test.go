@@ -38,6 +38,7 @@ func TestPaletteFollowsFlagTerminalAndNoColor(t *testing.T) {
 // A snippet's marks are painted with color and dropped without; the
 // text's own ** stays, and no mark leaves the terminal red.
 func TestSnippetCell(t *testing.T) {
+	t.Parallel()
 	on := palette{on: true}
 	tests := []struct {
 		p        palette

@@ -11,6 +11,7 @@ import (
 // The bash script, run by bash, completes commands, a command's flags
 // after a global flag and its value, and the values of an enum flag.
 func TestCompletionBash(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Fatal("bash is needed to test its completion script: install bash")
@@ -55,6 +56,7 @@ func TestCompletionBash(t *testing.T) {
 }
 
 func TestCompletionZshAndFish(t *testing.T) {
+	t.Parallel()
 	zsh := mustRun(t, t.TempDir(), "completion", "zsh")
 	if !strings.HasPrefix(zsh, "#compdef tape\n") || !strings.Contains(zsh, "complete -o default -F _tape tape") {
 		t.Errorf("zsh script:\n%s", zsh)

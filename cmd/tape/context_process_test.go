@@ -13,6 +13,7 @@ import (
 // tape context as an agent runs it: a real process, its stdout a JSON
 // array, its errors one line with an exit status.
 func TestContextProcess(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	outside := t.TempDir()
 	tests := []struct {
@@ -63,6 +64,7 @@ func TestContextProcess(t *testing.T) {
 }
 
 func TestProgressBar(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if p := newProgress(&buf, "x", 10, "bytes"); p.w != nil {
 		t.Error("a bar on a buffer, which is no terminal")

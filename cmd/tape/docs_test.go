@@ -82,6 +82,7 @@ func readDoc(t *testing.T, file string) ([]docLine, []string) {
 // is closed before the next one opens: an unclosed one turns the rest of
 // the page into code.
 func TestDocsCodeBlocksClosed(t *testing.T) {
+	t.Parallel()
 	for _, file := range docFiles(t) {
 		_, problems := readDoc(t, file)
 		for _, p := range problems {
@@ -363,6 +364,7 @@ func commandPath(node *kong.Node) string {
 // TestDocsCheckersFindMistakes holds the checkers above to what they
 // must catch, so that a document check that passes means something.
 func TestDocsCheckersFindMistakes(t *testing.T) {
+	t.Parallel()
 	model := wholeModel(t)
 	for _, tc := range []struct {
 		synopsis string

@@ -100,6 +100,7 @@ func snapshot(t *testing.T, root string) map[string]string {
 // workspace, runs the tape binary, and looks for the problem's line and
 // exit status 3; a clean workspace exits 0. Doctor must change no file.
 func TestDoctorFindsEachProblem(t *testing.T) {
+	t.Parallel()
 	old := time.Now().Add(-2 * time.Hour)
 	tests := []struct {
 		name  string
@@ -274,6 +275,7 @@ func mkdir(t *testing.T, dir string) {
 // TestDoctorGolden compares doctor's whole output on a workspace with
 // several problems with testdata/doctor; the workspace's path reads <ws>.
 func TestDoctorGolden(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	anchors := filepath.Join(dir, ".tape", "tapes", "main", "anchors")
 	for _, d := range []string{"001_start", "001_again", "plan", "002_计划"} {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // transcriptWriter is a child process that writes a transcript as an
@@ -57,6 +59,7 @@ func transcriptWriter(spec string) int {
 // of the same files, with the same ids; a transcript deleted afterwards
 // stays on its tape.
 func TestWatchFollowsTranscriptsWithProcesses(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	claudeDir := filepath.Join(t.TempDir(), "claude")
 	projects := filepath.Join(claudeDir, "projects", "-home-u-proj")
@@ -71,7 +74,7 @@ func TestWatchFollowsTranscriptsWithProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
-	waitUntil(t, "the watcher holds the workspace", func() bool {
+	poll.Until(t, 20*time.Second, "the watcher to hold the workspace", func() bool {
 		data, _ := os.ReadFile(filepath.Join(dir, ".tape", "watch.lock"))
 		return strings.Contains(string(data), fmt.Sprintf("pid %d", watch.Process.Pid))
 	})
@@ -101,7 +104,7 @@ func TestWatchFollowsTranscriptsWithProcesses(t *testing.T) {
 	other := newCLIWorkspace(t)
 	runTape(t, other, "import", "claude", filepath.Join(claudeDir, "projects"))
 	want := tapeFiles(t, filepath.Join(other, ".tape", "tapes"))
-	waitUntil(t, "the followed tapes equal one import", func() bool {
+	poll.Until(t, 20*time.Second, "the followed tapes to equal one import", func() bool {
 		return tapeFiles(t, filepath.Join(dir, ".tape", "tapes")) == want
 	})
 	out, err := tapeProcess(dir, "calls", "--all-tapes", "--status", "pending", "--count").Output()
@@ -117,7 +120,7 @@ func TestWatchFollowsTranscriptsWithProcesses(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(projects, "99990000-0000-4000-8000-000000000001.jsonl"), []byte(next), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the next session is mirrored", func() bool {
+	poll.Until(t, 20*time.Second, "the next session to be mirrored", func() bool {
 		out, _ := tapeProcess(dir, "log", "--tape", "claude-99990000", "--json").Output()
 		return strings.Contains(string(out), "next session")
 	})
@@ -148,14 +151,4 @@ func tapeFiles(t *testing.T, root string) string {
 		t.Fatal(err)
 	}
 	return b.String()
-}
-
-// waitUntil polls ok until it holds, failing the test after 20 s.
-func waitUntil(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-	}
 }

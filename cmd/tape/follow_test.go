@@ -14,6 +14,7 @@ import (
 // `tape log -f`, as a real process: the entries there are, then each one
 // written after, by tape or by hand, new anchors included, until SIGINT.
 func TestLogFollowPrintsWhatIsWritten(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	if _, errOut, code := runTape(t, dir, "append", "--kind", "message", `{"role":"user","content":"before"}`); code != 0 {
 		t.Fatal(errOut)

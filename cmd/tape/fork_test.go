@@ -30,6 +30,7 @@ func logIDs(t *testing.T, dir string) []string {
 func lines(s string) []string { return strings.Fields(strings.TrimSpace(s)) }
 
 func TestCLIForkMerge(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	mustRun(t, dir, "append", "--kind", "message", `{"role":"user","content":"before the fork"}`)
 	id := strings.TrimSpace(mustRun(t, dir, "fork"))
@@ -82,6 +83,7 @@ func TestCLIForkMerge(t *testing.T) {
 }
 
 func TestCLIDiscard(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	id := strings.TrimSpace(mustRun(t, dir, "fork"))
 	mustRun(t, dir, "append", "--fork", id, "--kind", "message", `{"role":"user","content":"丢掉"}`)
@@ -101,6 +103,7 @@ func TestCLIDiscard(t *testing.T) {
 // The error cases of the fork and reset commands, run as real processes in
 // a fresh workspace: exit status and a one-line "tape: ...; hint" message.
 func TestForkCommandsProcess(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	tests := []struct {
 		name      string
@@ -140,6 +143,7 @@ func TestForkCommandsProcess(t *testing.T) {
 // writes, again and again until one run finishes, leaves every fork entry
 // in the tape exactly once, in order, with its id and date.
 func TestKilledMergeProcess(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 7))
 	for trial := range 4 {
 		dir := newCLIWorkspace(t)
@@ -244,6 +248,7 @@ func forkEntries(t *testing.T, dir, id string) []tapelog.Entry {
 // The whole fork flow through real processes: fork, append and hand off
 // into it, discard one fork and merge another.
 func TestForkFlowProcess(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	tape := func(stdin string, args ...string) string {
 		t.Helper()
@@ -275,6 +280,7 @@ func TestForkFlowProcess(t *testing.T) {
 // A `tape merge` of a large fork SIGKILLed from outside at random times,
 // then run to the end: every entry once, in order.
 func TestMergeKilledAtRandomTimes(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	id := strings.TrimSpace(mustRun(t, dir, "fork"))
 	for phase := range 3 {

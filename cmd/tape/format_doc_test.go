@@ -29,6 +29,7 @@ func docBlock(t *testing.T, lang string) string {
 // example runs where python3 is, and .ci/run makes sure it is there
 // (TAPE_REQUIRE_PYTHON=1).
 func TestFormatDocExamples(t *testing.T) {
+	t.Parallel()
 	t.Run("sh", func(t *testing.T) {
 		dir := t.TempDir()
 		runExample(t, dir, "sh", docBlock(t, "sh"), ".sh")

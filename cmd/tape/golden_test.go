@@ -15,6 +15,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // TestGolden runs the read commands on hand-written tapes and compares what
 // they print with the files beside them.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	cases, err := filepath.Glob("testdata/golden/*/args")
 	if err != nil || len(cases) == 0 {
 		t.Fatalf("no golden cases found: %v", err)

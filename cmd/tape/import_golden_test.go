@@ -17,6 +17,7 @@ import (
 // at the end of a transcript counts as finished, as it does on a machine
 // where the agent stopped.
 func TestImportGolden(t *testing.T) {
+	t.Parallel()
 	goldenCases(t, "../../testdata/import", func(t *testing.T, dir, commands string) string {
 		root := t.TempDir()
 		src := filepath.Join(root, "src")

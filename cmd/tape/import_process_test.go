@@ -72,6 +72,7 @@ func tapeFolderFiles(t *testing.T, dir string) map[string]string {
 // every Bub entry is on the tape once, with its id, kind, payload, meta and
 // date, in anchor folders that follow Bub's anchors.
 func TestImportBubProcess(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	file := filepath.Join(dir, "abc__def.jsonl")
 	writeBubFile(t, file, bubFile(3))
@@ -143,6 +144,7 @@ func TestImportBubProcess(t *testing.T) {
 }
 
 func TestImportBubErrorsProcess(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		files     map[string]string
@@ -210,6 +212,7 @@ func TestImportBubErrorsProcess(t *testing.T) {
 
 // A second import of an unchanged file writes nothing.
 func TestImportBubTwiceLeavesFilesAlone(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	writeBubFile(t, filepath.Join(dir, "s.jsonl"), bubFile(2))
 	mustRun(t, dir, "import", "bub", "s.jsonl")
@@ -235,6 +238,7 @@ func TestImportBubTwiceLeavesFilesAlone(t *testing.T) {
 // again once more lines came; and two imports at once import each line
 // once (review).
 func TestImportBubIntoFreshTapeAgainAndAtOnce(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	writeBubFile(t, filepath.Join(dir, "main.jsonl"), bubFile(3))
 	if _, stderr, code := runProcess(t, dir, "import", "bub", "main.jsonl"); code != 0 {
@@ -284,6 +288,7 @@ func TestImportBubIntoFreshTapeAgainAndAtOnce(t *testing.T) {
 	}
 }
 func TestImportBubResetFile(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	file := filepath.Join(dir, "s.jsonl")
 	writeBubFile(t, file, bubFile(0))
@@ -299,6 +304,7 @@ func TestImportBubResetFile(t *testing.T) {
 // is recognised by the next import (review: it was stamped with the time of
 // the import, sorted after later lines, and conflicted ever after).
 func TestImportBubLineWithoutDate(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	file := filepath.Join(dir, "nd.jsonl")
 	writeBubFile(t, file, `{"id": 1, "kind": "message", "payload": {"role": "user", "content": "first, no date"}, "meta": {}}`+"\n"+

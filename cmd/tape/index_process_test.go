@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/testkit/poll"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -67,6 +68,7 @@ func answers(t *testing.T, dir string) string {
 // Killing the projector with SIGKILL at random points, then running it
 // again, converges to what a full rebuild gives.
 func TestKilledProjectorConverges(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	// Under -short (.ci/run's pass under the race detector, whose
 	// processes took 330 s over 20,000 entries) a twentieth: the kills
@@ -116,6 +118,7 @@ func TestKilledProjectorConverges(t *testing.T) {
 // live and other processes read; the watcher stops cleanly on SIGTERM and
 // the index holds every entry.
 func TestWatchWithConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	watch := tapeProcess(dir, "watch", "--quiet")
 	var watchErr bytes.Buffer
@@ -136,12 +139,12 @@ func TestWatchWithConcurrentProcesses(t *testing.T) {
 	// the workspace (poll its lock file until it names it).
 	lockFile := filepath.Join(dir, ".tape", "watch.lock")
 	first := fmt.Sprintf("pid %d", watch.Process.Pid)
-	deadline := time.Now().Add(10 * time.Second)
-	for data, _ := os.ReadFile(lockFile); !strings.Contains(string(data), first); data, _ = os.ReadFile(lockFile) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the first tape watch never took the workspace: %s", watchErr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	took := poll.Wait(10*time.Second, func() bool {
+		data, _ := os.ReadFile(lockFile)
+		return strings.Contains(string(data), first)
+	})
+	if !took {
+		t.Fatalf("the first tape watch never took the workspace: %s", watchErr.String())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	second := exec.CommandContext(ctx, os.Args[0], "watch", "--quiet")
@@ -216,17 +219,14 @@ func TestWatchWithConcurrentProcesses(t *testing.T) {
 
 	// The watcher alone brings the index to every entry.
 	want := writers*each + 1 + 20
-	deadline = time.Now().Add(20 * time.Second)
-	for {
+	var indexed int
+	all := poll.Wait(20*time.Second, func() bool {
 		out, _, _ := runTape(t, dir, "--no-catchup", "log", "--all", "--json")
-		n := strings.Count(out, "\n")
-		if n == want {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the watcher indexed %d entries, want %d", n, want)
-		}
-		time.Sleep(20 * time.Millisecond)
+		indexed = strings.Count(out, "\n")
+		return indexed == want
+	})
+	if !all {
+		t.Fatalf("the watcher indexed %d entries, want %d", indexed, want)
 	}
 	watch.Process.Signal(syscall.SIGTERM)
 	err = watch.Wait()

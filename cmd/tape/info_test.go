@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/testkit/poll"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -44,6 +45,7 @@ func tapeBytes(t *testing.T, dir string) float64 {
 // TestInfoNumbers writes a tape and checks every number tape info gives
 // against what was written.
 func TestInfoNumbers(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	got := infoJSON(t, dir)
 	if got["last_usage"] != nil || got["entries"] != 0.0 || got["anchors"] != 1.0 {
@@ -86,6 +88,7 @@ func TestInfoNumbers(t *testing.T) {
 // TestInfoLag appends by hand and checks that the lag is the bytes
 // appended, measured before tape info catches up.
 func TestInfoLag(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	mustRun(t, dir, "append", "-k", "message", `{"content":"first"}`)
 	mustRun(t, dir, "reindex")
@@ -118,6 +121,7 @@ func TestInfoLag(t *testing.T) {
 // TestInfoWatcher runs tape watch as a process and checks that tape info
 // sees it, with its pid, and stops seeing it once it exits.
 func TestInfoWatcher(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	watch := tapeProcess(dir, "watch", "--quiet")
 	var stderr syncBuffer // what the watcher says if it stops early
@@ -133,14 +137,13 @@ func TestInfoWatcher(t *testing.T) {
 		}
 	})
 	pid := float64(watch.Process.Pid)
-	deadline := time.Now().Add(10 * time.Second)
-	got := infoJSON(t, dir)
-	for got["watcher"] != true || got["watcher_pid"] != pid {
-		if time.Now().After(deadline) {
-			t.Fatalf("tape info never saw the watcher (pid %v): %v; the watcher said: %q", pid, got, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	var got map[string]any
+	seen := poll.Wait(10*time.Second, func() bool {
 		got = infoJSON(t, dir)
+		return got["watcher"] == true && got["watcher_pid"] == pid
+	})
+	if !seen {
+		t.Fatalf("tape info never saw the watcher (pid %v): %v; the watcher said: %q", pid, got, stderr.String())
 	}
 	if err := watch.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -157,6 +160,7 @@ func TestInfoWatcher(t *testing.T) {
 // TestInfoAndDoctorErrors checks the error cases: one line on stderr with
 // a hint, and the documented exit status.
 func TestInfoAndDoctorErrors(t *testing.T) {
+	t.Parallel()
 	ws := newCLIWorkspace(t)
 	tests := []struct {
 		name string
@@ -184,6 +188,7 @@ func TestInfoAndDoctorErrors(t *testing.T) {
 // TestRunUsage reads usage in both spellings, and refuses what is not a
 // run event with a usage.
 func TestRunUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name           string
 		payload        string
@@ -242,6 +247,7 @@ func FuzzRunUsage(f *testing.F) {
 // event by the same rule, so for a tape whose only run is that event they
 // give the same counts, whatever spelling and counts the event has.
 func TestInfoAndUsageAgree(t *testing.T) {
+	t.Parallel()
 	for _, usage := range []string{
 		`{"input_tokens":100,"output_tokens":20,"cache_creation_input_tokens":5,"cache_read_input_tokens":1000}`,
 		`{"prompt_tokens":7,"completion_tokens":3}`,

@@ -127,6 +127,7 @@ func (p *rawMCP) close() {
 const mcpInitialize = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
 
 func TestMCPBadInput(t *testing.T) {
+	t.Parallel()
 	dir := mcpWorkspace(t)
 	p := startRawMCP(t, dir)
 

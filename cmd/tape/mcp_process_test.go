@@ -14,6 +14,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // `tape mcp` as a real process, driven by the Go SDK's own client over
@@ -123,6 +125,7 @@ func mcpWorkspace(t *testing.T) string {
 }
 
 func TestMCPProcess(t *testing.T) {
+	t.Parallel()
 	dir := mcpWorkspace(t)
 	c := startMCP(t, dir, "--allow-write")
 	ctx := context.Background()
@@ -222,6 +225,7 @@ func TestMCPProcess(t *testing.T) {
 
 // A call to a tool that does not exist is a protocol error, not a crash.
 func TestMCPUnknownTool(t *testing.T) {
+	t.Parallel()
 	c := startMCP(t, mcpWorkspace(t))
 	if _, err := c.CallTool(context.Background(), &sdk.CallToolParams{Name: "rm", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "rm") {
 		t.Errorf("call rm: %v, want an error naming the tool", err)
@@ -235,6 +239,7 @@ func TestMCPUnknownTool(t *testing.T) {
 // Read only by default: a write is a tool error that says how to enable
 // it, and nothing is written.
 func TestMCPReadOnly(t *testing.T) {
+	t.Parallel()
 	dir := mcpWorkspace(t)
 	before := mustRun(t, dir, "log", "--all", "--json")
 	c := startMCP(t, dir)
@@ -249,6 +254,7 @@ func TestMCPReadOnly(t *testing.T) {
 // A workspace whose index was never built (tapes written by hand, or its
 // index.db deleted) is indexed by the first call.
 func TestMCPNoIndex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	folder := filepath.Join(dir, ".tape", "tapes", "s1", "anchors", "001_session-start")
 	if err := os.MkdirAll(folder, 0o700); err != nil {
@@ -281,6 +287,7 @@ func TestMCPNoIndex(t *testing.T) {
 // appended with >> as any agent writes them, and a `tape append` process;
 // without a watcher (the call catches up) and with one (it syncs with it).
 func TestMCPSeesOtherWriters(t *testing.T) {
+	t.Parallel()
 	for _, watcher := range []bool{false, true} {
 		t.Run(fmt.Sprintf("watcher=%v", watcher), func(t *testing.T) {
 			dir := mcpWorkspace(t)
@@ -326,11 +333,11 @@ func runWatcher(t *testing.T, dir string) {
 	})
 	lock := filepath.Join(dir, ".tape", "watch.lock")
 	pid := fmt.Sprintf("pid %d", watch.Process.Pid)
-	deadline := time.Now().Add(10 * time.Second)
-	for data, _ := os.ReadFile(lock); !strings.Contains(string(data), pid); data, _ = os.ReadFile(lock) {
-		if time.Now().After(deadline) {
-			t.Fatalf("tape watch never took the workspace: %s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	took := poll.Wait(10*time.Second, func() bool {
+		data, _ := os.ReadFile(lock)
+		return strings.Contains(string(data), pid)
+	})
+	if !took {
+		t.Fatalf("tape watch never took the workspace: %s", stderr.String())
 	}
 }

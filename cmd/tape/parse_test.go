@@ -116,6 +116,7 @@ func TestParseWithOneCommand(t *testing.T) {
 }
 
 func TestPlainCommand(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // nobody is the user the permission tests run the CLI as when the tests
@@ -99,6 +101,7 @@ func copyFile(t *testing.T, from, to string, mode fs.FileMode) {
 // what it cannot read, records it once and not on every pass, and reads
 // it all once the permissions are back, as a rebuild does.
 func TestCLIUnreadableFolders(t *testing.T) {
+	t.Parallel()
 	var locked, leakAnchors, lockedFile string
 	dir, run, _ := unprivileged(t, func(dir string) {
 		mustRun(t, dir, "init")
@@ -180,6 +183,7 @@ func TestCLIUnreadableFolders(t *testing.T) {
 // appended to it, and the readers that sync with the watcher never see
 // them (review).
 func TestCLIWatchFolderReadableAgain(t *testing.T) {
+	t.Parallel()
 	var locked string
 	_, run, command := unprivileged(t, func(dir string) {
 		mustRun(t, dir, "init")
@@ -219,20 +223,11 @@ func TestCLIWatchFolderReadableAgain(t *testing.T) {
 		_, _, code := run("search", word)
 		return code == 0
 	}
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !ok(); {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within 10 s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	waitFor("the unreadable folder's entries leave the index", func() bool { return !found("two") })
+	poll.Until(t, 10*time.Second, "the unreadable folder's entries to leave the index", func() bool { return !found("two") })
 	if err := os.Chmod(locked, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("the folder's entries come back once it is readable", func() bool { return found("two") })
+	poll.Until(t, 10*time.Second, "the folder's entries to come back once it is readable", func() bool { return found("two") })
 	appendBytes(t, filepath.Join(locked, "messages.jsonl"), `{"kind":"message","payload":{"content":"okapi three"}}`+"\n")
 	if !found("three") {
 		t.Error("a line appended to the folder, once readable, is not searchable with the watcher running")

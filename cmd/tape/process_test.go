@@ -20,7 +20,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/tape-dev/tape/internal/pgtest"
+	"github.com/tape-dev/tape/testkit/pgtest"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -124,6 +124,7 @@ func libraryWriter(spec string) int {
 // time; payloads run from 10 bytes to 1 MiB. Every entry must be on the tape
 // exactly once, whole, and every line must parse.
 func TestConcurrentAppendProcesses(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	wsDir := filepath.Join(dir, ".tape")
 	const writers = 8
@@ -235,6 +236,7 @@ func assertEveryLineParses(t *testing.T, file string, want int) {
 
 // Processes racing to hand off never make two folders with one seq.
 func TestRacingHandoffProcesses(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	const procs, each = 6, 8
 	var wg sync.WaitGroup
@@ -277,6 +279,7 @@ func TestRacingHandoffProcesses(t *testing.T) {
 
 // The binary's exit status and stderr, as a calling agent sees them.
 func TestProcessExitStatus(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	cmd := tapeProcess(outside, "log")
 	var stderr bytes.Buffer

@@ -15,6 +15,7 @@ import (
 // without filling it, so that `reindex --full` builds it once, and that
 // the one build then holds every entry.
 func TestReindexFullOfNoIndex(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	for _, text := range []string{"one", "two", "three"} {
 		mustRun(t, dir, "append", "-k", "message", `{"role":"user","content":"`+text+`"}`)

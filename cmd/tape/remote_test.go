@@ -17,6 +17,7 @@ import (
 // refused (a usage query's "bigint out of range" was told to check the
 // URL) gets none, and every one exits 4.
 func TestServerFailedHints(t *testing.T) {
+	t.Parallel()
 	const u = "postgres://tape:s3cret@db.internal/team"
 	tests := []struct {
 		name string

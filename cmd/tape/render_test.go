@@ -6,6 +6,7 @@ import "testing"
 // on it: control characters, and the bidi overrides that show a name as
 // another (issue 29 found U+202E printed raw in doctor's lines).
 func TestPrintable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"plain text, 中文", "plain text, 中文"},
 		{"a\x1b]0;title\x07b", `a\x1b]0;title\x07b`},

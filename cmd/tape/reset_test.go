@@ -26,6 +26,7 @@ func resetFixture(t *testing.T) string {
 }
 
 func TestCLIReset(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		archive bool
@@ -95,6 +96,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 
 // On a terminal, tape reset asks, and does what the answer says.
 func TestResetAsksOnTerminal(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		answer  string
 		code    int

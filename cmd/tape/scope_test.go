@@ -36,6 +36,7 @@ func TestTapeFlagOnlyFromTheCommandLine(t *testing.T) {
 
 // An error lists a few tapes, never thousands.
 func TestSomeTapes(t *testing.T) {
+	t.Parallel()
 	names := make([]string, 3000)
 	for i := range names {
 		names[i] = fmt.Sprintf("claude-%04d", i)
@@ -51,6 +52,7 @@ func TestSomeTapes(t *testing.T) {
 // tape info on the whole workspace measures the lag of every tape before
 // it catches up, as it does for one tape (TestInfoLag).
 func TestInfoWorkspaceLag(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	mustRun(t, dir, "append", "-k", "message", `{"content":"in main"}`)
 	mustRun(t, dir, "--tape", "other", "append", "-k", "message", `{"content":"in other"}`)

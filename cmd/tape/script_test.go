@@ -12,6 +12,7 @@ import (
 // status. `go test ./cmd/tape -run TestScripts/NAME` runs one;
 // `-testwork` keeps its folder.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {

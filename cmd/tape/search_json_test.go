@@ -21,6 +21,7 @@ type searchRecord struct {
 }
 
 func TestAppendSearchRecordIsEncodingJSON(t *testing.T) {
+	t.Parallel()
 	entries := []tapelog.Entry{
 		{ID: "01JD", Kind: "message", Date: "2026-11-23T18:00:00Z", Payload: json.RawMessage(`{"role":"user", "content":"发生了一个错误，请重试 <b>&</b>"}`),
 			Pos: tapelog.Position{Tape: "main", Anchor: "review", Folder: "003_review", File: "messages.jsonl", AnchorSeq: 3, Line: 12}},

@@ -80,6 +80,7 @@ func httpGet(t *testing.T, u string) (int, string) {
 }
 
 func TestServeProcessStreamsAppends(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, stderr, code := runTape(t, dir, "init"); code != 0 {
 		t.Fatal(stderr)
@@ -119,6 +120,7 @@ func TestServeProcessStreamsAppends(t *testing.T) {
 }
 
 func TestServeProcessBeyondLoopbackNeedsItsToken(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, stderr, code := runTape(t, dir, "init"); code != 0 {
 		t.Fatal(stderr)
@@ -159,6 +161,7 @@ func TestServeProcessBeyondLoopbackNeedsItsToken(t *testing.T) {
 }
 
 func TestServeBadAddress(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, stderr, code := runTape(t, dir, "init"); code != 0 {
 		t.Fatal(stderr)

@@ -18,8 +18,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/tape-dev/tape/internal/corpus"
-	"github.com/tape-dev/tape/internal/pgtest"
+	"github.com/tape-dev/tape/testkit/corpus"
+	"github.com/tape-dev/tape/testkit/pgtest"
+	"github.com/tape-dev/tape/testkit/poll"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/remote"
 )
@@ -205,22 +206,20 @@ func TestPostgresServerGoesAwayMidSync(t *testing.T) {
 // entries, and returns the workspace's id.
 func waitForRows(t *testing.T, dir, url string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	var id string
+	poll.Until(t, 30*time.Second, "the sync's first rows on the server", func() bool {
 		ws, err := tapelog.Open(filepath.Join(dir, tapelog.DirName))
-		if err == nil && ws.Config().Workspace != nil {
-			id := ws.Config().Workspace.ID
-			ws.Close()
-			if countRows(t, url, "entries", id) > 0 {
-				return id
-			}
-		} else if err == nil {
-			ws.Close()
+		if err != nil {
+			return false
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatal("the sync wrote no row within 30 s")
-	return ""
+		defer ws.Close()
+		if ws.Config().Workspace == nil {
+			return false
+		}
+		id = ws.Config().Workspace.ID
+		return countRows(t, url, "entries", id) > 0
+	})
+	return id
 }
 
 // tape watch --sync keeps the server in step as entries are written; a
@@ -248,9 +247,9 @@ func TestPostgresWatchSync(t *testing.T) {
 		watch.Wait()
 	}()
 	wsID := waitForRows(t, dir, url)
-	waitFor(t, "the first entry on the server", func() bool { return remoteFinds(t, dir, url, "first") })
+	poll.Until(t, 30*time.Second, "the first entry on the server", func() bool { return remoteFinds(t, dir, url, "first") })
 	mustProcess(t, dir, nil, "append", "--kind", "message", `{"role":"user","content":"second 第二"}`)
-	waitFor(t, "an appended entry on the server", func() bool { return remoteFinds(t, dir, url, "第二") })
+	poll.Until(t, 30*time.Second, "an appended entry on the server", func() bool { return remoteFinds(t, dir, url, "第二") })
 
 	srv.Kill(ctx)
 	mustProcess(t, dir, nil, "append", "--kind", "message", `{"role":"user","content":"while the server was away"}`)
@@ -260,7 +259,7 @@ func TestPostgresWatchSync(t *testing.T) {
 	if err := srv.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the entry written while the server was away, on the server", func() bool { return remoteFinds(t, dir, url, "away") })
+	poll.Until(t, 30*time.Second, "the entry written while the server was away, on the server", func() bool { return remoteFinds(t, dir, url, "away") })
 	if n := countRows(t, url, "entries", wsID); n != 4 {
 		t.Errorf("the server holds %d entries, want 4 (the anchor and three messages)", n)
 	}
@@ -274,18 +273,6 @@ func remoteFinds(t *testing.T, dir, url, query string) bool {
 	t.Helper()
 	_, _, code := runWithEnv(t, dir, nil, "search", "--remote", url, query)
 	return code == 0
-}
-
-// waitFor polls cond until it holds, or fails the test after 30 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 30 s for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // The roles of docs/TEAM.md, made by its SQL as written: tape_sync syncs
@@ -351,7 +338,7 @@ func TestPostgresLeastPrivilegeRoles(t *testing.T) {
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "tape watch --sync's refused sync", func() bool { return strings.Contains(watchErr.String(), "permission denied") })
+	poll.Until(t, 30*time.Second, "tape watch --sync's refused sync", func() bool { return strings.Contains(watchErr.String(), "permission denied") })
 	watch.Process.Signal(syscall.SIGTERM)
 	watch.Wait()
 	if config, err := os.ReadFile(filepath.Join(fresh, ".tape", "config.json")); err != nil || strings.Contains(string(config), `"workspace"`) {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestRuneWidth(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		r    rune
 		want int
@@ -30,6 +31,7 @@ func TestRuneWidth(t *testing.T) {
 // giving first, and by leaving out those that may go when that is not
 // enough; a wide character is never cut in half.
 func TestTableFit(t *testing.T) {
+	t.Parallel()
 	newTable := func() *table {
 		tab := &table{header: true, columns: []column{{title: "NAME"}, {title: "WHEN", drop: 1}, {title: "CWD", give: 1, min: 8, head: true},
 			{title: "TITLE", give: 2, min: 10}}}

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tape-dev/tape/testkit/poll"
 	"github.com/tape-dev/tape/remote"
 )
 
@@ -74,7 +76,7 @@ func TestPostgresSyncWaitsForALock(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	waitFor(t, "tape sync to say it waits for the lock", func() bool {
+	poll.Until(t, 30*time.Second, "tape sync to say it waits for the lock", func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("tape sync ended while the lock was held: %v\n%s", err, stderr.String())

@@ -25,6 +25,7 @@ import (
 // (`tape log -f`, run for two seconds; what the tour starts with `&` is
 // stopped when the script ends).
 func TestReadmeTour(t *testing.T) {
+	t.Parallel()
 	tour := readmeTour(t)
 	if len(tour) < 10 {
 		t.Fatalf("README.md's tour has %d lines; did its heading or block change?", len(tour))

@@ -18,6 +18,7 @@ func buildInfo(version string, settings ...string) *debug.BuildInfo {
 // a release's version, else the commit it was built from, with its date
 // and whether the work tree had changes.
 func TestVersionLine(t *testing.T) {
+	t.Parallel()
 	const rev = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"
 	for _, tc := range []struct {
 		name string
@@ -46,6 +47,7 @@ func TestVersionLine(t *testing.T) {
 // TestVersionJSON checks the fields of tape version --json: null for what
 // the build does not know.
 func TestVersionJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	recs := jsonRecords(t, mustRun(t, dir, "version", "--json"))
 	if len(recs) != 1 {

@@ -44,6 +44,7 @@ func runCommands(t *testing.T, commands, dir, ws string, vars map[string]string)
 // testdata/views on its hand-written workspace and compares everything they
 // print with want.txt (`go test ./cmd/tape -run TestViewsGolden -update`).
 func TestViewsGolden(t *testing.T) {
+	t.Parallel()
 	goldenCases(t, "testdata/views", func(t *testing.T, dir, commands string) string {
 		return runCommands(t, commands, "", copyWorkspace(t, filepath.Join(dir, ".tape")), nil)
 	})

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // autoProcess is a tape child process with watchers started on demand:
@@ -64,17 +66,11 @@ func watcherPID(t *testing.T, bin, dir string) int {
 // waitWatcher polls tape info until want(pid) holds, and returns the pid.
 func waitWatcher(t *testing.T, bin, dir, what string, want func(pid int) bool) int {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		pid := watcherPID(t, bin, dir)
-		if want(pid) {
-			return pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 20s (watcher pid %d)", what, pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var pid int
+	if !poll.Wait(20*time.Second, func() bool { pid = watcherPID(t, bin, dir); return want(pid) }) {
+		t.Fatalf("%s: not within 20s (watcher pid %d)", what, pid)
 	}
+	return pid
 }
 
 // alive reports whether pid runs (a zombie, which nobody may reap in a
@@ -93,10 +89,7 @@ func alive(pid int) bool {
 func stopWatcher(t *testing.T, pid int) {
 	t.Cleanup(func() {
 		syscall.Kill(pid, syscall.SIGTERM)
-		deadline := time.Now().Add(10 * time.Second)
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		poll.Wait(10*time.Second, func() bool { return !alive(pid) }) // waits, but a cleanup fails no test
 	})
 }
 
@@ -120,10 +113,7 @@ func reapWatchers(t *testing.T, dir string) {
 				continue
 			}
 			syscall.Kill(pid, syscall.SIGTERM)
-			deadline := time.Now().Add(10 * time.Second)
-			for alive(pid) && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
+			poll.Wait(10*time.Second, func() bool { return !alive(pid) })
 		}
 	})
 }
@@ -132,6 +122,7 @@ func reapWatchers(t *testing.T, dir string) {
 // the reads after it sync with it and still see a line appended by hand;
 // with "off" none is started.
 func TestReadStartsAWatcherOnDemand(t *testing.T) {
+	t.Parallel()
 	bin := os.Args[0]
 	dir := newCLIWorkspace(t)
 	reapWatchers(t, dir)
@@ -174,18 +165,15 @@ func TestReadStartsAWatcherOnDemand(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(dir, ".tape")); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the watcher (pid %d) still runs 10s after its workspace was removed", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !poll.Wait(10*time.Second, func() bool { return !alive(pid) }) {
+		t.Fatalf("the watcher (pid %d) still runs 10s after its workspace was removed", pid)
 	}
 }
 
 // A watcher whose binary is replaced (an upgrade) turns the next read
 // away and exits; a later read starts one from the new binary.
 func TestWatcherRetiresWhenItsBinaryIsReplaced(t *testing.T) {
+	t.Parallel()
 	dir := newCLIWorkspace(t)
 	reapWatchers(t, dir)
 	fillTape(t, dir, 0, 20)
@@ -204,12 +192,8 @@ func TestWatcherRetiresWhenItsBinaryIsReplaced(t *testing.T) {
 	if out := runAuto(t, bin, dir, "auto", "search", "--json", "w7"); !strings.Contains(out, "w7 ") {
 		t.Fatalf("the read turned away by a retiring watcher found nothing: %q", out)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(first) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the old watcher (pid %d) still runs after its binary was replaced", first)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !poll.Wait(10*time.Second, func() bool { return !alive(first) }) {
+		t.Fatalf("the old watcher (pid %d) still runs after its binary was replaced", first)
 	}
 	os.Chtimes(filepath.Join(dir, ".tape", watchLog), time.Time{}, time.Now().Add(-time.Minute))
 	runAuto(t, bin, dir, "auto", "search", "common")
@@ -220,6 +204,7 @@ func TestWatcherRetiresWhenItsBinaryIsReplaced(t *testing.T) {
 // The test's own folders are on a local file system: a watcher may be
 // started there.
 func TestTempDirIsNotRemote(t *testing.T) {
+	t.Parallel()
 	if fs := remoteFileSystem(t.TempDir()); fs != "" {
 		t.Errorf("a temporary folder is on %s, which remoteFileSystem calls remote", fs)
 	}
@@ -228,6 +213,7 @@ func TestTempDirIsNotRemote(t *testing.T) {
 // The demo's reads start no watcher, though "watch" is "auto": it would
 // run from the binary go run removes after the demo.
 func TestDemoStartsNoWatcher(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "demo")
 	runAuto(t, os.Args[0], "", "auto", "demo", dir)
 	if _, err := os.Stat(filepath.Join(dir, ".tape", watchLog)); !os.IsNotExist(err) {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestMatchExpr(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 		ok       bool
@@ -117,6 +118,7 @@ func FuzzSnippetCutsAsTheFoldedText(f *testing.F) {
 }
 
 func TestSnippet(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("lorem ipsum ", 20) + "the Flush failed " + strings.Repeat("dolor sit ", 20)
 	tests := []struct {
 		name, text string

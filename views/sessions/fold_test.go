@@ -43,6 +43,7 @@ func randomEntries(r *rand.Rand, n int) []entry {
 // pass fold the entries it adds into a stored row, and agree with a
 // rebuild.
 func TestFoldIsOrderFree(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(18, 2026))
 	for trial := range 500 {
 		entries := randomEntries(r, 1+r.IntN(40))
@@ -68,6 +69,7 @@ func TestFoldIsOrderFree(t *testing.T) {
 
 // What each part of the fold keeps, on a few entries in tape order.
 func TestFoldKeeps(t *testing.T) {
+	t.Parallel()
 	ns := func(v int64) sql.NullInt64 { return sql.NullInt64{Int64: v, Valid: true} }
 	at := func(seq int64, folder string, eff int64, file string, line int) views.Place {
 		return views.Place{Seq: seq, Folder: folder, Eff: eff, File: file, Line: line}

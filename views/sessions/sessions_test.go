@@ -164,6 +164,7 @@ const noMeta = `{}`
 // and indexed, and after a change and a catch-up; each the same as the
 // sessions computed when asked, and as a rebuild.
 func TestSessions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		setup  func(f *fixture)
@@ -345,6 +346,7 @@ bare title="no date" cwd="" branch="" model="" first=- last=- entries=1 anchors=
 
 // TestListPagesAndFilters: a page of the list, its total, and --since.
 func TestListPagesAndFilters(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for i, tape := range []string{"a", "b", "c", "d"} {
 		f.anchor(tape+"/anchors/001_start", fmt.Sprintf("2026-11-20T09:0%d:00Z", i), `{}`)
@@ -506,6 +508,7 @@ func (m *mutator) step() {
 // catch-ups between, the view lists what the sessions computed when asked
 // say (fixture.list), and what a rebuild of the same files lists.
 func TestListAfterRandomChanges(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(20) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			f := newFixture(t)
@@ -533,6 +536,7 @@ func TestListAfterRandomChanges(t *testing.T) {
 // directory, branch, model or source contains it, in either case, and
 // reads % and _ as themselves.
 func TestListMatches(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.anchor("alpha/anchors/001_start", "2026-11-20T09:00:00Z", `{"cwd":"/src/Payments"}`)
 	f.anchor("beta/anchors/001_start", "2026-11-20T09:01:00Z", `{}`)

@@ -22,6 +22,7 @@ import (
 // beside them still sum. Two runs of 2^63-1 made every usage read of the
 // workspace fail.
 func TestBadCountsAreNotSummed(t *testing.T) {
+	t.Parallel()
 	ws, _, err := tapelog.Init(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +81,7 @@ func TestBadCountsAreNotSummed(t *testing.T) {
 // bound, which take half a minute to insert here: runs of 2^61 tokens
 // stand for them, summed by the same SQL.
 func TestSumsSaturate(t *testing.T) {
+	t.Parallel()
 	db, err := sql.Open("sqlite", "file:"+t.TempDir()+"/index.db")
 	if err != nil {
 		t.Fatal(err)

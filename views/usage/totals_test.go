@@ -22,6 +22,7 @@ import (
 // which one counts moves), and go with a tape removed or a file cut short
 // and rewritten.
 func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 7))

@@ -1,0 +1,18 @@
+// Package testkit is the folder of tape's test kits; the code is in its
+// subpackages, one kit each:
+//
+//   - corpus: realistic corpora for benchmarks (a few long tapes, many
+//     short sessions, Claude Code transcripts), the same for a seed.
+//   - pgtest: throwaway PostgreSQL servers on a loopback port.
+//   - poll: waiting with a deadline for what another goroutine or process
+//     will make true, never a fixed sleep.
+//   - tapetest: random changes to a workspace's files, for the property
+//     tests of both projections.
+//
+// The kits sit beside the tests, above what they test (corpus and
+// tapetest write workspaces through log), so they are not under
+// internal/, which is the ground floor: utilities that import no package
+// of tape outside internal/. Only tests import the kits, with one
+// exception, the benchmark driver cmd/tape-bench (corpus and pgtest).
+// layers_test.go holds both rules.
+package testkit
