@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/testkit/corpus"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/corpus"
 )
 
 // benchCorpus is a workspace with n generated entries.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/testkit/corpus"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/corpus"
 )
 
 func sameAsRebuild(t *testing.T, ws *tapelog.Workspace, p *Projector, words ...string) {

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tape-dev/tape/testkit/corpus"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector/internal/fts5"
 	"github.com/tape-dev/tape/projector/searchlang"
+	"github.com/tape-dev/tape/testkit/corpus"
 )
 
 // corpusWorkspace is a workspace with n generated entries over two tapes,

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector/searchlang"
+	"github.com/tape-dev/tape/testkit/tapetest"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
 	"github.com/tape-dev/tape/views/sessions"

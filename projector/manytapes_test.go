@@ -14,8 +14,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
 // sessionMutator makes and changes a workspace of the users' shape:

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
 var vocabulary = tapetest.Vocabulary

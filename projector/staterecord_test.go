@@ -11,8 +11,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
 // checkStateRecord checks the two promises of the state record after a

@@ -14,9 +14,9 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/testkit/poll"
 	"github.com/tape-dev/tape/testkit/tapetest"
-	tapelog "github.com/tape-dev/tape/log"
 )
 
 func TestScopeMapsEventsToFolders(t *testing.T) {

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/testkit/tapetest"
 	"github.com/tape-dev/tape/views"
 )
 

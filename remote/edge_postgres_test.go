@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
 // Files that change in the ways a checkpoint can miss reach the server

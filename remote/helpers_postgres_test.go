@@ -10,9 +10,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/tape-dev/tape/testkit/tapetest"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
 // connect opens a connection to url for the test.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/tape-dev/tape/testkit/corpus"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/testkit/corpus"
 	"github.com/tape-dev/tape/views/sessions"
 	"github.com/tape-dev/tape/views/usage"
 )

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tape-dev/tape/testkit/corpus"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/testkit/corpus"
 )
 
 // The pages' own cost, in process (the handler, the index already fresh

@@ -49,8 +49,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/tape-dev/tape/testkit/poll"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // stepTimeout bounds each thing a test waits for in the browser: a page

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tape-dev/tape/testkit/corpus"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/corpus"
 )
 
 // many times the reads of a workspace of many tapes (gen -tapes N) as

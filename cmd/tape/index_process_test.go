@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/testkit/poll"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // fillTape appends n messages to a workspace through the library, each with

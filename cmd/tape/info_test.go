@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/testkit/poll"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // infoJSON runs `tape info --json` as a real process and decodes it.

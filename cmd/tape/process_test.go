@@ -20,8 +20,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/tape-dev/tape/testkit/pgtest"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/pgtest"
 )
 
 // TestMain lets the test binary stand in for the tape binary in a child

@@ -18,11 +18,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/remote"
 	"github.com/tape-dev/tape/testkit/corpus"
 	"github.com/tape-dev/tape/testkit/pgtest"
 	"github.com/tape-dev/tape/testkit/poll"
-	tapelog "github.com/tape-dev/tape/log"
-	"github.com/tape-dev/tape/remote"
 )
 
 // tape sync and --remote as real processes, against a real PostgreSQL

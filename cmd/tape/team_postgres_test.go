@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/testkit/poll"
 	"github.com/tape-dev/tape/remote"
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // Run events with token counts that are not counts (2^63-1 twice, which
