@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tape-dev/tape/internal/testkit/short"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -19,11 +20,11 @@ import (
 // values the mapping reads as structure (keptIn); no object line is a
 // bad line; every entry is one a tape takes; and a checkpoint anywhere
 // changes nothing. Seeds: 400 transcripts of up to 24 lines per format
-// (1.5 s); FuzzConvertersKeepText explores more (60 s of it found
-// nothing more).
+// (1.5 s; a tenth with -short); FuzzConvertersKeepText explores more
+// (60 s of it found nothing more).
 func TestConvertersKeepText(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(400) {
+	for seed := range short.Seeds(400) {
 		for _, f := range []*Format{Claude, Codex} {
 			checkKeepsText(t, f, seed)
 		}
