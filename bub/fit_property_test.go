@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/short"
 )
 
 // randomTape makes a tape as agents write them, from a seed: messages of
@@ -138,7 +139,7 @@ func answers(m Message) string {
 // suffix: it dropped the oldest first, and only as much as it had to.
 func TestFitTokensProperty(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(400) {
+	for seed := range short.Seeds(400) {
 		r := rand.New(rand.NewPCG(seed, 20))
 		msgs := Context(randomTape(r))
 		total := 0

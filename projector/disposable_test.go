@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/testkit/poll"
+	"github.com/tape-dev/tape/testkit/short"
 	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
@@ -32,7 +33,7 @@ func removeIndex(t *testing.T, dir string) {
 // catching up, leads to the same answers as a rebuild.
 func TestIndexDeletedWhileWatching(t *testing.T) {
 	t.Parallel()
-	for seed := range seeds(4) {
+	for seed := range short.Seeds(4) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			watching := openProjector(t, ws)

@@ -12,6 +12,7 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/testkit/corpus"
+	"github.com/tape-dev/tape/testkit/short"
 )
 
 func sameAsRebuild(t *testing.T, ws *tapelog.Workspace, p *Projector, words ...string) {
@@ -181,7 +182,7 @@ func TestFarDates(t *testing.T) {
 func TestCancelledPassReturns(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir() + "/.tape"
-	if _, err := corpus.Generate(dir, corpus.Options{Entries: sized(2000, 600), PerAnchor: 2, Seed: 3}); err != nil {
+	if _, err := corpus.Generate(dir, corpus.Options{Entries: short.Sized(2000, 600), PerAnchor: 2, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	ws, err := tapelog.Open(dir)

@@ -11,6 +11,7 @@ import (
 	"github.com/tape-dev/tape/projector/internal/fts5"
 	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/testkit/corpus"
+	"github.com/tape-dev/tape/testkit/short"
 )
 
 // corpusWorkspace is a workspace with n generated entries over two tapes,
@@ -52,8 +53,8 @@ var corpusWords = []string{"error", "file", "the", "错误", corpus.RareWord(100
 // A search index built beside and copied in is the index built in place,
 // whether built in one part or joined from several.
 func TestBuildBesideEqualsBuildInPlace(t *testing.T) {
-	t.Parallel()           // long, on a workspace of its own (0074)
-	n := sized(4000, 1001) // with the rare word of entry 3000, or of 1000 (corpusWords)
+	t.Parallel()                 // long, on a workspace of its own (0074)
+	n := short.Sized(4000, 1001) // with the rare word of entry 3000, or of 1000 (corpusWords)
 	ws := corpusWorkspace(t, n)
 	p := openProjector(t, ws)
 	p.noBuild = true
@@ -61,7 +62,7 @@ func TestBuildBesideEqualsBuildInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	inPlace := rankedDump(t, p, corpusWords)
-	if !strings.Contains(inPlace, "ranked "+corpus.RareWord(sized(3000, 1000))+":\nsession-") {
+	if !strings.Contains(inPlace, "ranked "+corpus.RareWord(short.Sized(3000, 1000))+":\nsession-") {
 		t.Fatalf("the rare word is not found:\n%.2000s", inPlace)
 	}
 	p.noBuild = false
@@ -95,10 +96,10 @@ func TestBuildBesideEqualsBuildInPlace(t *testing.T) {
 // an index per connection, and a stale one would lose or corrupt segments.
 func TestCatchUpAfterBuildBeside(t *testing.T) {
 	t.Parallel() // long, on a workspace of its own (0074)
-	ws := corpusWorkspace(t, sized(3000, 500))
+	ws := corpusWorkspace(t, short.Sized(3000, 500))
 	p := openProjector(t, ws)
 	catchUp(t, p) // from empty: built beside
-	for round := range sized(3, 2) {
+	for round := range short.Sized(3, 2) {
 		if _, err := p.Search(context.Background(), SearchQuery{Text: "error"}); err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +125,7 @@ func TestCatchUpAfterBuildBeside(t *testing.T) {
 // of a build in more parts than this one, are replaced or removed.
 func TestBuildScratchFile(t *testing.T) {
 	t.Parallel()
-	n := sized(500, 250) // smaller in the race pass (0074)
+	n := short.Sized(500, 250) // smaller in the race pass (0074)
 	ws := corpusWorkspace(t, n)
 	var paths []string
 	for k := range maxBuildParts {
@@ -196,8 +197,8 @@ func TestCatchUpRemovesScratchFiles(t *testing.T) {
 // cannot read) runs again and builds in place, instead of failing every
 // pass.
 func TestBuildThatCannotBeJoinedBuildsInPlace(t *testing.T) {
-	t.Parallel()         // long, on a workspace of its own (0074)
-	n := sized(500, 250) // smaller in the race pass (0074)
+	t.Parallel()               // long, on a workspace of its own (0074)
+	n := short.Sized(500, 250) // smaller in the race pass (0074)
 	ws := corpusWorkspace(t, n)
 	p := openProjector(t, ws)
 	p.buildParts, p.buildBlock = 2, 1
@@ -226,8 +227,8 @@ func TestBuildThatCannotBeJoinedBuildsInPlace(t *testing.T) {
 
 // A pass that cannot make its scratch file builds in place.
 func TestBuildInPlaceWithoutScratch(t *testing.T) {
-	t.Parallel()         // long, on a workspace of its own (0074)
-	n := sized(500, 250) // smaller in the race pass (0074)
+	t.Parallel()               // long, on a workspace of its own (0074)
+	n := short.Sized(500, 250) // smaller in the race pass (0074)
 	ws := corpusWorkspace(t, n)
 	if err := os.MkdirAll(ws.Abs(buildFile)+"/in-the-way", 0o700); err != nil {
 		t.Fatal(err)

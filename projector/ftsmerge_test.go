@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/tape-dev/tape/projector/internal/fts5"
+	"github.com/tape-dev/tape/testkit/short"
 )
 
 // ftsIndexDB opens a database of its own with the search table, on one
@@ -177,11 +178,11 @@ func TestJoinedBuildEqualsInPlace(t *testing.T) {
 		n     int
 	}
 	joins := []join{
-		{parts: 1, block: 1, hash: 64 << 10, n: sized(1500, 100)},
-		{parts: 2, block: 1, n: sized(1500, 100)},
-		{parts: 2, block: 1, hash: 32 << 10, n: sized(3000, 200)},
-		{parts: 2, block: 64, hash: 16 << 10, n: sized(3000, 200)},
-		{parts: 3, block: 5, hash: 16 << 10, n: sized(3000, 200)},
+		{parts: 1, block: 1, hash: 64 << 10, n: short.Sized(1500, 100)},
+		{parts: 2, block: 1, n: short.Sized(1500, 100)},
+		{parts: 2, block: 1, hash: 32 << 10, n: short.Sized(3000, 200)},
+		{parts: 2, block: 64, hash: 16 << 10, n: short.Sized(3000, 200)},
+		{parts: 3, block: 5, hash: 16 << 10, n: short.Sized(3000, 200)},
 	}
 	if testing.Short() { // the race detector's pass: a join of one, two and three parts
 		joins = []join{joins[0], joins[2], joins[4]}
@@ -223,7 +224,7 @@ func TestJoinedBuildEqualsInPlace(t *testing.T) {
 			if got != want {
 				t.Fatalf("joined:\n%s\nbuilt in place:\n%s", got, want)
 			}
-			more := removeSome(r, ftsOps(r, int64(tc.n)*2, sized(500, 100), live), live) // rows of every part
+			more := removeSome(r, ftsOps(r, int64(tc.n)*2, short.Sized(500, 100), live), live) // rows of every part
 			for _, db := range []*sql.DB{ref, joined} {
 				applyInPlace(t, db, more)
 			}
@@ -253,10 +254,10 @@ func TestJoinedIndexTakesDeletes(t *testing.T) {
 	t.Parallel() // long, on a workspace of its own (0074)
 	ctx := context.Background()
 	crossed := 0 // seeds whose first part sat shallower than the second
-	for seed := range uint64(sized(40, 3)) {
+	for seed := range uint64(short.Sized(40, 3)) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		live := map[int64]bool{}
-		ops := ftsOps(r, 1, sized(500, 200), live)
+		ops := ftsOps(r, 1, short.Sized(500, 200), live)
 		dir := t.TempDir()
 		ref := ftsIndexDB(t, filepath.Join(dir, "ref.db"))
 		if _, err := ref.Exec(ftsSchema); err != nil {
@@ -277,7 +278,7 @@ func TestJoinedIndexTakesDeletes(t *testing.T) {
 		joinTo(t, build, filepath.Join(dir, "joined.db"))
 		build.close()
 		joined := ftsIndexDB(t, filepath.Join(dir, "joined.db"))
-		more := removeSome(r, ftsOps(r, 1000, sized(500, 200), live), live)
+		more := removeSome(r, ftsOps(r, 1000, short.Sized(500, 200), live), live)
 		for _, db := range []*sql.DB{ref, joined} {
 			applyInPlace(t, db, more)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tape-dev/tape/projector/internal/fts5"
+	"github.com/tape-dev/tape/testkit/short"
 )
 
 // With the SQLite linked in, the check passes: a rebuild builds its search
@@ -94,8 +95,8 @@ func TestFTSJoinCheckFails(t *testing.T) {
 // A Projector whose check fails writes the search index in place, says
 // why, and runs the check once: the index is the one built in place.
 func TestRebuildFallsBackWhenFTSJoinCheckFails(t *testing.T) {
-	t.Parallel()         // long, on a workspace of its own (0074)
-	n := sized(500, 250) // smaller in the race pass (0074)
+	t.Parallel()               // long, on a workspace of its own (0074)
+	n := short.Sized(500, 250) // smaller in the race pass (0074)
 	ws := corpusWorkspace(t, n)
 	p := openProjector(t, ws)
 	p.buildParts, p.buildBlock = 2, 1

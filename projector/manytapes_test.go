@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/short"
 	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
@@ -392,7 +393,7 @@ func manyTapesRun(t *testing.T, seed uint64, settled bool) ([]string, Stats) {
 	p.checkpointsAt = 2 + int(seed%3) // the first build writes its checkpoints folder by folder
 	r := rand.New(rand.NewPCG(seed, 18))
 	m := newSessionMutator(t, r, ws)
-	for range sized(100, 25) + r.IntN(sized(50, 10)) {
+	for range short.Sized(100, 25) + r.IntN(short.Sized(50, 10)) {
 		m.newSession()
 	}
 	var s settler
@@ -403,7 +404,7 @@ func manyTapesRun(t *testing.T, seed uint64, settled bool) ([]string, Stats) {
 	seen := marks(ws)
 	m.log = append(m.log, fmt.Sprintf("catch-up of %d sessions", len(m.tapes())))
 	var sum Stats
-	rounds := sized(2, 1)
+	rounds := short.Sized(2, 1)
 	for round := range rounds {
 		for range 10 + r.IntN(30) {
 			m.step()

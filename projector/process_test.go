@@ -16,6 +16,7 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/short"
 )
 
 // TestMain lets the test binary stand in for other processes (decision
@@ -254,12 +255,12 @@ func TestKilledPassesConverge(t *testing.T) {
 			m.newSession()
 			tp := m.tape("main")
 			defer tp.Close()
-			if _, err := tp.Append(context.Background(), m.entries(sized(2000, 200))...); err != nil {
+			if _, err := tp.Append(context.Background(), m.entries(short.Sized(2000, 200))...); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"many tapes", "", func(t *testing.T, m *sessionMutator) {
-			for range sized(50, 8) {
+			for range short.Sized(50, 8) {
 				m.newSession()
 			}
 		}},
@@ -285,7 +286,7 @@ func TestKilledPassesConverge(t *testing.T) {
 			killed := 0
 			for _, k := range killedPasses {
 				for _, w := range procs {
-					w.take(t, sized(10, 4)+r.IntN(sized(30, 10)))
+					w.take(t, short.Sized(10, 4)+r.IntN(short.Sized(30, 10)))
 				}
 				what, wasKilled := k.run(t, ctx, r, ws.Dir())
 				passes = append(passes, what)
@@ -294,7 +295,7 @@ func TestKilledPassesConverge(t *testing.T) {
 				}
 			}
 			for _, w := range procs { // killed in their last steps
-				w.take(t, sized(20, 8))
+				w.take(t, short.Sized(20, 8))
 			}
 			for _, w := range procs {
 				w.kill(t)

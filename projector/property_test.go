@@ -12,39 +12,18 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/short"
 	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
 var vocabulary = tapetest.Vocabulary
-
-// seeds is how many seeds a property test runs: n, or a tenth of them
-// with -short, which .ci/run's pass under the race detector uses (the
-// detector slows these tests ten to a hundred times, and they look for
-// wrong answers, not races; the pass without it runs them all).
-func seeds(n uint64) uint64 {
-	if testing.Short() {
-		return max(1, n/10)
-	}
-	return n
-}
-
-// sized is full, or short with -short: the size of a test's corpus,
-// which the race detector's pass makes smaller for the same reason. (A
-// build beside of 4,000 entries took 3.6 s without the detector and 365
-// with it, past go test's timeout in CI.)
-func sized(full, short int) int {
-	if testing.Short() {
-		return short
-	}
-	return full
-}
 
 // TestIncrementalEqualsRebuild is the projector's main property: after any
 // sequence of changes to the files, with catch-ups at random points, the
 // incremental index answers exactly as a full rebuild of the same files.
 func TestIncrementalEqualsRebuild(t *testing.T) {
 	t.Parallel() // long, on a workspace of its own (0074)
-	for seed := range seeds(25) {
+	for seed := range short.Seeds(25) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			p := openProjector(t, ws)
@@ -74,7 +53,7 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 func TestIncrementalEqualsRebuildOnSettledFolders(t *testing.T) {
 	t.Parallel() // long, on a workspace of its own (0074)
 	var listed, visited int
-	for seed := range seeds(25) {
+	for seed := range short.Seeds(25) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			p := openProjector(t, ws)
@@ -112,7 +91,7 @@ func TestIncrementalEqualsRebuildAcrossTapeChunks(t *testing.T) {
 	t.Parallel() // long, on a workspace of its own (0074)
 	ctx := context.Background()
 	tapes := tapeChunk*(scanAhead+1) + 3
-	for seed := range seeds(4) {
+	for seed := range short.Seeds(4) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			for i := range tapes {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/short"
 	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
@@ -76,7 +77,7 @@ func checkStateRecord(t *testing.T, p *Projector, log []string) {
 func TestStateRecordIsTheState(t *testing.T) {
 	t.Parallel() // long, on a workspace of its own (0074)
 	var quick, passes int
-	for seed := range seeds(16) {
+	for seed := range short.Seeds(16) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			p := openProjector(t, ws)

@@ -16,6 +16,7 @@ import (
 	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/testkit/poll"
+	"github.com/tape-dev/tape/testkit/short"
 	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
@@ -204,13 +205,13 @@ func TestSyncWatcherFallsBackWhenThePassFailed(t *testing.T) {
 // at the folders its events named, answers as a full rebuild does.
 func TestWatcherSyncEqualsRebuild(t *testing.T) {
 	t.Parallel() // long, on a workspace of its own (0074)
-	for seed := range seeds(12) {
+	for seed := range short.Seeds(12) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			ws := newWorkspace(t)
 			passes := startQuietWatcher(t, openProjector(t, ws))
 			reader := openProjector(t, ws)
 			m := &tapetest.Mutator{T: t, R: rand.New(rand.NewPCG(seed, 13)), WS: ws}
-			for step := range sized(60, 30) {
+			for step := range short.Sized(60, 30) {
 				before := len(m.Log)
 				m.Step()
 				if (len(m.Log) > before && m.Log[len(m.Log)-1] == "catch-up") || step%7 == 0 {

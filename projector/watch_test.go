@@ -15,6 +15,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/tape-dev/tape/testkit/poll"
+	"github.com/tape-dev/tape/testkit/short"
 )
 
 // found reports whether a search, on the index as it stands, finds word.
@@ -249,7 +250,7 @@ func TestWatcherQuietWhenFoldersMoveAndGo(t *testing.T) {
 	}}
 	runWatcher(t, w) // w.fw is set
 	anchors := filepath.Join(ws.Dir(), "tapes/main/anchors")
-	for i := range sized(300, 60) {
+	for i := range short.Sized(300, 60) {
 		dir := filepath.Join(anchors, fmt.Sprintf("%03d_tmp", 100+i))
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			t.Fatal(err)

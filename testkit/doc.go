@@ -6,6 +6,8 @@
 //   - pgtest: throwaway PostgreSQL servers on a loopback port.
 //   - poll: waiting with a deadline for what another goroutine or process
 //     will make true, never a fixed sleep.
+//   - short: how much a long test does under go test -short (a tenth of
+//     a property test's seeds, a smaller corpus), never skipping it.
 //   - tapetest: random changes to a workspace's files, for the property
 //     tests of both projections.
 //

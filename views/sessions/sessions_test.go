@@ -12,6 +12,7 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/testkit/short"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/sessions"
 )
@@ -509,7 +510,7 @@ func (m *mutator) step() {
 // say (fixture.list), and what a rebuild of the same files lists.
 func TestListAfterRandomChanges(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(20) {
+	for seed := range short.Seeds(20) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			f := newFixture(t)
 			m := &mutator{f: f, r: rand.New(rand.NewPCG(seed, 18))}
