@@ -15,7 +15,7 @@ type EntryQuery struct {
 	Tape  string
 	Pick  Pick
 	Kinds []string // nil for all
-	Last  int      // Entries only: the last N; 0 for all
+	Last  int      // ReadEntries only: the last N; 0 for all
 }
 
 // Entries is what a read of a tape's entries found.
