@@ -16,6 +16,7 @@ import (
 // is, and so is every record after it; the timestamp is reported, with
 // its file and line, and kept in the entry's meta.
 func TestUnreadableDatesLoseNoRecord(t *testing.T) {
+	t.Parallel()
 	claudeLine := func(n int, date string) string {
 		return fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"s1",%s"message":{"role":"user","content":"said %d"}}`, n, date, n)
 	}
@@ -106,6 +107,7 @@ func dateOf(line string) string {
 // A line held back (the last of an unfinished turn) is warned of once,
 // by the import that writes it.
 func TestHeldLineIsWarnedOfOnce(t *testing.T) {
+	t.Parallel()
 	b := newBench(t)
 	b.write("p/s1.jsonl", []byte(`{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2025-11-03T14:05:00Z","message":{"role":"user","content":"hi"}}`+"\n"+
 		`{"type":"assistant","uuid":"a1","sessionId":"s1","timestamp":"soon","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"hello"}]}}`+"\n"))

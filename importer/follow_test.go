@@ -11,6 +11,7 @@ import (
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // runFollower runs f on Claude Code's transcripts in a new folder, until
@@ -36,6 +37,7 @@ func runFollower(tb testing.TB, f *Follower) (*tapelog.Workspace, string) {
 // been quiet for the settle time, though other transcripts keep being
 // written meanwhile (their events must not put its import off).
 func TestFollowerSettlesWhileOthersWrite(t *testing.T) {
+	t.Parallel()
 	ws, projects := runFollower(t, &Follower{Settle: 300 * time.Millisecond, Warn: func(err error) { t.Errorf("follower: %v", err) }})
 	const held = "11112222-3333-4444-5555-666677778888"
 	turn := `{"type":"assistant","uuid":"t1","sessionId":"` + held + `","timestamp":"2025-11-03T14:05:00.000Z","requestId":"r","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}],"usage":{"input_tokens":1,"output_tokens":2}}}` + "\n"
@@ -63,12 +65,8 @@ func TestFollowerSettlesWhileOthersWrite(t *testing.T) {
 		}
 	}()
 	calls := ws.Abs("tapes/claude-11112222/anchors/001_session-start/tool_calls.jsonl")
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if data, _ := os.ReadFile(calls); len(data) > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the held turn was not imported within 10 s while another transcript was written")
-		}
-	}
+	poll.Until(t, 10*time.Second, "the held turn's import while another transcript was written", func() bool {
+		data, _ := os.ReadFile(calls)
+		return len(data) > 0
+	})
 }

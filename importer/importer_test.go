@@ -200,6 +200,7 @@ func cuts(r *rand.Rand, data []byte, n int) []int {
 // whole of it; and the index, rebuilt from nothing, gives the same
 // answers.
 func TestImportGrownEqualsOneImport(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(16, 2026))
 	for _, fx := range fixtures {
 		data := fx.read(t)
@@ -243,6 +244,7 @@ func TestImportGrownEqualsOneImport(t *testing.T) {
 // now leaves it for later, and says so; once the file is quiet, the turn
 // is imported whole.
 func TestHeldTurnIsImportedOnceQuiet(t *testing.T) {
+	t.Parallel()
 	fx := fixtures[1] // the subagent: it ends with an assistant turn
 	b := newBench(t)
 	b.write("agent-a3f9c21b0d4e5f607.jsonl", fx.read(t))
@@ -266,6 +268,7 @@ func TestHeldTurnIsImportedOnceQuiet(t *testing.T) {
 // Deleting the checkpoints costs time, never an entry: the next import
 // reads every file again and finds every entry on its tape.
 func TestLostCheckpointsImportNothingTwice(t *testing.T) {
+	t.Parallel()
 	b := newBench(t)
 	for _, fx := range fixtures[:2] {
 		b.write(strings.TrimPrefix(fx.rel, "claude/src/"), fx.read(t))
@@ -291,6 +294,7 @@ func TestLostCheckpointsImportNothingTwice(t *testing.T) {
 // tapes are not as the checkpoints left them, and appends only what they
 // lack.
 func TestStaleCheckpointsImportNothingTwice(t *testing.T) {
+	t.Parallel()
 	fx := fixtures[2]
 	data := fx.read(t)
 	half := bytes.LastIndexByte(data[:len(data)/2], '\n') + 1
@@ -319,6 +323,7 @@ func TestStaleCheckpointsImportNothingTwice(t *testing.T) {
 // Two sessions whose ids share their first eight digits get two tapes:
 // the second takes the short name and a sum of its ids.
 func TestSessionsWithTheSameShortIDGetTwoTapes(t *testing.T) {
+	t.Parallel()
 	b := newBench(t)
 	line := `{"type":"user","uuid":"u1","sessionId":"%s","timestamp":"2025-11-03T14:05:00.000Z","message":{"role":"user","content":"hi %s"}}` + "\n"
 	ids := []string{"5d7e6b2e-0000-4000-8000-000000000001", "5d7e6b2e-0000-4000-8000-000000000002"}
@@ -343,6 +348,7 @@ func TestSessionsWithTheSameShortIDGetTwoTapes(t *testing.T) {
 // A bad line is reported with its file and line, and the lines around it
 // are imported; a torn last line is imported once its newline comes.
 func TestBadLinesAndTornTails(t *testing.T) {
+	t.Parallel()
 	b := newBench(t)
 	good := `{"type":"user","uuid":"u%d","sessionId":"s1","timestamp":"2025-11-03T14:05:0%d.000Z","message":{"role":"user","content":"line %d"}}`
 	body := fmt.Sprintf(good, 1, 1, 1) + "\n" + "not json\n" + fmt.Sprintf(good, 3, 3, 3) + "\n" + fmt.Sprintf(good, 4, 4, 4)[:40]
@@ -367,6 +373,7 @@ func TestBadLinesAndTornTails(t *testing.T) {
 // Whatever a transcript's ids hold, the tape names made of them are valid,
 // short, and stay inside the workspace.
 func TestTapeNamesOfOddIDs(t *testing.T) {
+	t.Parallel()
 	for _, s := range []source.Session{
 		{Source: "claude", ID: "../../etc", Agent: "a" + strings.Repeat("-", 150) + "b"},
 		{Source: "claude", ID: "", Agent: "/"},
@@ -388,6 +395,7 @@ func TestTapeNamesOfOddIDs(t *testing.T) {
 // transcript did not change; a tape that lost entries comes back whole
 // with Full.
 func TestDeletedTapeComesBack(t *testing.T) {
+	t.Parallel()
 	fx := fixtures[2]
 	b := newBench(t)
 	b.write("s/"+filepath.Base(fx.rel), fx.read(t))
@@ -457,6 +465,7 @@ func TestTwoTranscriptsOfOneTapeAreBothReadAgain(t *testing.T) {
 // import reads both lines, from the start or from its checkpoint. (Across
 // a checkpoint, the second makes a second entry: docs/IMPORT.md.)
 func TestRepeatedUUIDIsOneEntry(t *testing.T) {
+	t.Parallel()
 	line := func(uuid string) string {
 		return `{"type":"user","uuid":"` + uuid + `","sessionId":"s1","timestamp":"2025-11-03T14:05:00.000Z","message":{"role":"user","content":"hi"}}` + "\n"
 	}
@@ -475,6 +484,7 @@ func TestRepeatedUUIDIsOneEntry(t *testing.T) {
 // (its event came before the run, its response item in it) is echoed again
 // when the next import reads the run anew, not imported twice.
 func TestHeldCodexCallsKeepTheEchoOfTheirStart(t *testing.T) {
+	t.Parallel()
 	lines := []string{
 		`{"timestamp":"2025-10-30T09:00:00.000Z","type":"session_meta","payload":{"id":"019a3000-0000-7000-8000-00000000beef","cwd":"/srv/app"}}`,
 		`{"timestamp":"2025-10-30T09:00:01.000Z","type":"event_msg","payload":{"type":"agent_reasoning","text":"look first"}}`,

@@ -57,6 +57,10 @@ func (c *converter) mapRecord(l tapelog.RawLine, r record) []source.Output {
 	case r.Type == "user":
 		return append(out, c.user(l, r, sess)...)
 	case r.Type == "system" && r.Subtype == "compact_boundary":
+		// A session's first anchor goes out before the boundary is held:
+		// metadata held after it would otherwise start the tape, and its
+		// session/start anchor would follow the compaction's.
+		out = append(out, c.start(l, r, sess)...)
 		c.hold()
 		c.bound = &boundary{line: l.No, offset: l.Offset, rec: r, sess: sess, meta: c.meta(l, r, sess)}
 		return out

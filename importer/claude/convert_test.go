@@ -18,6 +18,7 @@ func FuzzConverter(f *testing.F) {
 // A Claude Code record whose blocks are of other shapes than the mapping
 // reads keeps them as written, never an empty entry.
 func TestOddShapesKeepTheirText(t *testing.T) {
+	t.Parallel()
 	line := func(typ, content string) string {
 		return `{"type":"` + typ + `","uuid":"u1","sessionId":"s1","timestamp":"2025-11-03T14:05:00.000Z","message":{"id":"m1","role":"` + typ + `","content":` + content + `}}`
 	}

@@ -7,15 +7,17 @@ import (
 	"testing"
 
 	"github.com/tape-dev/tape/importer/sourcetest"
+	"github.com/tape-dev/tape/testkit/short"
 )
 
 // The property "an importer never drops text" (sourcetest.CheckKeepsText)
 // on transcripts of Claude Code records of random shapes (strings where
 // lists are expected, numbers where strings are, nested objects, missing
-// fields, dates that are not dates). Seeds: 400 transcripts of up to 24
+// fields, dates that are not dates). Seeds: 400 transcripts (40 under -short) of up to 24
 // lines (under a second); FuzzKeepsText explores more.
 func TestKeepsText(t *testing.T) {
-	for seed := range uint64(400) {
+	t.Parallel()
+	for seed := range short.Seeds(400) {
 		sourcetest.CheckKeepsText(t, Source{}, seed, transcript, keptIn)
 	}
 }

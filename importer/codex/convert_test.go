@@ -26,6 +26,7 @@ type shapeCase struct {
 // keeps its text: a string content is the text, and what the mapping
 // cannot read is an event of the whole payload, never an empty entry.
 func TestOddShapesKeepTheirText(t *testing.T) {
+	t.Parallel()
 	item := func(payload string) string {
 		return `{"timestamp":"2025-10-30T09:00:01.000Z","type":"response_item","payload":` + payload + `}`
 	}

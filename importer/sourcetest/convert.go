@@ -31,9 +31,14 @@ func ConvertAll(t testing.TB, src source.Source, data []byte, resume bool) strin
 		t.Fatal(err)
 	}
 	var out strings.Builder
+	started := map[string]bool{} // the sessions whose first output was seen
 	emit := func(outs []source.Output) {
 		for _, o := range outs {
 			CheckOutput(t, src, o)
+			if key := o.Session.Key(); !started[key] {
+				started[key] = true
+				CheckStart(t, src, o)
+			}
 			fmt.Fprintf(&out, "%s %v %s %s %s %s %s\n", src.TapeName(o.Session, false), o.Anchor, o.Entry.ID, o.Entry.Kind, o.Entry.Date, o.Entry.Payload, o.Entry.Meta)
 		}
 	}
@@ -62,6 +67,29 @@ func ConvertAll(t testing.TB, src source.Source, data []byte, resume bool) strin
 	}
 	emit(conv.Flush())
 	return out.String()
+}
+
+// CheckStart checks that o, the first output of its session, is the
+// anchor that starts its tape, naming the source and the session as the
+// driver reads them back to tell a session's own tape (importer's owns):
+// {"name": "session/start", "state": {"source", "session_id",
+// "agent_id"}}, agent_id "" for the session itself.
+func CheckStart(t testing.TB, src source.Source, o source.Output) {
+	t.Helper()
+	var p struct {
+		Name  string `json:"name"`
+		State struct {
+			Source    string `json:"source"`
+			SessionID string `json:"session_id"`
+			AgentID   string `json:"agent_id"`
+		} `json:"state"`
+	}
+	err := json.Unmarshal(o.Entry.Payload, &p)
+	if err != nil || !o.Anchor || p.Name != "session/start" || p.State.Source != src.Name() ||
+		p.State.SessionID != o.Session.ID || p.State.AgentID != o.Session.Agent {
+		t.Fatalf("the first output of session %s is not its session/start anchor naming source %q, session %q and agent %q: anchor %v, %s",
+			o.Session.Key(), src.Name(), o.Session.ID, o.Session.Agent, o.Anchor, o.Entry.Payload)
+	}
 }
 
 // CheckOutput checks that an entry is one a tape takes: a kind, a payload
