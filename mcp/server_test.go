@@ -113,7 +113,7 @@ func ok[T any](c *session, name string, args any) (T, string) {
 	res := c.call(name, args)
 	var out T
 	if res.IsError {
-		c.t.Fatalf("%s failed: %s", name, wording.OneLine(text(res), 501))
+		c.t.Fatalf("%s failed: %s", name, wording.OneLine(text(res), 500))
 	}
 	raw, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(raw, &out); err != nil {
@@ -127,7 +127,7 @@ func (c *session) fails(name string, args any, want string) {
 	c.t.Helper()
 	res := c.call(name, args)
 	if !res.IsError || !strings.Contains(text(res), want) {
-		c.t.Errorf("%s(%.200v) = %v %q, want a tool error that says %q", name, args, res.IsError, wording.OneLine(text(res), 501), want)
+		c.t.Errorf("%s(%.200v) = %v %q, want a tool error that says %q", name, args, res.IsError, wording.OneLine(text(res), 500), want)
 	}
 }
 

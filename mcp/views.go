@@ -139,7 +139,7 @@ func (s *server) calls(ctx context.Context, a callsArgs) (callsResult, string, e
 	}
 	var text strings.Builder
 	for _, c := range res.Calls {
-		fmt.Fprintf(&text, "%s  %s  %s  %s  %s(%s)\n", c.Tape, c.ID, c.Status, deref(c.CalledAt), c.Name, wording.OneLine(string(c.Arguments), 201))
+		fmt.Fprintf(&text, "%s  %s  %s  %s  %s(%s)\n", c.Tape, c.ID, c.Status, deref(c.CalledAt), c.Name, wording.OneLine(string(c.Arguments), 200))
 	}
 	more(&text, pg, len(res.Calls), res.Total, "calls")
 	if res.Total == 0 {
