@@ -3,6 +3,7 @@ package read
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -15,6 +16,7 @@ type Pick struct {
 	All      bool   // every anchor
 	From, To string // from anchor From to anchor To, both included (log.SelectAnchors); "" is the tape's first or last
 	One      string // this anchor alone (log.FindAnchor): its folder, seq, name or slug
+	Folder   string // this anchor alone, by its folder's name and nothing else: what a link names
 }
 
 // Anchors is the part of anchors, a tape's in order, that p picks. An
@@ -22,6 +24,11 @@ type Pick struct {
 // log.ErrNoAnchor; a tape with no anchors has none of them.
 func (p Pick) Anchors(anchors []tapelog.Anchor) ([]tapelog.Anchor, error) {
 	switch {
+	case p.Folder != "":
+		if i := slices.IndexFunc(anchors, func(a tapelog.Anchor) bool { return a.Folder == p.Folder }); i >= 0 {
+			return anchors[i : i+1], nil
+		}
+		return nil, fmt.Errorf("%w %q", tapelog.ErrNoAnchor, p.Folder)
 	case p.One != "":
 		i, err := tapelog.FindAnchor(anchors, p.One)
 		if err != nil {

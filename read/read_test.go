@@ -54,6 +54,9 @@ func TestPick(t *testing.T) {
 		{"one by a name two share: the last", Pick{One: "plan"}, "004_plan"},
 		{"one by slug", Pick{One: "session-start"}, "001_session-start"},
 		{"one that is not there", Pick{One: "deploy"}, "error: no such anchor"},
+		{"a folder", Pick{Folder: "003_build"}, "003_build"},
+		{"a folder by seq is no folder", Pick{Folder: "3"}, "error: no such anchor"},
+		{"a folder's slug with another seq is no folder", Pick{Folder: "003_plan"}, "error: no such anchor"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.pick.Anchors(tape)

@@ -260,7 +260,7 @@ func TestNotFound(t *testing.T) {
 	}
 	h := newServer(t, ws, Options{}).Handler()
 	for _, target := range []string{
-		"/t/nope", "/t/demo/a/009_nope", "/t/demo/a/not-a-folder", "/t/demo/e/nope", "/t/nope/e/m1", "/nope", "/t/demo/x",
+		"/t/nope", "/t/demo/a/009_nope", "/t/demo/a/not-a-folder", "/t/demo/a/002_bogus", "/t/demo/a/2", "/t/demo/a/review", // a link names a folder, nothing else "/t/demo/e/nope", "/t/nope/e/m1", "/nope", "/t/demo/x",
 		"/t/..%2F..%2Fetc", "/t/..%2F..%2F..%2Fsecret.jsonl", "/t/demo/a/..%2F..%2F..%2F..%2Fsecret.jsonl",
 		"/t/%2E%2E/a/001_session-start", "/t/.tape/a/001_session-start", "/t/demo%2F..%2Fother",
 		"/static/../../secret.jsonl", "/static/..%2F..%2Fserver.go", "/static/nope.css", "/static/",

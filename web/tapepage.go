@@ -114,7 +114,7 @@ func (s *Server) anchorPage(w http.ResponseWriter, r *http.Request, folder strin
 
 func readTape(ctx context.Context, ix *projector.Projector, tape, folder string, pg views.Page) (tapeRead, error) {
 	var t tapeRead
-	got, err := read.EntryPage(ctx, ix, read.EntryQuery{Tape: tape, Pick: read.Pick{One: folder}}, pg)
+	got, err := read.EntryPage(ctx, ix, read.EntryQuery{Tape: tape, Pick: read.Pick{Folder: folder}}, pg)
 	switch {
 	case len(got.Tape) == 0 && (err == nil || errors.Is(err, tapelog.ErrNoAnchor)):
 		return t, notFound("no tape %q", tape)
