@@ -244,8 +244,10 @@ func (w *Watcher) changed(ev fsnotify.Event) bool {
 	if !ok {
 		return false
 	}
+	stale := false // a Remove or Rename under the path of a folder that is there
 	if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
 		w.forget(ev.Name)
+		stale = isFolder(ev.Name) // looked at only here: a Write, the common event, costs no stat
 	}
 	// A new folder, or one that may just have become readable (a watch
 	// cannot be added to a folder that is not): watch it, and what
@@ -257,7 +259,7 @@ func (w *Watcher) changed(ev fsnotify.Event) bool {
 	// one: its writes made no event, and readers were told the index was
 	// up to date without them (TestWatcherSyncEqualsRebuild, seed 4, with
 	// the watcher behind fsnotify).
-	if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod) || w.isFolder(ev.Name) {
+	if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod) || stale {
 		w.addTree(ev.Name)
 	}
 	w.dirty.add(rel)
@@ -265,7 +267,7 @@ func (w *Watcher) changed(ev fsnotify.Event) bool {
 }
 
 // isFolder reports whether path is a folder now, not following a symlink.
-func (w *Watcher) isFolder(path string) bool {
+func isFolder(path string) bool {
 	fi, err := os.Lstat(path)
 	return err == nil && fi.IsDir()
 }
