@@ -78,6 +78,12 @@ func unprivileged(t *testing.T, setup func(dir string)) (dir string, run func(ar
 
 func copyFile(t *testing.T, from, to string, mode fs.FileMode) {
 	t.Helper()
+	// No process starts while the copy, which a test will run, is open
+	// for writing: a child forked meanwhile would hold it open until its
+	// exec, and running it would fail with "text file busy" (ETXTBSY,
+	// golang/go#22315; the tests around run processes in parallel).
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
 	src, err := os.Open(from)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -158,6 +159,8 @@ func writeTapeCommand(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 	script := "#!/bin/sh\nTAPE_TEST_AS_CLI=1 exec '" + self + "' \"$@\"\n"
+	syscall.ForkLock.RLock() // as copyFile: no child inherits the script while it is open for writing
+	defer syscall.ForkLock.RUnlock()
 	if err := os.WriteFile(filepath.Join(bin, "tape"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
