@@ -305,8 +305,6 @@ func (p *ftsPart) deepestLevel(t *testing.T) int {
 	return s.Deepest()
 }
 
-// Origins fall as levels deepen, in the order the parts are numbered in:
-// the deepest part first, parts as deep keeping their order.
 // applyToBuild sends ops to a build beside, as a pass does.
 func applyToBuild(t *testing.T, build *ftsBuild, ops []ftsOp) {
 	t.Helper()
@@ -400,8 +398,6 @@ func TestStructureRoundTrip(t *testing.T) {
 	}
 }
 
-// FuzzDecodeStructure: any bytes decode or fail without a panic, and what
-// decodes encodes to a record that decodes the same.
 // A part whose last rows have no tokens gives them the origin its next
 // segment would have had: the join moves the next part's origins beyond
 // them, so that no row falls in a segment of another part (FTS5 counts a

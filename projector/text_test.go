@@ -8,9 +8,6 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// FuzzIdentifierParts checks what IdentifierParts promises of any text:
-// its parts are substrings of the text of two runes or more, without a
-// separator in them.
 func TestSearchText(t *testing.T) {
 	tests := []struct {
 		kind, payload string
@@ -60,6 +57,3 @@ func TestSearchTextIsDeterministic(t *testing.T) {
 		}
 	}
 }
-
-// TestIsBigramRuneFastPaths: the ranges isBigramRune decides without
-// unicode's tables agree with them.

@@ -144,6 +144,7 @@ func TestSnippet(t *testing.T) {
 }
 
 func TestLooseExpr(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ query, match, loose string }{
 		{`"database transaction"`, `"database transaction"`, `"database" AND "transaction"`},
 		{`a:b word`, `"a b" AND "word"`, `"a" AND "b" AND "word"`},

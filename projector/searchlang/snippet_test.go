@@ -6,6 +6,7 @@ import (
 )
 
 func TestSnippetSpans(t *testing.T) {
+	t.Parallel()
 	m := func(s string) SnippetSpan { return SnippetSpan{Text: s, Match: true} }
 	x := func(s string) SnippetSpan { return SnippetSpan{Text: s} }
 	for _, tt := range []struct {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestTokenize(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"hello world", "hello world"},
 		{"错误", " 错误 误 "},
@@ -24,6 +25,7 @@ func TestTokenize(t *testing.T) {
 }
 
 func TestIdentifierParts(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"TestFlush", "Test Flush"},
 		{"call newHandler() now", "new Handler"},
@@ -51,6 +53,9 @@ func TestIdentifierParts(t *testing.T) {
 	}
 }
 
+// FuzzIdentifierParts checks what IdentifierParts promises of any text:
+// its parts are substrings of the text of two runes or more, without a
+// separator in them.
 func FuzzIdentifierParts(f *testing.F) {
 	for _, s := range []string{"TestFlush", "HTTPServer x", "修复TestFlush测试", "aGVsbG8", "ÉtéHiver"} {
 		f.Add(s)
@@ -71,7 +76,10 @@ func FuzzIdentifierParts(f *testing.F) {
 	})
 }
 
+// TestIsBigramRuneFastPaths: the ranges isBigramRune decides without
+// unicode's tables agree with them.
 func TestIsBigramRuneFastPaths(t *testing.T) {
+	t.Parallel()
 	for r := rune(0); r <= 0xffff; r++ {
 		want := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー'
 		if got := isBigramRune(r); got != want {

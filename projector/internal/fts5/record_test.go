@@ -10,6 +10,7 @@ import (
 )
 
 func TestVarint(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		v    uint64
 		want []byte
@@ -39,7 +40,10 @@ func TestVarint(t *testing.T) {
 	}
 }
 
+// Origins fall as levels deepen, in the order the parts are numbered in:
+// the deepest part first, parts as deep keeping their order.
 func TestJoinNumbersTheDeepestPartFirst(t *testing.T) {
+	t.Parallel()
 	part := func(depth int, origins uint64) Structure {
 		s := Structure{v2: true, levels: make([]level, depth+1)}
 		s.levels[depth].segs = []segment{{id: 1, first: 1, last: 1, origin1: 1, origin2: origins, entries: 10}}
@@ -73,6 +77,7 @@ func TestJoinNumbersTheDeepestPartFirst(t *testing.T) {
 }
 
 func TestJoinStructures(t *testing.T) {
+	t.Parallel()
 	seg := func(id int, o1, o2 uint64) segment {
 		return segment{id: id, first: 1, last: 3, origin1: o1, origin2: o2, entries: 10}
 	}
@@ -127,6 +132,7 @@ func TestJoinStructures(t *testing.T) {
 }
 
 func TestJoinAverages(t *testing.T) {
+	t.Parallel()
 	rec := func(vs ...uint64) []byte {
 		var b []byte
 		for _, v := range vs {
@@ -143,6 +149,8 @@ func TestJoinAverages(t *testing.T) {
 	}
 }
 
+// FuzzDecodeStructure: any bytes decode or fail without a panic, and what
+// decodes encodes to a record that decodes the same.
 func FuzzDecodeStructure(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 0, 0, 0})
 	f.Add(append([]byte{0, 0, 0, 2}, structureV2+"\x01\x01\x05\x00\x01\x03\x01\x09\x01\x01\x00\x00\x0c"...))
