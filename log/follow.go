@@ -85,6 +85,12 @@ func (f *Follower) Poll(ctx context.Context) (entries []Entry, bad []error, err 
 // replaced while it was listed is made again: its folders read by name
 // from the new one were folders of no anchor, and tape log -f printed an
 // anchor named for a folder's slug, with no date, that the tape never had.
+// It narrows that window, not closes it: a reset between this listing and
+// Poll's ReadAnchor of a new folder still reads a folder that is gone.
+// Closing it means Poll reading each new anchor and giving up the rest of
+// the listing when the anchors folder changed meanwhile, keeping the
+// anchor it followed before (TestFollowerOfAResetUnderWay covers the
+// listing's window only).
 func (f *Follower) listFolders() (uint64, []Folder, error) {
 	for try := 1; ; try++ {
 		ino := f.t.anchorsInode()
