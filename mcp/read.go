@@ -177,10 +177,7 @@ func (s *server) context(ctx context.Context, a contextArgs) (contextResult, str
 	}
 	got, err := served(ctx, s, func(ix *projector.Projector) (read.Context, error) {
 		got, err := read.ReadContext(ctx, ix, tape, a.Anchor, a.All)
-		if errors.Is(err, tapelog.ErrNoAnchor) {
-			err = fmt.Errorf("%w; the anchors tool lists them", err)
-		}
-		return got, err
+		return got, anchorHint(err)
 	})
 	if err != nil {
 		return contextResult{}, "", err
@@ -285,10 +282,8 @@ func (s *server) entries(ctx context.Context, name string, kinds []string, limit
 			pg = views.Page{Limit: min(limit, end), Offset: max(0, end-limit)}
 		}
 		got, err := read.EntryPage(ctx, ix, read.EntryQuery{Tape: tape, Pick: p, Kinds: kinds}, pg)
-		if errors.Is(err, tapelog.ErrNoAnchor) {
-			return entriesResult{}, fmt.Errorf("%w; the anchors tool lists them", err)
-		} else if err != nil {
-			return entriesResult{}, err
+		if err != nil {
+			return entriesResult{}, anchorHint(err)
 		}
 		res := entriesResult{Tape: tape, Entries: make([]records.Entry, 0, len(got.Entries)), Total: got.Total, Warnings: warnings(got.Unread())}
 		for _, e := range got.Entries {
@@ -307,6 +302,15 @@ func (s *server) entries(ctx context.Context, name string, kinds []string, limit
 		text += fmt.Sprintf("(%d of %d entries; cursor %s reads the ones before)\n", len(res.Entries), res.Total, res.NextCursor)
 	}
 	return res, text, nil
+}
+
+// anchorHint says what to do of an anchor a call named that is not
+// there; any other error (nil too) it returns as it is.
+func anchorHint(err error) error {
+	if errors.Is(err, tapelog.ErrNoAnchor) {
+		return fmt.Errorf("%w; the anchors tool lists them", err)
+	}
+	return err
 }
 
 // warnings are the lines a read could not read (read.Entries.Unread), as

@@ -94,7 +94,6 @@ func EntryPage(ctx context.Context, ix *projector.Projector, q EntryQuery, pg vi
 // Context is what a context read found: the entries of the span, in tape
 // order, and the lines it could not read.
 type Context struct {
-	Span    bub.Span
 	Entries []tapelog.Entry
 	Unread  []error // as Entries.Unread
 }
@@ -120,7 +119,7 @@ func ReadContext(ctx context.Context, ix *projector.Projector, tape, anchor stri
 	if err != nil {
 		return Context{}, err
 	}
-	return Context{Span: span, Entries: span.Trim(entries), Unread: Entries{Bad: bad, Stale: stale}.Unread()}, nil
+	return Context{Entries: span.Trim(entries), Unread: Entries{Bad: bad, Stale: stale}.Unread()}, nil
 }
 
 // pick reads tape's anchors and picks q's.

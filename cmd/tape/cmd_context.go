@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -116,10 +115,8 @@ func (c *ContextCmd) printFitted(env *Env, msgs []bub.Message) error {
 // lines it could not read.
 func (c *ContextCmd) entries(env *Env, ix *projector.Projector, tape string) ([]tapelog.Entry, error, error) {
 	got, err := read.ReadContext(env.Context(), ix, tape, c.Anchor, c.All)
-	if errors.Is(err, tapelog.ErrNoAnchor) {
-		return nil, nil, fmt.Errorf("%w; 'tape anchors' lists them", err)
-	} else if err != nil {
-		return nil, nil, err
+	if err != nil {
+		return nil, nil, anchorHint(err)
 	}
 	unreadable, err := warnLines(env, got.Unread)
 	if err != nil {

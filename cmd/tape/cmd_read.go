@@ -120,10 +120,8 @@ func readEntries(env *Env, g *Globals, f entryFilter, pick read.Pick) ([]tapelog
 	}
 	defer closeAll()
 	got, err := read.ReadEntries(env.Context(), ix, read.EntryQuery{Tape: t.Name(), Pick: pick, Kinds: f.kinds, Last: f.last})
-	if errors.Is(err, tapelog.ErrNoAnchor) {
-		return nil, fmt.Errorf("%w; 'tape anchors' lists them", err)
-	} else if err != nil {
-		return nil, err
+	if err != nil {
+		return nil, anchorHint(err)
 	}
 	unreadable, err := warnLines(env, got.Unread())
 	if err != nil {
@@ -136,6 +134,15 @@ func readEntries(env *Env, g *Globals, f entryFilter, pick read.Pick) ([]tapelog
 		hintEmptyDefault(env, g, t)
 	}
 	return got.Entries, unreadable
+}
+
+// anchorHint says what to do of an anchor a read named that is not
+// there; any other error it returns as it is.
+func anchorHint(err error) error {
+	if errors.Is(err, tapelog.ErrNoAnchor) {
+		return fmt.Errorf("%w; 'tape anchors' lists them", err)
+	}
+	return err
 }
 
 // warnLines reports lines that could not be read on stderr, and returns

@@ -117,10 +117,8 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	// catch-up prints it as soon as the catch-up says it holds.
 	find := func() (searchAnswer, error) {
 		got, err := read.Search(env.Context(), ix, q, c.Anchor)
-		if errors.Is(err, tapelog.ErrNoAnchor) {
-			return searchAnswer{}, fmt.Errorf("%w; 'tape anchors' lists them", err)
-		} else if err != nil {
-			return searchAnswer{}, err
+		if err != nil {
+			return searchAnswer{}, anchorHint(err)
 		}
 		var out bytes.Buffer
 		out.Grow(outputSize(got.Hits)) // grown as it is written, it was copied at every doubling
