@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
-	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/views"
 )
 

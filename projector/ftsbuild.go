@@ -11,8 +11,8 @@ import (
 	"runtime"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	"github.com/tape-dev/tape/internal/fts5"
 	tapelog "github.com/tape-dev/tape/log"
-	"github.com/tape-dev/tape/projector/internal/fts5"
 )
 
 // buildFile is the scratch database in which a pass that starts from an

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tape-dev/tape/internal/fts5"
+	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
-	"github.com/tape-dev/tape/projector/internal/fts5"
-	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/testkit/corpus"
 	"github.com/tape-dev/tape/testkit/short"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tape-dev/tape/projector/internal/fts5"
+	"github.com/tape-dev/tape/internal/fts5"
 )
 
 // This file checks, before a Projector first joins a search index built

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tape-dev/tape/projector/internal/fts5"
+	"github.com/tape-dev/tape/internal/fts5"
 	"github.com/tape-dev/tape/testkit/short"
 )
 

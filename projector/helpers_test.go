@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
-	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/testkit/tapetest"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
-	"github.com/tape-dev/tape/projector/searchlang"
 )
 
 // ErrEmptyQuery is returned by Search for a query with no word in it.

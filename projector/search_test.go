@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
-	"github.com/tape-dev/tape/projector/searchlang"
 )
 
 // searchContents runs a search and returns the contents of the messages

@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/internal/rawjson"
+	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
-	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/views"
 )
 

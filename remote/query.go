@@ -12,9 +12,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tape-dev/tape/internal/rawjson"
+	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
-	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/views/sessions"
 	"github.com/tape-dev/tape/views/usage"
 )

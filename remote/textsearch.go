@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/tape-dev/tape/projector/searchlang"
+	"github.com/tape-dev/tape/internal/searchlang"
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tape-dev/tape/internal/searchlang"
 	"github.com/tape-dev/tape/internal/wording"
 	"github.com/tape-dev/tape/projector"
-	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"

@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
-	"github.com/tape-dev/tape/projector/searchlang"
 	"github.com/tape-dev/tape/views/calls"
 )
 

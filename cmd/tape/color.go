@@ -4,7 +4,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tape-dev/tape/projector/searchlang"
+	"github.com/tape-dev/tape/internal/searchlang"
 )
 
 // Color on a terminal, as ripgrep and git do it: --color=auto (the
