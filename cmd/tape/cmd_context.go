@@ -139,8 +139,8 @@ func printMessages(env *Env, msgs []bub.Message) error {
 		_ = json.Unmarshal(p["role"], &role)
 		_ = json.Unmarshal(p["tool_call_id"], &id)
 		_ = json.Unmarshal(p["name"], &name)
-		text := contentText(p["content"])
-		if calls := callsText(p["tool_calls"]); len(p["tool_calls"]) > 0 {
+		text := read.ContentText(p["content"])
+		if calls := read.CallsText(p["tool_calls"]); len(p["tool_calls"]) > 0 {
 			text = strings.TrimSpace(text + " → " + calls)
 		}
 		if name != "" || id != "" {

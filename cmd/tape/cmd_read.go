@@ -223,7 +223,7 @@ func printAnchors(env *Env, t *tapelog.Tape, anchors []tapelog.Anchor, counts ma
 		if r.Date != nil {
 			date = shortDate(*r.Date)
 		}
-		state := compactJSON(r.State)
+		state := read.CompactJSON(r.State)
 		if state == "{}" {
 			state = ""
 		}

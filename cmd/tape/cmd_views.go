@@ -9,6 +9,7 @@ import (
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/read/records"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
@@ -284,7 +285,7 @@ func printCalls(env *Env, listed []calls.Listed, manyTapes bool) error {
 		if call.DurationMS != nil {
 			took = (time.Duration(*call.DurationMS) * time.Millisecond).String()
 		}
-		args := compactJSON(call.Arguments)
+		args := read.CompactJSON(call.Arguments)
 		var s string
 		if json.Unmarshal(call.Arguments, &s) == nil {
 			args = s
@@ -535,7 +536,7 @@ func (c *MessagesCmd) Run(env *Env, g *Globals) error {
 			}
 			continue
 		}
-		if _, err := fmt.Fprintf(env.Stdout, "%s  %s\n", env.color.paint(sgrDim, fmt.Sprintf("%-8s", clock(m))), oneLine(summary(m), 200)); err != nil {
+		if _, err := fmt.Fprintf(env.Stdout, "%s  %s\n", env.color.paint(sgrDim, fmt.Sprintf("%-8s", clock(m))), oneLine(read.Summary(m), 200)); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}

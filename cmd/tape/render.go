@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,8 +10,8 @@ import (
 
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/read/records"
-	"github.com/tape-dev/tape/views"
 )
 
 // jsonLines writes values as JSON, one per line, with non-ASCII text and
@@ -82,7 +81,7 @@ func humanEntry(e tapelog.Entry, p palette) string {
 	if e.Kind == tapelog.KindAnchor {
 		return p.paint(sgrAnchor, humanAnchorLine(e))
 	}
-	return fmt.Sprintf("  %s  %s  %s", p.paint(sgrDim, fmt.Sprintf("%-8s", clock(e))), p.kind(e.Kind, 11), oneLine(summary(e), summaryWidth))
+	return fmt.Sprintf("  %s  %s  %s", p.paint(sgrDim, fmt.Sprintf("%-8s", clock(e))), p.kind(e.Kind, 11), oneLine(read.Summary(e), summaryWidth))
 }
 
 func humanAnchorLine(e tapelog.Entry) string {
@@ -95,7 +94,7 @@ func humanAnchorLine(e tapelog.Entry) string {
 	if e.Date != "" {
 		line += "  " + shortDate(e.Date)
 	}
-	if s := compactJSON(p.State); s != "" && s != "{}" && s != "null" {
+	if s := read.CompactJSON(p.State); s != "" && s != "{}" && s != "null" {
 		line += "  " + oneLine(s, summaryWidth)
 	}
 	return line
@@ -119,112 +118,6 @@ func shortDate(date string) string {
 		return date
 	}
 	return t.Format("2006-01-02 15:04:05")
-}
-
-// summary is the text a person wants to see of an entry: who said what,
-// which tool was called with what, what came back.
-func summary(e tapelog.Entry) string {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(e.Payload, &p) != nil {
-		return compactJSON(e.Payload)
-	}
-	str := func(key string) string {
-		var s string
-		if json.Unmarshal(p[key], &s) == nil {
-			return s
-		}
-		return compactJSON(p[key])
-	}
-	switch e.Kind {
-	case tapelog.KindMessage:
-		text := contentText(p["content"])
-		if calls := callsText(p["tool_calls"]); calls != "" {
-			text = strings.TrimSpace(text + " → " + calls)
-		}
-		return str("role") + ": " + text
-	case tapelog.KindSystem:
-		return contentText(p["content"])
-	case tapelog.KindToolCall:
-		return callsText(p["calls"])
-	case tapelog.KindToolResult:
-		var results []json.RawMessage
-		if json.Unmarshal(p["results"], &results) != nil {
-			return compactJSON(e.Payload)
-		}
-		parts := make([]string, len(results))
-		for i, r := range results {
-			parts[i] = contentText(r)
-		}
-		return strings.Join(parts, " | ")
-	case tapelog.KindEvent:
-		if _, ok := p["name"]; ok {
-			return strings.TrimSpace(str("name") + " " + compactJSON(p["data"]))
-		}
-	case tapelog.KindError:
-		return str("kind") + ": " + str("message")
-	}
-	return compactJSON(e.Payload)
-}
-
-// contentText is the text of a chat message's content: a string as it is,
-// the text parts of a list joined, anything else as JSON.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var texts []string
-		for _, part := range parts {
-			if part.Text != "" {
-				texts = append(texts, part.Text)
-			} else if part.Type != "" {
-				texts = append(texts, "["+part.Type+"]")
-			}
-		}
-		return strings.Join(texts, " ")
-	}
-	return compactJSON(raw)
-}
-
-// callsText renders a list of tool calls as name(arguments);
-// name(arguments), whatever shape each call has (views.ParseCall); an item
-// that is no object as its JSON.
-func callsText(raw json.RawMessage) string {
-	var calls []json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &calls) != nil {
-		return compactJSON(raw)
-	}
-	parts := make([]string, len(calls))
-	for i, c := range calls {
-		if c = bytes.TrimSpace(c); len(c) == 0 || c[0] != '{' {
-			parts[i] = compactJSON(c)
-			continue
-		}
-		p := views.ParseCall(c)
-		var s string
-		if json.Unmarshal(p.Arguments, &s) == nil {
-			parts[i] = p.Name + "(" + s + ")"
-		} else {
-			parts[i] = p.Name + "(" + compactJSON(p.Arguments) + ")"
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-func compactJSON(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return string(raw)
-	}
-	return buf.String()
 }
 
 // printable replaces the control characters of s (C0, DEL, C1: escape
