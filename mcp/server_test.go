@@ -16,6 +16,7 @@ import (
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/read/records"
+	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
 // The server in process, over the SDK's in-memory transport: what each
@@ -544,5 +545,32 @@ func TestContextWarnsOfBadLines(t *testing.T) {
 	res, _ := ok[contextResult](c, "context", map[string]any{"tape": "main"})
 	if len(res.Messages) != 2 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "messages.jsonl:2") {
 		t.Errorf("context: %d messages, warnings %q; want 2 messages and one warning naming messages.jsonl:2", len(res.Messages), res.Warnings)
+	}
+}
+
+// The tapes, calls and usage tools warn of what the CLI warns of beside
+// the same pages (read.ListTapes, ListCalls, SumUsage): a symlinked tape
+// folder no listing shows, results that answer no call, and runs whose
+// token counts were not summed.
+func TestListsWarn(t *testing.T) {
+	ws := tapetest.NewWorkspace(t)
+	appendTo(t, ws, "main",
+		"tool_result", `{"results":[{"call_id":"nobody"}]}`,
+		"event", `{"name":"run","data":{"model":"m","usage":{"input_tokens":-1,"output_tokens":2}}}`)
+	if err := os.Symlink(t.TempDir(), filepath.Join(ws.Dir(), "tapes", "alias")); err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, ws, Options{})
+	tapes, txt := ok[tapesResult](c, "tapes", map[string]any{})
+	if len(tapes.Warnings) != 1 || !strings.Contains(tapes.Warnings[0], "tapes/alias") || !strings.Contains(txt, "warning: ") {
+		t.Errorf("tapes: warnings %q\n%s", tapes.Warnings, txt)
+	}
+	listed, txt := ok[callsResult](c, "calls", map[string]any{})
+	if len(listed.Warnings) != 1 || !strings.Contains(listed.Warnings[0], "1 tool results answer no call") || !strings.Contains(listed.Warnings[0], "(nobody)") {
+		t.Errorf("calls: warnings %q\n%s", listed.Warnings, txt)
+	}
+	sums, txt := ok[usageResult](c, "usage", map[string]any{})
+	if len(sums.Groups) != 1 || sums.Groups[0].RunsBadUsage != 1 || !strings.Contains(txt, "warning: 1 run gave token counts") {
+		t.Errorf("usage: %+v\n%s", sums, txt)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/read/records"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
@@ -48,8 +49,9 @@ type tapesArgs struct {
 }
 
 type tapesResult struct {
-	Tapes []records.Tape `json:"tapes" jsonschema:"the most recently written first"`
-	Total int            `json:"total"`
+	Tapes    []records.Tape `json:"tapes" jsonschema:"the most recently written first"`
+	Total    int            `json:"total"`
+	Warnings []string       `json:"warnings,omitempty" jsonschema:"names in the tapes folder that may hold a tape and that no listing shows, each with its fix"`
 }
 
 func (s *server) addTapes(srv *sdk.Server) error {
@@ -68,9 +70,12 @@ func (s *server) tapes(ctx context.Context, a tapesArgs) (tapesResult, string, e
 		return tapesResult{}, "", err
 	}
 	res, err := served(ctx, s, func(ix *projector.Projector) (tapesResult, error) {
-		list, total, err := sessions.List(ctx, ix, sessions.Filter{Since: since, Page: pg})
-		res := tapesResult{Tapes: make([]records.Tape, 0, len(list)), Total: total}
-		for _, t := range list {
+		got, err := read.ListTapes(ctx, ix, sessions.Filter{Since: since, Page: pg})
+		res := tapesResult{Tapes: make([]records.Tape, 0, len(got.Page)), Total: got.Total}
+		for _, p := range got.Unlisted {
+			res.Warnings = append(res.Warnings, p.Path+": "+p.Problem)
+		}
+		for _, t := range got.Page {
 			// Without its count of forks, which reads the files of every
 			// tape listed.
 			res.Tapes = append(res.Tapes, records.NewTape(t))
@@ -89,6 +94,7 @@ func (s *server) tapes(ctx context.Context, a tapesArgs) (tapesResult, string, e
 		fmt.Fprintf(&text, "%s  %s  %s  %s\n", t.Name, last, wording.Plural(t.Entries, "entry", "entries"), wording.OneLine(t.Title, 0))
 	}
 	more(&text, pg, len(res.Tapes), res.Total, "tapes")
+	warn(&text, res.Warnings)
 	return res, text.String(), nil
 }
 
@@ -102,8 +108,9 @@ type callsArgs struct {
 }
 
 type callsResult struct {
-	Calls []records.Call `json:"calls" jsonschema:"the newest first"`
-	Total int            `json:"total"`
+	Calls    []records.Call `json:"calls" jsonschema:"the newest first"`
+	Total    int            `json:"total"`
+	Warnings []string       `json:"warnings,omitempty" jsonschema:"lines of calls that changed since they were read (the call is listed without them), and results that answer no call"`
 }
 
 func (s *server) addCalls(srv *sdk.Server) error {
@@ -127,9 +134,9 @@ func (s *server) calls(ctx context.Context, a callsArgs) (callsResult, string, e
 		return callsResult{}, "", err
 	}
 	res, err := served(ctx, s, func(ix *projector.Projector) (callsResult, error) {
-		list, total, _, err := calls.List(ctx, ix, calls.Filter{Tape: tape, Status: a.Status, Name: a.Name, Page: pg})
-		res := callsResult{Calls: make([]records.Call, 0, len(list)), Total: total}
-		for _, c := range list {
+		got, err := read.ListCalls(ctx, ix, calls.Filter{Tape: tape, Status: a.Status, Name: a.Name, Page: pg})
+		res := callsResult{Calls: make([]records.Call, 0, len(got.Page)), Total: got.Total, Warnings: append(warnings(got.Stale), orphanWarning(got)...)}
+		for _, c := range got.Page {
 			res.Calls = append(res.Calls, records.NewCall(c))
 		}
 		return res, err
@@ -145,6 +152,7 @@ func (s *server) calls(ctx context.Context, a callsArgs) (callsResult, string, e
 	if res.Total == 0 {
 		text.WriteString("no calls\n")
 	}
+	warn(&text, res.Warnings)
 	return res, text.String(), nil
 }
 
@@ -192,16 +200,15 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 	if err != nil {
 		return usageResult{}, "", err
 	}
-	rows, err := served(ctx, s, func(ix *projector.Projector) (rowsOf, error) {
-		rows, total, err := usage.Sum(ctx, ix, usage.Filter{Tape: tape, By: a.By, Page: pg})
-		return rowsOf{rows, total}, err
+	got, err := served(ctx, s, func(ix *projector.Projector) (read.Usage, error) {
+		return read.SumUsage(ctx, ix, usage.Filter{Tape: tape, By: a.By, Page: pg})
 	})
 	if err != nil {
 		return usageResult{}, "", err
 	}
-	res := usageResult{By: a.By, Groups: make([]records.UsageGroup, 0, len(rows.rows)), Total: rows.total}
+	res := usageResult{By: a.By, Groups: make([]records.UsageGroup, 0, len(got.Rows)), Total: got.Total}
 	var text strings.Builder
-	for _, u := range rows.rows {
+	for _, u := range got.Rows {
 		group := u.Tape
 		switch a.By {
 		case "anchor":
@@ -220,11 +227,31 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 		text.WriteString(`no token usage recorded: no "run" event`)
 		text.WriteString("\n")
 	}
+	if got.BadUsage > 0 {
+		warn(&text, []string{wording.Plural(got.BadUsage, "run", "runs") + " gave token counts that are not whole numbers from 0 to 2^40; those counts are not summed (runs_bad_usage)"})
+	}
 	return res, text.String(), nil
 }
 
-// rowsOf is a page of usage sums and how many groups there are.
-type rowsOf struct {
-	rows  []usage.Row
-	total int
+// orphanWarning says which results of a page of calls answer no call.
+func orphanWarning(got read.Calls) []string {
+	if got.OrphansTotal == 0 {
+		return nil
+	}
+	var where []string
+	for _, o := range got.Orphans {
+		where = append(where, fmt.Sprintf("%s:%d (%s)", o.Path, o.Line, o.CallID))
+	}
+	w := fmt.Sprintf("%d tool results answer no call of their tape: %s", got.OrphansTotal, strings.Join(where, ", "))
+	if got.OrphansTotal > len(got.Orphans) {
+		w += fmt.Sprintf(" and %d more", got.OrphansTotal-len(got.Orphans))
+	}
+	return []string{w}
+}
+
+// warn writes each warning on a line of the text a client reads.
+func warn(text *strings.Builder, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(text, "warning: %s\n", w)
+	}
 }

@@ -19,5 +19,8 @@
 //   - the span of a tape that a context reads (ReadContext, by
 //     bub.ContextSpan);
 //   - a search's scope: the anchors it is limited to, whether more match
-//     than it returns, and what of its tapes it could not read (Search).
+//     than it returns, and what of its tapes it could not read (Search);
+//   - the warnings beside each page of a view (ListTapes, ListCalls,
+//     SumUsage in lists.go);
+//   - an entry's text in one line (Summary, in summary.go).
 package read

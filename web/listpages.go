@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tape-dev/tape/internal/searchlang"
 	"github.com/tape-dev/tape/internal/wording"
@@ -108,6 +109,7 @@ type callsData struct {
 	Counts       map[string]int // by status, and "" for all
 	Calls        []callRow
 	Pager        pager
+	Warnings     []string // lines that changed since read, results that answer no call (read.Calls)
 }
 
 type callRow struct {
@@ -134,13 +136,12 @@ func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Tape = tape
 	type listed struct {
-		list   []calls.Listed
-		total  int
+		read.Calls
 		counts map[string]int
 	}
 	got, err := served(r.Context(), s, func(ix *projector.Projector) (listed, error) {
 		f := calls.Filter{Tape: d.Tape, Status: d.Status, Name: d.Name, Page: views.Page{Limit: callsPage, Offset: offset}}
-		list, total, _, err := calls.List(r.Context(), ix, f)
+		page, err := read.ListCalls(r.Context(), ix, f)
 		if err != nil {
 			return listed{}, err
 		}
@@ -150,14 +151,15 @@ func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 				return listed{}, err
 			}
 		}
-		return listed{list, total, counts}, nil
+		return listed{page, counts}, nil
 	})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	d.Counts = got.counts
-	for _, c := range got.list {
+	d.Warnings = callWarnings(got.Calls)
+	for _, c := range got.Page {
 		row := callRow{Listed: c, TapeURL: tapeURL(c.Tape), Args: wording.OneLine(compact(c.Arguments), 160)}
 		row.Name = clip(c.Name)
 		if c.Entry != "" { // "" for a call whose line changed since it was indexed
@@ -172,7 +174,7 @@ func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 		}
 		d.Calls = append(d.Calls, row)
 	}
-	d.Pager = newPager(offset, len(got.list), got.total, callsPage, func(o int) string { return withPage("/calls", q, o, callsPage) })
+	d.Pager = newPager(offset, len(got.Page), got.Total, callsPage, func(o int) string { return withPage("/calls", q, o, callsPage) })
 	s.respond(w, r, http.StatusOK, "calls", d)
 }
 
@@ -180,11 +182,12 @@ func (s *Server) calls(w http.ResponseWriter, r *http.Request) {
 
 type usageData struct {
 	Frame
-	By     string
-	Groups []usageRow
-	Totals usage.Row
-	Chart  chart
-	Pager  pager
+	By       string
+	Groups   []usageRow
+	Totals   usage.Row
+	Chart    chart
+	Pager    pager
+	Warnings []string // runs whose token counts were not summed (read.Usage.BadUsage)
 }
 
 type usageRow struct {
@@ -210,33 +213,39 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 	d.Tape = tape
 	type summed struct {
 		rows, days []usage.Row
-		total      int
+		total, bad int
 		totals     usage.Row
 	}
 	got, err := served(r.Context(), s, func(ix *projector.Projector) (summed, error) {
 		var g summed
 		var err error
 		ctx := r.Context()
-		if g.days, _, err = usage.Sum(ctx, ix, usage.Filter{By: "day", Tape: d.Tape}); err != nil {
+		days, err := read.SumUsage(ctx, ix, usage.Filter{By: "day", Tape: d.Tape})
+		if err != nil {
 			return g, err
 		}
+		g.days, g.bad = days.Rows, days.BadUsage
 		all := g.days
 		if d.By == "day" {
 			// The newest day first, as the other lists of the page: the
 			// chart above shows the days in time order.
 			all = slices.Clone(g.days)
 			slices.Reverse(all)
-		} else if all, _, err = usage.Sum(ctx, ix, usage.Filter{By: d.By, Tape: d.Tape}); err != nil {
-			return g, err
+		} else {
+			by, err := read.SumUsage(ctx, ix, usage.Filter{By: d.By, Tape: d.Tape})
+			if err != nil {
+				return g, err
+			}
+			all = by.Rows
 		}
 		g.rows, g.total = views.PageOf(all, views.Page{Limit: usagePage, Offset: offset}), len(all)
 		if d.Tape == "" {
 			g.totals, err = usage.Total(ctx, ix)
 			return g, err
 		}
-		rows, _, err := usage.Sum(ctx, ix, usage.Filter{By: "tape", Tape: d.Tape})
-		if len(rows) == 1 {
-			g.totals = rows[0]
+		one, err := read.SumUsage(ctx, ix, usage.Filter{By: "tape", Tape: d.Tape})
+		if len(one.Rows) == 1 {
+			g.totals = one.Rows[0]
 		}
 		return g, err
 	})
@@ -245,6 +254,9 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.Totals = got.totals
+	if got.bad > 0 {
+		d.Warnings = []string{wording.Plural(got.bad, "run", "runs") + " gave token counts that are not whole numbers from 0 to 2^40; those counts are not summed"}
+	}
 	for _, u := range got.rows {
 		row := usageRow{Row: u}
 		switch d.By {
@@ -263,4 +275,26 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 	d.Chart = dayChart(got.days)
 	d.Pager = newPager(offset, len(got.rows), got.total, usagePage, func(o int) string { return withPage("/usage", q, o, usagePage) })
 	s.respond(w, r, http.StatusOK, "usage", d)
+}
+
+// callWarnings are what a page of calls warns of: the lines of calls or
+// results that changed since the index read them, and the results that
+// answer no call.
+func callWarnings(got read.Calls) []string {
+	var out []string
+	for _, err := range got.Stale {
+		out = append(out, clip(err.Error())+"; skipped")
+	}
+	if got.OrphansTotal > 0 {
+		var where []string
+		for _, o := range got.Orphans {
+			where = append(where, fmt.Sprintf("%s:%d (%s)", o.Path, o.Line, o.CallID))
+		}
+		w := fmt.Sprintf("%d tool results answer no call of their tape: %s", got.OrphansTotal, strings.Join(where, ", "))
+		if more := got.OrphansTotal - len(got.Orphans); more > 0 {
+			w += fmt.Sprintf(" and %d more", more)
+		}
+		out = append(out, clip(w))
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/sessions"
 )
@@ -134,6 +135,7 @@ type sessionsData struct {
 	Filter   string
 	Sessions []sessionRow
 	Pager    pager
+	Warnings []string // names in the tapes folder no listing shows (read.Tapes.Unlisted)
 }
 
 type sessionRow struct {
@@ -149,13 +151,8 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	filter := r.URL.Query().Get("q")
-	type listed struct {
-		list  []sessions.Session
-		total int
-	}
-	got, err := served(r.Context(), s, func(ix *projector.Projector) (listed, error) {
-		list, total, err := sessions.List(r.Context(), ix, sessions.Filter{Match: filter, Page: views.Page{Limit: sessionsPage, Offset: offset}})
-		return listed{list, total}, err
+	got, err := served(r.Context(), s, func(ix *projector.Projector) (read.Tapes, error) {
+		return read.ListTapes(r.Context(), ix, sessions.Filter{Match: filter, Page: views.Page{Limit: sessionsPage, Offset: offset}})
 	})
 	if err != nil {
 		s.fail(w, r, err)
@@ -163,10 +160,13 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	}
 	d := sessionsData{Frame: s.frame("Sessions"), Filter: filter}
 	d.Nav = "sessions"
-	for _, ss := range got.list {
+	for _, p := range got.Unlisted {
+		d.Warnings = append(d.Warnings, clip(p.Path+": "+p.Problem))
+	}
+	for _, ss := range got.Page {
 		d.Sessions = append(d.Sessions, sessionRow{Session: clipSession(ss), URL: tapeURL(ss.Name), Forks: s.ws.CountForks(ss.Name)})
 	}
-	d.Pager = newPager(offset, len(got.list), got.total, sessionsPage, func(o int) string { return withPage("/", r.URL.Query(), o, sessionsPage) })
+	d.Pager = newPager(offset, len(got.Page), got.Total, sessionsPage, func(o int) string { return withPage("/", r.URL.Query(), o, sessionsPage) })
 	s.respond(w, r, http.StatusOK, "sessions", d)
 }
 

@@ -467,3 +467,27 @@ func TestUniqueIDs(t *testing.T) {
 		}
 	}
 }
+
+// The sessions, calls and usage pages warn of what the CLI warns of beside
+// the same lists (read.ListTapes, ListCalls, SumUsage), escaped as all
+// else.
+func TestListPagesWarn(t *testing.T) {
+	t.Parallel()
+	ws := fixture(t)
+	writeTape(t, ws, "odd", "001_session-start", `{"id":"a1","kind":"anchor","payload":{"name":"session/start","state":{}},"date":"2026-11-22T09:00:00Z"}`,
+		`{"id":"r1","kind":"tool_result","payload":{"results":[{"call_id":"<nobody>"}]},"date":"2026-11-22T09:00:01Z"}`,
+		`{"id":"u1","kind":"event","payload":{"name":"run","data":{"model":"m","usage":{"input_tokens":-1,"output_tokens":2}}},"date":"2026-11-22T09:00:02Z"}`)
+	if err := os.Symlink(t.TempDir(), filepath.Join(ws.Dir(), "tapes", "alias")); err != nil {
+		t.Fatal(err)
+	}
+	h := newServer(t, ws, Options{}).Handler()
+	for _, tt := range []struct{ page, want string }{
+		{"/", "tapes/alias"},
+		{"/calls?tape=odd", "1 tool results answer no call of their tape: tapes/odd/anchors/001_session-start/messages.jsonl:1 (&lt;nobody&gt;)"},
+		{"/usage?tape=odd", "1 run gave token counts that are not whole numbers"},
+	} {
+		if b := body(t, get(t, h, tt.page)); !strings.Contains(b, `<div class="bad" role="note">`) || !strings.Contains(b, tt.want) {
+			t.Errorf("%s: no warning %q in\n%s", tt.page, tt.want, b)
+		}
+	}
+}

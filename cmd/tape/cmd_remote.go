@@ -9,6 +9,7 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/read/records"
 	"github.com/tape-dev/tape/remote"
 	"github.com/tape-dev/tape/views/sessions"
@@ -145,7 +146,7 @@ func (c *UsageCmd) runRemote(env *Env, g *Globals) error {
 	for _, r := range rows {
 		summed = append(summed, r.Row)
 	}
-	warnBadUsage(env, summed)
+	warnBadUsage(env, read.BadUsage(summed))
 	if c.JSON {
 		out := newJSONLines(env.Stdout)
 		for _, r := range rows {

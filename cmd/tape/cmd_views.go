@@ -115,30 +115,26 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 		}
 		return printCount(env, n)
 	}
-	page, total, err := sessions.List(env.Context(), ix, sessions.Filter{Since: since, Page: c.page()})
+	got, err := read.ListTapes(env.Context(), ix, sessions.Filter{Since: since, Page: c.page()})
 	if err != nil {
 		return err
 	}
-	if err := c.print(env, ix.Workspace(), page); err != nil {
+	if err := c.print(env, ix.Workspace(), got.Page); err != nil {
 		return err
 	}
-	c.footer(env, len(page), total, "tapes")
-	return warnUnreadTapes(env, ix.Workspace())
+	c.footer(env, len(got.Page), got.Total, "tapes")
+	warnUnlistedTapes(env, got.Unlisted)
+	return nil
 }
 
-// warnUnreadTapes says on stderr which names in the tapes folder no
+// warnUnlistedTapes says on stderr which names in the tapes folder no
 // listing shows although they may hold a tape: symlinks, and folders
 // whose names are no tape's. Issue 29 found a symlinked tape left out
 // without a word; doctor reports them too.
-func warnUnreadTapes(env *Env, ws *tapelog.Workspace) error {
-	problems, err := ws.UnreadTapeFolders()
-	if err != nil {
-		return err
-	}
-	for _, p := range problems {
+func warnUnlistedTapes(env *Env, unlisted []tapelog.Problem) {
+	for _, p := range unlisted {
 		fmt.Fprintf(env.Stderr, "tape: warning: %s: %s; see 'tape doctor'\n", printable(p.Path), printable(p.Problem))
 	}
-	return nil
 }
 
 // print writes a page of tapes: JSON lines, or a table.
@@ -230,22 +226,21 @@ func (c *CallsCmd) Run(env *Env, g *Globals) error {
 	if c.Count {
 		f.Page = views.Page{Limit: 1}
 	}
-	listed, total, errs, err := calls.List(env.Context(), ix, f)
+	got, err := read.ListCalls(env.Context(), ix, f)
 	if err != nil {
 		return err
 	}
+	listed, total := got.Page, got.Total
 	if total == 0 {
 		hintDefaultOnly(env, g, ix.Workspace(), t, "was read", "lists the calls of")
 	}
 	if c.Count {
 		return printCount(env, total)
 	}
-	for _, le := range errs {
+	for _, le := range got.Stale {
 		warnLine(env.Stderr, le) //nolint:errcheck // a warning; the call is printed without it
 	}
-	if err := warnOrphans(env, ix, f.Tape); err != nil {
-		return err
-	}
+	warnOrphans(env, got)
 	if !c.JSON {
 		if err := printCalls(env, listed, f.Tape == ""); err != nil {
 			return err
@@ -349,10 +344,11 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 	}
 	defer closeAll()
 	f := usage.Filter{Tape: nameOf(t), By: c.By, Page: c.page()}
-	rows, total, err := usage.Sum(env.Context(), ix, f)
+	got, err := read.SumUsage(env.Context(), ix, f)
 	if err != nil {
 		return err
 	}
+	rows, total := got.Rows, got.Total
 	if total == 0 {
 		if err := c.sayNoneRecorded(env, g, ix, t); err != nil {
 			return err
@@ -361,7 +357,7 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 	if c.Count {
 		return printCount(env, total)
 	}
-	warnBadUsage(env, rows)
+	warnBadUsage(env, got.BadUsage)
 	if !c.JSON {
 		if err := c.print(env, rows); err != nil {
 			return err
@@ -405,11 +401,7 @@ func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector
 
 // warnBadUsage says on stderr how many of the runs summed gave a token
 // count that is not one, which the sums leave out (views.MaxRunTokens).
-func warnBadUsage(env *Env, rows []usage.Row) {
-	bad := 0
-	for _, u := range rows {
-		bad += u.BadUsage
-	}
+func warnBadUsage(env *Env, bad int) {
 	if bad > 0 {
 		fmt.Fprintf(env.Stderr, "tape: warning: %s gave token counts that are not whole numbers from 0 to 2^40; those counts are not summed (runs_bad_usage in --json)\n",
 			wording.Plural(bad, "run", "runs"))
@@ -469,22 +461,20 @@ func (c *UsageCmd) group(u usage.Row) []cell {
 // warnOrphans says on stderr which tool results answer no call: each
 // carries a call id that no waiting call has, so it is paired with none
 // (views/pairing.go). A few are named, with the count of all.
-func warnOrphans(env *Env, ix *projector.Projector, tape string) error {
-	orphans, total, err := calls.Orphans(env.Context(), ix, tape, 3)
-	if err != nil || total == 0 {
-		return err
+func warnOrphans(env *Env, got read.Calls) {
+	if got.OrphansTotal == 0 {
+		return
 	}
 	var where []string
-	for _, o := range orphans {
+	for _, o := range got.Orphans {
 		where = append(where, fmt.Sprintf("%s:%d (%s)", o.Path, o.Line, o.CallID))
 	}
 	more := ""
-	if total > len(orphans) {
-		more = fmt.Sprintf(" and %d more", total-len(orphans))
+	if got.OrphansTotal > len(got.Orphans) {
+		more = fmt.Sprintf(" and %d more", got.OrphansTotal-len(got.Orphans))
 	}
 	fmt.Fprintf(env.Stderr, "tape: warning: %d tool results answer no call of their tape: %s%s; their call ids match no call waiting for a result\n",
-		total, printable(strings.Join(where, ", ")), more)
-	return nil
+		got.OrphansTotal, printable(strings.Join(where, ", ")), more)
 }
 
 // MessagesCmd is `tape messages`.

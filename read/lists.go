@@ -1,0 +1,100 @@
+package read
+
+import (
+	"context"
+	"fmt"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views/calls"
+	"github.com/tape-dev/tape/views/sessions"
+	"github.com/tape-dev/tape/views/usage"
+)
+
+// The pages of the views (tapes, calls, usage), each with the warnings
+// that go with it. A view's query answers the page; what this file adds
+// is the rule that every front end warns of the same things beside it
+// (decision 0076): the names in the tapes folder no listing shows, the
+// call records whose lines changed since they were read and the results
+// that answer no call, the runs whose token counts were not summed.
+
+// Tapes is a page of tapes.
+type Tapes struct {
+	Page  []sessions.Session
+	Total int // the tapes the filter selects, in all pages
+	// Unlisted are the names in the tapes folder that may hold a tape and
+	// that no listing shows (tapelog.Workspace.UnreadTapeFolders), each
+	// with its fix.
+	Unlisted []tapelog.Problem
+}
+
+// ListTapes reads a page of the sessions view.
+func ListTapes(ctx context.Context, ix *projector.Projector, f sessions.Filter) (Tapes, error) {
+	page, total, err := sessions.List(ctx, ix, f)
+	if err != nil {
+		return Tapes{}, err
+	}
+	unlisted, err := ix.Workspace().UnreadTapeFolders()
+	if err != nil {
+		return Tapes{}, fmt.Errorf("list the tapes folder: %w", err)
+	}
+	return Tapes{Page: page, Total: total, Unlisted: unlisted}, nil
+}
+
+// orphansShown is how many of the results that answer no call a page of
+// calls names; Calls.OrphansTotal says how many there are.
+const orphansShown = 3
+
+// Calls is a page of tool calls.
+type Calls struct {
+	Page  []calls.Listed
+	Total int // the calls the filter selects, in all pages
+	// Stale are the lines of calls or results that changed since the index
+	// read them; each call is listed without them.
+	Stale []error
+	// Orphans are the first results of the filter's tape (or of every
+	// tape) that answer no call, OrphansTotal how many there are.
+	Orphans      []calls.Orphan
+	OrphansTotal int
+}
+
+// ListCalls reads a page of the tool-call view.
+func ListCalls(ctx context.Context, ix *projector.Projector, f calls.Filter) (Calls, error) {
+	page, total, stale, err := calls.List(ctx, ix, f)
+	if err != nil {
+		return Calls{}, err
+	}
+	orphans, n, err := calls.Orphans(ctx, ix, f.Tape, orphansShown)
+	if err != nil {
+		return Calls{}, err
+	}
+	return Calls{Page: page, Total: total, Stale: stale, Orphans: orphans, OrphansTotal: n}, nil
+}
+
+// Usage is a page of token sums.
+type Usage struct {
+	Rows  []usage.Row
+	Total int // the groups the filter selects, in all pages
+	// BadUsage is how many runs of the page's groups gave a token count
+	// that is not a whole number from 0 to 2^40, and were not summed.
+	BadUsage int
+}
+
+// SumUsage reads a page of the usage view.
+func SumUsage(ctx context.Context, ix *projector.Projector, f usage.Filter) (Usage, error) {
+	rows, total, err := usage.Sum(ctx, ix, f)
+	if err != nil {
+		return Usage{}, err
+	}
+	return Usage{Rows: rows, Total: total, BadUsage: BadUsage(rows)}, nil
+}
+
+// BadUsage is how many of the runs summed in rows were not summed for a
+// bad token count: the local index's rows and the team index's alike.
+func BadUsage(rows []usage.Row) int {
+	bad := 0
+	for _, u := range rows {
+		bad += u.BadUsage
+	}
+	return bad
+}

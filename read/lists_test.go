@@ -1,0 +1,94 @@
+package read
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/testkit/tapetest"
+	"github.com/tape-dev/tape/views/calls"
+	"github.com/tape-dev/tape/views/sessions"
+	"github.com/tape-dev/tape/views/usage"
+)
+
+// listFixture is a tape "a" with one call answered, four results that
+// answer no call, and two runs, one with a token count out of range; and,
+// beside it in the tapes folder, a symlink that no listing shows.
+func listFixture(t *testing.T) *projector.Projector {
+	t.Helper()
+	ws := tapetest.NewWorkspace(t)
+	ctx := context.Background()
+	tp, err := ws.Tape("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Close()
+	var batch []tapelog.Entry
+	for _, e := range []struct{ kind, payload string }{
+		{tapelog.KindToolCall, `{"calls":[{"id":"c1","name":"bash","arguments":"ls"}]}`},
+		{tapelog.KindToolResult, `{"results":[{"call_id":"c1","output":"ok"}]}`},
+		{tapelog.KindToolResult, `{"results":[{"call_id":"x1"},{"call_id":"x2"},{"call_id":"x3"},{"call_id":"x4"}]}`},
+		{tapelog.KindEvent, `{"name":"run","data":{"model":"m","usage":{"input_tokens":10,"output_tokens":7}}}`},
+		{tapelog.KindEvent, `{"name":"run","data":{"model":"m","usage":{"input_tokens":-1,"output_tokens":7}}}`},
+	} {
+		batch = append(batch, tapelog.Entry{Kind: e.kind, Payload: json.RawMessage(e.payload), Date: "2026-03-01T10:00:00Z"})
+	}
+	if _, err := tp.Append(ctx, batch...); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(ws.Dir(), "tapes", "alias")); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := projector.Open(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if _, err := ix.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// Each page of a view comes with what every front end warns of beside it.
+func TestListsComeWithTheirWarnings(t *testing.T) {
+	ix := listFixture(t)
+	ctx := context.Background()
+
+	tapes, err := ListTapes(ctx, ix, sessions.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tapes.Total != 2 || len(tapes.Page) != 2 || tapes.Page[0].Name != "a" { // and the workspace's main
+		t.Errorf("ListTapes: %d in all, page %+v; want tapes a and main", tapes.Total, tapes.Page)
+	}
+	if len(tapes.Unlisted) != 1 || filepath.Base(tapes.Unlisted[0].Path) != "alias" {
+		t.Errorf("ListTapes.Unlisted = %+v; want the symlink alias", tapes.Unlisted)
+	}
+
+	got, err := ListCalls(ctx, ix, calls.Filter{Tape: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Total != 1 || len(got.Page) != 1 || got.Page[0].ID != "c1" {
+		t.Errorf("ListCalls: %d in all, page %+v; want call c1 alone", got.Total, got.Page)
+	}
+	if got.OrphansTotal != 4 || len(got.Orphans) != orphansShown || got.Orphans[0].CallID != "x1" {
+		t.Errorf("ListCalls orphans: %d in all, %+v; want 4, the first %d from x1", got.OrphansTotal, got.Orphans, orphansShown)
+	}
+
+	sums, err := SumUsage(ctx, ix, usage.Filter{By: "tape", Tape: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sums.Total != 1 || len(sums.Rows) != 1 || sums.Rows[0].Runs != 2 || sums.Rows[0].Input != 10 {
+		t.Errorf("SumUsage: %d groups, %+v; want one of 2 runs, 10 tokens in", sums.Total, sums.Rows)
+	}
+	if sums.BadUsage != 1 {
+		t.Errorf("SumUsage.BadUsage = %d, want 1", sums.BadUsage)
+	}
+}
