@@ -117,7 +117,7 @@ func dump(t *testing.T, p *Projector, words []string) string {
 // they keep for their rowids, which a rebuild numbers otherwise.
 var sessionsQuery = func() string {
 	q := `SELECT s.tape, coalesce(s.last_ns, '-'), s.last_seq, s.last_folder, coalesce(s.first_ns, '-'), s.first_seq, s.entries, s.anchors,
-		s.start_seq, s.start_folder, s.source, s.session_id, s.parent_session, s.start_cwd, s.start_branch, s.cwd, s.branch, s.title, s.model`
+		s.start_seq, s.start_folder, s.source, s.session_id, s.parent_session, s.start_cwd, s.start_branch, s.cwd, s.branch, s.title, s.prompt, s.prompt_cut, s.model`
 	from := ` FROM sessions s`
 	for _, m := range []string{"cwd", "branch", "title", "prompt", "model"} {
 		q += fmt.Sprintf(`, coalesce(%[1]s.folder || '/' || %[1]s.file || ':' || %[1]s.line, '-')`, m)

@@ -4,7 +4,7 @@ package projector
 // them (views.go), and of the forms of the values in them (a folder's
 // files_sig, for one). An index.db of another version is rebuilt from the
 // files, in place.
-const SchemaVersion = 19
+const SchemaVersion = 20
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Facts is what the views need of one entry, taken from that entry alone:
@@ -13,14 +14,20 @@ import (
 // stores them with it, so that a view is computed from the index without
 // reading a file again. The zero Facts means the entry feeds no view.
 type Facts struct {
-	Role      string      `json:"role,omitempty"`      // message: its role
-	Synthetic bool        `json:"synthetic,omitempty"` // meta says the message was written for the model, not by a person (Codex's environment context)
-	CWD       string      `json:"cwd,omitempty"`       // meta's working directory, when it names one
-	Branch    string      `json:"branch,omitempty"`    // meta's git branch, when it names one
-	Title     string      `json:"title,omitempty"`     // a title event: the session's name, as the agent gave it
-	Calls     []CallRef   `json:"calls,omitempty"`     // tool_call: its calls, in order
-	Results   []ResultRef `json:"results,omitempty"`   // tool_result: for each result, in order, its call id and whether it says it failed
-	Run       *Run        `json:"run,omitempty"`       // a run event
+	Role      string `json:"role,omitempty"`      // message: its role
+	Synthetic bool   `json:"synthetic,omitempty"` // meta says the message was written for the model, not by a person (Codex's environment context)
+	CWD       string `json:"cwd,omitempty"`       // meta's working directory, when it names one
+	Branch    string `json:"branch,omitempty"`    // meta's git branch, when it names one
+	Title     string `json:"title,omitempty"`     // a title event: the session's name, as the agent gave it
+	// Prompt is the text of a message a person wrote (IsPrompt), as
+	// MessageText reads it, up to PromptBytes; PromptCut says it was cut
+	// there. The sessions view titles a tape by its first prompt: kept
+	// here, a list of thousands of tapes reads no file for their titles.
+	Prompt    string      `json:"prompt,omitempty"`
+	PromptCut bool        `json:"prompt_cut,omitempty"`
+	Calls     []CallRef   `json:"calls,omitempty"`   // tool_call: its calls, in order
+	Results   []ResultRef `json:"results,omitempty"` // tool_result: for each result, in order, its call id and whether it says it failed
+	Run       *Run        `json:"run,omitempty"`     // a run event
 }
 
 // CallRef is one call of a tool_call entry.
@@ -79,7 +86,8 @@ func ParseRun(payload json.RawMessage) *Run {
 
 // IsZero reports whether f feeds no view.
 func (f Facts) IsZero() bool {
-	return f.Role == "" && !f.Synthetic && f.CWD == "" && f.Branch == "" && f.Title == "" && len(f.Calls) == 0 && len(f.Results) == 0 && f.Run == nil
+	return f.Role == "" && !f.Synthetic && f.CWD == "" && f.Branch == "" && f.Title == "" && f.Prompt == "" && !f.PromptCut &&
+		len(f.Calls) == 0 && len(f.Results) == 0 && f.Run == nil
 }
 
 // Encode is f as the compact JSON the index stores; "" for zero facts.
@@ -110,6 +118,9 @@ func Extract(kind string, payload map[string]any, meta json.RawMessage) Facts {
 	case "message":
 		f.Role, _ = payload["role"].(string)
 		f.Synthetic = m.synthetic
+		if f.IsPrompt() {
+			f.Prompt, f.PromptCut = promptText(payload)
+		}
 	case "tool_call":
 		// Only objects are calls, as for Calls and the context: a result
 		// answers the call at its position among them.
@@ -295,4 +306,51 @@ func decodeMetaFacts(meta json.RawMessage) metaFact {
 	f := metaFact{cwd: first(cwdKeys), branch: first(branchKeys)}
 	f.synthetic, _ = m["synthetic"].(bool)
 	return f
+}
+
+// PromptBytes bounds the text of a prompt the facts keep: most first
+// prompts fit, and a longer one is read from its file when a list shows it.
+const PromptBytes = 1024
+
+// IsPrompt reports whether the facts are those of a message a person
+// wrote: a user message that meta does not mark as synthetic. The role
+// compares as SQLite's LIKE did when the sessions list was a query (ASCII
+// letters in any case), so that the titles stay what they were.
+func (f Facts) IsPrompt() bool { return asciiEqualFold(f.Role, "user") && !f.Synthetic }
+
+// promptText is a prompt's text as MessageText reads it, cut to at most
+// PromptBytes at a rune boundary, and whether it was cut.
+func promptText(payload map[string]any) (string, bool) {
+	var b strings.Builder
+	writeStrings(&b, payload["content"], "", false)
+	text := strings.TrimSpace(b.String())
+	if len(text) <= PromptBytes {
+		return text, false
+	}
+	cut := PromptBytes
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut], true
+}
+
+// asciiEqualFold is strings.EqualFold for ASCII letters only, as SQLite's
+// LIKE folds case: "ſ" is not "s" to it.
+func asciiEqualFold(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := range len(s) {
+		a, b := s[i], t[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
 }

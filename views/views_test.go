@@ -20,7 +20,13 @@ func TestExtract(t *testing.T) {
 		kind, payload, meta string
 		want                string // Encode of the facts
 	}{
-		{"message", `{"role":"user","content":"修复"}`, `{"cwd":"/home/me/项目"}`, `{"role":"user","cwd":"/home/me/项目"}`},
+		{"message", `{"role":"user","content":"修复"}`, `{"cwd":"/home/me/项目"}`, `{"role":"user","cwd":"/home/me/项目","prompt":"修复"}`},
+		// A prompt's text is kept as MessageText reads it, trimmed, and
+		// cut at PromptBytes on a rune boundary (3-byte runes: 1023 bytes).
+		{"message", `{"role":"User","content":[{"type":"text","text":"  fix it "},{"type":"image"}]}`, `{}`, `{"role":"User","prompt":"fix it"}`},
+		{"message", `{"role":"user","content":"` + strings.Repeat("修", 400) + `"}`, `{}`, `{"role":"user","prompt":"` + strings.Repeat("修", 341) + `","prompt_cut":true}`},
+		{"message", `{"role":"user","content":"` + strings.Repeat("a", PromptBytes) + `"}`, `{}`, `{"role":"user","prompt":"` + strings.Repeat("a", PromptBytes) + `"}`},
+		{"message", `{"role":"user","content":"written for the model"}`, `{"synthetic":true}`, `{"role":"user","synthetic":true}`},
 		{"message", `{"role":"assistant","content":"x"}`, `{"workspace":"/w"}`, `{"role":"assistant","cwd":"/w"}`},
 		{"message", `{"content":"no role"}`, `{}`, ``},
 		{"message", `{"role":"user"}`, `{ "synthetic" : true, "git_branch": "main" }`, `{"role":"user","synthetic":true,"branch":"main"}`},

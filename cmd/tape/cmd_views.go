@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -142,7 +143,10 @@ func (c *TapesCmd) print(env *Env, ws *tapelog.Workspace, page []sessions.Sessio
 	if !c.JSON {
 		return printSessions(env, page)
 	}
-	out := newJSONLines(env.Stdout)
+	// One write for many lines: a listing of every tape wrote a line a
+	// system call.
+	buf := bufio.NewWriterSize(env.Stdout, 64<<10)
+	out := newJSONLines(buf)
 	for _, s := range page {
 		rec := records.NewTape(s)
 		forks := ws.CountForks(s.Name)
@@ -150,6 +154,9 @@ func (c *TapesCmd) print(env *Env, ws *tapelog.Workspace, page []sessions.Sessio
 		if err := out.write(rec); err != nil {
 			return err
 		}
+	}
+	if err := buf.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
 }

@@ -65,6 +65,7 @@ type mark struct {
 	ok    bool
 	at    views.Place
 	value string
+	cut   bool  // the prompt's value is its text cut to views.PromptBytes
 	entry int64 // entries.rowid
 }
 
@@ -92,41 +93,16 @@ func one(e entry) fold {
 	f.cwd = at(e.facts.CWD != "", e.facts.CWD)
 	f.branch = at(e.facts.Branch != "", e.facts.Branch)
 	f.title = at(e.facts.Title != "", e.facts.Title)
-	f.prompt = at(isPrompt(e), "")
+	f.prompt = at(isPrompt(e), e.facts.Prompt)
+	f.prompt.cut = e.facts.PromptCut
 	if r := e.facts.Run; r != nil {
 		f.model = at(r.Model != "", r.Model)
 	}
 	return f
 }
 
-// isPrompt reports whether e is a message a person wrote: a user message
-// that meta does not mark as synthetic. The role compares as SQLite's
-// LIKE did when the sessions list was a query (ASCII letters in any case),
-// so that the titles stay what they were.
-func isPrompt(e entry) bool {
-	return e.kind == tapelog.KindMessage && asciiEqualFold(e.facts.Role, "user") && !e.facts.Synthetic
-}
-
-// asciiEqualFold is strings.EqualFold for ASCII letters only, as SQLite's
-// LIKE folds case: "ſ" is not "s" to it.
-func asciiEqualFold(s, t string) bool {
-	if len(s) != len(t) {
-		return false
-	}
-	for i := range len(s) {
-		a, b := s[i], t[i]
-		if 'A' <= a && a <= 'Z' {
-			a += 'a' - 'A'
-		}
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		if a != b {
-			return false
-		}
-	}
-	return true
-}
+// isPrompt reports whether e is a message a person wrote (views.Facts.IsPrompt).
+func isPrompt(e entry) bool { return e.kind == tapelog.KindMessage && e.facts.IsPrompt() }
 
 // merge folds g into f: f becomes the fold of both sets of entries.
 func (f *fold) merge(g fold) {

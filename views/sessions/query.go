@@ -135,7 +135,9 @@ func sinceWhere(t time.Time) (string, []any) {
 // listed is a row as a page reads it, before its title and parent.
 type listed struct {
 	Session
-	prompt        sql.NullInt64
+	prompt        sql.NullInt64 // the first prompt's entry
+	promptText    string        // its text, cut to views.PromptBytes
+	promptCut     bool          // cut: the title is read from the entry
 	startCWD      string
 	startBranch   string
 	parentSession string
@@ -143,7 +145,7 @@ type listed struct {
 
 func list(ctx context.Context, r views.Reader, where string, args []any, pg views.Page) ([]Session, error) {
 	limit, largs := pg.SQL()
-	rows, err := r.QueryContext(ctx, `SELECT tape, title, prompt_entry, cwd, start_cwd, branch, start_branch, model, first_ns, last_ns,
+	rows, err := r.QueryContext(ctx, `SELECT tape, title, prompt_entry, prompt, prompt_cut, cwd, start_cwd, branch, start_branch, model, first_ns, last_ns,
 		entries, anchors, source, session_id, parent_session
 		FROM sessions`+where+` ORDER BY last_ns DESC, tape`+limit, append(args, largs...)...)
 	if err != nil {
@@ -153,7 +155,7 @@ func list(ctx context.Context, r views.Reader, where string, args []any, pg view
 	for rows.Next() {
 		var l listed
 		var first, last sql.NullInt64
-		if err := rows.Scan(&l.Name, &l.Title, &l.prompt, &l.CWD, &l.startCWD, &l.Branch, &l.startBranch, &l.Model, &first, &last,
+		if err := rows.Scan(&l.Name, &l.Title, &l.prompt, &l.promptText, &l.promptCut, &l.CWD, &l.startCWD, &l.Branch, &l.startBranch, &l.Model, &first, &last,
 			&l.Entries, &l.Anchors, &l.Source, &l.SessionID, &l.parentSession); err != nil {
 			rows.Close()
 			return nil, err
@@ -185,12 +187,15 @@ func timeOf(ns sql.NullInt64) time.Time {
 
 // complete fills in what a row leaves to the page: the start's cwd and
 // branch where no entry named one, the title from the first prompt where
-// no event gave one (an entry that no longer reads as it was indexed
-// gives none), and the parent's tape.
+// no event gave one (the row's text of it, or, where that was cut, the
+// entry's, read from its file: an entry that no longer reads as it was
+// indexed gives none), and the parent's tape.
 func complete(ctx context.Context, r views.Reader, l listed) (Session, error) {
 	s := l.Session
 	s.CWD, s.Branch = cmp.Or(s.CWD, l.startCWD), cmp.Or(s.Branch, l.startBranch)
-	if s.Title == "" && l.prompt.Valid {
+	if s.Title == "" && l.prompt.Valid && !l.promptCut {
+		s.Title = l.promptText
+	} else if s.Title == "" && l.prompt.Valid {
 		if e, err := r.Entry(ctx, l.prompt.Int64); err == nil {
 			s.Title = views.MessageText(e.Payload)
 		}

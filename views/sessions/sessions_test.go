@@ -190,6 +190,14 @@ func TestSessions(t *testing.T) {
 		},
 		want: `a title="fix the login bug" cwd="" branch="" model="" first=09:00 last=09:04 entries=4 anchors=1`,
 	}, {
+		// The row keeps views.PromptBytes of it; a longer one is read whole.
+		name: "a first prompt longer than the row keeps is the title whole",
+		setup: func(f *fixture) {
+			f.anchor("a/anchors/001_start", "2026-11-20T09:00:00Z", `{}`)
+			f.write("a/anchors/001_start/m.jsonl", user("09:01", strings.Repeat("词", 700)+" end", noMeta))
+		},
+		want: `a title="` + strings.Repeat("词", 700) + ` end" cwd="" branch="" model="" first=09:00 last=09:01 entries=1 anchors=1`,
+	}, {
 		name: "a role in capitals is a user's, as LIKE compared it",
 		setup: func(f *fixture) {
 			f.anchor("a/anchors/001_start", "2026-11-20T09:00:00Z", `{}`)

@@ -73,7 +73,9 @@ CREATE TABLE sessions (
 	branch_entry   INTEGER,
 	title          TEXT NOT NULL,    -- the last title event's
 	title_entry    INTEGER,
-	prompt_entry   INTEGER,          -- the first message a person wrote, read for a title when no event gave one
+	prompt_entry   INTEGER,          -- the first message a person wrote: the title when no event gave one
+	prompt         TEXT NOT NULL,    -- its text, cut to views.PromptBytes
+	prompt_cut     INTEGER NOT NULL, -- 1 if it was cut: a list reads the entry for the title
 	model          TEXT NOT NULL,    -- the last run's that names one
 	model_entry    INTEGER
 );
@@ -89,10 +91,10 @@ CREATE INDEX sessions_imported ON sessions (source, session_id, tape) WHERE sess
 // them.
 const columns = `tape, last_ns, last_seq, last_folder, first_ns, first_seq, entries, anchors, start_seq, start_folder,
 	source, session_id, parent_session, start_cwd, start_branch,
-	cwd, cwd_entry, branch, branch_entry, title, title_entry, prompt_entry, model, model_entry`
+	cwd, cwd_entry, branch, branch_entry, title, title_entry, prompt_entry, prompt, prompt_cut, model, model_entry`
 
 var statements = map[string]string{
-	"put":    `INSERT OR REPLACE INTO sessions (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"put":    `INSERT OR REPLACE INTO sessions (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"delete": `DELETE FROM sessions WHERE tape = ?`,
 }
 
@@ -300,7 +302,7 @@ type row struct {
 func (r *row) args() []any {
 	return []any{r.tape, r.last.ns, r.last.seq, r.last.folder, r.first.ns, r.first.seq, r.entries, r.anchors, r.start.seq, r.start.folder,
 		r.state.source, r.state.sessionID, r.state.parentSession, r.state.cwd, r.state.branch,
-		r.cwd.value, r.cwd.ref(), r.branch.value, r.branch.ref(), r.title.value, r.title.ref(), r.prompt.ref(), r.model.value, r.model.ref()}
+		r.cwd.value, r.cwd.ref(), r.branch.value, r.branch.ref(), r.title.value, r.title.ref(), r.prompt.ref(), r.prompt.value, r.prompt.cut, r.model.value, r.model.ref()}
 }
 
 // ref is the mark's entry for a *_entry column: NULL when it has none.
@@ -322,7 +324,7 @@ func (p *pass) load(ctx context.Context, tapes []string) (map[string]*row, error
 	}
 	marks := []string{"cwd", "branch", "title", "prompt", "model"}
 	q := `SELECT s.tape, s.last_ns, s.last_seq, s.last_folder, s.first_ns, s.first_seq, s.entries, s.anchors, s.start_seq, s.start_folder,
-		s.source, s.session_id, s.parent_session, s.start_cwd, s.start_branch, s.cwd, s.branch, s.title, s.model`
+		s.source, s.session_id, s.parent_session, s.start_cwd, s.start_branch, s.cwd, s.branch, s.title, s.prompt, s.prompt_cut, s.model`
 	from := ` FROM sessions s`
 	for _, m := range marks {
 		q += `, ` + fmt.Sprintf(markColumns, m)
@@ -347,9 +349,10 @@ func (p *pass) load(ctx context.Context, tapes []string) (map[string]*row, error
 func scanRow(rows *sql.Rows) (*row, error) {
 	r := &row{}
 	var kept [5]markScan
-	var cwd, branch, title, model string
+	var cwd, branch, title, prompt, model string
+	var promptCut bool
 	dest := []any{&r.tape, &r.last.ns, &r.last.seq, &r.last.folder, &r.first.ns, &r.first.seq, &r.entries, &r.anchors, &r.start.seq, &r.start.folder,
-		&r.state.source, &r.state.sessionID, &r.state.parentSession, &r.state.cwd, &r.state.branch, &cwd, &branch, &title, &model}
+		&r.state.source, &r.state.sessionID, &r.state.parentSession, &r.state.cwd, &r.state.branch, &cwd, &branch, &title, &prompt, &promptCut, &model}
 	for i := range kept {
 		dest = append(dest, kept[i].dest()...)
 	}
@@ -359,7 +362,8 @@ func scanRow(rows *sql.Rows) (*row, error) {
 	r.first.ok, r.last.ok, r.start.ok = true, true, true
 	r.stateFrom = r.start
 	r.cwd, r.branch, r.title = kept[0].mark(cwd), kept[1].mark(branch), kept[2].mark(title)
-	r.prompt, r.model = kept[3].mark(""), kept[4].mark(model)
+	r.prompt, r.model = kept[3].mark(prompt), kept[4].mark(model)
+	r.prompt.cut = promptCut
 	return r, nil
 }
 
