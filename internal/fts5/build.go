@@ -1,35 +1,22 @@
-package projector
+package fts5
 
 import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"runtime"
-
-	"github.com/tape-dev/tape/internal/fileutil"
-	"github.com/tape-dev/tape/internal/fts5"
-	tapelog "github.com/tape-dev/tape/log"
 )
 
-// buildFile is the scratch database in which a pass that starts from an
-// empty index builds the search index (see ftsBuild); a build in parts
-// puts part k > 0 in index-build-k.db. Only the holder of the index lock
-// uses them; a pass removes what a killed one left.
-const buildFile = "index-build.db"
-
-// maxBuildParts bounds the parts a build is split into, and so the scratch
-// files a pass looks for to remove.
-const maxBuildParts = 4
-
-// ftsBatch is how many search rows go to a builder at a time: one channel
+// batch is how many search rows go to a builder at a time: one channel
 // send per row cost more than the send saved.
-const ftsBatch = 256
+const batch = 256
 
-// ftsBuildHash is a builder's FTS5 hashsize: how many bytes of terms it
+// DefaultBlock is the runs of rowids that go to each part by default: a
+// batch, so that a part's batches hold consecutive rowids.
+const DefaultBlock int64 = batch
+
+// buildHash is a builder's FTS5 hashsize: how many bytes of terms it
 // holds before it writes them out as a segment. FTS5's default (1 MiB) made
 // a part write a segment every few hundred rows and merge them again, a
 // quarter of its time; with 32 MiB (what the native baseline, `tape-bench
@@ -38,33 +25,27 @@ const ftsBatch = 256
 // the hash is written out when full (three interleaved rebuilds at each
 // size, `bin/tape-bench rebuild -dir /tmp/c100k -tape bin/tape`, 2026-11-23;
 // docs/decisions/0024).
-const ftsBuildHash = 32 << 20
+const buildHash = 32 << 20
 
-// ftsShadows are the tables in which FTS5 keeps entries_fts (a contentless
-// table with contentless_delete has no content table). Their rows are the
-// whole index: copied into a table of the same definition, they make it
-// the same index.
-var ftsShadows = []string{"entries_fts_data", "entries_fts_idx", "entries_fts_docsize", "entries_fts_config"}
-
-// ftsBuild builds the search index of a pass that starts from an empty
+// Build builds the search index of a pass that starts from an empty
 // index (a rebuild, or the first pass of a new index.db) on other
 // connections, in scratch databases, while the pass's own connection
 // writes the entries. FTS5 (tokenizing, hashing, merging segments) is
 // most of a rebuild's time, and SQLite writes one database from one thread
 // at a time; other database files are what let it use the other cores.
 //
-// With more than one core the build is split in parts (ftsPart), each
-// its own FTS5 index of a share of the rows, in its own file, filled by
-// its own goroutine: rows go to parts in blocks of consecutive rowids, so
-// each part sees its rowids in order, as FTS5 wants them, and a row's
-// removal goes to the part that has it.
+// With more than one core the build is split in parts, each its own FTS5
+// index of a share of the rows, in its own file, filled by its own
+// goroutine: rows go to parts in blocks of consecutive rowids, so each
+// part sees its rowids in order, as FTS5 wants them, and a row's removal
+// goes to the part that has it.
 //
 // Before it commits, the pass copies the shadow tables of the built
-// indexes into those of entries_fts (copyInto), joining parts into one
-// index (package fts5): copying rows is cheap next to building them, and
-// the copy is in the pass's transaction, so readers see the old index or
-// the new one, never a mix. A part starts with its first row, so a pass
-// with nothing to index starts no builder.
+// indexes into those of entries_fts (CopyInto), joining parts into one
+// index (join.go): copying rows is cheap next to building them, and the
+// copy is in the pass's transaction, so readers see the old index or the
+// new one, never a mix. A part starts with its first row, so a pass with
+// nothing to index starts no builder.
 //
 // What it buys: building it beside in one part, with the one-pass line
 // parser of the same change, took a rebuild of 1M entries from 71.4 s to
@@ -78,151 +59,126 @@ var ftsShadows = []string{"entries_fts_data", "entries_fts_idx", "entries_fts_do
 // 6`, beside against in-place).
 //
 // What it depends on: the copy of one part, only on the shadow tables
-// being the same in both databases (one SQLite, one ftsSchema); the join
-// of several, also on the formats of two of FTS5's own records, SQLite's
-// internals (package fts5). A Projector checks those formats before its
-// first join (ftsprobe.go); if the SQLite linked in fails the check, or
-// the join refuses a part, the pass runs again and writes the search index
-// in place (passOn), and Stats says why (SearchInPlace).
-type ftsBuild struct {
-	parts []*ftsPart
+// being the same in both databases (one SQLite, one Schema); the join of
+// several, also on the formats of two of FTS5's own records, SQLite's
+// internals (record.go). CheckJoin checks those formats; a caller runs it
+// before its first join (Joins), and if the SQLite linked in fails it, or
+// the join refuses a part, writes the search index in place instead
+// (package projector: passOn, Stats.SearchInPlace).
+//
+// A Build is used from one goroutine, the pass's: NewBuild, Add and
+// Remove as the pass goes, Finish, Attach and CopyInto before it commits,
+// Close after, whatever happened.
+type Build struct {
+	parts []*part
 	block int64 // rowids go to parts in runs of this many
 }
 
-// ftsPart is one scratch database and the goroutine that fills it.
-type ftsPart struct {
+// part is one scratch database and the goroutine that fills it.
+type part struct {
 	path    string
 	schema  string // the name it is attached under to the pass's connection
-	hash    int    // FTS5's hashsize (ftsBuildHash; tests make it small for many segments)
+	hash    int    // FTS5's hashsize (buildHash if 0; tests make it small for many segments)
 	db      *sql.DB
-	batch   []ftsRow
-	rows    chan []ftsRow
+	batch   []row
+	rows    chan []row
 	done    chan error
 	started bool
 	running bool  // the builder goroutine has not reported on done yet
 	failed  error // the builder's error, once it has reported one
 }
 
-// ftsRow is one change to the search index: a row to add, or, with del
-// set, one to remove.
-type ftsRow struct {
-	rowid int64
-	text  ftsText
-	del   bool
+// row is one change to the search index: a row to add, or, with del set,
+// one to remove. text and parts are the table's two columns (Schema).
+type row struct {
+	rowid       int64
+	text, parts string
+	del         bool
 }
 
-// buildPath is the scratch file of part k.
-func buildPath(k int) string {
-	if k == 0 {
-		return buildFile
-	}
-	return fmt.Sprintf("index-build-%d.db", k)
-}
-
-// buildParts is how many parts a build is split into by default: one per
-// core, at least one and at most two. On two cores, two: the pass's own
-// connection is busy about half the time, and more parts than cores
+// DefaultParts is how many parts a build is split into by default: one
+// per core, at least one and at most two. On two cores, two: the pass's
+// own connection is busy about half the time, and more parts than cores
 // only add segments to join.
-func buildParts() int {
+func DefaultParts() int {
 	return min(max(runtime.GOMAXPROCS(0), 1), 2)
 }
 
-// newFTSBuild prepares a build of n parts (1 to maxBuildParts), routing
-// rowids to them in runs of block. It creates the scratch files empty and
-// private (they will hold the tapes' words, and SQLite would create them
-// readable by all); the pass has removed what a killed one left
-// (removeBuilds), and if it could not, this fails and the pass builds in
-// place.
-func newFTSBuild(ws *tapelog.Workspace, n int, block int64) (*ftsBuild, error) {
-	if n < 1 || n > maxBuildParts || block < 1 {
+// NewBuild prepares a build of n parts (1 to MaxParts) in the folder
+// dir, routing rowids to them in runs of block. It creates the scratch
+// files (BuildFile) empty and private (they will hold the tapes' words,
+// and SQLite would create them readable by all); the caller has removed
+// what a killed pass left (RemoveBuilds), and if it could not, this
+// fails and the caller builds in place.
+func NewBuild(dir string, n int, block int64) (*Build, error) {
+	if n < 1 || n > MaxParts || block < 1 {
 		return nil, fmt.Errorf("search index build of %d parts, blocks of %d: out of range", n, block)
 	}
-	b := &ftsBuild{block: block}
+	b := &Build{block: block}
 	for k := range n {
-		f, err := ws.CreatePrivate(buildPath(k))
+		path, err := createPrivate(dir, BuildFile(k))
 		if err != nil {
-			b.close()
+			b.Close()
 			return nil, fmt.Errorf("search index build: %w", err)
 		}
-		b.parts = append(b.parts, &ftsPart{path: ws.Abs(buildPath(k)), schema: fmt.Sprintf("build%d", k)})
-		if err := f.Close(); err != nil {
-			b.close()
-			return nil, fmt.Errorf("search index build: %w", err)
-		}
+		b.parts = append(b.parts, &part{path: path, schema: fmt.Sprintf("build%d", k)})
 	}
 	return b, nil
 }
 
-// removeBuilds removes the scratch files a killed pass may have left. Every
-// pass does, under the index lock, so no pass is using them: they hold the
-// tapes' words, and one a kill left behind stayed until the next rebuild.
-func removeBuilds(ws *tapelog.Workspace) error {
-	for k := range maxBuildParts {
-		if err := ws.Remove(buildPath(k)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove old search index build: %w", err)
-		}
+// SetHashSize sets the builders' FTS5 hashsize, in bytes, before the first
+// Add: how much of the terms a builder holds before it writes a segment.
+// Tests make it small, for many segments and merges; 0 keeps the default.
+func (b *Build) SetHashSize(bytes int) {
+	for _, p := range b.parts {
+		p.hash = bytes
 	}
-	return nil
-}
-
-// removeKilledBuilds removes what a killed pass left, if no pass runs:
-// the index lock is free. A watcher calls it when a reader asks, so that
-// a rebuild killed beside it leaves nothing for long, though the watcher
-// may have no pass to run.
-func (p *Projector) removeKilledBuilds() {
-	if !buildsLeft(p.ws) {
-		return
-	}
-	if free, err := fileutil.TryLock(p.lock); err != nil || !free {
-		return // a pass runs: the files are its own, or it removes them
-	}
-	defer fileutil.Unlock(p.lock) //nolint:errcheck // closing releases it anyway
-	removeBuilds(p.ws)            //nolint:errcheck // the next pass tries again
 }
 
 // part is the part that has, or will have, rowid.
-func (b *ftsBuild) part(rowid int64) *ftsPart {
+func (b *Build) part(rowid int64) *part {
 	if len(b.parts) == 1 {
 		return b.parts[0]
 	}
 	return b.parts[(rowid/b.block)%int64(len(b.parts))]
 }
 
-// add queues a row for the search index.
-func (b *ftsBuild) add(ctx context.Context, rowid int64, text ftsText) error {
-	return b.part(rowid).push(ctx, ftsRow{rowid: rowid, text: text})
+// Add queues a row for the search index: its rowid, and its two columns
+// (Schema). Rowids come in increasing order, as a pass inserts them.
+func (b *Build) Add(ctx context.Context, rowid int64, text, parts string) error {
+	return b.part(rowid).push(ctx, row{rowid: rowid, text: text, parts: parts})
 }
 
-// remove queues the removal of rows added earlier in the pass.
-func (b *ftsBuild) remove(ctx context.Context, rowids []int64) error {
+// Remove queues the removal of rows added earlier in the pass.
+func (b *Build) Remove(ctx context.Context, rowids []int64) error {
 	for _, id := range rowids {
-		if err := b.part(id).push(ctx, ftsRow{rowid: id, del: true}); err != nil {
+		if err := b.part(id).push(ctx, row{rowid: id, del: true}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (p *ftsPart) push(ctx context.Context, r ftsRow) error {
+func (p *part) push(ctx context.Context, r row) error {
 	if !p.started {
 		if err := p.start(ctx); err != nil {
 			return err
 		}
 	}
 	p.batch = append(p.batch, r)
-	if len(p.batch) < ftsBatch {
+	if len(p.batch) < batch {
 		return nil
 	}
 	return p.flush(ctx)
 }
 
-func (p *ftsPart) flush(ctx context.Context) error {
+func (p *part) flush(ctx context.Context) error {
 	if len(p.batch) == 0 {
 		return nil
 	}
 	select {
 	case p.rows <- p.batch:
-		p.batch = make([]ftsRow, 0, ftsBatch)
+		p.batch = make([]row, 0, batch)
 		return nil
 	case err := <-p.done: // the builder stopped early
 		p.running, p.failed = false, err
@@ -236,21 +192,19 @@ func (p *ftsPart) flush(ctx context.Context) error {
 // the goroutine that fills it, in one transaction. Nothing in it needs to
 // survive a crash: no journal, no syncs. A cache of 8 MiB builds as fast
 // as one of 32 MiB (FTS5 writes its segments mostly in order).
-func (p *ftsPart) start(ctx context.Context) error {
+func (p *part) start(ctx context.Context) error {
 	p.started = true
-	dsn := fileURI(p.path) + "?mode=rw&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-8192)&_pragma=locking_mode(NORMAL)"
-	p.db = sql.OpenDB(newConnector(dsn))
-	p.db.SetMaxOpenConns(1)
-	if _, err := p.db.ExecContext(ctx, ftsSchema); err != nil {
+	p.db = openDB(fileURI(p.path) + "?mode=rw&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-8192)&_pragma=locking_mode(NORMAL)")
+	if _, err := p.db.ExecContext(ctx, Schema); err != nil {
 		return fmt.Errorf("create search index build %s: %w", p.path, err)
 	}
 	// No incremental merges: FTS5 merges a level whole when it reaches
 	// 16 segments (crisismerge), and run optimizes the whole at the end.
-	// copyInto leaves the settings behind, so index.db keeps FTS5's
+	// CopyInto leaves the settings behind, so index.db keeps FTS5's
 	// defaults.
 	config := []string{
 		`INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', 0)`,
-		fmt.Sprintf(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('hashsize', %d)`, cmp.Or(p.hash, ftsBuildHash)),
+		fmt.Sprintf(`INSERT INTO entries_fts (entries_fts, rank) VALUES ('hashsize', %d)`, cmp.Or(p.hash, buildHash)),
 	}
 	for _, q := range config {
 		if _, err := p.db.ExecContext(ctx, q); err != nil {
@@ -271,10 +225,10 @@ func (p *ftsPart) start(ctx context.Context) error {
 		tx.Rollback()
 		return fmt.Errorf("prepare search index build: %w", err)
 	}
-	p.batch = make([]ftsRow, 0, ftsBatch)
+	p.batch = make([]row, 0, batch)
 	// Room for a lag: the pass's last steps (the views, the checkpoints)
 	// run on one core, and the builder can use the other meanwhile.
-	p.rows = make(chan []ftsRow, 32)
+	p.rows = make(chan []row, 32)
 	p.done = make(chan error, 1)
 	p.running = true
 	go p.run(ctx, p.rows, tx, ins, del)
@@ -291,7 +245,7 @@ func (p *ftsPart) start(ctx context.Context) error {
 // merged had 35 segments, which made searches 13% slower than the 14 of
 // one built with automerge 8; the two of two merged parts made them 10%
 // faster. It also leaves no merge unfinished, which a join needs.
-func (p *ftsPart) run(ctx context.Context, rows <-chan []ftsRow, tx *sql.Tx, ins, del *sql.Stmt) {
+func (p *part) run(ctx context.Context, rows <-chan []row, tx *sql.Tx, ins, del *sql.Stmt) {
 	defer tx.Rollback()
 	for batch := range rows {
 		for _, r := range batch {
@@ -299,7 +253,7 @@ func (p *ftsPart) run(ctx context.Context, rows <-chan []ftsRow, tx *sql.Tx, ins
 			if r.del {
 				_, err = del.ExecContext(ctx, r.rowid)
 			} else {
-				_, err = ins.ExecContext(ctx, r.rowid, r.text.text, r.text.parts)
+				_, err = ins.ExecContext(ctx, r.rowid, r.text, r.parts)
 			}
 			if err != nil {
 				p.done <- fmt.Errorf("search row %d: %w", r.rowid, err)
@@ -314,9 +268,9 @@ func (p *ftsPart) run(ctx context.Context, rows <-chan []ftsRow, tx *sql.Tx, ins
 	p.done <- tx.Commit()
 }
 
-// finish waits for the builders to write everything queued, and reports
-// whether they built anything.
-func (b *ftsBuild) finish(ctx context.Context) (bool, error) {
+// Finish waits for the builders to write everything queued, and reports
+// whether they built anything: if not, there is nothing to copy.
+func (b *Build) Finish(ctx context.Context) (bool, error) {
 	built := false
 	for _, p := range b.parts {
 		if !p.started {
@@ -347,9 +301,10 @@ func (b *ftsBuild) finish(ctx context.Context) (bool, error) {
 	return built, nil
 }
 
-// joins reports whether the build has more than one part to copy in, which
-// the copy joins (copyInto); one part is copied as it is.
-func (b *ftsBuild) joins() bool {
+// Joins reports whether the build has more than one part to copy in,
+// which CopyInto joins, and so whether the caller must check the join
+// first (CheckJoin); one part is copied as it is.
+func (b *Build) Joins() bool {
 	n := 0
 	for _, p := range b.parts {
 		if p.started {
@@ -359,118 +314,8 @@ func (b *ftsBuild) joins() bool {
 	return n > 1
 }
 
-// attach attaches the scratch databases to conn, which runs the pass, each
-// under its part's schema name.
-func (b *ftsBuild) attach(ctx context.Context, conn *sql.Conn) error {
-	for _, p := range b.parts {
-		if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS `+p.schema, p.path); err != nil {
-			return fmt.Errorf("attach search index build %s: %w", p.path, err)
-		}
-	}
-	return nil
-}
-
-// copyInto replaces the search index of the transaction's database with
-// the one built, its parts attached to its connection (attach). The
-// connection must be closed after the pass: FTS5 caches an index's
-// structure per connection and would not see rows written beside it.
-func (b *ftsBuild) copyInto(ctx context.Context, tx sqlTx) error {
-	var built []*ftsPart
-	for _, p := range b.parts {
-		if p.started {
-			built = append(built, p)
-		}
-	}
-	if len(built) == 0 {
-		return nil
-	}
-	for _, t := range ftsShadows {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM main.`+t); err != nil {
-			return fmt.Errorf("copy search index: %w", err)
-		}
-	}
-	// The builders' own settings stay behind.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO main.entries_fts_config SELECT * FROM `+built[0].schema+
-		`.entries_fts_config WHERE k NOT IN ('automerge', 'crisismerge', 'hashsize')`); err != nil {
-		return fmt.Errorf("copy search index: %w", err)
-	}
-	if len(built) == 1 {
-		from := built[0].schema
-		for _, t := range ftsShadows[:3] {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO main.`+t+` SELECT * FROM `+from+`.`+t); err != nil {
-				return fmt.Errorf("copy search index: %w", err)
-			}
-		}
-		return nil
-	}
-	return joinInto(ctx, tx, built)
-}
-
-// joinInto copies the indexes of parts into main's entries_fts as one
-// index (package fts5): their segments renumbered, their records of the
-// whole index added up.
-func joinInto(ctx context.Context, tx sqlTx, parts []*ftsPart) error {
-	structs := make([]fts5.Structure, len(parts))
-	averages := make([][]byte, len(parts))
-	for k, p := range parts {
-		var rec []byte
-		err := tx.QueryRowContext(ctx, `SELECT block FROM `+p.schema+`.entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec)
-		if err == nil {
-			structs[k], err = fts5.DecodeStructure(rec)
-		}
-		if err == nil {
-			err = tx.QueryRowContext(ctx, `SELECT block FROM `+p.schema+`.entries_fts_data WHERE id = ?`, fts5.AveragesRowid).Scan(&averages[k])
-		}
-		if err == nil {
-			err = tx.QueryRowContext(ctx, `SELECT coalesce(max(origin), 0) FROM `+p.schema+`.entries_fts_docsize`).Scan(&structs[k].RowOrigin)
-		}
-		var other int
-		if err == nil { // only the two records of the whole index sit below the segments
-			err = tx.QueryRowContext(ctx, `SELECT count(*) FROM `+p.schema+`.entries_fts_data WHERE id < ? AND id NOT IN (?, ?)`,
-				int64(1)<<fts5.SegidShift, fts5.AveragesRowid, fts5.StructureRowid).Scan(&other)
-		}
-		if err == nil && other > 0 {
-			err = fmt.Errorf("%d records of an unknown kind", other)
-		}
-		if err != nil {
-			return fmt.Errorf("join search index part %s: %w", p.path, err)
-		}
-	}
-	joined, shifts, err := fts5.Join(structs)
-	if err != nil {
-		return err
-	}
-	avg, err := fts5.JoinAverages(averages)
-	if err != nil {
-		return err
-	}
-	for k, p := range parts {
-		sh := shifts[k]
-		for _, q := range []struct {
-			sql  string
-			args []any
-		}{
-			{`INSERT INTO main.entries_fts_data (id, block) SELECT id + ?, block FROM ` + p.schema + `.entries_fts_data WHERE id >= ?`,
-				[]any{int64(sh.Segid) << fts5.SegidShift, int64(1) << fts5.SegidShift}},
-			{`INSERT INTO main.entries_fts_idx (segid, term, pgno) SELECT segid + ?, term, pgno FROM ` + p.schema + `.entries_fts_idx`,
-				[]any{sh.Segid}},
-			{`INSERT INTO main.entries_fts_docsize (id, sz, origin) SELECT id, sz, origin + ? FROM ` + p.schema + `.entries_fts_docsize`,
-				[]any{int64(sh.Origin)}},
-		} {
-			if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
-				return fmt.Errorf("copy search index part %s: %w", p.path, err)
-			}
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO main.entries_fts_data (id, block) VALUES (?, ?), (?, ?)`,
-		fts5.AveragesRowid, avg, fts5.StructureRowid, joined.Encode()); err != nil {
-		return fmt.Errorf("copy search index: %w", err)
-	}
-	return nil
-}
-
-// close stops the builders that still run, and removes the scratch files.
-func (b *ftsBuild) close() error {
+// Close stops the builders that still run, and removes the scratch files.
+func (b *Build) Close() error {
 	var first error
 	for _, p := range b.parts {
 		if err := p.close(); err != nil && first == nil {
@@ -480,7 +325,7 @@ func (b *ftsBuild) close() error {
 	return first
 }
 
-func (p *ftsPart) close() error {
+func (p *part) close() error {
 	if p.rows != nil { // stopped early: let the builder end and roll back
 		close(p.rows)
 		p.rows = nil
@@ -492,8 +337,5 @@ func (p *ftsPart) close() error {
 	if p.db != nil {
 		p.db.Close()
 	}
-	if err := os.Remove(p.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove search index build: %w", err)
-	}
-	return nil
+	return removeFile(p.path)
 }
