@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tape-dev/tape/internal/fts5"
 	"github.com/tape-dev/tape/internal/stmts"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views"
@@ -31,9 +32,9 @@ type applier struct {
 	// rows are written at its end (finish).
 	noFiles, lookedUp bool
 	stats             *Stats
-	views             viewPasses // told of every change to the entries (views.go)
-	build             *ftsBuild  // where search rows go, if not to entries_fts (ftsbuild.go)
-	checkpointsAt     int        // with build: write the checkpoints held once there are this many (flushCheckpointsAt)
+	views             viewPasses  // told of every change to the entries (views.go)
+	build             *fts5.Build // where search rows go, if not to entries_fts (ftsbuild.go)
+	checkpointsAt     int         // with build: write the checkpoints held once there are this many (flushCheckpointsAt)
 }
 
 // The statements an applier runs, by name.
@@ -110,7 +111,7 @@ func (a *applier) deleteText(ctx context.Context, where string, args ...any) err
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	return a.build.remove(ctx, ids)
+	return a.build.Remove(ctx, ids)
 }
 
 func (a *applier) apply(ctx context.Context, o op) error {
@@ -346,7 +347,7 @@ func (a *applier) insertEntry(ctx context.Context, tape, folder, file string, fi
 		return err
 	}
 	if a.build != nil {
-		err = a.build.add(ctx, rowid, r.text)
+		err = a.build.Add(ctx, rowid, r.text.text, r.text.parts)
 	} else {
 		_, err = a.execStmt(ctx, "insertText", rowid, r.text.text, r.text.parts)
 	}

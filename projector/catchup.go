@@ -10,6 +10,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/tape-dev/tape/internal/fts5"
 )
 
 // Stats says what a pass did.
@@ -26,7 +28,7 @@ type Stats struct {
 	// SearchInPlace, if not empty, says why a pass that started from an
 	// empty index wrote its search index in place, the slower way, after
 	// its build beside could not be copied in (ftsbuild.go): the SQLite
-	// linked in failed the check of FTS5's formats (ftsprobe.go), say.
+	// linked in failed the check of FTS5's formats (fts5.CheckJoin), say.
 	SearchInPlace string
 
 	ops int // changes applied to the index; 0 for a pass that found nothing new
@@ -171,10 +173,10 @@ func (p *Projector) pass(ctx context.Context, full bool, wait time.Duration, sc 
 // passLocked runs a pass in one transaction; the caller holds the lock.
 //
 // A pass that starts from an empty index (a rebuild, a new index.db)
-// builds the search index beside it (ftsBuild) and copies it in before it
+// builds the search index beside it (fts5.Build) and copies it in before it
 // commits. It runs on a connection of its own, closed after the pass,
 // because the connection that copies FTS5's tables must not be used again
-// (see copyInto).
+// (see fts5.Build.CopyInto).
 func (p *Projector) passLocked(ctx context.Context, full bool, sc *scope, stats *Stats) error {
 	return p.passOn(ctx, p.db, full, sc, stats)
 }
@@ -201,27 +203,17 @@ var errCopyBuild = errors.New("copy the search index built beside")
 // pass starts from an empty index.
 func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *scope, stats *Stats, buildBeside bool) error {
 	// What a killed pass left holds the tapes' words. A folder in the way
-	// is no reason to fail: newFTSBuild then fails, and the pass builds in
+	// is no reason to fail: newBuild then fails, and the pass builds in
 	// place.
-	_ = removeBuilds(p.ws)
-	var build *ftsBuild
+	_ = fts5.RemoveBuilds(p.ws.Dir())
+	var build *fts5.Build
 	if empty, err := p.startsEmpty(ctx, db, full); err != nil {
 		return err
 	} else if empty && buildBeside {
-		parts, block := buildParts(), int64(ftsBatch)
-		if p.buildParts > 0 {
-			parts, block = p.buildParts, p.buildBlock
-		}
-		if build, err = newFTSBuild(p.ws, parts, block); err != nil {
-			build = nil // no scratch file (a folder in its place, say): build in place
-		} else {
-			for _, part := range build.parts {
-				part.hash = p.buildHash
-			}
-		}
+		build = p.newBuild()
 	}
 	if build != nil {
-		defer build.close()
+		defer build.Close()
 		// BEGIN IMMEDIATE would lock the attached build too, and its
 		// builder could not write it: begin deferred, then take index.db's
 		// write lock with a first write (lockMain).
@@ -235,7 +227,7 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 	}
 	defer conn.Close()
 	if build != nil {
-		if err := build.attach(ctx, conn); err != nil {
+		if err := build.Attach(ctx, conn); err != nil {
 			return err
 		}
 	}
@@ -289,7 +281,7 @@ func (p *Projector) startsEmpty(ctx context.Context, db *sql.DB, full bool) (boo
 
 // run walks the files in one goroutine and applies its ops in this one,
 // counting them in stats.ops.
-func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stats *Stats, build *ftsBuild) error {
+func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stats *Stats, build *fts5.Build) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ops := make(chan op, 64)
@@ -324,13 +316,13 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 		return err
 	}
 	if build != nil {
-		built, err := build.finish(ctx)
+		built, err := build.Finish(ctx)
 		if err != nil {
 			return err
 		}
-		if build.joins() {
+		if build.Joins() {
 			// The join rewrites FTS5's own records: only a SQLite that
-			// writes them as it expects may be joined (ftsprobe.go).
+			// writes them as it expects may be joined (fts5.CheckJoin).
 			if err := p.ftsJoin.result(ctx); err != nil {
 				return fmt.Errorf("%w: %w", errCopyBuild, err)
 			}
@@ -341,7 +333,7 @@ func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stat
 					return err
 				}
 			}
-			if err := build.copyInto(ctx, tx); err != nil {
+			if err := build.CopyInto(ctx, tx); err != nil {
 				return fmt.Errorf("%w: %w", errCopyBuild, err)
 			}
 		}

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	"github.com/tape-dev/tape/internal/fts5"
 
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -146,12 +146,10 @@ func (p *Projector) killedBuilds() []tapelog.Problem {
 	}
 	defer fileutil.Unlock(p.lock) //nolint:errcheck // closing releases it anyway
 	var problems []tapelog.Problem
-	for k := range maxBuildParts {
-		if _, err := os.Lstat(p.ws.Abs(buildPath(k))); err == nil {
-			problems = append(problems, tapelog.Problem{Check: tapelog.CheckTempFile, Path: buildPath(k),
-				Problem: "a search index build that a killed pass left; it holds the tapes' words",
-				Fix:     "run 'tape reindex', which removes it"})
-		}
+	for _, name := range fts5.BuildsLeft(p.ws.Dir()) {
+		problems = append(problems, tapelog.Problem{Check: tapelog.CheckTempFile, Path: name,
+			Problem: "a search index build that a killed pass left; it holds the tapes' words",
+			Fix:     "run 'tape reindex', which removes it"})
 	}
 	return problems
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	"github.com/tape-dev/tape/internal/fts5"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -111,12 +112,12 @@ func TestDoctorReportsAKilledBuild(t *testing.T) {
 	appendMsg(t, ws, "main", "okapi")
 	p := openProjector(t, ws)
 	catchUp(t, p)
-	if err := os.WriteFile(ws.Abs(buildPath(1)), []byte("words"), 0o600); err != nil {
+	if err := os.WriteFile(ws.Abs(fts5.BuildFile(1)), []byte("words"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	left := problemsOf(diagnose(t, p), tapelog.CheckTempFile)
-	if len(left) != 1 || left[0].Path != buildPath(1) {
-		t.Errorf("temp_file problems = %+v; want %s", left, buildPath(1))
+	if len(left) != 1 || left[0].Path != fts5.BuildFile(1) {
+		t.Errorf("temp_file problems = %+v; want %s", left, fts5.BuildFile(1))
 	}
 	held := openProjector(t, ws)
 	if err := held.withLock(context.Background(), 0, func() error {

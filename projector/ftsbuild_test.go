@@ -128,8 +128,8 @@ func TestBuildScratchFile(t *testing.T) {
 	n := short.Sized(500, 250) // smaller in the race pass (0074)
 	ws := corpusWorkspace(t, n)
 	var paths []string
-	for k := range maxBuildParts {
-		paths = append(paths, ws.Abs(buildPath(k)))
+	for k := range fts5.MaxParts {
+		paths = append(paths, ws.Abs(fts5.BuildFile(k)))
 		if err := os.WriteFile(paths[k], []byte("left by a killed pass"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -180,15 +180,15 @@ func TestCatchUpRemovesScratchFiles(t *testing.T) {
 	// Settled, with a state record, so that a catch-up would find nothing
 	// to do and need no pass: it must still make one to remove them.
 	settleWithRecord(t, ws, p)
-	for k := range maxBuildParts {
-		if err := os.WriteFile(ws.Abs(buildPath(k)), []byte("left by a killed pass"), 0o600); err != nil {
+	for k := range fts5.MaxParts {
+		if err := os.WriteFile(ws.Abs(fts5.BuildFile(k)), []byte("left by a killed pass"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 	catchUp(t, p)
-	for k := range maxBuildParts {
-		if _, err := os.Stat(ws.Abs(buildPath(k))); !os.IsNotExist(err) {
-			t.Errorf("scratch file %s after a catch-up: %v", buildPath(k), err)
+	for k := range fts5.MaxParts {
+		if _, err := os.Stat(ws.Abs(fts5.BuildFile(k))); !os.IsNotExist(err) {
+			t.Errorf("scratch file %s after a catch-up: %v", fts5.BuildFile(k), err)
 		}
 	}
 }
@@ -230,7 +230,7 @@ func TestBuildInPlaceWithoutScratch(t *testing.T) {
 	t.Parallel()               // long, on a workspace of its own (0074)
 	n := short.Sized(500, 250) // smaller in the race pass (0074)
 	ws := corpusWorkspace(t, n)
-	if err := os.MkdirAll(ws.Abs(buildFile)+"/in-the-way", 0o700); err != nil {
+	if err := os.MkdirAll(ws.Abs(fts5.BuildFile(0))+"/in-the-way", 0o700); err != nil {
 		t.Fatal(err)
 	}
 	p := openProjector(t, ws)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync/atomic"
 	"testing"
+
+	"github.com/tape-dev/tape/internal/fts5"
 )
 
 // A reader never trusts a watcher that keeps another index than its own.
@@ -119,7 +121,7 @@ func TestWatcherRemovesAKilledBuildsFiles(t *testing.T) {
 	stop := startWatcher(t, watching)
 	defer stop()
 	for k := range 2 {
-		if err := os.WriteFile(ws.Abs(buildPath(k)), []byte("the words of a killed rebuild"), 0o600); err != nil {
+		if err := os.WriteFile(ws.Abs(fts5.BuildFile(k)), []byte("the words of a killed rebuild"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

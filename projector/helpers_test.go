@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/internal/fts5"
 	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/testkit/tapetest"
@@ -170,11 +171,11 @@ func rebuiltDump(t *testing.T, ws *tapelog.Workspace, words []string) string {
 	return rebuilt(t, ws, func(p *Projector) string { return dump(t, p, words) })
 }
 
-// ftsJoinChecked is checkFTSJoin's answer, found once for the test
+// ftsJoinChecked is fts5.CheckJoin's answer, found once for the test
 // binary: the references rebuilt makes take it rather than each run the
 // check again (a fifth of projector's race pass went to it). The
 // Projectors under test run their own.
-var ftsJoinChecked = sync.OnceValue(func() error { return checkFTSJoin(context.Background(), nil) })
+var ftsJoinChecked = sync.OnceValue(func() error { return fts5.CheckJoin(context.Background(), nil) })
 
 // rebuilt builds a fresh index of the same files in another folder and
 // returns what show says of it. It builds the search index in two parts,

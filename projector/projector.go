@@ -72,7 +72,7 @@ type Projector struct {
 	// index ready and the pass: tests delete index.db there.
 	beforePass func()
 	// ftsJoin is whether the SQLite linked in writes FTS5's records as the
-	// join of a build in parts expects (ftsprobe.go), checked once.
+	// join of a build in parts expects (ftsbuild.go), checked once.
 	ftsJoin ftsJoinCheck
 	// maxPages, if set, caps the pages of every connection's database
 	// ("&_pragma=max_page_count(N)"): tests fill it, as a full disk would.

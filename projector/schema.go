@@ -1,5 +1,7 @@
 package projector
 
+import "github.com/tape-dev/tape/internal/fts5"
+
 // SchemaVersion is the version of the index's tables, the views' among
 // them (views.go), and of the forms of the values in them (a folder's
 // files_sig, for one). An index.db of another version is rebuilt from the
@@ -121,20 +123,7 @@ CREATE TABLE bad_lines (
 CREATE VIEW tapes AS
 	SELECT tape AS name, count(*) AS anchors, max(seq) AS last_seq FROM anchors GROUP BY tape;
 
-` + ftsSchema
-
-// ftsSchema creates the search index, in index.db and in the scratch
-// database a rebuild builds it in (ftsbuild.go): the two must be the same
-// for the copy from one to the other to be the same index.
-const ftsSchema = `
-CREATE VIRTUAL TABLE entries_fts USING fts5 (
-	text,
-	parts, -- the parts of the text's camelCase words (IdentifierParts)
-	content = '',
-	contentless_delete = 1,
-	tokenize = 'unicode61 remove_diacritics 2'
-);
-`
+` + fts5.Schema // the search index: defined with the builds beside, which must be the same
 
 // tables lists what schema creates, for dropping an index of another
 // version and emptying it for a rebuild (with the views' tables,

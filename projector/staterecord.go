@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 
+	"github.com/tape-dev/tape/internal/fts5"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -80,14 +80,9 @@ func (p *Projector) ReadStateRecord(ctx context.Context) *StateRecord {
 
 // buildsLeft reports whether scratch builds of the search index are there:
 // left by a killed pass, which only a pass under the lock may remove
-// (removeBuilds), or a rebuild's, running.
+// (fts5.RemoveBuilds), or a rebuild's, running.
 func buildsLeft(ws *tapelog.Workspace) bool {
-	for k := range maxBuildParts {
-		if _, err := os.Lstat(ws.Abs(buildPath(k))); err == nil {
-			return true
-		}
-	}
-	return false
+	return len(fts5.BuildsLeft(ws.Dir())) > 0
 }
 
 // unchangedFrom reports whether the files are as rec says (nil: no

@@ -162,7 +162,7 @@ type Shift struct {
 // of the parts before it, at the levels they were at. It returns how each
 // part is renumbered. An unfinished incremental merge would tie a level's
 // oldest segments to the newest of the next one, which a join would break:
-// builders merge their parts whole before the join (ftsPart.run), and a
+// builders merge their parts whole before the join (part.run), and a
 // part that has one is refused.
 //
 // Origins must fall as levels deepen, as they do in an index FTS5 wrote:

@@ -1,4 +1,4 @@
-package projector
+package fts5
 
 import (
 	"bytes"
@@ -8,105 +8,88 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
-	"github.com/tape-dev/tape/internal/fts5"
+	"github.com/tape-dev/tape/internal/searchlang"
 )
 
-// This file checks, before a Projector first joins a search index built
-// in parts (ftsbuild.go), that the SQLite linked in writes FTS5's records as
-// the join (package fts5) expects them: the join rewrites FTS5's structure
-// and averages records, whose formats are SQLite's internals, not its
-// interface, and a SQLite that changed them could make a join that is
-// quietly wrong. The check builds a tiny index both ways, joined and in
-// place, and compares what they answer; if they differ, passes write the
-// search index in place, the slower way that depends on none of this.
+// This file checks that the SQLite linked in writes FTS5's records as the
+// join (join.go, record.go) expects them: the join rewrites FTS5's
+// structure and averages records, whose formats are SQLite's internals,
+// not its interface, and a SQLite that changed them could make a join
+// that is quietly wrong. The check builds a tiny index both ways, joined
+// and in place, and compares what they answer; if they differ, the caller
+// writes the search index in place, the slower way that depends on none
+// of this. The SQLite linked in does not change while a process runs: a
+// caller runs the check once (package projector, before a Projector's
+// first join) and keeps its answer.
 
-// ftsJoinCheck runs checkFTSJoin the first time a Projector's pass would
-// join a search index built in parts, and keeps the answer: the SQLite linked
-// in does not change while the process runs. It is a field of the
-// Projector rather than a package-level once so that a test can break it
-// for one Projector.
-type ftsJoinCheck struct {
-	mu   sync.Mutex // a watcher's passes and a command's may ask at once
-	done bool
-	err  error
-	// fault, if set, runs in the check's join transaction just before the
-	// join, its parts attached as build0 and build1: tests change the
-	// parts there as a SQLite of another format would have written them.
-	fault func(ctx context.Context, tx sqlTx) error
-}
-
-// result runs the check the first time it is asked and returns its
-// answer: nil if a build in parts may be joined. A check cut short by ctx
-// is not kept: it says nothing of SQLite.
-func (c *ftsJoinCheck) result(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.done {
-		err := checkFTSJoin(ctx, c.fault)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		c.done, c.err = true, err
-	}
-	return c.err
-}
-
-// ftsCheckBlock is the runs of rowids that go to each of the check's two
+// checkBlock is the runs of rowids that go to each of the check's two
 // parts: small, so that each part has several runs.
-const ftsCheckBlock = 4
+const checkBlock = 4
 
-// ftsCheckRows are the check's writes: those the parts are built from,
+// checkRows are the check's writes: those the parts are built from,
 // then those made to the joined index after the join (a catch-up's). They
 // cover what the join renumbers: removals while building (tombstones,
 // segments flushed early), a removed newest row whose rowid comes back,
 // rows of no tokens at the end of a part (their origin is beyond the
 // part's segments), then removals of rows of both parts from the joined
 // index (each found in its segment through its origin).
-func ftsCheckRows() (build, after []ftsRow) {
+func checkRows() (build, after []row) {
 	words := []string{"alpha", "beta", "gamma", "TestFlush", "错误", "测试"} // TestFlush fills the parts column
-	text := func(id int64) ftsText {
-		return newFTSText(fmt.Sprintf("%s %s w%d", words[id%5], words[(id*3)%6], id))
+	text := func(id int64) row {
+		return checkRow(id, fmt.Sprintf("%s %s w%d", words[id%5], words[(id*3)%6], id))
 	}
 	for id := int64(1); id <= 23; id++ {
-		row := ftsRow{rowid: id, text: text(id)}
+		r := text(id)
 		if id >= 16 && id <= 19 { // part 0's last run: no tokens
-			row.text = ftsText{}
+			r.text, r.parts = "", ""
 		}
-		build = append(build, row)
+		build = append(build, r)
 		switch id { // as many in each part, so that their segments have the same ids
 		case 10:
-			build = append(build, ftsRow{rowid: 2, del: true})
+			build = append(build, row{rowid: 2, del: true})
 		case 11, 23:
-			build = append(build, ftsRow{rowid: id, del: true}, ftsRow{rowid: id, text: newFTSText("alpha gamma again")})
+			build = append(build, row{rowid: id, del: true}, checkRow(id, "alpha gamma again"))
 		case 12:
-			build = append(build, ftsRow{rowid: 5, del: true})
+			build = append(build, row{rowid: 5, del: true})
 		}
 	}
 	for id := int64(24); id <= 31; id++ {
-		after = append(after, ftsRow{rowid: id, text: text(id)})
+		after = append(after, text(id))
 	}
 	for _, id := range []int64{1, 6, 17, 21, 24} {
-		after = append(after, ftsRow{rowid: id, del: true})
+		after = append(after, row{rowid: id, del: true})
 	}
 	return build, after
 }
 
-// ftsCheckQueries are the searches whose answers the check compares.
-var ftsCheckQueries = []string{"alpha", "beta", "错误", "w7", "alpha beta", `"alpha gamma"`, "gamma OR testflush", "flush", "w1*"}
+// checkRow is the row that adds text as package projector writes an
+// entry's search text: tokenized, and the parts of its identifiers.
+func checkRow(rowid int64, text string) row {
+	return row{rowid: rowid, text: searchlang.Tokenize(text), parts: searchlang.IdentifierParts(text)}
+}
 
-// checkFTSJoin builds an index from ftsCheckRows in two parts and joins
-// them as a pass does (fault, if set, runs before the join), builds one in
-// place from the same rows, and checks that the two answer alike (FTS5's
-// integrity-check, every instance of every term, the rows' sizes, the
-// ranked hits of ftsCheckQueries) after the join, after more writes and
+// checkQueries are the searches whose answers the check compares.
+var checkQueries = []string{"alpha", "beta", "错误", "w7", "alpha beta", `"alpha gamma"`, "gamma OR testflush", "flush", "w1*"}
+
+// CheckJoin reports whether the SQLite linked in writes FTS5's records as
+// the join of a build in parts expects them: nil if a Build that Joins
+// may be copied in. It builds an index from checkRows in two parts and
+// joins them as a pass does, builds one in place from the same rows, and
+// checks that the two answer alike (FTS5's integrity-check, every
+// instance of every term, the rows' sizes, the ranked hits of
+// checkQueries) after the join, after more writes and
 // after a merge of all segments; and that the records of the whole index
-// SQLite wrote decode and encode to the same bytes. It takes 9–12 ms on
-// two busy cores (BenchmarkFTSJoinCheck), once per Projector (a command
-// opens one), at its first pass from an empty index: about 1% of a
-// rebuild of 20k entries.
-func checkFTSJoin(ctx context.Context, fault func(context.Context, sqlTx) error) error {
+// SQLite wrote decode and encode to the same bytes. Its error names
+// SQLite's version and the first difference. It takes 9–12 ms on two busy
+// cores (BenchmarkFTSJoinCheck), once per Projector (a command opens
+// one), at its first pass from an empty index: about 1% of a rebuild of
+// 20k entries.
+//
+// fault, if not nil, runs in the join's transaction just before the
+// join, the parts attached as build0 and build1: tests change the parts
+// there as a SQLite of another format would have written them.
+func CheckJoin(ctx context.Context, fault func(ctx context.Context, tx *sql.Tx) error) error {
 	dir, err := os.MkdirTemp("", "tape-fts-check-")
 	if err != nil {
 		return fmt.Errorf("check of the FTS5 join: %w", err)
@@ -118,26 +101,26 @@ func checkFTSJoin(ctx context.Context, fault func(context.Context, sqlTx) error)
 	if err := ref.QueryRowContext(ctx, `SELECT sqlite_version()`).Scan(&version); err != nil {
 		return fmt.Errorf("check of the FTS5 join: %w", err)
 	}
-	if err := compareFTSJoin(ctx, dir, ref, fault); err != nil {
+	if err := compareJoin(ctx, dir, ref, fault); err != nil {
 		return fmt.Errorf("check of the FTS5 join (SQLite %s): %w", version, err)
 	}
 	return nil
 }
 
-// compareFTSJoin is checkFTSJoin in dir, ref its index built in place.
-func compareFTSJoin(ctx context.Context, dir string, ref *sql.DB, fault func(context.Context, sqlTx) error) error {
-	rows, after := ftsCheckRows()
+// compareJoin is CheckJoin in dir, ref its index built in place.
+func compareJoin(ctx context.Context, dir string, ref *sql.DB, fault func(context.Context, *sql.Tx) error) error {
+	rows, after := checkRows()
 	if err := joinCheckBuild(ctx, dir, rows, fault); err != nil {
 		return err
 	}
-	if _, err := ref.ExecContext(ctx, ftsSchema); err != nil {
+	if _, err := ref.ExecContext(ctx, Schema); err != nil {
 		return err
 	}
 	if err := applyRows(ctx, ref, rows); err != nil {
 		return err
 	}
 	// A connection of its own, as after a pass: FTS5 caches an index's
-	// structure per connection (copyInto).
+	// structure per connection (CopyInto).
 	joined := openCheckDB(filepath.Join(dir, "joined.db"))
 	defer joined.Close()
 	optimize := func(db *sql.DB) error {
@@ -176,35 +159,31 @@ func compareFTSJoin(ctx context.Context, dir string, ref *sql.DB, fault func(con
 }
 
 // joinCheckBuild builds rows beside in two parts in dir and joins them
-// into dir/joined.db, as a pass does: the same builders (ftsPart), the
-// same copy (copyInto), on a connection closed after.
-func joinCheckBuild(ctx context.Context, dir string, rows []ftsRow, fault func(context.Context, sqlTx) error) error {
-	build := &ftsBuild{block: ftsCheckBlock}
-	defer build.close()
-	for k := range 2 {
-		path := filepath.Join(dir, buildPath(k))
-		if err := os.WriteFile(path, nil, 0o600); err != nil {
-			return err
-		}
-		build.parts = append(build.parts, &ftsPart{path: path, schema: fmt.Sprintf("build%d", k)})
+// into dir/joined.db, as a pass does: the same builders (Build), the same
+// copy (CopyInto), on a connection closed after.
+func joinCheckBuild(ctx context.Context, dir string, rows []row, fault func(context.Context, *sql.Tx) error) error {
+	build, err := NewBuild(dir, 2, checkBlock)
+	if err != nil {
+		return err
 	}
+	defer build.Close()
 	for _, r := range rows {
 		var err error
 		if r.del {
-			err = build.remove(ctx, []int64{r.rowid})
+			err = build.Remove(ctx, []int64{r.rowid})
 		} else {
-			err = build.add(ctx, r.rowid, r.text)
+			err = build.Add(ctx, r.rowid, r.text, r.parts)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	if _, err := build.finish(ctx); err != nil {
+	if _, err := build.Finish(ctx); err != nil {
 		return err
 	}
 	db := openCheckDB(filepath.Join(dir, "joined.db"))
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, ftsSchema); err != nil {
+	if _, err := db.ExecContext(ctx, Schema); err != nil {
 		return err
 	}
 	conn, err := db.Conn(ctx)
@@ -212,7 +191,7 @@ func joinCheckBuild(ctx context.Context, dir string, rows []ftsRow, fault func(c
 		return err
 	}
 	defer conn.Close()
-	if err := build.attach(ctx, conn); err != nil {
+	if err := build.Attach(ctx, conn); err != nil {
 		return err
 	}
 	tx, err := conn.BeginTx(ctx, nil)
@@ -230,7 +209,7 @@ func joinCheckBuild(ctx context.Context, dir string, rows []ftsRow, fault func(c
 			return fmt.Errorf("part %s: %w", p.schema, err)
 		}
 	}
-	if err := build.copyInto(ctx, tx); err != nil {
+	if err := build.CopyInto(ctx, tx); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -238,14 +217,12 @@ func joinCheckBuild(ctx context.Context, dir string, rows []ftsRow, fault func(c
 
 // openCheckDB opens a scratch database of the check, on one connection.
 func openCheckDB(path string) *sql.DB {
-	db := sql.OpenDB(newConnector(fileURI(path) + "?_pragma=journal_mode(MEMORY)&_pragma=synchronous(OFF)"))
-	db.SetMaxOpenConns(1)
-	return db
+	return openDB(fileURI(path) + "?_pragma=journal_mode(MEMORY)&_pragma=synchronous(OFF)")
 }
 
 // applyRows writes rows to db's entries_fts in one transaction, as a pass
 // writes in place.
-func applyRows(ctx context.Context, db *sql.DB, rows []ftsRow) error {
+func applyRows(ctx context.Context, db *sql.DB, rows []row) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -255,7 +232,7 @@ func applyRows(ctx context.Context, db *sql.DB, rows []ftsRow) error {
 		if r.del {
 			_, err = tx.ExecContext(ctx, `DELETE FROM entries_fts WHERE rowid = ?`, r.rowid)
 		} else {
-			_, err = tx.ExecContext(ctx, `INSERT INTO entries_fts (rowid, text, parts) VALUES (?, ?, ?)`, r.rowid, r.text.text, r.text.parts)
+			_, err = tx.ExecContext(ctx, `INSERT INTO entries_fts (rowid, text, parts) VALUES (?, ?, ?)`, r.rowid, r.text, r.parts)
 		}
 		if err != nil {
 			return fmt.Errorf("search row %d: %w", r.rowid, err)
@@ -267,7 +244,7 @@ func applyRows(ctx context.Context, db *sql.DB, rows []ftsRow) error {
 // ftsAnswers is what db's search index answers, as text to compare: FTS5's
 // integrity-check, every instance of every term, the rows' sizes, and the
 // rows and bm25 ranks (which depend on the averages record) of
-// ftsCheckQueries.
+// checkQueries.
 func ftsAnswers(ctx context.Context, db *sql.DB) (string, error) {
 	if _, err := db.ExecContext(ctx, `INSERT INTO entries_fts (entries_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
 		return "", fmt.Errorf("FTS5 integrity-check: %w", err)
@@ -300,7 +277,7 @@ func ftsAnswers(ctx context.Context, db *sql.DB) (string, error) {
 	if err := add("size", `SELECT id, sz, 0 FROM entries_fts_docsize ORDER BY id`); err != nil {
 		return "", err
 	}
-	for _, q := range ftsCheckQueries {
+	for _, q := range checkQueries {
 		if err := add(q, `SELECT rowid, bm25(entries_fts), 0 FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid`, q); err != nil {
 			return "", err
 		}
@@ -331,20 +308,20 @@ type rowQuerier interface {
 func checkRecords(ctx context.Context, q rowQuerier, schema string) error {
 	var rec, avg []byte
 	const read = `SELECT block FROM %s.entries_fts_data WHERE id = ?`
-	if err := q.QueryRowContext(ctx, fmt.Sprintf(read, schema), fts5.StructureRowid).Scan(&rec); err != nil {
+	if err := q.QueryRowContext(ctx, fmt.Sprintf(read, schema), StructureRowid).Scan(&rec); err != nil {
 		return fmt.Errorf("read structure record: %w", err)
 	}
-	if err := q.QueryRowContext(ctx, fmt.Sprintf(read, schema), fts5.AveragesRowid).Scan(&avg); err != nil {
+	if err := q.QueryRowContext(ctx, fmt.Sprintf(read, schema), AveragesRowid).Scan(&avg); err != nil {
 		return fmt.Errorf("read averages record: %w", err)
 	}
-	s, err := fts5.DecodeStructure(rec)
+	s, err := DecodeStructure(rec)
 	if err != nil {
 		return err
 	}
 	if again := s.Encode(); !bytes.Equal(again, rec) {
 		return fmt.Errorf("structure record % x encodes back as % x", rec, again)
 	}
-	again, err := fts5.JoinAverages([][]byte{avg})
+	again, err := JoinAverages([][]byte{avg})
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 // index beside, in parts, and joins them.
 func TestFTSJoinCheckPasses(t *testing.T) {
 	t.Parallel()
-	if err := checkFTSJoin(context.Background(), nil); err != nil {
+	if err := fts5.CheckJoin(context.Background(), nil); err != nil {
 		t.Fatalf("the check of the FTS5 join fails with the SQLite linked in: %v", err)
 	}
 	ws := corpusWorkspace(t, 300)
@@ -31,7 +31,8 @@ func TestFTSJoinCheckPasses(t *testing.T) {
 }
 
 // rewriteStructure changes the structure record of the part attached as
-// schema.
+// schema. (internal/fts5's check_test.go has the same, for the check's own
+// tests.)
 func rewriteStructure(ctx context.Context, tx sqlTx, schema string, change func(*fts5.Structure)) error {
 	var rec []byte
 	if err := tx.QueryRowContext(ctx, `SELECT block FROM `+schema+`.entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec); err != nil {
@@ -53,43 +54,6 @@ func loseSegments(ctx context.Context, tx sqlTx) error {
 	return rewriteStructure(ctx, tx, "build1", func(s *fts5.Structure) {
 		s.DropSegments()
 	})
-}
-
-// The check fails when the parts are not what the join expects, whether
-// the join itself refuses them or only the joined index's answers, or the
-// encoder's bytes, show it.
-func TestFTSJoinCheckFails(t *testing.T) {
-	t.Parallel()
-	exec := func(q string, args ...any) func(context.Context, sqlTx) error {
-		return func(ctx context.Context, tx sqlTx) error {
-			_, err := tx.ExecContext(ctx, q, args...)
-			return err
-		}
-	}
-	for _, tc := range []struct {
-		name  string
-		fault func(context.Context, sqlTx) error
-		want  string
-	}{
-		{"segments the structure record does not list", loseSegments, "the joined index answers"},
-		{"a varint written longer than SQLite writes it",
-			exec(`UPDATE build1.entries_fts_data SET block = substr(block, 1, 8) || x'80' || substr(block, 9) WHERE id = ?`, fts5.StructureRowid),
-			"encodes back as"},
-		{"a record of a kind the join does not know", exec(`INSERT INTO build1.entries_fts_data (id, block) VALUES (5, x'00')`), "unknown kind"},
-		{"averages records of different lengths",
-			exec(`UPDATE build1.entries_fts_data SET block = block || x'00' WHERE id = ?`, fts5.AveragesRowid), "averages record"},
-		{"a structure record of another format",
-			func(ctx context.Context, tx sqlTx) error {
-				return rewriteStructure(ctx, tx, "build1", (*fts5.Structure).AsV1)
-			}, "another structure format"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := checkFTSJoin(context.Background(), tc.fault)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "check of the FTS5 join (SQLite 3.") {
-				t.Fatalf("check: %v; want an error naming SQLite's version and saying %q", err, tc.want)
-			}
-		})
-	}
 }
 
 // A Projector whose check fails writes the search index in place, says
@@ -156,17 +120,5 @@ func TestBuildOfOnePartSkipsFTSJoinCheck(t *testing.T) {
 	}
 	if checks != 0 || copies != 1 {
 		t.Fatalf("a rebuild of 100 entries ran %d checks of the FTS5 join and copied %d builds; want none, and one copy", checks, copies)
-	}
-}
-
-// BenchmarkFTSJoinCheck measures the check a Projector runs before its
-// first join:
-//
-//	go test ./projector -run '^$' -bench FTSJoinCheck -count 3
-func BenchmarkFTSJoinCheck(b *testing.B) {
-	for b.Loop() {
-		if err := checkFTSJoin(context.Background(), nil); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

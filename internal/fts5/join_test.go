@@ -1,4 +1,4 @@
-package projector
+package fts5
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tape-dev/tape/internal/fts5"
+	"github.com/tape-dev/tape/internal/searchlang"
 	"github.com/tape-dev/tape/testkit/short"
 )
 
@@ -21,10 +21,15 @@ import (
 // connection.
 func ftsIndexDB(t *testing.T, path string) *sql.DB {
 	t.Helper()
-	db := sql.OpenDB(newConnector(fileURI(path)))
-	db.SetMaxOpenConns(1)
+	db := openDB(fileURI(path))
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// tokenized is text as package projector writes an entry's search text
+// to entries_fts: its tokens, and the parts of its identifiers.
+func tokenized(text string) (tokens, parts string) {
+	return searchlang.Tokenize(text), searchlang.IdentifierParts(text)
 }
 
 // ftsOp is one write to a search index.
@@ -109,8 +114,8 @@ func applyInPlace(t *testing.T, db *sql.DB, ops []ftsOp) {
 		if o.del {
 			_, err = tx.Exec(`DELETE FROM entries_fts WHERE rowid = ?`, o.rowid)
 		} else {
-			t := newFTSText(o.text)
-			_, err = tx.Exec(`INSERT INTO entries_fts (rowid, text, parts) VALUES (?, ?, ?)`, o.rowid, t.text, t.parts)
+			text, parts := tokenized(o.text)
+			_, err = tx.Exec(`INSERT INTO entries_fts (rowid, text, parts) VALUES (?, ?, ?)`, o.rowid, text, parts)
 		}
 		if err != nil {
 			t.Fatalf("op %+v: %v", o, err)
@@ -196,22 +201,19 @@ func TestJoinedBuildEqualsInPlace(t *testing.T) {
 
 			dir := t.TempDir()
 			ref := ftsIndexDB(t, filepath.Join(dir, "ref.db"))
-			if _, err := ref.Exec(ftsSchema); err != nil {
+			if _, err := ref.Exec(Schema); err != nil {
 				t.Fatal(err)
 			}
 			applyInPlace(t, ref, ops)
 
-			ws := newWorkspace(t)
-			build, err := newFTSBuild(ws, tc.parts, tc.block)
+			build, err := NewBuild(t.TempDir(), tc.parts, tc.block)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer build.close()
-			for _, p := range build.parts {
-				p.hash = tc.hash
-			}
+			defer build.Close()
+			build.SetHashSize(tc.hash)
 			applyToBuild(t, build, ops)
-			if built, err := build.finish(ctx); err != nil || !built {
+			if built, err := build.Finish(ctx); err != nil || !built {
 				t.Fatalf("finish: built %v, %v", built, err)
 			}
 			segments := joinTo(t, build, filepath.Join(dir, "joined.db"))
@@ -260,23 +262,23 @@ func TestJoinedIndexTakesDeletes(t *testing.T) {
 		ops := ftsOps(r, 1, 500, live) // 200 rows a part never crossed
 		dir := t.TempDir()
 		ref := ftsIndexDB(t, filepath.Join(dir, "ref.db"))
-		if _, err := ref.Exec(ftsSchema); err != nil {
+		if _, err := ref.Exec(Schema); err != nil {
 			t.Fatal(err)
 		}
 		applyInPlace(t, ref, ops)
-		build, err := newFTSBuild(newWorkspace(t), 2, 1)
+		build, err := NewBuild(t.TempDir(), 2, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		applyToBuild(t, build, ops)
-		if built, err := build.finish(ctx); err != nil || !built {
+		if built, err := build.Finish(ctx); err != nil || !built {
 			t.Fatalf("seed %d: finish: built %v, %v", seed, built, err)
 		}
 		if build.parts[0].deepestLevel(t) < build.parts[1].deepestLevel(t) {
 			crossed++
 		}
 		joinTo(t, build, filepath.Join(dir, "joined.db"))
-		build.close()
+		build.Close()
 		joined := ftsIndexDB(t, filepath.Join(dir, "joined.db"))
 		more := removeSome(r, ftsOps(r, 1000, short.Sized(500, 200), live), live)
 		for _, db := range []*sql.DB{ref, joined} {
@@ -292,13 +294,13 @@ func TestJoinedIndexTakesDeletes(t *testing.T) {
 }
 
 // deepestLevel is the deepest level of a finished part's index.
-func (p *ftsPart) deepestLevel(t *testing.T) int {
+func (p *part) deepestLevel(t *testing.T) int {
 	t.Helper()
 	var rec []byte
-	if err := p.db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec); err != nil {
+	if err := p.db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, StructureRowid).Scan(&rec); err != nil {
 		t.Fatal(err)
 	}
-	s, err := fts5.DecodeStructure(rec)
+	s, err := DecodeStructure(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,15 +308,16 @@ func (p *ftsPart) deepestLevel(t *testing.T) int {
 }
 
 // applyToBuild sends ops to a build beside, as a pass does.
-func applyToBuild(t *testing.T, build *ftsBuild, ops []ftsOp) {
+func applyToBuild(t *testing.T, build *Build, ops []ftsOp) {
 	t.Helper()
 	ctx := context.Background()
 	for _, o := range ops {
 		var err error
 		if o.del {
-			err = build.remove(ctx, []int64{o.rowid})
+			err = build.Remove(ctx, []int64{o.rowid})
 		} else {
-			err = build.add(ctx, o.rowid, newFTSText(o.text))
+			text, parts := tokenized(o.text)
+			err = build.Add(ctx, o.rowid, text, parts)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -324,13 +327,12 @@ func applyToBuild(t *testing.T, build *ftsBuild, ops []ftsOp) {
 
 // joinTo copies a finished build into a new database at path, as a pass
 // does, on a connection closed after, and returns its segment count.
-func joinTo(t *testing.T, build *ftsBuild, path string) int {
+func joinTo(t *testing.T, build *Build, path string) int {
 	t.Helper()
 	ctx := context.Background()
-	db := sql.OpenDB(newConnector(fileURI(path)))
+	db := openDB(fileURI(path))
 	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(ftsSchema); err != nil {
+	if _, err := db.Exec(Schema); err != nil {
 		t.Fatal(err)
 	}
 	conn, err := db.Conn(ctx)
@@ -338,24 +340,24 @@ func joinTo(t *testing.T, build *ftsBuild, path string) int {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if err := build.attach(ctx, conn); err != nil {
+	if err := build.Attach(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := build.copyInto(ctx, tx); err != nil {
+	if err := build.CopyInto(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
 	var rec []byte
-	if err := tx.QueryRow(`SELECT block FROM main.entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec); err != nil {
+	if err := tx.QueryRow(`SELECT block FROM main.entries_fts_data WHERE id = ?`, StructureRowid).Scan(&rec); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := fts5.DecodeStructure(rec)
+	s, err := DecodeStructure(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +367,7 @@ func joinTo(t *testing.T, build *ftsBuild, path string) int {
 // The structure records FTS5 writes decode, and encode to the same bytes.
 func TestStructureRoundTrip(t *testing.T) {
 	db := ftsIndexDB(t, filepath.Join(t.TempDir(), "s.db"))
-	for _, q := range []string{ftsSchema,
+	for _, q := range []string{Schema,
 		`INSERT INTO entries_fts (entries_fts, rank) VALUES ('hashsize', 8192)`,
 		`INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', 0)`} {
 		if _, err := db.Exec(q); err != nil {
@@ -378,10 +380,10 @@ func TestStructureRoundTrip(t *testing.T) {
 	for i := 0; i < len(ops); i += 100 { // a record after each transaction
 		applyInPlace(t, db, ops[i:min(i+100, len(ops))])
 		var rec []byte
-		if err := db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec); err != nil {
+		if err := db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, StructureRowid).Scan(&rec); err != nil {
 			t.Fatal(err)
 		}
-		s, err := fts5.DecodeStructure(rec)
+		s, err := DecodeStructure(rec)
 		if err != nil {
 			t.Fatalf("decode % x: %v", rec, err)
 		}
@@ -415,23 +417,23 @@ func TestJoinPastRowsWithoutTokens(t *testing.T) {
 	for id := int64(10); id <= 19; id++ { // part 1
 		ops = append(ops, ftsOp{rowid: id, text: fmt.Sprintf("beta w%d", id)})
 	}
-	build, err := newFTSBuild(newWorkspace(t), 2, 10)
+	build, err := NewBuild(t.TempDir(), 2, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer build.close()
+	defer build.Close()
 	applyToBuild(t, build, ops)
-	if _, err := build.finish(ctx); err != nil {
+	if _, err := build.Finish(ctx); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "joined.db")
 	joinTo(t, build, path)
 	db := ftsIndexDB(t, path)
 	var rec []byte
-	if err := db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, fts5.StructureRowid).Scan(&rec); err != nil {
+	if err := db.QueryRow(`SELECT block FROM entries_fts_data WHERE id = ?`, StructureRowid).Scan(&rec); err != nil {
 		t.Fatal(err)
 	}
-	s, err := fts5.DecodeStructure(rec)
+	s, err := DecodeStructure(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
