@@ -23,11 +23,13 @@
 //     what a pass takes of each entry: search text and view facts from one
 //     decode (text.go; the decoder is internal/rawjson's, the tokens
 //     searchlang's).
-//   - The search index built beside: a rebuild writes FTS5 in parts and
-//     joins them (ftsbuild.go) by rewriting FTS5's own records, which
-//     package internal/fts5 alone reads and writes, after checking once
-//     that this SQLite writes the records as the join expects, else it
-//     writes in place (ftsprobe.go).
+//   - The search index built beside: a pass from an empty index builds
+//     FTS5 in parts and joins them into index.db through package
+//     internal/fts5, which owns the builders, the join that rewrites
+//     FTS5's own records, and the check that this SQLite writes them as
+//     the join expects; ftsbuild.go holds the Projector's side (making the
+//     build, the check kept once per Projector, removing what a killed
+//     pass left), and a pass whose build cannot be joined writes in place.
 //   - Search: ranking (search.go) in the language of package
 //     searchlang (the query language, tokens, CJK bigrams, snippets).
 //   - Freshness, the rule that a read sees what is on disk (fresh.go),
