@@ -21,8 +21,8 @@
 //     the applier that writes them (apply.go), the state record that lets
 //     a pass tell in one read that nothing changed (staterecord.go), and
 //     what a pass takes of each entry: search text and view facts from one
-//     decode (text.go; the decoder is internal/rawjson's, the tokens
-//     searchlang's).
+//     decode (views.TextAndFacts), tokenized for FTS5 (text.go, by
+//     internal/searchlang).
 //   - The search index built beside: a pass from an empty index builds
 //     FTS5 in parts and joins them into index.db through package
 //     internal/fts5, which owns the builders, the join that rewrites

@@ -121,7 +121,7 @@ type Row struct {
 
 // EntryRow is what the index takes of an entry read from a tape file.
 func EntryRow(e tapelog.Entry) Row {
-	text, facts := textAndFacts(e)
+	text, facts := views.TextAndFacts(e)
 	eff := effTime(e.Pos.Time)
 	return Row{Place: views.Place{Seq: e.Pos.AnchorSeq, Folder: e.Pos.Folder, Eff: eff, File: e.Pos.File, Line: e.Pos.Line},
 		TimeNS: &eff, Text: text, Parts: searchlang.IdentifierParts(text), Facts: facts}
@@ -131,7 +131,7 @@ func EntryRow(e tapelog.Entry) Row {
 // that its folder has an anchor.json, readable or not (line 1; line 0
 // for none).
 func AnchorRow(a tapelog.Anchor, hasFile bool) Row {
-	text := SearchText(a.Entry)
+	text := views.SearchText(a.Entry)
 	var date *string
 	if a.Entry.Date != "" {
 		date = &a.Entry.Date

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
 )
 
 // ErrEmptyQuery is returned by Search for a query with no word in it.
@@ -152,7 +153,7 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 		if e.Payload == nil { // the line changed since it was indexed
 			continue
 		}
-		hits = append(hits, Hit{Entry: e, Rank: ranks[i], RankedBy: rankedBy, Snippet: searchlang.Snippet(SearchText(e), terms, 80)})
+		hits = append(hits, Hit{Entry: e, Rank: ranks[i], RankedBy: rankedBy, Snippet: searchlang.Snippet(views.SearchText(e), terms, 80)})
 	}
 	return hits, nil
 }

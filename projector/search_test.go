@@ -13,6 +13,7 @@ import (
 
 	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
 )
 
 // searchContents runs a search and returns the contents of the messages
@@ -215,7 +216,7 @@ func TestSearchRankWindow(t *testing.T) {
 		if err != nil || len(hits) != 1 {
 			t.Fatalf("search: %v, %d hits", err, len(hits))
 		}
-		return SearchText(hits[0].Entry)
+		return views.SearchText(hits[0].Entry)
 	}
 	if got := best(); !strings.HasPrefix(got, "common common") {
 		t.Errorf("best match with the whole doclist ranked = %q", got)
@@ -282,7 +283,7 @@ func TestSearchAcrossTapesNewestFirst(t *testing.T) {
 				if h.RankedBy != RankedByRecency {
 					t.Errorf("%s: ranked by %s, want recency", tt.plan, h.RankedBy)
 				}
-				got = append(got, strings.TrimSpace(SearchText(h.Entry)))
+				got = append(got, strings.TrimSpace(views.SearchText(h.Entry)))
 			}
 			if !slices.Equal(got, q.want) {
 				t.Errorf("%s, tapes %v: hits\n%q\nwant\n%q", tt.plan, q.tapes, got, q.want)
@@ -311,8 +312,8 @@ func TestSearchPhraseOfCommonWords(t *testing.T) {
 		t.Fatalf("search of the phrase: %v, %d hits; want 3", err, len(hits))
 	}
 	for i, h := range hits {
-		if h.RankedBy != RankedByRecency || !strings.Contains(SearchText(h.Entry), "alpha beta") || (i > 0 && h.Entry.Pos.Offset >= hits[i-1].Entry.Pos.Offset) {
-			t.Errorf("hit %d: %q by %s at offset %d; want the phrase's matches, newest first", i, SearchText(h.Entry), h.RankedBy, h.Entry.Pos.Offset)
+		if h.RankedBy != RankedByRecency || !strings.Contains(views.SearchText(h.Entry), "alpha beta") || (i > 0 && h.Entry.Pos.Offset >= hits[i-1].Entry.Pos.Offset) {
+			t.Errorf("hit %d: %q by %s at offset %d; want the phrase's matches, newest first", i, views.SearchText(h.Entry), h.RankedBy, h.Entry.Pos.Offset)
 		}
 	}
 	hits, err = p.Search(context.Background(), SearchQuery{Text: `"gamma delta"`})
@@ -383,7 +384,7 @@ func TestSearchCommonWordOnSmallTape(t *testing.T) {
 	}
 	var got []string
 	for _, h := range hits {
-		got = append(got, h.Entry.Pos.Tape+":"+SearchText(h.Entry)+":"+h.RankedBy)
+		got = append(got, h.Entry.Pos.Tape+":"+views.SearchText(h.Entry)+":"+h.RankedBy)
 	}
 	want := []string{"small:common two\n:recency", "small:common one\n:recency"}
 	if !slices.Equal(got, want) {

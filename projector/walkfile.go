@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views"
 )
 
 // The walker's reading of one anchor folder (walk.go lists the tapes and
@@ -112,7 +113,7 @@ const unreadableAnchor = -2
 func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
 	r := anchorRow{seq: a.Seq, name: a.Name, id: a.Entry.ID, payload: string(a.Entry.Payload),
 		size: size, mtimeNS: mtime, ino: ino, effTime: anchorEffTime,
-		text: newFTSText(SearchText(a.Entry))}
+		text: newFTSText(views.SearchText(a.Entry))}
 	if a.Entry.Meta != nil {
 		m := string(a.Entry.Meta)
 		r.meta = &m
@@ -285,7 +286,7 @@ func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) 
 }
 
 func newEntryRow(e tapelog.Entry) entryRow {
-	text, facts := textAndFacts(e)
+	text, facts := views.TextAndFacts(e)
 	r := entryRow{id: e.ID, kind: e.Kind, seq: e.Pos.AnchorSeq, line: e.Pos.Line, offset: e.Pos.Offset,
 		length: e.Pos.Length, effTime: effTime(e.Pos.Time), text: newFTSText(text), facts: facts}
 	if e.Date != "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/sessions"
 	"github.com/tape-dev/tape/views/usage"
 )
@@ -169,7 +170,7 @@ func Search(ctx context.Context, conn *pgx.Conn, q SearchQuery) ([]Hit, error) {
 			return h, err
 		}
 		h.Entry, h.Rank, h.RankedBy = l.entry(), float64(rank), rankedBy
-		h.Snippet = searchlang.Snippet(projector.SearchText(h.Entry), terms, 80)
+		h.Snippet = searchlang.Snippet(views.SearchText(h.Entry), terms, 80)
 		return h, nil
 	})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
 )
 
@@ -73,14 +74,14 @@ func dumpRows(tapeDir, out string) (int, error) {
 	n := 0
 	row := func(e tapelog.Entry, fileID int) error {
 		n++
-		facts := projector.EntryFacts(e)
+		facts := views.EntryFacts(e)
 		var run any
 		if r := facts.Run; r != nil {
 			run = []any{r.Status, r.Model, r.Usage, r.In, r.Out, r.CacheCreation, r.CacheRead, r.Total}
 		}
 		return enc.Encode([]any{e.Pos.Tape, e.ID, e.Kind, e.Pos.AnchorSeq, e.Pos.Folder, e.Pos.File, fileID,
 			e.Pos.Line, e.Pos.Offset, e.Pos.Length, e.Date, e.Pos.Time.UnixNano(), e.Pos.Time.UnixNano(),
-			nullIfEmpty(facts.Encode()), searchlang.Tokenize(projector.SearchText(e)), run})
+			nullIfEmpty(facts.Encode()), searchlang.Tokenize(views.SearchText(e)), run})
 	}
 	fileID := 0
 	for _, name := range tapes {
@@ -164,7 +165,7 @@ func dumpCalls(ws *tapelog.Workspace, tapes []string, out string) error {
 				ns := e.Pos.Time.UnixNano()
 				at = &ns
 			}
-			settled = append(settled, fold.Add(calls.ToolEntry{Ref: ref, Kind: e.Kind, Time: at, Facts: projector.EntryFacts(e)})...)
+			settled = append(settled, fold.Add(calls.ToolEntry{Ref: ref, Kind: e.Kind, Time: at, Facts: views.EntryFacts(e)})...)
 		}
 		settled = append(settled, fold.Flush()...)
 		for _, c := range settled {

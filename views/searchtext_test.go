@@ -1,4 +1,4 @@
-package projector
+package views
 
 import (
 	"encoding/json"
