@@ -10,16 +10,15 @@
 // issue 30 moved them here): it syncs with a running `tape watch` through
 // a barrier file (SyncWatcher, decision 0028); if none runs, it has one
 // started in the background for the reads to come (Reading.StartWatcher,
-// decision 0056) and catches up itself.
-// With no watcher, Read runs its query beside the catch-up and keeps the
-// answer if nothing changed the index meanwhile (decision 0029). Another
-// process holding the index too long, or a full disk, is a warning
-// (Reading.Stale): the read answers from the index as it stands. A
-// watcher answers a barrier only for the index the reader has open, the
-// generation the barrier names, after looking at every folder it has no
-// inotify watch on (decision 0068). A long-running server (tape mcp, tape
-// serve) shares one index among its requests, each read made fresh by
-// the same rule (Served).
+// decision 0056) and catches up itself. With no watcher, Read runs its
+// query beside the catch-up and keeps the answer if nothing changed the
+// index meanwhile (decision 0029). Another process holding the index too
+// long, or a full disk, is a warning (Reading.Stale): the read answers
+// from the index as it stands. A watcher answers a barrier only for the
+// index the reader has open, the generation the barrier names, after
+// looking at every folder it has no inotify watch on (decision 0068). A
+// long-running server (tape mcp, tape serve) shares one index among its
+// requests, each read made fresh by the same rule (Served).
 //
 // # Files
 //

@@ -218,7 +218,8 @@ func (w *Watcher) loop(ctx context.Context) error {
 // whether it is: every change made before the reader's barrier is in
 // w.dirty now (see sync.go), so it catches up at once. Folders without a
 // watch make no events: it looks at them. An index that is not the
-// reader's (projector's generation.go) is reopened, and every folder looked at.
+// reader's (projector's generation.go) is reopened, and every folder
+// looked at.
 func (w *Watcher) serveBarrier(name string, passNow func() error) error {
 	w.lookUnwatched()
 	gen := barrierGeneration(name)

@@ -20,9 +20,9 @@ import (
 //
 // So every index is given a generation when its tables are made: a
 // random id in meta, never changed after. A Projector remembers the
-// generation it opened; a reader's barrier names it (package fresh), and the
-// watcher answers only for that generation, after reopening and looking
-// at every file if its own is another. A pass that finds another
+// generation it opened; a reader's barrier names it (package fresh), and
+// the watcher answers only for that generation, after reopening and
+// looking at every file if its own is another. A pass that finds another
 // generation at index.db than the one it last caught up looks at every
 // file too (prepareLocked).
 
