@@ -11,8 +11,8 @@ import (
 
 // ErrDiskFull wraps a pass that failed for want of space (the index's
 // disk or quota is full). A read then answers from the index as it stands
-// (package fresh: Reading.Stale), as when another process holds it: the files, which
-// hold the truth, were written, or refused, before.
+// (fresh.Reading.Stale), as when another process holds it: the files,
+// which hold the truth, were written, or refused, before.
 var ErrDiskFull = errors.New("projector: the disk is full")
 
 // IsDiskFull reports whether err says that a disk or a quota is full:
