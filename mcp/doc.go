@@ -12,7 +12,7 @@
 // as the command of its name (the projector's queries, the views, bub's
 // context), selects its tapes by the same rule (log.Workspace.SelectTape),
 // makes the index fresh by the same function before each call
-// (projector.ReadFresh, with the caller's projector.Reading), and writes
+// (fresh.Read, with the caller's fresh.Reading), and writes
 // through package log, under its locks and limits. What is its own is the
 // protocol's side: arguments checked and said back as tool errors, pages
 // and cursors, results as structured content with a short text form, and

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tape-dev/tape/fresh"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -20,9 +21,9 @@ type Options struct {
 	// how to enable them.
 	AllowWrite bool
 	// Reading is how a call makes the index fresh before it reads
-	// (projector.ReadFresh): the CLI passes the one its reads use, which
+	// (fresh.Read): the CLI passes the one its reads use, which
 	// warns of an index held too long and starts a watcher on demand.
-	Reading projector.Reading
+	Reading fresh.Reading
 	// Version is the server's version, as the client is told it.
 	Version string
 }
@@ -70,7 +71,7 @@ type server struct {
 	ws   *tapelog.Workspace
 	opts Options
 	// ix is the index, shared by the calls, which the SDK may run at once.
-	ix *projector.Served
+	ix *fresh.Served
 	// resourcePage is how many anchors a page of resources/list holds
 	// (resources.go); tests make it small.
 	resourcePage int
@@ -78,7 +79,7 @@ type server struct {
 
 // newServer builds the server of ws and the SDK's server that runs it.
 func newServer(ws *tapelog.Workspace, opts Options) (*server, *sdk.Server, error) {
-	s := &server{ws: ws, opts: opts, ix: projector.NewServed(ws, "tape mcp", opts.Reading), resourcePage: resourcePage}
+	s := &server{ws: ws, opts: opts, ix: fresh.NewServed(ws, "tape mcp", opts.Reading), resourcePage: resourcePage}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "tape", Title: "tape: the sessions of AI agents", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		// The lists never change while a session runs, and the tapes are
@@ -101,10 +102,10 @@ func newServer(ws *tapelog.Workspace, opts Options) (*server, *sdk.Server, error
 func (s *server) close() { s.ix.Close() }
 
 // served runs fn on the index, made fresh first as the CLI's reads make it
-// (projector.ServedRead: opened by the first read, and kept for the
+// (fresh.ServedRead: opened by the first read, and kept for the
 // session).
 func served[T any](ctx context.Context, s *server, fn func(ix *projector.Projector) (T, error)) (T, error) {
-	return projector.ServedRead(ctx, s.ix, fn)
+	return fresh.ServedRead(ctx, s.ix, fn)
 }
 
 // openTape opens the tape a call of reach r works on, by the CLI's rule

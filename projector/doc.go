@@ -31,20 +31,21 @@
 //     build, the check kept once per Projector, removing what a killed
 //     pass left), and a pass whose build cannot be joined writes in place.
 //   - Search: ranking (search.go) in the language of package
-//     searchlang (the query language, tokens, CJK bigrams, snippets).
-//   - Freshness, the rule that a read sees what is on disk (fresh.go),
-//     through the barrier a reader syncs with a watcher by (sync.go), and
-//     the fsnotify watcher (watch.go); the index as a long-running
-//     server shares it among its requests, each read made fresh by that
-//     rule (served.go: tape mcp, tape serve). The index's generation,
-//     which a reader's barrier and the watcher both name (generation.go,
-//     docs/decisions/0068); an explicit watcher's takeover from one a read
-//     started on demand (takeover.go); a full disk, on which a read answers
-//     from the index as it stands (diskfull.go).
+//     internal/searchlang (the query language, tokens, CJK bigrams, snippets).
+//   - What a watcher (package fresh) asks of the index: a catch-up
+//     scoped to what its events named, and the removal of a killed
+//     build's files (watched.go); the index's generation, which a
+//     reader's barrier and the watcher both name, and whether index.db
+//     was replaced since open (generation.go, docs/decisions/0068); a full
+//     disk, on which a pass fails with ErrDiskFull (diskfull.go).
+//     Freshness itself, the barrier, the watcher and the index a server
+//     shares are package fresh's.
 //   - Reads: entries, anchors (and the one after another, in tape
 //     order), where an entry is, bad lines and a tape's chat messages in
 //     tape order (read.go).
-//   - What tape info and tape doctor ask of the index (info.go, doctor.go).
+//   - What tape info and tape doctor ask of the index (info.go,
+//     doctor.go); doctor is told what a watcher answered (Watched), and
+//     fresh.Doctor asks it.
 //
 // The index is disposable. Delete index.db at any moment and the next
 // command rebuilds it with the same answers; an index of an older schema,

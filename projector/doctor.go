@@ -54,20 +54,28 @@ type Diagnosis struct {
 	Lag TapeBytes
 }
 
+// Watched is what a running watcher answered before Doctor's checks:
+// package fresh asks it to catch up, as a read does (fresh.Doctor), and
+// passes on its answer. The zero value is no watcher, or none that
+// answered.
+type Watched struct {
+	// Synced is whether a watcher answered that the index was caught up.
+	Synced bool
+	// PID is its pid, when watch.lock names it (0 otherwise).
+	PID int
+}
+
 // Doctor checks the workspace's files (see tapelog.Workspace.CheckFiles)
 // and the index against them, without writing either, and returns what
 // CheckFiles found with the index's problems added. The index drifts
 // when what it holds of a file is not what the file's bytes up to the
 // index's checkpoint hold; bytes past the checkpoint are lag, not drift:
-// the next catch-up reads them. A running watcher is asked to catch up
-// first, as a read asks it: what it then has not read, though it
-// answered that it had, is a problem too, since readers trust it (issue
-// 29 found an index left empty that every read trusted).
-func (p *Projector) Doctor(ctx context.Context) (*Diagnosis, error) {
-	synced, err := p.SyncWatcher(ctx, SyncTimeout)
-	if err != nil {
-		return nil, err
-	}
+// the next catch-up reads them. If a running watcher answered that it had
+// caught up (w.Synced), what it has not read is a problem too, since
+// readers trust it (issue 29 found an index left empty that every read
+// trusted). The watcher is asked by the caller, fresh.Doctor, so that
+// package fresh depends on this one and never the other way.
+func (p *Projector) Doctor(ctx context.Context, w Watched) (*Diagnosis, error) {
 	cps, err := p.Checkpoints(ctx, "")
 	if err != nil {
 		return nil, err
@@ -102,9 +110,8 @@ func (p *Projector) Doctor(ctx context.Context) (*Diagnosis, error) {
 			problems = append(problems, drift(k, fmt.Sprintf("the index holds %d entries of this file, which is gone", cp.Entries)))
 		}
 	}
-	if synced && d.Lag.LagBytes > 0 {
-		_, pid := p.Watching()
-		problems = append(problems, lagProblem(d.Lag, len(cps), pid))
+	if w.Synced && d.Lag.LagBytes > 0 {
+		problems = append(problems, lagProblem(d.Lag, len(cps), w.PID))
 	}
 	problems = append(problems, p.killedBuilds()...)
 	gone, err := p.goneFolders(ctx)

@@ -20,9 +20,9 @@ import (
 //
 // So every index is given a generation when its tables are made: a
 // random id in meta, never changed after. A Projector remembers the
-// generation it opened; a reader's barrier names it (sync.go), and the
-// watcher answers only for that generation, after reopening and looking
-// at every file if its own is another. A pass that finds another
+// generation it opened; a reader's barrier names it (package fresh), and
+// the watcher answers only for that generation, after reopening and
+// looking at every file if its own is another. A pass that finds another
 // generation at index.db than the one it last caught up looks at every
 // file too (prepareLocked).
 
@@ -35,6 +35,11 @@ func newGeneration() string {
 
 // Generation is the generation of the index this Projector has open.
 func (p *Projector) Generation() string { return p.gen }
+
+// Replaced reports whether index.db was deleted or replaced since this
+// Projector opened it: a watcher that caught up answers then for a
+// database its reader does not read (package fresh).
+func (p *Projector) Replaced() bool { return p.replaced() }
 
 // writeGeneration gives an index made before generations one. The caller
 // holds the index lock.

@@ -4,39 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
 	tapelog "github.com/tape-dev/tape/log"
 )
-
-// Watching reports whether a `tape watch` runs on the workspace, and its
-// pid when the lock file names it (0 otherwise).
-func (p *Projector) Watching() (running bool, pid int) {
-	if !p.watcherRunning() {
-		return false, 0
-	}
-	data, err := p.ws.ReadPrivate(watchLockFile, 128)
-	if err != nil {
-		return true, 0
-	}
-	return true, lockPID(data)
-}
-
-// lockPID reads the pid a watcher writes into watch.lock, "pid <n>: tape
-// watch"; 0 if there is none.
-func lockPID(data []byte) int {
-	rest, ok := strings.CutPrefix(string(data), "pid ")
-	if !ok {
-		return 0
-	}
-	field, _, _ := strings.Cut(rest, ":")
-	pid, err := strconv.Atoi(field)
-	if err != nil || pid <= 0 {
-		return 0
-	}
-	return pid
-}
 
 // IndexBytes is the size of the index on disk: index.db and its WAL.
 func (p *Projector) IndexBytes() int64 {

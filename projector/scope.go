@@ -9,7 +9,7 @@ import (
 // one (nil), a pass stats every file of every folder: about five stat(2)
 // calls a folder, 25ms at 1,000 folders on the machines we measure on. A
 // watcher knows from its events which folders changed, so its passes, and
-// the readers that sync with it (sync.go), need not look at the rest.
+// the readers that sync with it (package fresh), need not look at the rest.
 //
 // A scoped pass loads the state of the tapes it visits alone
 // (scopedTapes): those in scope, whose anchors folder it lists, so that
@@ -88,5 +88,8 @@ func inFork(parts []string) bool {
 	return len(parts) >= 3 && parts[0] == "tapes" && parts[2] == "forks"
 }
 
-// inForkPath is inFork of a path relative to the workspace folder.
-func inForkPath(rel string) bool { return inFork(strings.Split(filepath.ToSlash(rel), "/")) }
+// InForkPath reports whether rel, a path relative to the workspace
+// folder, is a tape's forks folder or below it: nothing there is indexed,
+// so a watcher (package fresh) neither watches it nor passes for its
+// events.
+func InForkPath(rel string) bool { return inFork(strings.Split(filepath.ToSlash(rel), "/")) }

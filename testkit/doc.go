@@ -3,6 +3,9 @@
 //
 //   - corpus: realistic corpora for benchmarks (a few long tapes, many
 //     short sessions, Claude Code transcripts), the same for a seed.
+//   - indexdump: the local index rendered as text that does not depend
+//     on how it was built, for the tests that compare an index kept
+//     incrementally with a rebuild (projector's, fresh's).
 //   - pgtest: throwaway PostgreSQL servers on a loopback port.
 //   - poll: waiting with a deadline for what another goroutine or process
 //     will make true, never a fixed sleep.

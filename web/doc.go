@@ -15,7 +15,7 @@
 //
 // It decides nothing the CLI decides: it reads through the read layer
 // (package read), the projector's queries and the views, one index shared by its requests and made fresh
-// before each read by the one freshness rule (projector.ServedRead), and
+// before each read by the one freshness rule (fresh.ServedRead), and
 // names tapes and anchors as package log validates them. What is its own is
 // the page: HTML escaped by html/template (tapes hold untrusted tool
 // output), a Content-Security-Policy that runs no inline script, pages

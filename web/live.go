@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tape-dev/tape/fresh"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views"
@@ -226,7 +227,7 @@ type batch struct {
 // sendNew sends what was written past at, and moves at past it; ended
 // is true when the stream sent reset and is done.
 func (s *Server) sendNew(ctx context.Context, w io.Writer, tape string, at *place, c *chat) (ended bool, err error) {
-	b, err := projector.ServedReadAsIs(ctx, s.ix, func(ix *projector.Projector) (batch, error) { return readPast(ctx, ix, tape, *at) })
+	b, err := fresh.ServedReadAsIs(ctx, s.ix, func(ix *projector.Projector) (batch, error) { return readPast(ctx, ix, tape, *at) })
 	if err != nil {
 		return false, err
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/tape-dev/tape/fresh"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
@@ -123,9 +124,9 @@ func tapeParam(name string) (string, error) {
 	return name, nil
 }
 
-// served runs fn on the index made fresh (projector.ServedRead).
+// served runs fn on the index made fresh (fresh.ServedRead).
 func served[T any](ctx context.Context, s *Server, fn func(ix *projector.Projector) (T, error)) (T, error) {
-	return projector.ServedRead(ctx, s.ix, fn)
+	return fresh.ServedRead(ctx, s.ix, fn)
 }
 
 // The sessions page.

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tape-dev/tape/fresh"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -33,8 +34,8 @@ type Options struct {
 	// bearer. A request without it gets 401.
 	Token string
 	// Reading is how a request makes the index fresh before it reads
-	// (projector.ReadFresh): the CLI passes the one its reads use.
-	Reading projector.Reading
+	// (fresh.Read): the CLI passes the one its reads use.
+	Reading fresh.Reading
 	// Poll is how often a live page's stream looks for new entries;
 	// 0 means DefaultPoll.
 	Poll time.Duration
@@ -123,7 +124,7 @@ const DefaultPoll = 300 * time.Millisecond
 type Server struct {
 	ws     *tapelog.Workspace
 	opts   Options
-	ix     *projector.Served
+	ix     *fresh.Served
 	pages  map[string]*template.Template
 	static http.Handler
 	// streams counts the live streams open now, and looks wakes them
@@ -172,7 +173,7 @@ func New(ws *tapelog.Workspace, opts Options) (*Server, error) {
 			progress(st)
 		}
 	}
-	s.ix = projector.NewServed(ws, "tape serve", s.opts.Reading)
+	s.ix = fresh.NewServed(ws, "tape serve", s.opts.Reading)
 	return s, nil
 }
 

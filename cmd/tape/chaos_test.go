@@ -78,7 +78,7 @@ import (
 // index.db*, 920 reads compared. Under -race -short: one seed of 2
 // rounds, 93 processes, 8 SIGKILLed, in 48 to 50 s at a load of 3 to 4.
 // With issue 29's fix of item 1 taken out (serveBarrier in
-// projector/watch.go trusting an index that is not the reader's), each of
+// fresh/watch.go trusting an index that is not the reader's), each of
 // the three seeds fails, in round 0, 2 and 0, and so does -short: the
 // reads answer from an empty index. Found and fixed with it: a pass
 // failing when index.db was deleted during it (projector), a resumed

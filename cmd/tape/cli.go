@@ -10,6 +10,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/tape-dev/tape/fresh"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -226,7 +227,7 @@ func (g *Globals) openSearchable(env *Env, r reach, allTapes bool) (t *tapelog.T
 	return t, ix, func() { ix.Close(); closeTape(t); ws.Close() }, nil
 }
 
-// readFresh runs read on the index as projector.ReadFresh makes it fresh
+// readFresh runs read on the index as fresh.Read makes it fresh
 // (beside the catch-up, when that is faster), or as it stands with
 // --no-catchup on an index that is not new.
 func readFresh[T any](env *Env, g *Globals, ix *projector.Projector, read func() (T, error)) (T, error) {
@@ -234,10 +235,10 @@ func readFresh[T any](env *Env, g *Globals, ix *projector.Projector, read func()
 		return read()
 	}
 	ix.Holder = "tape catch-up"
-	return projector.ReadFresh(env.Context(), ix, reading(env, ix.Workspace()), read)
+	return fresh.Read(env.Context(), ix, reading(env, ix.Workspace()), read)
 }
 
-// catchUp makes an open index fresh (projector.Freshen): what a read
+// catchUp makes an open index fresh (fresh.Freshen): what a read
 // command does before it reads.
 func catchUp(env *Env, ix *projector.Projector) error {
 	ix.Holder = "tape catch-up"
@@ -245,7 +246,7 @@ func catchUp(env *Env, ix *projector.Projector) error {
 	var done func()
 	r.Progress, done = indexProgress(env, "indexing")
 	defer done()
-	return ix.Freshen(env.Context(), r)
+	return fresh.Freshen(env.Context(), ix, r)
 }
 
 // reading is how the CLI's reads make the index fresh: another process
@@ -253,8 +254,8 @@ func catchUp(env *Env, ix *projector.Projector) error {
 // stands; with no watcher running, one is started for the reads to come
 // (watch_auto.go).
 // The MCP server reads by it too (cmd_mcp.go).
-func reading(env *Env, ws *tapelog.Workspace) projector.Reading {
-	return projector.Reading{
+func reading(env *Env, ws *tapelog.Workspace) fresh.Reading {
+	return fresh.Reading{
 		Stale: func(err error) {
 			fmt.Fprintf(env.Stderr, "tape: warning: %s; reading the index as it stands\n", printable(withoutPackages(err)))
 		},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/bub"
+	"github.com/tape-dev/tape/fresh"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -438,7 +439,7 @@ func TestSearchBesideCatchUp(t *testing.T) {
 	}
 }
 
-// projector.ReadFresh, which a search runs beside its catch-up, keeps its first answer only if no connection changed the
+// fresh.Read, which a search runs beside its catch-up, keeps its first answer only if no connection changed the
 // index meanwhile: here another process's catch-up (a watcher's, say)
 // commits a new line after the query read the index, and the catch-up
 // beside it then finds nothing new.
@@ -473,13 +474,13 @@ func TestSearchBesideSeesOtherWriters(t *testing.T) {
 		}
 		return hits, err
 	}
-	hits, err := projector.ReadFresh(ctx, ix, projector.Reading{}, find)
+	hits, err := fresh.Read(ctx, ix, fresh.Reading{}, find)
 	if err != nil || len(hits) != 2 || calls != 2 {
-		t.Fatalf("ReadFresh: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
+		t.Fatalf("fresh.Read: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
 	}
 }
 
-// projector.ReadFresh keeps the answer of its one query when the catch-up beside
+// fresh.Read keeps the answer of its one query when the catch-up beside
 // it finds nothing to write (the folders are settled, so not even their
 // listing is written), and queries again, after a catch-up the usual way,
 // when index.db was deleted after the process opened it.
@@ -509,8 +510,8 @@ func TestSearchBesideKeepsItsAnswer(t *testing.T) {
 		calls++
 		return ix.Search(ctx, projector.SearchQuery{Text: "delta"})
 	}
-	if hits, err := projector.ReadFresh(ctx, ix, projector.Reading{}, find); err != nil || len(hits) != 1 || calls != 1 {
-		t.Fatalf("ReadFresh with nothing new: %d hits after %d queries, %v; want 1 hit after 1", len(hits), calls, err)
+	if hits, err := fresh.Read(ctx, ix, fresh.Reading{}, find); err != nil || len(hits) != 1 || calls != 1 {
+		t.Fatalf("fresh.Read with nothing new: %d hits after %d queries, %v; want 1 hit after 1", len(hits), calls, err)
 	}
 
 	for _, f := range []string{"index.db", "index.db-wal", "index.db-shm"} {
@@ -518,8 +519,8 @@ func TestSearchBesideKeepsItsAnswer(t *testing.T) {
 	}
 	appendBytes(t, filepath.Join(firstFolder(t, dir), "messages.jsonl"), `{"kind":"message","payload":{"content":"delta two"}}`+"\n")
 	calls = 0
-	if hits, err := projector.ReadFresh(ctx, ix, projector.Reading{}, find); err != nil || len(hits) != 2 || calls != 2 {
-		t.Fatalf("ReadFresh after index.db was deleted: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
+	if hits, err := fresh.Read(ctx, ix, fresh.Reading{}, find); err != nil || len(hits) != 2 || calls != 2 {
+		t.Fatalf("fresh.Read after index.db was deleted: %d hits after %d queries, %v; want 2 hits after 2", len(hits), calls, err)
 	}
 }
 

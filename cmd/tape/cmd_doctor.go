@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tape-dev/tape/fresh"
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -116,7 +117,7 @@ func diagnose(env *Env, ws *tapelog.Workspace) (*projector.Diagnosis, error) {
 	if ix.Fresh { // an index of another schema, made anew and empty: nothing to compare
 		return checkFiles(env, ws)
 	}
-	return ix.Doctor(env.Context())
+	return fresh.Doctor(env.Context(), ix)
 }
 
 func checkFiles(env *Env, ws *tapelog.Workspace) (*projector.Diagnosis, error) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tape-dev/tape/fresh"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views"
@@ -77,7 +78,7 @@ func (c *InfoCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	r := infoRecord{Workspace: ws.Dir(), Tape: t.Name(), Bytes: tb.Bytes, IndexLagBytes: tb.LagBytes}
-	r.Watcher, r.WatcherPID = ix.Watching()
+	r.Watcher, r.WatcherPID = fresh.Watching(ix.Workspace())
 	anchors, counts, err := ix.Anchors(ctx, t.Name())
 	if err != nil {
 		return err

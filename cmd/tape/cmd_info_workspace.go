@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tape-dev/tape/fresh"
 	"github.com/tape-dev/tape/internal/wording"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read/records"
@@ -63,7 +64,7 @@ func (c *InfoCmd) runWorkspace(env *Env, g *Globals, ix *projector.Projector) er
 	}
 	r := workspaceInfoRecord{Workspace: ws.Dir(), DefaultTape: ws.Config().DefaultTape, Files: tb.Files, Bytes: tb.Bytes,
 		IndexLagBytes: tb.LagBytes, IndexBytes: ix.IndexBytes(), Newest: []newestTapeRecord{}}
-	r.Watcher, r.WatcherPID = ix.Watching()
+	r.Watcher, r.WatcherPID = fresh.Watching(ix.Workspace())
 	sum, err := sessions.Summarize(ctx, ix, newestShown)
 	if err != nil {
 		return err

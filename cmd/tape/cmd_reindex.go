@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tape-dev/tape/fresh"
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -46,7 +47,7 @@ func (c *ReindexCmd) Run(env *Env, g *Globals) error {
 	}
 	if !c.Full {
 		start := time.Now()
-		synced, err := ix.SyncWatcher(env.Context(), projector.SyncTimeout)
+		synced, err := fresh.SyncWatcher(env.Context(), ix, fresh.SyncTimeout)
 		if err != nil {
 			return err
 		}

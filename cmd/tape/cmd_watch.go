@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tape-dev/tape/fresh"
 	"github.com/tape-dev/tape/importer"
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/wording"
@@ -90,16 +91,16 @@ func (c *WatchCmd) Run(env *Env, g *Globals) error {
 		}
 	}
 	err = c.run(env.Context(), w, follow, mirror, started)
-	if c.Background && (errors.Is(err, projector.ErrWatching) || errors.Is(err, projector.ErrWorkspaceGone)) {
+	if c.Background && (errors.Is(err, fresh.ErrWatching) || errors.Is(err, fresh.ErrWorkspaceGone)) {
 		return nil // another was started first, or there is nothing left to watch
 	}
 	return err
 }
 
-// watcher is the projector's watcher as the flags set it up.
-func (c *WatchCmd) watcher(env *Env, ix *projector.Projector) *projector.Watcher {
+// watcher is the index's watcher as the flags set it up.
+func (c *WatchCmd) watcher(env *Env, ix *projector.Projector) *fresh.Watcher {
 	quiet := c.Quiet || c.Background
-	w := &projector.Watcher{P: ix, Debounce: c.Debounce, Reconcile: c.Reconcile, Idle: c.Idle,
+	w := &fresh.Watcher{P: ix, Debounce: c.Debounce, Reconcile: c.Reconcile, Idle: c.Idle,
 		OnPass: func(st projector.Stats, err error) {
 			switch {
 			case err != nil:
@@ -125,7 +126,7 @@ func (c *WatchCmd) watcher(env *Env, ix *projector.Projector) *projector.Watcher
 // the word that it watches (started) and the follower wait until the
 // watcher holds the workspace: a second watcher says nothing of watching,
 // and imports nothing, before it fails.
-func (c *WatchCmd) run(ctx context.Context, w *projector.Watcher, follow *importer.Follower, mirror *remote.Mirror, started func()) error {
+func (c *WatchCmd) run(ctx context.Context, w *fresh.Watcher, follow *importer.Follower, mirror *remote.Mirror, started func()) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var done []chan error // set by OnStart, which Run calls on this goroutine
@@ -153,7 +154,7 @@ func (c *WatchCmd) run(ctx context.Context, w *projector.Watcher, follow *import
 
 // mirror is what --sync asks for: a mirror of the index to the server,
 // kicked after every pass that changed something; nil for no --sync.
-func (c *WatchCmd) mirror(env *Env, ix *projector.Projector, w *projector.Watcher) (*remote.Mirror, error) {
+func (c *WatchCmd) mirror(env *Env, ix *projector.Projector, w *fresh.Watcher) (*remote.Mirror, error) {
 	if c.Sync == "" {
 		return nil, nil
 	}

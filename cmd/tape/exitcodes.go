@@ -90,7 +90,7 @@ func report(w io.Writer, err error) {
 // what happened, not where in tape's code.
 func withoutPackages(err error) string {
 	msg := err.Error()
-	for _, pkg := range []string{"log: ", "projector: ", "remote: "} {
+	for _, pkg := range []string{"log: ", "projector: ", "fresh: ", "remote: "} {
 		msg = strings.TrimPrefix(strings.ReplaceAll(msg, ": "+pkg, ": "), pkg)
 	}
 	return msg

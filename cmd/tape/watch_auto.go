@@ -17,7 +17,7 @@ import (
 // stats every file of the workspace: 227 ms at 5,000 tapes, and it grows
 // with every session kept. So it also starts `tape watch --background`, as
 // git starts its fsmonitor daemon, and the reads after it sync with that
-// watcher through a barrier (projector/sync.go) in about a millisecond.
+// watcher through a barrier (fresh/sync.go) in about a millisecond.
 // The watcher is an ordinary `tape watch`: one per workspace (watch.lock),
 // it takes no lock a writer waits on, it exits once no read has asked it
 // anything for watchIdle, when the workspace is removed, and when its

@@ -1,4 +1,4 @@
-package projector
+package fresh
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package projector
+package fresh
 
 import (
 	"context"
@@ -69,7 +69,7 @@ func (w *Watcher) takeOver(ctx context.Context, lock *os.File) error {
 	asked := ""
 	defer func() {
 		if asked != "" {
-			w.P.ws.Remove(syncDir + "/" + asked) //nolint:errcheck // answered already, or stale: removed by the next watcher
+			w.ws().Remove(syncDir + "/" + asked) //nolint:errcheck // answered already, or stale: removed by the next watcher
 		}
 	}()
 	for {
@@ -79,7 +79,7 @@ func (w *Watcher) takeOver(ctx context.Context, lock *os.File) error {
 		}
 		if !strings.HasPrefix(asked, takeoverPrefix+holderPID(holder)+"-") {
 			if asked != "" {
-				w.P.ws.Remove(syncDir + "/" + asked) //nolint:errcheck
+				w.ws().Remove(syncDir + "/" + asked) //nolint:errcheck
 			}
 			name, err := w.askToHandOver(holder)
 			if err != nil {
@@ -102,13 +102,13 @@ func (w *Watcher) takeOver(ctx context.Context, lock *os.File) error {
 // askToHandOver writes a request to hand over where the watcher started
 // on demand, holder, sees it: takeover-<its pid>-<random>.
 func (w *Watcher) askToHandOver(holder string) (string, error) {
-	if err := w.P.ws.MkdirPrivate(syncDir); err != nil {
+	if err := w.ws().MkdirPrivate(syncDir); err != nil {
 		return "", err
 	}
 	var b [8]byte
 	rand.Read(b[:])
 	name := takeoverPrefix + holderPID(holder) + "-" + hex.EncodeToString(b[:])
-	f, err := w.P.ws.CreatePrivate(syncDir + "/" + name)
+	f, err := w.ws().CreatePrivate(syncDir + "/" + name)
 	if err != nil {
 		return "", fmt.Errorf("ask the watcher started on demand to hand over: %w", err)
 	}
@@ -124,7 +124,7 @@ func (w *Watcher) takeoverRequest(name string) (request, handOver bool) {
 		return false, false
 	}
 	if w.OnDemand {
-		w.P.ws.Remove(syncDir + "/" + name) //nolint:errcheck // the asker removes it too
+		w.ws().Remove(syncDir + "/" + name) //nolint:errcheck // the asker removes it too
 	}
 	return true, w.OnDemand
 }

@@ -1,4 +1,4 @@
-package projector
+package fresh
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 )
 
 // An explicit watcher takes over from one started on demand, which hands
@@ -35,7 +36,7 @@ func TestExplicitWatcherTakesOverFromOneStartedOnDemand(t *testing.T) {
 	var asked []string
 	var passes atomic.Int32
 	explicit := &Watcher{P: openProjector(t, ws), OnTakeover: func(h string) { asked = append(asked, h) },
-		OnPass: func(Stats, error) { passes.Add(1) }}
+		OnPass: func(projector.Stats, error) { passes.Add(1) }}
 	explicitDone, _ := startWatching(t, explicit)
 	if err := waitReturn(t, done, 10*time.Second); err != nil {
 		t.Errorf("the watcher started on demand returned %v on handing over; want nil", err)
@@ -50,7 +51,7 @@ func TestExplicitWatcherTakesOverFromOneStartedOnDemand(t *testing.T) {
 	// It serves readers.
 	reader := openProjector(t, ws)
 	appendMsg(t, ws, "main", "zebra")
-	if synced, err := reader.SyncWatcher(context.Background(), 10*SyncTimeout); err != nil || !synced || !found(t, reader, "zebra") {
+	if synced, err := SyncWatcher(context.Background(), reader, 10*SyncTimeout); err != nil || !synced || !found(t, reader, "zebra") {
 		t.Errorf("a read after the takeover: synced %v, %v, found %v; want the explicit watcher's answer", synced, err, found(t, reader, "zebra"))
 	}
 
@@ -62,7 +63,7 @@ func TestExplicitWatcherTakesOverFromOneStartedOnDemand(t *testing.T) {
 		t.Fatal(err)
 	}
 	late.Close()
-	if synced, err := reader.SyncWatcher(context.Background(), 10*SyncTimeout); err != nil || !synced {
+	if synced, err := SyncWatcher(context.Background(), reader, 10*SyncTimeout); err != nil || !synced {
 		t.Fatalf("a read after a late request to hand over: synced %v, %v", synced, err)
 	}
 	if n := passes.Load() - before; n != 0 {

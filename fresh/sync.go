@@ -1,4 +1,4 @@
-package projector
+package fresh
 
 import (
 	"context"
@@ -13,7 +13,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/tape-dev/tape/internal/fileutil"
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 )
 
 // Syncing a reader with a running watcher.
@@ -24,7 +25,7 @@ import (
 //
 //  1. The reader creates .tape/sync/<pid>-<random>-<generation>, in a
 //     folder the watcher watches; the generation is that of the index
-//     the reader has open (generation.go).
+//     the reader has open (projector's generation.go).
 //  2. inotify queues the events of one watcher in the order the changes
 //     were made, so by the time the watcher reads the barrier's event it
 //     has read the events of every change made before the reader started.
@@ -44,12 +45,14 @@ const syncDir = "sync"
 // index lock, and the reader's own catch-up then waits for it anyway.
 const SyncTimeout = 500 * time.Millisecond
 
-// SyncWatcher asks the watcher running on the workspace, if there is one,
-// to catch up with every change made so far, and waits at most timeout for
-// it. It reports whether the index is now up to date; if not (no watcher,
-// no answer, a failed pass), the caller catches up itself.
-func (p *Projector) SyncWatcher(ctx context.Context, timeout time.Duration) (bool, error) {
-	if !p.watcherRunning() {
+// SyncWatcher asks the watcher running on the workspace of p, if there
+// is one, to catch up with every change made so far, and waits at most
+// timeout for it. It reports whether the index p has open is now up to
+// date; if not (no watcher, no answer, a failed pass), the caller catches
+// up itself.
+func SyncWatcher(ctx context.Context, p *projector.Projector, timeout time.Duration) (bool, error) {
+	ws := p.Workspace()
+	if !watcherRunning(ws) {
 		return false, nil
 	}
 	fw, err := fsnotify.NewWatcher()
@@ -57,15 +60,15 @@ func (p *Projector) SyncWatcher(ctx context.Context, timeout time.Duration) (boo
 		return false, nil // out of inotify instances: catch up the slow way
 	}
 	defer fw.Close()
-	if err := fw.Add(p.ws.Abs(syncDir)); err != nil {
+	if err := fw.Add(ws.Abs(syncDir)); err != nil {
 		return false, nil // a watcher that made no sync folder cannot answer
 	}
-	name, err := p.createBarrier()
+	name, err := createBarrier(ws, p.Generation())
 	if err != nil {
 		return false, nil // a sync folder that cannot be written: catch up the slow way
 	}
 	rel := syncDir + "/" + name
-	path := p.ws.Abs(rel)
+	path := ws.Abs(rel)
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
@@ -76,56 +79,42 @@ func (p *Projector) SyncWatcher(ctx context.Context, timeout time.Duration) (boo
 			}
 			switch {
 			case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
-				return !p.replacedSinceOpen(), nil
+				// Unless index.db was replaced since p opened it: then the
+				// watcher caught up a database this process does not read.
+				return !p.Replaced(), nil
 			case ev.Has(fsnotify.Write):
-				p.ws.Remove(rel) //nolint:errcheck // the watcher said its pass failed; ours will say why
+				ws.Remove(rel) //nolint:errcheck // the watcher said its pass failed; ours will say why
 				return false, nil
 			}
 		case <-fw.Errors:
-			p.ws.Remove(rel) //nolint:errcheck
+			ws.Remove(rel) //nolint:errcheck
 			return false, nil
 		case <-timer.C:
-			p.ws.Remove(rel) //nolint:errcheck // a stale barrier is also removed by the next watcher
+			ws.Remove(rel) //nolint:errcheck // a stale barrier is also removed by the next watcher
 			return false, nil
 		case <-ctx.Done():
-			p.ws.Remove(rel) //nolint:errcheck
+			ws.Remove(rel) //nolint:errcheck
 			return false, ctx.Err()
 		}
 	}
 }
 
-// watcherRunning reports whether a watcher holds watch.lock. It takes a
-// shared lock for a moment; a watcher starting then waits it out (see
-// Watcher.lock).
-func (p *Projector) watcherRunning() bool {
-	f, err := p.ws.OpenPrivate(watchLockFile)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	free, err := fileutil.TryLockShared(f)
-	return err == nil && !free
-}
-
-func (p *Projector) createBarrier() (string, error) {
+// createBarrier creates a reader's barrier for an index of generation
+// gen, and returns its name.
+func createBarrier(ws *tapelog.Workspace, gen string) (string, error) {
 	var b [8]byte
 	rand.Read(b[:])
-	name := fmt.Sprintf("%d-%s-%s", os.Getpid(), hex.EncodeToString(b[:]), p.gen)
-	f, err := p.ws.CreatePrivate(syncDir + "/" + name)
+	name := fmt.Sprintf("%d-%s-%s", os.Getpid(), hex.EncodeToString(b[:]), gen)
+	f, err := ws.CreatePrivate(syncDir + "/" + name)
 	if err != nil {
 		return "", fmt.Errorf("ask the watcher to catch up: %w", err)
 	}
 	return name, f.Close()
 }
 
-// replacedSinceOpen reports whether index.db was deleted or replaced since
-// this Projector opened it: then the watcher caught up a database this
-// process does not read.
-func (p *Projector) replacedSinceOpen() bool { return p.replaced() }
-
 // barrier reports whether an event is a reader's barrier, and its name.
 func (w *Watcher) barrier(ev fsnotify.Event) (string, bool) {
-	if !ev.Has(fsnotify.Create) || filepath.Dir(ev.Name) != w.P.ws.Abs(syncDir) {
+	if !ev.Has(fsnotify.Create) || filepath.Dir(ev.Name) != w.ws().Abs(syncDir) {
 		return "", false
 	}
 	name := filepath.Base(ev.Name)
@@ -147,7 +136,7 @@ func barrierGeneration(name string) string {
 // reader of generation gen reads: the file at index.db, of that
 // generation.
 func (w *Watcher) keeps(gen string) bool {
-	return !w.P.replaced() && (gen == "" || gen == w.P.gen)
+	return !w.P.Replaced() && (gen == "" || gen == w.P.Generation())
 }
 
 // errOtherIndex is what a watcher answers a reader whose index is not
@@ -162,12 +151,12 @@ func (w *Watcher) answer(barriers []string, passErr error) {
 	for _, name := range barriers {
 		rel := syncDir + "/" + name
 		if passErr == nil {
-			w.P.ws.Remove(rel) //nolint:errcheck // the reader removes it when it gives up
+			w.ws().Remove(rel) //nolint:errcheck // the reader removes it when it gives up
 			continue
 		}
 		// Only into a barrier still there: a reader that gave up removed
 		// its own, and a new one would be a barrier nobody waits on.
-		w.P.ws.WriteExisting(rel, []byte(passErr.Error()+"\n")) //nolint:errcheck
+		w.ws().WriteExisting(rel, []byte(passErr.Error()+"\n")) //nolint:errcheck
 	}
 }
 
@@ -179,16 +168,16 @@ const staleBarrier = time.Minute
 // readers that gave up or died. A younger barrier may have a reader
 // waiting on it, which removing it would tell the index is up to date.
 func (w *Watcher) clearStaleBarriers() error {
-	if err := w.P.ws.MkdirPrivate(syncDir); err != nil {
+	if err := w.ws().MkdirPrivate(syncDir); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(w.P.ws.Abs(syncDir))
+	entries, err := os.ReadDir(w.ws().Abs(syncDir))
 	if err != nil {
 		return fmt.Errorf("list %s: %w", syncDir, err)
 	}
 	for _, e := range entries {
 		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleBarrier {
-			w.P.ws.Remove(syncDir + "/" + e.Name()) //nolint:errcheck
+			w.ws().Remove(syncDir + "/" + e.Name()) //nolint:errcheck
 		}
 	}
 	return nil

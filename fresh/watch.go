@@ -1,4 +1,4 @@
-package projector
+package fresh
 
 import (
 	"context"
@@ -12,19 +12,21 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 )
 
-const watchLockFile = "watch.lock"
-
-// ErrWatching is returned by Watch when another watcher runs on the
+// ErrWatching is returned by Run when another watcher runs on the
 // workspace.
-var ErrWatching = errors.New("projector: another watcher is running on this workspace")
+var ErrWatching = errors.New("fresh: another watcher is running on this workspace")
 
 // Watcher keeps the index live while agents write: an fsnotify watch on
 // every folder under .tape/tapes, a catch-up after each burst of changes,
 // and a full reconciliation now and then and after any watch error.
 type Watcher struct {
-	P *Projector
+	// P is the index the watcher keeps, open on the workspace it watches.
+	P *projector.Projector
 	// Debounce is how long the watcher waits after a change for more
 	// before it catches up; 0 means 10ms.
 	Debounce time.Duration
@@ -39,7 +41,7 @@ type Watcher struct {
 	// beside it waits until it is sure to run.
 	OnStart func()
 	// OnPass, if set, is told of every pass.
-	OnPass func(Stats, error)
+	OnPass func(projector.Stats, error)
 	// Idle, if not 0, makes Run return once no reader has synced with it
 	// (sync.go) for that long: a watcher started on demand serves reads,
 	// and one nobody reads from only costs its passes.
@@ -60,12 +62,12 @@ type Watcher struct {
 
 	// Only touched by Run's goroutine:
 	fw        *fsnotify.Watcher
-	errs      <-chan error    // fw.Errors, through forwardErrors
-	dirty     *scope          // what changed since the last pass
-	stale     bool            // events may have been missed: the next pass looks at everything
-	unwatched map[string]bool // folders (relative to the workspace) no watch could be added to
-	fullPass  time.Duration   // how long the last pass over everything took
-	home      os.FileInfo     // the workspace folder when Run started
+	errs      <-chan error       // fw.Errors, through forwardErrors
+	dirty     *projector.Changes // what changed since the last pass
+	stale     bool               // events may have been missed: the next pass looks at everything
+	unwatched map[string]bool    // folders (relative to the workspace) no watch could be added to
+	fullPass  time.Duration      // how long the last pass over everything took
+	home      os.FileInfo        // the workspace folder when Run started
 	// addWatch, if set, adds a watch instead of fw.Add: tests make it
 	// fail, as a full inotify table would.
 	addWatch func(path string) error
@@ -73,7 +75,7 @@ type Watcher struct {
 
 // ErrWorkspaceGone is returned by Run when the workspace folder it
 // watches was removed or moved away.
-var ErrWorkspaceGone = errors.New("projector: the workspace folder was removed")
+var ErrWorkspaceGone = errors.New("fresh: the workspace folder was removed")
 
 // lockWait is how long a starting watcher waits for watch.lock: readers
 // take it, shared, for a moment to see whether a watcher runs.
@@ -84,7 +86,7 @@ const lockWait = 500 * time.Millisecond
 // the first was started on demand and this one was not: that one hands
 // over (takeover.go). One started on demand returns nil when it hands over.
 func (w *Watcher) Run(ctx context.Context) error {
-	lock, err := w.P.ws.OpenPrivate(watchLockFile)
+	lock, err := w.ws().OpenPrivate(watchLockFile)
 	if err != nil {
 		return err
 	}
@@ -102,7 +104,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 		w.OnStart()
 	}
 
-	w.home, _ = os.Stat(w.P.ws.Dir())
+	w.home, _ = os.Stat(w.ws().Dir())
 	if w.fw, err = fsnotify.NewBufferedWatcher(4096); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
@@ -111,7 +113,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	// Watch first, then scan: a folder made between the two is both
 	// watched and caught up.
 	w.addAll()
-	w.dirty, w.stale = newScope(), true
+	w.dirty, w.stale = projector.NewChanges(), true
 	w.pass(ctx)
 	return w.loop(ctx)
 }
@@ -184,7 +186,7 @@ func (w *Watcher) loop(ctx context.Context) error {
 			// ErrEventOverflow or another error: events were lost, so look
 			// at everything.
 			if !staleWatch(err) {
-				w.report(Stats{}, fmt.Errorf("watch: %w; reconciling", err))
+				w.report(projector.Stats{}, fmt.Errorf("watch: %w; reconciling", err))
 			}
 			w.addAll()
 			w.stale = true
@@ -216,21 +218,22 @@ func (w *Watcher) loop(ctx context.Context) error {
 // whether it is: every change made before the reader's barrier is in
 // w.dirty now (see sync.go), so it catches up at once. Folders without a
 // watch make no events: it looks at them. An index that is not the
-// reader's (generation.go) is reopened, and every folder looked at.
+// reader's (projector's generation.go) is reopened, and every folder
+// looked at.
 func (w *Watcher) serveBarrier(name string, passNow func() error) error {
 	w.lookUnwatched()
 	gen := barrierGeneration(name)
 	if !w.keeps(gen) {
 		w.stale = true
 	}
-	if w.stale || !w.dirty.empty() {
+	if w.stale || !w.dirty.Empty() {
 		if err := passNow(); err != nil {
 			return err
 		}
 	}
 	// What a killed rebuild left would otherwise wait for the next pass
 	// with something to do.
-	w.P.removeKilledBuilds()
+	w.P.RemoveKilledBuilds()
 	if !w.keeps(gen) {
 		return errOtherIndex
 	}
@@ -262,7 +265,7 @@ func (w *Watcher) changed(ev fsnotify.Event) bool {
 	if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod) || stale {
 		w.addTree(ev.Name)
 	}
-	w.dirty.add(rel)
+	w.dirty.Add(rel)
 	return true
 }
 
@@ -307,14 +310,14 @@ func (t *timerOrNever) Reset(d time.Duration) {
 // while the watcher holds it open (its os.Root), and the events of what
 // was in it come before the folder is removed.
 func (w *Watcher) removedAtTop(ev fsnotify.Event) bool {
-	dir := w.P.ws.Dir()
+	dir := w.ws().Dir()
 	return (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && (ev.Name == dir || filepath.Dir(ev.Name) == dir)
 }
 
 // workspaceGone reports whether the workspace folder was removed or
 // moved away, or replaced (rm -r .tape; tape init).
 func (w *Watcher) workspaceGone() bool {
-	fi, err := os.Stat(w.P.ws.Dir())
+	fi, err := os.Stat(w.ws().Dir())
 	return errors.Is(err, fs.ErrNotExist) || (err == nil && w.home != nil && !os.SameFile(fi, w.home))
 }
 
@@ -330,8 +333,8 @@ const goneCheckDelay = 100 * time.Millisecond
 // index files beside them, which every pass itself changes, and returns
 // its path relative to the workspace.
 func (w *Watcher) relevant(ev fsnotify.Event) (string, bool) {
-	rel, err := filepath.Rel(w.P.ws.Dir(), ev.Name)
-	return rel, err == nil && (rel == "tapes" || strings.HasPrefix(rel, "tapes"+string(filepath.Separator))) && !inForkPath(rel)
+	rel, err := filepath.Rel(w.ws().Dir(), ev.Name)
+	return rel, err == nil && (rel == "tapes" || strings.HasPrefix(rel, "tapes"+string(filepath.Separator))) && !projector.InForkPath(rel)
 }
 
 // pass catches up with what changed since the last pass, or with
@@ -341,9 +344,9 @@ func (w *Watcher) pass(ctx context.Context) error {
 	if w.stale {
 		sc = nil
 	}
-	w.dirty, w.stale = newScope(), false
+	w.dirty, w.stale = projector.NewChanges(), false
 	start := time.Now()
-	st, err := w.P.catchUpScoped(ctx, sc)
+	st, err := w.P.CatchUpChanges(ctx, sc)
 	if sc == nil && err == nil {
 		w.fullPass = time.Since(start)
 	}
@@ -357,7 +360,7 @@ func (w *Watcher) pass(ctx context.Context) error {
 	return err
 }
 
-func (w *Watcher) report(st Stats, err error) {
+func (w *Watcher) report(st projector.Stats, err error) {
 	if w.OnPass != nil {
 		w.OnPass(st, err)
 	}
@@ -367,9 +370,9 @@ func (w *Watcher) report(st Stats, err error) {
 // and every folder under tapes/.
 func (w *Watcher) addAll() {
 	w.unwatched = map[string]bool{}
-	w.fw.Add(w.P.ws.Dir())        //nolint:errcheck // the next reconciliation tries again
-	w.fw.Add(w.P.ws.Abs(syncDir)) //nolint:errcheck
-	w.addTree(filepath.Join(w.P.ws.Dir(), "tapes"))
+	w.fw.Add(w.ws().Dir())        //nolint:errcheck // the next reconciliation tries again
+	w.fw.Add(w.ws().Abs(syncDir)) //nolint:errcheck
+	w.addTree(filepath.Join(w.ws().Dir(), "tapes"))
 }
 
 // addTree watches dir and the folders below it, not following symlinks.
@@ -381,7 +384,7 @@ func (w *Watcher) addTree(dir string) {
 		if strings.HasPrefix(d.Name(), ".") && path != dir {
 			return filepath.SkipDir // temporary folders are renamed into place, and seen then
 		}
-		if rel, err := filepath.Rel(w.P.ws.Dir(), path); err == nil && inForkPath(rel) {
+		if rel, err := filepath.Rel(w.ws().Dir(), path); err == nil && projector.InForkPath(rel) {
 			return filepath.SkipDir // forks are not indexed: their writes cost the watcher nothing
 		}
 		if err := w.add(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -404,7 +407,7 @@ func (w *Watcher) add(path string) error {
 // unwatch records a folder no watch could be added to; the next pass
 // looks at everything, this folder included.
 func (w *Watcher) unwatch(path string) {
-	rel, err := filepath.Rel(w.P.ws.Dir(), path)
+	rel, err := filepath.Rel(w.ws().Dir(), path)
 	if err != nil {
 		rel = "."
 	}
@@ -422,7 +425,7 @@ func (w *Watcher) lookUnwatched() {
 			w.stale = true
 			return
 		}
-		w.dirty.add(rel)
+		w.dirty.Add(rel)
 	}
 }
 
@@ -490,6 +493,9 @@ func forwardErrors(in <-chan error) <-chan error {
 }
 
 const maxPendingErrors = 64
+
+// ws is the workspace the watcher watches.
+func (w *Watcher) ws() *tapelog.Workspace { return w.P.Workspace() }
 
 func cmpOr(d, def time.Duration) time.Duration {
 	if d > 0 {

@@ -1,4 +1,4 @@
-package projector
+package fresh
 
 import (
 	"context"
@@ -15,72 +15,21 @@ import (
 
 	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/testkit/poll"
 	"github.com/tape-dev/tape/testkit/short"
 	"github.com/tape-dev/tape/testkit/tapetest"
 )
 
-func TestScopeMapsEventsToFolders(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		paths []string
-		want  string // tape: folders, "*" for all
-	}{
-		{[]string{"tapes"}, "map[]"},
-		{[]string{"index.db-wal", "sync/1-ab"}, "map[]"},
-		{[]string{"tapes/main"}, "map[main:*]"},
-		{[]string{"tapes/main/anchors"}, "map[main:*]"},
-		{[]string{"tapes/main/anchors/001_a"}, "map[main:[001_a]]"},
-		{[]string{"tapes/main/anchors/001_a/messages.jsonl", "tapes/main/anchors/002_b/x.jsonl"}, "map[main:[001_a 002_b]]"},
-		{[]string{"tapes/main/anchors/001_a/x.jsonl", "tapes/main/anchors"}, "map[main:*]"},
-		{[]string{"tapes/main/anchors", "tapes/main/anchors/001_a/x.jsonl"}, "map[main:*]"},
-		{[]string{"tapes/main/forks/f1/x.jsonl", "tapes/会话/anchors/001_审查/x.jsonl"}, "map[会话:[001_审查]]"},
-		{[]string{"tapes/main/forks", "tapes/main/forks/01JD/anchors/000_fork/messages.jsonl"}, "map[]"},
-		{[]string{"tapes/main/notes/x"}, "map[main:*]"},
-	}
-	for _, tt := range tests {
-		s := newScope()
-		for _, p := range tt.paths {
-			s.add(filepath.FromSlash(p))
-		}
-		got := map[string]any{}
-		for tape, folders := range s.tapes {
-			if folders == nil {
-				got[tape] = "*"
-				continue
-			}
-			var names []string
-			for f := range folders {
-				names = append(names, f)
-			}
-			sortStrings(names)
-			got[tape] = names
-		}
-		if fmt.Sprint(got) != tt.want {
-			t.Errorf("scope of %v = %v, want %s", tt.paths, got, tt.want)
-		}
-	}
-}
-
-func sortStrings(s []string) {
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
-}
-
 // startQuietWatcher runs a watcher whose only passes, after the first,
 // are those readers ask for: no debounce fires and no reconciliation runs
 // within a test. It records every pass.
-func startQuietWatcher(t *testing.T, p *Projector) (passes func() []Stats) {
+func startQuietWatcher(t *testing.T, p *projector.Projector) (passes func() []projector.Stats) {
 	t.Helper()
 	var mu sync.Mutex
-	var got []Stats
+	var got []projector.Stats
 	runWatcher(t, &Watcher{P: p, Debounce: time.Hour, MaxDelay: time.Hour, Reconcile: time.Hour,
-		OnPass: func(st Stats, err error) {
+		OnPass: func(st projector.Stats, err error) {
 			if err != nil {
 				t.Errorf("watcher pass: %v", err)
 			}
@@ -88,16 +37,16 @@ func startQuietWatcher(t *testing.T, p *Projector) (passes func() []Stats) {
 			got = append(got, st)
 			mu.Unlock()
 		}})
-	return func() []Stats {
+	return func() []projector.Stats {
 		mu.Lock()
 		defer mu.Unlock()
-		return append([]Stats(nil), got...)
+		return append([]projector.Stats(nil), got...)
 	}
 }
 
-func syncWatcher(t *testing.T, p *Projector) {
+func syncWatcher(t *testing.T, p *projector.Projector) {
 	t.Helper()
-	ok, err := p.SyncWatcher(context.Background(), 10*time.Second)
+	ok, err := SyncWatcher(context.Background(), p, 10*time.Second)
 	if err != nil || !ok {
 		t.Fatalf("SyncWatcher = %v, %v; want the watcher to answer", ok, err)
 	}
@@ -144,7 +93,7 @@ func TestSyncWatcherWithoutWatcher(t *testing.T) {
 	ws := newWorkspace(t)
 	p := openProjector(t, ws)
 	start := time.Now()
-	ok, err := p.SyncWatcher(context.Background(), time.Minute)
+	ok, err := SyncWatcher(context.Background(), p, time.Minute)
 	if ok || err != nil {
 		t.Fatalf("SyncWatcher with no watcher = %v, %v; want false, nil", ok, err)
 	}
@@ -187,7 +136,7 @@ func TestSyncWatcherFallsBackWhenThePassFailed(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	ok, err := p.SyncWatcher(context.Background(), time.Minute)
+	ok, err := SyncWatcher(context.Background(), p, time.Minute)
 	if ok || err != nil {
 		t.Fatalf("SyncWatcher after a failed pass = %v, %v; want false, nil", ok, err)
 	}
@@ -324,7 +273,7 @@ func TestWatcherForgetsAMovedFolderAndWhatIsBelow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fw.Close()
-	w := &Watcher{P: openProjector(t, ws), fw: fw, dirty: newScope()}
+	w := &Watcher{P: openProjector(t, ws), fw: fw, dirty: projector.NewChanges()}
 	w.addAll()
 	before := len(fw.WatchList())
 	w.forget(filepath.Join(ws.Dir(), "tapes", "main"))

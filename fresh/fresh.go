@@ -1,9 +1,11 @@
-package projector
+package fresh
 
 import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/tape-dev/tape/projector"
 )
 
 // Freshness: the one rule by which a reader of the index sees what is on
@@ -21,11 +23,12 @@ const ReadWait = 10 * time.Second
 type Reading struct {
 	// Progress, if set, is told the counts of a catch-up as it goes (a
 	// first build of a large workspace takes a while).
-	Progress func(Stats)
+	Progress func(projector.Stats)
 	// Stale, if set, is told when another process held the index for
 	// longer than ReadWait, or the disk is full: the read then sees the
 	// index as it stands, and the caller says so (the CLI warns). If it
-	// is nil, that is an error that wraps ErrLocked or ErrDiskFull.
+	// is nil, that is an error that wraps projector.ErrLocked or
+	// projector.ErrDiskFull.
 	Stale func(err error)
 	// StartWatcher, if set, is called when no watcher runs on the
 	// workspace, before the read catches up itself: the CLI starts one in
@@ -35,26 +38,26 @@ type Reading struct {
 	StartWatcher func()
 }
 
-// syncWatcher asks a running watcher to catch up (SyncWatcher), unless
+// syncOrStart asks a running watcher to catch up (SyncWatcher), unless
 // the index is new (a watcher kept another), and, if none runs, has r
 // start one for the reads to come.
-func (p *Projector) syncWatcher(ctx context.Context, r Reading) (bool, error) {
+func syncOrStart(ctx context.Context, p *projector.Projector, r Reading) (bool, error) {
 	if !p.Fresh {
-		synced, err := p.SyncWatcher(ctx, SyncTimeout)
+		synced, err := SyncWatcher(ctx, p, SyncTimeout)
 		if err != nil || synced {
 			return synced, err
 		}
 	}
-	if r.StartWatcher != nil && !p.watcherRunning() {
+	if r.StartWatcher != nil && !watcherRunning(p.Workspace()) {
 		r.StartWatcher()
 	}
 	return false, nil
 }
 
-// locked hands an error that wraps ErrLocked or ErrDiskFull to Stale, if
-// it is set.
+// locked hands an error that wraps projector.ErrLocked or
+// projector.ErrDiskFull to Stale, if it is set.
 func (r Reading) locked(err error) error {
-	if r.Stale != nil && (errors.Is(err, ErrLocked) || errors.Is(err, ErrDiskFull)) {
+	if r.Stale != nil && (errors.Is(err, projector.ErrLocked) || errors.Is(err, projector.ErrDiskFull)) {
 		r.Stale(err)
 		return nil
 	}
@@ -64,9 +67,9 @@ func (r Reading) locked(err error) error {
 // Freshen brings the index up to what was on disk when it was called.
 // Like every pass of a Projector, it is not to run beside another pass of
 // the same Projector (it sets OnProgress for its own): a server that
-// shares one serializes them.
-func (p *Projector) Freshen(ctx context.Context, r Reading) error {
-	if synced, err := p.syncWatcher(ctx, r); err != nil || synced {
+// shares one serializes them (Served).
+func Freshen(ctx context.Context, p *projector.Projector, r Reading) error {
+	if synced, err := syncOrStart(ctx, p, r); err != nil || synced {
 		return err
 	}
 	if r.Progress != nil {
@@ -78,33 +81,33 @@ func (p *Projector) Freshen(ctx context.Context, r Reading) error {
 	return r.locked(err)
 }
 
-// ReadFresh runs read on the index made fresh (Freshen) and returns what
-// it read. With no watcher to ask, on an index that is not new, it runs
+// Read runs read on the index made fresh (Freshen) and returns what it
+// read. With no watcher to ask, on an index that is not new, it runs
 // read beside the catch-up, and keeps what read found if no connection
 // changed the index from before read to after the catch-up; otherwise it
 // runs read again. A search at 1M entries with no watcher spent half its
 // time catching up before it could start. (The catch-up first compares
 // the files with the state record, read here before read; it opens a
 // connection of its own only if they changed.)
-func ReadFresh[T any](ctx context.Context, p *Projector, r Reading, read func() (T, error)) (T, error) {
+func Read[T any](ctx context.Context, p *projector.Projector, r Reading, read func() (T, error)) (T, error) {
 	var none T
 	if !p.Fresh {
-		synced, err := p.syncWatcher(ctx, r)
+		synced, err := syncOrStart(ctx, p, r)
 		if err != nil {
 			return none, err
 		}
 		if !synced {
 			return readBeside(ctx, p, r, read)
 		}
-	} else if err := p.Freshen(ctx, r); err != nil {
+	} else if err := Freshen(ctx, p, r); err != nil {
 		return none, err
 	}
 	return read()
 }
 
-// readBeside is ReadFresh for an index that no watcher keeps: read runs
+// readBeside is Read for an index that no watcher keeps: read runs
 // beside the catch-up.
-func readBeside[T any](ctx context.Context, p *Projector, r Reading, read func() (T, error)) (T, error) {
+func readBeside[T any](ctx context.Context, p *projector.Projector, r Reading, read func() (T, error)) (T, error) {
 	var none T
 	before, err := p.DataVersion(ctx)
 	if err != nil {
@@ -119,13 +122,13 @@ func readBeside[T any](ctx context.Context, p *Projector, r Reading, read func()
 	found, readErr := read()
 	caughtUp := <-done
 	switch {
-	case errors.Is(caughtUp, ErrLocked), errors.Is(caughtUp, ErrDiskFull):
+	case errors.Is(caughtUp, projector.ErrLocked), errors.Is(caughtUp, projector.ErrDiskFull):
 		if err := r.locked(caughtUp); err != nil {
 			return found, err
 		}
 		return found, readErr
-	case errors.Is(caughtUp, ErrReplaced):
-		if err := p.Freshen(ctx, r); err != nil {
+	case errors.Is(caughtUp, projector.ErrReplaced):
+		if err := Freshen(ctx, p, r); err != nil {
 			return found, err
 		}
 		return read()

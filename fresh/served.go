@@ -1,9 +1,10 @@
-package projector
+package fresh
 
 import (
 	"context"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 )
 
 // Served is the index of a workspace as a long-running server shares it
@@ -18,7 +19,7 @@ type Served struct {
 	reading Reading
 
 	turn chan struct{} // holds a token while a read has the index
-	ix   *Projector
+	ix   *projector.Projector
 }
 
 // NewServed returns the index of ws as a server named holder (in the lock
@@ -27,23 +28,23 @@ func NewServed(ws *tapelog.Workspace, holder string, r Reading) *Served {
 	return &Served{ws: ws, holder: holder, reading: r, turn: make(chan struct{}, 1)}
 }
 
-// ServedRead runs read on the index made fresh (ReadFresh), and returns
-// what it read.
-func ServedRead[T any](ctx context.Context, s *Served, read func(ix *Projector) (T, error)) (T, error) {
-	return served(ctx, s, func(ix *Projector) (T, error) {
-		return ReadFresh(ctx, ix, s.reading, func() (T, error) { return read(ix) })
+// ServedRead runs read on the index made fresh (Read), and returns what
+// it read.
+func ServedRead[T any](ctx context.Context, s *Served, read func(ix *projector.Projector) (T, error)) (T, error) {
+	return served(ctx, s, func(ix *projector.Projector) (T, error) {
+		return Read(ctx, ix, s.reading, func() (T, error) { return read(ix) })
 	})
 }
 
 // ServedReadAsIs runs read on the index as it stands: for a reader that
 // made it fresh a moment ago, as a web page's live streams do, one
 // freshening for them all at each look (package web).
-func ServedReadAsIs[T any](ctx context.Context, s *Served, read func(ix *Projector) (T, error)) (T, error) {
+func ServedReadAsIs[T any](ctx context.Context, s *Served, read func(ix *projector.Projector) (T, error)) (T, error) {
 	return served(ctx, s, read)
 }
 
 // served runs fn on the index when its turn comes, opening it first.
-func served[T any](ctx context.Context, s *Served, fn func(ix *Projector) (T, error)) (T, error) {
+func served[T any](ctx context.Context, s *Served, fn func(ix *projector.Projector) (T, error)) (T, error) {
 	var none T
 	select {
 	case s.turn <- struct{}{}:
@@ -52,7 +53,7 @@ func served[T any](ctx context.Context, s *Served, fn func(ix *Projector) (T, er
 	}
 	defer func() { <-s.turn }()
 	if s.ix == nil {
-		ix, err := Open(ctx, s.ws)
+		ix, err := projector.Open(ctx, s.ws)
 		if err != nil {
 			return none, err
 		}

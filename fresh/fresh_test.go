@@ -1,4 +1,4 @@
-package projector
+package fresh
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 // A read asks Reading.StartWatcher for a watcher when none runs, before
 // it catches up itself, whether it reads after the catch-up (Freshen) or
-// beside it (ReadFresh); with a watcher running it syncs and asks for
+// beside it (Read); with a watcher running it syncs and asks for
 // none.
 func TestReadsStartAWatcherOnlyWhenNoneRuns(t *testing.T) {
 	t.Parallel()
@@ -16,7 +16,7 @@ func TestReadsStartAWatcherOnlyWhenNoneRuns(t *testing.T) {
 	r := Reading{StartWatcher: func() { starts++ }}
 	read := func() (bool, error) { return true, nil }
 	// A new index is built by the first read, which asks for a watcher too.
-	if err := openProjector(t, ws).Freshen(context.Background(), r); err != nil {
+	if err := Freshen(context.Background(), openProjector(t, ws), r); err != nil {
 		t.Fatal(err)
 	}
 	if starts != 1 {
@@ -25,10 +25,10 @@ func TestReadsStartAWatcherOnlyWhenNoneRuns(t *testing.T) {
 	starts = 0
 	p := openProjector(t, ws) // an index that is not new: reads sync or catch up
 
-	if err := p.Freshen(context.Background(), r); err != nil {
+	if err := Freshen(context.Background(), p, r); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFresh(context.Background(), p, r, read); err != nil {
+	if _, err := Read(context.Background(), p, r, read); err != nil {
 		t.Fatal(err)
 	}
 	if starts != 2 {
@@ -38,10 +38,10 @@ func TestReadsStartAWatcherOnlyWhenNoneRuns(t *testing.T) {
 	stop := startWatcher(t, openProjector(t, ws))
 	defer stop()
 	appendMsg(t, ws, "main", "wombat")
-	if err := p.Freshen(context.Background(), r); err != nil {
+	if err := Freshen(context.Background(), p, r); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFresh(context.Background(), p, r, read); err != nil {
+	if _, err := Read(context.Background(), p, r, read); err != nil {
 		t.Fatal(err)
 	}
 	if starts != 2 {

@@ -1,4 +1,4 @@
-package projector
+package fresh
 
 import (
 	"context"
@@ -14,19 +14,10 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/testkit/poll"
 	"github.com/tape-dev/tape/testkit/short"
 )
-
-// found reports whether a search, on the index as it stands, finds word.
-func found(t *testing.T, p *Projector, word string) bool {
-	t.Helper()
-	hits, err := p.Search(context.Background(), SearchQuery{Text: word})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(hits) > 0
-}
 
 // runWatcher runs w until the test ends, and returns once its first pass
 // has run (its watches are in place). The test fails if the watcher stops
@@ -50,7 +41,7 @@ func startWatching(t *testing.T, w *Watcher) (done <-chan error, cancel func()) 
 	first := make(chan struct{})
 	var once sync.Once
 	onPass := w.OnPass
-	w.OnPass = func(st Stats, err error) {
+	w.OnPass = func(st projector.Stats, err error) {
 		if onPass != nil {
 			onPass(st, err)
 		}
@@ -70,13 +61,13 @@ func startWatching(t *testing.T, w *Watcher) (done <-chan error, cancel func()) 
 	return ran, cancel
 }
 
-func startWatcher(t *testing.T, p *Projector) (stop func() error) {
+func startWatcher(t *testing.T, p *projector.Projector) (stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var passes sync.WaitGroup
 	passes.Add(1)
 	var once sync.Once
-	w := &Watcher{P: p, OnPass: func(Stats, error) { once.Do(passes.Done) }}
+	w := &Watcher{P: p, OnPass: func(projector.Stats, error) { once.Do(passes.Done) }}
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
 	passes.Wait() // the first pass has run: the watches are in place
@@ -131,10 +122,10 @@ func TestWatcherFollowsWriters(t *testing.T) {
 // BenchmarkWatchLatency measures the time from an append by hand to the
 // line being searchable, with a watcher running:
 //
-//	go test ./projector -run '^$' -bench WatchLatency -count 6
+//	go test ./fresh -run '^$' -bench WatchLatency -count 6
 func BenchmarkWatchLatency(b *testing.B) {
 	ws := newWorkspaceB(b)
-	p, err := Open(context.Background(), ws)
+	p, err := projector.Open(context.Background(), ws)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -143,9 +134,9 @@ func BenchmarkWatchLatency(b *testing.B) {
 	defer cancel()
 	ready := make(chan struct{})
 	var once sync.Once
-	go (&Watcher{P: p, OnPass: func(Stats, error) { once.Do(func() { close(ready) }) }}).Run(ctx)
+	go (&Watcher{P: p, OnPass: func(projector.Stats, error) { once.Do(func() { close(ready) }) }}).Run(ctx)
 	<-ready
-	reader, err := Open(context.Background(), ws)
+	reader, err := projector.Open(context.Background(), ws)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -159,7 +150,7 @@ func BenchmarkWatchLatency(b *testing.B) {
 		f.WriteString(`{"role":"user","content":"` + word + `"}` + "\n")
 		f.Close()
 		indexed := poll.WaitEvery(10*time.Second, time.Millisecond, func() bool { // the latency is what is measured: look often
-			hits, err := reader.Search(context.Background(), SearchQuery{Text: word})
+			hits, err := reader.Search(context.Background(), projector.SearchQuery{Text: word})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -241,7 +232,7 @@ func TestWatcherQuietWhenFoldersMoveAndGo(t *testing.T) {
 	p := openProjector(t, ws)
 	var mu sync.Mutex
 	var errs []error
-	w := &Watcher{P: p, OnPass: func(_ Stats, err error) {
+	w := &Watcher{P: p, OnPass: func(_ projector.Stats, err error) {
 		if err != nil {
 			mu.Lock()
 			errs = append(errs, err)
@@ -309,7 +300,7 @@ func TestWatcherExitsWhenIdle(t *testing.T) {
 	if gone := time.Since(lastAsked); gone < idle {
 		t.Errorf("the watcher exited %s after the last sync began, before Idle (%s)", gone, idle)
 	}
-	if reader.watcherRunning() {
+	if watcherRunning(reader.Workspace()) {
 		t.Error("watch.lock is still held after the watcher exited")
 	}
 }
@@ -328,7 +319,7 @@ func TestWatcherRetiresAtABarrier(t *testing.T) {
 	syncWatcher(t, reader) // not yet
 	retire <- true
 	start := time.Now()
-	ok, err := reader.SyncWatcher(context.Background(), time.Minute)
+	ok, err := SyncWatcher(context.Background(), reader, time.Minute)
 	if ok || err != nil {
 		t.Fatalf("SyncWatcher with a retiring watcher = %v, %v; want false, nil", ok, err)
 	}
@@ -414,7 +405,7 @@ func TestWatcherKeepsAFolderAStaleEventNames(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t)
 	appendMsg(t, ws, "main", "okapi")
-	w := &Watcher{P: openProjector(t, ws), dirty: newScope()}
+	w := &Watcher{P: openProjector(t, ws), dirty: projector.NewChanges()}
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		t.Fatal(err)

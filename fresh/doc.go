@@ -1,0 +1,48 @@
+// Package fresh owns freshness: the rule that a read of the index sees
+// what was on disk when it asked, and the watcher that makes that rule
+// cost a millisecond instead of a stat of every file. It works over an
+// open *projector.Projector, which owns the index itself (opening it, its
+// passes, its reads, its generation, its lock); this package decides
+// when a pass runs and who runs it.
+//
+// A read first makes the index fresh by one rule (decision 0053; Freshen
+// and Read, which were projector.Freshen and projector.ReadFresh before
+// issue 30 moved them here): it syncs with a running `tape watch` through
+// a barrier file (SyncWatcher, decision 0028); if none runs, it has one
+// started in the background for the reads to come (Reading.StartWatcher,
+// decision 0056) and catches up itself. With no watcher, Read runs its
+// query beside the catch-up and keeps the answer if nothing changed the
+// index meanwhile (decision 0029). Another process holding the index too
+// long, or a full disk, is a warning (Reading.Stale): the read answers
+// from the index as it stands. A watcher answers a barrier only for the
+// index the reader has open, the generation the barrier names, after
+// looking at every folder it has no inotify watch on (decision 0068). A
+// long-running server (tape mcp, tape serve) shares one index among its
+// requests, each read made fresh by the same rule (Served).
+//
+// # Files
+//
+//   - fresh.go: the rule, Reading, Freshen and Read.
+//   - sync.go: the barrier by which a reader syncs with a watcher, both
+//     sides of it, and the stale barriers a watcher clears.
+//   - watch.go: the fsnotify watcher: its watches, its loop, its passes
+//     scoped to the folders its events named (decision 0027, through
+//     projector.Changes), the reconciliation that is its safety net.
+//   - takeover.go: an explicit watcher's takeover from one a read started
+//     on demand (decision 0068).
+//   - watchlock.go: watch.lock, which one watcher per workspace holds and
+//     names itself in; Watching, for tape info.
+//   - served.go: the index a long-running server shares (Served).
+//   - doctor.go: tape doctor's check of an index a watcher answered for.
+//
+// # Which way the arrow points
+//
+// fresh imports projector, never the other way. projector knows nothing
+// of watchers, barriers or watch.lock: it exports what a watcher needs of
+// the index (a catch-up scoped to a set of changes, whether index.db was
+// replaced since it was opened, its generation, the removal of a killed
+// build's scratch files), and tape doctor's check is told what a watcher
+// answered (projector.Watched) by Doctor here, which asks it first. Had
+// the barrier stayed a projector method for doctor's sake, the barrier's
+// two sides would have lived in two packages.
+package fresh
