@@ -31,7 +31,10 @@
 //     build, the check kept once per Projector, removing what a killed
 //     pass left), and a pass whose build cannot be joined writes in place.
 //   - Search: ranking (search.go) in the language of package
-//     internal/searchlang (the query language, tokens, CJK bigrams, snippets).
+//     internal/searchlang; a common word's newest matches across tapes by
+//     the recency blocks (newest.go, views/recency), which follow time
+//     because a pass reads new tapes in the order they started
+//     (walkorder.go) (the query language, tokens, CJK bigrams, snippets).
 //   - What a watcher (package fresh) asks of the index: a catch-up
 //     scoped to what its events named, and the removal of a killed
 //     build's files (watched.go); the index's generation, which a

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/views/recency"
 )
 
 // Names in the workspace.
@@ -52,6 +53,9 @@ type Projector struct {
 	// foldChunk overrides the tool entries the calls fold reads at a time
 	// (views.go); tests make it small so that folds span chunks.
 	foldChunk int
+	// recency overrides the recency blocks' size (recency.Table.Bits),
+	// for tests.
+	recency recency.Table
 	// checkpointsAt overrides flushCheckpointsAt (apply.go); tests make it
 	// small so that a build writes checkpoints mid-way.
 	checkpointsAt int

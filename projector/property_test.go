@@ -1,12 +1,14 @@
 package projector
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/testkit/short"
 	"github.com/tape-dev/tape/testkit/tapetest"
+	"github.com/tape-dev/tape/views/recency"
 )
 
 var vocabulary = tapetest.Vocabulary
@@ -29,6 +32,7 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 			p := openProjector(t, ws)
 			p.foldChunk = 1 + int(seed%3)     // folds that span chunks; the rebuild it is compared with reads 4096 at a time
 			p.checkpointsAt = 1 + int(seed%2) // the first build writes its checkpoints folder by folder
+			p.recency.Bits = 1 + int(seed%3)  // blocks of 2 to 8 rowids, which changes empty
 			m := &tapetest.Mutator{T: t, R: rand.New(rand.NewPCG(seed, 7)), WS: ws}
 			for step := range 80 {
 				before := len(m.Log)
@@ -38,6 +42,7 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 				}
 			}
 			catchUp(t, p)
+			recencyIsTheEntries(t, p)
 			got, want := everything(t, p, vocabulary, nil), rebuiltEverything(t, ws, vocabulary, nil)
 			if got != want {
 				t.Fatalf("after %v\nincremental:\n%s\nrebuild:\n%s", m.Log, got, want)
@@ -191,5 +196,18 @@ func (s *settler) settle(ws *tapelog.Workspace) {
 			old := time.Now().Add(-time.Hour).Add(time.Duration(s.tick) * time.Millisecond)
 			os.Chtimes(d, old, old)
 		}
+	}
+}
+
+// recencyIsTheEntries fails unless the recency blocks are what the
+// entries make of them (package recency): the latest time of each block
+// of rowids, for the blocks that hold entries.
+func recencyIsTheEntries(t *testing.T, p *Projector) {
+	t.Helper()
+	var got, want strings.Builder
+	dumpQuery(t, p, &got, `SELECT block, coalesce(max_ns, '-') FROM recency_blocks ORDER BY block`)
+	dumpQuery(t, p, &want, `SELECT rowid >> `+strconv.Itoa(cmp.Or(p.recency.Bits, recency.BlockBits))+`, coalesce(max(time_ns), '-') FROM entries GROUP BY 1 ORDER BY 1`)
+	if got.String() != want.String() {
+		t.Fatalf("recency blocks:\n%s\nwant, from the entries:\n%s", got.String(), want.String())
 	}
 }

@@ -22,6 +22,7 @@ func (p *Projector) viewTables() []views.Table {
 		calls.Table{Chunk: p.foldChunk},
 		usage.Table{},
 		sessions.Table{},
+		p.recency, // not a view people read: the blocks Search visits newest first
 	}
 }
 

@@ -65,6 +65,7 @@ func (w *walker) walk(ctx context.Context) error {
 	if w.scope != nil {
 		want = slices.DeleteFunc(slices.Clone(names), func(name string) bool { return !w.scope.wantsTape(&w.st, name) })
 	}
+	want = w.newTapesByStart(want)
 	scans := w.scanTapes(ctx, want, tapes)
 	defer scans.stop() // before tapes.Close: the scan stats through it
 	for i := range want {
