@@ -20,6 +20,17 @@
 // long-running server (tape mcp, tape serve) shares one index among its
 // requests, each read made fresh by the same rule (Served).
 //
+// It also measures the index against the files, without writing either:
+// the lag (Lag, WorkspaceLag: the bytes past the index's checkpoints,
+// which tape info shows and the next read catches up with), and, for
+// tape doctor (Doctor), the drift (what the index holds of a file's
+// bytes up to its checkpoint that those bytes do not hold, or of a file
+// or anchor folder that is gone), a killed build's scratch files, and the
+// lag of an index a watcher answered it had caught up (index_lag). Both
+// moved here from projector with issue 30: they are about what the index
+// has not seen, as freshness is, and the watcher's answer is this
+// package's to ask.
+//
 // # Files
 //
 //   - fresh.go: the rule, Reading, Freshen and Read.
@@ -33,7 +44,10 @@
 //   - watchlock.go: watch.lock, which one watcher per workspace holds and
 //     names itself in; Watching, for tape info.
 //   - served.go: the index a long-running server shares (Served).
-//   - doctor.go: tape doctor's check of an index a watcher answered for.
+//   - lag.go: the lag of a tape's files, or a workspace's (TapeBytes).
+//   - doctor.go: tape doctor's check of the index against the files
+//     (Diagnosis), after asking a watcher to catch up; the drift and
+//     index_lag problems.
 //
 // # Which way the arrow points
 //
@@ -41,8 +55,8 @@
 // of watchers, barriers or watch.lock: it exports what a watcher needs of
 // the index (a catch-up scoped to a set of changes, whether index.db was
 // replaced since it was opened, its generation, the removal of a killed
-// build's scratch files), and tape doctor's check is told what a watcher
-// answered (projector.Watched) by Doctor here, which asks it first. Had
-// the barrier stayed a projector method for doctor's sake, the barrier's
-// two sides would have lived in two packages.
+// build's scratch files), and the queries of its own tables that the lag
+// and the drift are measured with (EachFileRead, Checkpoints,
+// AnchorFolders, KilledBuilds); the files they are measured against are
+// read here, through package log.
 package fresh

@@ -17,7 +17,8 @@ import (
 // file and which anchor.json it read, to tell what changed without
 // walking the files again; and what the index takes of an entry (its
 // place, time, search text and facts) by the rules it takes them by, so
-// that both projections agree on them.
+// that both projections agree on them. Package fresh measures the lag and
+// the drift with the first two as well.
 
 // FileRead is how far the index has read a tape file.
 type FileRead struct {

@@ -37,6 +37,24 @@ func (p *Projector) newBuild() *fts5.Build {
 // a rebuild killed beside it leaves nothing for long, though the watcher
 // may have no pass to run.
 func (p *Projector) removeKilledBuilds() {
+	p.withKilledBuilds(func() {
+		fts5.RemoveBuilds(p.ws.Dir()) //nolint:errcheck // the next pass tries again
+	})
+}
+
+// KilledBuilds names the scratch files of a search index build that a
+// killed pass left (index-build*.db, relative to the workspace folder),
+// if no pass runs: they hold the tapes' words. A running pass's are its
+// own, and none is named. tape doctor reports them (fresh.Doctor).
+func (p *Projector) KilledBuilds() []string {
+	var left []string
+	p.withKilledBuilds(func() { left = fts5.BuildsLeft(p.ws.Dir()) })
+	return left
+}
+
+// withKilledBuilds runs fn holding the index lock if a build's scratch
+// files are there and no pass runs, since a pass may be building them.
+func (p *Projector) withKilledBuilds(fn func()) {
 	if !buildsLeft(p.ws) {
 		return
 	}
@@ -44,7 +62,7 @@ func (p *Projector) removeKilledBuilds() {
 		return // a pass runs: the files are its own, or it removes them
 	}
 	defer fileutil.Unlock(p.lock) //nolint:errcheck // closing releases it anyway
-	fts5.RemoveBuilds(p.ws.Dir()) //nolint:errcheck // the next pass tries again
+	fn()
 }
 
 // ftsJoinCheck runs fts5.CheckJoin the first time a Projector's pass would

@@ -67,7 +67,7 @@ type doctorRecord struct {
 
 // checkOrder is the order of the groups of tape doctor's output.
 var checkOrder = []string{tapelog.CheckUnreadable, tapelog.CheckFolderName, tapelog.CheckDuplicateSeq, tapelog.CheckAnchorFile,
-	tapelog.CheckBadLine, tapelog.CheckTornTail, tapelog.CheckTempFile, tapelog.CheckIndexDrift, projector.CheckIndexLag, tapelog.CheckAckFile}
+	tapelog.CheckBadLine, tapelog.CheckTornTail, tapelog.CheckTempFile, tapelog.CheckIndexDrift, fresh.CheckIndexLag, tapelog.CheckAckFile}
 
 // errProblems ends a tape doctor that found problems (exit status 3).
 var errProblems = errors.New("doctor found")
@@ -105,7 +105,7 @@ func (c *DoctorCmd) Run(env *Env, g *Globals) error {
 // diagnose checks the files, and the index when there is one: a missing
 // index is no problem (the next read builds it), and doctor does not
 // build it.
-func diagnose(env *Env, ws *tapelog.Workspace) (*projector.Diagnosis, error) {
+func diagnose(env *Env, ws *tapelog.Workspace) (*fresh.Diagnosis, error) {
 	if _, err := os.Stat(ws.Abs(projector.IndexFile)); errors.Is(err, fs.ErrNotExist) {
 		return checkFiles(env, ws)
 	}
@@ -120,15 +120,15 @@ func diagnose(env *Env, ws *tapelog.Workspace) (*projector.Diagnosis, error) {
 	return fresh.Doctor(env.Context(), ix)
 }
 
-func checkFiles(env *Env, ws *tapelog.Workspace) (*projector.Diagnosis, error) {
+func checkFiles(env *Env, ws *tapelog.Workspace) (*fresh.Diagnosis, error) {
 	res, err := ws.CheckFiles(env.Context(), nil)
 	if err != nil {
 		return nil, err
 	}
-	return &projector.Diagnosis{CheckResult: res}, nil
+	return &fresh.Diagnosis{CheckResult: res}, nil
 }
 
-func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem, d *projector.Diagnosis) error {
+func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem, d *fresh.Diagnosis) error {
 	var b strings.Builder
 	var counts []string
 	for i, p := range problems {

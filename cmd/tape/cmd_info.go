@@ -70,7 +70,7 @@ func (c *InfoCmd) Run(env *Env, g *Globals) error {
 		return c.runWorkspace(env, g, ix)
 	}
 	// The lag is measured before catching up, which would make it 0.
-	tb, err := ix.Lag(ctx, t)
+	tb, err := fresh.Lag(ctx, ix, t)
 	if err != nil {
 		return err
 	}

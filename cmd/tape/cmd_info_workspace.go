@@ -55,7 +55,7 @@ type newestTapeRecord struct {
 func (c *InfoCmd) runWorkspace(env *Env, g *Globals, ix *projector.Projector) error {
 	ctx := env.Context()
 	ws := ix.Workspace()
-	tb, err := ix.WorkspaceLag(ctx)
+	tb, err := fresh.WorkspaceLag(ctx, ix)
 	if err != nil {
 		return err
 	}
