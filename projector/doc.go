@@ -3,9 +3,9 @@
 // incrementally (per-file checkpoints, only new complete lines are read),
 // rebuilds from nothing on demand, and answers the read commands' queries:
 // entries in tape order, anchors, full-text search (FTS5) and bad lines.
-// It also measures itself against the files without writing: the lag
-// (bytes past its checkpoints) for `tape info`, and drift (rows that
-// disagree with the bytes it has read) for `tape doctor`.
+// Measuring it against the files, the lag for `tape info` and the drift
+// for `tape doctor`, is package fresh's; the index answers the queries of
+// its own tables those need.
 //
 // # Files, by concern
 //
@@ -46,9 +46,11 @@
 //   - Reads: entries, anchors (and the one after another, in tape
 //     order), where an entry is, bad lines and a tape's chat messages in
 //     tape order (read.go).
-//   - What tape info and tape doctor ask of the index (info.go,
-//     doctor.go); doctor is told what a watcher answered (Watched), and
-//     fresh.Doctor asks it.
+//   - What tape info and tape doctor ask of the index: its size, bad
+//     lines and checkpoints (info.go), how far it has read each file and
+//     the anchor folders it holds (export.go), and a killed build's
+//     scratch files, named only while no pass runs (KilledBuilds,
+//     ftsbuild.go).
 //
 // The index is disposable. Delete index.db at any moment and the next
 // command rebuilds it with the same answers; an index of an older schema,
