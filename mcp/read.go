@@ -344,12 +344,8 @@ func (s *server) anchors(ctx context.Context, a anchorsArgs) (anchorsResult, str
 		return anchorsResult{}, "", err
 	}
 	res, err := served(ctx, s, func(ix *projector.Projector) (anchorsResult, error) {
-		anchors, counts, err := ix.Anchors(ctx, tape)
-		res := anchorsResult{Tape: tape, Anchors: make([]records.Anchor, 0, len(anchors))}
-		for _, an := range anchors {
-			res.Anchors = append(res.Anchors, records.NewAnchor(tape, an, counts[an.Folder], ""))
-		}
-		return res, err
+		anchors, err := read.ListAnchors(ctx, ix, tape)
+		return anchorsResult{Tape: tape, Anchors: anchors}, err
 	})
 	if err != nil {
 		return anchorsResult{}, "", err

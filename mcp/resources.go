@@ -13,6 +13,7 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/read/records"
 )
 
@@ -125,27 +126,22 @@ func (s *server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
 	text, err := served(ctx, s, func(ix *projector.Projector) (string, error) {
-		anchors, _, err := ix.Anchors(ctx, tape)
-		if err != nil {
-			return "", err
-		}
-		f := projector.EntryFilter{Tape: tape}
+		// The whole tape, or the one folder the name gives (as a web
+		// page's link), without the warnings, which a resource has no
+		// place for.
+		q := read.EntryQuery{Tape: tape, Pick: read.Pick{All: true}}
 		if folder != "" {
-			i := indexOf(anchors, folder)
-			if i < 0 {
-				return "", errNotFound
-			}
-			f.Folders = []string{folder}
+			q.Pick = read.Pick{Folder: folder}
 		}
-		if len(anchors) == 0 {
+		got, err := read.ReadEntries(ctx, ix, q)
+		if errors.Is(err, tapelog.ErrNoAnchor) || err == nil && len(got.Tape) == 0 {
 			return "", errNotFound
 		}
-		entries, _, err := ix.Entries(ctx, f)
 		if err != nil {
 			return "", err
 		}
-		recs := make([]records.Entry, len(entries))
-		for i, e := range entries {
+		recs := make([]records.Entry, len(got.Entries))
+		for i, e := range got.Entries {
 			recs[i] = records.NewEntry(e)
 		}
 		return jsonLines(recs), nil
@@ -160,15 +156,6 @@ func (s *server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 }
 
 var errNotFound = errors.New("not found")
-
-func indexOf(anchors []tapelog.Anchor, folder string) int {
-	for i, a := range anchors {
-		if a.Folder == folder {
-			return i
-		}
-	}
-	return -1
-}
 
 func tapeURI(tape string) string { return scheme + escape(tape) }
 

@@ -6,6 +6,7 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/read/records"
 	"github.com/tape-dev/tape/views/calls"
 	"github.com/tape-dev/tape/views/sessions"
 	"github.com/tape-dev/tape/views/usage"
@@ -97,4 +98,19 @@ func BadUsage(rows []usage.Row) int {
 		bad += u.BadUsage
 	}
 	return bad
+}
+
+// ListAnchors reads a tape's anchors in tape order, each as its record
+// with the entries it holds besides its anchor entry: tape anchors and
+// MCP's anchors tool. A tape of no anchors (none indexed) has none.
+func ListAnchors(ctx context.Context, ix *projector.Projector, tape string) ([]records.Anchor, error) {
+	anchors, counts, err := ix.Anchors(ctx, tape)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]records.Anchor, 0, len(anchors))
+	for _, a := range anchors {
+		out = append(out, records.NewAnchor(tape, a, counts[a.Folder], ""))
+	}
+	return out, nil
 }

@@ -3,8 +3,10 @@ package read
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -90,5 +92,26 @@ func TestListsComeWithTheirWarnings(t *testing.T) {
 	}
 	if sums.BadUsage != 1 {
 		t.Errorf("SumUsage.BadUsage = %d, want 1", sums.BadUsage)
+	}
+}
+
+// A tape's anchors come in tape order, each with the entries it holds
+// besides its anchor entry.
+func TestListAnchors(t *testing.T) {
+	_, ix := fixture(t)
+	got, err := ListAnchors(context.Background(), ix, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, a := range got {
+		fmt.Fprintf(&b, "%s %s %d %s; ", a.Tape, a.Folder, a.Entries, a.State)
+	}
+	want := `a 001_session-start 0 {"owner":"human"}; a 002_plan 1 {"summary":"plan"}; a 003_build 1 {"summary":"build"}; a 004_plan 1 {"summary":"plan"}; `
+	if b.String() != want {
+		t.Errorf("ListAnchors(a) =\n%s\nwant\n%s", b.String(), want)
+	}
+	if none, err := ListAnchors(context.Background(), ix, "nobody"); err != nil || len(none) != 0 {
+		t.Errorf("ListAnchors(nobody) = %v, %v; want none", none, err)
 	}
 }

@@ -195,30 +195,29 @@ func (c *AnchorsCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer closeAll()
-	anchors, counts, err := ix.Anchors(env.Context(), t.Name())
+	anchors, err := read.ListAnchors(env.Context(), ix, t.Name())
 	if err != nil {
 		return err
 	}
 	if c.JSON {
 		out := newJSONLines(env.Stdout)
 		for _, a := range anchors {
-			if err := out.write(records.NewAnchor(t.Name(), a, counts[a.Folder], "")); err != nil {
+			if err := out.write(a); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return printAnchors(env, t, anchors, counts)
+	return printAnchors(env, anchors)
 }
 
 // printAnchors prints anchors as a table with a header, names in full, as
 // --anchor and tape show take them; a state, a payload that can hold a
 // whole summary, is cut at summaryWidth, and gives way to fit a terminal.
-func printAnchors(env *Env, t *tapelog.Tape, anchors []tapelog.Anchor, counts map[string]int) error {
+func printAnchors(env *Env, anchors []records.Anchor) error {
 	tab := table{header: true, columns: []column{{title: "SEQ"}, {title: "NAME", give: 1, min: 16}, {title: "ENTRIES", right: true},
 		{title: "DATE", drop: 1}, {title: "STATE", give: 2, min: 16}}}
-	for _, a := range anchors {
-		r := records.NewAnchor(t.Name(), a, counts[a.Folder], "")
+	for _, r := range anchors {
 		date := ""
 		if r.Date != nil {
 			date = shortDate(*r.Date)
@@ -227,7 +226,7 @@ func printAnchors(env *Env, t *tapelog.Tape, anchors []tapelog.Anchor, counts ma
 		if state == "{}" {
 			state = ""
 		}
-		tab.add(text(fmt.Sprintf("%03d", a.Seq)), text(a.Name), text(fmt.Sprint(r.Entries)), text(date), text(oneLine(state, summaryWidth)))
+		tab.add(text(fmt.Sprintf("%03d", r.Seq)), text(r.Name), text(fmt.Sprint(r.Entries)), text(date), text(oneLine(state, summaryWidth)))
 	}
 	return tab.write(env.Stdout, terminalColumns(env.Stdout), env.color)
 }
