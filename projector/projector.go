@@ -42,7 +42,7 @@ type Projector struct {
 	// prepared (generation.go): another one at index.db means the index
 	// was made anew since, whatever the inode says.
 	gen  string
-	lock *os.File
+	lock fileutil.HolderLock
 	// Holder names this process in the lock file, for those who wait.
 	Holder string
 	// RankWindow overrides DefaultRankWindow for Search.
@@ -103,7 +103,7 @@ func Open(ctx context.Context, ws *tapelog.Workspace) (*Projector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open index lock: %w", err)
 	}
-	p.lock = lock
+	p.lock = fileutil.NewHolderLock(lock)
 	// The common case, an index of this version, needs no lock. It must
 	// not create index.db, though: only a holder of the lock may, after
 	// removing what a deleted index left (reopenLocked).
@@ -336,7 +336,7 @@ func (p *Projector) Close() error {
 	if p.db != nil {
 		err = p.db.Close()
 	}
-	if cerr := p.lock.Close(); err == nil {
+	if cerr := p.lock.File().Close(); err == nil {
 		err = cerr
 	}
 	return err
@@ -437,55 +437,24 @@ func (p *Projector) withLock(ctx context.Context, wait time.Duration, fn func() 
 	if err := p.acquire(ctx, wait); err != nil {
 		return err
 	}
-	defer fileutil.Unlock(p.lock) //nolint:errcheck // closing releases it anyway
+	defer fileutil.Unlock(p.lock.File()) //nolint:errcheck // closing releases it anyway
 	return fn()
 }
 
 // acquire takes the index lock, polling until wait runs out, and writes
 // this process into the lock file.
 func (p *Projector) acquire(ctx context.Context, wait time.Duration) error {
-	start := time.Now()
-	deadline := start.Add(wait)
-	delay := time.Millisecond
-	told := false
-	for {
-		ok, err := fileutil.TryLock(p.lock)
-		if err != nil {
-			return fmt.Errorf("lock index: %w", err)
-		}
-		if ok {
-			return p.writeHolder()
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w (%s); try again when it is done", ErrLocked, p.holder())
-		}
-		if !told && p.OnWait != nil && time.Since(start) > time.Second {
-			p.OnWait(p.holder())
-			told = true
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, 50*time.Millisecond)
+	ok, err := p.lock.Acquire(ctx, wait, p.OnWait)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return fmt.Errorf("lock index: %w", err)
+	case !ok:
+		return fmt.Errorf("%w (%s); try again when it is done", ErrLocked, p.lock.HeldBy())
 	}
-}
-
-func (p *Projector) writeHolder() error {
-	if err := p.lock.Truncate(0); err != nil {
+	if err := p.lock.WriteHolder(p.Holder); err != nil {
 		return fmt.Errorf("write index lock: %w", err)
 	}
-	_, err := p.lock.WriteAt([]byte(fmt.Sprintf("pid %d: %s\n", os.Getpid(), p.Holder)), 0)
-	return err
-}
-
-// holder says who holds the lock, as written in the lock file.
-func (p *Projector) holder() string {
-	buf := make([]byte, 256)
-	n, _ := p.lock.ReadAt(buf, 0)
-	if s := strings.TrimSpace(string(buf[:n])); s != "" {
-		return "held by " + s
-	}
-	return "held by another process"
+	return nil
 }
