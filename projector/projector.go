@@ -3,7 +3,6 @@ package projector
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	"github.com/tape-dev/tape/internal/sqlitefile"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views/recency"
 )
@@ -272,7 +272,7 @@ func (p *Projector) connect(fi fs.FileInfo) error {
 	// One connection: the projector writes from one goroutine, and one
 	// connection keeps its temporary state (prepared statements, snapshot)
 	// simple. Readers in other processes have their own.
-	p.db = sql.OpenDB(newConnector(p.dsn("immediate")))
+	p.db = sql.OpenDB(sqlitefile.NewPersistWALConnector(p.dsn("immediate")))
 	p.db.SetMaxOpenConns(1)
 	return nil
 }
@@ -285,43 +285,8 @@ func (p *Projector) connect(fi fs.FileInfo) error {
 // lock at once), or "deferred". (It was once set by replacing text in the
 // DSN, which a workspace path holding that text would have defeated.)
 func (p *Projector) dsn(txlock string) string {
-	return fileURI(p.path) + "?mode=rw&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=" + txlock + p.maxPages
+	return sqlitefile.URI(p.path) + "?mode=rw&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=" + txlock + p.maxPages
 }
-
-// fileURI is the file: URI SQLite opens for the file at path. '?' and
-// '#' end a URI's path, and '%' starts an escape, so they are escaped: a
-// workspace in a folder named "C#" had its index opened at "C", outside
-// the workspace.
-func fileURI(path string) string {
-	return "file:" + uriPath.Replace(path)
-}
-
-var uriPath = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
-
-// connector opens connections with SQLITE_FCNTL_PERSIST_WAL set, so that
-// closing a connection never deletes the -wal and -shm files by name. That
-// matters when index.db was deleted while this process had it open: the
-// files at those names may by then belong to a new index.
-type connector struct {
-	drv *sqlite.Driver
-	dsn string
-}
-
-func newConnector(dsn string) *connector {
-	drv := &sqlite.Driver{}
-	drv.RegisterConnectionHook(func(c sqlite.ExecQuerierContext, _ string) error {
-		fc, ok := c.(sqlite.FileControl)
-		if !ok {
-			return errors.New("projector: the sqlite driver cannot set PERSIST_WAL")
-		}
-		_, err := fc.FileControlPersistWAL("main", 1)
-		return err
-	})
-	return &connector{drv: drv, dsn: dsn}
-}
-
-func (c *connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
-func (c *connector) Driver() driver.Driver                        { return c.drv }
 
 func inode(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
