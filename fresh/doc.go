@@ -42,7 +42,8 @@
 //   - takeover.go: an explicit watcher's takeover from one a read started
 //     on demand (decision 0068).
 //   - watchlock.go: watch.lock, which one watcher per workspace holds and
-//     names itself in; Watching, for tape info.
+//     names itself in (a fileutil.HolderLock, as the index's lock is);
+//     Watching, for tape info.
 //   - served.go: the index a long-running server shares (Served).
 //   - lag.go: the lag of a tape's files, or a workspace's (TapeBytes).
 //   - doctor.go: tape doctor's check of the index against the files

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -37,9 +36,9 @@ const TakeoverWait = time.Minute
 
 // lock takes watch.lock for Run, from a watcher started on demand if need
 // be, and writes this watcher into it.
-func (w *Watcher) lock(ctx context.Context, lock *os.File) error {
+func (w *Watcher) lock(ctx context.Context, lock fileutil.HolderLock) error {
 	lockCtx, cancel := context.WithTimeout(ctx, lockWait)
-	err := fileutil.LockContext(lockCtx, lock)
+	err := fileutil.LockContext(lockCtx, lock.File())
 	cancel()
 	if err != nil && ctx.Err() == nil && !w.OnDemand {
 		err = w.takeOver(ctx, lock)
@@ -48,14 +47,13 @@ func (w *Watcher) lock(ctx context.Context, lock *os.File) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("%w (%s); stop it first", ErrWatching, holderOf(lock))
+		return fmt.Errorf("%w (%s); stop it first", ErrWatching, lock.Holder())
 	}
-	line := fmt.Sprintf("pid %d: tape watch", os.Getpid())
+	what := "tape watch"
 	if w.OnDemand {
-		line += onDemandMark
+		what += onDemandMark
 	}
-	lock.Truncate(0)                   //nolint:errcheck // the line only names the holder in messages
-	lock.WriteAt([]byte(line+"\n"), 0) //nolint:errcheck
+	lock.WriteHolder(what) //nolint:errcheck // the line only names the holder in messages
 	return nil
 }
 
@@ -64,7 +62,7 @@ func (w *Watcher) lock(ctx context.Context, lock *os.File) error {
 // was not started on demand, and after TakeoverWait. Whoever holds the
 // lock is asked again if it changes: another read may start a watcher
 // the moment the first one hands over.
-func (w *Watcher) takeOver(ctx context.Context, lock *os.File) error {
+func (w *Watcher) takeOver(ctx context.Context, lock fileutil.HolderLock) error {
 	deadline := time.Now().Add(TakeoverWait)
 	asked := ""
 	defer func() {
@@ -73,7 +71,7 @@ func (w *Watcher) takeOver(ctx context.Context, lock *os.File) error {
 		}
 	}()
 	for {
-		holder := holderOf(lock)
+		holder := lock.Holder()
 		if !strings.HasSuffix(holder, onDemandMark) {
 			return ErrWatching
 		}
@@ -91,7 +89,7 @@ func (w *Watcher) takeOver(ctx context.Context, lock *os.File) error {
 			}
 		}
 		waitCtx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-		err := fileutil.LockContext(waitCtx, lock)
+		err := fileutil.LockContext(waitCtx, lock.File())
 		cancel()
 		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
 			return err
@@ -129,16 +127,9 @@ func (w *Watcher) takeoverRequest(name string) (request, handOver bool) {
 	return true, w.OnDemand
 }
 
-// holderOf is the line a watcher wrote into watch.lock.
-func holderOf(lock *os.File) string {
-	buf := make([]byte, 128)
-	n, _ := lock.ReadAt(buf, 0)
-	return strings.TrimSpace(string(buf[:n]))
-}
-
 // holderPID is the pid of watch.lock's line, as written: "" if none.
 func holderPID(holder string) string {
-	if pid := lockPID([]byte(holder)); pid > 0 {
+	if pid := fileutil.HolderPID(holder); pid > 0 {
 		return fmt.Sprint(pid)
 	}
 	return ""

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -91,7 +92,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 		return err
 	}
 	defer lock.Close()
-	if err := w.lock(ctx, lock); err != nil {
+	if err := w.lock(ctx, fileutil.NewHolderLock(lock)); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}

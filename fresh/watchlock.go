@@ -1,9 +1,6 @@
 package fresh
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/tape-dev/tape/internal/fileutil"
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -23,7 +20,7 @@ func Watching(ws *tapelog.Workspace) (running bool, pid int) {
 	if err != nil {
 		return true, 0
 	}
-	return true, lockPID(data)
+	return true, fileutil.HolderPID(string(data))
 }
 
 // watcherRunning reports whether a watcher holds watch.lock. It takes a
@@ -37,19 +34,4 @@ func watcherRunning(ws *tapelog.Workspace) bool {
 	defer f.Close()
 	free, err := fileutil.TryLockShared(f)
 	return err == nil && !free
-}
-
-// lockPID reads the pid a watcher writes into watch.lock, "pid <n>: tape
-// watch"; 0 if there is none.
-func lockPID(data []byte) int {
-	rest, ok := strings.CutPrefix(string(data), "pid ")
-	if !ok {
-		return 0
-	}
-	field, _, _ := strings.Cut(rest, ":")
-	pid, err := strconv.Atoi(field)
-	if err != nil || pid <= 0 {
-		return 0
-	}
-	return pid
 }

@@ -108,7 +108,11 @@
 //
 // # Beside the format
 //
-// The core of the one rule of which tapes a command reads
+// Reading an entry back from where an index found it (its file, offset
+// and length), checked to be still the entry indexed, same id and kind,
+// else a *LineError that says to reindex (Workspace.EntryReader,
+// entryreader.go); when a tape started, its first anchor's date
+// (Tape.Started); the core of the one rule of which tapes a command reads
 // (Workspace.SelectTape, scope.go), shared by the CLI and the MCP server;
 // time bounds written as RFC 3339 or a duration ago (ParseWhen); following
 // a growing tape as its files grow and anchors are added (follow.go); and

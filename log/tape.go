@@ -138,6 +138,30 @@ func (t *Tape) Anchors() ([]Anchor, error) {
 	return anchors, nil
 }
 
+// Started is when the tape started: the date of its first anchor, as its
+// anchor.json holds it. It is the zero Time when the tape has no anchor
+// folder, or its first one has no anchor.json or no date; an error when
+// the anchors folder cannot be listed, the first anchor.json cannot be
+// read (a *LineError), or its date does not parse.
+func (t *Tape) Started() (time.Time, error) {
+	refs, err := t.listFolders()
+	if err != nil || len(refs) == 0 {
+		return time.Time{}, err
+	}
+	a := t.readAnchor(refs[0])
+	switch {
+	case a.Err != nil:
+		return time.Time{}, a.Err
+	case a.Entry.Date == "":
+		return time.Time{}, nil
+	}
+	at, err := ParseTime(a.Entry.Date)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("start of tape %s: %w", t.name, err)
+	}
+	return at, nil
+}
+
 // readAnchor reads a folder's anchor.json. A missing file gives an anchor
 // named by the slug; an unreadable one the same, with Err set.
 func (t *Tape) readAnchor(ref folderRef) Anchor {

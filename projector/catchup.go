@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/internal/fts5"
+	"github.com/tape-dev/tape/internal/sqlitefile"
 )
 
 // Stats says what a pass did.
@@ -83,7 +84,7 @@ func (p *Projector) CatchUpBeside(ctx context.Context, wait time.Duration, rec *
 		if p.Fresh || p.replaced() {
 			return ErrReplaced
 		}
-		db := sql.OpenDB(newConnector(p.dsn("immediate")))
+		db := sql.OpenDB(sqlitefile.NewPersistWALConnector(p.dsn("immediate")))
 		db.SetMaxOpenConns(1)
 		defer db.Close()
 		err := p.passOn(ctx, db, false, nil, &stats)
@@ -217,7 +218,7 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 		// BEGIN IMMEDIATE would lock the attached build too, and its
 		// builder could not write it: begin deferred, then take index.db's
 		// write lock with a first write (lockMain).
-		db = sql.OpenDB(newConnector(p.dsn("deferred")))
+		db = sql.OpenDB(sqlitefile.NewPersistWALConnector(p.dsn("deferred")))
 		db.SetMaxOpenConns(1)
 		defer db.Close()
 	}

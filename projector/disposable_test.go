@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tape-dev/tape/internal/sqlitefile"
 )
 
 // removeIndex deletes index.db and its WAL and shared-memory files, as
@@ -126,7 +128,7 @@ func TestConnectionNeverCreatesIndex(t *testing.T) {
 	p := openProjector(t, ws)
 	catchUp(t, p)
 	removeIndex(t, ws.Dir())
-	db := sql.OpenDB(newConnector(p.dsn("immediate")))
+	db := sql.OpenDB(sqlitefile.NewPersistWALConnector(p.dsn("immediate")))
 	defer db.Close()
 	var st Stats
 	if err := p.passOn(context.Background(), db, false, nil, &st); err == nil {

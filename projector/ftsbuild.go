@@ -58,10 +58,10 @@ func (p *Projector) withKilledBuilds(fn func()) {
 	if !buildsLeft(p.ws) {
 		return
 	}
-	if free, err := fileutil.TryLock(p.lock); err != nil || !free {
+	if free, err := fileutil.TryLock(p.lock.File()); err != nil || !free {
 		return // a pass runs: the files are its own, or it removes them
 	}
-	defer fileutil.Unlock(p.lock) //nolint:errcheck // closing releases it anyway
+	defer fileutil.Unlock(p.lock.File()) //nolint:errcheck // closing releases it anyway
 	fn()
 }
 

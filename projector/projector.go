@@ -3,7 +3,6 @@ package projector
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	"github.com/tape-dev/tape/internal/sqlitefile"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views/recency"
 )
@@ -42,7 +42,7 @@ type Projector struct {
 	// prepared (generation.go): another one at index.db means the index
 	// was made anew since, whatever the inode says.
 	gen  string
-	lock *os.File
+	lock fileutil.HolderLock
 	// Holder names this process in the lock file, for those who wait.
 	Holder string
 	// RankWindow overrides DefaultRankWindow for Search.
@@ -103,7 +103,7 @@ func Open(ctx context.Context, ws *tapelog.Workspace) (*Projector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open index lock: %w", err)
 	}
-	p.lock = lock
+	p.lock = fileutil.NewHolderLock(lock)
 	// The common case, an index of this version, needs no lock. It must
 	// not create index.db, though: only a holder of the lock may, after
 	// removing what a deleted index left (reopenLocked).
@@ -272,7 +272,7 @@ func (p *Projector) connect(fi fs.FileInfo) error {
 	// One connection: the projector writes from one goroutine, and one
 	// connection keeps its temporary state (prepared statements, snapshot)
 	// simple. Readers in other processes have their own.
-	p.db = sql.OpenDB(newConnector(p.dsn("immediate")))
+	p.db = sql.OpenDB(sqlitefile.NewPersistWALConnector(p.dsn("immediate")))
 	p.db.SetMaxOpenConns(1)
 	return nil
 }
@@ -285,43 +285,8 @@ func (p *Projector) connect(fi fs.FileInfo) error {
 // lock at once), or "deferred". (It was once set by replacing text in the
 // DSN, which a workspace path holding that text would have defeated.)
 func (p *Projector) dsn(txlock string) string {
-	return fileURI(p.path) + "?mode=rw&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=" + txlock + p.maxPages
+	return sqlitefile.URI(p.path) + "?mode=rw&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=" + txlock + p.maxPages
 }
-
-// fileURI is the file: URI SQLite opens for the file at path. '?' and
-// '#' end a URI's path, and '%' starts an escape, so they are escaped: a
-// workspace in a folder named "C#" had its index opened at "C", outside
-// the workspace.
-func fileURI(path string) string {
-	return "file:" + uriPath.Replace(path)
-}
-
-var uriPath = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
-
-// connector opens connections with SQLITE_FCNTL_PERSIST_WAL set, so that
-// closing a connection never deletes the -wal and -shm files by name. That
-// matters when index.db was deleted while this process had it open: the
-// files at those names may by then belong to a new index.
-type connector struct {
-	drv *sqlite.Driver
-	dsn string
-}
-
-func newConnector(dsn string) *connector {
-	drv := &sqlite.Driver{}
-	drv.RegisterConnectionHook(func(c sqlite.ExecQuerierContext, _ string) error {
-		fc, ok := c.(sqlite.FileControl)
-		if !ok {
-			return errors.New("projector: the sqlite driver cannot set PERSIST_WAL")
-		}
-		_, err := fc.FileControlPersistWAL("main", 1)
-		return err
-	})
-	return &connector{drv: drv, dsn: dsn}
-}
-
-func (c *connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
-func (c *connector) Driver() driver.Driver                        { return c.drv }
 
 func inode(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
@@ -336,7 +301,7 @@ func (p *Projector) Close() error {
 	if p.db != nil {
 		err = p.db.Close()
 	}
-	if cerr := p.lock.Close(); err == nil {
+	if cerr := p.lock.File().Close(); err == nil {
 		err = cerr
 	}
 	return err
@@ -437,55 +402,24 @@ func (p *Projector) withLock(ctx context.Context, wait time.Duration, fn func() 
 	if err := p.acquire(ctx, wait); err != nil {
 		return err
 	}
-	defer fileutil.Unlock(p.lock) //nolint:errcheck // closing releases it anyway
+	defer fileutil.Unlock(p.lock.File()) //nolint:errcheck // closing releases it anyway
 	return fn()
 }
 
 // acquire takes the index lock, polling until wait runs out, and writes
 // this process into the lock file.
 func (p *Projector) acquire(ctx context.Context, wait time.Duration) error {
-	start := time.Now()
-	deadline := start.Add(wait)
-	delay := time.Millisecond
-	told := false
-	for {
-		ok, err := fileutil.TryLock(p.lock)
-		if err != nil {
-			return fmt.Errorf("lock index: %w", err)
-		}
-		if ok {
-			return p.writeHolder()
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w (%s); try again when it is done", ErrLocked, p.holder())
-		}
-		if !told && p.OnWait != nil && time.Since(start) > time.Second {
-			p.OnWait(p.holder())
-			told = true
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, 50*time.Millisecond)
+	ok, err := p.lock.Acquire(ctx, wait, p.OnWait)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return fmt.Errorf("lock index: %w", err)
+	case !ok:
+		return fmt.Errorf("%w (%s); try again when it is done", ErrLocked, p.lock.HeldBy())
 	}
-}
-
-func (p *Projector) writeHolder() error {
-	if err := p.lock.Truncate(0); err != nil {
+	if err := p.lock.WriteHolder(p.Holder); err != nil {
 		return fmt.Errorf("write index lock: %w", err)
 	}
-	_, err := p.lock.WriteAt([]byte(fmt.Sprintf("pid %d: %s\n", os.Getpid(), p.Holder)), 0)
-	return err
-}
-
-// holder says who holds the lock, as written in the lock file.
-func (p *Projector) holder() string {
-	buf := make([]byte, 256)
-	n, _ := p.lock.ReadAt(buf, 0)
-	if s := strings.TrimSpace(string(buf[:n])); s != "" {
-		return "held by " + s
-	}
-	return "held by another process"
+	return nil
 }

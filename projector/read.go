@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -239,14 +237,14 @@ func queryLocated(ctx context.Context, q querier, query string, args []any) ([]l
 // whose line cannot be read back as it was indexed comes back without a
 // payload, and its error in errs.
 func (p *Projector) load(ctx context.Context, found []located) (entries []tapelog.Entry, errs []error, err error) {
-	r := newLineLoader(p.ws)
-	defer r.close()
+	r := p.ws.EntryReader()
+	defer r.Close()
 	entries = make([]tapelog.Entry, len(found))
 	for i, l := range found {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		e, err := r.load(l)
+		e, err := l.read(r)
 		if err != nil {
 			errs = append(errs, err)
 			e = l.e
@@ -257,59 +255,20 @@ func (p *Projector) load(ctx context.Context, found []located) (entries []tapelo
 	return entries, errs, nil
 }
 
-// lineLoader reads lines at known places, keeping the last file open, since
-// entries in tape order come mostly from the same few files.
-type lineLoader struct {
-	ws  *tapelog.Workspace
-	key fileKey
-	f   *os.File
-	buf []byte
-}
-
-func newLineLoader(ws *tapelog.Workspace) *lineLoader { return &lineLoader{ws: ws} }
-
-func (r *lineLoader) close() {
-	if r.f != nil {
-		r.f.Close()
-	}
-}
-
-func (r *lineLoader) load(l located) (tapelog.Entry, error) {
-	e := l.e
+// read reads the entry's line back from its file (an anchor entry's
+// payload is in the index already): on an error, it returns what the
+// index knows of it.
+func (l located) read(r *tapelog.EntryReader) (tapelog.Entry, error) {
 	if l.fileID == 0 {
-		return e, nil
+		return l.e, nil
 	}
-	key := fileKey{tape: e.Pos.Tape, folder: e.Pos.Folder, name: e.Pos.File}
-	if key != r.key || r.f == nil {
-		r.close()
-		r.f, r.key = nil, key
-		t, err := r.ws.Tape(key.tape)
-		if err != nil {
-			return e, err
-		}
-		if r.f, err = t.OpenFile(key.folder, key.name); err != nil {
-			return e, stale(e, "cannot open: "+tapelog.IOReason(err))
-		}
+	want := l.e
+	want.Pos.Length = l.length
+	e, err := r.ReadEntry(want)
+	if err != nil {
+		return l.e, err
 	}
-	if cap(r.buf) < l.length {
-		r.buf = make([]byte, l.length)
-	}
-	buf := r.buf[:l.length]
-	if _, err := r.f.ReadAt(buf, e.Pos.Offset); err != nil && err != io.EOF {
-		return e, stale(e, "cannot read: "+err.Error())
-	}
-	a := tapelog.Anchor{Seq: e.Pos.AnchorSeq, Folder: e.Pos.Folder, Name: e.Pos.Anchor}
-	got, err := tapelog.EntryAt(a, e.Pos.File, e.Pos.Line, buf)
-	if err != nil || got.ID != e.ID || got.Kind != e.Kind {
-		return e, stale(e, "the line changed since it was indexed; run 'tape reindex'")
-	}
-	got.Pos = e.Pos
-	got.Pos.Length = l.length
-	return got, nil
-}
-
-func stale(e tapelog.Entry, reason string) error {
-	return &tapelog.LineError{Path: e.Pos.Path(), Line: e.Pos.Line, Offset: e.Pos.Offset, Reason: reason}
+	return e, nil
 }
 
 // BadLines returns the bad lines recorded for a tape, or for some of its
@@ -405,7 +364,7 @@ func (p *Projector) snapshot(ctx context.Context, fn func(q querier) error) erro
 
 // entryAt reads the entry with the given rowid; on an error it returns
 // what the index knows of it, without its payload.
-func (p *Projector) entryAt(ctx context.Context, q querier, loader *lineLoader, rowid int64) (tapelog.Entry, error) {
+func (p *Projector) entryAt(ctx context.Context, q querier, r *tapelog.EntryReader, rowid int64) (tapelog.Entry, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+entryColumns+` FROM entries e JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder WHERE e.rowid = ?`, rowid)
 	if err != nil {
 		return tapelog.Entry{}, fmt.Errorf("query entry: %w", err)
@@ -418,7 +377,7 @@ func (p *Projector) entryAt(ctx context.Context, q querier, loader *lineLoader, 
 	if err != nil {
 		return tapelog.Entry{}, err
 	}
-	e, err := loader.load(l)
+	e, err := l.read(r)
 	if err != nil {
 		e.Payload = nil
 	}

@@ -127,16 +127,16 @@ func (p *Projector) Read(ctx context.Context, fn func(r views.Reader) error) err
 		return fmt.Errorf("read index: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // it only read
-	loader := newLineLoader(p.ws)
-	defer loader.close()
-	return fn(snapshotReader{p: p, q: tx, loader: loader})
+	entries := p.ws.EntryReader()
+	defer entries.Close()
+	return fn(snapshotReader{p: p, q: tx, entries: entries})
 }
 
 // snapshotReader is a views.Reader on a read transaction.
 type snapshotReader struct {
-	p      *Projector
-	q      querier
-	loader *lineLoader
+	p       *Projector
+	q       querier
+	entries *tapelog.EntryReader
 }
 
 func (r snapshotReader) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
@@ -148,5 +148,5 @@ func (r snapshotReader) QueryRowContext(ctx context.Context, query string, args 
 }
 
 func (r snapshotReader) Entry(ctx context.Context, rowid int64) (tapelog.Entry, error) {
-	return r.p.entryAt(ctx, r.q, r.loader, rowid)
+	return r.p.entryAt(ctx, r.q, r.entries, rowid)
 }

@@ -3,8 +3,6 @@ package projector
 import (
 	"cmp"
 	"slices"
-
-	tapelog "github.com/tape-dev/tape/log"
 )
 
 // newTapesByStart orders the tapes of want that the index does not hold
@@ -39,23 +37,15 @@ func (w *walker) newTapesByStart(want []string) []string {
 	return append(known, fresh...)
 }
 
-// startOf is the time of the tape's first anchor, in nanoseconds; 0 when
-// it has none or it cannot be read.
+// startOf is when the tape started (tapelog.Tape.Started), in
+// nanoseconds; 0 when it has no date or it cannot be read.
 func (w *walker) startOf(name string) int64 {
 	t, err := w.ws.Tape(name)
 	if err != nil {
 		return 0
 	}
-	folders, err := t.Folders()
-	if err != nil || len(folders) == 0 {
-		return 0
-	}
-	a, _, err := t.ReadAnchorRaw(folders[0].Name)
-	if err != nil || a.Entry.Date == "" {
-		return 0
-	}
-	at, err := tapelog.ParseTime(a.Entry.Date)
-	if err != nil {
+	at, err := t.Started()
+	if err != nil || at.IsZero() {
 		return 0
 	}
 	return at.UnixNano()

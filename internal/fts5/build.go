@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime"
+
+	"github.com/tape-dev/tape/internal/sqlitefile"
 )
 
 // batch is how many search rows go to a builder at a time: one channel
@@ -194,7 +196,7 @@ func (p *part) flush(ctx context.Context) error {
 // as one of 32 MiB (FTS5 writes its segments mostly in order).
 func (p *part) start(ctx context.Context) error {
 	p.started = true
-	p.db = openDB(fileURI(p.path) + "?mode=rw&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-8192)&_pragma=locking_mode(NORMAL)")
+	p.db = openDB(sqlitefile.URI(p.path) + "?mode=rw&_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-8192)&_pragma=locking_mode(NORMAL)")
 	if _, err := p.db.ExecContext(ctx, Schema); err != nil {
 		return fmt.Errorf("create search index build %s: %w", p.path, err)
 	}

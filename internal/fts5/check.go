@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/internal/searchlang"
+	"github.com/tape-dev/tape/internal/sqlitefile"
 )
 
 // This file checks that the SQLite linked in writes FTS5's records as the
@@ -217,7 +218,7 @@ func joinCheckBuild(ctx context.Context, dir string, rows []row, fault func(cont
 
 // openCheckDB opens a scratch database of the check, on one connection.
 func openCheckDB(path string) *sql.DB {
-	return openDB(fileURI(path) + "?_pragma=journal_mode(MEMORY)&_pragma=synchronous(OFF)")
+	return openDB(sqlitefile.URI(path) + "?_pragma=journal_mode(MEMORY)&_pragma=synchronous(OFF)")
 }
 
 // applyRows writes rows to db's entries_fts in one transaction, as a pass

@@ -3,10 +3,8 @@ package fts5
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
-	"strings"
 
-	"modernc.org/sqlite"
+	"github.com/tape-dev/tape/internal/sqlitefile"
 )
 
 // Schema creates the search index, entries_fts, in index.db (package
@@ -30,28 +28,11 @@ type Tx interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// fileURI is the file: URI SQLite opens for the file at path. '?' and
-// '#' end a URI's path, and '%' starts an escape, so they are escaped: a
-// workspace in a folder named "C#" had its index, and its builds, opened
-// at "C", outside the workspace. (Package projector escapes index.db's
-// path the same way; its TestWorkspacePathWithURICharacters covers both.)
-func fileURI(path string) string {
-	return "file:" + uriPath.Replace(path)
-}
-
-var uriPath = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
-
 // openDB opens the database of dsn on one connection: the builders and
 // the check each write theirs from one goroutine. None of them is in WAL
 // mode, so none needs the PERSIST_WAL that index.db's connections set.
 func openDB(dsn string) *sql.DB {
-	db := sql.OpenDB(connector{dsn: dsn})
+	db := sql.OpenDB(sqlitefile.NewConnector(dsn))
 	db.SetMaxOpenConns(1)
 	return db
 }
-
-// connector opens connections to one dsn with modernc.org/sqlite.
-type connector struct{ dsn string }
-
-func (c connector) Connect(context.Context) (driver.Conn, error) { return c.Driver().Open(c.dsn) }
-func (connector) Driver() driver.Driver                          { return &sqlite.Driver{} }

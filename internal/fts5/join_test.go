@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/tape-dev/tape/internal/searchlang"
+	"github.com/tape-dev/tape/internal/sqlitefile"
 	"github.com/tape-dev/tape/testkit/short"
 )
 
@@ -21,7 +22,7 @@ import (
 // connection.
 func ftsIndexDB(t *testing.T, path string) *sql.DB {
 	t.Helper()
-	db := openDB(fileURI(path))
+	db := openDB(sqlitefile.URI(path))
 	t.Cleanup(func() { db.Close() })
 	return db
 }
@@ -330,7 +331,7 @@ func applyToBuild(t *testing.T, build *Build, ops []ftsOp) {
 func joinTo(t *testing.T, build *Build, path string) int {
 	t.Helper()
 	ctx := context.Background()
-	db := openDB(fileURI(path))
+	db := openDB(sqlitefile.URI(path))
 	defer db.Close()
 	if _, err := db.Exec(Schema); err != nil {
 		t.Fatal(err)

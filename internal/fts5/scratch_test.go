@@ -101,17 +101,3 @@ func TestRemoveBuilds(t *testing.T) {
 		t.Fatalf("RemoveBuilds with nothing to remove: %v", err)
 	}
 }
-
-// A path's characters that mean something in a file: URI are escaped.
-func TestFileURI(t *testing.T) {
-	for _, tc := range []struct{ path, want string }{
-		{"/w/.tape/index-build.db", "file:/w/.tape/index-build.db"},
-		{"/C#/.tape/x.db", "file:/C%23/.tape/x.db"},
-		{"/a?b/100%/x.db", "file:/a%3Fb/100%25/x.db"},
-		{"/x%23/y.db", "file:/x%2523/y.db"},
-	} {
-		if got := fileURI(tc.path); got != tc.want {
-			t.Errorf("fileURI(%q) = %q; want %q", tc.path, got, tc.want)
-		}
-	}
-}
