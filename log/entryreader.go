@@ -55,10 +55,13 @@ func (r *EntryReader) ReadEntry(want Entry) (Entry, error) {
 	if cap(r.buf) < pos.Length {
 		r.buf = make([]byte, pos.Length)
 	}
-	buf := r.buf[:pos.Length]
-	if _, err := r.f.ReadAt(buf, pos.Offset); err != nil && err != io.EOF {
+	// Only the bytes read: a file cut since it was indexed reads short,
+	// and the rest of the buffer holds an earlier line.
+	n, err := r.f.ReadAt(r.buf[:pos.Length], pos.Offset)
+	if err != nil && err != io.EOF {
 		return want, staleLine(pos, "cannot read: "+err.Error())
 	}
+	buf := r.buf[:n]
 	a := Anchor{Seq: pos.AnchorSeq, Folder: pos.Folder, Name: pos.Anchor}
 	got, err := EntryAt(a, pos.File, pos.Line, buf)
 	if err != nil || got.ID != want.ID || got.Kind != want.Kind {

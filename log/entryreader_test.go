@@ -133,3 +133,25 @@ func rewrite(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// A reader that read a line, asked for it again after the file was cut in
+// the middle of it, says it changed: what it read before is not taken for
+// the missing bytes.
+func TestEntryReaderFileCutAfterARead(t *testing.T) {
+	t.Parallel()
+	ws := openHandMade(t, entryReaderTape)
+	want := entryByID(t, mustTape(t, ws, "t"), "e1")
+	r := ws.EntryReader()
+	defer r.Close()
+	if _, err := r.ReadEntry(want); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(ws.Dir(), "tapes/t/anchors/001_start/events.jsonl")
+	if err := os.Truncate(path, want.Pos.Offset+int64(want.Pos.Length)/2); err != nil {
+		t.Fatal(err)
+	}
+	var le *LineError
+	if _, err := r.ReadEntry(want); !errors.As(err, &le) || le.Reason != "the line changed since it was indexed; run 'tape reindex'" {
+		t.Errorf("ReadEntry of a line cut in half after it was read: %v; want it said changed", err)
+	}
+}
