@@ -9,7 +9,8 @@
 //
 // # Files, by concern
 //
-//   - The index: opening, the schema and its version, the lock
+//   - The index: opening (the file through internal/sqlitefile), the
+//     schema and its version, the lock, a fileutil.HolderLock
 //     (projector.go, schema.go), and the views it keeps beside the
 //     entries, listed in one place (views.go; package views says what a
 //     view is).
@@ -31,10 +32,11 @@
 //     build, the check kept once per Projector, removing what a killed
 //     pass left), and a pass whose build cannot be joined writes in place.
 //   - Search: ranking (search.go) in the language of package
-//     internal/searchlang; a common word's newest matches across tapes by
-//     the recency blocks (newest.go, views/recency), which follow time
-//     because a pass reads new tapes in the order they started
-//     (walkorder.go) (the query language, tokens, CJK bigrams, snippets).
+//     internal/searchlang (the query language, tokens, CJK bigrams,
+//     snippets); a common word's newest matches across tapes by the
+//     recency blocks (newest.go, views/recency), which follow time because
+//     a pass reads new tapes in the order they started (walkorder.go, by
+//     log's Tape.Started).
 //   - What a watcher (package fresh) asks of the index: a catch-up
 //     scoped to what its events named, and the removal of a killed
 //     build's files (watched.go); the index's generation, which a
@@ -45,7 +47,8 @@
 //     shares are package fresh's.
 //   - Reads: entries, anchors (and the one after another, in tape
 //     order), where an entry is, bad lines and a tape's chat messages in
-//     tape order (read.go).
+//     tape order (read.go); each entry's line is read back, and checked
+//     to be the one indexed, by log's EntryReader.
 //   - What tape info and tape doctor ask of the index: its size, bad
 //     lines and checkpoints (info.go), how far it has read each file and
 //     the anchor folders it holds (export.go), and a killed build's
