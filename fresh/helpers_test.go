@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,37 +43,16 @@ func catchUp(t *testing.T, p *projector.Projector) projector.Stats {
 	return st
 }
 
-// appendMsgs appends one user message a content to a tape, in one batch.
+// appendMsgs appends one user message of each content to a tape, in one
+// batch; appendMsg one.
 func appendMsgs(t *testing.T, ws *tapelog.Workspace, tape string, contents []string) {
 	t.Helper()
-	tp, err := ws.Tape(tape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tp.Close()
-	batch := make([]tapelog.Entry, 0, len(contents))
-	for _, c := range contents {
-		p, _ := json.Marshal(map[string]string{"role": "user", "content": c})
-		batch = append(batch, tapelog.Entry{Kind: tapelog.KindMessage, Payload: p})
-	}
-	if _, err := tp.Append(context.Background(), batch...); err != nil {
-		t.Fatal(err)
-	}
+	tapetest.AppendMessages(t, ws, tape, contents...)
 }
 
 func appendMsg(t *testing.T, ws *tapelog.Workspace, tape, content string) tapelog.Entry {
 	t.Helper()
-	tp, err := ws.Tape(tape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tp.Close()
-	p, _ := json.Marshal(map[string]string{"role": "user", "content": content})
-	out, err := tp.Append(context.Background(), tapelog.Entry{Kind: tapelog.KindMessage, Payload: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out[0]
+	return tapetest.AppendMessages(t, ws, tape, content)[0]
 }
 
 func appendRaw(t *testing.T, path, text string) { t.Helper(); tapetest.AppendRaw(t, path, text) }

@@ -2,7 +2,6 @@ package projector
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,37 +43,16 @@ func catchUp(t *testing.T, p *Projector) Stats {
 	return st
 }
 
-// appendMsgs appends one user message a content to a tape, in one batch.
+// appendMsgs appends one user message of each content to a tape, in one
+// batch; appendMsg one.
 func appendMsgs(t *testing.T, ws *tapelog.Workspace, tape string, contents []string) {
 	t.Helper()
-	tp, err := ws.Tape(tape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tp.Close()
-	batch := make([]tapelog.Entry, 0, len(contents))
-	for _, c := range contents {
-		p, _ := json.Marshal(map[string]string{"role": "user", "content": c})
-		batch = append(batch, tapelog.Entry{Kind: tapelog.KindMessage, Payload: p})
-	}
-	if _, err := tp.Append(context.Background(), batch...); err != nil {
-		t.Fatal(err)
-	}
+	tapetest.AppendMessages(t, ws, tape, contents...)
 }
 
 func appendMsg(t *testing.T, ws *tapelog.Workspace, tape, content string) tapelog.Entry {
 	t.Helper()
-	tp, err := ws.Tape(tape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tp.Close()
-	p, _ := json.Marshal(map[string]string{"role": "user", "content": content})
-	out, err := tp.Append(context.Background(), tapelog.Entry{Kind: tapelog.KindMessage, Payload: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out[0]
+	return tapetest.AppendMessages(t, ws, tape, content)[0]
 }
 
 // found reports whether a search, on the index as it stands, finds word.

@@ -262,29 +262,3 @@ func (m *Mutator) Files() []string { return m.files() }
 
 // Folders lists the anchor folders of the workspace.
 func (m *Mutator) Folders() []string { return m.folders() }
-
-// NewWorkspace makes a workspace with its tape main in a new temporary
-// folder, closed when the test ends.
-func NewWorkspace(t testing.TB) *tapelog.Workspace {
-	t.Helper()
-	ws, _, err := tapelog.Init(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	return ws
-}
-
-// AppendRaw appends text to the file at path, as a writer without tape
-// does: no lock, no check, the file made if it is not there.
-func AppendRaw(t testing.TB, path, text string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(text); err != nil {
-		t.Fatal(err)
-	}
-}
