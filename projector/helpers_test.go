@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/tape-dev/tape/internal/fts5"
 	"github.com/tape-dev/tape/internal/searchlang"
@@ -124,27 +122,7 @@ func rebuilt(t *testing.T, ws *tapelog.Workspace, show func(*Projector) string) 
 	return show(p)
 }
 
-func newWorkspaceB(b *testing.B) *tapelog.Workspace {
-	b.Helper()
-	ws, _, err := tapelog.Init(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ws.Close() })
-	return ws
-}
-
 func itoa(n int) string { return fmt.Sprint(n) }
-
-// reportPercentiles reports the median and 95th percentile of durations.
-func reportPercentiles(b *testing.B, d []time.Duration) {
-	if len(d) == 0 {
-		return
-	}
-	slices.Sort(d)
-	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(d[len(d)*95/100].Microseconds())/1000, "p95-ms")
-}
 
 // answerWords are the words answers searches for: a CJK word (bigrams)
 // and one with a digit. Each search loads its hits from the files and
