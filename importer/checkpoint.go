@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,16 +20,22 @@ import (
 
 // checkpointVersion is the version of the checkpoint files' form; a file
 // of another version is ignored (and the next import reads every file
-// from its start, skipping what the tapes hold).
-const checkpointVersion = 2
+// from its start, skipping what the tapes hold). Version 2 was JSON, in
+// <source>.json; 3 is the same in gob (decision 0078).
+const (
+	checkpointVersion       = 3
+	legacyCheckpointVersion = 2
+)
 
 // checkpoints is what one source's imports remember, in
-// .tape/import/<source>.json: per transcript file, how far it was read;
+// .tape/import/<source>.gob: per transcript file, how far it was read;
 // per tape, how the importer left it.
 type checkpoints struct {
 	Version int                    `json:"version"`
 	Files   map[string]*checkpoint `json:"files"` // by absolute path
 	Tapes   map[string]tapeSeen    `json:"tapes"` // by tape name
+	// legacy: read from version 2's JSON, which the next save replaces.
+	legacy bool
 }
 
 // tapeSeen is a tape as an import left it.
@@ -55,34 +63,74 @@ type checkpoint struct {
 // compared, to tell a file that grew from one that was rewritten.
 const tailBytes = 4096
 
-func checkpointsPath(src source.Source) string { return "import/" + src.Name() + ".json" }
+func checkpointsPath(src source.Source) string { return "import/" + src.Name() + ".gob" }
 
-// loadCheckpoints reads a source's checkpoints; missing, unreadable or of
-// another version, they are empty: the tapes themselves say what was
-// imported.
+// legacyCheckpointsPath is where version 2 kept them, as JSON.
+func legacyCheckpointsPath(src source.Source) string { return "import/" + src.Name() + ".json" }
+
+// loadCheckpoints reads a source's checkpoints, or, where there are none
+// yet, version 2's; missing, unreadable or of another version, they are
+// empty: the tapes themselves say what was imported.
+//
+// An import again with nothing new reads them whole and stats each
+// transcript: at 3,471 transcripts the JSON of version 2 was 2.2 MB, and
+// decoding it took 30 to 50 ms of a 70 to 150 ms import; gob decodes the
+// same in 7 ms (decision 0078).
 func loadCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoints, error) {
-	cp := &checkpoints{Version: checkpointVersion, Files: map[string]*checkpoint{}, Tapes: map[string]tapeSeen{}}
 	data, err := ws.ReadPrivate(checkpointsPath(src), 1<<30)
 	if errors.Is(err, fs.ErrNotExist) {
-		return cp, nil
+		return loadLegacyCheckpoints(ws, src)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the import checkpoints: %w", err)
 	}
 	var read checkpoints
-	if json.Unmarshal(data, &read) != nil || read.Version != checkpointVersion || read.Files == nil || read.Tapes == nil {
-		return cp, nil
+	if gob.NewDecoder(bytes.NewReader(data)).Decode(&read) != nil || !read.usable(checkpointVersion) {
+		return emptyCheckpoints(), nil
 	}
 	return &read, nil
 }
 
-func (cp *checkpoints) save(ws *tapelog.Workspace, src source.Source) error {
-	data, err := json.Marshal(cp)
+// loadLegacyCheckpoints reads version 2's JSON, if there is one.
+func loadLegacyCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoints, error) {
+	data, err := ws.ReadPrivate(legacyCheckpointsPath(src), 1<<30)
+	if errors.Is(err, fs.ErrNotExist) {
+		return emptyCheckpoints(), nil
+	}
 	if err != nil {
+		return nil, fmt.Errorf("read the import checkpoints: %w", err)
+	}
+	var read checkpoints
+	if json.Unmarshal(data, &read) != nil || !read.usable(legacyCheckpointVersion) {
+		return emptyCheckpoints(), nil
+	}
+	read.Version, read.legacy = checkpointVersion, true
+	return &read, nil
+}
+
+func emptyCheckpoints() *checkpoints {
+	return &checkpoints{Version: checkpointVersion, Files: map[string]*checkpoint{}, Tapes: map[string]tapeSeen{}}
+}
+
+// usable reports whether checkpoints read are of the version and whole.
+func (cp *checkpoints) usable(version int) bool {
+	return cp.Version == version && cp.Files != nil && cp.Tapes != nil
+}
+
+// save writes the checkpoints, and removes version 2's file they replace.
+func (cp *checkpoints) save(ws *tapelog.Workspace, src source.Source) error {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(cp); err != nil {
 		return fmt.Errorf("encode the import checkpoints: %w", err)
 	}
-	if err := ws.WritePrivate(checkpointsPath(src), data); err != nil {
+	if err := ws.WritePrivate(checkpointsPath(src), buf.Bytes()); err != nil {
 		return fmt.Errorf("save the import checkpoints: %w", err)
+	}
+	if cp.legacy {
+		if err := ws.Remove(legacyCheckpointsPath(src)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the import checkpoints of version 2: %w", err)
+		}
+		cp.legacy = false
 	}
 	return nil
 }

@@ -34,7 +34,9 @@ func (im *Importer) newRun() (*run, error) {
 	if im.Full {
 		clear(cp.Files)
 	}
-	return &run{im: im, cp: cp, marks: map[string]string{}, distrust: map[string]bool{}, savedAt: time.Now()}, nil
+	// Checkpoints of version 2 are saved in version 3's form at the end,
+	// even if nothing else changed.
+	return &run{im: im, cp: cp, marks: map[string]string{}, distrust: map[string]bool{}, savedAt: time.Now(), dirty: cp.legacy}, nil
 }
 
 // mark is the tape's mark now.

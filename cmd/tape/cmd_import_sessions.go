@@ -36,7 +36,7 @@ transcripts after 30 days; what tape imported stays. With no .tape/ here or
 above, the import makes one here, without a tape main.
 
 Importing again reads only what is new: each transcript's checkpoint is kept
-in .tape/import/claude.json, and every entry's id comes from its line, so
+in .tape/import/claude.gob, and every entry's id comes from its line, so
 nothing is imported twice. A line that cannot be imported is reported as
 FILE:LINE and the rest is imported (exit status 2). A record still being
 written (an assistant turn whose last line has not come) is imported by the
@@ -55,7 +55,7 @@ Without a PATH, reads $CODEX_HOME/sessions, else ~/.codex/sessions. With no
 .tape/ here or above, the import makes one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
-.tape/import/codex.json; ids from the lines). A line that cannot be imported
+.tape/import/codex.gob; ids from the lines). A line that cannot be imported
 is reported as FILE:LINE and the rest is imported (exit status 2).
 docs/IMPORT.md has the mapping.
 
