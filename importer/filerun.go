@@ -20,7 +20,7 @@ func (r *run) prepare(path string) (*fileRun, FileStats, error) {
 	st := FileStats{File: path}
 	// A stat first: most transcripts of an import again have nothing new,
 	// and opening each cost a third of such an import.
-	fi, err := os.Stat(path)
+	fi, err := r.stat(path)
 	if err != nil {
 		r.im.warn(fmt.Errorf("stat %s: %w; skipped", path, unwrapPath(err)))
 		return nil, st, nil

@@ -76,16 +76,27 @@ type FileStats struct {
 // the workspace ends the import. What was imported before an error or a
 // cancellation stays imported, and the next import goes on from there.
 func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, error) {
-	files, err := im.find(paths)
-	if err != nil {
-		return nil, err
-	}
 	unlock, err := im.ws.LockImports(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	// The walk of the transcripts' folders and the reading of the
+	// checkpoints, each a fifth of an import again with nothing new, at once.
+	var files []string
+	found := make(chan error, 1)
+	go func() {
+		var err error
+		files, err = im.find(paths)
+		found <- err
+	}()
 	r, err := im.newRun()
+	if ferr := <-found; ferr != nil {
+		if r != nil {
+			r.close()
+		}
+		return nil, ferr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +108,7 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 		// than a crash leaves.
 		synced = im.ws.DeferSyncs()
 	}
+	r.statAhead(files)
 	all, err := r.pipeline(ctx, files)
 	return all, joinErrors(err, synced(), r.save()) // in this order
 }

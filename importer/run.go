@@ -3,6 +3,7 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -22,6 +23,8 @@ type run struct {
 	marks    map[string]string // tape -> its mark now, as far as this run knows
 	distrust map[string]bool   // tapes a transcript of this run is read again from the start for
 	tapesDir *os.File          // .tape/tapes, held open for stats (dirIdentity)
+	ahead    map[string]fs.FileInfo
+	dirs     map[string]string // tape -> dirIdentity, as statAhead found it
 	savedAt  time.Time
 	dirty    bool
 }
@@ -131,7 +134,11 @@ func (r *run) commit(fr *fileRun) error {
 // --full reads every transcript again.)
 func (r *run) tapesThere(cp *checkpoint) bool {
 	for _, name := range cp.Tapes {
-		if r.dirIdentity(name) != r.cp.Tapes[name].Dir {
+		id, ok := r.dirs[name]
+		if !ok {
+			id = r.dirIdentity(name)
+		}
+		if id != r.cp.Tapes[name].Dir {
 			return false
 		}
 	}
@@ -143,18 +150,27 @@ func (r *run) tapesThere(cp *checkpoint) bool {
 // held open: an import with nothing new makes one such stat per
 // transcript, and the absolute path's nine names took a third of it.
 func (r *run) dirIdentity(tape string) string {
-	if r.tapesDir == nil {
-		d, err := os.Open(r.im.ws.Abs("tapes"))
-		if err != nil {
-			return ""
-		}
-		r.tapesDir = d
+	if !r.openTapes() {
+		return ""
 	}
 	var st unix.Stat_t
 	if err := unix.Fstatat(int(r.tapesDir.Fd()), tape+"/anchors", &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return ""
 	}
 	return strconv.FormatUint(st.Ino, 10) + ":" + strconv.FormatInt(st.Mtim.Nano(), 10)
+}
+
+// openTapes opens the tapes folder for dirIdentity, once, and reports
+// whether it is open.
+func (r *run) openTapes() bool {
+	if r.tapesDir == nil {
+		d, err := os.Open(r.im.ws.Abs("tapes"))
+		if err != nil {
+			return false
+		}
+		r.tapesDir = d
+	}
+	return true
 }
 
 // forget drops the marks of tapes an import wrote to and could not finish:
