@@ -25,12 +25,12 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup|views|many|mcp|serve|transcripts|import|pg [flags]")
+		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup|views|many|mcp|serve|transcripts|copies|import|pg [flags]")
 		os.Exit(2)
 	}
 	cmds := map[string]func([]string) error{
 		"gen": gen, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup, "views": viewsBench,
-		"many": many, "mcp": mcpBench, "serve": serveBench, "transcripts": transcripts, "import": importBench,
+		"many": many, "mcp": mcpBench, "serve": serveBench, "transcripts": transcripts, "copies": copies, "import": importBench,
 		"pg": pgBench,
 	}
 	run, ok := cmds[os.Args[1]]
