@@ -390,4 +390,21 @@ func TestSearchCommonWordOnSmallTape(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("hits = %q, want %q", got, want)
 	}
+
+	// The small tape's span of rowids now holds the big one's too.
+	appendMsgs(t, ws, "big", common[:5])
+	appendMsg(t, ws, "small", "common three")
+	catchUp(t, p)
+	hits, err = p.Search(context.Background(), SearchQuery{Text: "common", Tapes: []string{"small"}, Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, h := range hits {
+		got = append(got, h.Entry.Pos.Tape+":"+views.SearchText(h.Entry)+":"+h.RankedBy)
+	}
+	want = []string{"small:common three\n:recency", "small:common two\n:recency"}
+	if !slices.Equal(got, want) {
+		t.Errorf("after appends to both: hits = %q, want %q", got, want)
+	}
 }

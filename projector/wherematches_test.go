@@ -2,6 +2,7 @@ package projector
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -95,3 +96,58 @@ func BenchmarkSearchWhereMatchesAre(b *testing.B) {
 
 // matchPlaceRatio bounds BenchmarkSearchWhereMatchesAre's ratio.
 const matchPlaceRatio = 3
+
+// BenchmarkSearchOneTapeWhereMatchesAre times a search of one tape of
+// 4,800 messages for a word common in other tapes and absent from it, and
+// for a word in its newest messages; it fails when the first costs more
+// than matchPlaceRatio times the second (issue 31: a common word on a
+// small tape asked FTS5 about each of the tape's entries, 1.8 s here):
+//
+//	go test ./projector -run '^$' -bench SearchOneTapeWhereMatchesAre -benchtime 20x
+func BenchmarkSearchOneTapeWhereMatchesAre(b *testing.B) {
+	ws := clusteredTapes(b, 900, 24) // glacier in the oldest 300, meteor in the newest
+	tp, err := ws.Tape("big")
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := make([]tapelog.Entry, 4800)
+	for j := range batch {
+		word := "river"
+		if j >= len(batch)-40 {
+			word = "meteor"
+		}
+		payload, _ := json.Marshal(map[string]string{"role": "user", "content": fmt.Sprintf("step %d of the %s session", j, word)})
+		batch[j] = tapelog.Entry{Kind: tapelog.KindMessage, Payload: payload}
+	}
+	if _, err := tp.Append(context.Background(), batch...); err != nil {
+		b.Fatal(err)
+	}
+	tp.Close()
+	p, err := Open(context.Background(), ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.CatchUp(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	took := map[string]time.Duration{}
+	for _, tt := range []struct {
+		word string
+		hits int
+	}{{"meteor", 20}, {"glacier", 0}} {
+		b.Run(tt.word, func(b *testing.B) {
+			start := time.Now()
+			for b.Loop() {
+				hits, err := p.Search(context.Background(), SearchQuery{Text: tt.word, Tapes: []string{"big"}, Limit: 20})
+				if err != nil || len(hits) != tt.hits {
+					b.Fatalf("search %s in tape big: %d hits, %v; want %d", tt.word, len(hits), err, tt.hits)
+				}
+			}
+			took[tt.word] = time.Since(start) / time.Duration(b.N)
+		})
+	}
+	if ratio := float64(took["glacier"]) / float64(took["meteor"]); ratio > matchPlaceRatio {
+		b.Fatalf("in one tape, a word it lacks took %v a search, one of its newest entries %v: %.1fx, over %vx", took["glacier"], took["meteor"], ratio, matchPlaceRatio)
+	}
+}
