@@ -14,15 +14,18 @@ const aheadWorkers = 8
 // their checkpoints name, several at once, before the pipeline prepares
 // the transcripts one at a time (prepare, tapesThere): an import again
 // with nothing new is little but these stats, one of each a transcript.
-// What a stat found then is what prepare finds: the pipeline's own writes
-// come after, as they came after its prepares of the files ahead before.
+// They are taken before any write of the import: a transcript that grows
+// during a long import is taken as it was, and the next import reads the
+// rest; a tape an earlier transcript of the import wrote no longer has
+// the identity found, and the transcript is checked by its mark (run.trusts),
+// which costs time, never an entry.
 func (r *run) statAhead(files []string) {
 	r.ahead = make(map[string]fs.FileInfo, len(files))
 	r.dirs = map[string]string{}
 	if len(files) < 2*aheadWorkers {
 		return // not worth the goroutines
 	}
-	r.openTapes() // before the goroutines share it
+	tapesOpen := r.openTapes() // before the goroutines share it
 	infos := make([]fs.FileInfo, len(files))
 	dirs := make([]map[string]string, aheadWorkers)
 	var wg sync.WaitGroup
@@ -33,7 +36,7 @@ func (r *run) statAhead(files []string) {
 				if fi, err := os.Stat(files[i]); err == nil {
 					infos[i] = fi
 				}
-				if cp := r.cp.Files[files[i]]; cp != nil {
+				if cp := r.cp.Files[files[i]]; cp != nil && tapesOpen {
 					for _, name := range cp.Tapes {
 						dirs[w][name] = r.dirIdentity(name)
 					}

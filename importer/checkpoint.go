@@ -105,6 +105,11 @@ func loadLegacyCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoin
 		return emptyCheckpoints(), nil
 	}
 	read.Version, read.legacy = checkpointVersion, true
+	for path, cp := range read.Files {
+		if cp == nil { // gob cannot write a nil; no version 2 wrote one
+			delete(read.Files, path)
+		}
+	}
 	return &read, nil
 }
 
@@ -126,12 +131,12 @@ func (cp *checkpoints) save(ws *tapelog.Workspace, src source.Source) error {
 	if err := ws.WritePrivate(checkpointsPath(src), buf.Bytes()); err != nil {
 		return fmt.Errorf("save the import checkpoints: %w", err)
 	}
-	if cp.legacy {
-		if err := ws.Remove(legacyCheckpointsPath(src)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove the import checkpoints of version 2: %w", err)
-		}
-		cp.legacy = false
+	// Version 2's file, read or left by an older tape beside: it is no
+	// longer read.
+	if err := ws.Remove(legacyCheckpointsPath(src)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the import checkpoints of version 2: %w", err)
 	}
+	cp.legacy = false
 	return nil
 }
 

@@ -76,6 +76,11 @@ type FileStats struct {
 // the workspace ends the import. What was imported before an error or a
 // cancellation stays imported, and the next import goes on from there.
 func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, error) {
+	for _, p := range paths { // a path that is not there fails now, not after another import
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("open %s: %w", p, unwrapPath(err))
+		}
+	}
 	unlock, err := im.ws.LockImports(ctx)
 	if err != nil {
 		return nil, err

@@ -557,7 +557,7 @@ func TestListsWarn(t *testing.T) {
 	appendTo(t, ws, "main",
 		"tool_result", `{"results":[{"call_id":"nobody"}]}`,
 		"event", `{"name":"run","data":{"model":"m","usage":{"input_tokens":-1,"output_tokens":2}}}`)
-	if err := os.Symlink(t.TempDir(), filepath.Join(ws.Dir(), "tapes", "alias")); err != nil {
+	if err := os.Symlink(t.TempDir(), filepath.Join(ws.Dir(), "tapes", "alias\nwarning: forged")); err != nil {
 		t.Fatal(err)
 	}
 	c := connect(t, ws, Options{})
@@ -565,12 +565,15 @@ func TestListsWarn(t *testing.T) {
 	if len(tapes.Warnings) != 1 || !strings.Contains(tapes.Warnings[0], "tapes/alias") || !strings.Contains(txt, "warning: ") {
 		t.Errorf("tapes: warnings %q\n%s", tapes.Warnings, txt)
 	}
+	if strings.Contains(txt, "\nwarning: forged") { // a name's newline starts no line of the text
+		t.Errorf("tapes: a folder's name made a line of its own:\n%s", txt)
+	}
 	listed, txt := ok[callsResult](c, "calls", map[string]any{})
 	if len(listed.Warnings) != 1 || !strings.Contains(listed.Warnings[0], "1 tool results answer no call") || !strings.Contains(listed.Warnings[0], "(nobody)") {
 		t.Errorf("calls: warnings %q\n%s", listed.Warnings, txt)
 	}
 	sums, txt := ok[usageResult](c, "usage", map[string]any{})
-	if len(sums.Groups) != 1 || sums.Groups[0].RunsBadUsage != 1 || !strings.Contains(txt, "warning: 1 run gave token counts") {
+	if len(sums.Groups) != 1 || sums.Groups[0].RunsBadUsage != 1 || len(sums.Warnings) != 1 || !strings.Contains(txt, "warning: 1 run gave token counts") {
 		t.Errorf("usage: %+v\n%s", sums, txt)
 	}
 }

@@ -172,9 +172,10 @@ type usageArgs struct {
 }
 
 type usageResult struct {
-	By     string               `json:"by"`
-	Groups []records.UsageGroup `json:"groups"`
-	Total  int                  `json:"total" jsonschema:"how many groups there are"`
+	By       string               `json:"by"`
+	Groups   []records.UsageGroup `json:"groups"`
+	Total    int                  `json:"total" jsonschema:"how many groups there are"`
+	Warnings []string             `json:"warnings,omitempty" jsonschema:"runs whose token counts were not summed"`
 }
 
 func (s *server) addUsage(srv *sdk.Server) error {
@@ -228,8 +229,9 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 		text.WriteString("\n")
 	}
 	if got.BadUsage > 0 {
-		warn(&text, []string{wording.Plural(got.BadUsage, "run", "runs") + " gave token counts that are not whole numbers from 0 to 2^40; those counts are not summed (runs_bad_usage)"})
+		res.Warnings = []string{wording.Plural(got.BadUsage, "run", "runs") + " gave token counts that are not whole numbers from 0 to 2^40; those counts are not summed (runs_bad_usage)"}
 	}
+	warn(&text, res.Warnings)
 	return res, text.String(), nil
 }
 
@@ -249,9 +251,11 @@ func orphanWarning(got read.Calls) []string {
 	return []string{w}
 }
 
-// warn writes each warning on a line of the text a client reads.
+// warn writes each warning on a line of the text a client reads, on one
+// line whatever it holds: a folder's name or a call's id could otherwise
+// start a line that reads as the server's.
 func warn(text *strings.Builder, warnings []string) {
 	for _, w := range warnings {
-		fmt.Fprintf(text, "warning: %s\n", w)
+		fmt.Fprintf(text, "warning: %s\n", wording.OneLine(w, 0))
 	}
 }

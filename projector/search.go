@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -122,7 +121,7 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 		recent = `e.rowid DESC`
 	case common && len(q.Tapes) != 1 && expr == loose:
 		var err error
-		if from, recent, args, err = p.acrossTapesByTime(ctx, loose, cond, args, c.filter(), limit); err != nil {
+		if from, recent, args, err = p.acrossTapesByTime(ctx, loose, cond, args, c.filter(), limit, q.Since); err != nil {
 			return nil, err
 		}
 	}
@@ -199,19 +198,14 @@ const byTime = `e.time_ns DESC, e.tape DESC, e.anchor_seq DESC, e.folder DESC, e
 // phrase in each is what the rank window avoids (DefaultRankWindow).
 // It returns the plan's FROM clause, its order and the arguments of the
 // query it makes.
-func (p *Projector) acrossTapesByTime(ctx context.Context, loose, cond string, args []any, filter conds, limit int) (from, order string, _ []any, err error) {
+func (p *Projector) acrossTapesByTime(ctx context.Context, loose, cond string, args []any, filter conds, limit int, since time.Time) (from, order string, _ []any, err error) {
 	dense, err := p.matchesMoreThan(ctx, loose, cmp.Or(p.denseAt, denseMatches))
 	if err != nil {
 		return "", "", nil, err
 	}
 	if dense {
-		ids, err := p.newestInBlocks(ctx, loose, filter, limit)
-		if err != nil {
-			return "", "", nil, err
-		}
-		list, _ := json.Marshal(ids) // integers: it cannot fail
-		return ` FROM json_each(?) newest CROSS JOIN entries e ON e.rowid = newest.value JOIN anchors a ON a.tape = e.tape AND a.folder = e.folder`,
-			byTime, []any{string(list)}, nil
+		from, args, err := p.newestInBlocks(ctx, loose, filter, limit, since)
+		return from, byTime, args, err
 	}
 	newest := `SELECT e.rowid AS id FROM entries_fts CROSS JOIN entries e ON e.rowid = entries_fts.rowid WHERE ` + cond +
 		` ORDER BY ` + byTime + ` LIMIT ` + strconv.Itoa(limit)

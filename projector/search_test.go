@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -406,5 +408,35 @@ func TestSearchCommonWordOnSmallTape(t *testing.T) {
 	want = []string{"small:common three\n:recency", "small:common two\n:recency"}
 	if !slices.Equal(got, want) {
 		t.Errorf("after appends to both: hits = %q, want %q", got, want)
+	}
+}
+
+// The dense plan lists its hits in one read and reads them back in
+// another: a rowid a pass freed between the two, and gave to another
+// entry, is dropped, not taken for a hit.
+func TestNewestInBlocksDropsReusedRowids(t *testing.T) {
+	ws := newWorkspace(t)
+	appendMsgs(t, ws, "old", []string{"plain words"})
+	appendMsgs(t, ws, "new", []string{"meteor one", "meteor two", "meteor three"})
+	p := openProjector(t, ws)
+	catchUp(t, p)
+	from, args, err := p.newestInBlocks(context.Background(), "meteor", conds{}, 20, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tape of the matches removed, and as many entries appended to
+	// another: they take the freed rowids.
+	if err := os.RemoveAll(filepath.Join(ws.Dir(), "tapes", "new")); err != nil {
+		t.Fatal(err)
+	}
+	catchUp(t, p)
+	appendMsgs(t, ws, "old", []string{"plain a", "plain b", "plain c", "plain d"})
+	catchUp(t, p)
+	var n int
+	if err := p.DB().QueryRow(`SELECT count(*)`+from, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d entries read back for rowids the matches no longer hold; want none", n)
 	}
 }

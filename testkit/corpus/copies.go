@@ -104,7 +104,7 @@ func rewriteID(k int, out []byte) {
 			start = i + 1
 		}
 	}
-	fill(out[start:end], k, []byte(id))
+	fill(out[start:end], k, []byte(id[start:end])) // the bare id: agent-X and "agentId":"X" agree
 }
 
 // fill overwrites the id's characters, keeping dashes, with hex digits (or

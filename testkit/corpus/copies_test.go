@@ -28,6 +28,9 @@ func TestRewriteIDs(t *testing.T) {
 			t.Errorf("%s: %s lost its prefix", id, a)
 		}
 	}
+	if file, field := RewriteIDs(1, []byte("agent-a3f9c21b0d4e5f607")), RewriteIDs(1, []byte(`"agentId":"a3f9c21b0d4e5f607"`)); string(file[len("agent-"):]) != string(field[len(`"agentId":"`):len(field)-1]) {
+		t.Errorf("a subagent's id in its file name (%s) and in its records (%s) differ", file, field)
+	}
 	text := `the message_count of a callback; "id":"x"; 8 tests passed in 12 s`
 	if got := string(RewriteIDs(3, []byte(text))); got != text {
 		t.Errorf("text without ids changed: %q", got)

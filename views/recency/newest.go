@@ -64,21 +64,23 @@ func (b Bounds) of(block int64) (latest, below sql.NullInt64) {
 }
 
 // Newest keeps the matches a listing looked up, and the Limit latest times
-// among them in a heap whose least is the Limit-th.
+// among them in a heap whose least is the Limit-th. Since, if valid, is a
+// floor no match below can pass (a search's --since).
 type Newest struct {
 	Limit int
+	Since sql.NullInt64
 	all   []match
 	heap  timeHeap
 }
 
 type match struct {
-	rowid int64
-	ns    sql.NullInt64
+	n  int // the caller's number for it
+	ns sql.NullInt64
 }
 
-// Add keeps a match: its rowid, and its time (none for an entry without).
-func (n *Newest) Add(rowid int64, ns sql.NullInt64) {
-	n.all = append(n.all, match{rowid, ns})
+// Add keeps match number n, of time ns (none for an entry without).
+func (n *Newest) Add(i int, ns sql.NullInt64) {
+	n.all = append(n.all, match{i, ns})
 	if len(n.heap) < n.Limit {
 		heap.Push(&n.heap, ns)
 	} else if CompareTimes(ns, n.heap[0]) > 0 {
@@ -95,30 +97,43 @@ func (n *Newest) kth() (sql.NullInt64, bool) {
 	return n.heap[0], true
 }
 
-// Done reports whether no match at or below block b, by rowid, can be as
-// late as the Limit-th kept.
+// floor is the time below which no match can be among the newest: the
+// Limit-th kept, or Since, the later; none while neither is known.
+func (n *Newest) floor() (sql.NullInt64, bool) {
+	kth, full := n.kth()
+	switch {
+	case n.Since.Valid && (!full || CompareTimes(n.Since, kth) > 0):
+		return n.Since, true
+	case full:
+		return kth, true
+	}
+	return sql.NullInt64{}, false
+}
+
+// Done reports whether no match at or below block b, by rowid, can be
+// among the newest.
 func (n *Newest) Done(b Bounds, block int64) bool {
-	kth, full := n.kth()
+	floor, ok := n.floor()
 	_, below := b.of(block)
-	return full && CompareTimes(below, kth) < 0
+	return ok && CompareTimes(below, floor) < 0
 }
 
-// Skip reports whether no match of block can be as late as the Limit-th
-// kept: it need not be looked up.
+// Skip reports whether no match of block can be among the newest: it
+// need not be looked up.
 func (n *Newest) Skip(b Bounds, block int64) bool {
-	kth, full := n.kth()
+	floor, ok := n.floor()
 	latest, _ := b.of(block)
-	return full && CompareTimes(latest, kth) < 0
+	return ok && CompareTimes(latest, floor) < 0
 }
 
-// Rowids are the matches kept as late as the Limit-th, ties included, or
-// all of them when fewer than Limit were kept.
-func (n *Newest) Rowids() []int64 {
+// Kept are the numbers of the matches kept as late as the Limit-th, ties
+// included, or of all of them when fewer than Limit were kept.
+func (n *Newest) Kept() []int {
 	kth, full := n.kth()
-	var out []int64
+	var out []int
 	for _, m := range n.all {
 		if !full || CompareTimes(m.ns, kth) >= 0 {
-			out = append(out, m.rowid)
+			out = append(out, m.n)
 		}
 	}
 	return out

@@ -32,8 +32,8 @@ func TestNewestPrunes(t *testing.T) {
 	if !n.Done(bounds, 2) {
 		t.Error("kth 55: not done at block 2, whose blocks end at 50")
 	}
-	if got := n.Rowids(); !slices.Equal(got, []int64{102, 103}) {
-		t.Errorf("Rowids = %v, want the two newest", got)
+	if got := n.Kept(); !slices.Equal(got, []int{102, 103}) {
+		t.Errorf("Kept = %v, want the two newest", got)
 	}
 }
 
@@ -47,8 +47,8 @@ func TestNewestKeepsTies(t *testing.T) {
 	}
 	n.Add(2, at(50))
 	n.Add(3, at(40))
-	if got := n.Rowids(); !slices.Equal(got, []int64{1, 2}) {
-		t.Errorf("Rowids = %v, want both ties", got)
+	if got := n.Kept(); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("Kept = %v, want both ties", got)
 	}
 }
 
@@ -69,5 +69,23 @@ func TestNewestWithoutTimes(t *testing.T) {
 	}
 	if n.Skip(b, 99) {
 		t.Error("a block the bounds do not know is skipped")
+	}
+}
+
+// A --since is a floor from the start: a block entirely before it is
+// skipped, and the listing ends below the last block after it, before
+// Limit matches are found.
+func TestNewestSince(t *testing.T) {
+	n := Newest{Limit: 5, Since: at(20)}
+	if !n.Skip(bounds, 1) || n.Skip(bounds, 2) || n.Done(bounds, 2) {
+		t.Errorf("since 20: Skip(1) %v, Skip(2) %v, Done(2) %v; want true, false, false", n.Skip(bounds, 1), n.Skip(bounds, 2), n.Done(bounds, 2))
+	}
+	early := Bounds{blocks: []int64{0, 1}, latest: []sql.NullInt64{at(10), at(30)}, below: []sql.NullInt64{at(10), at(30)}}
+	if !n.Done(early, 0) || n.Done(early, 1) {
+		t.Errorf("since 20: Done(0) %v, Done(1) %v; want true, false", n.Done(early, 0), n.Done(early, 1))
+	}
+	n.Add(1, at(40)) // one match: the floor stays since's
+	if !n.Skip(bounds, 1) {
+		t.Error("since 20, one match kept: block 1 (latest 10) is looked into")
 	}
 }
