@@ -284,8 +284,9 @@ func (p *Projector) connect(fi fs.FileInfo) error {
 // txlock is how its transactions begin: "immediate" (taking the write
 // lock at once), or "deferred". (It was once set by replacing text in the
 // DSN, which a workspace path holding that text would have defeated.)
+// Each connection caches 8 MiB of pages (decision 0079).
 func (p *Projector) dsn(txlock string) string {
-	return sqlitefile.URI(p.path) + "?mode=rw&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-32768)&_txlock=" + txlock + p.maxPages
+	return sqlitefile.URI(p.path) + "?mode=rw&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=journal_size_limit(67108864)&_pragma=cache_size(-8192)&_txlock=" + txlock + p.maxPages
 }
 
 func inode(fi fs.FileInfo) uint64 {
