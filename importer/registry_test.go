@@ -52,7 +52,7 @@ func TestEverySourceIsComplete(t *testing.T) {
 				}
 				all.Write(data)
 			}
-			for _, call := range []string{"sourcetest.CheckKeepsText(", "sourcetest.FuzzResume(", "sourcetest.CheckShape("} {
+			for _, call := range []string{"sourcetest.KeepsText(", "sourcetest.FuzzKeepsText(", "sourcetest.FuzzResume(", "sourcetest.CheckShape("} {
 				if !strings.Contains(all.String(), call) {
 					t.Errorf("importer/%s's tests do not call %s...)", pkg, call)
 				}

@@ -37,20 +37,27 @@ func imports(t *testing.T) map[string][]string {
 // the benchmark driver's corpora and PostgreSQL servers are theirs.
 const benchDriver = "cmd/tape-bench"
 
+// isKit reports whether a package is a test kit: one under testkit/, or
+// one named as Go names its own (net/http/httptest), beside what it
+// tests: importer/sourcetest.
+func isKit(pkg string) bool {
+	return strings.HasPrefix(pkg, "testkit/") || pkg == "testkit" || strings.HasSuffix(pkg, "test")
+}
+
 func TestLayers(t *testing.T) {
 	pkgs := imports(t)
 	if _, ok := pkgs["testkit/poll"]; !ok {
 		t.Fatalf("go list does not list the kits: %v", pkgs)
 	}
 	for pkg, imps := range pkgs {
-		kit := strings.HasPrefix(pkg, "testkit/") || pkg == "testkit"
+		kit := isKit(pkg)
 		ground := strings.HasPrefix(pkg, "internal/")
 		for _, imp := range imps {
 			rel, ours := strings.CutPrefix(imp, module)
 			if !ours {
 				continue
 			}
-			if !kit && pkg != benchDriver && strings.HasPrefix(rel, "testkit/") {
+			if !kit && pkg != benchDriver && isKit(rel) {
 				t.Errorf("%s imports the test kit %s: only tests and %s may", pkg, rel, benchDriver)
 			}
 			if ground && !strings.HasPrefix(rel, "internal/") {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tape-dev/tape/importer/sourcetest"
-	"github.com/tape-dev/tape/testkit/short"
 )
 
 // The property "an importer never drops text" (sourcetest.CheckKeepsText)
@@ -17,19 +16,10 @@ import (
 // lines (under a second); FuzzKeepsText explores more.
 func TestKeepsText(t *testing.T) {
 	t.Parallel()
-	for seed := range short.Seeds(400) {
-		sourcetest.CheckKeepsText(t, Source{}, seed, transcript, keptIn)
-	}
+	sourcetest.KeepsText(t, Source{}, transcript, keptIn)
 }
 
-func FuzzKeepsText(f *testing.F) {
-	for seed := range uint64(8) {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, seed uint64) {
-		sourcetest.CheckKeepsText(t, Source{}, seed, transcript, keptIn)
-	})
-}
+func FuzzKeepsText(f *testing.F) { sourcetest.FuzzKeepsText(f, Source{}, transcript, keptIn) }
 
 // keptIn says where a string at path in a record must be kept: a
 // timestamp in the entries' dates or metas; the envelope (ids, dates and

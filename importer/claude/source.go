@@ -13,7 +13,6 @@ package claude
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -55,11 +54,7 @@ func (Source) TapeName(s source.Session, long bool) string { return source.TapeN
 
 // NewConverter starts a converter of the transcript at path.
 func (Source) NewConverter(path string, state []byte) (source.Converter, error) {
-	c, err := newConverter(path, state)
-	if err != nil {
-		return nil, err // not a nil *converter in a non-nil Converter
-	}
-	return c, nil
+	return source.NewConverter(newConverter(path, state))
 }
 
 // fileSession is the session a transcript's name says it holds: a
@@ -106,10 +101,8 @@ type converter struct {
 
 func newConverter(path string, state []byte) (*converter, error) {
 	c := &converter{path: path}
-	if state != nil {
-		if err := json.Unmarshal(state, &c.st); err != nil {
-			return nil, fmt.Errorf("read the checkpoint's state: %w", err)
-		}
+	if err := source.LoadState(state, &c.st); err != nil {
+		return nil, err
 	}
 	if c.st.Started == nil {
 		c.st.Started = map[string]bool{}

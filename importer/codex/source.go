@@ -13,7 +13,6 @@ package codex
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -51,11 +50,7 @@ func (Source) TapeName(s source.Session, long bool) string { return source.TapeN
 
 // NewConverter starts a converter of the rollout at path.
 func (Source) NewConverter(path string, state []byte) (source.Converter, error) {
-	c, err := newConverter(path, state)
-	if err != nil {
-		return nil, err // not a nil *converter in a non-nil Converter
-	}
-	return c, nil
+	return source.NewConverter(newConverter(path, state))
 }
 
 // fileSession is the session a rollout's name says it holds: its
@@ -96,10 +91,8 @@ type converter struct {
 
 func newConverter(path string, state []byte) (*converter, error) {
 	c := &converter{path: path}
-	if state != nil {
-		if err := json.Unmarshal(state, &c.st); err != nil {
-			return nil, fmt.Errorf("read the checkpoint's state: %w", err)
-		}
+	if err := source.LoadState(state, &c.st); err != nil {
+		return nil, err
 	}
 	if c.st.Session.Source == "" {
 		c.st.Session = fileSession(path)

@@ -12,6 +12,9 @@
 package source
 
 import (
+	"encoding/json"
+	"fmt"
+
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -115,4 +118,26 @@ type Output struct {
 	// Anchor says the entry is an anchor: it starts the session's tape
 	// (its first output), or a new phase of it (a compaction).
 	Anchor bool
+}
+
+// NewConverter is what a source's NewConverter returns of its own
+// constructor's results: the converter, or nil and the error (a nil
+// pointer in a non-nil Converter would not be nil to the importer).
+func NewConverter[C Converter](c C, err error) (Converter, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// LoadState decodes a state a converter's State made, as JSON, into st;
+// nil (a transcript read for the first time) leaves st as it is.
+func LoadState(state []byte, st any) error {
+	if state == nil {
+		return nil
+	}
+	if err := json.Unmarshal(state, st); err != nil {
+		return fmt.Errorf("read the checkpoint's state: %w", err)
+	}
+	return nil
 }

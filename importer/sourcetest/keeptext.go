@@ -10,6 +10,7 @@ import (
 
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/short"
 )
 
 // Kept says where the property wants a string of a record kept.
@@ -32,13 +33,30 @@ const (
 // array's item. It is asked only about members, never about rec itself.
 type Rule func(rec any, path []string) Kept
 
+// KeepsText checks CheckKeepsText's property on 400 seeds (40 under
+// -short): a source's TestKeepsText, which takes a few hundred
+// transcripts of up to a few dozen lines in under a second.
+func KeepsText(t *testing.T, src source.Source, transcript func(*Gen) []string, rule Rule) {
+	for seed := range short.Seeds(400) {
+		CheckKeepsText(t, src, seed, transcript, rule)
+	}
+}
+
+// FuzzKeepsText explores CheckKeepsText's seeds: a source's FuzzKeepsText.
+func FuzzKeepsText(f *testing.F, src source.Source, transcript func(*Gen) []string, rule Rule) {
+	for seed := range uint64(8) {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) { CheckKeepsText(t, src, seed, transcript, rule) })
+}
+
 // CheckKeepsText checks the property "an importer never drops text" on
 // one transcript, made by transcript from a Gen of seed: the entries'
 // payloads hold every string of every record, but those rule says are
 // structure; no line that is a JSON object is a bad line; every entry
 // is one a tape takes, with a date a tape takes; and a checkpoint
 // anywhere changes nothing. A source's test runs it on a few hundred
-// seeds, and a fuzz target on more (claude/property_test.go).
+// seeds (KeepsText), and a fuzz target on more (FuzzKeepsText).
 func CheckKeepsText(t *testing.T, src source.Source, seed uint64, transcript func(*Gen) []string, rule Rule) {
 	t.Helper()
 	lines := transcript(NewGen(seed))
