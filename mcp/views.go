@@ -135,7 +135,10 @@ func (s *server) calls(ctx context.Context, a callsArgs) (callsResult, string, e
 	}
 	res, err := served(ctx, s, func(ix *projector.Projector) (callsResult, error) {
 		got, err := read.ListCalls(ctx, ix, calls.Filter{Tape: tape, Status: a.Status, Name: a.Name, Page: pg})
-		res := callsResult{Calls: make([]records.Call, 0, len(got.Page)), Total: got.Total, Warnings: append(warnings(got.Stale), orphanWarning(got)...)}
+		res := callsResult{Calls: make([]records.Call, 0, len(got.Page)), Total: got.Total, Warnings: warnings(got.Stale)}
+		if w := got.OrphansWarning(); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
 		for _, c := range got.Page {
 			res.Calls = append(res.Calls, records.NewCall(c))
 		}
@@ -228,27 +231,11 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 		text.WriteString(`no token usage recorded: no "run" event`)
 		text.WriteString("\n")
 	}
-	if got.BadUsage > 0 {
-		res.Warnings = []string{wording.Plural(got.BadUsage, "run", "runs") + " gave token counts that are not whole numbers from 0 to 2^40; those counts are not summed (runs_bad_usage)"}
+	if w := read.BadUsageWarning(got.BadUsage); w != "" {
+		res.Warnings = []string{w + " (runs_bad_usage)"}
 	}
 	warn(&text, res.Warnings)
 	return res, text.String(), nil
-}
-
-// orphanWarning says which results of a page of calls answer no call.
-func orphanWarning(got read.Calls) []string {
-	if got.OrphansTotal == 0 {
-		return nil
-	}
-	var where []string
-	for _, o := range got.Orphans {
-		where = append(where, fmt.Sprintf("%s:%d (%s)", o.Path, o.Line, o.CallID))
-	}
-	w := fmt.Sprintf("%d tool results answer no call of their tape: %s", got.OrphansTotal, strings.Join(where, ", "))
-	if got.OrphansTotal > len(got.Orphans) {
-		w += fmt.Sprintf(" and %d more", got.OrphansTotal-len(got.Orphans))
-	}
-	return []string{w}
 }
 
 // warn writes each warning on a line of the text a client reads, on one

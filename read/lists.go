@@ -3,7 +3,9 @@ package read
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read/records"
@@ -113,4 +115,30 @@ func ListAnchors(ctx context.Context, ix *projector.Projector, tape string) ([]r
 		out = append(out, records.NewAnchor(tape, a, counts[a.Folder], ""))
 	}
 	return out, nil
+}
+
+// OrphansWarning says which results answer no call, as every front end
+// warns of them (escaping it as it prints); "" when none does.
+func (c Calls) OrphansWarning() string {
+	if c.OrphansTotal == 0 {
+		return ""
+	}
+	where := make([]string, len(c.Orphans))
+	for i, o := range c.Orphans {
+		where[i] = fmt.Sprintf("%s:%d (%s)", o.Path, o.Line, o.CallID)
+	}
+	w := fmt.Sprintf("%d tool results answer no call of their tape: %s", c.OrphansTotal, strings.Join(where, ", "))
+	if more := c.OrphansTotal - len(c.Orphans); more > 0 {
+		w += fmt.Sprintf(" and %d more", more)
+	}
+	return w
+}
+
+// BadUsageWarning says how many runs were not summed for a bad token
+// count, as every front end warns of them; "" for none.
+func BadUsageWarning(bad int) string {
+	if bad == 0 {
+		return ""
+	}
+	return wording.Plural(bad, "run", "runs") + " gave token counts that are not whole numbers from 0 to 2^40; those counts are not summed"
 }

@@ -93,6 +93,18 @@ func TestListsComeWithTheirWarnings(t *testing.T) {
 	if sums.BadUsage != 1 {
 		t.Errorf("SumUsage.BadUsage = %d, want 1", sums.BadUsage)
 	}
+
+	// The words every front end warns with.
+	if w := got.OrphansWarning(); !strings.HasPrefix(w, "4 tool results answer no call of their tape: ") ||
+		!strings.Contains(w, ":3 (x1), ") || !strings.HasSuffix(w, "(x3) and 1 more") {
+		t.Errorf("OrphansWarning = %q", w)
+	}
+	if w := (Calls{}).OrphansWarning(); w != "" {
+		t.Errorf("OrphansWarning of no orphan = %q, want none", w)
+	}
+	if w, none := BadUsageWarning(sums.BadUsage), BadUsageWarning(0); !strings.HasPrefix(w, "1 run gave token counts that are not whole numbers") || none != "" {
+		t.Errorf("BadUsageWarning: %q, and %q for none", w, none)
+	}
 }
 
 // A tape's anchors come in tape order, each with the entries it holds

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/tape-dev/tape/internal/searchlang"
 	"github.com/tape-dev/tape/internal/wording"
@@ -254,8 +253,8 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.Totals = got.totals
-	if got.bad > 0 {
-		d.Warnings = []string{wording.Plural(got.bad, "run", "runs") + " gave token counts that are not whole numbers from 0 to 2^40; those counts are not summed"}
+	if w := read.BadUsageWarning(got.bad); w != "" {
+		d.Warnings = []string{w}
 	}
 	for _, u := range got.rows {
 		row := usageRow{Row: u}
@@ -285,15 +284,7 @@ func callWarnings(got read.Calls) []string {
 	for _, err := range got.Stale {
 		out = append(out, clip(err.Error())+"; skipped")
 	}
-	if got.OrphansTotal > 0 {
-		var where []string
-		for _, o := range got.Orphans {
-			where = append(where, fmt.Sprintf("%s:%d (%s)", o.Path, o.Line, o.CallID))
-		}
-		w := fmt.Sprintf("%d tool results answer no call of their tape: %s", got.OrphansTotal, strings.Join(where, ", "))
-		if more := got.OrphansTotal - len(got.Orphans); more > 0 {
-			w += fmt.Sprintf(" and %d more", more)
-		}
+	if w := got.OrphansWarning(); w != "" {
 		out = append(out, clip(w))
 	}
 	return out

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/tape-dev/tape/internal/wording"
@@ -409,9 +408,8 @@ func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector
 // warnBadUsage says on stderr how many of the runs summed gave a token
 // count that is not one, which the sums leave out (views.MaxRunTokens).
 func warnBadUsage(env *Env, bad int) {
-	if bad > 0 {
-		fmt.Fprintf(env.Stderr, "tape: warning: %s gave token counts that are not whole numbers from 0 to 2^40; those counts are not summed (runs_bad_usage in --json)\n",
-			wording.Plural(bad, "run", "runs"))
+	if w := read.BadUsageWarning(bad); w != "" {
+		fmt.Fprintf(env.Stderr, "tape: warning: %s (runs_bad_usage in --json)\n", w)
 	}
 }
 
@@ -469,19 +467,9 @@ func (c *UsageCmd) group(u usage.Row) []cell {
 // carries a call id that no waiting call has, so it is paired with none
 // (views/pairing.go). A few are named, with the count of all.
 func warnOrphans(env *Env, got read.Calls) {
-	if got.OrphansTotal == 0 {
-		return
+	if w := got.OrphansWarning(); w != "" {
+		fmt.Fprintf(env.Stderr, "tape: warning: %s; their call ids match no call waiting for a result\n", printable(w))
 	}
-	var where []string
-	for _, o := range got.Orphans {
-		where = append(where, fmt.Sprintf("%s:%d (%s)", o.Path, o.Line, o.CallID))
-	}
-	more := ""
-	if got.OrphansTotal > len(got.Orphans) {
-		more = fmt.Sprintf(" and %d more", got.OrphansTotal-len(got.Orphans))
-	}
-	fmt.Fprintf(env.Stderr, "tape: warning: %d tool results answer no call of their tape: %s%s; their call ids match no call waiting for a result\n",
-		got.OrphansTotal, printable(strings.Join(where, ", ")), more)
 }
 
 // MessagesCmd is `tape messages`.
