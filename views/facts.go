@@ -321,9 +321,7 @@ func (f Facts) IsPrompt() bool { return asciiEqualFold(f.Role, "user") && !f.Syn
 // promptText is a prompt's text as MessageText reads it, cut to at most
 // PromptBytes at a rune boundary, and whether it was cut.
 func promptText(payload map[string]any) (string, bool) {
-	var b strings.Builder
-	writeStrings(&b, payload["content"], "", false)
-	text := strings.TrimSpace(b.String())
+	text := messageText(payload)
 	if len(text) <= PromptBytes {
 		return text, false
 	}

@@ -88,6 +88,11 @@ func MessageText(payload json.RawMessage) string {
 	if json.Unmarshal(payload, &p) != nil {
 		return ""
 	}
+	return messageText(p)
+}
+
+// messageText is MessageText of a decoded payload.
+func messageText(p map[string]any) string {
 	var b strings.Builder
 	writeStrings(&b, p["content"], "", false)
 	return strings.TrimSpace(b.String())
