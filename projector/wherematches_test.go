@@ -2,7 +2,6 @@ package projector
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -59,16 +58,16 @@ func clusteredTapes(tb testing.TB, n, perTape int) *tapelog.Workspace {
 	return ws
 }
 
-// BenchmarkSearchWhereMatchesAre times a search of every tape, newest
-// first, for a word found only in old sessions, for one found only in new
-// ones, and for a word of every session since the last one started; it
-// fails when the first or the third costs more than matchPlaceRatio times
-// the second, since a search's cost is not to depend on where its matches
-// are (issue 31):
-//
-//	go test ./projector -run '^$' -bench SearchWhereMatchesAre -benchtime 20x
-func BenchmarkSearchWhereMatchesAre(b *testing.B) {
-	ws := clusteredTapes(b, 900, 24) // 7,200 matches of each word: more than denseMatches
+// placeCase is a search a where-matches benchmark times, and its hits.
+type placeCase struct {
+	q    SearchQuery
+	hits int
+}
+
+// timePlaces indexes ws, times each search in a sub-benchmark of its own
+// name (its Text), and fails when one of slow costs more than
+// matchPlaceRatio times the search named base.
+func timePlaces(b *testing.B, ws *tapelog.Workspace, base string, slow []string, cases []placeCase) {
 	p, err := Open(context.Background(), ws)
 	if err != nil {
 		b.Fatal(err)
@@ -78,16 +77,10 @@ func BenchmarkSearchWhereMatchesAre(b *testing.B) {
 		b.Fatal(err)
 	}
 	took := map[string]time.Duration{}
-	// "step" is in every message; 10 s after the last session started, it
-	// is in that session's last 15 alone: fewer than the page asks for.
-	late := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(899*time.Hour + 10*time.Second)
-	for _, tt := range []struct {
-		q    SearchQuery
-		hits int
-	}{{SearchQuery{Text: "meteor"}, 20}, {SearchQuery{Text: "glacier"}, 20}, {SearchQuery{Text: "step", Since: late}, 15}} {
+	for _, tt := range cases {
 		q := tt.q
+		q.Limit = 20
 		b.Run(q.Text, func(b *testing.B) {
-			q.Limit = 20
 			start := time.Now()
 			for b.Loop() {
 				hits, err := p.Search(context.Background(), q)
@@ -98,15 +91,32 @@ func BenchmarkSearchWhereMatchesAre(b *testing.B) {
 			took[q.Text] = time.Since(start) / time.Duration(b.N)
 		})
 	}
-	for _, slow := range []string{"glacier", "step"} {
-		if ratio := float64(took[slow]) / float64(took["meteor"]); ratio > matchPlaceRatio {
-			b.Fatalf("%q took %v a search, a word of new sessions %v: %.1fx, over %vx", slow, took[slow], took["meteor"], ratio, matchPlaceRatio)
+	for _, name := range slow {
+		if ratio := float64(took[name]) / float64(took[base]); ratio > matchPlaceRatio {
+			b.Fatalf("%q took %v a search, %q %v: %.1fx, over %vx", name, took[name], base, took[base], ratio, matchPlaceRatio)
 		}
 	}
 }
 
-// matchPlaceRatio bounds BenchmarkSearchWhereMatchesAre's ratio.
+// matchPlaceRatio bounds the where-matches benchmarks' ratios.
 const matchPlaceRatio = 3
+
+// BenchmarkSearchWhereMatchesAre times a search of every tape, newest
+// first, for a word found only in old sessions, for one found only in new
+// ones, and for a word of every session since the last one started; it
+// fails when the first or the third costs more than matchPlaceRatio times
+// the second, since a search's cost is not to depend on where its matches
+// are (issue 31):
+//
+//	go test ./projector -run '^$' -bench SearchWhereMatchesAre -benchtime 20x
+func BenchmarkSearchWhereMatchesAre(b *testing.B) {
+	ws := clusteredTapes(b, 900, 24) // 7,200 matches of each word: more than denseMatches
+	// "step" is in every message; 10 s after the last session started, it
+	// is in that session's last 15 alone: fewer than the page asks for.
+	late := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(899*time.Hour + 10*time.Second)
+	timePlaces(b, ws, "meteor", []string{"glacier", "step"},
+		[]placeCase{{SearchQuery{Text: "meteor"}, 20}, {SearchQuery{Text: "glacier"}, 20}, {SearchQuery{Text: "step", Since: late}, 15}})
+}
 
 // BenchmarkSearchOneTapeWhereMatchesAre times a search of one tape of
 // 4,800 messages for a word common in other tapes and absent from it, and
@@ -117,48 +127,16 @@ const matchPlaceRatio = 3
 //	go test ./projector -run '^$' -bench SearchOneTapeWhereMatchesAre -benchtime 20x
 func BenchmarkSearchOneTapeWhereMatchesAre(b *testing.B) {
 	ws := clusteredTapes(b, 900, 24) // glacier in the oldest 300, meteor in the newest
-	tp, err := ws.Tape("big")
-	if err != nil {
-		b.Fatal(err)
-	}
-	batch := make([]tapelog.Entry, 4800)
+	batch := make([]string, 4800)
 	for j := range batch {
 		word := "river"
 		if j >= len(batch)-40 {
 			word = "meteor"
 		}
-		payload, _ := json.Marshal(map[string]string{"role": "user", "content": fmt.Sprintf("step %d of the %s session", j, word)})
-		batch[j] = tapelog.Entry{Kind: tapelog.KindMessage, Payload: payload}
+		batch[j] = fmt.Sprintf("step %d of the %s session", j, word)
 	}
-	if _, err := tp.Append(context.Background(), batch...); err != nil {
-		b.Fatal(err)
-	}
-	tp.Close()
-	p, err := Open(context.Background(), ws)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	if _, err := p.CatchUp(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	took := map[string]time.Duration{}
-	for _, tt := range []struct {
-		word string
-		hits int
-	}{{"meteor", 20}, {"glacier", 0}} {
-		b.Run(tt.word, func(b *testing.B) {
-			start := time.Now()
-			for b.Loop() {
-				hits, err := p.Search(context.Background(), SearchQuery{Text: tt.word, Tapes: []string{"big"}, Limit: 20})
-				if err != nil || len(hits) != tt.hits {
-					b.Fatalf("search %s in tape big: %d hits, %v; want %d", tt.word, len(hits), err, tt.hits)
-				}
-			}
-			took[tt.word] = time.Since(start) / time.Duration(b.N)
-		})
-	}
-	if ratio := float64(took["glacier"]) / float64(took["meteor"]); ratio > matchPlaceRatio {
-		b.Fatalf("in one tape, a word it lacks took %v a search, one of its newest entries %v: %.1fx, over %vx", took["glacier"], took["meteor"], ratio, matchPlaceRatio)
-	}
+	tapetest.AppendMessages(b, ws, "big", batch...)
+	big := []string{"big"}
+	timePlaces(b, ws, "meteor", []string{"glacier"},
+		[]placeCase{{SearchQuery{Text: "meteor", Tapes: big}, 20}, {SearchQuery{Text: "glacier", Tapes: big}, 0}})
 }
