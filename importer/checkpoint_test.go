@@ -3,7 +3,6 @@ package importer
 import (
 	"encoding/json"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/tape-dev/tape/importer/claude"
@@ -15,11 +14,7 @@ import (
 func TestCheckpointsOfVersion2AreRead(t *testing.T) {
 	t.Parallel()
 	b := newBench(t)
-	for _, fx := range fixtures[:2] {
-		b.write(strings.TrimPrefix(fx.rel, "claude/src/"), fx.read(t))
-	}
-	first := b.importAt(claude.Source{}, quiet)
-	want := b.tapes()
+	first, want := b.importClaudeFixtures(t)
 
 	// What version 2 wrote: the same checkpoints, as JSON.
 	cp, err := loadCheckpoints(b.ws, claude.Source{})
@@ -60,11 +55,7 @@ func TestCheckpointsOfVersion2AreRead(t *testing.T) {
 func TestUnreadableCheckpointsAreNone(t *testing.T) {
 	t.Parallel()
 	b := newBench(t)
-	for _, fx := range fixtures[:2] {
-		b.write(strings.TrimPrefix(fx.rel, "claude/src/"), fx.read(t))
-	}
-	first := b.importAt(claude.Source{}, quiet)
-	want := b.tapes()
+	first, want := b.importClaudeFixtures(t)
 	if err := os.WriteFile(b.ws.Abs("import/claude.gob"), []byte("not gob at all"), 0o600); err != nil {
 		t.Fatal(err)
 	}

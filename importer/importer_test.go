@@ -122,6 +122,16 @@ const (
 // tapes renders every file under .tape/tapes, with the source folder
 // named $SRC: two imports that made the same entries in the same order
 // made the same bytes.
+// importClaudeFixtures writes the Claude Code fixtures and imports them:
+// what the import said of each, and the tapes it made (tapes).
+func (b *bench) importClaudeFixtures(t *testing.T) ([]FileStats, string) {
+	t.Helper()
+	for _, fx := range fixtures[:2] {
+		b.write(strings.TrimPrefix(fx.rel, "claude/src/"), fx.read(t))
+	}
+	return b.importAt(claude.Source{}, quiet), b.tapes()
+}
+
 func (b *bench) tapes() string {
 	b.t.Helper()
 	var out strings.Builder
@@ -270,11 +280,7 @@ func TestHeldTurnIsImportedOnceQuiet(t *testing.T) {
 func TestLostCheckpointsImportNothingTwice(t *testing.T) {
 	t.Parallel()
 	b := newBench(t)
-	for _, fx := range fixtures[:2] {
-		b.write(strings.TrimPrefix(fx.rel, "claude/src/"), fx.read(t))
-	}
-	first := b.importAt(claude.Source{}, quiet)
-	want := b.tapes()
+	first, want := b.importClaudeFixtures(t)
 	if err := os.Remove(b.ws.Abs("import/claude.gob")); err != nil {
 		t.Fatal(err)
 	}
