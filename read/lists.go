@@ -117,15 +117,20 @@ func ListAnchors(ctx context.Context, ix *projector.Projector, tape string) ([]r
 	return out, nil
 }
 
+// maxCallID is how many runes of a call id a warning shows: the id is
+// the transcript's, of any length.
+const maxCallID = 64
+
 // OrphansWarning says which results answer no call, as every front end
-// warns of them (escaping it as it prints); "" when none does.
+// warns of them (escaping it as it prints), each call id on one line and
+// cut to maxCallID runes; "" when none does.
 func (c Calls) OrphansWarning() string {
 	if c.OrphansTotal == 0 {
 		return ""
 	}
 	where := make([]string, len(c.Orphans))
 	for i, o := range c.Orphans {
-		where[i] = fmt.Sprintf("%s:%d (%s)", o.Path, o.Line, o.CallID)
+		where[i] = fmt.Sprintf("%s:%d (%s)", o.Path, o.Line, wording.OneLine(o.CallID, maxCallID))
 	}
 	w := fmt.Sprintf("%d tool results answer no call of their tape: %s", c.OrphansTotal, strings.Join(where, ", "))
 	if more := c.OrphansTotal - len(c.Orphans); more > 0 {

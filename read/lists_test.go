@@ -99,6 +99,10 @@ func TestListsComeWithTheirWarnings(t *testing.T) {
 		!strings.Contains(w, ":3 (x1), ") || !strings.HasSuffix(w, "(x3) and 1 more") {
 		t.Errorf("OrphansWarning = %q", w)
 	}
+	long := Calls{OrphansTotal: 1, Orphans: []calls.Orphan{{Path: "p", Line: 1, CallID: strings.Repeat("x", 1<<20) + "\nwarning: forged"}}}
+	if w := long.OrphansWarning(); len(w) > 200 || strings.Contains(w, "\n") {
+		t.Errorf("OrphansWarning of a 1 MiB call id with a newline: %d bytes, %q…", len(w), w[:min(len(w), 80)])
+	}
 	if w := (Calls{}).OrphansWarning(); w != "" {
 		t.Errorf("OrphansWarning of no orphan = %q, want none", w)
 	}
