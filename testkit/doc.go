@@ -11,7 +11,8 @@
 //     will make true, never a fixed sleep.
 //   - short: how much a long test does under go test -short (a tenth of
 //     a property test's seeds, a smaller corpus), never skipping it.
-//   - tapetest: random changes to a workspace's files, for the property
+//   - tapetest: a workspace to start from, messages and raw lines
+//     appended to it, and random changes to its files, for the property
 //     tests of both projections.
 //
 // The kits sit beside the tests, above what they test (corpus and
@@ -19,5 +20,7 @@
 // internal/, which is the ground floor: utilities that import no package
 // of tape outside internal/. Only tests import the kits, with one
 // exception, the benchmark driver cmd/tape-bench (corpus and pgtest).
-// layers_test.go holds both rules.
+// A kit of one package's contract sits beside it, named as Go names
+// httptest: importer/sourcetest, the checks every agent source runs; the
+// rule counts it among the kits. layers_test.go holds both rules.
 package testkit
