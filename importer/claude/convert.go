@@ -13,14 +13,13 @@ import (
 )
 
 func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
-	var r record
-	err := json.Unmarshal(l.Data, &r)
+	r, mismatch, err := c.decode(l)
 	switch {
-	case err != nil && !source.IsTypeError(err):
+	case err != nil:
 		return c.closeAll(), fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
 	case !source.IsObject(l.Data):
 		return c.closeAll(), errors.New("not a JSON object")
-	case err != nil || r.Message.decodeContent() != nil || r.Type == "":
+	case mismatch || r.Message.decodeContent() != nil || r.Type == "":
 		// An object of a shape this mapping does not know (no type, a
 		// field of another type): kept as it is, as an event.
 		r = record{Type: r.Type, UUID: r.UUID, ParentUUID: r.ParentUUID, SessionID: r.SessionID, RawDate: r.RawDate, unknown: true}
@@ -33,6 +32,27 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	}
 	c.st.Date = r.Timestamp
 	return c.mapRecord(l, r), warn
+}
+
+// decode reads a line into a record in one pass (scanRecord), or with
+// encoding/json the lines scanRecord leaves to it, and every line when
+// c.slow is set. mismatch says the line is a JSON object with a member
+// of another type than the mapping reads; err, that it is no JSON value.
+func (c *converter) decode(l tapelog.RawLine) (r record, mismatch bool, err error) {
+	c.membersOf = 0
+	if !c.slow {
+		var ok bool
+		if c.members, mismatch, ok = scanRecord(l.Data, c.members, &r); ok {
+			c.membersOf = l.No
+			return r, mismatch, nil
+		}
+		r = record{}
+	}
+	err = json.Unmarshal(l.Data, &r)
+	if source.IsTypeError(err) {
+		return r, true, nil
+	}
+	return r, false, err
 }
 
 // record maps a record whose line decoded.
@@ -265,7 +285,7 @@ func (c *converter) event(l tapelog.RawLine, r record, s source.Session) []sourc
 	case r.unknown:
 		// Of a shape the mapping does not read: the envelope too may be
 		// what it could not read, and the meta does not hold it.
-		payload = source.MustJSON(map[string]any{"name": name, "data": json.RawMessage(source.Trim(l.Data))})
+		payload = namedData(name, source.Trim(l.Data))
 	case r.Type == "custom-title" && r.CustomTitle != "", r.Type == "ai-title" && r.AITitle != "":
 		// Claude Code's own name for the session: tape tapes shows it.
 		title := r.CustomTitle
@@ -278,12 +298,35 @@ func (c *converter) event(l tapelog.RawLine, r record, s source.Session) []sourc
 	return append(out, source.Output{Session: s, Entry: e})
 }
 
-// eventPayload is {"name": name, "data": the line without its envelope}.
+// eventPayload is {"name": name, "data": the line without its envelope}:
+// from the members scanRecord split the line into, when it did.
 func (c *converter) eventPayload(name string, l tapelog.RawLine) json.RawMessage {
+	if c.membersOf == l.No && l.No != 0 {
+		if p, ok := eventData(name, c.members); ok {
+			return p
+		}
+	}
+	return eventPayloadJSON(name, l.Data)
+}
+
+// eventPayloadJSON is eventPayload by encoding/json, for lines scanRecord
+// left to it.
+func eventPayloadJSON(name string, line []byte) json.RawMessage {
 	var m map[string]json.RawMessage
-	_ = json.Unmarshal(l.Data, &m) // it decoded as a record already
+	_ = json.Unmarshal(line, &m) // it decoded as a record already
 	for _, k := range envelopeKeys {
 		delete(m, k)
 	}
 	return source.MustJSON(map[string]any{"name": name, "data": m})
+}
+
+// namedData is {"data": data, "name": name}, as source.MustJSON writes
+// it, of data that is valid JSON: a line that decoded, or a part of one.
+func namedData(name string, data []byte) json.RawMessage {
+	b := make([]byte, 0, len(data)+len(name)+20)
+	b = append(b, `{"data":`...)
+	b = rawjson.AppendCompact(b, data)
+	b = append(b, `,"name":`...)
+	b = rawjson.AppendString(b, name)
+	return append(b, '}')
 }

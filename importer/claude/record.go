@@ -8,7 +8,9 @@ import (
 	"github.com/tape-dev/tape/internal/rawjson"
 )
 
-// record is the part of a transcript line the mapping reads.
+// record is the part of a transcript line the mapping reads
+// (scanRecord). Its raw members, but CompactMetadata, may be parts of the
+// line, valid only while the line is converted.
 type record struct {
 	Type             string          `json:"type"`
 	Subtype          string          `json:"subtype"`
@@ -71,10 +73,10 @@ func (m *message) decodeContent() error {
 }
 
 // rawBlocks is the content's blocks as written, for the few a mapping
-// keeps whole.
+// keeps whole: parts of Raw, which the line's decode checked.
 func (c *content) rawBlocks() []json.RawMessage {
 	var raw []json.RawMessage
-	_ = json.Unmarshal(c.Raw, &raw) // it decoded as blocks already
+	rawjson.ArrayItems(c.Raw, func(item []byte) { raw = append(raw, item) })
 	return raw
 }
 

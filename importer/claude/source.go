@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // Source is Claude Code's transcripts, as tape imports them: `tape import
@@ -97,6 +98,13 @@ type converter struct {
 	saved []byte    // st before the first held line, as state() writes it
 	turn  *openTurn // the assistant turn being read (held)
 	bound *boundary
+	// members are the members of line membersOf (0 for none) as
+	// scanRecord split it: parts of the line, valid while it is read.
+	members   []rawjson.Member
+	membersOf int
+	// slow decodes every line with encoding/json, the way before
+	// scanRecord: for the tests and the benchmark that compare the two.
+	slow bool
 }
 
 func newConverter(path string, state []byte) (*converter, error) {

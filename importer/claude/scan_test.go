@@ -1,0 +1,288 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/importer/sourcetest"
+	"github.com/tape-dev/tape/internal/rawjson"
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/corpus"
+)
+
+// convertLines converts a transcript as the importer does, one line after
+// the other from a line reader that reuses its buffer (so that a raw
+// member kept past its line shows), with scanRecord or (slow) with
+// encoding/json alone, and writes down all it made: each output, each
+// error's text, what is held, the state.
+func convertLines(tb testing.TB, data []byte, slow bool) string {
+	tb.Helper()
+	c, err := newConverter(sourcetest.Path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c.slow = slow
+	var out strings.Builder
+	emit := func(outs []source.Output) {
+		for _, o := range outs {
+			fmt.Fprintf(&out, "%+v %v %s %s %s %s %s\n", o.Session, o.Anchor, o.Entry.ID, o.Entry.Kind, o.Entry.Date, o.Entry.Payload, o.Entry.Meta)
+		}
+	}
+	lr := tapelog.NewLineReader(bytes.NewReader(data), 1<<20, 0, 0)
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			break
+		}
+		if l.TooLong > 0 || l.Blank() {
+			continue
+		}
+		outs, err := c.Line(l)
+		if err != nil {
+			fmt.Fprintf(&out, "line %d: %v\n", l.No, err)
+		}
+		emit(outs)
+		line, offset, held := c.Held()
+		fmt.Fprintf(&out, "held %d %d %v\n", line, offset, held)
+	}
+	state, err := c.State()
+	fmt.Fprintf(&out, "state %s %v\n", state, err)
+	emit(c.Flush())
+	return out.String()
+}
+
+// sameBothWays fails the test when scanRecord's way and encoding/json's
+// convert data differently.
+func sameBothWays(t *testing.T, name string, data []byte) {
+	t.Helper()
+	if fast, slow := convertLines(t, data, false), convertLines(t, data, true); fast != slow {
+		t.Fatalf("%s: scanRecord's way made\n%s\nencoding/json's made\n%s\nof\n%s", name, fast, slow, data)
+	}
+}
+
+// The one-pass decode converts every transcript as encoding/json's did:
+// the golden transcripts, records of random shapes, the same written
+// oddly (white space, repeated keys, keys in other cases or with escapes,
+// nulls, lines cut short), and a generated corpus of Claude Code's shape.
+func TestScanAsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for i, data := range sourcetest.Fixtures(t, Source{}) {
+		sameBothWays(t, fmt.Sprintf("fixture %d", i), data)
+	}
+	n := 300
+	if testing.Short() {
+		n = 40
+	}
+	for seed := range uint64(n) {
+		g := sourcetest.NewGen(seed)
+		lines := transcript(g)
+		sameBothWays(t, fmt.Sprintf("seed %d", seed), []byte(strings.Join(lines, "\n")+"\n"))
+		for i := range lines {
+			lines[i] = oddly(lines[i], g.IntN(len(oddities)))
+		}
+		sameBothWays(t, fmt.Sprintf("seed %d, written oddly", seed), []byte(strings.Join(lines, "\n")+"\n"))
+	}
+	dir := t.TempDir()
+	if _, err := corpus.GenerateClaude(dir, corpus.TranscriptOptions{Bytes: 1 << 20, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		files++
+		sameBothWays(t, path, data)
+		return err
+	})
+	if err != nil || files == 0 {
+		t.Fatalf("read the corpus: %d files, %v", files, err)
+	}
+}
+
+// oddities are ways of writing a record's line that encoding/json reads
+// alike or not at all, each a rewrite of the line's text.
+var oddities = []func(string) string{
+	func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, `":`, `" : `), `,"`, ` , "`) },
+	func(s string) string { return strings.Replace(s, `{"`, `{"type":null,"uuid":7,"`, 1) },
+	func(s string) string { return strings.Replace(s, `"type":`, `"TYPE":`, 1) },
+	func(s string) string { return strings.Replace(s, `"uuid":`, `"\u0075uid":`, 1) },
+	func(s string) string { return strings.Replace(s, `"role":`, `"Role":`, 1) },
+	func(s string) string { return strings.Replace(s, `"sessionId":`, `"ſessionId":`, 1) },
+	func(s string) string { return strings.Replace(s, `"input_tokens":`, `"input_tokens":1.5,"x":`, 1) },
+	func(s string) string {
+		return strings.Replace(s, `"message":`, `"message":{"usage":null,"id":"m0"},"message":`, 1)
+	},
+	func(s string) string {
+		return strings.Replace(s, `"message":{`, `"message":{"usage":{"output_tokens":99},`, 1)
+	},
+	func(s string) string { return strings.Replace(s, `"content":`, `"content":null,"cOntent":`, 1) },
+	func(s string) string { return s[:len(s)/2] },
+	func(s string) string {
+		return strings.Replace(s, `"timestamp":`, `"timestamp":{"a":[1,2]},"timestamp":`, 1)
+	},
+	func(s string) string {
+		return strings.Replace(s, `{`, `{"isMeta":1,"gitBranch":null,"k\u00e9":"\xff",`, 1)
+	},
+	func(s string) string { return "[" + s + "]" },
+	func(s string) string { return s },
+}
+
+func oddly(line string, k int) string { return oddities[k](line) }
+
+// FuzzScanAsEncodingJSON holds the one-pass decode to encoding/json on
+// any transcript: the same entries, errors, held lines and state.
+func FuzzScanAsEncodingJSON(f *testing.F) {
+	for _, data := range sourcetest.Fixtures(f, Source{}) {
+		f.Add(data)
+	}
+	g := sourcetest.NewGen(1)
+	for k := range oddities {
+		f.Add([]byte(oddly(strings.Join(transcript(g), "\n"), k) + "\n"))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { sameBothWays(t, "fuzzed", data) })
+}
+
+// FuzzScanRecord holds scanRecord to json.Unmarshal into a record, line
+// by line: where it reads a line, the same record, and a mismatch where
+// encoding/json's error is a type error; and where it does not, a line
+// encoding/json refuses or one of the keys it leaves to encoding/json.
+func FuzzScanRecord(f *testing.F) {
+	g := sourcetest.NewGen(2)
+	for k := range oddities {
+		for _, line := range transcript(g) {
+			f.Add(oddly(line, k))
+		}
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var want, got record
+		err := json.Unmarshal([]byte(line), &want)
+		_, mismatch, ok := scanRecord([]byte(line), nil, &got)
+		if !ok {
+			if err == nil && !strings.Contains(line, `\`) && !strings.ContainsFunc(line, func(r rune) bool { return r >= 'A' && r <= 'Z' || r > 127 }) && depth(line) < 400 {
+				t.Fatalf("scanRecord left %s to encoding/json, which reads it", line)
+			}
+			return
+		}
+		if err != nil && !source.IsTypeError(err) {
+			t.Fatalf("scanRecord read %s, which encoding/json refuses: %v", line, err)
+		}
+		if mismatch != (err != nil) {
+			t.Fatalf("scanRecord(%s): mismatch %v, encoding/json's error %v", line, mismatch, err)
+		}
+		// A raw member as encoding/json keeps it: the value's text.
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("scanRecord(%s)\n got %+v\nwant %+v", line, got, want)
+		}
+	})
+}
+
+// depth is how deep the brackets of s nest, strings and all.
+func depth(s string) int {
+	d, most := 0, 0
+	for _, c := range s {
+		switch c {
+		case '{', '[':
+			d++
+			most = max(most, d)
+		case '}', ']':
+			d--
+		}
+	}
+	return most
+}
+
+// FuzzEventData holds eventData to eventPayloadJSON on any object.
+func FuzzEventData(f *testing.F) {
+	g := sourcetest.NewGen(3)
+	for k := range oddities {
+		for _, line := range transcript(g) {
+			f.Add(oddly(line, k))
+		}
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		members, ok := rawjson.SplitObject([]byte(line), nil)
+		if !ok {
+			return
+		}
+		got, ok := eventData("claude/x", members)
+		if !ok {
+			return
+		}
+		if want := eventPayloadJSON("claude/x", []byte(line)); !bytes.Equal(got, want) {
+			t.Fatalf("eventData(%s)\n got %s\nwant %s", line, got, want)
+		}
+	})
+}
+
+// BenchmarkConvertLines converts one transcript of about 2 MB, in
+// Claude Code's shape, both ways: "scan" (scanRecord) and "encoding-json"
+// (every line decoded by encoding/json, the way before it). The ratio of
+// their MB/s is what scanRecord buys the conversion.
+func BenchmarkConvertLines(b *testing.B) {
+	data := oneTranscript(b)
+	for _, way := range []struct {
+		name string
+		slow bool
+	}{{"scan", false}, {"encoding-json", true}} {
+		b.Run(way.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				convertOnce(b, data, way.slow)
+			}
+		})
+	}
+}
+
+// oneTranscript is the largest transcript of a generated corpus of
+// about 4 MB.
+func oneTranscript(b *testing.B) []byte {
+	dir := b.TempDir()
+	if _, err := corpus.GenerateClaude(dir, corpus.TranscriptOptions{Bytes: 4 << 20, Seed: 11}); err != nil {
+		b.Fatal(err)
+	}
+	var data []byte
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		got, err := os.ReadFile(path)
+		if len(got) > len(data) {
+			data = got
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// convertOnce converts data as the importer does, and drops what it made.
+func convertOnce(b *testing.B, data []byte, slow bool) {
+	c, err := newConverter(sourcetest.Path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.slow = slow
+	lr := tapelog.NewLineReader(bytes.NewReader(data), tapelog.DefaultMaxLineBytes, 0, 0)
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			break
+		}
+		if !l.Blank() {
+			c.Line(l)
+		}
+	}
+	c.Flush()
+}
