@@ -168,7 +168,7 @@ func FuzzScanRecord(f *testing.F) {
 		err := json.Unmarshal([]byte(line), &want)
 		_, mismatch, ok := scanRecord([]byte(line), nil, &got)
 		if !ok {
-			if err == nil && !strings.Contains(line, `\`) && !strings.ContainsFunc(line, func(r rune) bool { return r >= 'A' && r <= 'Z' || r > 127 }) && depth(line) < 400 {
+			if err == nil && !strings.Contains(line, `\`) && !folded(line) && !strings.ContainsFunc(line, func(r rune) bool { return r > 127 }) && depth(line) < 400 {
 				t.Fatalf("scanRecord left %s to encoding/json, which reads it", line)
 			}
 			return
@@ -184,6 +184,21 @@ func FuzzScanRecord(f *testing.F) {
 			t.Fatalf("scanRecord(%s)\n got %+v\nwant %+v", line, got, want)
 		}
 	})
+}
+
+// folded reports whether line may hold a field's name in another case:
+// more of it, quoted, in the line in lower case than in the line.
+func folded(line string) bool {
+	lower := strings.ToLower(line)
+	for _, fields := range [][]string{recordFields, messageFields, usageFields} {
+		for _, f := range fields {
+			q := `"` + f + `"`
+			if strings.Count(lower, strings.ToLower(q)) > strings.Count(line, q) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // depth is how deep the brackets of s nest, strings and all.

@@ -104,3 +104,24 @@ func BenchmarkSplitObject(b *testing.B) {
 		}
 	})
 }
+
+// A string is read eight bytes at a time: a quote, a backslash or a
+// control character at any place in or after a block of eight is found,
+// and bytes that only look like them in part (0x20, DEL, UTF-8) are not.
+func TestStringsEightBytesAtATime(t *testing.T) {
+	t.Parallel()
+	for _, odd := range []string{`\"`, `\\`, `\n`, `\u0041`, "\x01", "\x1f", "\x00", " ", "\x7f", "é", "错", `"`, `\x`, "\xff"} {
+		for before := range 20 {
+			for _, after := range []int{0, 1, 7, 8, 9, 17} {
+				line := []byte(`{"k":"` + strings.Repeat("a", before) + odd + strings.Repeat("b", after) + `","n":1}`)
+				_, ok := SplitObject(line, nil)
+				if want := json.Valid(line); ok != want {
+					t.Errorf("SplitObject(%q) ok %v, json.Valid %v", line, ok, want)
+				}
+				if want := json.Valid(line); IsCompactObject(line) != want {
+					t.Errorf("IsCompactObject(%q) %v, json.Valid %v", line, !want, want)
+				}
+			}
+		}
+	}
+}
