@@ -209,7 +209,7 @@ func (c *converter) user(l tapelog.RawLine, r record, s source.Session) []source
 		k++
 	}
 	if len(results) > 0 {
-		add(tapelog.KindToolResult, rawjson.NewObject().Raw("results", rawjson.Array(results...)).Done())
+		add(tapelog.KindToolResult, resultsPayload(results))
 	}
 	switch {
 	case text != nil:
@@ -225,8 +225,8 @@ func (c *converter) user(l tapelog.RawLine, r record, s source.Session) []source
 
 // userContent splits a user message's content into its text (a
 // string content), its other parts in the OpenAI shape, and its tool
-// results, each a result object of a tool_result entry.
-func userContent(content *content) (text *string, parts []any, results [][]byte) {
+// results (resultsPayload writes them).
+func userContent(content *content) (text *string, parts []any, results []block) {
 	if content.Text != nil {
 		return content.Text, nil, nil
 	}
@@ -234,11 +234,7 @@ func userContent(content *content) (text *string, parts []any, results [][]byte)
 	for i, b := range content.Blocks {
 		switch {
 		case b.Type == "tool_result" && !b.odd:
-			res := rawjson.NewObject().Str("tool_call_id", b.ToolUseID).Raw("content", source.Trim(b.Content))
-			if b.IsError {
-				res.True("is_error")
-			}
-			results = append(results, res.Done())
+			results = append(results, b)
 		default:
 			if raw == nil {
 				raw = content.rawBlocks()
@@ -247,6 +243,37 @@ func userContent(content *content) (text *string, parts []any, results [][]byte)
 		}
 	}
 	return nil, parts, results
+}
+
+// resultsPayload is the payload of a tool_result entry:
+// {"results": [{"tool_call_id", "content", "is_error" when true}...]},
+// written into one buffer of its size: a tool's output, the bulk of a
+// transcript, is copied once (it was three times, through an Object per
+// result and rawjson.Array).
+func resultsPayload(results []block) json.RawMessage {
+	n := 16
+	for _, b := range results {
+		n += len(b.ToolUseID) + len(b.Content) + 64
+	}
+	p := append(make([]byte, 0, n), `{"results":[`...)
+	for i, b := range results {
+		if i > 0 {
+			p = append(p, ',')
+		}
+		p = append(p, `{"tool_call_id":`...)
+		p = rawjson.AppendString(p, b.ToolUseID)
+		p = append(p, `,"content":`...)
+		if c := source.Trim(b.Content); len(c) > 0 {
+			p = append(p, c...)
+		} else {
+			p = append(p, "null"...)
+		}
+		if b.IsError {
+			p = append(p, `,"is_error":true`...)
+		}
+		p = append(p, '}')
+	}
+	return append(p, "]}"...)
 }
 
 // chatPart is a content block as an OpenAI chat part: text as text, an

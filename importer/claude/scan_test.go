@@ -301,3 +301,27 @@ func convertOnce(b *testing.B, data []byte, slow bool) {
 	}
 	c.Flush()
 }
+
+// resultsPayload writes what an Object per result in a rawjson.Array
+// wrote, the way before it.
+func TestResultsPayloadAsObjects(t *testing.T) {
+	t.Parallel()
+	for _, results := range [][]block{
+		{{ToolUseID: "t1", Content: json.RawMessage(`"out"`)}},
+		{{ToolUseID: "a \"q\" \u2028 <b>", Content: json.RawMessage(` [{"type":"text","text":"x"}] `), IsError: true}, {ToolUseID: "", Content: nil}},
+		{{ToolUseID: "t3", Content: json.RawMessage(`null`)}, {ToolUseID: "t4", Content: json.RawMessage(`{"k":1}`), IsError: true}, {ToolUseID: "t5", Content: json.RawMessage(" ")}},
+	} {
+		var objects [][]byte
+		for _, b := range results {
+			res := rawjson.NewObject().Str("tool_call_id", b.ToolUseID).Raw("content", source.Trim(b.Content))
+			if b.IsError {
+				res.True("is_error")
+			}
+			objects = append(objects, res.Done())
+		}
+		want := rawjson.NewObject().Raw("results", rawjson.Array(objects...)).Done()
+		if got := resultsPayload(results); !bytes.Equal(got, want) {
+			t.Errorf("resultsPayload(%+v)\n got %s\nwant %s", results, got, want)
+		}
+	}
+}
