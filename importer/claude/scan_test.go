@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -324,4 +325,70 @@ func TestResultsPayloadAsObjects(t *testing.T) {
 			t.Errorf("resultsPayload(%+v)\n got %s\nwant %s", results, got, want)
 		}
 	}
+}
+
+// scanRecord reads every field of record, message and tokenUsage that
+// encoding/json reads, and its lists of names hold them all: a field
+// added to the structs and not to scanRecord fails here.
+func TestScanReadsEveryField(t *testing.T) {
+	t.Parallel()
+	lists := map[reflect.Type][]string{
+		reflect.TypeFor[record](): recordFields, reflect.TypeFor[message](): messageFields, reflect.TypeFor[tokenUsage](): usageFields,
+	}
+	for typ, names := range lists {
+		var tags []string
+		for f := range typ.Fields() {
+			if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && tag != "-" {
+				tags = append(tags, tag)
+			}
+		}
+		if !reflect.DeepEqual(tags, names) {
+			t.Errorf("%v's fields are %q; scanRecord's list %q", typ, tags, names)
+		}
+	}
+	for _, line := range everyField(reflect.TypeFor[record](), nil) {
+		var want, got record
+		if err := json.Unmarshal([]byte(line), &want); err != nil {
+			t.Fatal(err)
+		}
+		if _, mismatch, ok := scanRecord([]byte(line), nil, &got); !ok || mismatch || !reflect.DeepEqual(got, want) {
+			t.Errorf("scanRecord(%s): ok %v, mismatch %v\n got %+v\nwant %+v", line, ok, mismatch, got, want)
+		}
+	}
+}
+
+// everyField is a line for each field of typ that encoding/json reads,
+// nested in the members of path, with a value of the field's type.
+func everyField(typ reflect.Type, path []string) []string {
+	var lines []string
+	for f := range typ.Fields() {
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
+			ft = ft.Elem()
+		}
+		var value string
+		switch {
+		case ft == reflect.TypeFor[json.RawMessage]():
+			value = `{"raw":[1,"x"]}`
+		case ft.Kind() == reflect.Struct:
+			lines = append(lines, everyField(ft, append(slices.Clone(path), tag))...)
+			continue
+		case ft.Kind() == reflect.Bool:
+			value = "true"
+		case ft.Kind() == reflect.Int64:
+			value = "42"
+		default:
+			value = `"v of ` + tag + `"`
+		}
+		line := `{"` + tag + `":` + value + `}`
+		for i := len(path) - 1; i >= 0; i-- {
+			line = `{"` + path[i] + `":` + line + `}`
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }

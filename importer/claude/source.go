@@ -6,6 +6,7 @@
 //
 // Files: source.go (where transcripts live, their sessions, the
 // converter's state), record.go (the records as the mapping reads them;
+// scan.go reads a line into one in a single pass, decisions/0081;
 // blocks.go reads content blocks fast), convert.go (records to entries),
 // turn.go (an assistant turn, held until it ends), boundary.go (a
 // compaction's anchor).
