@@ -392,3 +392,33 @@ func everyField(typ reflect.Type, path []string) []string {
 	}
 	return lines
 }
+
+// runPayload writes what source.MustJSON wrote of the run event's maps,
+// the way before it.
+func TestRunPayloadAsMaps(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		u                     tokenUsage
+		model, msgID, request string
+	}{
+		{tokenUsage{1, 2, 3, 4}, "claude-sonnet-4-5", "msg_1", "req_1"},
+		{tokenUsage{0, 0, 0, 0}, "", "", "req_1"},
+		{tokenUsage{-5, 1 << 62, 7, 0}, `a "<b>&" ` + "\u2028\xff", "msg_2", ""},
+	} {
+		data := map[string]any{"status": "ok", "model": tc.model, "usage": map[string]any{
+			"input_tokens": tc.u.Input, "output_tokens": tc.u.Output,
+			"cache_creation_input_tokens": tc.u.CacheCreation, "cache_read_input_tokens": tc.u.CacheRead,
+		}}
+		if tc.msgID != "" {
+			id := tc.msgID
+			if tc.request != "" {
+				id += ":" + tc.request
+			}
+			data["usage_id"] = id
+		}
+		want := source.MustJSON(map[string]any{"name": "run", "data": data})
+		if got := runPayload(&tc.u, tc.model, usageID(tc.msgID, tc.request)); !bytes.Equal(got, want) {
+			t.Errorf("runPayload(%+v)\n got %s\nwant %s", tc, got, want)
+		}
+	}
+}

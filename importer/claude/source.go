@@ -14,6 +14,7 @@ package claude
 
 import (
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"strings"
 
@@ -96,7 +97,7 @@ type convState struct {
 type converter struct {
 	path  string
 	st    convState
-	saved []byte    // st before the first held line, as state() writes it
+	saved convState // st before the first held line (its own Started)
 	turn  *openTurn // the assistant turn being read (held)
 	bound *boundary
 	// members are the members of line membersOf (0 for none) as
@@ -122,11 +123,14 @@ func newConverter(path string, state []byte) (*converter, error) {
 	return c, nil
 }
 
-// hold notes the state before the first held line: encoded at once, so
-// that the held lines, which change st, cannot change it.
+// hold notes the state before the first held line: a copy, its map
+// cloned, so that the held lines, which change st, cannot change it. It
+// is encoded only if State is asked for while the lines are held (once a
+// transcript): encoding it at each turn was 1% of an import's CPU.
 func (c *converter) hold() {
 	if c.turn == nil && c.bound == nil {
-		c.saved = source.MustJSON(c.st)
+		c.saved = c.st
+		c.saved.Started = maps.Clone(c.st.Started)
 	}
 }
 
@@ -158,7 +162,7 @@ func (c *converter) closeAll() []source.Output {
 
 func (c *converter) State() ([]byte, error) {
 	if _, _, ok := c.Held(); ok {
-		return c.saved, nil
+		return source.MustJSON(c.saved), nil
 	}
 	return json.Marshal(c.st)
 }
