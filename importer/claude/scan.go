@@ -26,8 +26,7 @@ import (
 // explains: a line that is not a valid JSON object (a bad line, whose
 // reason encoding/json gives), nesting deeper than rawjson's scanner
 // follows, a key written with an escape, a key that encoding/json would
-// match to a field only by folding its case, an object key of invalid
-// UTF-8. mismatch says a member was of another type than its field's (a
+// match to a field only by folding its case. mismatch says a member was of another type than its field's (a
 // *json.UnmarshalTypeError for encoding/json), r then filled as
 // encoding/json fills it: the other members decoded, that one left as it
 // was.
@@ -163,8 +162,9 @@ func (d *fieldDecoder) int64(v []byte, dst *int64) {
 	}
 }
 
-// object calls fn with each member of the object v, and reports whether v
-// is one; null is no object and no mismatch.
+// object calls fn with each member of the object v, until a key is left
+// to encoding/json; null is no object and no mismatch, any other value a
+// mismatch.
 func (d *fieldDecoder) object(v []byte, fn func(key, value []byte)) {
 	switch v[0] {
 	case '{':
