@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -22,13 +21,17 @@ import (
 // pageQuery selects a page's rows; the WHERE of Filter.where, ORDER BY
 // and LIMIT go at its end.
 //
-// The parent is the last by name of the tapes that are the session (no
-// subagent or fork themselves), as the list always took it; the title's
-// entry is looked up only where the row holds no title event and a cut
-// prompt: a NULL rowid is not sought (with the condition beside the
-// rowid's, SQLite sought each tape's prompt: 23,934 reads of a page
+// The title is the last title event's, else the first prompt's text
+// where the index kept it whole; the cwd and branch the entries', else the
+// start's. The parent is the last by name of the tapes that are the
+// session (no subagent or fork themselves), as the list always took it.
+// The title's entry is looked up only where the row holds no title event
+// and a cut prompt: a NULL rowid is not sought (with the condition beside
+// the rowid's, SQLite sought each tape's prompt: 23,934 reads of a page
 // against 10,048 before the join).
-const pageQuery = `SELECT s.tape, s.title, s.prompt_entry IS NOT NULL, s.prompt, s.prompt_cut, s.cwd, s.start_cwd, s.branch, s.start_branch,
+const pageQuery = `SELECT s.tape,
+	CASE WHEN s.title <> '' THEN s.title WHEN s.prompt_entry IS NULL OR s.prompt_cut THEN '' ELSE s.prompt END,
+	CASE WHEN s.cwd <> '' THEN s.cwd ELSE s.start_cwd END, CASE WHEN s.branch <> '' THEN s.branch ELSE s.start_branch END,
 	s.model, s.first_ns, s.last_ns, s.entries, s.anchors, s.source, s.session_id,
 	CASE WHEN s.parent_session <> '' THEN coalesce((SELECT p.tape FROM sessions p
 		WHERE p.source = s.source AND p.session_id = s.parent_session AND p.session_id <> '' AND p.parent_session = ''
@@ -41,25 +44,27 @@ const pageQuery = `SELECT s.tape, s.title, s.prompt_entry IS NOT NULL, s.prompt,
 // pageRow is a page's row as the query gives it, before what complete adds.
 type pageRow struct {
 	Session
-	hasPrompt   bool   // the tape has a first prompt
-	promptText  string // its text, cut to views.PromptBytes
-	promptCut   bool   // cut: the title is read from the entry
-	startCWD    string
-	startBranch string
 	first, last sql.NullInt64
-	// The cut prompt's entry, where the index has it (ID.Valid): what
-	// tapelog.EntryReader.ReadEntry reads it by.
+	// The entry of the first prompt that is the title and that the index
+	// cut, where it has it (id.Valid): what tapelog.EntryReader.ReadEntry
+	// reads it by.
 	id, kind, folder, anchor, file sql.NullString
 	seq, line, offset, length      sql.NullInt64
 }
 
 func (l *pageRow) dest() []any {
-	return []any{&l.Name, &l.Title, &l.hasPrompt, &l.promptText, &l.promptCut, &l.CWD, &l.startCWD, &l.Branch, &l.startBranch,
+	return []any{&l.Name, &l.Title, &l.CWD, &l.Branch,
 		&l.Model, &l.first, &l.last, &l.Entries, &l.Anchors, &l.Source, &l.SessionID, &l.Parent,
 		&l.id, &l.kind, &l.seq, &l.folder, &l.anchor, &l.file, &l.line, &l.offset, &l.length}
 }
 
 // each calls fn with each session of the page, in order, as it reads it.
+//
+// The rows are read on a goroutine of their own, a batch at a time,
+// while this one completes the batch before (a cut title is read from
+// its file) and hands its sessions to fn: SQLite's steps were half of a
+// listing of every tape, the titles and what fn did with each row (the
+// CLI: a stat for its forks, its JSON line) a third.
 func each(ctx context.Context, r views.Reader, where string, args []any, pg views.Page, fn func(Session) error) error {
 	limit, largs := pg.SQL()
 	rows, err := r.QueryContext(ctx, pageQuery+where+` ORDER BY s.last_ns DESC, s.tape`+limit, append(args, largs...)...)
@@ -67,19 +72,62 @@ func each(ctx context.Context, r views.Reader, where string, args []any, pg view
 		return fmt.Errorf("query sessions: %w", err)
 	}
 	defer rows.Close()
-	var l pageRow
-	dest := l.dest()
-	for rows.Next() {
-		l = pageRow{}
-		if err := rows.Scan(dest...); err != nil {
-			return fmt.Errorf("query sessions: %w", err)
+	batches := make(chan []pageRow, 2)
+	stop := make(chan struct{})
+	scanned := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		scanned <- scan(rows, batches, stop)
+	}()
+	var fnErr error
+	for batch := range batches { // to the end, so that scan is done before rows.Close
+		for i := 0; i < len(batch) && fnErr == nil; i++ {
+			if fnErr = fn(complete(r, &batch[i])); fnErr != nil {
+				close(stop)
+			}
 		}
-		if err := fn(complete(r, &l)); err != nil {
+	}
+	scanErr := <-scanned
+	if fnErr != nil {
+		return fnErr
+	}
+	if scanErr != nil {
+		return fmt.Errorf("query sessions: %w", scanErr)
+	}
+	return nil
+}
+
+// scanBatch is how many rows scan reads before it hands them on: few
+// enough that the first rows go out at once, enough that the two
+// goroutines seldom wait for each other.
+const scanBatch = 64
+
+// scan reads rows into batches until they end or stop is closed.
+func scan(rows *sql.Rows, batches chan<- []pageRow, stop <-chan struct{}) error {
+	batch := make([]pageRow, 0, scanBatch)
+	send := func() bool {
+		select {
+		case batches <- batch:
+			batch = make([]pageRow, 0, scanBatch)
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	for rows.Next() {
+		batch = append(batch, pageRow{})
+		if err := rows.Scan(batch[len(batch)-1].dest()...); err != nil {
 			return err
+		}
+		if len(batch) == scanBatch && !send() {
+			return nil
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("query sessions: %w", err)
+		return err
+	}
+	if len(batch) > 0 {
+		send()
 	}
 	return nil
 }
@@ -91,20 +139,14 @@ func timeOf(ns sql.NullInt64) time.Time {
 	return time.Unix(0, ns.Int64).UTC()
 }
 
-// complete fills in what a row leaves to the page: its dates, the start's
-// cwd and branch where no entry named one, and the title from the first
-// prompt where no event gave one (the row's text of it, or, where that
-// was cut, the entry's, read from its file: an entry that no longer reads
-// as it was indexed gives none).
+// complete fills in what a row leaves to the page: its dates, and the
+// title from the first prompt where no event gave one and the index cut
+// its text: the entry's, read from its file (an entry that no longer
+// reads as it was indexed gives none).
 func complete(r views.Reader, l *pageRow) Session {
 	s := l.Session
 	s.First, s.Last = timeOf(l.first), timeOf(l.last)
-	s.CWD, s.Branch = cmp.Or(s.CWD, l.startCWD), cmp.Or(s.Branch, l.startBranch)
-	switch {
-	case s.Title != "" || !l.hasPrompt:
-	case !l.promptCut:
-		s.Title = l.promptText
-	case l.id.Valid && l.anchor.Valid:
+	if l.id.Valid && l.anchor.Valid {
 		if e, err := r.ReadEntry(l.entry(s.Name)); err == nil {
 			s.Title = views.MessageText(e.Payload)
 		}
