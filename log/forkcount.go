@@ -1,11 +1,6 @@
 package log
 
-import (
-	"errors"
-	"io/fs"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // CountForks is Workspace.CountForks, with one stat(2) relative to the
 // tapes folder for a tape that has no forks folder, as most have none:
@@ -18,10 +13,15 @@ func (d *TapesDir) CountForks(tape string) int {
 	if ValidateTapeName(tape) != nil {
 		return 0
 	}
+	var buf [256]byte
+	b := append(append(append(buf[:0], tape...), "/"+forksDir...), 0)
 	var st unix.Stat_t
-	err := statJoined(d.fd, &st, unix.AT_SYMLINK_NOFOLLOW, tapesDir, tape, forksDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0
+	err := fstatatBytes(d.fd, b, &st, unix.AT_SYMLINK_NOFOLLOW)
+	for err == unix.EINTR {
+		err = fstatatBytes(d.fd, b, &st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if err == unix.ENOENT {
+		return 0 // the errno itself: statJoined's error, a path joined, was an allocation a tape
 	}
 	return d.ws.CountForks(tape)
 }
