@@ -71,6 +71,12 @@ func List(ctx context.Context, ix views.Index, f Filter) (page []Session, total 
 func Each(ctx context.Context, ix views.Index, f Filter, fn func(Session) error) (total int, err error) {
 	err = ix.Read(ctx, func(r views.Reader) error {
 		where, args := f.where()
+		if f.Limit <= 0 && f.Offset == 0 { // the page is every row: they are counted as they are read
+			return each(ctx, r, where, args, f.Page, func(s Session) error {
+				total++
+				return fn(s)
+			})
+		}
 		if err := r.QueryRowContext(ctx, `SELECT count(*) FROM sessions s`+where, args...).Scan(&total); err != nil {
 			return fmt.Errorf("count sessions: %w", err)
 		}
