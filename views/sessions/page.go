@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -79,6 +80,8 @@ func each(ctx context.Context, r views.Reader, where string, args []any, pg view
 		free <- make([]pageRow, 0, scanBatch)
 	}
 	stop := make(chan struct{})
+	halt := sync.OnceFunc(func() { close(stop) })
+	defer halt() // and on a panic of fn: scan does not wait for a reader gone
 	scanned := make(chan error, 1)
 	go func() {
 		defer close(batches)
@@ -88,7 +91,7 @@ func each(ctx context.Context, r views.Reader, where string, args []any, pg view
 	for batch := range batches { // to the end, so that scan is done before rows.Close
 		for i := 0; i < len(batch) && fnErr == nil; i++ {
 			if fnErr = fn(complete(r, &batch[i])); fnErr != nil {
-				close(stop)
+				halt()
 			}
 		}
 		free <- batch[:0]
