@@ -17,7 +17,7 @@ import (
 // a title is read from its file with no query of its own. At 10,000
 // tapes, a query for each cut title (3,051 of them) and its preparation
 // were 40% of `tape tapes --limit 0`; and no query runs while the rows
-// are open, so they are read as they are handed on.
+// are open, so they are read as they are handed on (decision 0080).
 
 // pageQuery selects a page's rows; the WHERE of Filter.where, ORDER BY
 // and LIMIT go at its end.
