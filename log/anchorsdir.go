@@ -166,6 +166,7 @@ func (d *AnchorsDir) Close() error {
 // compares the identity with one it kept knows it describes the same
 // folder as before.
 type TapesDir struct {
+	ws  *Workspace
 	dir *os.File
 	fd  int
 }
@@ -182,11 +183,21 @@ func (w *Workspace) OpenTapes() (*TapesDir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list tapes: %w", err)
 	}
-	return &TapesDir{dir: dir, fd: fd}, nil
+	return &TapesDir{ws: w, dir: dir, fd: fd}, nil
 }
 
 // Names lists the names of the tapes, sorted, as Tapes does.
 func (d *TapesDir) Names() ([]string, error) {
+	dirents, err := d.list()
+	if err != nil {
+		return nil, err
+	}
+	return tapeNames(dirents), nil
+}
+
+// list lists the tapes folder, in no order, with the types the listing
+// gives: only names and types may be read of it (see plainDir).
+func (d *TapesDir) list() ([]fs.DirEntry, error) {
 	if _, err := d.dir.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("list tapes: %w", err)
 	}
@@ -194,7 +205,7 @@ func (d *TapesDir) Names() ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list tapes: %w", err)
 	}
-	return tapeNames(dirents), nil
+	return dirents, nil
 }
 
 // AnchorsIdentity describes the anchors folder of tape as

@@ -260,3 +260,15 @@ func TestInvisibleTapeNameOnDisk(t *testing.T) {
 		t.Errorf("doctor's problems: %+v; want the folder reported, naming U+202E", res.Problems)
 	}
 }
+
+// tapeNameProblem passes printable ASCII without unsafeRune's tables:
+// they must pass every such rune, and refuse DEL and the controls below
+// the space, which the shortcut leaves to them.
+func TestPrintableASCIIIsSafe(t *testing.T) {
+	for r := rune(0); r < 0x80; r++ {
+		printable := r >= ' ' && r < 0x7f
+		if safe := unsafeRune(r) == ""; safe != printable {
+			t.Errorf("unsafeRune(%U) passes it: %v; printable ASCII: %v", r, safe, printable)
+		}
+	}
+}

@@ -150,3 +150,7 @@ func (r snapshotReader) QueryRowContext(ctx context.Context, query string, args 
 func (r snapshotReader) Entry(ctx context.Context, rowid int64) (tapelog.Entry, error) {
 	return r.p.entryAt(ctx, r.q, r.entries, rowid)
 }
+
+func (r snapshotReader) ReadEntry(want tapelog.Entry) (tapelog.Entry, error) {
+	return r.entries.ReadEntry(want)
+}

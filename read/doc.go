@@ -20,7 +20,8 @@
 //     bub.ContextSpan);
 //   - a search's scope: the anchors it is limited to, whether more match
 //     than it returns, and what of its tapes it could not read (Search);
-//   - the warnings beside each page of a view (ListTapes, ListCalls,
-//     SumUsage in lists.go);
+//   - the warnings beside each page of a view (ListTapes, and EachTape,
+//     which hands on each tape as it is read; ListCalls, SumUsage; in
+//     lists.go);
 //   - an entry's text in one line (Summary, in summary.go).
 package read

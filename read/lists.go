@@ -33,15 +33,33 @@ type Tapes struct {
 
 // ListTapes reads a page of the sessions view.
 func ListTapes(ctx context.Context, ix *projector.Projector, f sessions.Filter) (Tapes, error) {
-	page, total, err := sessions.List(ctx, ix, f)
+	var page []sessions.Session
+	got, err := EachTape(ctx, ix, f, func(s sessions.Session) error {
+		page = append(page, s)
+		return nil
+	})
 	if err != nil {
 		return Tapes{}, err
 	}
+	got.Page = page
+	return got, nil
+}
+
+// EachTape is ListTapes that hands each tape of the page to fn as it is
+// read (sessions.Each), and returns the rest without the page: a listing
+// of every tape writes its rows as they come. The tapes folder is listed
+// first, so that a folder that cannot be listed fails the listing before
+// fn sees a row, as it fails ListTapes.
+func EachTape(ctx context.Context, ix *projector.Projector, f sessions.Filter, fn func(sessions.Session) error) (Tapes, error) {
 	unlisted, err := ix.Workspace().UnreadTapeFolders()
 	if err != nil {
 		return Tapes{}, fmt.Errorf("list the tapes folder: %w", err)
 	}
-	return Tapes{Page: page, Total: total, Unlisted: unlisted}, nil
+	total, err := sessions.Each(ctx, ix, f, fn)
+	if err != nil {
+		return Tapes{}, err
+	}
+	return Tapes{Total: total, Unlisted: unlisted}, nil
 }
 
 // orphansShown is how many of the results that answer no call a page of

@@ -82,10 +82,13 @@ func decodeJSONText(s string) (any, bool) {
 }
 
 // MessageText is the text of a chat message payload: its string content,
-// or the text of its parts.
+// or the text of its parts. It decodes as encoding/json does, by
+// rawjson.DecodeObject: a listing of every tape reads the whole first
+// prompt of each whose text the index cut (3,051 of 10,000), and
+// encoding/json's Unmarshal of them was a seventh of its time.
 func MessageText(payload json.RawMessage) string {
-	var p map[string]any
-	if json.Unmarshal(payload, &p) != nil {
+	p, err := rawjson.DecodeObject(payload)
+	if err != nil {
 		return ""
 	}
 	return messageText(p)

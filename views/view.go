@@ -82,6 +82,12 @@ type Reader interface {
 	// Entry reads the entry with the rowid; on an error it returns what
 	// the index knows of it, without its payload.
 	Entry(ctx context.Context, rowid int64) (tapelog.Entry, error)
+	// ReadEntry reads the entry at want.Pos (its tape, anchor, folder,
+	// file, line, offset and length) if it still is want, its id and
+	// kind, as tapelog.EntryReader.ReadEntry does: a query that selected
+	// where an entry is with its own rows reads it without another query,
+	// and so while its rows are still open.
+	ReadEntry(want tapelog.Entry) (tapelog.Entry, error)
 }
 
 // Index is what opens a Reader: the projector (Projector.Read).

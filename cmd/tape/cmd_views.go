@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -115,11 +114,15 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 		}
 		return printCount(env, n)
 	}
-	got, err := read.ListTapes(env.Context(), ix, sessions.Filter{Since: since, Page: c.page()})
+	f := sessions.Filter{Since: since, Page: c.page()}
+	if c.JSON {
+		return c.streamJSON(env, ix, f)
+	}
+	got, err := read.ListTapes(env.Context(), ix, f)
 	if err != nil {
 		return err
 	}
-	if err := c.print(env, ix.Workspace(), got.Page); err != nil {
+	if err := printSessions(env, got.Page); err != nil {
 		return err
 	}
 	c.footer(env, len(got.Page), got.Total, "tapes")
@@ -135,29 +138,6 @@ func warnUnlistedTapes(env *Env, unlisted []tapelog.Problem) {
 	for _, p := range unlisted {
 		fmt.Fprintf(env.Stderr, "tape: warning: %s: %s; see 'tape doctor'\n", printable(p.Path), printable(p.Problem))
 	}
-}
-
-// print writes a page of tapes: JSON lines, or a table.
-func (c *TapesCmd) print(env *Env, ws *tapelog.Workspace, page []sessions.Session) error {
-	if !c.JSON {
-		return printSessions(env, page)
-	}
-	// One write for many lines: a listing of every tape wrote a line a
-	// system call.
-	buf := bufio.NewWriterSize(env.Stdout, 64<<10)
-	out := newJSONLines(buf)
-	for _, s := range page {
-		rec := records.NewTape(s)
-		forks := ws.CountForks(s.Name)
-		rec.Forks = &forks
-		if err := out.write(rec); err != nil {
-			return err
-		}
-	}
-	if err := buf.Flush(); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	return nil
 }
 
 // printSessions prints a page of tapes as a table with a header: names in

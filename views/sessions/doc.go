@@ -8,8 +8,9 @@
 // title event, else its first message a person wrote), working directory
 // and branch, model, dates and counts, and what its first anchor says of
 // an imported session (fold.go); the table and how a pass keeps it
-// (table.go); the queries that page it (query.go), and the summary of a
-// workspace that tape info prints (summary.go).
+// (table.go); the queries that page it (query.go), a page in one query
+// whose rows are handed on as they are read (Each, page.go), and the
+// summary of a workspace that tape info prints (summary.go).
 //
 // A tape's chat messages (tape messages) are not this view's: they are
 // the message entries in tape order, a filter of the entries table that

@@ -22,8 +22,10 @@ func Summarize(ctx context.Context, ix views.Index, n int) (o Summary, err error
 			Scan(&o.Tapes, &o.Entries, &o.Anchors); err != nil {
 			return fmt.Errorf("count sessions: %w", err)
 		}
-		o.Newest, err = list(ctx, r, "", nil, views.Page{Limit: n})
-		return err
+		return each(ctx, r, "", nil, views.Page{Limit: n}, func(s Session) error {
+			o.Newest = append(o.Newest, s)
+			return nil
+		})
 	})
 	return o, err
 }
