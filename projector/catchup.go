@@ -285,7 +285,7 @@ func (p *Projector) startsEmpty(ctx context.Context, db *sql.DB, full bool) (boo
 func (p *Projector) run(ctx context.Context, tx sqlTx, st state, sc *scope, stats *Stats, build *fts5.Build) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ops := make(chan op, 64)
+	ops := make(chan op, opsQueued)
 	walkErr := make(chan error, 1)
 	var walkStats Stats
 	go func() {

@@ -18,9 +18,20 @@ import (
 // goroutine that writes them (apply.go). Parsing and text extraction thus
 // run beside SQLite, on the other core.
 
-// entriesPerOp bounds the entries one op carries, so memory does not grow
-// with a file.
-const entriesPerOp = 512
+// entriesPerOp and opBytes bound the entries one op carries, in number
+// and in the bytes of their lines, so memory does not grow with a file.
+// The ops wait in a queue of opsQueued for the goroutine that writes
+// them, which waits for the search index's builders: bounded in entries
+// alone, that queue held up to 32k entries, tens of MB of tool output,
+// whenever the builders fell behind, and a rebuild of 354,395 imported
+// entries peaked at 243-266 MB of RSS; bounded in bytes too, with the
+// builders' queues (fts5.Build), at 165-167 MB in the same time (two runs
+// each, taking turns, docs/decisions/0082).
+const (
+	entriesPerOp = 512
+	opBytes      = 256 << 10
+	opsQueued    = 64
+)
 
 // firstBatch is the room a batch of entries starts with (see scan).
 const firstBatch = 16

@@ -242,17 +242,19 @@ func (w *walker) unreadable(ctx context.Context, key fileKey, bad badLine) error
 }
 
 // scan sends a file's entries and bad lines, in batches. A batch grows as
-// the file's entries come, from firstBatch up to entriesPerOp: made at
+// the file's entries come, from firstBatch up to entriesPerOp entries or
+// opBytes of their lines, whichever comes first: made at
 // entriesPerOp for every file, two batches of 116 KiB per file were most
 // of what a rebuild of many small tapes allocated (BenchmarkRebuildManyTapes).
 func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) error {
 	var batch []entryRow
+	var bytes int // of the batch's lines
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
 		err := w.send(ctx, op{kind: opEntries, key: key, entries: batch})
-		batch = nil
+		batch, bytes = nil, 0
 		return err
 	}
 	for {
@@ -277,7 +279,8 @@ func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) 
 			batch = make([]entryRow, 0, firstBatch)
 		}
 		batch = append(batch, newEntryRow(e))
-		if len(batch) >= entriesPerOp {
+		bytes += e.Pos.Length
+		if len(batch) >= entriesPerOp || bytes >= opBytes {
 			if err := flush(); err != nil {
 				return err
 			}

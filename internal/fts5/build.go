@@ -14,6 +14,16 @@ import (
 // send per row cost more than the send saved.
 const batch = 256
 
+// batchBytes bounds a batch in the bytes of its text too, and queued how
+// many batches wait for a part's builder: together they bound what a part
+// holds in memory (about 2 MiB queued) whatever the entries' size. With 32
+// batches of 256 rows queued, a builder that fell behind held tens of MB
+// of tool output (docs/decisions/0082).
+const (
+	batchBytes = 256 << 10
+	queued     = 8
+)
+
 // DefaultBlock is the runs of rowids that go to each part by default: a
 // batch, so that a part's batches hold consecutive rowids.
 const DefaultBlock int64 = batch
@@ -81,16 +91,17 @@ type Build struct {
 
 // part is one scratch database and the goroutine that fills it.
 type part struct {
-	path    string
-	schema  string // the name it is attached under to the pass's connection
-	hash    int    // FTS5's hashsize (buildHash if 0; tests make it small for many segments)
-	db      *sql.DB
-	batch   []row
-	rows    chan []row
-	done    chan error
-	started bool
-	running bool  // the builder goroutine has not reported on done yet
-	failed  error // the builder's error, once it has reported one
+	path       string
+	schema     string // the name it is attached under to the pass's connection
+	hash       int    // FTS5's hashsize (buildHash if 0; tests make it small for many segments)
+	db         *sql.DB
+	batch      []row
+	batchBytes int // of the batch's text
+	rows       chan []row
+	done       chan error
+	started    bool
+	running    bool  // the builder goroutine has not reported on done yet
+	failed     error // the builder's error, once it has reported one
 }
 
 // row is one change to the search index: a row to add, or, with del set,
@@ -171,7 +182,8 @@ func (p *part) push(ctx context.Context, r row) error {
 		}
 	}
 	p.batch = append(p.batch, r)
-	if len(p.batch) < batch {
+	p.batchBytes += len(r.text) + len(r.parts)
+	if len(p.batch) < batch && p.batchBytes < batchBytes {
 		return nil
 	}
 	return p.flush(ctx)
@@ -183,7 +195,7 @@ func (p *part) flush(ctx context.Context) error {
 	}
 	select {
 	case p.rows <- p.batch:
-		p.batch = make([]row, 0, batch)
+		p.batch, p.batchBytes = make([]row, 0, batch), 0
 		return nil
 	case err := <-p.done: // the builder stopped early
 		p.running, p.failed = false, err
@@ -233,7 +245,7 @@ func (p *part) start(ctx context.Context) error {
 	p.batch = make([]row, 0, batch)
 	// Room for a lag: the pass's last steps (the views, the checkpoints)
 	// run on one core, and the builder can use the other meanwhile.
-	p.rows = make(chan []row, 32)
+	p.rows = make(chan []row, queued)
 	p.done = make(chan error, 1)
 	p.running = true
 	go p.run(ctx, p.rows, tx, ins, del)
