@@ -87,3 +87,79 @@ func TestIsBigramRuneFastPaths(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHasBigramRune holds hasBigramRune, which decodes only from bytes
+// that can start a bigram rune, to a decode of every rune.
+func FuzzHasBigramRune(f *testing.F) {
+	for _, s := range []string{"hello", "修复TestFlush", "é\xe2\x80", "\xff\xe4\xb8", "ー", "Каф⺀"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := false
+		for _, r := range s {
+			want = want || isBigramRune(r)
+		}
+		if got := hasBigramRune(s); got != want {
+			t.Fatalf("hasBigramRune(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
+
+// BenchmarkSearchText is what a rebuild does to the text of each entry
+// before FTS5 sees it, on a tool output of code and prose.
+func BenchmarkSearchText(b *testing.B) {
+	var t strings.Builder
+	for i := 0; t.Len() < 1<<20; i++ {
+		t.WriteString("func (p *Projector) handleRequest(ctx context.Context) error { // café: the TestFlush case\n\treturn fmt.Errorf(\"flush %d: %w\", n, err)\n}\n")
+	}
+	text := t.String()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		_ = Tokenize(text)
+		_ = IdentifierParts(text)
+	}
+}
+
+// FuzzIdentifierPartsAsByteByByte holds IdentifierParts, which skips runs
+// by a table, to the loop it replaced, one byte and one switch at a time.
+func FuzzIdentifierPartsAsByteByByte(f *testing.F) {
+	for _, s := range []string{"TestFlush", "HTTPServer x", "修复TestFlush测试", "aGVsbG8", "ÉtéHiver", "a1B2 c3D4 a1B2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := IdentifierParts(text), identifierPartsByteByByte(text); got != want {
+			t.Fatalf("IdentifierParts(%q) = %q, want %q", text, got, want)
+		}
+	})
+}
+
+func identifierPartsByteByByte(text string) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	start, cased := -1, false
+	for i := 0; i <= len(text); i++ {
+		c := byte(' ')
+		if i < len(text) {
+			c = text[i]
+		}
+		switch {
+		case isLowerOrDigit(c):
+			if start < 0 {
+				start, cased = i, false
+			}
+		case isUpper(c):
+			if start < 0 {
+				start, cased = i, false
+			} else {
+				cased = true
+			}
+		case start >= 0:
+			if name := text[start:i]; cased && len(name) <= maxIdentifier && !seen[name] {
+				seen[name] = true
+				writeIdentifierParts(&b, name)
+			}
+			start = -1
+		}
+	}
+	return b.String()
+}
