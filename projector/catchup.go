@@ -247,6 +247,11 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 			return err
 		}
 	}
+	if build != nil {
+		if err := dropEntryIndexes(ctx, tx); err != nil {
+			return err
+		}
+	}
 	st, err := loadState(ctx, tx, sc)
 	if err != nil {
 		return err
@@ -254,11 +259,27 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 	if err := p.run(ctx, tx, st, sc, stats, build); err != nil {
 		return err
 	}
+	if build != nil {
+		if _, err := tx.ExecContext(ctx, entryIndexes); err != nil {
+			return fmt.Errorf("index entries: %w", err)
+		}
+	}
 	if err := keepStateRecord(ctx, tx, st, sc != nil, stats.ops > 0); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit index pass: %w", err)
+	}
+	return nil
+}
+
+// dropEntryIndexes drops the indexes a pass from an empty index creates
+// again when it has written the entries (entryIndexes).
+func dropEntryIndexes(ctx context.Context, tx sqlTx) error {
+	for _, name := range entryIndexNames {
+		if _, err := tx.ExecContext(ctx, `DROP INDEX `+name); err != nil {
+			return fmt.Errorf("drop index %s for the pass: %w", name, err)
+		}
 	}
 	return nil
 }
