@@ -80,16 +80,7 @@ func manyTapesWorkspace(tb testing.TB, n int) string {
 // through the root, and each record encoded by encoding/json.
 func pageReadWhole(t *testing.T, ws string, f sessions.Filter) (string, read.Tapes) {
 	t.Helper()
-	w, err := tapelog.Open(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	ix, err := projector.Open(context.Background(), w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	w, ix := openIndexOf(t, ws)
 	got, err := read.ListTapes(context.Background(), ix, f)
 	if err != nil {
 		t.Fatal(err)
@@ -160,16 +151,7 @@ func TestTapesJSONIsThePageReadWhole(t *testing.T) {
 //	go test ./cmd/tape -run '^$' -bench TapesJSON -count 6
 func BenchmarkTapesJSON(b *testing.B) {
 	ws := manyTapesWorkspace(b, 2000)
-	w, err := tapelog.Open(ws)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
-	ix, err := projector.Open(context.Background(), w)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	w, ix := openIndexOf(b, ws)
 	if _, err := ix.CatchUp(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -220,4 +202,20 @@ func processCPU() time.Duration {
 // reportCPU reports the CPU time per op since from, in ms.
 func reportCPU(b *testing.B, from time.Duration) {
 	b.ReportMetric(float64(processCPU()-from)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
+// openIndexOf opens the workspace ws and its index, closed when tb ends.
+func openIndexOf(tb testing.TB, ws string) (*tapelog.Workspace, *projector.Projector) {
+	tb.Helper()
+	w, err := tapelog.Open(ws)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { w.Close() })
+	ix, err := projector.Open(context.Background(), w)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ix.Close() })
+	return w, ix
 }
