@@ -277,7 +277,7 @@ func (p *Projector) passOnce(ctx context.Context, db *sql.DB, full bool, sc *sco
 // again when it has written the entries (entryIndexes).
 func dropEntryIndexes(ctx context.Context, tx sqlTx) error {
 	for _, name := range entryIndexNames {
-		if _, err := tx.ExecContext(ctx, `DROP INDEX `+name); err != nil {
+		if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS `+name); err != nil {
 			return fmt.Errorf("drop index %s for the pass: %w", name, err)
 		}
 	}

@@ -123,10 +123,12 @@ CREATE VIEW tapes AS
 
 ` + fts5.Schema // the search index: defined with the builds beside, which must be the same
 
-// entryIndexes are the indexes of entries that only reads use: a pass
-// finds entries by rowid, and the tool-call view by entries_tools. A pass
-// that starts from an empty index drops them and creates them again
-// before it commits (passOnce), since sorting 354,395 rows once cost less
+// entryIndexes are the indexes of entries that a pass from an empty index
+// never reads: it finds entries by rowid, and the tool-call view by
+// entries_tools; only the removals of a catch-up (a file, a folder, a tape
+// dropped) use entries_file and entries_order, and the commands' reads.
+// Such a pass drops them and creates them again before it commits
+// (passOnce), since sorting 354,395 rows once cost less
 // than keeping three b-trees in order while the rows came in tape by
 // tape: a rebuild of them took 57.8 and 61.7 s instead of 63.0 and
 // 70.9 s, CPU 94 and 101 s instead of 104 and 110 s (two runs each,

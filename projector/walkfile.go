@@ -248,13 +248,13 @@ func (w *walker) unreadable(ctx context.Context, key fileKey, bad badLine) error
 // of what a rebuild of many small tapes allocated (BenchmarkRebuildManyTapes).
 func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) error {
 	var batch []entryRow
-	var bytes int // of the batch's lines
+	var lineBytes int // of the batch's lines
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
 		err := w.send(ctx, op{kind: opEntries, key: key, entries: batch})
-		batch, bytes = nil, 0
+		batch, lineBytes = nil, 0
 		return err
 	}
 	for {
@@ -279,8 +279,8 @@ func (w *walker) scan(ctx context.Context, key fileKey, s *tapelog.FileScanner) 
 			batch = make([]entryRow, 0, firstBatch)
 		}
 		batch = append(batch, newEntryRow(e))
-		bytes += e.Pos.Length
-		if len(batch) >= entriesPerOp || bytes >= opBytes {
+		lineBytes += e.Pos.Length
+		if len(batch) >= entriesPerOp || lineBytes >= opBytes {
 			if err := flush(); err != nil {
 				return err
 			}
