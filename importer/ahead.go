@@ -16,9 +16,8 @@ const aheadWorkers = 8
 // with nothing new is little but these stats, one of each a transcript.
 // They are taken before any write of the import: a transcript that grows
 // during a long import is taken as it was, and the next import reads the
-// rest; a tape an earlier transcript of the import wrote no longer has
-// the identity found, and the transcript is checked by its mark (run.trusts),
-// which costs time, never an entry.
+// rest; a tape an earlier transcript of the import wrote has its identity
+// replaced when that transcript is committed (run.commit).
 func (r *run) statAhead(files []string) {
 	r.ahead = make(map[string]fs.FileInfo, len(files))
 	r.dirs = map[string]string{}

@@ -119,9 +119,6 @@ const (
 	fresh = time.Duration(0) // one written just now: its last turn may go on
 )
 
-// tapes renders every file under .tape/tapes, with the source folder
-// named $SRC: two imports that made the same entries in the same order
-// made the same bytes.
 // importClaudeFixtures writes the Claude Code fixtures and imports them:
 // what the import said of each, and the tapes it made (tapes).
 func (b *bench) importClaudeFixtures(t *testing.T) ([]FileStats, string) {
@@ -132,6 +129,9 @@ func (b *bench) importClaudeFixtures(t *testing.T) ([]FileStats, string) {
 	return b.importAt(claude.Source{}, quiet), b.tapes()
 }
 
+// tapes renders every file under .tape/tapes, with the source folder
+// named $SRC: two imports that made the same entries in the same order
+// made the same bytes.
 func (b *bench) tapes() string {
 	b.t.Helper()
 	var out strings.Builder

@@ -115,7 +115,11 @@ func (r *run) commit(fr *fileRun) error {
 		if err != nil {
 			return err
 		}
-		r.cp.Tapes[name] = tapeSeen{Mark: m, Dir: r.dirIdentity(name)}
+		dir := r.dirIdentity(name)
+		r.cp.Tapes[name] = tapeSeen{Mark: m, Dir: dir}
+		if r.dirs != nil {
+			r.dirs[name] = dir // what statAhead found is no longer so
+		}
 	}
 	r.dirty = true
 	fr.st.Held = fr.heldNo

@@ -121,7 +121,16 @@ func statInfo(st *unix.Stat_t, folder, name string) (FileInfo, error) {
 // package projector).
 func statJoined(fd int, st *unix.Stat_t, flags int, base string, names ...string) error {
 	var buf [256]byte
-	b := buf[:0]
+	b := joinNames(buf[:0], names)
+	if err := fstatatRetry(fd, b, st, flags); err != nil {
+		return &fs.PathError{Op: "stat", Path: path.Join(base, string(b[:len(b)-1])), Err: err}
+	}
+	return nil
+}
+
+// joinNames appends names joined by "/" (an empty name left out) and a
+// NUL to b: a path for fstatatBytes.
+func joinNames(b []byte, names []string) []byte {
 	for _, name := range names {
 		if name == "" {
 			continue
@@ -131,16 +140,17 @@ func statJoined(fd int, st *unix.Stat_t, flags int, base string, names ...string
 		}
 		b = append(b, name...)
 	}
-	b = append(b, 0)
+	return append(b, 0)
+}
+
+// fstatatRetry is fstatatBytes again when interrupted; its error is the
+// errno itself, which a caller that only asks whether the name exists
+// compares without the allocation of a PathError.
+func fstatatRetry(fd int, b []byte, st *unix.Stat_t, flags int) error {
 	for {
-		err := fstatatBytes(fd, b, st, flags)
-		if errors.Is(err, unix.EINTR) {
-			continue
+		if err := fstatatBytes(fd, b, st, flags); !errors.Is(err, unix.EINTR) {
+			return err
 		}
-		if err != nil {
-			return &fs.PathError{Op: "stat", Path: path.Join(base, string(b[:len(b)-1])), Err: err}
-		}
-		return nil
 	}
 }
 

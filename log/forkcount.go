@@ -14,13 +14,8 @@ func (d *TapesDir) CountForks(tape string) int {
 		return 0
 	}
 	var buf [256]byte
-	b := append(append(append(buf[:0], tape...), "/"+forksDir...), 0)
 	var st unix.Stat_t
-	err := fstatatBytes(d.fd, b, &st, unix.AT_SYMLINK_NOFOLLOW)
-	for err == unix.EINTR {
-		err = fstatatBytes(d.fd, b, &st, unix.AT_SYMLINK_NOFOLLOW)
-	}
-	if err == unix.ENOENT {
+	if fstatatRetry(d.fd, joinNames(buf[:0], []string{tape, forksDir}), &st, unix.AT_SYMLINK_NOFOLLOW) == unix.ENOENT {
 		return 0 // the errno itself: statJoined's error, a path joined, was an allocation a tape
 	}
 	return d.ws.CountForks(tape)

@@ -53,13 +53,14 @@ func (w *Workspace) UnreadTapeFolders() ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(dirents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var problems []Problem
-	for _, d := range dirents {
-		if p, ok := w.unreadTape(d); ok {
+	for _, e := range dirents {
+		if p, ok := w.unreadTape(e); ok {
 			problems = append(problems, p)
 		}
 	}
+	// Only the few problems are put in order, not every name listed.
+	slices.SortFunc(problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
 	return problems, nil
 }
 

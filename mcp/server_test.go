@@ -577,3 +577,20 @@ func TestListsWarn(t *testing.T) {
 		t.Errorf("usage: %+v\n%s", sums, txt)
 	}
 }
+
+// The tapes tool's text cuts a title at titleRunes: a first prompt the
+// index cut is read back whole, and a model reads the text. The
+// structured title stays whole.
+func TestTapesTextCutsLongTitles(t *testing.T) {
+	ws := tapetest.NewWorkspace(t)
+	prompt := strings.Repeat("长", 3000) // 9,000 bytes: past what the index keeps of it
+	appendTo(t, ws, "main", "message", `{"role":"user","content":"`+prompt+`"}`)
+	c := connect(t, ws, Options{})
+	tapes, txt := ok[tapesResult](c, "tapes", map[string]any{})
+	if len(tapes.Tapes) != 1 || tapes.Tapes[0].Title != prompt {
+		t.Fatalf("tapes = %+v; want the one tape with its whole title", tapes)
+	}
+	if n := strings.Count(txt, "长"); n >= titleRunes || n < titleRunes/2 {
+		t.Errorf("the text holds %d runes of the title; want under %d:\n%.300s", n, titleRunes, txt)
+	}
+}

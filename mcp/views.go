@@ -35,6 +35,11 @@ func page(limit, offset int) (views.Page, error) {
 	return views.Page{Limit: limit, Offset: offset}, nil
 }
 
+// titleRunes bounds a title in the tapes tool's text: a title the index
+// cut is the whole first prompt read back, and the text is what a model
+// reads. The structured content keeps it whole.
+const titleRunes = 200
+
 // more says, in a text form, that a page does not hold the whole list.
 func more(text *strings.Builder, pg views.Page, shown, total int, what string) {
 	if pg.Offset+shown < total {
@@ -85,13 +90,13 @@ func (s *server) tapes(ctx context.Context, a tapesArgs) (tapesResult, string, e
 	if err != nil {
 		return tapesResult{}, "", err
 	}
-	var text strings.Builder
+	var text strings.Builder // a title in the text is cut; the structured title is whole
 	for _, t := range res.Tapes {
 		last := "-"
 		if t.Last != nil {
 			last = *t.Last
 		}
-		fmt.Fprintf(&text, "%s  %s  %s  %s\n", t.Name, last, wording.Plural(t.Entries, "entry", "entries"), wording.OneLine(t.Title, 0))
+		fmt.Fprintf(&text, "%s  %s  %s  %s\n", t.Name, last, wording.Plural(t.Entries, "entry", "entries"), wording.OneLine(t.Title, titleRunes))
 	}
 	more(&text, pg, len(res.Tapes), res.Total, "tapes")
 	warn(&text, res.Warnings)

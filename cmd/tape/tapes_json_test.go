@@ -17,7 +17,6 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
-	"github.com/tape-dev/tape/read/records"
 	"github.com/tape-dev/tape/testkit/corpus"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/sessions"
@@ -75,28 +74,38 @@ func manyTapesWorkspace(tb testing.TB, n int) string {
 	return ws
 }
 
-// pageReadWhole is what `tape tapes --json` printed before it streamed:
-// the page read whole (read.ListTapes), each tape's forks counted
-// through the root, and each record encoded by encoding/json.
+// pageReadWhole is the page read whole (read.ListTapes, on the same
+// query the stream reads), each tape's forks counted through the root,
+// and each record encoded by encoding/json: it holds the stream's own
+// encoding (records.Tape.AppendJSON) and fork counts (TapesDir) to the
+// plain way; views/sessions' oracle test holds the query.
 func pageReadWhole(t *testing.T, ws string, f sessions.Filter) (string, read.Tapes) {
 	t.Helper()
 	w, ix := openIndexOf(t, ws)
-	got, err := read.ListTapes(context.Background(), ix, f)
+	var b bytes.Buffer
+	got, err := writeWhole(&b, w, ix, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	return b.String(), got
+}
+
+// writeWhole reads the page of f whole and writes it to out as the
+// command did before it streamed: forks counted through the root, each
+// record encoded by encoding/json.
+func writeWhole(out io.Writer, w *tapelog.Workspace, ix *projector.Projector, f sessions.Filter) (read.Tapes, error) {
+	got, err := read.ListTapes(context.Background(), ix, f)
+	if err != nil {
+		return got, err
+	}
+	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	for _, s := range got.Page {
-		rec := records.NewTape(s)
-		forks := w.CountForks(s.Name)
-		rec.Forks = &forks
-		if err := enc.Encode(rec); err != nil {
-			t.Fatal(err)
+		if err := enc.Encode(tapeRecord(s, w.CountForks(s.Name))); err != nil {
+			return got, err
 		}
 	}
-	return b.String(), got
+	return got, nil
 }
 
 // The JSON lines written as the rows are read are those of the page read
@@ -169,19 +178,8 @@ func BenchmarkTapesJSON(b *testing.B) {
 	b.Run("whole", func(b *testing.B) {
 		cpu := processCPU()
 		for b.Loop() {
-			got, err := read.ListTapes(context.Background(), ix, sessions.Filter{})
-			if err != nil {
+			if _, err := writeWhole(bufio.NewWriterSize(io.Discard, 64<<10), w, ix, sessions.Filter{}); err != nil {
 				b.Fatal(err)
-			}
-			enc := json.NewEncoder(bufio.NewWriterSize(io.Discard, 64<<10))
-			enc.SetEscapeHTML(false)
-			for _, s := range got.Page {
-				rec := records.NewTape(s)
-				forks := w.CountForks(s.Name)
-				rec.Forks = &forks
-				if err := enc.Encode(rec); err != nil {
-					b.Fatal(err)
-				}
 			}
 		}
 		reportCPU(b, cpu)

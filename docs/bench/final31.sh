@@ -2,6 +2,7 @@
 # Issue 31's figures, on 5 copies of generated transcripts (/tmp/cp20/projects),
 # base (5284c90) and new binaries taking turns, agentsview beside.
 set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=/tmp/cp20/projects
 OUT=/tmp/final31
 mkdir -p $OUT
@@ -10,14 +11,7 @@ T='%e s %U u %S s %M KB'
 echo "== cat"
 for i in 1 2 3; do /usr/bin/time -f "cat $T" sh -c "find $SRC -type f -name '*.jsonl' -print0 | xargs -0 cat | wc -c" 2>&1 | tr '\n' ' '; echo; done
 echo "== first import + index"
-for round in 1 2; do
-  for b in base new; do
-    ws=$OUT/ws-$b; rm -rf $ws; mkdir -p $ws; cd $ws
-    /usr/bin/time -f "$b import $T" ${BIN[$b]} import claude $SRC 2>&1 >/dev/null | tail -1
-    /usr/bin/time -f "$b index $T" ${BIN[$b]} reindex 2>&1 >/dev/null | tail -1
-  done
-  "$(dirname "$0")"/agentsview.sh $SRC 2>/dev/null
-done
+SRC=$SRC OUT=$OUT BASE=${BIN[base]} NEW=${BIN[new]} AGENTSVIEW=1 "$HERE"/final31-import.sh
 echo "== import again, nothing new"
 for i in $(seq 15); do for b in base new; do cd $OUT/ws-$b; /usr/bin/time -f "$b reimport $T" ${BIN[$b]} import claude $SRC 2>&1 >/dev/null | tail -1; done; done
 echo "== tapes --limit 0 --json"

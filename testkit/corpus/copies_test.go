@@ -54,24 +54,33 @@ func TestCopyTranscripts(t *testing.T) {
 		}
 		var originals [][]byte
 		files, valid := 0, 0
-		filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		err = filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
 			if err == nil && d.Type().IsRegular() {
 				files++
-				data, _ := os.ReadFile(path)
+				data, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
 				originals = append(originals, idPattern.FindAll(data, -1)...)
 				valid += validLines(data)
 			}
 			return err
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if st.Files != 3*files || len(originals) == 0 {
 			t.Fatalf("%s: %d files written of %d, %d ids in the originals", src, st.Files, files, len(originals))
 		}
 		copiedValid := 0
-		filepath.WalkDir(dst, func(path string, d os.DirEntry, err error) error {
+		err = filepath.WalkDir(dst, func(path string, d os.DirEntry, err error) error {
 			if err != nil || !d.Type().IsRegular() {
 				return err
 			}
-			data, _ := os.ReadFile(path)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
 			copiedValid += validLines(data)
 			for _, id := range originals {
 				if bytes.Contains(data, id) || strings.Contains(path, string(id)) {
@@ -80,6 +89,9 @@ func TestCopyTranscripts(t *testing.T) {
 			}
 			return nil
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if copiedValid != 3*valid {
 			t.Errorf("%s: %d valid JSON lines in the copies, want %d", src, copiedValid, 3*valid)
 		}

@@ -76,8 +76,12 @@ func each(ctx context.Context, r views.Reader, where string, args []any, pg view
 	// Three batches go round: one being read, one waiting, one being
 	// handed on; a batch comes back through free once handed on.
 	batches, free := make(chan []pageRow, 1), make(chan []pageRow, 3)
+	room := scanBatch
+	if pg.Limit > 0 {
+		room = min(room, pg.Limit) // a page of 20 needs no room for 64
+	}
 	for range 3 {
-		free <- make([]pageRow, 0, scanBatch)
+		free <- make([]pageRow, 0, room)
 	}
 	stop := make(chan struct{})
 	halt := sync.OnceFunc(func() { close(stop) })
