@@ -312,7 +312,7 @@ func (c *converter) event(l tapelog.RawLine, r record, s source.Session) []sourc
 	case r.unknown:
 		// Of a shape the mapping does not read: the envelope too may be
 		// what it could not read, and the meta does not hold it.
-		payload = namedData(name, source.Trim(l.Data))
+		payload = source.NamedData(name, source.Trim(l.Data))
 	case r.Type == "custom-title" && r.CustomTitle != "", r.Type == "ai-title" && r.AITitle != "":
 		// Claude Code's own name for the session: tape tapes shows it.
 		title := r.CustomTitle
@@ -345,15 +345,4 @@ func eventPayloadJSON(name string, line []byte) json.RawMessage {
 		delete(m, k)
 	}
 	return source.MustJSON(map[string]any{"name": name, "data": m})
-}
-
-// namedData is {"data": data, "name": name}, as source.MustJSON writes
-// it, of data that is valid JSON: a line that decoded, or a part of one.
-func namedData(name string, data []byte) json.RawMessage {
-	b := make([]byte, 0, len(data)+len(name)+20)
-	b = append(b, `{"data":`...)
-	b = rawjson.AppendCompact(b, data)
-	b = append(b, `,"name":`...)
-	b = rawjson.AppendString(b, name)
-	return append(b, '}')
 }

@@ -100,7 +100,7 @@ func (c *converter) assistant(l tapelog.RawLine, r record, s source.Session) []s
 func blockEvent(b block, raw json.RawMessage) json.RawMessage {
 	var data map[string]json.RawMessage
 	if b.odd || b.Type == "" || json.Unmarshal(raw, &data) != nil {
-		return source.MustJSON(map[string]any{"name": "claude/block", "data": source.OrNull(source.Trim(raw))})
+		return source.NamedData("claude/block", raw)
 	}
 	delete(data, "type")
 	return source.MustJSON(map[string]any{"name": "claude/" + b.Type, "data": data})

@@ -106,7 +106,7 @@ func (c *converter) sessionMeta(in input) []source.Output {
 	if !metaReadable(in.it) {
 		// A git or source the anchor cannot hold: the header is kept
 		// whole too.
-		payload := source.MustJSON(map[string]any{"name": "codex/session_meta", "data": source.OrNull(in.cl.Payload)})
+		payload := source.NamedData("codex/session_meta", in.cl.Payload)
 		out = append(out, source.Output{Session: c.st.Session, Entry: c.entry(in, len(out), tapelog.KindEvent, payload)})
 	}
 	return out
@@ -147,6 +147,6 @@ func isInjected(text string) bool {
 
 // event keeps a record as an event named after its type.
 func (c *converter) event(in input, name string, data json.RawMessage) []source.Output {
-	payload := source.MustJSON(map[string]any{"name": name, "data": source.OrNull(data)})
+	payload := source.NamedData(name, data)
 	return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, payload)}}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // Trim is raw without surrounding white space.
@@ -54,4 +56,18 @@ func kindName(k string) string {
 		return "array"
 	}
 	return k
+}
+
+// NamedData is the payload of an event that keeps a record or a part of
+// one whole, {"data": data, "name": name}, as MustJSON writes it of a map
+// (keys sorted, compact, HTML not escaped), without its reflection: data
+// is valid JSON (a line that decoded, or a part of one), or empty for
+// null.
+func NamedData(name string, data []byte) json.RawMessage {
+	b := make([]byte, 0, len(data)+len(name)+20)
+	b = append(b, `{"data":`...)
+	b = rawjson.AppendCompact(b, data)
+	b = append(b, `,"name":`...)
+	b = rawjson.AppendString(b, name)
+	return append(b, '}')
 }
