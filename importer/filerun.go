@@ -16,11 +16,11 @@ import (
 // prepare looks at a transcript before it is read: one with nothing new
 // is done (nil job), one that can be read gets a job that says where its
 // reading starts.
-func (r *run) prepare(path string) (*fileRun, FileStats, error) {
+func (r *run) prepare(i int, path string) (*fileRun, FileStats, error) {
 	st := FileStats{File: path}
 	// A stat first: most transcripts of an import again have nothing new,
 	// and opening each cost a third of such an import.
-	fi, err := r.stat(path)
+	fi, err := r.stat(i, path)
 	if err != nil {
 		r.im.warn(fmt.Errorf("stat %s: %w; skipped", path, unwrapPath(err)))
 		return nil, st, nil

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/tape-dev/tape/importer/source"
@@ -86,16 +87,31 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 		return nil, err
 	}
 	defer unlock()
-	// The walk of the transcripts' folders and the reading of the
-	// checkpoints, each a fifth of an import again with nothing new, at once.
+	roots := make([]string, 0, len(paths))
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		roots = append(roots, abs)
+	}
+	// The walk of the transcripts' folders and their stats, and the
+	// reading of the checkpoints and the stats of the tapes they name,
+	// each half of an import again with nothing new, at once.
 	var files []string
+	var infos []fs.FileInfo
 	found := make(chan error, 1)
 	go func() {
 		var err error
-		files, err = im.find(paths)
+		if files, err = im.find(paths); err == nil {
+			infos = statFiles(files)
+		}
 		found <- err
 	}()
 	r, err := im.newRun()
+	if err == nil {
+		r.statDirs(roots)
+	}
 	if ferr := <-found; ferr != nil {
 		if r != nil {
 			r.close()
@@ -113,7 +129,7 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 		// than a crash leaves.
 		synced = im.ws.DeferSyncs()
 	}
-	r.statAhead(files)
+	r.ahead = infos
 	all, err := r.pipeline(ctx, files)
 	return all, joinErrors(err, synced(), r.save()) // in this order
 }
@@ -136,6 +152,8 @@ func (r *run) pipeline(ctx context.Context, files []string) ([]FileStats, error)
 		st   FileStats
 		done chan struct{}
 	}
+	closed := make(chan struct{}) // the done of a slot with nothing to read
+	close(closed)
 	var queue []*slot
 	var all []FileStats
 	next := 0
@@ -147,18 +165,17 @@ func (r *run) pipeline(ctx context.Context, files []string) ([]FileStats, error)
 	}()
 	for len(all) < len(files) {
 		for len(queue) <= workers && next < len(files) {
-			s := &slot{done: make(chan struct{})}
+			s := &slot{done: closed}
 			var err error
-			if s.fr, s.st, err = r.prepare(files[next]); err != nil {
-				close(s.done)
+			if s.fr, s.st, err = r.prepare(next, files[next]); err != nil {
 				return all, err
 			}
 			next++
 			queue = append(queue, s)
 			if s.fr == nil {
-				close(s.done)
 				continue
 			}
+			s.done = make(chan struct{})
 			go func() {
 				defer close(s.done)
 				s.fr.read(ctx)
@@ -224,24 +241,74 @@ func (im *Importer) find(paths []string) ([]string, error) {
 }
 
 // walk lists the source's transcripts under dir, sorted. Folders that
-// cannot be read are reported and skipped.
+// cannot be read are reported and skipped; symbolic links in dir are not
+// followed, though dir may be one.
+//
+// The folders right in dir (an agent's project folders, say) are walked
+// side by side: a walk of 1,897 folders one at a time was a third of an
+// import again with nothing new of 10,150 transcripts.
 func (im *Importer) walk(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		im.warn(fmt.Errorf("%s: %w; skipped", dir, unwrapPath(err)))
+		return nil, nil
+	}
 	var found []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	var subdirs []string
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir():
+			subdirs = append(subdirs, path)
+		case e.Type().IsRegular() && im.src.IsTranscript(path):
+			found = append(found, path)
+		}
+	}
+	var mu sync.Mutex // found, and im.Warn, which need not be safe for concurrent use
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for range min(walkWorkers, len(subdirs)) {
+		wg.Go(func() {
+			for sub := range next {
+				im.walkTree(sub, &mu, &found)
+			}
+		})
+	}
+	for _, sub := range subdirs {
+		next <- sub
+	}
+	close(next)
+	wg.Wait()
+	slices.Sort(found)
+	return found, nil
+}
+
+// walkWorkers is how many folders walk walks at once: reading folders
+// blocks in the kernel, so more than the cores' number overlap.
+const walkWorkers = 4
+
+// walkTree adds the transcripts under dir to found, holding mu to add
+// them and to warn.
+func (im *Importer) walkTree(dir string, mu *sync.Mutex, found *[]string) {
+	var mine []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error { //nolint:errcheck // the callback returns no error
 		if err != nil {
+			mu.Lock()
 			im.warn(fmt.Errorf("%s: %w; skipped", path, unwrapPath(err)))
+			mu.Unlock()
 			if d != nil && d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
 		if d.Type().IsRegular() && im.src.IsTranscript(path) {
-			found = append(found, path)
+			mine = append(mine, path)
 		}
 		return nil
 	})
-	slices.Sort(found)
-	return found, err
+	mu.Lock()
+	*found = append(*found, mine...)
+	mu.Unlock()
 }
 
 func (im *Importer) warn(err error) {

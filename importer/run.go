@@ -23,8 +23,8 @@ type run struct {
 	marks    map[string]string // tape -> its mark now, as far as this run knows
 	distrust map[string]bool   // tapes a transcript of this run is read again from the start for
 	tapesDir *os.File          // .tape/tapes, held open for stats (dirIdentity)
-	ahead    map[string]fs.FileInfo
-	dirs     map[string]string // tape -> dirIdentity, as statAhead found it
+	ahead    []fs.FileInfo     // by the index of a transcript in the import's list, as statFiles found it
+	dirs     map[string]string // tape -> dirIdentity, as statDirs found it
 	savedAt  time.Time
 	dirty    bool
 }
@@ -118,7 +118,7 @@ func (r *run) commit(fr *fileRun) error {
 		dir := r.dirIdentity(name)
 		r.cp.Tapes[name] = tapeSeen{Mark: m, Dir: dir}
 		if r.dirs != nil {
-			r.dirs[name] = dir // what statAhead found is no longer so
+			r.dirs[name] = dir // what statDirs found is no longer so
 		}
 	}
 	r.dirty = true
@@ -189,12 +189,22 @@ func (r *run) forget(written map[string]bool) {
 
 // sortedTapes are the tapes of a checkpoint's sessions, each once.
 func sortedTapes(m map[string]string) []string {
+	if len(m) == 1 { // most transcripts: without the sort's allocations
+		for _, name := range m {
+			return []string{name}
+		}
+	}
 	return slices.Compact(slices.Sorted(maps.Values(m)))
 }
 
 // firstTape is the tape of the file's session itself: the one whose key
 // has no agent (it sorts before its subagents'), or the first.
 func firstTape(m map[string]string) string {
+	if len(m) == 1 {
+		for _, name := range m {
+			return name
+		}
+	}
 	keys := slices.Sorted(maps.Keys(m))
 	if len(keys) == 0 {
 		return ""

@@ -271,6 +271,16 @@ func (w *Workspace) OpenPrivate(rel string) (*os.File, error) {
 	return f, nil
 }
 
+// OpenRead opens the workspace file rel for reading only: for a file
+// tape keeps beside the tapes that is decoded as it is read.
+func (w *Workspace) OpenRead(rel string) (*os.File, error) {
+	f, err := w.root.Open(rel)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", rel, err)
+	}
+	return f, nil
+}
+
 // MkdirPrivate creates the workspace folder rel (slash-separated) and its
 // parents, private to the owner: for folders tape keeps beside the tapes.
 func (w *Workspace) MkdirPrivate(rel string) error { return w.mkdirAll(rel) }
