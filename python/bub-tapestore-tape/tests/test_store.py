@@ -85,6 +85,15 @@ class AppendTest(unittest.TestCase):
         self.store.append(T, entry("event", {"name": "next"}, "2026-11-28T10:00:00Z"))
         self.assertEqual([e.id for e in self.store.fetch_all(Query(T))], [0, 41, 0, 42])
 
+    def test_new_store_finds_the_last_id_behind_a_folder_without_one(self) -> None:
+        for i in range(3):
+            self.store.append(T, entry("anchor", {"name": f"a{i}"}, "2026-11-28T10:00:00Z"))
+            self.store.append(T, entry("message", {"role": "user", "content": str(i)}, "2026-11-28T10:00:00Z"))
+        os.mkdir(os.path.join(self.anchors, "004_by-hand"), 0o700)  # as tape handoff: no integer id in it
+        fresh = TapeStore(self.store.workspace, tape_binary=None)
+        fresh.append(T, entry("message", {"role": "user", "content": "next"}, "2026-11-28T10:00:00Z"))
+        self.assertEqual([e.id for e in fresh.fetch_all(Query(T))], [1, 2, 3, 4, 5, 6, 0, 7])
+
     def test_bad_input_refused(self) -> None:
         cases = {
             "empty tape name": lambda: self.store.append("", entry("event", {}, "x")),

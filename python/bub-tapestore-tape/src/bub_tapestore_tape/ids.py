@@ -5,8 +5,9 @@ Ids are assigned under the tape's lock, so the state is revalidated there:
 one stat of the anchors folder (a folder made, renamed or removed changes
 its mtime and link count), and the sizes of the files of the current (last)
 folder, the only one writers append to. What other writers added is read
-from where the state last read to; a tape reset or folders removed mean a
-scan of the whole tape again.
+from where the state last read to; a tape new to the store, reset, or with
+folders removed is read again from its newest folder back to the first
+that holds an integer id.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class TapeState:
         names = {f.name for f in listed}
         if self.dir_key is None or st.st_ino != self.dir_key[0] or not self.seen <= names:
             self.__init__()  # type: ignore[misc]
-            new = listed
+            self._last_id_of(anchors, listed)
+            new = []
         else:
             self._read_on(anchors)
             new = [f for f in listed if f.name not in self.seen]
@@ -71,6 +73,21 @@ class TapeState:
         if current != self.last:  # not one of the new folders: read it whole
             self.last, self.read_to = current, {}
             self._read_on(anchors)
+
+    def _last_id_of(self, anchors: str, listed: list[folders.Folder]) -> None:
+        """Find the tape's last id, reading folders from the newest back to
+        the first that holds an integer id: ids are assigned in the order
+        lines are written, each in the current folder, so the newest is
+        there, and a store new to a tape of 100,000 entries reads one
+        folder, not all of them."""
+        for f in reversed(listed):
+            self.last, self.read_to = f, {}
+            anchor = folders.anchor_entry(anchors, f)
+            if anchor is not None:
+                self._see(anchor.get("id"))
+            self._read_on(anchors)
+            if self.last_id:
+                return
 
     def _read_on(self, anchors: str) -> None:
         """Read what the current folder's files gained since the last look."""
