@@ -15,23 +15,11 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 
 from bub_tapestore_tape import TapeEntry, TapeStore  # noqa: E402
-
-
-@dataclass(frozen=True)
-class Query:
-    tape: str
-    _query: str | None = None
-    _after_anchor: str | None = None
-    _after_last: bool = False
-    _between_anchors: tuple[str, str] | None = None
-    _between_dates: tuple[str, str] | None = None
-    _kinds: tuple[str, ...] = ()
-    _limit: int | None = None
+from bub_tapestore_tape.query import TapeQuery as Query  # noqa: E402
 
 
 def message(i: int) -> TapeEntry:

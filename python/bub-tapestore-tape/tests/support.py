@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timezone
 from typing import Any
 
@@ -20,42 +19,7 @@ REPO = os.path.dirname(os.path.dirname(PACKAGE))
 sys.path.insert(0, os.path.join(PACKAGE, "src"))
 
 from bub_tapestore_tape import TapeEntry, TapeStore  # noqa: E402
-from bub_tapestore_tape.query import InvalidInput, NotFound  # noqa: E402
-
-
-@dataclass(frozen=True)
-class Query:
-    """Bub's TapeQuery, its builder methods and fields."""
-
-    tape: str
-    _query: str | None = None
-    _after_anchor: str | None = None
-    _after_last: bool = False
-    _between_anchors: tuple[str, str] | None = None
-    _between_dates: tuple[str, str] | None = None
-    _kinds: tuple[str, ...] = ()
-    _limit: int | None = None
-
-    def query(self, v: str) -> "Query":
-        return replace(self, _query=v)
-
-    def after_anchor(self, name: str) -> "Query":
-        return replace(self, _after_anchor=name or None, _after_last=False)
-
-    def last_anchor(self) -> "Query":
-        return replace(self, _after_anchor=None, _after_last=True)
-
-    def between_anchors(self, a: str, b: str) -> "Query":
-        return replace(self, _between_anchors=(a, b))
-
-    def between_dates(self, a: str, b: str) -> "Query":
-        return replace(self, _between_dates=(a, b))
-
-    def kinds(self, *k: str) -> "Query":
-        return replace(self, _kinds=k)
-
-    def limit(self, n: int) -> "Query":
-        return replace(self, _limit=n)
+from bub_tapestore_tape.query import InvalidInput, NotFound, TapeQuery as Query  # noqa: E402
 
 
 def reference(entries: list[TapeEntry], q: Query) -> list[TapeEntry]:

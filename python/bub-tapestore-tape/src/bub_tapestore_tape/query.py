@@ -10,11 +10,47 @@ store never writes and Bub never sees written so.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timezone
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from bub_tapestore_tape.folders import Folder
+
+
+@dataclass(frozen=True)
+class TapeQuery:
+    """Bub's TapeQuery, its fields and builders, for use without Bub
+    (tests, benchmarks, scripts): fetch_all reads the same fields of Bub's."""
+
+    tape: str
+    _query: str | None = None
+    _after_anchor: str | None = None
+    _after_last: bool = False
+    _between_anchors: tuple[str, str] | None = None
+    _between_dates: tuple[str, str] | None = None
+    _kinds: tuple[str, ...] = ()
+    _limit: int | None = None
+
+    def query(self, value: str) -> "TapeQuery":
+        return replace(self, _query=value)
+
+    def after_anchor(self, name: str) -> "TapeQuery":
+        return replace(self, _after_anchor=name or None, _after_last=False)
+
+    def last_anchor(self) -> "TapeQuery":
+        return replace(self, _after_anchor=None, _after_last=True)
+
+    def between_anchors(self, start: str, end: str) -> "TapeQuery":
+        return replace(self, _between_anchors=(start, end))
+
+    def between_dates(self, start: str, end: str) -> "TapeQuery":
+        return replace(self, _between_dates=(start, end))
+
+    def kinds(self, *kinds: str) -> "TapeQuery":
+        return replace(self, _kinds=kinds)
+
+    def limit(self, value: int) -> "TapeQuery":
+        return replace(self, _limit=value)
 
 
 class NotFound(LookupError):
