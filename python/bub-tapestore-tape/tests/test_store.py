@@ -6,9 +6,11 @@ import json
 import os
 import stat
 import unittest
+from unittest import mock
 
 from support import InvalidInput, Query, TapeStore, entry, new_store
 
+from bub_tapestore_tape import lines
 from bub_tapestore_tape.names import BadName, slug
 
 T = "0123456789abcdef__fedcba9876543210"
@@ -129,6 +131,27 @@ class AppendTest(unittest.TestCase):
             self.assertEqual(slug(name), want, name)
 
 
+class ReadTest(unittest.TestCase):
+    def test_an_over_long_line_is_skipped_in_pieces(self) -> None:
+        store = new_store(self)
+        store.append(T, entry("message", {"role": "user", "content": "one"}, "2026-11-28T10:00:00Z"))
+        path = os.path.join(store.workspace, "tapes", T, "anchors", "000_bub", "bub.jsonl")
+        with open(path, "ab") as f:
+            f.write(b'{"id":7,"kind":"message","payload":{"content":"' + b"x" * 5000 + b'"}}\n')
+        store.append(T, entry("message", {"role": "user", "content": "two"}, "2026-11-28T10:00:01Z"))
+        with mock.patch.object(lines, "MAX_LINE_BYTES", 1000):
+            got = [(e.id, e.payload["content"]) for e in TapeStore(store.workspace, tape_binary=None).fetch_all(Query(T))]
+        self.assertEqual(got, [(1, "one"), (8, "two")])
+
+    def test_entries_are_bubs_to_change(self) -> None:
+        store = new_store(self)
+        store.append(T, entry("anchor", {"name": "a", "state": {"k": 1}}, "2026-11-28T10:00:00Z"))
+        [first] = store.fetch_all(Query(T))
+        first.payload["name"] = "changed"  # ForkTapeStore redacts payloads in place
+        [again] = store.fetch_all(Query(T))
+        self.assertEqual(again.payload["name"], "a")
+
+
 class ResetTest(unittest.TestCase):
     def test_reset_reads_back_empty_and_keeps_the_old_anchors(self) -> None:
         store = new_store(self)
@@ -155,6 +178,13 @@ class ResetTest(unittest.TestCase):
 
 
 class WorkspaceTest(unittest.TestCase):
+    def test_made_with_its_parents(self) -> None:
+        parent = os.path.dirname(new_store(self).workspace)
+        store = TapeStore(os.path.join(parent, "home", ".bub", "tape"), tape_binary=None)
+        store.append(T, entry("event", {"name": "x"}, "2026-11-28T10:00:00Z"))
+        self.assertEqual(store.list_tapes(), [T])
+        self.assertEqual(stat.S_IMODE(os.stat(os.path.join(parent, "home")).st_mode), 0o700)
+
     def test_made_as_tape_init_makes_it(self) -> None:
         store = new_store(self)
         with open(os.path.join(store.workspace, "config.json")) as f:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import json
 import os
 import secrets
 import shutil
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 from bub_tapestore_tape import lines, names
 
@@ -18,12 +19,12 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
-def mkdirs(path: str, stop: str) -> None:
-    """Make path and the parents it lacks below stop, private, each
-    parent fsynced after a folder is made in it."""
+def mkdirs(path: str) -> None:
+    """Make path and the parents it lacks, private, each parent fsynced
+    after a folder is made in it."""
     missing = []
-    p = path
-    while p != stop and not os.path.isdir(p):
+    p = os.path.abspath(path)
+    while not os.path.isdir(p) and p != os.path.dirname(p):
         missing.append(p)
         p = os.path.dirname(p)
     for d in reversed(missing):
@@ -57,11 +58,11 @@ def append_line(path: str, data: bytes, sync: bool) -> tuple[int, int]:
     """Append data, one whole line, to the file at path under its flock,
     ending a torn last line first. It returns the file's size before and
     after. A short write is taken back while the lock is held."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
-        if size and _last_byte(path, size) != b"\n":
+        if size and os.pread(fd, 1, size - 1) != b"\n":
             data = lines.TORN + b"\n" + data
         n = os.write(fd, data)
         if n != len(data):
@@ -72,12 +73,6 @@ def append_line(path: str, data: bytes, sync: bool) -> tuple[int, int]:
         return size, size + n
     finally:
         os.close(fd)
-
-
-def _last_byte(path: str, size: int) -> bytes:
-    with open(path, "rb") as f:
-        f.seek(size - 1)
-        return f.read(1)
 
 
 def make_anchor(anchors: str, seq: int, name: str, data: bytes) -> str:
@@ -109,3 +104,9 @@ def make_anchor(anchors: str, seq: int, name: str, data: bytes) -> str:
         raise
     fsync_dir(anchors)
     return folder
+
+
+def entry_json(obj: dict[str, Any]) -> str:
+    """A line of the store: the entry as Bub's FileTapeStore writes it, on
+    one line, UTF-8 kept; NaN and infinities refused (they are not JSON)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)

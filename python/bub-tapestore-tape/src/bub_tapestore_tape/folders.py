@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import heapq
-import json
 import os
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -113,9 +112,3 @@ def _keyed(path: str, rank: int) -> Iterator[tuple[int, int, int, dict[str, Any]
         if t is not None and t > eff:
             eff = t
         yield eff, rank, line.no, line.obj
-
-
-def entry_json(obj: dict[str, Any]) -> str:
-    """A line of the store: the entry as Bub's FileTapeStore writes it, on
-    one line, UTF-8 kept; NaN and infinities refused (they are not JSON)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)

@@ -41,13 +41,17 @@ class TapeState:
     read_to: dict[str, tuple[int, int]] = field(default_factory=dict)  # last's files: (offset, lines) read
     last_id: int = 0
 
+    def clear(self) -> None:
+        """Forget the tape: its anchors folder is gone or another."""
+        self.dir_key, self.seen, self.last, self.read_to, self.last_id = None, set(), None, {}, 0
+
     def refresh(self, anchors: str) -> None:
         """Bring the state up to date with the files; the caller holds the
         tape's lock."""
         try:
             st = os.stat(anchors)
         except FileNotFoundError:
-            self.__init__()  # type: ignore[misc]
+            self.clear()
             return
         key = (st.st_ino, st.st_mtime_ns, st.st_nlink)
         if key == self.dir_key:
@@ -56,7 +60,7 @@ class TapeState:
         listed = folders.list_folders(anchors)
         names = {f.name for f in listed}
         if self.dir_key is None or st.st_ino != self.dir_key[0] or not self.seen <= names:
-            self.__init__()  # type: ignore[misc]
+            self.clear()
             self._last_id_of(anchors, listed)
             new = []
         else:

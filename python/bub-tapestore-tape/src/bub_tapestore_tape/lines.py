@@ -91,14 +91,36 @@ def parse(raw: bytes) -> dict[str, Any] | None:
 
 def read_lines(f: BinaryIO, start: int = 0, line_no: int = 0) -> Iterator[Line]:
     """The entries of f from offset start, which is line_no lines in, up to
-    its last newline."""
+    its last newline. No line is held in memory beyond MAX_LINE_BYTES: a
+    longer one is a bad line, read past in pieces."""
     f.seek(start)
     offset = start
-    for raw in f:
+    while True:
+        raw = f.readline(MAX_LINE_BYTES + 2)  # the longest line, its \r\n, and one byte to tell
         if not raw.endswith(b"\n"):
-            return  # in progress: read once its newline is there
+            if len(raw) <= MAX_LINE_BYTES + 1:
+                return  # the end, or a last line in progress: read once its newline is there
+            skipped = _skip_line(f)
+            if skipped < 0:
+                return
+            line_no += 1
+            offset += len(raw) + skipped
+            continue
         line_no += 1
         offset += len(raw)
         obj = parse(raw[:-1])
         if obj is not None:
             yield Line(line_no, offset, obj)
+
+
+def _skip_line(f: BinaryIO) -> int:
+    """Read past the rest of an over-long line: the bytes up to and with its
+    newline, or -1 if the file ends first (the line is still in progress)."""
+    n = 0
+    while True:
+        piece = f.readline(1 << 20)
+        n += len(piece)
+        if piece.endswith(b"\n"):
+            return n
+        if not piece:
+            return -1

@@ -10,8 +10,9 @@ query, name or entry), and entries as its own TapeEntry.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import bub
 from bub import hookimpl
@@ -44,22 +45,17 @@ class BubTapeStore(TapeStore):
             super().reset(tape)
 
 
-class _bub_errors:
+@contextmanager
+def _bub_errors() -> Iterator[None]:
     """Raise the store's errors as Bub's."""
+    from bub.errors import BubError, ErrorKind
 
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
-        if exc is None:
-            return False
-        from bub.errors import BubError, ErrorKind
-
-        if isinstance(exc, NotFound):
-            raise BubError(ErrorKind.NOT_FOUND, str(exc)) from exc
-        if isinstance(exc, (InvalidInput, BadName)):
-            raise BubError(ErrorKind.INVALID_INPUT, str(exc)) from exc
-        return False
+    try:
+        yield
+    except NotFound as exc:
+        raise BubError(ErrorKind.NOT_FOUND, str(exc)) from exc
+    except (InvalidInput, BadName) as exc:
+        raise BubError(ErrorKind.INVALID_INPUT, str(exc)) from exc
 
 
 def workspace() -> str:

@@ -171,12 +171,12 @@ def filtered(entries: Iterable[dict[str, Any]], bounds: tuple[datetime, datetime
     if limit is not None and limit <= 0:
         return
     n = 0
-    for e in entries:
+    for e in entries:  # the cheapest test first: a text match encodes the entry
+        if kinds and e.get("kind") not in kinds:
+            continue
         if bounds is not None and not in_dates(e.get("date"), bounds):
             continue
         if text is not None and not text(e):
-            continue
-        if kinds and e.get("kind") not in kinds:
             continue
         yield e
         n += 1

@@ -9,6 +9,10 @@ import os
 import shutil
 import subprocess
 
+# tape search wants a positive --limit; this is more than any tape holds
+# that a Bub session would query by text.
+ALL_HITS = 1_000_000
+
 # How long a search may take before the store scans instead: an index that
 # is being built answers after it is.
 TIMEOUT_SECONDS = 30
@@ -25,7 +29,7 @@ def matching_ids(workspace: str, tape: str, text: str, binary: str | None) -> se
         return None
     env = dict(os.environ, TAPE_DIR=workspace, TAPE_WATCH="off", NO_COLOR="1")
     try:
-        done = subprocess.run([exe, "search", "--json", "--tape", tape, "--limit", "1000000", "--", text],
+        done = subprocess.run([exe, "search", "--json", "--tape", tape, "--limit", str(ALL_HITS), "--", text],
                               env=env, capture_output=True, timeout=TIMEOUT_SECONDS, check=False)
     except (OSError, subprocess.SubprocessError):
         return None

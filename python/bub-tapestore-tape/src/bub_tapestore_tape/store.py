@@ -35,7 +35,11 @@ from bub_tapestore_tape.query import InvalidInput, NotFound
 STORE_FILE = "bub.jsonl"
 DEFAULT_CONFIG = {"version": 1, "default_tape": "main", "sync": "none", "max_entry_bytes": 16 << 20, "watch": "auto"}
 
-__all__ = ["TapeStore", "TapeEntry", "NotFound", "InvalidInput", "default_workspace"]
+__all__ = ["TapeStore", "TapeEntry", "NotFound", "InvalidInput"]
+
+# How many folders' anchor entries a store keeps read (fetch_all names
+# anchors; a spill makes an anchor per 16 KiB of tool output).
+ANCHORS_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -48,11 +52,6 @@ class TapeEntry:
     payload: dict[str, Any]
     meta: dict[str, Any] = field(default_factory=dict)
     date: str = ""
-
-
-def default_workspace(setting: str | None = None) -> str:
-    """The workspace: TAPE_DIR, else setting, else ~/.bub/tape."""
-    return os.environ.get("TAPE_DIR") or setting or os.path.join(os.path.expanduser("~"), ".bub", "tape")
 
 
 class TapeStore:
@@ -96,12 +95,12 @@ class TapeStore:
             anchors = os.path.join(tape_dir, "anchors")
             if os.path.isdir(anchors):
                 archive = os.path.join(self.workspace, "archive")
-                files.mkdirs(archive, self.workspace)
+                files.mkdirs(archive)
                 target = _free_name(os.path.join(archive, tape + "-" + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())))
                 os.rename(anchors, target)
                 files.fsync_dir(tape_dir)
                 files.fsync_dir(archive)
-            self._state(tape).__init__()  # type: ignore[misc]
+            self._state(tape).clear()
 
     def append(self, tape: str, entry: Any) -> None:
         """Append entry to tape; its id is the tape's next, whatever
@@ -109,31 +108,29 @@ class TapeStore:
         names.validate_tape_name(tape)
         kind, payload, meta, date = _fields(entry)
         tape_dir = os.path.join(self._tapes_dir, tape)
-        files.mkdirs(tape_dir, self.workspace)
+        files.mkdirs(tape_dir)
         with self._tape_lock(tape):
             anchors = os.path.join(tape_dir, "anchors")
             state = self._state(tape)
             state.refresh(anchors)
             new_id = state.last_id + 1
             try:
-                line = folders.entry_json({"id": new_id, "kind": kind, "payload": payload, "meta": meta, "date": date})
+                line = files.entry_json({"id": new_id, "kind": kind, "payload": payload, "meta": meta, "date": date})
                 data = (line + "\n").encode("utf-8")
             except (TypeError, ValueError) as exc:  # UnicodeEncodeError too: a lone surrogate
                 raise InvalidInput(f"entry of kind {kind} is not JSON: {exc}") from exc
             if len(data) > self._max_line:
                 raise InvalidInput(f"entry of {len(data)} bytes is longer than max_entry_bytes ({self._max_line}) in {self.workspace}/config.json")
-            files.mkdirs(anchors, tape_dir)
             if kind == "anchor":
-                seq = state.last.seq + 1 if state.last else 1
-                files.make_anchor(anchors, seq, payload["name"], data)
+                files.mkdirs(anchors)
+                files.make_anchor(anchors, state.last.seq + 1 if state.last else 1, payload["name"], data)
                 state.refresh(anchors)
                 return
-            folder = state.last.name if state.last else folders.PRE_ANCHOR_FOLDER
-            path = os.path.join(anchors, folder)
-            if state.last is None:
-                files.mkdirs(path, anchors)
+            if state.last is None:  # a tape with no folder yet: before Bub's first anchor
+                files.mkdirs(os.path.join(anchors, folders.PRE_ANCHOR_FOLDER))
                 state.refresh(anchors)
-            before, after = files.append_line(os.path.join(path, STORE_FILE), data, self._sync)
+            assert state.last is not None
+            before, after = files.append_line(os.path.join(anchors, state.last.name, STORE_FILE), data, self._sync)
             state.wrote(STORE_FILE, before, after, new_id)
 
     def fetch_all(self, q: Any) -> Iterable[Any]:
@@ -165,7 +162,7 @@ class TapeStore:
 
     def _anchor_reader(self, anchors: str, listed: list[folders.Folder]) -> Callable[[int], dict[str, Any] | None]:
         """anchor_of(i), the anchor entry of listed[i], read once per folder
-        for the store's life: anchor.json is written once."""
+        while the store keeps it (ANCHORS_KEPT): anchor.json is written once."""
         try:
             ino = os.stat(anchors).st_ino
         except FileNotFoundError:
@@ -178,6 +175,8 @@ class TapeStore:
                     return self._anchors[key]
             a = folders.anchor_entry(anchors, listed[i])
             with self._mu:
+                if len(self._anchors) >= ANCHORS_KEPT:
+                    self._anchors.clear()
                 self._anchors[key] = a
             return a
         return anchor_of
@@ -192,9 +191,9 @@ class TapeStore:
         return lambda e: str(e.get("id")) in hits
 
     def _entry(self, e: dict[str, Any]) -> Any:
-        payload = e.get("payload")
-        meta = e.get("meta")
-        date = e.get("date")
+        """Bub's entry of e, with dicts of its own: anchors are kept read, and
+        Bub's stores change what they are given (ForkTapeStore redacts)."""
+        payload, meta, date = e.get("payload"), e.get("meta"), e.get("date")
         return self._entry_type(int_id(e.get("id")) or 0, e["kind"], dict(payload) if isinstance(payload, dict) else {},
                                 dict(meta) if isinstance(meta, dict) else {}, date if isinstance(date, str) else "")
 
@@ -218,7 +217,7 @@ class TapeStore:
     # The workspace.
 
     def _init_workspace(self) -> None:
-        files.mkdirs(self._tapes_dir, os.path.dirname(self.workspace))
+        files.mkdirs(self._tapes_dir)
         config = os.path.join(self.workspace, "config.json")
         if os.path.exists(config):
             return
