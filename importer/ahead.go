@@ -2,7 +2,9 @@ package importer
 
 import (
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -31,7 +33,7 @@ func statFiles(files []string) []fs.FileInfo {
 	if len(files) < 2*aheadWorkers {
 		return infos
 	}
-	eachAhead(len(files), func(_, i int) {
+	eachAhead(len(files), func(i int) {
 		if fi, err := os.Stat(files[i]); err == nil {
 			infos[i] = fi
 		}
@@ -44,19 +46,20 @@ func statFiles(files []string) []fs.FileInfo {
 // (dirIdentity).
 func (r *run) statDirs(roots []string) {
 	r.dirs = map[string]string{}
-	var tapes []string
+	named := map[string]bool{}
 	for path, cp := range r.cp.Files {
 		if under(path, roots) {
 			for _, name := range cp.Tapes {
-				tapes = append(tapes, name)
+				named[name] = true
 			}
 		}
 	}
+	tapes := slices.Collect(maps.Keys(named))
 	if len(tapes) < 2*aheadWorkers || !r.openTapes() { // openTapes before the goroutines share it
 		return
 	}
 	ids := make([]string, len(tapes))
-	eachAhead(len(tapes), func(_, i int) { ids[i] = r.dirIdentity(tapes[i]) })
+	eachAhead(len(tapes), func(i int) { ids[i] = r.dirIdentity(tapes[i]) })
 	for i, name := range tapes {
 		r.dirs[name] = ids[i]
 	}
@@ -72,14 +75,15 @@ func under(path string, roots []string) bool {
 	return false
 }
 
-// eachAhead calls fn(w, i) for i in [0, n) on aheadWorkers goroutines,
-// worker w taking every aheadWorkers-th i from w, and waits for them.
-func eachAhead(n int, fn func(w, i int)) {
+// eachAhead calls fn(i) for i in [0, n) on up to aheadWorkers goroutines,
+// and waits for them: for stats and folder reads, which block in the
+// kernel.
+func eachAhead(n int, fn func(i int)) {
 	var wg sync.WaitGroup
-	for w := range aheadWorkers {
+	for w := range min(aheadWorkers, n) {
 		wg.Go(func() {
 			for i := w; i < n; i += aheadWorkers {
-				fn(w, i)
+				fn(i)
 			}
 		})
 	}

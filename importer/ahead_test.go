@@ -3,12 +3,13 @@ package importer
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/tape-dev/tape/importer/claude"
 )
 
-// An import again of more transcripts than statAhead stats alone: what did
+// An import again of more transcripts than statFiles stats alone: what did
 // not change is not read again, what grew is read from its checkpoint,
 // and a transcript whose tape was removed is read again into a new one.
 func TestImportAgainStatsAhead(t *testing.T) {
@@ -46,6 +47,37 @@ func TestImportAgainStatsAhead(t *testing.T) {
 			t.Errorf("the transcript whose tape was removed: %+v; want its %d entries imported again", st, first[gone].Imported)
 		case i != grown && i != gone && !st.Unchanged:
 			t.Errorf("%s: %+v; want it unchanged", st.File, st)
+		}
+	}
+}
+
+// Two transcripts of one session, far apart in an import, and their tape
+// removed: the first is read again and makes the tape anew, and the
+// second, though unchanged and its tape there again, is read again too,
+// or its entries would be lost.
+func TestImportAgainRewritesATapeOfTwoTranscripts(t *testing.T) {
+	t.Parallel()
+	b := newBench(t)
+	id := "77777777-0000-4000-8000-000000000000"
+	b.write("a/"+id+".jsonl", []byte(`{"type":"user","uuid":"a1","sessionId":"`+id+`","timestamp":"2025-11-03T14:05:00Z","message":{"role":"user","content":"from a"}}`+"\n"))
+	for i := range 3 * aheadWorkers { // enough to stat ahead, and more than the pipeline reads ahead
+		other := fmt.Sprintf("%08x-0000-4000-8000-000000000001", i)
+		b.write(fmt.Sprintf("m/%s.jsonl", other), []byte(`{"type":"user","uuid":"m`+other+`","sessionId":"`+other+`","timestamp":"2025-11-03T14:05:00Z","message":{"role":"user","content":"other"}}`+"\n"))
+	}
+	b.write("z/"+id+".jsonl", []byte(`{"type":"user","uuid":"z1","sessionId":"`+id+`","timestamp":"2025-11-03T14:06:00Z","message":{"role":"user","content":"from z"}}`+"\n"))
+	first := b.importAt(claude.Source{}, quiet)
+	tape := first[0].Tape
+	if first[len(first)-1].Tape != tape {
+		t.Fatalf("the two transcripts went to %s and %s; want one tape", tape, first[len(first)-1].Tape)
+	}
+	if err := os.RemoveAll(b.ws.Abs("tapes/" + tape)); err != nil {
+		t.Fatal(err)
+	}
+	b.importAt(claude.Source{}, quiet)
+	all := b.tapes()
+	for _, want := range []string{"from a", "from z"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("tape %s after importing again holds no %q:\n%s", tape, want, all)
 		}
 	}
 }

@@ -79,8 +79,9 @@ func legacyCheckpointsPath(src source.Source) string { return "import/" + src.Na
 // same in 7 ms (decision 0078). They are decoded as they are read: read
 // whole first, the 5 MB of 10,150 transcripts' checkpoints were copied
 // twice more (gob reads a value into a buffer of its own), and loading
-// them took 55 ms of a new process instead of 36. A read that fails
-// half way leaves them empty too, which costs time, not entries.
+// them took 55 ms of a new process instead of 36. A file that does not
+// decode leaves them empty; one that cannot be read is an error, as it
+// was when the file was read whole first.
 func loadCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoints, error) {
 	f, err := ws.OpenRead(checkpointsPath(src))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -90,11 +91,30 @@ func loadCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoints, er
 		return nil, fmt.Errorf("read the import checkpoints: %w", err)
 	}
 	defer f.Close()
+	in := &readErrors{r: f}
 	var read checkpoints
-	if gob.NewDecoder(bufio.NewReaderSize(f, 64<<10)).Decode(&read) != nil || !read.usable(checkpointVersion) {
+	if err := gob.NewDecoder(bufio.NewReaderSize(in, 64<<10)).Decode(&read); err != nil || !read.usable(checkpointVersion) {
+		if in.err != nil {
+			return nil, fmt.Errorf("read the import checkpoints: %w", in.err)
+		}
 		return emptyCheckpoints(), nil
 	}
 	return &read, nil
+}
+
+// readErrors is r, remembering the error of a read that failed (not the
+// end of the file), which a decoder reports as its own.
+type readErrors struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrors) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // loadLegacyCheckpoints reads version 2's JSON, if there is one.

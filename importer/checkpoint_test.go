@@ -1,8 +1,10 @@
 package importer
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/tape-dev/tape/importer/claude"
@@ -66,5 +68,25 @@ func TestUnreadableCheckpointsAreNone(t *testing.T) {
 	}
 	if got := b.tapes(); got != want {
 		t.Fatalf("the tapes changed:\n%s", got)
+	}
+}
+
+// Checkpoints that cannot be read (as opposed to decoded) are an error,
+// not none: reading every transcript again would hide it.
+func TestCheckpointsThatCannotBeReadAreAnError(t *testing.T) {
+	t.Parallel()
+	b := newBench(t)
+	b.importClaudeFixtures(t)
+	path := b.ws.Abs("import/claude.gob")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil { // opens, and every read fails (EISDIR)
+		t.Fatal(err)
+	}
+	im := New(b.ws, claude.Source{})
+	_, err := im.Import(context.Background(), []string{b.src})
+	if err == nil || !strings.Contains(err.Error(), "read the import checkpoints") {
+		t.Fatalf("Import with checkpoints that cannot be read: %v; want an error that says so", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -151,9 +150,11 @@ func (f *Follower) reconcile(ctx context.Context, st *followState) {
 }
 
 // watchTree adds a watch on dir and every folder under it, and hands each
-// file in them to file, if it is not nil.
+// file in them to file, if it is not nil. dir is followed if it is a
+// symbolic link to a folder, as Importer.walk follows it; links under it
+// are not.
 func (f *Follower) watchTree(st *followState, dir string, file func(path string)) {
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	visit := func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() && file != nil {
 			file(path)
 		}
@@ -166,7 +167,20 @@ func (f *Follower) watchTree(st *followState, dir string, file func(path string)
 		}
 		st.watched[path] = true
 		return nil
-	})
+	}
+	fi, err := os.Stat(dir) // not WalkDir's lstat: a linked folder is one
+	if err != nil || !fi.IsDir() || visit(dir, fs.FileInfoToDirEntry(fi), nil) != nil {
+		return
+	}
+	entries, _ := os.ReadDir(dir) // unreadable: the next reconcile tries again
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			_ = filepath.WalkDir(path, visit)
+		} else {
+			_ = visit(path, e, nil)
+		}
+	}
 }
 
 // event notes a transcript that changed, and watches a new folder (with
@@ -201,7 +215,7 @@ func (f *Follower) event(st *followState, ev fsnotify.Event) bool {
 // sourceOf is the source of the followed root a path is under.
 func (st *followState) sourceOf(path string) source.Source {
 	for root, src := range st.owner {
-		if path == root || strings.HasPrefix(path, root+string(filepath.Separator)) {
+		if under(path, []string{root}) {
 			return src
 		}
 	}

@@ -70,3 +70,40 @@ func TestFollowerSettlesWhileOthersWrite(t *testing.T) {
 		return len(data) > 0
 	})
 }
+
+// A followed folder that is a symbolic link (~/.claude/projects linked
+// elsewhere) is watched through the link: a transcript written after the
+// first import is mirrored at once, as it is in a folder, not at the next
+// reconcile.
+func TestFollowerFollowsALinkedFolder(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	real := filepath.Join(root, "elsewhere")
+	if err := os.MkdirAll(filepath.Join(real, "p"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(root, "projects")
+	if err := os.Symlink(real, linked); err != nil {
+		t.Fatal(err)
+	}
+	ws := newWorkspace(t, root)
+	write := func(id, text string) string {
+		line := `{"type":"user","uuid":"u-` + id + `","sessionId":"` + id + `","timestamp":"2025-11-03T14:05:00.000Z","message":{"role":"user","content":"` + text + `"}}` + "\n"
+		if err := os.WriteFile(filepath.Join(real, "p", id+".jsonl"), []byte(line), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return ws.Abs("tapes/claude-" + id[:8] + "/anchors/001_session-start/messages.jsonl")
+	}
+	first := write("12340000-0000-4000-8000-000000000001", "before")
+	f := &Follower{WS: ws, Dirs: map[source.Source][]string{claude.Source{}: {linked}}, Reconcile: time.Hour,
+		Warn: func(err error) { t.Errorf("follower: %v", err) }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	mirrored := func(path string) func() bool {
+		return func() bool { data, _ := os.ReadFile(path); return len(data) > 0 }
+	}
+	poll.Until(t, 10*time.Second, "the first import through the link", mirrored(first))
+	poll.Until(t, 10*time.Second, "a transcript written after it, seen by the watch", mirrored(write("56780000-0000-4000-8000-000000000002", "after")))
+}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/tape-dev/tape/importer/source"
@@ -103,7 +102,7 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 	found := make(chan error, 1)
 	go func() {
 		var err error
-		if files, err = im.find(paths); err == nil {
+		if files, err = im.find(roots); err == nil {
 			infos = statFiles(files)
 		}
 		found <- err
@@ -130,6 +129,7 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 		synced = im.ws.DeferSyncs()
 	}
 	r.ahead = infos
+	r.forgetGone(roots, files)
 	all, err := r.pipeline(ctx, files)
 	return all, joinErrors(err, synced(), r.save()) // in this order
 }
@@ -205,9 +205,9 @@ func (r *run) pipeline(ctx context.Context, files []string) ([]FileStats, error)
 	return all, nil
 }
 
-// find lists the transcripts at paths, each once, in the order given and
-// sorted within a folder.
-func (im *Importer) find(paths []string) ([]string, error) {
+// find lists the transcripts at roots (absolute paths), each once, in the
+// order given and sorted within a folder.
+func (im *Importer) find(roots []string) ([]string, error) {
 	var files []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -216,24 +216,16 @@ func (im *Importer) find(paths []string) ([]string, error) {
 			files = append(files, p)
 		}
 	}
-	for _, p := range paths {
-		abs, err := filepath.Abs(p)
+	for _, root := range roots {
+		fi, err := os.Stat(root)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		fi, err := os.Stat(abs)
-		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", p, unwrapPath(err))
+			return nil, fmt.Errorf("open %s: %w", root, unwrapPath(err))
 		}
 		if !fi.IsDir() {
-			add(abs)
+			add(root)
 			continue
 		}
-		found, err := im.walk(abs)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range found {
+		for _, f := range im.walk(root) {
 			add(f)
 		}
 	}
@@ -241,20 +233,19 @@ func (im *Importer) find(paths []string) ([]string, error) {
 }
 
 // walk lists the source's transcripts under dir, sorted. Folders that
-// cannot be read are reported and skipped; symbolic links in dir are not
-// followed, though dir may be one.
+// cannot be read are reported, in order, and skipped; dir is followed if
+// it is a symbolic link (the folder a user names), links in it are not.
 //
 // The folders right in dir (an agent's project folders, say) are walked
 // side by side: a walk of 1,897 folders one at a time was a third of an
 // import again with nothing new of 10,150 transcripts.
-func (im *Importer) walk(dir string) ([]string, error) {
+func (im *Importer) walk(dir string) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		im.warn(fmt.Errorf("%s: %w; skipped", dir, unwrapPath(err)))
-		return nil, nil
+		return nil
 	}
-	var found []string
-	var subdirs []string
+	var found, subdirs []string
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
 		switch {
@@ -264,51 +255,42 @@ func (im *Importer) walk(dir string) ([]string, error) {
 			found = append(found, path)
 		}
 	}
-	var mu sync.Mutex // found, and im.Warn, which need not be safe for concurrent use
-	next := make(chan string)
-	var wg sync.WaitGroup
-	for range min(walkWorkers, len(subdirs)) {
-		wg.Go(func() {
-			for sub := range next {
-				im.walkTree(sub, &mu, &found)
-			}
-		})
+	trees := make([]walked, len(subdirs))
+	eachAhead(len(subdirs), func(i int) { trees[i] = im.walkTree(subdirs[i]) })
+	for _, t := range trees {
+		found = append(found, t.found...)
+		for _, err := range t.warnings {
+			im.warn(err) // here, in order: Warn need not be safe for concurrent use
+		}
 	}
-	for _, sub := range subdirs {
-		next <- sub
-	}
-	close(next)
-	wg.Wait()
 	slices.Sort(found)
-	return found, nil
+	return found
 }
 
-// walkWorkers is how many folders walk walks at once: reading folders
-// blocks in the kernel, so more than the cores' number overlap.
-const walkWorkers = 4
+// walked is what walkTree found under a folder.
+type walked struct {
+	found    []string
+	warnings []error
+}
 
-// walkTree adds the transcripts under dir to found, holding mu to add
-// them and to warn.
-func (im *Importer) walkTree(dir string, mu *sync.Mutex, found *[]string) {
-	var mine []string
+// walkTree lists the transcripts under dir, and the folders it could not
+// read.
+func (im *Importer) walkTree(dir string) walked {
+	var w walked
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error { //nolint:errcheck // the callback returns no error
 		if err != nil {
-			mu.Lock()
-			im.warn(fmt.Errorf("%s: %w; skipped", path, unwrapPath(err)))
-			mu.Unlock()
+			w.warnings = append(w.warnings, fmt.Errorf("%s: %w; skipped", path, unwrapPath(err)))
 			if d != nil && d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
 		if d.Type().IsRegular() && im.src.IsTranscript(path) {
-			mine = append(mine, path)
+			w.found = append(w.found, path)
 		}
 		return nil
 	})
-	mu.Lock()
-	*found = append(*found, mine...)
-	mu.Unlock()
+	return w
 }
 
 func (im *Importer) warn(err error) {

@@ -135,9 +135,15 @@ func (r *run) commit(fr *fileRun) error {
 // checkpoint only if the tape's mark says so. (A file of the tape
 // truncated by hand is not seen without a stat of each of its files,
 // which an import of thousands of unchanged transcripts cannot afford:
-// --full reads every transcript again.)
+// --full reads every transcript again.) A tape that an earlier transcript
+// of this run is read again for (distrust) is not as the import left it
+// either, whatever its folder says now: that transcript made it anew, and
+// this one's entries must be written again too.
 func (r *run) tapesThere(cp *checkpoint) bool {
 	for _, name := range cp.Tapes {
+		if r.distrust[name] {
+			return false
+		}
 		id, ok := r.dirs[name]
 		if !ok {
 			id = r.dirIdentity(name)
@@ -175,6 +181,23 @@ func (r *run) openTapes() bool {
 		r.tapesDir = d
 	}
 	return true
+}
+
+// forgetGone drops the checkpoints of transcripts under roots that the
+// walk no longer finds (an agent deletes old sessions): they would be
+// kept, and their tapes stat'ed by each import, for ever. Should one come
+// back, it is read from its start, and what its tapes hold is skipped.
+func (r *run) forgetGone(roots, found []string) {
+	there := make(map[string]bool, len(found))
+	for _, f := range found {
+		there[f] = true
+	}
+	for path := range r.cp.Files {
+		if under(path, roots) && !there[path] {
+			delete(r.cp.Files, path)
+			r.dirty = true
+		}
+	}
 }
 
 // forget drops the marks of tapes an import wrote to and could not finish:

@@ -341,9 +341,9 @@ func (w *Workspace) readDir(rel string) ([]fs.DirEntry, error) {
 
 // ReadPrivate reads the workspace file rel, of at most max bytes.
 func (w *Workspace) ReadPrivate(rel string, max int64) ([]byte, error) {
-	f, err := w.root.Open(rel)
+	f, err := w.OpenRead(rel)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", rel, err)
+		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, max))

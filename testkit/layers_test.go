@@ -37,11 +37,14 @@ func imports(t *testing.T) map[string][]string {
 // the benchmark driver's corpora and PostgreSQL servers are theirs.
 const benchDriver = "cmd/tape-bench"
 
+// kitsBeside are the test kits that live beside what they test, named as
+// Go names its own (net/http/httptest), not under testkit/.
+var kitsBeside = map[string]bool{"importer/sourcetest": true}
+
 // isKit reports whether a package is a test kit: one under testkit/, or
-// one named as Go names its own (net/http/httptest), beside what it
-// tests: importer/sourcetest.
+// one of kitsBeside.
 func isKit(pkg string) bool {
-	return strings.HasPrefix(pkg, "testkit/") || pkg == "testkit" || strings.HasSuffix(pkg, "test")
+	return strings.HasPrefix(pkg, "testkit/") || pkg == "testkit" || kitsBeside[pkg]
 }
 
 func TestLayers(t *testing.T) {

@@ -24,57 +24,34 @@ func decodeBlocks(raw []byte) []block {
 		// A block that is not an object, or a member of another type than
 		// its field's, is odd: the mapping keeps it as written.
 		b.odd = item[0] != '{' && string(item) != "null"
+		var d fieldDecoder
 		rawjson.ObjectMembers(item, func(key, v []byte) {
-			str := func(dst *string) {
-				if s, ok := rawjson.String(v); ok {
-					*dst = s
-				} else if string(v) != "null" {
-					b.odd = true
-				}
-			}
-			strp := func(dst **string) {
-				if s, ok := rawjson.String(v); ok {
-					*dst = &s
-				} else if string(v) == "null" {
-					*dst = nil
-				} else {
-					b.odd = true
-				}
-			}
-			rawv := func(dst *json.RawMessage) { *dst = json.RawMessage(v) }
 			switch string(key) {
 			case "type":
-				str(&b.Type)
+				d.str(v, &b.Type)
 			case "text":
-				strp(&b.Text)
+				d.strPtr(v, &b.Text)
 			case "thinking":
-				strp(&b.Thinking)
+				d.strPtr(v, &b.Thinking)
 			case "signature":
-				str(&b.Signature)
+				d.str(v, &b.Signature)
 			case "id":
-				str(&b.ID)
+				d.str(v, &b.ID)
 			case "name":
-				str(&b.Name)
+				d.str(v, &b.Name)
 			case "input":
-				rawv(&b.Input)
+				b.Input = json.RawMessage(v)
 			case "tool_use_id":
-				str(&b.ToolUseID)
+				d.str(v, &b.ToolUseID)
 			case "content":
-				rawv(&b.Content)
+				b.Content = json.RawMessage(v)
 			case "is_error":
-				switch string(v) {
-				case "true":
-					b.IsError = true
-				case "false":
-					b.IsError = false
-				case "null":
-				default:
-					b.odd = true
-				}
+				d.boolean(v, &b.IsError)
 			case "source":
-				rawv(&b.Source)
+				b.Source = json.RawMessage(v)
 			}
 		})
+		b.odd = b.odd || d.mismatch
 		blocks = append(blocks, b)
 	})
 	return blocks

@@ -82,7 +82,7 @@ func (c *converter) mapRecord(l tapelog.RawLine, r record) []source.Output {
 		// session/start anchor would follow the compaction's.
 		out = append(out, c.start(l, r, sess)...)
 		c.hold()
-		c.bound = &boundary{line: l.No, offset: l.Offset, rec: r, sess: sess, meta: c.meta(l, r, sess)}
+		c.bound = &boundary{line: l.No, offset: l.Offset, rec: r.detached(), sess: sess, meta: c.meta(l, r, sess)}
 		return out
 	case r.Type == "progress":
 		return out // copies of a subagent's records, which its own file holds

@@ -36,6 +36,16 @@ type record struct {
 	badDate          json.RawMessage // RawDate, when it is no date
 }
 
+// detached is r without the parts of its line that scanRecord leaves in
+// it (the raw date, the content and its blocks' raw members): a record
+// held past its line, whose buffer the reader reuses, keeps only what it
+// owns. CompactMetadata is copied by scanRecord.
+func (r record) detached() record {
+	r.RawDate, r.badDate = nil, nil
+	r.Message.RawContent, r.Message.Content = nil, content{}
+	return r
+}
+
 type message struct {
 	ID         string          `json:"id"`
 	Role       string          `json:"role"`

@@ -26,8 +26,9 @@ import (
 // explains: a line that is not a valid JSON object (a bad line, whose
 // reason encoding/json gives), nesting deeper than rawjson's scanner
 // follows, a key written with an escape, a key that encoding/json would
-// match to a field only by folding its case. mismatch says a member was of another type than its field's (a
-// *json.UnmarshalTypeError for encoding/json), r then filled as
+// match to a field only by folding its case. mismatch says a member was
+// of another type than its field's (a *json.UnmarshalTypeError for
+// encoding/json), r then filled as
 // encoding/json fills it: the other members decoded, that one left as it
 // was.
 //
@@ -37,10 +38,11 @@ import (
 // members is room for the line's members, returned for the next line
 // and for eventData.
 func scanRecord(line []byte, members []rawjson.Member, r *record) (_ []rawjson.Member, mismatch, ok bool) {
-	members, ok = rawjson.SplitObject(line, members[:0])
+	split, ok := rawjson.SplitObject(line, members[:0])
 	if !ok {
-		return members, false, false
+		return members[:0], false, false // the room kept for the next line
 	}
+	members = split
 	d := fieldDecoder{}
 	for _, m := range members {
 		v := m.Value
@@ -129,6 +131,9 @@ func (d *fieldDecoder) strPtr(v []byte, dst **string) {
 	case v[0] == 'n':
 		*dst = nil
 	default:
+		if *dst == nil {
+			*dst = new(string) // encoding/json makes the pointer before it finds the type wrong
+		}
 		d.mismatch = true
 	}
 }
@@ -145,9 +150,9 @@ func (d *fieldDecoder) boolean(v []byte, dst *bool) {
 	}
 }
 
-// int64 is as encoding/json reads a number into an int64: an integer in
+// integer is as encoding/json reads a number into an int64: an integer in
 // its range, written without a fraction or an exponent.
-func (d *fieldDecoder) int64(v []byte, dst *int64) {
+func (d *fieldDecoder) integer(v []byte, dst *int64) {
 	switch {
 	case v[0] == 'n':
 	case v[0] == '-' || v[0] >= '0' && v[0] <= '9':
@@ -195,8 +200,10 @@ func (d *fieldDecoder) message(v []byte, m *message) {
 				m.Usage = nil
 				return
 			}
-			if v[0] == '{' && m.Usage == nil {
-				m.Usage = new(tokenUsage) // a second usage is read into the first, as encoding/json does
+			if m.Usage == nil {
+				// A second usage is read into the first, and a value of
+				// another type still makes the pointer, as encoding/json does.
+				m.Usage = new(tokenUsage)
 			}
 			d.usage(v, m.Usage)
 		default:
@@ -209,13 +216,13 @@ func (d *fieldDecoder) usage(v []byte, u *tokenUsage) {
 	d.object(v, func(key, v []byte) {
 		switch string(key) {
 		case "input_tokens":
-			d.int64(v, &u.Input)
+			d.integer(v, &u.Input)
 		case "output_tokens":
-			d.int64(v, &u.Output)
+			d.integer(v, &u.Output)
 		case "cache_creation_input_tokens":
-			d.int64(v, &u.CacheCreation)
+			d.integer(v, &u.CacheCreation)
 		case "cache_read_input_tokens":
-			d.int64(v, &u.CacheRead)
+			d.integer(v, &u.CacheRead)
 		default:
 			d.other(key, usageFields)
 		}

@@ -37,6 +37,7 @@ type Rule func(rec any, path []string) Kept
 // -short): a source's TestKeepsText, which takes a few hundred
 // transcripts of up to a few dozen lines in under a second.
 func KeepsText(t *testing.T, src source.Source, transcript func(*Gen) []string, rule Rule) {
+	t.Helper()
 	for seed := range short.Seeds(400) {
 		CheckKeepsText(t, src, seed, transcript, rule)
 	}
