@@ -2,11 +2,10 @@ package projector
 
 import (
 	"context"
-	"syscall"
 	"testing"
-	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/benchcpu"
 	"github.com/tape-dev/tape/testkit/corpus"
 )
 
@@ -198,14 +197,14 @@ func BenchmarkRebuildManyTapes(b *testing.B) {
 	}
 	defer p.Close()
 	var st Stats
-	cpu := startCPU()
+	cpu := benchcpu.Start()
 	for b.Loop() {
 		if st, err = p.Rebuild(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(st.Entries)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
-	cpu.report(b)
+	cpu.Report(b)
 }
 
 // BenchmarkWalkManyTapes measures the walk of a rebuild of 1,000 tapes of
@@ -218,7 +217,7 @@ func BenchmarkRebuildManyTapes(b *testing.B) {
 func BenchmarkWalkManyTapes(b *testing.B) {
 	ws := manyTapes(b, manyTapesCount)
 	ctx := context.Background()
-	cpu := startCPU()
+	cpu := benchcpu.Start()
 	for b.Loop() {
 		ops := make(chan op, 64)
 		drained := make(chan int)
@@ -240,28 +239,7 @@ func BenchmarkWalkManyTapes(b *testing.B) {
 			b.Fatalf("walk: %d entries, %v", n, err)
 		}
 	}
-	cpu.report(b)
-}
-
-// cpuClock measures the CPU time (user and system, all threads) the
-// process spends in a benchmark: on a machine shared with other work, it
-// says what a pass costs when the wall time says mostly what the others
-// did meanwhile.
-type cpuClock time.Duration
-
-func startCPU() cpuClock { return cpuClock(processCPU()) }
-
-// report reports the CPU time per op since c started, in ms.
-func (c cpuClock) report(b *testing.B) {
-	b.ReportMetric(float64(processCPU()-time.Duration(c))/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	cpu.Report(b)
 }
 
 // BenchmarkCatchUpManyTapes measures a catch-up that finds nothing new on
@@ -285,18 +263,18 @@ func BenchmarkCatchUpManyTapes(b *testing.B) {
 		}
 	}
 	b.Run("record", func(b *testing.B) {
-		cpu := startCPU()
+		cpu := benchcpu.Start()
 		for b.Loop() {
 			st, err := p.CatchUp(ctx)
 			if err != nil || st.ops != 0 || st.Folders != manyTapesCount {
 				b.Fatalf("no-change catch-up: %+v, %v", st, err)
 			}
 		}
-		cpu.report(b)
+		cpu.Report(b)
 	})
 	b.Run("pass", func(b *testing.B) {
-		cpu := startCPU()
-		defer cpu.report(b)
+		cpu := benchcpu.Start()
+		defer cpu.Report(b)
 		for b.Loop() {
 			var st Stats
 			err := p.withLock(ctx, LockWait, func() error { return p.passLocked(ctx, false, nil, &st) })

@@ -1,6 +1,7 @@
 // Package testkit is the folder of tape's test kits; the code is in its
 // subpackages, one kit each:
 //
+//   - benchcpu: the CPU time a benchmark spends, beside its wall time.
 //   - corpus: realistic corpora for benchmarks (a few long tapes, many
 //     short sessions, Claude Code transcripts), the same for a seed.
 //   - indexdump: the local index rendered as text that does not depend

@@ -12,7 +12,7 @@ import (
 
 // streamJSON prints the page of tapes f selects as JSON lines, each
 // written as it is read (read.EachTape): `tape tapes --limit 0 --json`
-// at 10,000 tapes holds one row at a time instead of the page, and its
+// at 10,000 tapes holds a few batches of rows instead of the page, and its
 // reader sees the first rows at once. Then, as for the table, the footer
 // and the warnings, on stderr. A listing that fails half way has printed
 // the rows before the failure (and exits as it did).

@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
+	"github.com/tape-dev/tape/testkit/benchcpu"
 	"github.com/tape-dev/tape/testkit/corpus"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/sessions"
@@ -79,9 +79,8 @@ func manyTapesWorkspace(tb testing.TB, n int) string {
 // and each record encoded by encoding/json: it holds the stream's own
 // encoding (records.Tape.AppendJSON) and fork counts (TapesDir) to the
 // plain way; views/sessions' oracle test holds the query.
-func pageReadWhole(t *testing.T, ws string, f sessions.Filter) (string, read.Tapes) {
+func pageReadWhole(t *testing.T, w *tapelog.Workspace, ix *projector.Projector, f sessions.Filter) (string, read.Tapes) {
 	t.Helper()
-	w, ix := openIndexOf(t, ws)
 	var b bytes.Buffer
 	got, err := writeWhole(&b, w, ix, f)
 	if err != nil {
@@ -109,8 +108,10 @@ func writeWhole(out io.Writer, w *tapelog.Workspace, ix *projector.Projector, f 
 }
 
 // The JSON lines written as the rows are read are those of the page read
-// whole, every page of it; the footer and the warnings follow as before.
-func TestTapesJSONIsThePageReadWhole(t *testing.T) {
+// whole and encoded by encoding/json, every page of it; the footer and
+// the warnings follow as before. (The query both read is held to its
+// oracle by views/sessions' tests.)
+func TestTapesJSONIsThePageEncodedWhole(t *testing.T) {
 	t.Parallel()
 	ws := manyTapesWorkspace(t, 150)
 	cases := []struct {
@@ -127,9 +128,10 @@ func TestTapesJSONIsThePageReadWhole(t *testing.T) {
 	}
 	warnings := "tape: warning: tapes/link: a symlink to parent; tape reads no tape through a symlink, and ignores it; see 'tape doctor'\n" +
 		"tape: warning: tapes/not a name : not a tape name (it starts or ends with a space); tape ignores it; see 'tape doctor'\n"
+	w, ix := openIndexOf(t, ws)
 	for _, c := range cases {
 		stdout, stderr, code := runTape(t, "", append([]string{"--tape-dir", ws, "tapes", "--json"}, c.args...)...)
-		want, page := pageReadWhole(t, ws, c.filter)
+		want, page := pageReadWhole(t, w, ix, c.filter)
 		if code != 0 || stdout != want {
 			t.Errorf("tapes --json %v: exit %d, %d bytes; want the %d bytes of the %d tapes of the page read whole\n got %.300s\nwant %.300s",
 				c.args, code, len(stdout), len(want), len(page.Page), stdout, want)
@@ -167,39 +169,23 @@ func BenchmarkTapesJSON(b *testing.B) {
 	env := &Env{Stdout: io.Discard, Stderr: io.Discard, ctx: context.Background()}
 	b.Run("stream", func(b *testing.B) {
 		cmd := &TapesCmd{JSON: true}
-		cpu := processCPU()
+		cpu := benchcpu.Start()
 		for b.Loop() {
 			if err := cmd.streamJSON(env, ix, sessions.Filter{}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		reportCPU(b, cpu)
+		cpu.Report(b)
 	})
 	b.Run("whole", func(b *testing.B) {
-		cpu := processCPU()
+		cpu := benchcpu.Start()
 		for b.Loop() {
 			if _, err := writeWhole(bufio.NewWriterSize(io.Discard, 64<<10), w, ix, sessions.Filter{}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		reportCPU(b, cpu)
+		cpu.Report(b)
 	})
-}
-
-// processCPU is the CPU time (user and system, every thread) the process
-// has spent: what a benchmark costs when the machine is shared and its
-// wall time says mostly what the others did meanwhile.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// reportCPU reports the CPU time per op since from, in ms.
-func reportCPU(b *testing.B, from time.Duration) {
-	b.ReportMetric(float64(processCPU()-from)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 // openIndexOf opens the workspace ws and its index, closed when tb ends.

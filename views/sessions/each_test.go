@@ -64,3 +64,33 @@ func TestEachHandsOnThePageAndStops(t *testing.T) {
 		}
 	}
 }
+
+// A listing whose context is cancelled stops handing sessions on at once,
+// says so, and leaves the index free.
+func TestEachStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	const tapes = 200
+	for i := range tapes {
+		f.anchor(fmt.Sprintf("t%03d/anchors/001_start", i), fmt.Sprintf("2026-11-20T%02d:%02d:00Z", i/60, i%60), `{}`)
+	}
+	f.catchUp()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	_, err := sessions.Each(ctx, f.ix, sessions.Filter{}, func(sessions.Session) error {
+		calls++
+		if calls == 130 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || calls != 130 {
+		t.Errorf("cancelled at row 130: called %d times, Each = %v", calls, err)
+	}
+	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer ccancel()
+	if n, err := sessions.Count(cctx, f.ix, time.Time{}); err != nil || n != tapes {
+		t.Fatalf("Count after a cancelled Each = %d, %v", n, err)
+	}
+}

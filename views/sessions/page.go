@@ -94,7 +94,12 @@ func each(ctx context.Context, r views.Reader, where string, args []any, pg view
 	var fnErr error
 	for batch := range batches { // to the end, so that scan is done before rows.Close
 		for i := 0; i < len(batch) && fnErr == nil; i++ {
-			if fnErr = fn(complete(r, &batch[i])); fnErr != nil {
+			if err := ctx.Err(); err != nil {
+				fnErr = fmt.Errorf("query sessions: %w", err) // nothing more for a caller gone
+			} else {
+				fnErr = fn(complete(r, &batch[i]))
+			}
+			if fnErr != nil {
 				halt()
 			}
 		}
@@ -137,8 +142,7 @@ func scan(rows *sql.Rows, batches chan<- []pageRow, free <-chan []pageRow, stop 
 	var l pageRow
 	dest := l.dest()
 	for rows.Next() {
-		l = pageRow{}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(dest...); err != nil { // every field of l that is read
 			return err
 		}
 		batch = append(batch, l)
@@ -149,8 +153,11 @@ func scan(rows *sql.Rows, batches chan<- []pageRow, free <-chan []pageRow, stop 
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if len(batch) > 0 {
-		send()
+	if len(batch) > 0 { // the last: no batch to take back for it
+		select {
+		case batches <- batch:
+		case <-stop:
+		}
 	}
 	return nil
 }

@@ -65,9 +65,10 @@ func List(ctx context.Context, ix views.Index, f Filter) (page []Session, total 
 
 // Each is List that hands each session of the page to fn as it is read,
 // in the page's order, instead of keeping the page: a listing of every
-// tape prints its first rows at once, and holds one row at a time. fn
-// runs inside the snapshot, while its rows are open, and must not read
-// the index; an error of fn ends the listing and is returned as it is.
+// tape prints its first rows at once, and holds three batches of 64 rows
+// at most, not the page. fn runs inside the snapshot, while its rows are
+// open, and must not read the index; an error of fn ends the listing and
+// is returned as it is.
 func Each(ctx context.Context, ix views.Index, f Filter, fn func(Session) error) (total int, err error) {
 	err = ix.Read(ctx, func(r views.Reader) error {
 		where, args := f.where()
