@@ -153,17 +153,23 @@ func FuzzScanAsEncodingJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { sameBothWays(t, "fuzzed", data) })
 }
 
-// FuzzScanRecord holds scanRecord to json.Unmarshal into a record, line
-// by line: where it reads a line, the same record, and a mismatch where
-// encoding/json's error is a type error; and where it does not, a line
-// encoding/json refuses or one of the keys it leaves to encoding/json.
-func FuzzScanRecord(f *testing.F) {
-	g := sourcetest.NewGen(2)
+// addOddLines seeds f with the lines of a transcript of seed, each made
+// odd in every way oddities has.
+func addOddLines(f *testing.F, seed uint64) {
+	g := sourcetest.NewGen(seed)
 	for k := range oddities {
 		for _, line := range transcript(g) {
 			f.Add(oddly(line, k))
 		}
 	}
+}
+
+// FuzzScanRecord holds scanRecord to json.Unmarshal into a record, line
+// by line: where it reads a line, the same record, and a mismatch where
+// encoding/json's error is a type error; and where it does not, a line
+// encoding/json refuses or one of the keys it leaves to encoding/json.
+func FuzzScanRecord(f *testing.F) {
+	addOddLines(f, 2)
 	f.Fuzz(func(t *testing.T, line string) {
 		var want, got record
 		err := json.Unmarshal([]byte(line), &want)
@@ -219,12 +225,7 @@ func depth(s string) int {
 
 // FuzzEventData holds eventData to eventPayloadJSON on any object.
 func FuzzEventData(f *testing.F) {
-	g := sourcetest.NewGen(3)
-	for k := range oddities {
-		for _, line := range transcript(g) {
-			f.Add(oddly(line, k))
-		}
-	}
+	addOddLines(f, 3)
 	f.Fuzz(func(t *testing.T, line string) {
 		members, ok := rawjson.SplitObject([]byte(line), nil)
 		if !ok {
