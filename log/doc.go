@@ -73,7 +73,8 @@
 // files (an undated line in a new file has the earliest time).
 //
 // An entry without an id gets "<folder>/<file>:<line>", and an anchor folder
-// without anchor.json gets its folder name as the id of its anchor entry.
+// without anchor.json gets its folder name as the id of its anchor entry,
+// except a folder of seq 0, which has no anchor entry (Anchor.Unanchored).
 //
 // # Writing
 //

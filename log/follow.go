@@ -72,7 +72,9 @@ func (f *Follower) Poll(ctx context.Context) (entries []Entry, bad []error, err 
 		if f.anchor.Err != nil {
 			warn(f.anchor.Err)
 		}
-		add(f.anchor.Entry)
+		if !f.anchor.Unanchored {
+			add(f.anchor.Entry)
+		}
 		if _, err := f.readFolder(ctx, add, warn); err != nil {
 			return entries, bad, err
 		}

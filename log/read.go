@@ -9,7 +9,7 @@ import (
 )
 
 // Entries returns the entries of the given anchors, in tape order: each
-// anchor's entry, then the entries of its *.jsonl files, merged (see the
+// anchor's entry (none for an Unanchored folder), then the entries of its *.jsonl files, merged (see the
 // package doc for the rule). Pass the result of Anchors, or a slice of it.
 //
 // The iterator yields a *LineError for a line or file it cannot read and
@@ -24,7 +24,7 @@ func (t *Tape) Entries(ctx context.Context, anchors []Anchor) iter.Seq2[Entry, e
 			if a.Err != nil && !yield(Entry{}, a.Err) {
 				return
 			}
-			if !yield(a.Entry, nil) {
+			if !a.Unanchored && !yield(a.Entry, nil) {
 				return
 			}
 			if !t.readFolder(ctx, a, yield) {

@@ -64,6 +64,11 @@ type Anchor struct {
 	Name   string          // the full name; the slug when there is no anchor.json
 	State  json.RawMessage // nil when the anchor has no state
 	Entry  Entry           // the anchor entry; synthesized when there is no anchor.json
+	// Unanchored marks a folder of seq 0 without anchor.json: it holds
+	// entries written before the tape's first anchor (a Bub store's
+	// 000_bub, a fork's 000_fork), and has no anchor entry and no name.
+	// Entries and followers yield none for it; its Entry has no ID.
+	Unanchored bool
 	// Err is set when anchor.json exists but cannot be read; the anchor is
 	// then named by its slug, as if the file were missing.
 	Err *LineError
@@ -178,6 +183,9 @@ func (t *Tape) readAnchor(ref folderRef) Anchor {
 	rel := path.Join(t.folderPath(ref.folder), AnchorFile)
 	data, err := t.ws.root.ReadFile(rel)
 	if errors.Is(err, fs.ErrNotExist) {
+		if ref.seq == 0 {
+			a.Name, a.Entry.ID, a.Unanchored = "", "", true
+		}
 		a.Entry.Payload = anchorPayload(a.Name, nil)
 		a.Entry.Pos.Anchor = a.Name
 		return a

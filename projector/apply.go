@@ -234,6 +234,9 @@ func (a *applier) putAnchor(ctx context.Context, k fileKey, r anchorRow) error {
 		l.mtimeNS, l.ctimeNS, int64(l.ino), l.listedNS); err != nil {
 		return err
 	}
+	if r.unanchored {
+		return nil // the folder's row, and no anchor entry
+	}
 	line := 0
 	if r.size >= 0 {
 		line = 1

@@ -312,7 +312,7 @@ type statFunc func(folder, name string) (tapelog.FileInfo, error)
 // then the folder is listed after all.
 func statKnown(t *tapelog.Tape, f tapelog.Folder, old folderMark, unreadable map[string]bool, stat statFunc) (*tapelog.FileInfo, []tapelog.FileInfo, bool) {
 	var anchor *tapelog.FileInfo
-	if old.size != -1 { // -1: the folder had no anchor.json
+	if old.size != noAnchorFile {
 		fi, err := stat(f.Name, tapelog.AnchorFile)
 		if err != nil {
 			return nil, nil, false

@@ -158,6 +158,7 @@ type anchorRow struct {
 	effTime           int64
 	badReason         string // anchor.json could not be read
 	badLine           int
+	unanchored        bool // no anchor entry: log.Anchor's Unanchored
 }
 
 type entryRow struct {

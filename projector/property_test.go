@@ -47,6 +47,9 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 			if got != want {
 				t.Fatalf("after %v\nincremental:\n%s\nrebuild:\n%s", m.Log, got, want)
 			}
+			if got, want := indexedIDs(t, p), readIDs(t, ws); got != want {
+				t.Fatalf("after %v\nindexed:\n%s\nin the files:\n%s", m.Log, got, want)
+			}
 		})
 	}
 }

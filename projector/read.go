@@ -38,6 +38,7 @@ func (p *Projector) Anchors(ctx context.Context, tape string) ([]tapelog.Anchor,
 		if err := rows.Scan(&a.Folder, &a.Seq, &a.Name, &a.Entry.ID, &payload, &meta, &date); err != nil {
 			return nil, nil, err
 		}
+		a.Unanchored = a.Entry.ID == "" // its row has no anchor entry
 		a.Entry.Kind, a.Entry.Payload = tapelog.KindAnchor, json.RawMessage(payload)
 		if meta.Valid {
 			a.Entry.Meta = json.RawMessage(meta.String)

@@ -6,7 +6,7 @@ import "github.com/tape-dev/tape/internal/fts5"
 // them (views.go), and of the forms of the values in them (a folder's
 // files_sig, for one). An index.db of another version is rebuilt from the
 // files, in place.
-const SchemaVersion = 21
+const SchemaVersion = 22
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.
@@ -50,7 +50,7 @@ CREATE TABLE anchors (
 	folder   TEXT NOT NULL,
 	seq      INTEGER NOT NULL,
 	name     TEXT NOT NULL,
-	id       TEXT NOT NULL,
+	id       TEXT NOT NULL, -- '' for a folder without an anchor entry (log.Anchor.Unanchored)
 	payload  TEXT NOT NULL,
 	meta     TEXT,
 	date     TEXT,

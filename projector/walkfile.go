@@ -26,7 +26,7 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 	if l.listed {
 		w.stats.Listed++
 	}
-	size, mtime, ino := int64(-1), int64(0), uint64(0)
+	size, mtime, ino := int64(noAnchorFile), int64(0), uint64(0)
 	if anchorFile != nil {
 		size, mtime, ino = anchorFile.Size, anchorFile.ModTime.UnixNano(), anchorFile.Ino
 	}
@@ -106,14 +106,20 @@ func (w *walker) walkFolder(ctx context.Context, t *tapelog.Tape, f tapelog.Fold
 	return nil
 }
 
-// unreadableAnchor is the size recorded for an anchor.json that could not
-// be read; its permissions may change without its size, mtime or inode.
-const unreadableAnchor = -2
+// The sizes recorded for an anchor.json that is not a size: a folder
+// without one, and one that could not be read, whose permissions may change
+// without its size, mtime or inode.
+const (
+	noAnchorFile     = -1
+	unreadableAnchor = -2
+)
 
 func newAnchorRow(a tapelog.Anchor, size, mtime int64, ino uint64) anchorRow {
 	r := anchorRow{seq: a.Seq, name: a.Name, id: a.Entry.ID, payload: string(a.Entry.Payload),
-		size: size, mtimeNS: mtime, ino: ino, effTime: anchorEffTime,
-		text: newFTSText(views.SearchText(a.Entry))}
+		size: size, mtimeNS: mtime, ino: ino, effTime: anchorEffTime, unanchored: a.Unanchored}
+	if !a.Unanchored {
+		r.text = newFTSText(views.SearchText(a.Entry))
+	}
 	if a.Entry.Meta != nil {
 		m := string(a.Entry.Meta)
 		r.meta = &m

@@ -39,7 +39,9 @@ func (s *syncer) syncAnchor(ctx context.Context, af projector.AnchorFolder) erro
 	if raw != nil {
 		rawCol = raw
 	}
-	b.entries = append(b.entries, s.entryRow(af.Tape, a.Entry.ID, a.Entry.Kind, row, rawCol))
+	if !a.Unanchored { // a folder of entries before the first anchor has no anchor entry
+		b.entries = append(b.entries, s.entryRow(af.Tape, a.Entry.ID, a.Entry.Kind, row, rawCol))
+	}
 	if a.Err != nil && raw != nil {
 		b.bad = append(b.bad, []any{s.wsID, af.Tape, af.Folder, tapelog.AnchorFile, int32(1), int64(0), pgText(a.Err.Reason), raw})
 	}

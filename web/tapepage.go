@@ -232,6 +232,9 @@ func (s *Server) newestPage(tape string, t *tapeRead) (template.HTML, error) {
 func newAnchorRow(tape string, a tapelog.Anchor, counts map[string]int, current bool, stateBytes int) anchorRow {
 	row := anchorRow{Name: clip(a.Name), Folder: a.Folder, Date: clip(a.Entry.Date), Seq: a.Seq, Entries: counts[a.Folder],
 		URL: anchorURL(tape, a.Folder), Current: current}
+	if a.Unanchored {
+		row.Name = "(before the first anchor)"
+	}
 	if len(a.State) > 0 && string(a.State) != "{}" && string(a.State) != "null" {
 		var folded int
 		if row.State, folded = indent(a.State, stateBytes); folded > 0 {

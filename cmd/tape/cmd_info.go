@@ -83,13 +83,20 @@ func (c *InfoCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	r.Anchors = len(anchors)
+	for _, a := range anchors {
+		if !a.Unanchored {
+			r.Anchors++
+		}
+	}
 	for _, n := range counts {
 		r.Entries += n
 	}
 	if len(anchors) > 0 {
 		last := anchors[len(anchors)-1]
-		r.LastAnchor, r.EntriesSinceAnchor = &last.Name, counts[last.Folder]
+		if !last.Unanchored { // else the tape's entries all come before its first anchor
+			r.LastAnchor = &last.Name
+		}
+		r.EntriesSinceAnchor = counts[last.Folder]
 	}
 	if r.LastUsage, err = lastUsage(env, ix, t.Name()); err != nil {
 		return err

@@ -226,7 +226,11 @@ func printAnchors(env *Env, anchors []records.Anchor) error {
 		if state == "{}" {
 			state = ""
 		}
-		tab.add(text(fmt.Sprintf("%03d", r.Seq)), text(r.Name), text(fmt.Sprint(r.Entries)), text(date), text(oneLine(state, summaryWidth)))
+		name := r.Name
+		if r.Unanchored {
+			name = "(before the first anchor)"
+		}
+		tab.add(text(fmt.Sprintf("%03d", r.Seq)), text(name), text(fmt.Sprint(r.Entries)), text(date), text(oneLine(state, summaryWidth)))
 	}
 	return tab.write(env.Stdout, terminalColumns(env.Stdout), env.color)
 }

@@ -20,13 +20,17 @@ type Anchor struct {
 	Folder  string          `json:"folder" jsonschema:"its folder, NNN_slug: what the anchor arguments and tape://<tape>/<folder> take"`
 	Tape    string          `json:"tape"`
 	Path    string          `json:"path,omitempty"`
+	// Unanchored marks a folder of seq 0 without anchor.json: entries
+	// written before the tape's first anchor (log.Anchor.Unanchored).
+	Unanchored bool `json:"unanchored,omitempty" jsonschema:"true for a folder of seq 0 without anchor.json: entries written before the tape's first anchor, with no anchor entry; its name is empty"`
 }
 
 // NewAnchor returns the JSON form of anchor a of the named tape, holding
 // entries entries besides its own; path, the anchor's folder, is left
 // out when "". A missing state is {}, a missing date null.
 func NewAnchor(tape string, a tapelog.Anchor, entries int, path string) Anchor {
-	r := Anchor{Name: a.Name, Seq: a.Seq, State: a.State, Date: Optional(a.Entry.Date), Entries: entries, Folder: a.Folder, Tape: tape, Path: path}
+	r := Anchor{Name: a.Name, Seq: a.Seq, State: a.State, Date: Optional(a.Entry.Date), Entries: entries, Folder: a.Folder, Tape: tape, Path: path,
+		Unanchored: a.Unanchored}
 	if r.State == nil {
 		r.State = json.RawMessage("{}")
 	}

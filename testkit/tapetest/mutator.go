@@ -163,10 +163,22 @@ func (m *Mutator) Step() {
 			m.T.Fatal(err)
 		}
 		m.Log = append(m.Log, "handoff "+tape)
-	case k < 62: // a folder made by hand
-		dir := filepath.Join(m.WS.Dir(), "tapes", tape, "anchors", fmt.Sprintf("%03d_hand", 50+m.R.IntN(50)))
+	case k < 62: // a folder made by hand; one of seq 0 holds entries before the first anchor
+		seq := 50 + m.R.IntN(50)
+		if m.R.IntN(3) == 0 {
+			seq = 0
+		}
+		dir := filepath.Join(m.WS.Dir(), "tapes", tape, "anchors", fmt.Sprintf("%03d_hand", seq))
 		os.MkdirAll(dir, 0o700)
 		m.Log = append(m.Log, "mkdir "+dir)
+		if folders := m.folders(); m.R.IntN(3) == 0 && len(folders) > 0 {
+			// An anchor.json put in later: a folder of seq 0 becomes an anchor.
+			f := filepath.Join(m.pick(folders), "anchor.json")
+			if _, err := os.Stat(f); err != nil {
+				os.WriteFile(f, []byte(`{"kind":"anchor","payload":{"name":"later","state":{}}}`+"\n"), 0o600)
+				m.Log = append(m.Log, "anchor.json "+f)
+			}
+		}
 	case k < 68: // truncate a file (a rewrite the projector must notice)
 		if files := m.files(); len(files) > 0 {
 			f := m.pick(files)

@@ -59,7 +59,7 @@ func oracle(ctx context.Context, ix views.Index) ([]sessions.Session, error) {
 }
 
 func oracleTapes(ctx context.Context, r views.Reader) ([]string, error) {
-	rows, err := r.QueryContext(ctx, `SELECT name FROM tapes ORDER BY name`)
+	rows, err := r.QueryContext(ctx, `SELECT DISTINCT tape FROM entries ORDER BY tape`) // a tape of no entries has no session
 	if err != nil {
 		return nil, err
 	}
@@ -80,13 +80,16 @@ func oracleSession(ctx context.Context, q views.Reader, name string) (s sessions
 	var first, last sql.NullInt64
 	var lastSeq int64
 	var lastFolder string
-	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM anchors WHERE tape = ?`, name).Scan(&s.Anchors); err != nil {
+	// An anchor is a folder with an anchor entry (its id not empty), and the
+	// first and last folders are those that hold entries: a folder of
+	// seq 0 without anchor.json has none of its own.
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM anchors WHERE tape = ? AND id <> ''`, name).Scan(&s.Anchors); err != nil {
 		return s, "", err
 	}
-	if err := q.QueryRowContext(ctx, `SELECT seq, folder FROM anchors WHERE tape = ? ORDER BY seq DESC, folder DESC LIMIT 1`, name).Scan(&lastSeq, &lastFolder); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT anchor_seq, folder FROM entries WHERE tape = ? ORDER BY anchor_seq DESC, folder DESC LIMIT 1`, name).Scan(&lastSeq, &lastFolder); err != nil {
 		return s, "", err
 	}
-	if err := q.QueryRowContext(ctx, `SELECT min(time_ns) FROM entries WHERE tape = ? AND anchor_seq = (SELECT min(seq) FROM anchors WHERE tape = ?)`, name, name).Scan(&first); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT min(time_ns) FROM entries WHERE tape = ? AND anchor_seq = (SELECT min(anchor_seq) FROM entries WHERE tape = ?)`, name, name).Scan(&first); err != nil {
 		return s, "", err
 	}
 	if err := q.QueryRowContext(ctx, `SELECT max(time_ns) FROM entries WHERE tape = ? AND anchor_seq = ? AND folder = ?`, name, lastSeq, lastFolder).Scan(&last); err != nil {
@@ -142,7 +145,8 @@ func oracleSession(ctx context.Context, q views.Reader, name string) (s sessions
 		return s, "", err
 	}
 	var start string
-	if err := q.QueryRowContext(ctx, `SELECT payload FROM anchors WHERE tape = ? ORDER BY seq, folder LIMIT 1`, name).Scan(&start); err != nil {
+	err = q.QueryRowContext(ctx, `SELECT payload FROM anchors WHERE tape = ? AND id <> '' ORDER BY seq, folder LIMIT 1`, name).Scan(&start)
+	if err != nil && err != sql.ErrNoRows { // none: the tape's entries all come before its first anchor
 		return s, "", err
 	}
 	var a struct {

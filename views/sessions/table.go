@@ -231,7 +231,8 @@ func (p *pass) foldTable(ctx context.Context, tape string) (fold, error) {
 }
 
 // loadStarts reads, in one query, the first anchor's state of each row
-// whose first anchor folder is not the one its state was read from. The
+// whose first anchor folder is not the one its state was read from (a
+// folder without an anchor entry, its id empty, is no anchor). The
 // first anchor is found again by tape, not named by folder: a folder's
 // name need not be UTF-8, which the JSON of json_each would not carry.
 func (p *pass) loadStarts(ctx context.Context, rows map[string]*row) error {
@@ -251,7 +252,7 @@ func (p *pass) loadStarts(ctx context.Context, rows map[string]*row) error {
 		return err
 	}
 	found, err := p.tx.QueryContext(ctx, `SELECT a.tape, a.payload FROM json_each(?) j JOIN anchors a ON a.tape = j.value
-		AND a.folder = (SELECT folder FROM anchors WHERE tape = j.value ORDER BY seq, folder LIMIT 1)`, string(arg))
+		AND a.folder = (SELECT folder FROM anchors WHERE tape = j.value AND id <> '' ORDER BY seq, folder LIMIT 1)`, string(arg))
 	if err != nil {
 		return fmt.Errorf("read first anchors: %w", err)
 	}
