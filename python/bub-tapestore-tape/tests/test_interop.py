@@ -100,6 +100,76 @@ class TapeReadsTheStoreTest(unittest.TestCase):
         self.assertEqual([e.id for e in store.fetch_all(Query(T).query("修好了"))], [12])
 
 
+class BeforeTheFirstAnchorTest(unittest.TestCase):
+    """Entries Bub appends before any anchor (its tests do) go to 000_bub,
+    which tape reads as no anchor: tape shows none that Bub did not write."""
+
+    def test_no_anchor_appears(self) -> None:
+        store = new_store(self)
+        ws = store.workspace
+        store.append(T, entry("event", {"name": "boot"}, "2026-11-28T10:00:00+00:00"))
+        store.append(T, entry("message", {"role": "user", "content": "先于锚点"}, "2026-11-28T10:00:01+00:00"))
+        logged = [json.loads(line) for line in run_tape(ws, "log", "--json", "--all", "--tape", T).stdout.splitlines()]
+        self.assertEqual([(e["id"], e["kind"]) for e in logged], [("1", "event"), ("2", "message")])
+        out = json.loads(run_tape(ws, "context", "--json", "--tape", T).stdout)
+        self.assertEqual(out, bub_context(store.fetch_all(Query(T))))
+        store.append(T, entry("anchor", {"name": "session/start", "state": {"owner": "human"}}, "2026-11-28T10:00:02+00:00"))
+        store.append(T, entry("message", {"role": "user", "content": "after"}, "2026-11-28T10:00:03+00:00"))
+        logged = [json.loads(line) for line in run_tape(ws, "log", "--json", "--all", "--tape", T).stdout.splitlines()]
+        self.assertEqual([e["id"] for e in logged], [str(e.id) for e in store.fetch_all(Query(T))])
+        out = json.loads(run_tape(ws, "context", "--json", "--tape", T).stdout)
+        self.assertEqual(out, bub_context(store.fetch_all(Query(T).last_anchor())))
+        info = json.loads(run_tape(ws, "info", "--json", "--tape", T).stdout)
+        self.assertEqual((info["anchors"], info["last_anchor"]), (1, "session/start"))
+
+
+def spill(store: TapeStore, tape: str, handle: str, text: str, date: str) -> int:
+    """A tool result spilled as Bub's SpillStore.spill_tool_result writes it
+    (bub.builtin.spill): to the sidecar tape, an anchor and a tool_result
+    per 16 KiB of UTF-8, then a manifest anchor and event. The chunks."""
+    data, chunks = text.encode("utf-8"), []
+    start = 0
+    while start < len(data):
+        end = min(start + 16384, len(data))
+        while end < len(data) and (data[end] & 0xC0) == 0x80:  # not inside a character
+            end -= 1
+        chunks.append(data[start:end].decode("utf-8"))
+        start = end
+    for i, chunk in enumerate(chunks):
+        store.append(tape, entry("anchor", {"name": f"spill/{handle}/chunk/{i}", "state": None}, date))
+        store.append(tape, entry("tool_result", {"results": [chunk]}, date, spill_handle=handle, spill_chunk=i))
+    store.append(tape, entry("anchor", {"name": f"spill/{handle}/manifest", "state": None}, date))
+    store.append(tape, entry("event", {"name": "spill.manifest", "data": {"handle": handle, "chunks": len(chunks)}}, date, spill_handle=handle))
+    return len(chunks)
+
+
+class SidecarSpillTest(unittest.TestCase):
+    """Bub (from August 2026) spills large tool output to a sidecar tape and
+    reads it back by anchor, a page of chunks at a time."""
+
+    def test_spill_reads_back_as_bub_reads_it(self) -> None:
+        store = new_store(self)
+        sidecar = T + "__sidecar__spill"
+        text = "第一行 output\n" * 9000  # 17 bytes a line: 153,000 bytes, chunks cut inside no character
+        n = spill(store, sidecar, "h1", text, "2026-11-28T10:00:00+00:00")
+        spill(store, sidecar, "h2", "another", "2026-11-28T10:00:01+00:00")
+        [manifest] = store.fetch_all(Query(sidecar).after_anchor("spill/h1/manifest").kinds("event").limit(1))
+        self.assertEqual(manifest.payload["data"]["chunks"], n)
+        pages, cursor = [], 0
+        while cursor < n:  # SpillStore.read: at most 4 chunks a call
+            count = min(4, n - cursor)
+            got = list(store.fetch_all(Query(sidecar).after_anchor(f"spill/h1/chunk/{cursor}").kinds("tool_result").limit(count)))
+            self.assertEqual([e.meta["spill_chunk"] for e in got], list(range(cursor, cursor + count)))
+            pages += [e.payload["results"][0] for e in got]
+            cursor += count
+        self.assertEqual("".join(pages), text)
+        self.assertEqual(store.list_tapes(), [])  # a sidecar is no session tape
+        listed = [json.loads(line)["name"] for line in run_tape(store.workspace, "tapes", "--json").stdout.splitlines()]
+        self.assertIn(sidecar, listed)  # tape shows every tape
+        hits = run_tape(store.workspace, "search", "--json", "--tape", sidecar, "第一行").stdout.splitlines()
+        self.assertEqual(len(hits), n)
+
+
 class StoreReadsTapeTest(unittest.TestCase):
     def test_what_tape_append_and_handoff_wrote(self) -> None:
         store = new_store(self)

@@ -177,6 +177,27 @@ class ResetTest(unittest.TestCase):
         self.assertEqual(store.list_tapes(), [])
 
 
+class ListAndReadTest(unittest.TestCase):
+    def test_sidecar_tapes_are_not_listed(self) -> None:
+        # Bub spills large tool output to "<tape>__sidecar__spill", and its
+        # FileTapeStore lists session tapes only.
+        store = new_store(self)
+        store.append(T, entry("event", {"name": "main"}, "2026-11-28T10:00:00Z"))
+        store.append(T + "__sidecar__spill", entry("event", {"name": "spill"}, "2026-11-28T10:00:01Z"))
+        self.assertEqual(store.list_tapes(), [T])
+        self.assertEqual([e.payload["name"] for e in store.read(T + "__sidecar__spill")], ["spill"])
+
+    def test_read_is_every_entry_or_none(self) -> None:
+        store = new_store(self)
+        self.assertIsNone(store.read(T))
+        store.append(T, entry("event", {"name": "first"}, "2026-11-28T10:00:00Z"))
+        store.append(T, entry("anchor", {"name": "session/start"}, "2026-11-28T10:00:01Z"))
+        store.append(T, entry("event", {"name": "second"}, "2026-11-28T10:00:02Z"))
+        self.assertEqual([(e.id, e.kind) for e in store.read(T)], [(1, "event"), (2, "anchor"), (3, "event")])
+        store.reset(T)
+        self.assertIsNone(store.read(T))
+
+
 class WorkspaceTest(unittest.TestCase):
     def test_made_with_its_parents(self) -> None:
         parent = os.path.dirname(new_store(self).workspace)

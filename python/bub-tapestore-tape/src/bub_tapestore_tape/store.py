@@ -33,6 +33,8 @@ from bub_tapestore_tape.ids import TapeState, int_id
 from bub_tapestore_tape.query import InvalidInput, NotFound
 
 STORE_FILE = "bub.jsonl"
+# Bub names a session's sidecar tapes "<tape>__sidecar__<name>" (bub.sidecars).
+SIDECAR_MARKER = "__sidecar__"
 DEFAULT_CONFIG = {"version": 1, "default_tape": "main", "sync": "none", "max_entry_bytes": 16 << 20, "watch": "auto"}
 
 __all__ = ["TapeStore", "TapeEntry", "NotFound", "InvalidInput"]
@@ -77,13 +79,23 @@ class TapeStore:
     # Bub's TapeStore.
 
     def list_tapes(self) -> list[str]:
-        """The tapes that hold anchors folders, by name."""
+        """The tapes that hold anchors folders, by name, but a session's
+        sidecar tapes ("<tape>__sidecar__<name>", where Bub spills large
+        tool output), which Bub's own FileTapeStore leaves out too."""
         try:
             found = os.listdir(self._tapes_dir)
         except FileNotFoundError:
             return []
-        return sorted(n for n in found if not names.tape_name_problem(n)
+        return sorted(n for n in found if not names.tape_name_problem(n) and SIDECAR_MARKER not in n
                       and os.path.isdir(os.path.join(self._tapes_dir, n, "anchors")))
+
+    def read(self, tape: str) -> list[Any] | None:
+        """Every entry of tape, None for a tape with no entries folder, as
+        Bub's FileTapeStore.read and InMemoryTapeStore.read answer."""
+        names.validate_tape_name(tape)
+        if not os.path.isdir(os.path.join(self._tapes_dir, tape, "anchors")):
+            return None
+        return list(self.fetch_all(query.TapeQuery(tape)))
 
     def reset(self, tape: str) -> None:
         """Empty tape: its anchors go to .tape/archive/<tape>-<time>/."""
