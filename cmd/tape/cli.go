@@ -29,6 +29,7 @@ type CLI struct {
 	Discard    DiscardCmd    `cmd:"" group:"write" help:"Throw a fork away (e.g. tape discard ID)."`
 	Reset      ResetCmd      `cmd:"" group:"write" help:"Start a tape over; --archive keeps the old anchors (e.g. tape reset --archive --yes)."`
 	Import     ImportCmd     `cmd:"" group:"import" help:"Import sessions and tapes written elsewhere, one tape each, into this workspace (or a new one here when there is none); importing again imports only what is new."`
+	Sources    SourcesCmd    `cmd:"" group:"import" help:"List the agents tape imports: found here or not, where, how many sessions, how many imported, whether followed."`
 	Log        LogCmd        `cmd:"" group:"read" help:"Print the entries of the current anchor (--all: the whole tape)."`
 	Anchors    AnchorsCmd    `cmd:"" group:"read" help:"List the anchors (phases) of a tape."`
 	Show       ShowCmd       `cmd:"" group:"read" help:"Print the entries of one anchor."`
@@ -296,9 +297,15 @@ func parseErrorMessage(err error) string {
 		return msg + "; see 'tape --help'"
 	}
 	node := pe.Context.Selected()
+	if p := node.Parent; p != nil && p.DefaultCmd == node && strings.HasPrefix(msg, "unexpected argument ") && !strings.Contains(msg, ", did you mean") {
+		// tape import claud: a word its default command (import all)
+		// does not take, where a subcommand was meant.
+		node = p
+		msg += closestWord(strings.TrimPrefix(msg, "unexpected argument "), p)
+	}
 	var subs []string
 	for _, c := range node.Children {
-		if c.Type == kong.CommandNode && !c.Hidden {
+		if c.Type == kong.CommandNode && !c.Hidden && c != node.DefaultCmd {
 			subs = append(subs, c.Name)
 		}
 	}
@@ -323,6 +330,47 @@ func parseErrorMessage(err error) string {
 		suggestion = " (did you mean " + suggestion + ")"
 	}
 	return fmt.Sprintf("unknown %s %s %q%s; the %ss are %s (%s)", node.Name, kind, word, suggestion, kind, list, help)
+}
+
+// closestWord is kong's suggestion for a mistyped subcommand of node, as
+// it words it (", did you mean \"claude\"?"), or "": a name word starts,
+// or one at most two edits from it.
+func closestWord(word string, node *kong.Node) string {
+	var close []string
+	for _, c := range node.Children {
+		if c.Type == kong.CommandNode && !c.Hidden && c != node.DefaultCmd && (strings.HasPrefix(c.Name, word) || editDistance(c.Name, word) <= 2) {
+			close = append(close, strconv.Quote(c.Name))
+		}
+	}
+	switch len(close) {
+	case 0:
+		return ""
+	case 1:
+		return ", did you mean " + close[0] + "?"
+	}
+	return ", did you mean one of " + strings.Join(close, ", ") + "?"
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	row := make([]int, len(b)+1)
+	for j := range row {
+		row[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		prev := row[0]
+		row[0] = i
+		for j := 1; j <= len(b); j++ {
+			cur := row[j]
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			row[j] = min(row[j]+1, row[j-1]+1, prev+cost)
+			prev = cur
+		}
+	}
+	return row[len(b)]
 }
 
 // flagValueWords says in words that a flag needs its value, where kong

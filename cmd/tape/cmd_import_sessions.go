@@ -11,6 +11,7 @@ import (
 	"github.com/tape-dev/tape/importer"
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/wording"
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // ImportClaudeCmd is `tape import claude`.
@@ -90,6 +91,17 @@ func (c *importSessions) run(env *Env, g *Globals, name string) error {
 		return err
 	}
 	defer ws.Close()
+	stats, err := c.importFrom(env, ws, src, paths, "")
+	if err != nil {
+		return err
+	}
+	return badLinesError(badLines(stats))
+}
+
+// importFrom imports src's transcripts at paths into ws, with a progress
+// bar, and prints what it did; label, when not "", starts its summary
+// and names the source in each JSON object (tape import of every source).
+func (c *importSessions) importFrom(env *Env, ws *tapelog.Workspace, src source.Source, paths []string, label string) ([]importer.FileStats, error) {
 	bar := newProgress(env.Stderr, "importing "+src.Name()+" sessions", 0, "transcripts")
 	defer bar.done()
 	stderr := bar.Writer(env.Stderr)
@@ -105,16 +117,23 @@ func (c *importSessions) run(env *Env, g *Globals, name string) error {
 	im.Progress = func(done, _ int) { bar.set(int64(done)) }
 	stats, err := im.Import(env.Context(), paths)
 	bar.done()
-	if werr := c.print(env, src, paths, stats); werr != nil && err == nil {
+	if werr := c.print(env, src, paths, stats, label); werr != nil && err == nil {
 		err = werr
 	}
-	if err != nil {
-		return err
-	}
+	return stats, err
+}
+
+func badLines(stats []importer.FileStats) int {
 	bad := 0
 	for _, st := range stats {
 		bad += st.BadLines
 	}
+	return bad
+}
+
+// badLinesError is the exit of an import that could not import bad
+// lines: status 2, after the rest was imported.
+func badLinesError(bad int) error {
 	if bad > 0 {
 		return usagef("%s could not be imported (see the warnings above); the rest was, and importing again skips what is there", wording.Plural(bad, "line", "lines"))
 	}
@@ -159,7 +178,7 @@ func (c *importSessions) paths(env *Env, src source.Source) ([]string, error) {
 
 // print writes one line (or JSON object) per transcript that had
 // something new, then a summary.
-func (c *importSessions) print(env *Env, src source.Source, paths []string, stats []importer.FileStats) error {
+func (c *importSessions) print(env *Env, src source.Source, paths []string, stats []importer.FileStats, label string) error {
 	out := newJSONLines(env.Stdout)
 	var total importer.FileStats
 	tapes := map[string]bool{}
@@ -176,6 +195,11 @@ func (c *importSessions) print(env *Env, src source.Source, paths []string, stat
 		}
 		var err error
 		switch {
+		case c.JSON && label != "":
+			err = out.write(struct {
+				Source string `json:"source"`
+				importer.FileStats
+			}{src.Name(), st})
 		case c.JSON:
 			err = out.write(st)
 		case st.Unchanged:
@@ -195,7 +219,10 @@ func (c *importSessions) print(env *Env, src source.Source, paths []string, stat
 		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", src.Name(), printable(strings.Join(paths, ", ")))
 		return err
 	}
-	_, err := fmt.Fprintf(env.Stderr, "tape: %s, %s: %s imported, %d already there, %s%s\n",
+	if label != "" {
+		label += ": "
+	}
+	_, err := fmt.Fprintf(env.Stderr, "tape: %s%s, %s: %s imported, %d already there, %s%s\n", label,
 		wording.Plural(len(stats), "transcript", "transcripts"), wording.Plural(len(tapes), "tape", "tapes"), wording.Plural(total.Imported, "entry", "entries"),
 		total.Skipped, wording.Plural(total.BadLines, "bad line", "bad lines"), heldNote(total.Held))
 	return err

@@ -21,7 +21,7 @@ import (
 type WatchCmd struct {
 	Debounce  time.Duration `default:"10ms" help:"Wait this long after a change for more before catching up."`
 	Reconcile time.Duration `default:"30s" help:"Catch up this often even without events, as a safety net."`
-	Follow    []string      `sep:"," placeholder:"AGENTS" help:"Also mirror these agents' transcripts into tapes as they are written: claude, codex (default: follow in config.json)."`
+	Follow    []string      `sep:"," placeholder:"AGENTS" help:"Also mirror these agents' transcripts into tapes as they are written: claude, codex, or all (every agent found; default: follow in config.json)."`
 	Quiet     bool          `short:"q" help:"Print nothing but errors."`
 	Idle      time.Duration `placeholder:"DURATION" help:"Exit once no read command has synced with the watcher for DURATION (default: never; 30m with --background)."`
 	Sync      string        `placeholder:"URL" help:"Also keep the team's index on PostgreSQL in step: tape sync after every change (postgres://USER@HOST/DB; see 'tape sync')."`
@@ -220,13 +220,44 @@ func (c *WatchCmd) follower(env *Env, ws *tapelog.Workspace) (*importer.Follower
 			}
 		}}
 	for _, name := range names {
+		if strings.TrimSpace(name) == followAll {
+			if err := followFound(env, f); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		src, ok := importer.SourceByName(strings.TrimSpace(name))
 		if !ok {
-			return nil, usagef("--follow %s: tape follows %s", name, andList(importer.SourceNames()))
+			return nil, usagef("--follow %s: tape follows %s, or all", name, andList(importer.SourceNames()))
 		}
 		f.Dirs[src] = nil // its default folders
 	}
 	return f, nil
+}
+
+// followAll is the --follow (and config.json "follow") word for every
+// source whose folders are found when the watcher starts.
+const followAll = "all"
+
+// followFound adds to f every source whose default folders exist, and
+// says which on stderr; none found is an error.
+func followFound(env *Env, f *importer.Follower) error {
+	var names []string
+	for _, src := range importer.Sources() {
+		dirs, err := importer.Found(src)
+		if err != nil {
+			return err
+		}
+		if len(dirs) > 0 {
+			f.Dirs[src] = nil
+			names = append(names, src.Name())
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("--follow all: no agent's sessions found on this machine (tape sources says where tape looks)")
+	}
+	fmt.Fprintf(env.Stderr, "tape: following %s\n", andList(names))
+	return nil
 }
 
 // andList is names as a sentence says them: "claude and codex", "a, b and

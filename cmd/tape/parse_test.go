@@ -33,7 +33,7 @@ var parseCases = [][]string{
 	{"search", "--", "-x", "-h"}, {"--color=never", "search", "log"}, {"search", "x", "--tape", "t2", "--no-catchup"},
 	{"search", "git", "--no-ff", "-rf", "--all-tapes", "-n", "3", "--kind=message"}, {"search", "git", "--", "--json"},
 	{"--session", "log", "context", "--json"},
-	{"tapes"},
+	{"tapes"}, {"sources"}, {"sources", "--json"}, {"import"}, {"import", "all", "--json"},
 	{"calls", "--status", "pending"},
 	{"usage"}, {"usage", "--all-tapes", "--by", "model"},
 	{"messages", "--limit", "3"},

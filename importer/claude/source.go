@@ -29,6 +29,8 @@ type Source struct{}
 // Name is "claude".
 func (Source) Name() string { return "claude" }
 
+func (Source) Agent() string { return "Claude Code" }
+
 // DefaultDirs are the projects folders of each of $CLAUDE_CONFIG_DIR's
 // folders (a comma-separated list), else ~/.claude/projects.
 func (Source) DefaultDirs(getenv func(string) string, home string) []string {

@@ -26,6 +26,8 @@ type Source struct{}
 // Name is "codex".
 func (Source) Name() string { return "codex" }
 
+func (Source) Agent() string { return "Codex CLI" }
+
 // DefaultDirs are $CODEX_HOME/sessions, else ~/.codex/sessions.
 func (Source) DefaultDirs(getenv func(string) string, home string) []string {
 	if dir := getenv("CODEX_HOME"); dir != "" {

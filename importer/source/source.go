@@ -32,6 +32,9 @@ type Source interface {
 	// Session.Source of its sessions, and the "source" of their first
 	// anchors. Lower case letters only.
 	Name() string
+	// Agent is the agent's name as people say it ("Claude Code"), for
+	// `tape sources` and messages.
+	Agent() string
 	// DefaultDirs are the folders its transcripts live in on this machine,
 	// read when the user gives no path, from the environment (getenv) and
 	// the home folder (home, "" when there is none). Folders that do not

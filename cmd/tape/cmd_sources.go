@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tape-dev/tape/importer"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// SourcesCmd is `tape sources`: the agents tape imports, and what it finds
+// of each on this machine.
+type SourcesCmd struct {
+	JSON bool `help:"One JSON object per source: source, agent, found, dirs, present, transcripts, imported, followed."`
+}
+
+func (c *SourcesCmd) Help() string {
+	return `For each agent tape imports: whether its folders are on this machine and
+where tape looks (set the variable the agent reads to look elsewhere), how
+many transcripts are there, how many this workspace's imports have read, and
+whether 'tape watch' follows it (config.json's "follow", or --follow).
+'tape import' with no source imports every source found.
+
+Examples:
+  tape sources
+  tape sources --json | jq -r 'select(.found) | .source'`
+}
+
+// sourceRecord is a line of `tape sources --json`; its names are a
+// contract.
+type sourceRecord struct {
+	importer.Survey
+	Followed bool `json:"followed"`
+}
+
+func (c *SourcesCmd) Run(env *Env, g *Globals) error {
+	ws, err := g.workspace(env)
+	if err != nil && !errors.Is(err, tapelog.ErrNoWorkspace) {
+		return err
+	}
+	var follow []string
+	if ws != nil {
+		defer ws.Close()
+		follow = ws.Config().Follow
+	}
+	var recs []sourceRecord
+	for _, src := range importer.Sources() {
+		s, err := importer.SurveyOf(ws, src, func(error) {}) // a folder it cannot read: tape import says which
+		if err != nil {
+			return fmt.Errorf("look for %s sessions: %w", src.Name(), err)
+		}
+		recs = append(recs, sourceRecord{s, slices.Contains(follow, src.Name()) || slices.Contains(follow, followAll)})
+	}
+	if c.JSON {
+		out := newJSONLines(env.Stdout)
+		for _, r := range recs {
+			if err := out.write(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tab := table{header: true, columns: []column{{title: "SOURCE"}, {title: "AGENT"}, {title: "TRANSCRIPTS", right: true},
+		{title: "IMPORTED", right: true}, {title: "FOLLOWED"}, {title: "WHERE", give: 1, min: 20}}}
+	for _, r := range recs {
+		where, n := "not found: "+strings.Join(r.Dirs, ", "), "-"
+		if r.Found {
+			where, n = strings.Join(r.Present, ", "), strconv.Itoa(r.Transcripts)
+		}
+		followed := "no"
+		if r.Followed {
+			followed = "yes"
+		}
+		tab.add(text(r.Source), text(r.Agent), text(n), text(strconv.Itoa(r.Imported)), text(followed), text(printable(where)))
+	}
+	return tab.write(env.Stdout, terminalColumns(env.Stdout), env.color)
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tape-dev/tape/testkit/poll"
+)
+
+// agentsHome is a home folder holding the golden transcripts of the
+// sources named, each where its agent keeps them (ccusageCases' folders),
+// dated an hour back.
+func agentsHome(t *testing.T, sources ...string) string {
+	t.Helper()
+	home := t.TempDir()
+	for _, tc := range ccusageCases {
+		for _, s := range sources {
+			if s != tc.source {
+				continue
+			}
+			into := filepath.Join(home, filepath.FromSlash(tc.home))
+			if err := os.CopyFS(into, os.DirFS(filepath.Join("..", "..", "testdata", "import", s, "src"))); err != nil {
+				t.Fatal(err)
+			}
+			settle(t, into)
+		}
+	}
+	return home
+}
+
+// tapeAt runs tape as a process in dir with HOME set to home (and no
+// variable naming an agent's folder), and returns what it printed.
+func tapeAt(t *testing.T, dir, home string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := tapeProcess(dir, args...)
+	cmd.Env = append(cmd.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "TAPE_WATCH=off")
+	return runCommand(t, cmd)
+}
+
+// TestImportEverySourceFound: `tape import` with no source imports every
+// agent whose folders are under $HOME, a summary line each, and again
+// imports nothing; with none found it says where it looked.
+func TestImportEverySourceFound(t *testing.T) {
+	t.Parallel()
+	home := agentsHome(t, "claude", "codex")
+	dir := newCLIWorkspace(t)
+	_, stderr, code := tapeAt(t, dir, home, "import")
+	if code != exitUsage { // the golden transcripts hold bad lines
+		t.Fatalf("tape import: exit %d, want 2 for the bad lines: %s", code, stderr)
+	}
+	for _, want := range []string{"tape: claude: 2 transcripts, 2 tapes: ", "tape: codex: 3 transcripts, 3 tapes: "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("tape import said\n%s\nwant a line %q", stderr, want)
+		}
+	}
+	one := newCLIWorkspace(t)
+	runTape(t, one, "import", "claude", filepath.Join(home, ".claude", "projects"))
+	runTape(t, one, "import", "codex", filepath.Join(home, ".codex", "sessions"))
+	if got, want := tapeFiles(t, filepath.Join(dir, ".tape", "tapes")), tapeFiles(t, filepath.Join(one, ".tape", "tapes")); got != want {
+		t.Error("tape import made other tapes than tape import claude and tape import codex")
+	}
+	stdout, stderr, code := tapeAt(t, dir, home, "import", "--json", "--all")
+	recs := jsonRecords(t, stdout)
+	if code != exitOK || len(recs) != 5 || recs[0]["source"] != "claude" || recs[4]["source"] != "codex" || recs[4]["imported"] != 0.0 {
+		t.Errorf("tape import again --json: exit %d, %v\n%s", code, recs, stderr)
+	}
+	_, stderr, code = tapeAt(t, dir, t.TempDir(), "import")
+	if code != exitWorkspace || !strings.Contains(stderr, "no agent's sessions found in ") || !strings.Contains(stderr, ".codex/sessions") {
+		t.Errorf("tape import with no agent's folders: exit %d: %s", code, stderr)
+	}
+}
+
+// TestSources: tape sources says, for each source, whether its folders
+// are there, how many transcripts they hold and how many were imported,
+// and whether it is followed.
+func TestSources(t *testing.T) {
+	t.Parallel()
+	home := agentsHome(t, "codex")
+	dir := newCLIWorkspace(t)
+	bySource := func() map[string]map[string]any {
+		stdout, stderr, code := tapeAt(t, dir, home, "sources", "--json")
+		if code != exitOK {
+			t.Fatalf("tape sources: exit %d: %s", code, stderr)
+		}
+		m := map[string]map[string]any{}
+		for _, r := range jsonRecords(t, stdout) {
+			m[r["source"].(string)] = r
+		}
+		return m
+	}
+	got := bySource()
+	if c := got["codex"]; c["found"] != true || c["transcripts"] != 3.0 || c["imported"] != 0.0 || c["agent"] != "Codex CLI" {
+		t.Errorf("codex before an import: %v", c)
+	}
+	if c := got["claude"]; c["found"] != false || c["transcripts"] != 0.0 || !strings.HasSuffix(fmt.Sprint(c["dirs"]), filepath.Join(".claude", "projects")+"]") {
+		t.Errorf("claude, not there: %v", c)
+	}
+	tapeAt(t, dir, home, "import", "codex")
+	config := filepath.Join(dir, ".tape", "config.json")
+	data, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte(strings.Replace(string(data), "{", `{"follow":["all"],`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := bySource()["codex"]; c["imported"] != 3.0 || c["followed"] != true {
+		t.Errorf("codex after an import, with follow all: %v", c)
+	}
+	stdout, _, _ := tapeAt(t, dir, home, "sources")
+	if !strings.Contains(stdout, "codex") || !strings.Contains(stdout, "not found: "+home) {
+		t.Errorf("tape sources =\n%s", stdout)
+	}
+}
+
+// TestWatchFollowsAll: tape watch --follow all follows every agent whose
+// folders are there, and says which.
+func TestWatchFollowsAll(t *testing.T) {
+	t.Parallel()
+	home := agentsHome(t, "codex")
+	dir := newCLIWorkspace(t)
+	watch := tapeProcess(dir, "watch", "--quiet", "--follow", "all")
+	watch.Env = append(watch.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=")
+	var watchErr syncBuffer
+	watch.Stderr = &watchErr
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
+	poll.Until(t, 20*time.Second, "the codex sessions to be mirrored", func() bool {
+		out, _ := tapeProcess(dir, "tapes", "--json").Output()
+		return strings.Count(string(out), `"source":"codex"`) == 3
+	})
+	if s := watchErr.String(); !strings.Contains(s, "tape: following codex\n") {
+		t.Errorf("the watcher said:\n%s\nwant that it follows codex alone", s)
+	}
+	_, stderr, code := tapeAt(t, newCLIWorkspace(t), t.TempDir(), "watch", "--follow", "all")
+	if code == exitOK || !strings.Contains(stderr, "--follow all: no agent's sessions found") {
+		t.Errorf("tape watch --follow all with no agent's folders: exit %d: %s", code, stderr)
+	}
+}

@@ -1,0 +1,67 @@
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/tape-dev/tape/importer/source"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// Found is the default folders of src that exist on this machine: where
+// `tape import` with no source, and `tape watch --follow all`, look. A
+// folder that exists but cannot be looked at is an error.
+func Found(src source.Source) ([]string, error) {
+	var found []string
+	for _, d := range DefaultDirs(src) {
+		fi, err := os.Stat(d)
+		switch {
+		case err == nil && fi.IsDir():
+			found = append(found, d)
+		case err == nil, errors.Is(err, fs.ErrNotExist):
+		default:
+			return found, fmt.Errorf("open %s: %w", d, unwrapPath(err))
+		}
+	}
+	return found, nil
+}
+
+// Survey is what `tape sources` says of a source.
+type Survey struct {
+	Source      string   `json:"source"`
+	Agent       string   `json:"agent"`
+	Found       bool     `json:"found"`       // one of its default folders exists
+	Dirs        []string `json:"dirs"`        // its default folders, whether or not they exist
+	Present     []string `json:"present"`     // those of them that exist
+	Transcripts int      `json:"transcripts"` // transcripts in those that exist
+	Imported    int      `json:"imported"`    // transcripts the workspace's checkpoints have read (0 without a workspace)
+}
+
+// SurveyOf looks for src's transcripts in its default folders, and counts
+// those that ws's imports have read (ws may be nil). Folders that cannot
+// be read are told to warn and skipped, as an import skips them.
+func SurveyOf(ws *tapelog.Workspace, src source.Source, warn func(error)) (Survey, error) {
+	s := Survey{Source: src.Name(), Agent: src.Agent(), Dirs: DefaultDirs(src)}
+	found, err := Found(src)
+	if err != nil {
+		return s, err
+	}
+	s.Found, s.Present = len(found) > 0, found
+	im := &Importer{src: src, Warn: warn}
+	files, err := im.find(found)
+	if err != nil {
+		return s, err
+	}
+	s.Transcripts = len(files)
+	if ws == nil {
+		return s, nil
+	}
+	cps, err := loadCheckpoints(ws, src)
+	if err != nil {
+		return s, err
+	}
+	s.Imported = len(cps.Files)
+	return s, nil
+}
