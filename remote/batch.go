@@ -84,7 +84,7 @@ var (
 	entryColumns = []string{"workspace_id", "tape", "folder", "file", "line", "id", "kind", "anchor_seq", "eff_time", "time", "raw", "search"}
 	badColumns   = []string{"workspace_id", "tape", "folder", "file", "line", "offset", "reason", "raw"}
 	runColumns   = []string{"workspace_id", "tape", "folder", "file", "line", "anchor_seq", "eff_time", "time", "status", "model", "has_usage",
-		"input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens", "total_tokens", "usage_id", "bad_usage"}
+		"input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens", "total_tokens", "usage_id", "bad_usage", "copy"}
 )
 
 // commit writes the batch in one transaction.
@@ -160,7 +160,7 @@ func countRuns(ctx context.Context, tx pgx.Tx, wsID string, usageIDs map[string]
 	}
 	_, err := tx.Exec(ctx, `UPDATE tape.runs r SET counted = ranked.n = 1
 		FROM (SELECT tape, folder, file, line, row_number() OVER (PARTITION BY usage_id
-				ORDER BY total_tokens DESC, time NULLS FIRST, tape, anchor_seq, folder, eff_time, file, line) AS n
+				ORDER BY copy, total_tokens DESC, time NULLS FIRST, tape, anchor_seq, folder, eff_time, file, line) AS n
 			FROM tape.runs WHERE workspace_id = $1 AND usage_id = ANY($2)) ranked
 		WHERE r.workspace_id = $1 AND r.tape = ranked.tape AND r.folder = ranked.folder AND r.file = ranked.file AND r.line = ranked.line
 			AND r.counted <> (ranked.n = 1)`, wsID, ids)

@@ -153,7 +153,7 @@ func (s *syncer) addEntry(e tapelog.Entry, raw []byte) {
 			b.usageIDs[pgText(r.UsageID)] = true
 		}
 		b.runs = append(b.runs, []any{s.wsID, e.Pos.Tape, e.Pos.Folder, e.Pos.File, int32(e.Pos.Line), row.Place.Seq, row.Place.Eff, timeOf(row.TimeNS),
-			pgText(r.Status), pgText(r.Model), r.Usage, r.In, r.Out, r.CacheCreation, r.CacheRead, r.Total, usageID, r.BadUsage})
+			pgText(r.Status), pgText(r.Model), r.Usage, r.In, r.Out, r.CacheCreation, r.CacheRead, r.Total, usageID, r.BadUsage, r.Copy})
 	}
 	b.mark(e.Pos.Tape, row.Place)
 	b.bytes += len(raw)

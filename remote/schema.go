@@ -220,6 +220,13 @@ FROM (SELECT workspace_id, tape, folder, file, line, row_number() OVER (PARTITIO
 WHERE r.workspace_id = ranked.workspace_id AND r.tape = ranked.tape AND r.folder = ranked.folder AND r.file = ranked.file AND r.line = ranked.line
 	AND r.counted <> (ranked.n = 1);
 `,
+	// 3: runs whose usage repeats one recorded elsewhere (views.Run.Copy:
+	// a subagent's, copied into its parent's Claude Code transcript),
+	// which count only when no other run of their usage id does. Rows
+	// synced before are no copies: a Claude Code import made none.
+	`
+ALTER TABLE tape.runs ADD COLUMN copy boolean NOT NULL DEFAULT false;
+`,
 }
 
 // SchemaVersion is the version of the schema this tape makes and reads.

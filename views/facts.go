@@ -57,6 +57,10 @@ type Run struct {
 	CacheRead     int64  `json:"cache_read,omitempty"`
 	Total         int64  `json:"total,omitempty"`
 	UsageID       string `json:"usage_id,omitempty"`
+	// Copy says the usage repeats one recorded elsewhere ("usage_copy":
+	// true; a subagent's, copied into its parent's Claude Code transcript):
+	// of the runs of its UsageID, it counts only when no original does.
+	Copy bool `json:"copy,omitempty"`
 	// BadUsage says the event gave a count that is not a whole number
 	// from 0 to MaxRunTokens (a negative, a fraction, a string, 1e30):
 	// such a count is read as not given, and the run is counted among
@@ -221,6 +225,7 @@ func extractRun(data any) *Run {
 	r.Status, _ = d["status"].(string)
 	r.Model, _ = d["model"].(string)
 	r.UsageID, _ = d["usage_id"].(string)
+	r.Copy = d["usage_copy"] == true
 	usage, ok := d["usage"].(map[string]any)
 	if !ok {
 		r.BadUsage = d["usage"] != nil // a usage that is not an object

@@ -52,21 +52,34 @@ func TestImportEverySourceFound(t *testing.T) {
 	if code != exitUsage { // the golden transcripts hold bad lines
 		t.Fatalf("tape import: exit %d, want 2 for the bad lines: %s", code, stderr)
 	}
-	for _, want := range []string{"tape: claude: 2 transcripts, 2 tapes: ", "tape: codex: 3 transcripts, 3 tapes: "} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("tape import said\n%s\nwant a line %q", stderr, want)
-		}
-	}
+	// What each source's own import makes, in another workspace: the same
+	// tapes, and the same summary, named by its source.
 	one := newCLIWorkspace(t)
-	runTape(t, one, "import", "claude", filepath.Join(home, ".claude", "projects"))
-	runTape(t, one, "import", "codex", filepath.Join(home, ".codex", "sessions"))
+	transcripts := 0
+	for _, src := range []struct{ name, dir string }{{"claude", ".claude/projects"}, {"codex", ".codex/sessions"}} {
+		_, errOut, _ := runTape(t, one, "import", src.name, filepath.Join(home, filepath.FromSlash(src.dir)))
+		var summary string // "tape: 4 transcripts, 4 tapes: ..."
+		for _, line := range strings.Split(errOut, "\n") {
+			if strings.HasPrefix(line, "tape: ") && strings.Contains(line, " transcripts, ") {
+				summary = line
+			}
+		}
+		if summary == "" {
+			t.Fatalf("tape import %s printed no summary: %s", src.name, errOut)
+		}
+		if want := strings.Replace(summary, "tape: ", "tape: "+src.name+": ", 1); !strings.Contains(stderr, want+"\n") {
+			t.Errorf("tape import said\n%s\nwant the line %q", stderr, want)
+		}
+		stdout, _, _ := runTape(t, newCLIWorkspace(t), "import", src.name, "--json", filepath.Join(home, filepath.FromSlash(src.dir)))
+		transcripts += len(jsonRecords(t, stdout))
+	}
 	if got, want := tapeFiles(t, filepath.Join(dir, ".tape", "tapes")), tapeFiles(t, filepath.Join(one, ".tape", "tapes")); got != want {
 		t.Error("tape import made other tapes than tape import claude and tape import codex")
 	}
 	stdout, stderr, code := tapeAt(t, dir, home, "import", "--json", "--all")
 	recs := jsonRecords(t, stdout)
-	if code != exitOK || len(recs) != 5 || recs[0]["source"] != "claude" || recs[4]["source"] != "codex" || recs[4]["imported"] != 0.0 {
-		t.Errorf("tape import again --json: exit %d, %v\n%s", code, recs, stderr)
+	if code != exitOK || len(recs) != transcripts || recs[0]["source"] != "claude" || recs[len(recs)-1]["source"] != "codex" || recs[len(recs)-1]["imported"] != 0.0 {
+		t.Errorf("tape import again --json --all: exit %d, %d records for %d transcripts: %v\n%s", code, len(recs), transcripts, recs, stderr)
 	}
 	_, stderr, code = tapeAt(t, dir, t.TempDir(), "import")
 	if code != exitWorkspace || !strings.Contains(stderr, "no agent's sessions found in ") || !strings.Contains(stderr, ".codex/sessions") {

@@ -85,7 +85,18 @@ func (c *converter) mapRecord(l tapelog.RawLine, r record) []source.Output {
 		c.bound = &boundary{line: l.No, offset: l.Offset, rec: r.detached(), sess: sess, meta: c.meta(l, r, sess)}
 		return out
 	case r.Type == "progress":
-		return out // copies of a subagent's records, which its own file holds
+		// Copies of a subagent's records, which its own file holds; only
+		// their usage is kept, marked as a copy (progress.go).
+		o := c.progressUsage(l, r, sess)
+		switch {
+		case c.turn != nil:
+			c.turn.add(o...)
+		case c.bound != nil:
+			c.bound.after = append(c.bound.after, o...)
+		default:
+			out = append(out, o...)
+		}
+		return out
 	}
 	o := c.event(l, r, sess)
 	if c.turn != nil {

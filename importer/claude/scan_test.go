@@ -420,9 +420,14 @@ func TestRunPayloadAsMaps(t *testing.T) {
 			}
 			data["usage_id"] = id
 		}
-		want := source.MustJSON(map[string]any{"name": "run", "data": data})
-		if got := runPayload(&tc.u, tc.model, usageID(tc.msgID, tc.request)); !bytes.Equal(got, want) {
-			t.Errorf("runPayload(%+v)\n got %s\nwant %s", tc, got, want)
+		for _, copied := range []bool{false, true} {
+			if copied {
+				data["usage_copy"] = true
+			}
+			want := source.MustJSON(map[string]any{"name": "run", "data": data})
+			if got := runPayload(&tc.u, tc.model, usageID(tc.msgID, tc.request), copied); !bytes.Equal(got, want) {
+				t.Errorf("runPayload(%+v, copied %v)\n got %s\nwant %s", tc, copied, got, want)
+			}
 		}
 	}
 }

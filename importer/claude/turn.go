@@ -114,7 +114,7 @@ func (c *converter) closeTurn() []source.Output {
 		t.out[t.callAt].Entry.Payload = rawjson.NewObject().Raw("calls", rawjson.Array(t.calls...)).Done()
 	}
 	if t.usage != nil {
-		payload := runPayload(t.usage, t.model, usageID(t.msgID, t.requestID))
+		payload := runPayload(t.usage, t.model, usageID(t.msgID, t.requestID), false)
 		run := source.Output{Session: t.sess, Entry: tapelog.Entry{ID: t.firstID + "/usage", Kind: tapelog.KindEvent, Payload: payload, Meta: t.usageMeta, Date: t.usageDate}}
 		t.out = slices.Insert(t.out, t.usageAt, run)
 	}
@@ -132,10 +132,12 @@ func usageID(msgID, requestID string) string {
 }
 
 // runPayload is the payload of a turn's run event, {"data": {"model",
-// "status": "ok", "usage": {the four counts}, "usage_id" unless ""},
-// "name": "run"}, as source.MustJSON wrote it from maps (keys sorted),
-// without encoding/json: one a turn, 3% of an import's CPU that way.
-func runPayload(u *tokenUsage, model, id string) json.RawMessage {
+// "status": "ok", "usage": {the four counts}, "usage_id" unless "",
+// "usage_copy": true if copied}, "name": "run"}, as source.MustJSON wrote
+// it from maps (keys sorted), without encoding/json: one a turn, 3% of an
+// import's CPU that way. copied marks a usage repeated from another
+// transcript (progress.go).
+func runPayload(u *tokenUsage, model, id string, copied bool) json.RawMessage {
 	b := make([]byte, 0, 192+len(model)+len(id))
 	b = append(b, `{"data":{"model":`...)
 	b = rawjson.AppendString(b, model)
@@ -148,6 +150,9 @@ func runPayload(u *tokenUsage, model, id string) json.RawMessage {
 	b = append(b, `,"output_tokens":`...)
 	b = strconv.AppendInt(b, u.Output, 10)
 	b = append(b, '}')
+	if copied {
+		b = append(b, `,"usage_copy":true`...)
+	}
 	if id != "" {
 		b = append(b, `,"usage_id":`...)
 		b = rawjson.AppendString(b, id)

@@ -49,7 +49,8 @@ CREATE TABLE runs (
 	total_tokens  INTEGER NOT NULL,
 	usage_id      TEXT,    -- runs that share one count once (views.Run.UsageID); NULL for none
 	counted       INTEGER NOT NULL DEFAULT 1, -- 0 for a run whose usage_id another run counts (refreshCounted)
-	bad_usage     INTEGER NOT NULL DEFAULT 0  -- the event gave a count that is not one (views.Run.BadUsage)
+	bad_usage     INTEGER NOT NULL DEFAULT 0, -- the event gave a count that is not one (views.Run.BadUsage)
+	copy          INTEGER NOT NULL DEFAULT 0  -- the usage repeats one recorded elsewhere (views.Run.Copy): counted last
 );
 CREATE INDEX runs_tape ON runs (tape, anchor_seq, folder);
 CREATE INDEX runs_usage ON runs (usage_id) WHERE usage_id IS NOT NULL;
@@ -126,8 +127,8 @@ func addToTotals(r, sign string) string {
 
 var statements = map[string]string{
 	"insertRun": `INSERT INTO runs (entry, tape, anchor_seq, folder, time_ns, status, model, has_usage, input_tokens, output_tokens,
-		cache_creation_tokens, cache_read_tokens, total_tokens, usage_id, bad_usage)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		cache_creation_tokens, cache_read_tokens, total_tokens, usage_id, bad_usage, copy)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 }
 
 // Begin implements views.Table.
@@ -155,7 +156,7 @@ func (p *pass) Added(ctx context.Context, e views.Added) error {
 		p.usageIDs[run.UsageID] = true
 	}
 	_, err := p.stmts.Exec(ctx, "insertRun", e.Rowid, e.Tape, e.Place.Seq, e.Place.Folder, e.TimeNS, run.Status, run.Model,
-		run.Usage, run.In, run.Out, run.CacheCreation, run.CacheRead, run.Total, usageID, run.BadUsage)
+		run.Usage, run.In, run.Out, run.CacheCreation, run.CacheRead, run.Total, usageID, run.BadUsage, run.Copy)
 	if err != nil {
 		return fmt.Errorf("index run event %s: %w", e.ID, err)
 	}
@@ -227,7 +228,7 @@ func (p *pass) refreshCounted(ctx context.Context) error {
 	_, err = p.tx.ExecContext(ctx, `UPDATE runs SET counted = (entry IN (
 			SELECT entry FROM (
 				SELECT r.entry, row_number() OVER (PARTITION BY r.usage_id
-					ORDER BY r.total_tokens DESC, r.time_ns, r.tape, e.anchor_seq, e.folder, e.eff_time, e.file, e.line) AS n
+					ORDER BY r.copy, r.total_tokens DESC, r.time_ns, r.tape, e.anchor_seq, e.folder, e.eff_time, e.file, e.line) AS n
 				FROM runs r JOIN entries e ON e.rowid = r.entry
 				WHERE r.usage_id IN (SELECT value FROM json_each(?1)))
 			WHERE n = 1))
