@@ -116,8 +116,8 @@ func ccusageDaily(t *testing.T, bin, home, agent string) map[string]ccusageDay {
 	return days
 }
 
-// ccusageBinary is the ccusage that testdata/ccusage pins, which .ci/run
-// installs (npm ci). Without it the test is skipped, unless
+// ccusageBinary is the ccusage that testdata/ccusage names, which .ci/run
+// installs. Without it the test is skipped, unless
 // TAPE_REQUIRE_CCUSAGE=1 (.ci/run sets it) makes that a failure.
 func ccusageBinary(t *testing.T) string {
 	bin, err := filepath.Abs(filepath.Join("..", "..", "testdata", "ccusage", "node_modules", ".bin", "ccusage"))
@@ -128,7 +128,7 @@ func ccusageBinary(t *testing.T) string {
 		if os.Getenv("TAPE_REQUIRE_CCUSAGE") == "1" {
 			t.Fatalf("TAPE_REQUIRE_CCUSAGE=1 but no ccusage: %v", err)
 		}
-		t.Skip("no ccusage: run `npm ci --prefix testdata/ccusage` (.ci/run does)")
+		t.Skip("no ccusage: run `npm install --no-package-lock --prefix testdata/ccusage` (.ci/run does)")
 	}
 	return bin
 }
