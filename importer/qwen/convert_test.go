@@ -125,6 +125,7 @@ func TestBadLines(t *testing.T) {
 		{`[1,2]`, "not a JSON object"},
 		{`"words"`, "not a JSON object"},
 		{`null`, "not a JSON object"},
+		{`words`, "not a JSON record: invalid character 'w'"},
 		{`{"type":"user",}`, "not a JSON record: invalid character '}'"},
 	} {
 		_, errs := sourcetest.ConvertLines(t, Source{}, tc.line)

@@ -52,7 +52,7 @@ func (c *converter) decode(line []byte) (record, error) {
 	if !ok {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(line, &m); err != nil {
-			if source.IsTypeError(err) || !source.IsObject(line) {
+			if source.IsTypeError(err) {
 				return record{}, errors.New("not a JSON object")
 			}
 			return record{}, fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
