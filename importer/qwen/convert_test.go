@@ -348,4 +348,6 @@ func TestWhereTranscriptsAre(t *testing.T) {
 	check("/cfg/qwen/projects")
 	env["QWEN_RUNTIME_DIR"] = "/rt"
 	check("/rt/projects")
+	env["QWEN_RUNTIME_DIR"] = "~/rt"
+	check("/home/u/rt/projects")
 }

@@ -33,11 +33,16 @@ func (Source) Name() string { return "qwen" }
 
 // DefaultDirs are the projects folder of Qwen Code's runtime folder:
 // $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen (Qwen Code's
-// Storage.getRuntimeBaseDir; a runtimeOutputDir set in its settings is not
-// seen here: name that folder's projects/ on the command line).
+// Storage.getRuntimeBaseDir, which reads a leading ~ as the home folder; a
+// runtimeOutputDir set in its settings is not seen here: name that
+// folder's projects/ on the command line).
 func (Source) DefaultDirs(getenv func(string) string, home string) []string {
 	for _, env := range []string{"QWEN_RUNTIME_DIR", "QWEN_HOME"} {
-		if dir := strings.TrimSpace(getenv(env)); dir != "" {
+		dir := strings.TrimSpace(getenv(env))
+		if rest, ok := strings.CutPrefix(dir, "~"); ok && (rest == "" || rest[0] == '/' || rest[0] == '\\') {
+			dir = home + rest
+		}
+		if dir != "" {
 			return []string{filepath.Join(dir, "projects")}
 		}
 	}
