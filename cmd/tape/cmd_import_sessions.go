@@ -20,6 +20,9 @@ type ImportClaudeCmd struct{ importSessions }
 // ImportCodexCmd is `tape import codex`.
 type ImportCodexCmd struct{ importSessions }
 
+// ImportQwenCmd is `tape import qwen`.
+type ImportQwenCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -63,6 +66,28 @@ docs/IMPORT.md has the mapping.
 Examples:
   tape import codex
   tape import codex ~/.codex/sessions/2026/11/24`
+}
+
+func (c *ImportQwenCmd) Help() string {
+	return `A session's tape is named qwen-<the first 8 digits of the session id> (a
+subagent's adds -agent-<the last 8 of its id>). Without a PATH, reads
+$QWEN_RUNTIME_DIR/projects, else $QWEN_HOME/projects, else ~/.qwen/projects:
+each project's chats/ and chats/archive/, and its subagents/. The JSON
+files of Qwen Code before December 2025 (~/.qwen/tmp) are not read. With no
+.tape/ here or above, the import makes one here, without a tape main.
+
+Importing again reads only what is new (checkpoints in
+.tape/import/qwen.gob; ids from the records' uuids). A line that cannot be
+imported is reported as FILE:LINE and the rest is imported (exit status 2).
+docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import qwen
+  tape import qwen ~/.qwen/projects/-home-me-src-app`
+}
+
+func (c *ImportQwenCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "qwen")
 }
 
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {

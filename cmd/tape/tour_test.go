@@ -44,6 +44,7 @@ func TestReadmeTour(t *testing.T) {
 	// import exit 2; a person's sessions here are whole.
 	copyTree(t, "../../testdata/import/claude/src", filepath.Join(home, ".claude", "projects"))
 	copyTree(t, "../../testdata/import/codex/src/2025/10/29", filepath.Join(home, ".codex", "sessions", "2025", "10", "29"))
+	copyTree(t, "../../testdata/import/qwen/src/-home-u-app/chats/archive", filepath.Join(home, ".qwen", "projects", "-home-u-app", "chats", "archive"))
 	writeTapeCommand(t, bin)
 
 	script := tourScript(tour)
@@ -52,7 +53,7 @@ func TestReadmeTour(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", script)
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"TAPE_NAME=", "TAPE_DIR=", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "NO_COLOR=1")
+		"TAPE_NAME=", "TAPE_DIR=", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "NO_COLOR=1")
 	cmd.WaitDelay = 10 * time.Second // a background command left running must not hold the output open
 	out, err := cmd.CombinedOutput()
 	if err != nil {

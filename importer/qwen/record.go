@@ -1,0 +1,196 @@
+package qwen
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
+)
+
+// record is the part of a transcript line the mapping reads: Qwen Code's
+// ChatRecord. Its raw members are parts of the line, valid while the line
+// is converted.
+type record struct {
+	Type, Subtype   string
+	UUID, Parent    string // uuid, parentUuid
+	SessionID       string
+	CWD, GitBranch  string
+	Version, Model  string
+	AgentID         string
+	AgentName       string
+	Provenance      string
+	IsSidechain     bool
+	RawDate         []byte // timestamp as written: Timestamp is what source.RecordDate reads of it
+	Timestamp       string
+	badDate         []byte // RawDate, when it is no date
+	Message         []byte // message (an object), nil when absent or null
+	Usage           []byte // usageMetadata
+	ToolCallResult  []byte
+	SystemPayload   []byte
+	ForkedFrom      []byte
+	members         []rawjson.Member // the line's members, each key once (the last written)
+	mismatch        bool             // a member the mapping reads is of another type than Qwen Code writes
+	hasType         bool             // type is a string
+	messageReadable bool             // message is absent, null, or an object whose parts the mapping reads
+}
+
+// decode reads a line's members: in one pass that checks the line
+// (rawjson.SplitObject), or with encoding/json the lines it leaves, which
+// decides whether the line is JSON, and an object. Invalid UTF-8 in a
+// string is read as encoding/json reads it, as U+FFFD.
+func (c *converter) decode(line []byte) (record, error) {
+	if !utf8.Valid(line) {
+		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
+	}
+	members, ok := rawjson.SplitObject(line, c.members[:0])
+	if !ok {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			if source.IsTypeError(err) {
+				return record{}, errors.New("not a JSON object")
+			}
+			return record{}, fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
+		}
+		if m == nil {
+			return record{}, errors.New("not a JSON object") // null
+		}
+		members = members[:0]
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			members = append(members, rawjson.Member{Key: []byte(k), Value: m[k]})
+		}
+	}
+	c.members = members
+	r := record{members: lastOfEach(members)}
+	for _, mb := range r.members {
+		r.read(string(mb.Key), source.Trim(mb.Value))
+	}
+	return r, nil
+}
+
+// lastOfEach is members with each key once, where it was last written
+// (encoding/json keeps the last of repeated names), in the line's order.
+func lastOfEach(members []rawjson.Member) []rawjson.Member {
+	out := members[:0:0]
+	for i, m := range members {
+		if _, later := rawjson.Lookup(members[i+1:], string(m.Key)); !later {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// read takes one member of the line into r.
+func (r *record) read(key string, v []byte) {
+	str := func(dst *string) {
+		if string(v) == "null" {
+			return
+		}
+		s, ok := stringOf(v)
+		r.mismatch = r.mismatch || !ok
+		*dst = s
+	}
+	switch key {
+	case "type":
+		str(&r.Type)
+		_, r.hasType = stringOf(v)
+	case "subtype":
+		str(&r.Subtype)
+	case "uuid":
+		str(&r.UUID)
+	case "parentUuid":
+		str(&r.Parent)
+	case "sessionId":
+		str(&r.SessionID)
+	case "cwd":
+		str(&r.CWD)
+	case "gitBranch":
+		str(&r.GitBranch)
+	case "version":
+		str(&r.Version)
+	case "model":
+		str(&r.Model)
+	case "agentId":
+		str(&r.AgentID)
+	case "agentName":
+		str(&r.AgentName)
+	case "provenance":
+		str(&r.Provenance)
+	case "isSidechain":
+		switch string(v) {
+		case "true":
+			r.IsSidechain = true
+		case "false", "null":
+		default:
+			r.mismatch = true
+		}
+	case "timestamp":
+		r.RawDate = v
+	case "message":
+		switch {
+		case string(v) == "null":
+		case len(v) > 0 && v[0] == '{':
+			r.Message = v
+		default:
+			r.mismatch = true
+		}
+	case "usageMetadata":
+		r.Usage = v
+	case "toolCallResult":
+		r.ToolCallResult = v
+	case "systemPayload":
+		r.SystemPayload = v
+	case "forkedFrom":
+		r.ForkedFrom = v
+	}
+}
+
+// stringOf is the text of a JSON string value (a member of a line that
+// was checked); ok is false for any other value.
+func stringOf(v []byte) (string, bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	return rawjson.String(v)
+}
+
+// envelope are the members that place a record (ids, dates, where it was
+// written, who wrote it) rather than say what it holds: what an event
+// that keeps a record leaves out (docs/IMPORT.md).
+var envelope = map[string]bool{
+	"uuid": true, "parentUuid": true, "sessionId": true, "timestamp": true, "type": true, "subtype": true,
+	"cwd": true, "version": true, "gitBranch": true, "provenance": true,
+	"agentId": true, "agentName": true, "agentColor": true, "isSidechain": true,
+}
+
+// withoutEnvelope is the record's members but the envelope's, as a JSON
+// object.
+func (r record) withoutEnvelope() []byte {
+	o := rawjson.NewObject()
+	for _, m := range r.members {
+		if !envelope[string(m.Key)] {
+			o.Raw(string(m.Key), rawjson.AppendCompact(nil, m.Value))
+		}
+	}
+	return o.Done()
+}
+
+// whole is the record, every member of it, as a JSON object.
+func (r record) whole() []byte {
+	o := rawjson.NewObject()
+	for _, m := range r.members {
+		o.Raw(string(m.Key), rawjson.AppendCompact(nil, m.Value))
+	}
+	return o.Done()
+}
+
+// member is the value of the record's member key (nil when absent).
+func (r record) member(key string) []byte {
+	v, _ := rawjson.Lookup(r.members, key)
+	return v
+}
