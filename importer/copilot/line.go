@@ -153,13 +153,17 @@ func (c *converter) mapLine(in *input) []source.Output {
 	if in.ev.Type == "record" {
 		return append(c.start(in), c.event(in, 0, "copilot/record", in.ev.Data)...)
 	}
+	in.s.Agent = in.ev.AgentID
 	data := source.Trim(in.ev.Data)
 	if !source.IsObject(data) || json.Unmarshal(data, &in.f) != nil {
 		// A data of another shape than Copilot writes: kept as it is.
 		return append(c.start(in), c.event(in, 0, "copilot/"+in.ev.Type, in.ev.Data)...)
 	}
-	in.s.Agent = in.ev.AgentID
-	if p, ok := rawjson.String(in.f.ParentCall); ok && in.s.Agent == "" {
+	p, ok := optString(in.f.ParentCall)
+	if !ok {
+		return append(c.start(in), c.event(in, 0, "copilot/"+in.ev.Type, in.ev.Data)...)
+	}
+	if in.s.Agent == "" {
 		in.s.Agent = p // before agentId (1.0.30 or so), a subagent's events named the call that started it
 	}
 	if in.ev.Type == "session.start" && !c.st.Started[""] && in.s.Agent == "" {

@@ -23,7 +23,8 @@ func (c *converter) start(in *input) []source.Output {
 	return c.anchor(in, state.Done())
 }
 
-// anchor is the first anchor of in.s's tape, whose state is given.
+// anchor is the first anchor of in.s's tape, whose state is given; its
+// meta names the line it was made at.
 func (c *converter) anchor(in *input, state []byte) []source.Output {
 	if c.st.Started == nil {
 		c.st.Started = map[string]bool{}
@@ -34,8 +35,7 @@ func (c *converter) anchor(in *input, state []byte) []source.Output {
 		id += "/agent/" + in.s.Agent
 	}
 	payload := rawjson.NewObject().Str("name", "session/start").Raw("state", state).Done()
-	meta := source.Meta(c.path, in.l.No, "", "", nil).Done()
-	return []source.Output{{Session: in.s, Anchor: true, Entry: tapelog.Entry{ID: id, Kind: tapelog.KindAnchor, Payload: payload, Meta: meta, Date: in.date}}}
+	return []source.Output{{Session: in.s, Anchor: true, Entry: tapelog.Entry{ID: id, Kind: tapelog.KindAnchor, Payload: payload, Meta: c.meta(in).Done(), Date: in.date}}}
 }
 
 // workContext is what the anchor and the metas read of a context: the
@@ -75,9 +75,7 @@ func (c *converter) sessionStart(in *input) []source.Output {
 		}
 	}
 	state.Raw("start", compact(in.ev.Data))
-	out := c.anchor(in, state.Done())
-	out[0].Entry.Meta = c.meta(in).Done() // the event's own id and parent
-	return out
+	return c.anchor(in, state.Done())
 }
 
 // contextEvent keeps a session.resume or session.context_changed as an
