@@ -16,6 +16,7 @@ import (
 
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
+	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -36,6 +37,10 @@ var fixtures = []fixture{
 	{codex.Source{}, "codex/src/2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"},
 	{codex.Source{}, "codex/src/2025/10/29/rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"},
 	{codex.Source{}, "codex/src/2025/10/30/rollout-2025-10-30T09-00-00-019a3000-0000-7000-8000-00000000abcd.jsonl"},
+	{copilot.Source{}, "copilot/src/session-state/0f3c9a12-5b7d-4e21-9c3a-7d5e1f2a4b6c/events.jsonl"},
+	{copilot.Source{}, "copilot/src/session-state/5e9d2b71-8c4a-4f3e-b1d6-2a7c9e0f4d83/events.jsonl"},
+	{copilot.Source{}, "copilot/src/session-state/7b1e4d20-6a3f-4c8e-9d2b-1f5a8c3e7d90.jsonl"},
+	{copilot.Source{}, "copilot/src/history-session-state/session_3c5a7e91-2b4d-4f60-8a1c-9e7d5b3f1a20_1759958416398.json"},
 }
 
 func (f fixture) data() ([]byte, error) {

@@ -11,7 +11,7 @@ import (
 // on session files of events of random shapes (strings where lists are
 // expected, numbers where strings are, nested objects, missing members,
 // dates that are not dates). Seeds: 400 files (40 under -short) of up to
-// 30 lines; FuzzKeepsText explores more.
+// 25 lines; FuzzKeepsText explores more.
 func TestKeepsText(t *testing.T) {
 	t.Parallel()
 	sourcetest.KeepsText(t, Source{}, transcript, keptIn)
@@ -84,7 +84,7 @@ func (g *gen) transcript() []string {
 			"context": g.AnyOf(map[string]any{"cwd": g.Text(), "branch": g.Text(), "gitRoot": g.Text()}, g.Value(2))}
 		lines = append(lines, g.line("session.start", start))
 	}
-	for range g.IntN(30) {
+	for range g.IntN(24) {
 		lines = append(lines, g.line(g.event()))
 	}
 	return lines
