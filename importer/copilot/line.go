@@ -11,58 +11,151 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// envelope is a line of events.jsonl.
+// envelope is a line of events.jsonl: {"type", "data", "id",
+// "timestamp", "parentId", "agentId"}.
 type envelope struct {
-	Type      string          `json:"type"`
-	Data      json.RawMessage `json:"data"`
-	ID        string          `json:"id"`
-	Timestamp json.RawMessage `json:"timestamp"`
-	ParentID  *string         `json:"parentId"`
-	AgentID   string          `json:"agentId"`
+	Type      string
+	Data      json.RawMessage
+	ID        string
+	Timestamp json.RawMessage
+	ParentID  string
+	AgentID   string
+}
+
+// readEnvelope reads the envelope of a line that is one JSON object. ok
+// is false when a member of it is of another type than Copilot writes
+// (an id that is a number, no type): the line is then kept whole.
+func readEnvelope(members func(fn func(key, value []byte))) (ev envelope, ok bool) {
+	ok = true
+	str := func(v []byte, to *string) {
+		if s, isStr := rawjson.String(v); isStr {
+			*to = s
+		} else if string(v) != "null" {
+			ok = false
+		}
+	}
+	members(func(key, v []byte) {
+		switch memberName(key) {
+		case "type":
+			str(v, &ev.Type)
+		case "data":
+			ev.Data = v
+		case "id":
+			str(v, &ev.ID)
+		case "timestamp":
+			ev.Timestamp = v
+		case "parentId":
+			str(v, &ev.ParentID)
+		case "agentId":
+			str(v, &ev.AgentID)
+		}
+	})
+	return ev, ok && ev.Type != ""
+}
+
+// memberName is a member's name as written between its quotes, decoded.
+func memberName(key []byte) string {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return string(key)
+	}
+	s, _ := rawjson.String(append(append([]byte{'"'}, key...), '"'))
+	return s
 }
 
 // fields are the members of an event's data that the mappings read, as
-// written: one decode serves every type, and a member of another type
-// than Copilot writes is no error, but a reason to keep the data whole.
+// written: one walk serves every type, and a member of another type than
+// Copilot writes is no error, but a reason to keep the data whole.
 type fields struct {
-	// session.start, session.resume, session.context_changed (whose data
-	// is the context itself), session.model_change
-	SessionID     json.RawMessage `json:"sessionId"`
-	Version       json.RawMessage `json:"copilotVersion"`
-	Producer      json.RawMessage `json:"producer"`
-	SelectedModel json.RawMessage `json:"selectedModel"`
-	Context       json.RawMessage `json:"context"`
-	CWD           json.RawMessage `json:"cwd"`
-	Branch        json.RawMessage `json:"branch"`
+	// session.start, session.resume, session.context_changed
+	SessionID, Version, Producer, SelectedModel, Context json.RawMessage
 	// messages
-	Content       json.RawMessage `json:"content"`
-	Transformed   json.RawMessage `json:"transformedContent"`
-	Attachments   json.RawMessage `json:"attachments"`
-	Source        json.RawMessage `json:"source"`
-	Autopilot     json.RawMessage `json:"isAutopilotContinuation"`
-	Name          json.RawMessage `json:"name"`
-	Metadata      json.RawMessage `json:"metadata"`
-	ReasoningText json.RawMessage `json:"reasoningText"`
-	Opaque        json.RawMessage `json:"reasoningOpaque"`
-	Encrypted     json.RawMessage `json:"encryptedContent"`
-	ToolRequests  json.RawMessage `json:"toolRequests"`
-	Citations     json.RawMessage `json:"citations"`
-	ServerTools   json.RawMessage `json:"serverTools"`
-	Title         json.RawMessage `json:"title"`
+	Content, Transformed, Attachments, Source, Autopilot, Name, Metadata          json.RawMessage
+	ReasoningText, Opaque, Encrypted, ToolRequests, Citations, ServerTools, Title json.RawMessage
 	// tools
-	ToolCallID json.RawMessage `json:"toolCallId"`
-	ToolName   json.RawMessage `json:"toolName"`
-	Arguments  json.RawMessage `json:"arguments"`
-	Success    json.RawMessage `json:"success"`
-	Result     json.RawMessage `json:"result"`
-	Error      json.RawMessage `json:"error"`
-	Telemetry  json.RawMessage `json:"toolTelemetry"`
-	ParentCall json.RawMessage `json:"parentToolCallId"`
+	ToolCallID, ToolName, Arguments, Success, Result, Error, Telemetry, ParentCall json.RawMessage
 	// session.compaction_complete, session.shutdown, session.error
-	Summary      json.RawMessage `json:"summaryContent"`
-	ModelMetrics json.RawMessage `json:"modelMetrics"`
-	ErrorType    json.RawMessage `json:"errorType"`
-	Message      json.RawMessage `json:"message"`
+	Summary, ModelMetrics, ErrorType, Message json.RawMessage
+}
+
+// readFields reads the members of data, an object, that the mappings read.
+func readFields(data []byte) fields {
+	var f fields
+	rawjson.ObjectMembers(data, func(key, v []byte) {
+		if p := f.member(memberName(key)); p != nil {
+			*p = v
+		}
+	})
+	return f
+}
+
+// member is where f keeps the data member called name; nil for one the
+// mappings do not read.
+func (f *fields) member(name string) *json.RawMessage {
+	switch name {
+	case "sessionId":
+		return &f.SessionID
+	case "copilotVersion":
+		return &f.Version
+	case "producer":
+		return &f.Producer
+	case "selectedModel":
+		return &f.SelectedModel
+	case "context":
+		return &f.Context
+	case "content":
+		return &f.Content
+	case "transformedContent":
+		return &f.Transformed
+	case "attachments":
+		return &f.Attachments
+	case "source":
+		return &f.Source
+	case "isAutopilotContinuation":
+		return &f.Autopilot
+	case "name":
+		return &f.Name
+	case "metadata":
+		return &f.Metadata
+	case "reasoningText":
+		return &f.ReasoningText
+	case "reasoningOpaque":
+		return &f.Opaque
+	case "encryptedContent":
+		return &f.Encrypted
+	case "toolRequests":
+		return &f.ToolRequests
+	case "citations":
+		return &f.Citations
+	case "serverTools":
+		return &f.ServerTools
+	case "title":
+		return &f.Title
+	case "toolCallId":
+		return &f.ToolCallID
+	case "toolName":
+		return &f.ToolName
+	case "arguments":
+		return &f.Arguments
+	case "success":
+		return &f.Success
+	case "result":
+		return &f.Result
+	case "error":
+		return &f.Error
+	case "toolTelemetry":
+		return &f.Telemetry
+	case "parentToolCallId":
+		return &f.ParentCall
+	case "summaryContent":
+		return &f.Summary
+	case "modelMetrics":
+		return &f.ModelMetrics
+	case "errorType":
+		return &f.ErrorType
+	case "message":
+		return &f.Message
+	}
+	return nil
 }
 
 // input is one line being mapped.
@@ -82,31 +175,41 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	}
 	data := l.Data
 	var torn error
-	var ev envelope
-	err := json.Unmarshal(data, &ev)
-	if err != nil && !source.IsTypeError(err) {
+	// One pass checks the line and splits its members (encoding/json's
+	// check and then its decode read it twice); a line it leaves (not
+	// JSON, a key with an escape, deep nesting) is checked by
+	// encoding/json, and its members walked.
+	split, ok := rawjson.SplitObject(data, c.members[:0])
+	switch {
+	case ok:
+		c.members = split
+	case !json.Valid(data):
 		// Copilot sometimes leaves a torn event with the whole one after
 		// it on one line (issue github/copilot-cli#4098): the whole one is
 		// read, and the torn bytes are reported.
 		at, ok := lastWholeEvent(data)
 		if !ok {
-			return nil, fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
+			return nil, fmt.Errorf("not a JSON record: %v", source.JSONReason(json.Unmarshal(data, new(json.RawMessage))))
 		}
 		data, torn = data[at:], source.LineWarning(fmt.Sprintf("the line starts with %d bytes of a torn event, skipped; the event after them was imported", at))
-		err = json.Unmarshal(data, &ev)
 	}
 	if !source.IsObject(data) {
 		return nil, errors.New("not a JSON object")
 	}
 	in := input{l: l}
-	if err != nil || ev.Type == "" {
+	each := func(fn func(key, value []byte)) { rawjson.ObjectMembers(data, fn) }
+	if split != nil {
+		each = func(fn func(key, value []byte)) {
+			for _, m := range split {
+				fn(m.Key, m.Value)
+			}
+		}
+	}
+	ev, ok := readEnvelope(each)
+	if !ok {
 		// An envelope of another shape than Copilot writes (an id that is
 		// a number, no type): the record is kept whole.
-		var d struct {
-			Timestamp json.RawMessage `json:"timestamp"`
-		}
-		_ = json.Unmarshal(data, &d) // an object: it decodes
-		ev = envelope{Type: "record", Data: data, Timestamp: d.Timestamp}
+		ev = envelope{Type: "record", Data: data, Timestamp: ev.Timestamp}
 	}
 	in.ev = ev
 	warn := c.date(&in)
@@ -154,11 +257,11 @@ func (c *converter) mapLine(in *input) []source.Output {
 		return append(c.start(in), c.event(in, 0, "copilot/record", in.ev.Data)...)
 	}
 	in.s.Agent = in.ev.AgentID
-	data := source.Trim(in.ev.Data)
-	if !source.IsObject(data) || json.Unmarshal(data, &in.f) != nil {
+	if !source.IsObject(in.ev.Data) {
 		// A data of another shape than Copilot writes: kept as it is.
 		return append(c.start(in), c.event(in, 0, "copilot/"+in.ev.Type, in.ev.Data)...)
 	}
+	in.f = readFields(in.ev.Data)
 	p, ok := optString(in.f.ParentCall)
 	if !ok {
 		return append(c.start(in), c.event(in, 0, "copilot/"+in.ev.Type, in.ev.Data)...)
@@ -220,11 +323,7 @@ func (c *converter) id(in *input, k int) string {
 
 // meta starts the meta of an entry made from a line.
 func (c *converter) meta(in *input) *rawjson.Object {
-	parent := ""
-	if in.ev.ParentID != nil {
-		parent = *in.ev.ParentID
-	}
-	return source.Meta(c.path, in.l.No, in.ev.ID, parent, in.badDate)
+	return source.Meta(c.path, in.l.No, in.ev.ID, in.ev.ParentID, in.badDate)
 }
 
 // entry is the k-th entry made from a line.

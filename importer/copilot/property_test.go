@@ -232,4 +232,3 @@ func (g *gen) metrics() any {
 	}
 	return g.AnyOf(m, g.Value(2))
 }
-

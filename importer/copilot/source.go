@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // Source is the Copilot CLI's session files, as tape imports them: `tape
@@ -133,6 +134,8 @@ type converter struct {
 	// A legacy document, while its lines come (history.go): where it
 	// started, its text so far, and st before it.
 	doc *heldDoc
+	// members is room for a line's members, kept for the next line.
+	members []rawjson.Member
 }
 
 func newConverter(path string, state []byte) (*converter, error) {

@@ -10,16 +10,35 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// request is a tool call an assistant.message asks for.
+// request is a tool call an assistant.message asks for, as written.
 type request struct {
-	ID        json.RawMessage `json:"toolCallId"`
-	Name      json.RawMessage `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Type      json.RawMessage `json:"type"`
-	Intention json.RawMessage `json:"intentionSummary"`
-	Title     json.RawMessage `json:"toolTitle"`
-	MCPServer json.RawMessage `json:"mcpServerName"`
-	MCPTool   json.RawMessage `json:"mcpToolName"`
+	ID, Name, Arguments, Type, Intention, Title, MCPServer, MCPTool []byte
+}
+
+// readRequest reads the members of a request the mapping reads.
+func readRequest(item []byte) request {
+	var r request
+	rawjson.ObjectMembers(item, func(key, v []byte) {
+		switch memberName(key) {
+		case "toolCallId":
+			r.ID = v
+		case "name":
+			r.Name = v
+		case "arguments":
+			r.Arguments = v
+		case "type":
+			r.Type = v
+		case "intentionSummary":
+			r.Intention = v
+		case "toolTitle":
+			r.Title = v
+		case "mcpServerName":
+			r.MCPServer = v
+		case "mcpToolName":
+			r.MCPTool = v
+		}
+	})
+	return r
 }
 
 // call is a request as read: the strings of a tape's call.
@@ -37,32 +56,47 @@ func readRequests(raw json.RawMessage) (calls []call, ok bool) {
 	if !given(raw) {
 		return nil, true
 	}
-	var items []json.RawMessage
-	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+	if raw[0] != '[' {
 		return nil, false
 	}
-	for _, item := range items {
-		var r request
-		if !source.IsObject(item) || json.Unmarshal(item, &r) != nil {
-			return nil, false
+	ok = true
+	rawjson.ArrayItems(raw, func(item []byte) {
+		if !ok {
+			return
 		}
-		id, ok := rawjson.String(source.Trim(r.ID))
-		name, ok2 := rawjson.String(source.Trim(r.Name))
-		if !ok || !ok2 {
-			return nil, false
+		if item[0] != '{' {
+			ok = false
+			return
 		}
-		cl := call{id: id, name: name, args: argsText(r.Arguments)}
-		for _, m := range []struct {
-			to  *string
-			raw json.RawMessage
-		}{{&cl.kind, r.Type}, {&cl.intention, r.Intention}, {&cl.title, r.Title}, {&cl.server, r.MCPServer}, {&cl.mcpTool, r.MCPTool}} {
-			if *m.to, ok = optString(m.raw); !ok {
-				return nil, false
-			}
+		var cl call
+		if cl, ok = readCall(readRequest(item)); ok {
+			calls = append(calls, cl)
 		}
-		calls = append(calls, cl)
+	})
+	if !ok {
+		return nil, false
 	}
 	return calls, true
+}
+
+// readCall reads a request: ok is false when its id or name is not a
+// string, or another member read is neither a string nor absent.
+func readCall(r request) (cl call, ok bool) {
+	id, ok := rawjson.String(r.ID)
+	name, ok2 := rawjson.String(r.Name)
+	if !ok || !ok2 {
+		return call{}, false
+	}
+	cl = call{id: id, name: name, args: argsText(r.Arguments)}
+	for _, m := range []struct {
+		to  *string
+		raw []byte
+	}{{&cl.kind, r.Type}, {&cl.intention, r.Intention}, {&cl.title, r.Title}, {&cl.server, r.MCPServer}, {&cl.mcpTool, r.MCPTool}} {
+		if *m.to, ok = optString(m.raw); !ok {
+			return call{}, false
+		}
+	}
+	return cl, true
 }
 
 // argsText is a call's arguments as a tape's call holds them: JSON text
