@@ -263,3 +263,28 @@ func TestDefaultDirsAndTranscripts(t *testing.T) {
 		}
 	}
 }
+
+// A number no float64 holds makes a bad line (nothing could read the
+// entry that kept it); the same digits in a string, a small exponent, or
+// a number that only underflows do not.
+func TestHugeNumber(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("9", 400)
+	for text, want := range map[string]bool{
+		`{"a":1e700}`:                        true,
+		`{"a":[1,-2.5E+309]}`:                true,
+		`{"a":` + long + `}`:                 true,
+		`{"a":"1e700","b":"` + long + `"}`:   false,
+		`{"a\"":"x\"1e700","b":1e-700}`:      false,
+		`{"a":1e30,"b":"2026-08-05","c":12}`: false,
+		`{"t":"\\\\","n":1E999}`:             true,
+	} {
+		if got := hugeNumber([]byte(text)); got != want {
+			t.Errorf("hugeNumber(%.40s) = %v, want %v", text, got, want)
+		}
+	}
+	_, errs := sourcetest.ConvertLines(t, Source{}, ev("session.info", `{"n":1e700}`))
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "too large") {
+		t.Errorf("errors %v; want the line reported", errs)
+	}
+}

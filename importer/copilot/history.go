@@ -45,13 +45,19 @@ func (c *converter) docLine(l tapelog.RawLine) ([]source.Output, error) {
 }
 
 // flushDoc ends a document that its file, quiet, never closed: its text
-// is kept as an event.
+// is kept as an event (as is a document that holds a number no float64
+// holds).
 func (c *converter) flushDoc() []source.Output {
 	d := c.doc
 	if d == nil {
 		return nil
 	}
 	c.doc = nil
+	return c.docText(d)
+}
+
+// docText keeps a document's text as an event.
+func (c *converter) docText(d *heldDoc) []source.Output {
 	in := c.docInput(d, c.st.Date)
 	data := rawjson.NewObject().Str("text", string(d.text)).Done()
 	return append(c.start(in), c.event(in, 0, "copilot/history", data)...)
@@ -66,6 +72,9 @@ func (c *converter) docInput(d *heldDoc, date string) *input {
 // whose state keeps the document's other members ("history"); an entry or
 // two for each chat message; an event for each timeline item.
 func (c *converter) document(d *heldDoc) ([]source.Output, error) {
+	if hugeNumber(d.text) {
+		return c.docText(d), nil
+	}
 	var top map[string]json.RawMessage
 	if json.Unmarshal(d.text, &top) != nil || top == nil {
 		in := c.docInput(d, c.st.Date)

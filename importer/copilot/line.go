@@ -196,6 +196,9 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	if !source.IsObject(data) {
 		return nil, errors.New("not a JSON object")
 	}
+	if hugeNumber(data) {
+		return nil, errors.New("not a JSON record: a number too large for a float64")
+	}
 	in := input{l: l}
 	each := func(fn func(key, value []byte)) { rawjson.ObjectMembers(data, fn) }
 	if split != nil {
@@ -267,7 +270,7 @@ func (c *converter) mapLine(in *input) []source.Output {
 		return append(c.start(in), c.event(in, 0, "copilot/"+in.ev.Type, in.ev.Data)...)
 	}
 	if in.s.Agent == "" {
-		in.s.Agent = p // before agentId (1.0.30 or so), a subagent's events named the call that started it
+		in.s.Agent = p // before agentId (1.0.32), a subagent's events named the call that started it
 	}
 	if in.ev.Type == "session.start" && !c.st.Started[""] && in.s.Agent == "" {
 		return c.sessionStart(in)

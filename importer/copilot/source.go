@@ -1,9 +1,9 @@
 // Package copilot imports the GitHub Copilot CLI's sessions: one event a
 // line, {"type", "data", "id", "timestamp", "parentId", "agentId"}, in
-// <copilot home>/session-state/<session id>/events.jsonl (1.0 and the
-// 0.0.4xx releases before it), or in session-state/<session id>.jsonl
-// (0.0.342 to about 0.0.400); and the pretty-printed JSON document of one
-// session in history-session-state/session_<id>_<time>.json (up to
+// <copilot home>/session-state/<session id>/events.jsonl (1.x and the
+// 0.0.4xx releases of early 2026), or in session-state/<session id>.jsonl
+// (from 0.0.342, October 2025); and the pretty-printed JSON document of
+// one session in history-session-state/session_<id>_<time>.json (up to
 // 0.0.341). docs/IMPORT.md has the mapping, field by field;
 // docs/decisions/0087-copilot-sessions.md what was decided and why.
 //
