@@ -8,11 +8,13 @@
 // docs/decisions/0087-copilot-sessions.md what was decided and why.
 //
 // Files: source.go (where sessions live, the converter's state), line.go
-// (a line's envelope, which tape it goes to, and which mapping reads it),
-// session.go (the first anchors, compactions, errors), messages.go
-// (prompts, replies, thinking), tools.go (tool calls and their results),
-// usage.go (the shutdown's cumulative token counts to what each segment
-// added, as ccusage counts them), history.go (the legacy JSON documents).
+// (a line, which tape it goes to, and which mapping reads it), fields.go
+// (an event's envelope, and the members of its data the mappings read),
+// numbers.go (numbers no float64 holds), session.go (the first anchors,
+// compactions, errors), messages.go (prompts, replies, thinking),
+// tools.go (tool calls and their results), usage.go (the shutdowns'
+// cumulative token counts to what each added, as ccusage counts them),
+// history.go (the legacy JSON documents).
 package copilot
 
 import (
