@@ -44,6 +44,7 @@ func TestReadmeTour(t *testing.T) {
 	// import exit 2; a person's sessions here are whole.
 	copyTree(t, "../../testdata/import/claude/src", filepath.Join(home, ".claude", "projects"))
 	copyTree(t, "../../testdata/import/codex/src/2025/10/29", filepath.Join(home, ".codex", "sessions", "2025", "10", "29"))
+	copyTree(t, "../../testdata/import/copilot/src/session-state/5e9d2b71-8c4a-4f3e-b1d6-2a7c9e0f4d83", filepath.Join(home, ".copilot", "session-state", "5e9d2b71-8c4a-4f3e-b1d6-2a7c9e0f4d83"))
 	writeTapeCommand(t, bin)
 
 	script := tourScript(tour)
