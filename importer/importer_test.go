@@ -16,6 +16,7 @@ import (
 
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
+	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
@@ -41,6 +42,10 @@ var fixtures = []fixture{
 	{qwen.Source{}, "qwen/src/-home-u-app/chats/3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f.jsonl"},
 	{qwen.Source{}, "qwen/src/-home-u-app/subagents/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c3d4e5f/agent-explore-7f3c.jsonl"},
 	{qwen.Source{}, "qwen/src/-home-u-legacy/chats/7d2e4f60-1a2b-4c3d-8e9f-a0b1c2d3e4f5.jsonl"},
+	{copilot.Source{}, "copilot/src/session-state/0f3c9a12-5b7d-4e21-9c3a-7d5e1f2a4b6c/events.jsonl"},
+	{copilot.Source{}, "copilot/src/session-state/5e9d2b71-8c4a-4f3e-b1d6-2a7c9e0f4d83/events.jsonl"},
+	{copilot.Source{}, "copilot/src/session-state/7b1e4d20-6a3f-4c8e-9d2b-1f5a8c3e7d90.jsonl"},
+	{copilot.Source{}, "copilot/src/history-session-state/session_3c5a7e91-2b4d-4f60-8a1c-9e7d5b3f1a20_1759958416398.json"},
 }
 
 func (f fixture) data() ([]byte, error) {

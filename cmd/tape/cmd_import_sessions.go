@@ -23,6 +23,9 @@ type ImportCodexCmd struct{ importSessions }
 // ImportQwenCmd is `tape import qwen`.
 type ImportQwenCmd struct{ importSessions }
 
+// ImportCopilotCmd is `tape import copilot`.
+type ImportCopilotCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -88,6 +91,30 @@ Examples:
 
 func (c *ImportQwenCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "qwen")
+}
+
+func (c *ImportCopilotCmd) Help() string {
+	return `A session's tape is named copilot-<the first 8 digits of the session id>
+(a subagent's adds -agent-<its id>). Without a PATH, reads
+$COPILOT_HOME/session-state and $COPILOT_HOME/history-session-state, else
+those of ~/.copilot: session-state/<id>/events.jsonl (Copilot CLI 0.0.4xx and
+1.x), session-state/<id>.jsonl (from 0.0.342) and
+history-session-state/session_<id>_<time>.json (up to 0.0.341). Token usage
+comes from each session's shutdown events, counted as ccusage counts them.
+With no .tape/ here or above, the import makes one here, without a tape main.
+
+Importing again reads only what is new (checkpoints in
+.tape/import/copilot.gob; ids from the events). A line that cannot be
+imported is reported as FILE:LINE and the rest is imported (exit status 2).
+docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import copilot
+  tape import copilot ~/.copilot/session-state/0f3c9a12-5b7d-4e21-9c3a-7d5e1f2a4b6c`
+}
+
+func (c *ImportCopilotCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "copilot")
 }
 
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {
