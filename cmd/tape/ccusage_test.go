@@ -21,6 +21,7 @@ var ccusageCases = []struct {
 }{
 	{"claude", "claude", ".claude/projects"},
 	{"codex", "codex", ".codex/sessions"},
+	{"gemini", "gemini", ".gemini/tmp"},
 }
 
 // ccusageDay is one day of `ccusage <agent> daily --json`, and of `tape

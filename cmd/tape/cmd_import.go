@@ -20,6 +20,7 @@ import (
 type ImportCmd struct {
 	Claude ImportClaudeCmd `cmd:"" group:"import" help:"Import Claude Code's sessions (~/.claude/projects), one tape each."`
 	Codex  ImportCodexCmd  `cmd:"" group:"import" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each."`
+	Gemini ImportGeminiCmd `cmd:"" group:"import" help:"Import the Gemini CLI's sessions (~/.gemini/tmp), one tape each."`
 	Bub    ImportBubCmd    `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 

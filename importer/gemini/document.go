@@ -1,0 +1,195 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tape-dev/tape/importer/source"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// Up to Gemini CLI 0.38 a session was one JSON document, pretty-printed
+// (JSON.stringify(conversation, null, 2)) and rewritten whole, in place,
+// at every change: {"sessionId", "projectHash", "startTime",
+// "lastUpdated", "messages": [...], "summary", "directories", "kind"},
+// two spaces an indent, the closing brace without a newline after it.
+//
+// The converter holds a document's lines, from its "{" line, until it
+// closes, and then maps it whole: its header, then each message, whose
+// entries take the message's id, so that the document read again (a
+// rewrite changes the lines before the checkpoint, and the driver reads
+// the file from its start, skipping the ids its tapes hold) makes
+// nothing twice. A document closes at its last member: in this layout a
+// line at one indent that does not end in "," (or open a list or an
+// object) is the last member's end, and the next line is the closing
+// brace, which never comes with a newline. A closing brace at the start
+// of a line closes it too (a document written by something else).
+type document struct {
+	line   int    // the line of its "{"
+	offset int64  // where that line starts
+	saved  []byte // the converter's state before it
+	buf    []byte // its lines, each with its newline
+}
+
+func (c *converter) openDocument(l tapelog.RawLine) {
+	c.doc = &document{line: l.No, offset: l.Offset, saved: source.MustJSON(c.st), buf: append(make([]byte, 0, 4096), "{\n"...)}
+}
+
+// docLine adds a line to the held document, and maps the document when
+// the line closes it.
+func (c *converter) docLine(l tapelog.RawLine) ([]source.Output, error) {
+	c.doc.buf = append(append(c.doc.buf, l.Data...), '\n')
+	data := bytes.TrimRight(l.Data, " \t\r")
+	switch {
+	case len(data) > 0 && data[0] == '}':
+		return c.closeDocument(true)
+	case lastMember(data):
+		c.doc.buf = append(c.doc.buf, '}')
+		c.st.Closed = true
+		return c.closeDocument(true)
+	}
+	return nil, nil
+}
+
+// lastMember reports whether a line of a document is the end of its last
+// member: at an indent of two spaces, not ending in ",", "[" or "{".
+func lastMember(b []byte) bool {
+	if len(b) < 3 || b[0] != ' ' || b[1] != ' ' || b[2] == ' ' {
+		return false
+	}
+	switch b[len(b)-1] {
+	case ',', '[', '{':
+		return false
+	}
+	return true
+}
+
+// docItem is a message of a document, and the line it starts on.
+type docItem struct {
+	raw  json.RawMessage
+	line int
+}
+
+// closeDocument maps the held document. One that does not decode whole
+// makes what decoded (the members and messages before the fault); when
+// it closed, that is a bad line, reported at the line that closed it.
+func (c *converter) closeDocument(closed bool) ([]source.Output, error) {
+	doc := c.doc
+	c.doc = nil
+	keys, m, items, err := decodeDocument(doc)
+	first := tapelog.RawLine{No: doc.line, Offset: doc.offset}
+	out := c.headerMembers(c.docInput(first), keys, m)
+	for _, it := range items {
+		out = append(out, c.item(c.docInput(tapelog.RawLine{No: it.line}), it.raw, fromDocument)...)
+	}
+	if err != nil && closed {
+		return out, fmt.Errorf("not a JSON document (the one from line %d): %v", doc.line, err)
+	}
+	return out, c.takeWarning()
+}
+
+// docInput is the input of a document's member or message at line l.
+func (c *converter) docInput(l tapelog.RawLine) input {
+	return input{l: l, date: c.st.Date, from: fromDocument}
+}
+
+// decodeDocument reads a document's members in order, and its messages
+// apart, each with its line; err says where it stopped, when it did.
+func decodeDocument(doc *document) (keys []string, m map[string]json.RawMessage, items []docItem, err error) {
+	m = map[string]json.RawMessage{}
+	dec := json.NewDecoder(bytes.NewReader(doc.buf))
+	lines := newLineCounter(doc.buf, doc.line)
+	if _, err := dec.Token(); err != nil { // the "{" its first line is
+		return nil, m, nil, reason(err, lines, dec)
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys, m, items, reason(err, lines, dec)
+		}
+		k, _ := t.(string)
+		if k == "messages" && bytes.HasPrefix(next(doc.buf, dec.InputOffset()), []byte("[")) {
+			if items, err = decodeItems(dec, doc.buf, lines, items); err != nil {
+				return keys, m, items, err
+			}
+			continue
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return keys, m, items, reason(err, lines, dec)
+		}
+		if _, ok := m[k]; !ok {
+			keys = append(keys, k)
+		}
+		m[k] = v
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return keys, m, items, reason(err, lines, dec)
+	}
+	return keys, m, items, nil
+}
+
+// decodeItems reads the messages of a document, the decoder at their "[".
+func decodeItems(dec *json.Decoder, buf []byte, lines *lineCounter, items []docItem) ([]docItem, error) {
+	if _, err := dec.Token(); err != nil {
+		return items, reason(err, lines, dec)
+	}
+	for dec.More() {
+		start := int64(len(buf) - len(next(buf, dec.InputOffset())))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return items, reason(err, lines, dec)
+		}
+		items = append(items, docItem{raw: v, line: lines.at(start)})
+	}
+	if _, err := dec.Token(); err != nil { // the "]"
+		return items, reason(err, lines, dec)
+	}
+	return items, nil
+}
+
+// next is buf from off, past white space, ":" and ",": where the next
+// value starts.
+func next(buf []byte, off int64) []byte {
+	b := buf[off:]
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\r' || b[0] == '\t' || b[0] == ':' || b[0] == ',') {
+		b = b[1:]
+	}
+	return b
+}
+
+// reason is a decoding error as a bad line says it: what, and on which
+// line of the file.
+func reason(err error, lines *lineCounter, dec *json.Decoder) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("it ends before it is whole")
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%v, on line %d", se, lines.at(se.Offset-1))
+	}
+	return fmt.Errorf("%v, on line %d", source.JSONReason(err), lines.at(dec.InputOffset()))
+}
+
+// lineCounter tells the line of a byte of a document, counting newlines
+// from the last one asked (most are asked in order).
+type lineCounter struct {
+	buf  []byte
+	off  int64
+	line int
+}
+
+func newLineCounter(buf []byte, first int) *lineCounter { return &lineCounter{buf: buf, line: first} }
+
+func (lc *lineCounter) at(off int64) int {
+	off = max(0, min(off, int64(len(lc.buf))))
+	if off < lc.off {
+		lc.off, lc.line = 0, lc.line-bytes.Count(lc.buf[:lc.off], []byte{'\n'})
+	}
+	lc.line += bytes.Count(lc.buf[lc.off:off], []byte{'\n'})
+	lc.off = off
+	return lc.line
+}

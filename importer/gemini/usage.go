@@ -1,0 +1,95 @@
+package gemini
+
+import (
+	"encoding/json"
+	"math"
+
+	"github.com/tape-dev/tape/importer/source"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// tokenKeys are the members of a message's tokens (Gemini CLI's
+// TokensSummary, from the API's usageMetadata): promptTokenCount,
+// candidatesTokenCount, cachedContentTokenCount, thoughtsTokenCount,
+// toolUsePromptTokenCount, totalTokenCount.
+var tokenKeys = []string{"input", "output", "cached", "thoughts", "tool", "total"}
+
+// usage maps a model message's tokens to a run event, once, counted as
+// ccusage 20 counts them (cmd/tape/ccusage_test.go holds tape to it):
+//
+//   - input_tokens is input + tool less cached (the prompt counts the
+//     cached tokens, and a tool's prompt is input too); less nothing when
+//     cached is more than that;
+//   - output_tokens is output alone: the thoughts are billed as output,
+//     but ccusage's count leaves them out (they are kept, as
+//     reasoning_output_tokens);
+//   - cache_read_input_tokens is cached; Gemini writes no cache;
+//   - total_tokens is the total, or the sum of the three when more;
+//   - the model is the message's, else the last a record of the file
+//     named before it; without one, no run (ccusage counts none): the
+//     tokens are kept as an event gemini/tokens.
+//
+// A count that is not a number at least 0 counts 0; a fraction counts
+// its whole part. The usage_id is the file's tag and the message's id:
+// ccusage counts a message once in each file it is in, the last time it
+// is written there (Gemini CLI writes a message's tokens once).
+func (c *converter) usage(in input, mid string, l *last) []source.Output {
+	raw := source.Trim(in.rec.Tokens)
+	if l.Usage || len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	l.Usage = true
+	var m map[string]json.RawMessage
+	model := c.st.Model
+	if !source.IsObject(raw) || json.Unmarshal(raw, &m) != nil || model == "" {
+		data := map[string]any{"tokens": json.RawMessage(raw), "model": source.OrNull(source.Trim(in.rec.Model))}
+		return []source.Output{c.event(in, mid+"/tokens", "gemini/tokens", source.MustJSON(data))}
+	}
+	n := map[string]int64{}
+	odd := len(m) != count(m, tokenKeys...)
+	for _, k := range tokenKeys {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		x, good := tokenCount(v)
+		n[k], odd = x, odd || !good
+	}
+	in_ := n["input"] + n["tool"]
+	if n["cached"] <= in_ {
+		in_ -= n["cached"]
+	}
+	total := max(n["total"], in_+n["output"]+n["cached"])
+	u := map[string]any{"input_tokens": in_, "output_tokens": n["output"], "cache_read_input_tokens": n["cached"], "total_tokens": total}
+	if n["thoughts"] > 0 {
+		u["reasoning_output_tokens"] = n["thoughts"]
+	}
+	data := map[string]any{"status": "ok", "model": model, "usage": u, "usage_id": "gemini:" + c.tag + ":" + mid}
+	payload := source.MustJSON(map[string]any{"name": "run", "data": data})
+	out := []source.Output{{Session: c.st.Session, Entry: c.entry(in, mid+"/usage/"+c.tag, tapelog.KindEvent, payload)}}
+	if odd {
+		// Members the run does not read, or counts that are no numbers:
+		// the tokens as written.
+		out = append(out, c.event(in, mid+"/tokens", "gemini/tokens", raw))
+	}
+	return out
+}
+
+// maxCount is the largest count read: more is no count a model reports.
+const maxCount = 1 << 50
+
+// tokenCount reads a count: a JSON number, its whole part, at least 0;
+// good is false for anything else, which counts 0.
+func tokenCount(raw json.RawMessage) (int64, bool) {
+	var f float64
+	if json.Unmarshal(raw, &f) != nil || math.IsNaN(f) {
+		return 0, false
+	}
+	switch {
+	case f <= 0:
+		return 0, f == 0
+	case f > maxCount:
+		return maxCount, false
+	}
+	return int64(f), f == math.Trunc(f)
+}
