@@ -16,6 +16,7 @@ import (
 
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
+	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -36,6 +37,10 @@ var fixtures = []fixture{
 	{codex.Source{}, "codex/src/2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"},
 	{codex.Source{}, "codex/src/2025/10/29/rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"},
 	{codex.Source{}, "codex/src/2025/10/30/rollout-2025-10-30T09-00-00-019a3000-0000-7000-8000-00000000abcd.jsonl"},
+	{gemini.Source{}, "gemini/src/0b2c4e6f8a1c3e5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5a7c9e1b3d5f7a9c1e3b/chats/session-2026-03-02T09-15-a1f0c9d2.json"},
+	{gemini.Source{}, "gemini/src/my-app/chats/session-2026-05-10T14-20-c3d5e7f9.jsonl"},
+	{gemini.Source{}, "gemini/src/my-app/chats/session-2026-06-01T08-00-d4e6f8a0.jsonl"},
+	{gemini.Source{}, "gemini/src/my-app/chats/d4e6f8a0-2b3c-4d5e-9f6a-7b8c9d0e1f2a/e5f7a9b1-3c4d-4e6f-8a7b-9c0d1e2f3a4b.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

@@ -65,7 +65,14 @@ func (c *converter) calls(in input, mid string, l *last) []source.Output {
 			continue
 		}
 		l.Calls[id] |= resultMade
-		payload := source.MustJSON(map[string]any{"results": []any{callResult(id, status, result, tc.AgentID)}})
+		r, response := callResult(id, status, result, tc.AgentID)
+		if response != nil {
+			if l.Results == nil {
+				l.Results = map[string]uint64{}
+			}
+			l.Results[id] = sum(response)
+		}
+		payload := source.MustJSON(map[string]any{"results": []any{r}})
 		date := in.date
 		if d, bad := source.RecordDate(tc.Timestamp, ""); bad == "" && d != "" {
 			date = d
@@ -79,10 +86,14 @@ func (c *converter) calls(in input, mid string, l *last) []source.Output {
 // response when the result is that one part ({"output": ...} or {"error":
 // ...}), else the result as written; failed when the call's status is
 // error or cancelled, which it keeps.
-func callResult(id, status string, result json.RawMessage, agentID json.RawMessage) map[string]any {
-	r := map[string]any{"tool_call_id": id, "content": json.RawMessage(rawjson.AppendCompact(nil, source.OrNull(result)))}
+//
+// response is the functionResponse's response, compact, when it is the
+// content.
+func callResult(id, status string, result json.RawMessage, agentID json.RawMessage) (r map[string]any, response []byte) {
+	r = map[string]any{"tool_call_id": id, "content": json.RawMessage(rawjson.AppendCompact(nil, source.OrNull(result)))}
 	if parts, ok := readParts(result); ok && len(parts) == 1 && parts[0].fr != nil && parts[0].fr.id == id {
-		r["content"] = source.OrNull(parts[0].fr.response)
+		response = parts[0].fr.response
+		r["content"] = source.OrNull(response)
 	}
 	if status == "error" || status == "cancelled" {
 		r["is_error"] = true
@@ -93,5 +104,5 @@ func callResult(id, status string, result json.RawMessage, agentID json.RawMessa
 	if a, ok := stringOf(agentID); ok && a != "" {
 		r["agent_id"] = a
 	}
-	return r
+	return r, response
 }

@@ -103,12 +103,12 @@ func decodeDocument(doc *document) (keys []string, m map[string]json.RawMessage,
 	dec := json.NewDecoder(bytes.NewReader(doc.buf))
 	lines := newLineCounter(doc.buf, doc.line)
 	if _, err := dec.Token(); err != nil { // the "{" its first line is
-		return nil, m, nil, reason(err, lines, dec)
+		return nil, m, nil, reason(err, lines, dec, doc.buf)
 	}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return keys, m, items, reason(err, lines, dec)
+			return keys, m, items, reason(err, lines, dec, doc.buf)
 		}
 		k, _ := t.(string)
 		if k == "messages" && bytes.HasPrefix(next(doc.buf, dec.InputOffset()), []byte("[")) {
@@ -119,7 +119,7 @@ func decodeDocument(doc *document) (keys []string, m map[string]json.RawMessage,
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return keys, m, items, reason(err, lines, dec)
+			return keys, m, items, reason(err, lines, dec, doc.buf)
 		}
 		if _, ok := m[k]; !ok {
 			keys = append(keys, k)
@@ -127,7 +127,7 @@ func decodeDocument(doc *document) (keys []string, m map[string]json.RawMessage,
 		m[k] = v
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return keys, m, items, reason(err, lines, dec)
+		return keys, m, items, reason(err, lines, dec, doc.buf)
 	}
 	return keys, m, items, nil
 }
@@ -135,18 +135,18 @@ func decodeDocument(doc *document) (keys []string, m map[string]json.RawMessage,
 // decodeItems reads the messages of a document, the decoder at their "[".
 func decodeItems(dec *json.Decoder, buf []byte, lines *lineCounter, items []docItem) ([]docItem, error) {
 	if _, err := dec.Token(); err != nil {
-		return items, reason(err, lines, dec)
+		return items, reason(err, lines, dec, buf)
 	}
 	for dec.More() {
 		start := int64(len(buf) - len(next(buf, dec.InputOffset())))
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return items, reason(err, lines, dec)
+			return items, reason(err, lines, dec, buf)
 		}
 		items = append(items, docItem{raw: v, line: lines.at(start)})
 	}
 	if _, err := dec.Token(); err != nil { // the "]"
-		return items, reason(err, lines, dec)
+		return items, reason(err, lines, dec, buf)
 	}
 	return items, nil
 }
@@ -162,16 +162,18 @@ func next(buf []byte, off int64) []byte {
 }
 
 // reason is a decoding error as a bad line says it: what, and on which
-// line of the file.
-func reason(err error, lines *lineCounter, dec *json.Decoder) error {
+// line of the file the value it is in starts (a decoder's offsets are
+// not the stream's).
+func reason(err error, lines *lineCounter, dec *json.Decoder, buf []byte) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return errors.New("it ends before it is whole")
 	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("%v, on line %d", se, lines.at(se.Offset-1))
+	what := err.Error() // a syntax error's offset is not the file's: the line says where
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		what = source.JSONReason(err)
 	}
-	return fmt.Errorf("%v, on line %d", source.JSONReason(err), lines.at(dec.InputOffset()))
+	return fmt.Errorf("%s, in the value on line %d", what, lines.at(int64(len(buf)-len(next(buf, dec.InputOffset())))))
 }
 
 // lineCounter tells the line of a byte of a document, counting newlines

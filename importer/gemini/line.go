@@ -69,7 +69,7 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 		}
 	}
 	var rec record
-	if err := json.Unmarshal(l.Data, &rec); err != nil {
+	if err := json.Unmarshal(l.Data, &rec); err != nil && !source.IsTypeError(err) {
 		return nil, fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
 	}
 	if !source.IsObject(l.Data) {
@@ -141,7 +141,8 @@ const (
 
 // kindOf tells a record by its members, as Gemini CLI's loader does: a
 // string $rewindTo is a rewind, an object $set an update of the header,
-// a string id (or, as ccusage reads them, a string type) a message, a
+// a string id (or, as ccusage reads them, a string type and no id) a
+// message, a
 // string sessionId the header. Anything else is no record the mapping
 // knows.
 func kindOf(r record) int {
@@ -154,7 +155,7 @@ func kindOf(r record) int {
 		return kindRewind
 	case source.IsObject(r.Set):
 		return kindSet
-	case id || typ && r.SessionID == nil:
+	case id || typ && r.SessionID == nil && (r.ID == nil || string(source.Trim(r.ID)) == "null"):
 		return kindMessage
 	case session:
 		return kindHeader

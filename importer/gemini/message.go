@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -127,15 +128,15 @@ func (c *converter) user(in input, mid string, l *last) []source.Output {
 }
 
 // echoes reports whether a user message of tool results is the results
-// the last message's calls made: each answers one of its calls, whose
-// result was made.
+// the last message's calls made: each part the response a result of one
+// of its calls was made of.
 func (c *converter) echoes(parts []part) bool {
 	g := c.st.Last
 	if g == nil || g.Type != "gemini" {
 		return false
 	}
 	for _, p := range parts {
-		if p.fr == nil || p.fr.id == "" || g.Calls[p.fr.id]&resultMade == 0 {
+		if h, ok := g.Results[p.fr.id]; !ok || h != sum(p.fr.response) {
 			return false
 		}
 	}
@@ -171,14 +172,15 @@ func (c *converter) gemini(in input, mid string, l *last) []source.Output {
 		out = append(out, c.reply(in, mid, l)...)
 	}
 	out = append(out, c.calls(in, mid, l)...)
-	if in.from == fromLine || in.from == fromDocument && c.isJSON {
+	if in.from != fromSet { // a $set's messages are copies: their tokens were counted, or are not
 		out = append(out, c.usage(in, mid, l)...)
 	}
 	return out
 }
 
 // thoughts maps the thoughts Gemini CLI summarized, [{"subject",
-// "description", "timestamp"}], as thinking events, each as written.
+// "description", "timestamp"}], as thinking events, each as written, at
+// the message's date (a thought's own is in its data).
 func (c *converter) thoughts(in input, mid string, l *last) []source.Output {
 	raw := source.Trim(in.rec.Thoughts)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -194,17 +196,8 @@ func (c *converter) thoughts(in input, mid string, l *last) []source.Output {
 	}
 	var out []source.Output
 	for i := l.Thoughts; i < len(items); i++ {
-		var t struct {
-			Timestamp json.RawMessage `json:"timestamp"`
-		}
-		date := in.date
-		if json.Unmarshal(items[i], &t) == nil {
-			if d, bad := source.RecordDate(t.Timestamp, ""); bad == "" && d != "" {
-				date = d
-			}
-		}
 		payload := source.NamedData("thinking", items[i])
-		out = append(out, source.Output{Session: c.st.Session, Entry: c.entryAt(in, mid+"/thought/"+itoa(i+1), tapelog.KindEvent, payload, date)})
+		out = append(out, source.Output{Session: c.st.Session, Entry: c.entry(in, mid+"/thought/"+itoa(i+1), tapelog.KindEvent, payload)})
 	}
 	l.Thoughts = max(l.Thoughts, len(items))
 	return out
@@ -218,7 +211,11 @@ func (c *converter) reply(in input, mid string, l *last) []source.Output {
 	parts, ok := readParts(raw)
 	if !ok {
 		l.Text = true
-		return []source.Output{c.event(in, mid+"/content", "gemini/content", raw)}
+		data := rawjson.NewObject().Raw("content", rawjson.AppendCompact(nil, raw))
+		if d := source.Trim(in.rec.DisplayContent); len(d) > 0 {
+			data.Raw("displayContent", rawjson.AppendCompact(nil, d))
+		}
+		return []source.Output{c.event(in, mid+"/content", "gemini/content", data.Done())}
 	}
 	var out []source.Output
 	var rest []part
@@ -257,7 +254,7 @@ func (c *converter) errorMessage(in input, mid string, l *last) []source.Output 
 	}
 	l.Text = true
 	parts, ok := readParts(in.rec.Content)
-	if !ok || !textOnly(parts) || in.rec.DisplayContent != nil {
+	if !ok || len(parts) == 0 || !textOnly(parts) || in.rec.DisplayContent != nil {
 		return []source.Output{c.event(in, mid, "gemini/error", in.raw)}
 	}
 	payload := source.MustJSON(map[string]any{"kind": "gemini", "message": joinText(parts)})

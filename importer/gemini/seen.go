@@ -28,6 +28,17 @@ type last struct {
 	Thoughts int             `json:"thoughts,omitempty"` // how many of its thoughts made an event
 	Calls    map[string]byte `json:"calls,omitempty"`    // by call id: callMade, or resultMade too
 	Usage    bool            `json:"usage,omitempty"`    // its tokens made a run event
+	// Results are, by call id, the sum of the response of a result made
+	// of one functionResponse: what a user message that sends it back
+	// repeats (user).
+	Results map[string]uint64 `json:"results,omitempty"`
+}
+
+// sum is the FNV-64a of a compact JSON value.
+func sum(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
 }
 
 // What of a tool call was made.

@@ -41,7 +41,11 @@ func (c *converter) usage(in input, mid string, l *last) []source.Output {
 	l.Usage = true
 	var m map[string]json.RawMessage
 	model := c.st.Model
-	if !source.IsObject(raw) || json.Unmarshal(raw, &m) != nil || model == "" {
+	// ccusage counts the messages of a .json document, and the records
+	// of a .jsonl, not a document's messages in a .jsonl (a legacy
+	// record on one line, which Gemini CLI never wrote there).
+	counted := in.from == fromLine || c.isJSON
+	if !source.IsObject(raw) || json.Unmarshal(raw, &m) != nil || model == "" || !counted {
 		data := map[string]any{"tokens": json.RawMessage(raw), "model": source.OrNull(source.Trim(in.rec.Model))}
 		return []source.Output{c.event(in, mid+"/tokens", "gemini/tokens", source.MustJSON(data))}
 	}
