@@ -1,8 +1,6 @@
 package gemini
 
 import (
-	"encoding/json"
-
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
@@ -12,13 +10,36 @@ import (
 // done, its result and status ("success", "error", "cancelled"; a call
 // still running or awaiting approval has none of these, and no result).
 type toolCall struct {
-	ID        json.RawMessage `json:"id"`
-	Name      json.RawMessage `json:"name"`
-	Args      json.RawMessage `json:"args"`
-	Result    json.RawMessage `json:"result"`
-	Status    json.RawMessage `json:"status"`
-	Timestamp json.RawMessage `json:"timestamp"`
-	AgentID   json.RawMessage `json:"agentId"`
+	id, name, status                 string
+	okID, okName, okStatus           bool
+	args, result, timestamp, agentID []byte
+}
+
+func readCall(raw []byte) toolCall {
+	tc := toolCall{okStatus: true}
+	if !isObject(raw) {
+		return tc
+	}
+	for _, f := range fields(raw) {
+		switch f.key {
+		case "id":
+			tc.id, tc.okID = stringOf(f.value)
+		case "name":
+			tc.name, tc.okName = stringOf(f.value)
+		case "status":
+			tc.status, tc.okStatus = stringOf(f.value)
+			tc.okStatus = tc.okStatus || absent(f.value)
+		case "args":
+			tc.args = f.value
+		case "result":
+			tc.result = f.value
+		case "timestamp":
+			tc.timestamp = f.value
+		case "agentId":
+			tc.agentID = f.value
+		}
+	}
+	return tc
 }
 
 // calls maps a message's toolCalls: each call a tool_call entry at the
@@ -27,26 +48,18 @@ type toolCall struct {
 // A list, or a call, of another shape is kept as an event.
 func (c *converter) calls(in input, mid string, l *last) []source.Output {
 	raw := source.Trim(in.rec.ToolCalls)
-	if len(raw) == 0 || string(raw) == "null" {
+	if absent(raw) {
 		return nil
 	}
-	items, ok := list(raw)
+	list, ok := items(raw)
 	if !ok {
 		return []source.Output{c.event(in, hashID(mid+"/toolCalls", raw), "gemini/toolCalls", raw)}
 	}
 	var out []source.Output
-	for _, item := range items {
-		var tc toolCall
-		if !source.IsObject(item) || json.Unmarshal(item, &tc) != nil {
-			tc = toolCall{}
-		}
-		id, okID := stringOf(tc.ID)
-		name, okName := stringOf(tc.Name)
-		status, okStatus := stringOf(tc.Status)
-		if st := source.Trim(tc.Status); len(st) == 0 || string(st) == "null" {
-			okStatus = true
-		}
-		if !okID || id == "" || !okName || !okStatus {
+	for _, item := range list {
+		tc := readCall(item)
+		id := tc.id
+		if !tc.okID || id == "" || !tc.okName || !tc.okStatus {
 			out = append(out, c.event(in, hashID(mid+"/toolCall", item), "gemini/toolCall", item))
 			continue
 		}
@@ -55,26 +68,27 @@ func (c *converter) calls(in input, mid string, l *last) []source.Output {
 		}
 		if l.Calls[id]&callMade == 0 {
 			l.Calls[id] |= callMade
-			args := string(rawjson.AppendCompact(nil, source.OrNull(source.Trim(tc.Args))))
-			payload := source.MustJSON(map[string]any{"calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]any{"name": name, "arguments": args}}}})
+			args := compact(source.Trim(tc.args))
+			call := rawjson.NewObject().Raw("function", rawjson.NewObject().Str("arguments", string(args)).Str("name", tc.name).Done()).
+				Str("id", id).Str("type", "function").Done()
+			payload := rawjson.NewObject().Raw("calls", rawjson.Array(call)).Done()
 			out = append(out, source.Output{Session: c.st.Session, Entry: c.entry(in, mid+"/call/"+id, tapelog.KindToolCall, payload)})
 		}
-		done := status == "success" || status == "error" || status == "cancelled"
-		result := source.Trim(tc.Result)
-		if l.Calls[id]&resultMade != 0 || !done && (len(result) == 0 || string(result) == "null") {
+		done := tc.status == "success" || tc.status == "error" || tc.status == "cancelled"
+		if l.Calls[id]&resultMade != 0 || !done && absent(tc.result) {
 			continue
 		}
 		l.Calls[id] |= resultMade
-		r, response := callResult(id, status, result, tc.AgentID)
+		r, response := callResult(tc)
 		if response != nil {
 			if l.Results == nil {
 				l.Results = map[string]uint64{}
 			}
 			l.Results[id] = sum(response)
 		}
-		payload := source.MustJSON(map[string]any{"results": []any{r}})
+		payload := rawjson.NewObject().Raw("results", rawjson.Array(r)).Done()
 		date := in.date
-		if d, bad := source.RecordDate(tc.Timestamp, ""); bad == "" && d != "" {
+		if d, bad := source.RecordDate(tc.timestamp, ""); bad == "" && d != "" {
 			date = d
 		}
 		out = append(out, source.Output{Session: c.st.Session, Entry: c.entryAt(in, mid+"/result/"+id, tapelog.KindToolResult, payload, date)})
@@ -85,24 +99,26 @@ func (c *converter) calls(in input, mid string, l *last) []source.Output {
 // callResult is a call's result: its content the functionResponse's
 // response when the result is that one part ({"output": ...} or {"error":
 // ...}), else the result as written; failed when the call's status is
-// error or cancelled, which it keeps.
-//
-// response is the functionResponse's response, compact, when it is the
-// content.
-func callResult(id, status string, result json.RawMessage, agentID json.RawMessage) (r map[string]any, response []byte) {
-	r = map[string]any{"tool_call_id": id, "content": json.RawMessage(rawjson.AppendCompact(nil, source.OrNull(result)))}
-	if parts, ok := readParts(result); ok && len(parts) == 1 && parts[0].fr != nil && parts[0].fr.id == id {
+// error or cancelled, which it keeps. response is the functionResponse's
+// response, compact, when it is the content.
+func callResult(tc toolCall) (r []byte, response []byte) {
+	var content []byte
+	if parts, ok := readParts(tc.result); ok && len(parts) == 1 && parts[0].fr != nil && parts[0].fr.id == tc.id {
 		response = parts[0].fr.response
-		r["content"] = source.OrNull(response)
+		content = response
+	} else {
+		content = compact(source.Trim(tc.result))
 	}
-	if status == "error" || status == "cancelled" {
-		r["is_error"] = true
+	o := rawjson.NewObject()
+	if a, ok := stringOf(tc.agentID); ok && a != "" {
+		o.Str("agent_id", a)
 	}
-	if status != "success" && status != "" {
-		r["status"] = status
+	o.Raw("content", content)
+	if tc.status == "error" || tc.status == "cancelled" {
+		o.True("is_error")
 	}
-	if a, ok := stringOf(agentID); ok && a != "" {
-		r["agent_id"] = a
+	if tc.status != "success" && tc.status != "" {
+		o.Str("status", tc.status)
 	}
-	return r, response
+	return o.Str("tool_call_id", tc.id).Done(), response
 }

@@ -212,7 +212,7 @@ func TestDocumentIsHeldUntilItsLastMember(t *testing.T) {
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}
-	if got, want := ids(outs), "^s1 s1/title/"+strings.TrimPrefix(hashID("", []byte("greetings")), "/")+" u1 g1 g1/usage/"+c.tag+" u2"; got != want {
+	if got, want := ids(outs), "^s1 "+hashID("s1/title", []byte(`"greetings"`))+" u1 g1 g1/usage/"+c.tag+" u2"; got != want {
 		t.Fatalf("ids %s\nwant %s", got, want)
 	}
 	if line := source.LineOf(outs[3].Entry); line != 9 {

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -35,12 +38,17 @@ type document struct {
 }
 
 func (c *converter) openDocument(l tapelog.RawLine) {
-	c.doc = &document{line: l.No, offset: l.Offset, saved: source.MustJSON(c.st), buf: append(make([]byte, 0, 4096), "{\n"...)}
+	c.doc = &document{line: l.No, offset: l.Offset, saved: source.MustJSON(c.st), buf: append(make([]byte, 0, 64<<10), "{\n"...)}
 }
 
 // docLine adds a line to the held document, and maps the document when
 // the line closes it.
 func (c *converter) docLine(l tapelog.RawLine) ([]source.Output, error) {
+	if need := len(l.Data) + 2; cap(c.doc.buf)-len(c.doc.buf) < need {
+		// Twice the size: append grows a large slice by a quarter, and
+		// copied a document of megabytes five times over.
+		c.doc.buf = append(make([]byte, 0, 2*cap(c.doc.buf)+need), c.doc.buf...)
+	}
 	c.doc.buf = append(append(c.doc.buf, l.Data...), '\n')
 	data := bytes.TrimRight(l.Data, " \t\r")
 	switch {
@@ -69,7 +77,7 @@ func lastMember(b []byte) bool {
 
 // docItem is a message of a document, and the line it starts on.
 type docItem struct {
-	raw  json.RawMessage
+	raw  []byte
 	line int
 }
 
@@ -79,9 +87,15 @@ type docItem struct {
 func (c *converter) closeDocument(closed bool) ([]source.Output, error) {
 	doc := c.doc
 	c.doc = nil
-	keys, m, items, err := decodeDocument(doc)
+	if !utf8.Valid(doc.buf) { // as encoding/json reads its strings
+		doc.buf = []byte(strings.ToValidUTF8(string(doc.buf), "\uFFFD"))
+	}
+	fs, items, err := splitDocument(doc)
+	if err != nil {
+		fs, items, err = decodeDocument(doc)
+	}
 	first := tapelog.RawLine{No: doc.line, Offset: doc.offset}
-	out := c.headerMembers(c.docInput(first), keys, m)
+	out := c.headerFields(c.docInput(first), fs)
 	for _, it := range items {
 		out = append(out, c.item(c.docInput(tapelog.RawLine{No: it.line}), it.raw, fromDocument)...)
 	}
@@ -96,40 +110,65 @@ func (c *converter) docInput(l tapelog.RawLine) input {
 	return input{l: l, date: c.st.Date, from: fromDocument}
 }
 
-// decodeDocument reads a document's members in order, and its messages
-// apart, each with its line; err says where it stopped, when it did.
-func decodeDocument(doc *document) (keys []string, m map[string]json.RawMessage, items []docItem, err error) {
-	m = map[string]json.RawMessage{}
+// splitDocument reads a whole, valid document: checked in one pass
+// (rawjson.SplitObject), its members but its messages, and its messages
+// apart, each with its line, all parts of the document (with its white
+// space: what goes into a payload is compacted there). err says it is
+// not one.
+func splitDocument(doc *document) ([]field, []docItem, error) {
+	ms, ok := rawjson.SplitObject(doc.buf, nil)
+	if !ok {
+		return nil, nil, errors.New("not a JSON object SplitObject reads")
+	}
+	lines := newLineCounter(doc.buf, doc.line)
+	var fs []field
+	var list []docItem
+	for _, m := range ms {
+		key := string(m.Key)
+		if key == "messages" && m.Value[0] == '[' {
+			rawjson.ArrayItems(m.Value, func(item []byte) {
+				off := int64(cap(doc.buf) - cap(item)) // item is a part of buf
+				list = append(list, docItem{raw: item, line: lines.at(off)})
+			})
+			continue
+		}
+		fs = append(fs, field{key, m.Value})
+	}
+	return fs, list, nil
+}
+
+// decodeDocument reads a document that splitDocument does not take, with
+// encoding/json, as far as it goes: its members in order, and its
+// messages apart, each with its line; err says where it stopped, when it
+// did.
+func decodeDocument(doc *document) (fs []field, items []docItem, err error) {
 	dec := json.NewDecoder(bytes.NewReader(doc.buf))
 	lines := newLineCounter(doc.buf, doc.line)
 	if _, err := dec.Token(); err != nil { // the "{" its first line is
-		return nil, m, nil, reason(err, lines, dec, doc.buf)
+		return nil, nil, reason(err, lines, dec, doc.buf)
 	}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return keys, m, items, reason(err, lines, dec, doc.buf)
+			return fs, items, reason(err, lines, dec, doc.buf)
 		}
 		k, _ := t.(string)
 		if k == "messages" && bytes.HasPrefix(next(doc.buf, dec.InputOffset()), []byte("[")) {
 			if items, err = decodeItems(dec, doc.buf, lines, items); err != nil {
-				return keys, m, items, err
+				return fs, items, err
 			}
 			continue
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return keys, m, items, reason(err, lines, dec, doc.buf)
+			return fs, items, reason(err, lines, dec, doc.buf)
 		}
-		if _, ok := m[k]; !ok {
-			keys = append(keys, k)
-		}
-		m[k] = v
+		fs = append(fs, field{k, compact(v)})
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return keys, m, items, reason(err, lines, dec, doc.buf)
+		return fs, items, reason(err, lines, dec, doc.buf)
 	}
-	return keys, m, items, nil
+	return fs, items, nil
 }
 
 // decodeItems reads the messages of a document, the decoder at their "[".
@@ -143,7 +182,7 @@ func decodeItems(dec *json.Decoder, buf []byte, lines *lineCounter, items []docI
 		if err := dec.Decode(&v); err != nil {
 			return items, reason(err, lines, dec, buf)
 		}
-		items = append(items, docItem{raw: v, line: lines.at(start)})
+		items = append(items, docItem{raw: compact(v), line: lines.at(start)})
 	}
 	if _, err := dec.Token(); err != nil { // the "]"
 		return items, reason(err, lines, dec, buf)

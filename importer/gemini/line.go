@@ -14,37 +14,28 @@ import (
 )
 
 // record is a line of a recording, or a message of a document, with
-// every member the mapping reads as written: which record it is depends
-// on which members it has and their types, as Gemini CLI's own loader
-// tells them (loadConversationRecord).
+// every member the mapping reads as written (recordOf): which record it
+// is depends on which members it has and their types, as Gemini CLI's own
+// loader tells them (loadConversationRecord).
 type record struct {
 	// A message.
-	ID             json.RawMessage `json:"id"`
-	Timestamp      json.RawMessage `json:"timestamp"`
-	Type           json.RawMessage `json:"type"`
-	Content        json.RawMessage `json:"content"`
-	DisplayContent json.RawMessage `json:"displayContent"`
-	ToolCalls      json.RawMessage `json:"toolCalls"`
-	Thoughts       json.RawMessage `json:"thoughts"`
-	Tokens         json.RawMessage `json:"tokens"`
-	Model          json.RawMessage `json:"model"`
+	ID, Timestamp, Type, Content, DisplayContent, ToolCalls, Thoughts, Tokens, Model json.RawMessage
 	// The session's header.
-	SessionID json.RawMessage `json:"sessionId"`
-	StartTime json.RawMessage `json:"startTime"`
-	Messages  json.RawMessage `json:"messages"`
-	// An update of the header, and a rewind.
-	Set      json.RawMessage `json:"$set"`
-	RewindTo json.RawMessage `json:"$rewindTo"`
+	SessionID, StartTime, Messages json.RawMessage
+	// An update of the header ($set), and a rewind ($rewindTo).
+	Set, RewindTo json.RawMessage
 }
 
 // input is one record being mapped: the line it came from (a document's
 // message: the line it starts on), the record, and its raw text.
 type input struct {
-	l    tapelog.RawLine
-	rec  record
-	raw  json.RawMessage
-	date string          // its timestamp, or the date before it
-	bad  json.RawMessage // its timestamp as written, when it is no date
+	l   tapelog.RawLine
+	rec record
+	raw json.RawMessage
+	// fields are the record's members, when the mapping split it.
+	fields []field
+	date   string          // its timestamp, or the date before it
+	bad    json.RawMessage // its timestamp as written, when it is no date
 	// from is where the record was: "" a line of its own, "document" a
 	// document's message, "set" a $set's message.
 	from string
@@ -68,14 +59,15 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 			return nil, nil // the closing brace of the document before
 		}
 	}
-	var rec record
-	if err := json.Unmarshal(l.Data, &rec); err != nil && !source.IsTypeError(err) {
+	fs, line, err := checkedFields(l.Data)
+	switch {
+	case err != nil && !source.IsTypeError(err):
 		return nil, fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
-	}
-	if !source.IsObject(l.Data) {
+	case err != nil || !source.IsObject(l.Data):
 		return nil, errors.New("not a JSON object")
 	}
-	out := c.record(input{l: l, rec: rec, raw: l.Data})
+	rec := recordOf(fs)
+	out := c.record(input{l: l, rec: rec, raw: line, fields: fs})
 	return out, c.takeWarning()
 }
 
@@ -192,8 +184,8 @@ func (c *converter) event(in input, id, name string, data json.RawMessage) sourc
 // hashID is prefix and the first 8 hex digits of the SHA-256 of data:
 // the id of an entry made from a part of a document that has no id of
 // its own, which its line number cannot give, for a document's lines
-// move when Gemini CLI rewrites it.
+// move when Gemini CLI rewrites it. data is JSON text.
 func hashID(prefix string, data []byte) string {
-	sum := sha256.Sum256(data)
+	sum := sha256.Sum256(compact(data)) // as a .jsonl writes it, or a document
 	return prefix + "/" + hex.EncodeToString(sum[:4])
 }

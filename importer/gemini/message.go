@@ -17,13 +17,18 @@ const (
 
 // item maps an item of a list of messages (a document's, a $set's): a
 // message, or, when it is none, an event gemini/message of it.
-func (c *converter) item(in input, raw json.RawMessage, from string) []source.Output {
+func (c *converter) item(in input, raw []byte, from string) []source.Output {
 	var rec record
-	if !source.IsObject(raw) || json.Unmarshal(raw, &rec) != nil || kindOf(rec) != kindMessage {
+	var fs []field
+	if isObject(raw) {
+		fs = fields(raw)
+		rec = recordOf(fs)
+	}
+	if fs == nil && !isObject(raw) || kindOf(rec) != kindMessage {
 		out := c.start(in.l, nil)
 		return append(out, c.event(in, hashID(c.st.Session.ID+"/message", raw), "gemini/message", raw))
 	}
-	in.rec, in.raw, in.from, in.bad = rec, raw, from, nil
+	in.rec, in.raw, in.fields, in.from, in.bad = rec, raw, fs, from, nil
 	if from == fromDocument {
 		c.modelOf(rec)
 	}
@@ -102,7 +107,7 @@ func (c *converter) user(in input, mid string, l *last) []source.Output {
 	if !ok || len(parts) == 0 {
 		return []source.Output{c.event(in, mid, "gemini/user", in.raw)}
 	}
-	var results []any
+	var results [][]byte
 	var rest []part
 	for _, p := range parts {
 		if p.fr != nil {
@@ -113,16 +118,12 @@ func (c *converter) user(in input, mid string, l *last) []source.Output {
 	}
 	var out []source.Output
 	if len(results) > 0 && (len(rest) > 0 || !c.echoes(parts)) {
-		payload := source.MustJSON(map[string]any{"results": results})
+		payload := rawjson.NewObject().Raw("results", rawjson.Array(results...)).Done()
 		out = append(out, source.Output{Session: c.st.Session, Entry: c.entry(in, mid+"/results", tapelog.KindToolResult, payload)})
 	}
 	display, hasDisplay := c.display(in.rec.DisplayContent, rest)
 	if len(rest) > 0 || hasDisplay {
-		msg := map[string]any{"role": "user", "content": chatContent(rest)}
-		if hasDisplay {
-			msg["display_content"] = display
-		}
-		out = append(out, source.Output{Session: c.st.Session, Entry: c.entry(in, mid, tapelog.KindMessage, source.MustJSON(msg))})
+		out = append(out, source.Output{Session: c.st.Session, Entry: c.entry(in, mid, tapelog.KindMessage, chatMessage("user", rest, display, hasDisplay))})
 	}
 	return out
 }
@@ -186,7 +187,7 @@ func (c *converter) thoughts(in input, mid string, l *last) []source.Output {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	items, ok := list(raw)
+	list, ok := items(raw)
 	if !ok {
 		if l.Thoughts > 0 {
 			return nil
@@ -195,11 +196,11 @@ func (c *converter) thoughts(in input, mid string, l *last) []source.Output {
 		return []source.Output{c.event(in, mid+"/thoughts", "gemini/thoughts", raw)}
 	}
 	var out []source.Output
-	for i := l.Thoughts; i < len(items); i++ {
-		payload := source.NamedData("thinking", items[i])
+	for i := l.Thoughts; i < len(list); i++ {
+		payload := source.NamedData("thinking", list[i])
 		out = append(out, source.Output{Session: c.st.Session, Entry: c.entry(in, mid+"/thought/"+itoa(i+1), tapelog.KindEvent, payload)})
 	}
-	l.Thoughts = max(l.Thoughts, len(items))
+	l.Thoughts = max(l.Thoughts, len(list))
 	return out
 }
 
@@ -211,9 +212,9 @@ func (c *converter) reply(in input, mid string, l *last) []source.Output {
 	parts, ok := readParts(raw)
 	if !ok {
 		l.Text = true
-		data := rawjson.NewObject().Raw("content", rawjson.AppendCompact(nil, raw))
+		data := rawjson.NewObject().Raw("content", compact(raw))
 		if d := source.Trim(in.rec.DisplayContent); len(d) > 0 {
-			data.Raw("displayContent", rawjson.AppendCompact(nil, d))
+			data.Raw("displayContent", compact(d))
 		}
 		return []source.Output{c.event(in, mid+"/content", "gemini/content", data.Done())}
 	}
@@ -226,11 +227,11 @@ func (c *converter) reply(in input, mid string, l *last) []source.Output {
 			continue
 		}
 		k++
-		data := map[string]any{"thinking": p.text}
+		data := rawjson.NewObject()
 		if p.signature != "" {
-			data["signature"] = p.signature
+			data.Str("signature", p.signature)
 		}
-		payload := source.MustJSON(map[string]any{"name": "thinking", "data": data})
+		payload := rawjson.NewObject().Raw("data", data.Str("thinking", p.text).Done()).Str("name", "thinking").Done()
 		out = append(out, source.Output{Session: c.st.Session, Entry: c.entry(in, mid+"/thinking/"+itoa(k), tapelog.KindEvent, payload)})
 	}
 	display, hasDisplay := c.display(in.rec.DisplayContent, rest)
@@ -239,11 +240,7 @@ func (c *converter) reply(in input, mid string, l *last) []source.Output {
 		return out // no words yet: a message that holds only tool calls
 	}
 	l.Text = true
-	msg := map[string]any{"role": "assistant", "content": chatContent(rest)}
-	if hasDisplay {
-		msg["display_content"] = display
-	}
-	return append(out, source.Output{Session: c.st.Session, Entry: c.entry(in, mid, tapelog.KindMessage, source.MustJSON(msg))})
+	return append(out, source.Output{Session: c.st.Session, Entry: c.entry(in, mid, tapelog.KindMessage, chatMessage("assistant", rest, display, hasDisplay))})
 }
 
 // errorMessage maps an error Gemini CLI showed the user: an error entry

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,40 +30,37 @@ type funcResponse struct {
 }
 
 // result is the tool result the part says.
-func (f *funcResponse) result() map[string]any {
-	r := map[string]any{"tool_call_id": f.id, "content": source.OrNull(f.response)}
+func (f *funcResponse) result() []byte {
+	o := rawjson.NewObject().Raw("content", f.response)
 	if f.name != "" {
-		r["name"] = f.name
+		o.Str("name", f.name)
 	}
-	return r
+	return o.Str("tool_call_id", f.id).Done()
 }
 
 // readParts reads a content (a PartListUnion): a string is one text; an
 // object one part; a list holds parts, each an object or a string. ok is
 // false for any other shape (a number, a list of numbers), which the
 // mapping keeps whole instead. Absent or null, it holds no part.
-func readParts(raw json.RawMessage) (parts []part, ok bool) {
+func readParts(raw []byte) (parts []part, ok bool) {
 	raw = source.Trim(raw)
 	switch {
-	case len(raw) == 0 || string(raw) == "null":
+	case absent(raw):
 		return nil, true
 	case raw[0] == '"':
 		s, ok := rawjson.String(raw)
 		return []part{{text: s, isText: true}}, ok
 	case raw[0] == '{':
 		return []part{readPart(raw)}, true
-	case raw[0] != '[':
+	}
+	list, ok := items(raw)
+	if !ok {
 		return nil, false
 	}
-	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil {
-		return nil, false
-	}
-	for _, item := range items {
-		item = source.Trim(item)
+	for _, item := range list {
 		switch item[0] {
 		case '"':
-			s, _ := rawjson.String(item) // a string of a list that decoded
+			s, _ := rawjson.String(item)
 			parts = append(parts, part{text: s, isText: true})
 		case '{':
 			parts = append(parts, readPart(item))
@@ -76,74 +74,78 @@ func readParts(raw json.RawMessage) (parts []part, ok bool) {
 // readPart reads a Part. A text, with its thought mark and signature, an
 // inline image, and a functionResponse are read when they have no other
 // members; anything else is kept as written.
-func readPart(raw json.RawMessage) part {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return part{raw: raw}
+func readPart(raw []byte) part {
+	p := part{raw: raw}
+	fs := fields(raw)
+	get := func(k string) ([]byte, bool) {
+		for i := len(fs) - 1; i >= 0; i-- {
+			if fs[i].key == k {
+				return fs[i].value, true
+			}
+		}
+		return nil, false
 	}
-	if text, ok := m["text"]; ok {
+	only := func(keys ...string) bool {
+		for _, f := range fs {
+			if !slices.Contains(keys, f.key) {
+				return false
+			}
+		}
+		return true
+	}
+	if text, ok := get("text"); ok && only("text", "thought", "thoughtSignature") {
 		s, isStr := stringOf(text)
-		thought, okThought := boolOf(m["thought"])
-		sig, okSig := stringOf(m["thoughtSignature"])
-		_, hasSig := m["thoughtSignature"]
-		if isStr && okThought && (okSig || !hasSig) && len(m) == 1+count(m, "thought", "thoughtSignature") {
-			return part{text: s, isText: !thought, thought: thought, signature: sig, raw: raw}
+		thought, okThought := get("thought")
+		sig, hasSig := get("thoughtSignature")
+		signature, okSig := stringOf(sig)
+		isThought := okThought && string(source.Trim(thought)) == "true"
+		if isStr && (!okThought || isThought || string(source.Trim(thought)) == "false") && (okSig || !hasSig) {
+			p.text, p.isText, p.thought, p.signature = s, !isThought, isThought, signature
 		}
-		return part{raw: raw}
+		return p
 	}
-	if len(m) != 1 {
-		return part{raw: raw}
-	}
-	if data, ok := m["inlineData"]; ok {
-		var d map[string]json.RawMessage
-		if json.Unmarshal(data, &d) == nil && len(d) == 2 {
-			mime, ok1 := stringOf(d["mimeType"])
-			b64, ok2 := stringOf(d["data"])
-			if ok1 && ok2 && strings.HasPrefix(mime, "image/") {
-				return part{image: "data:" + mime + ";base64," + b64, raw: raw}
-			}
-		}
-	}
-	if fr, ok := m["functionResponse"]; ok {
-		var f map[string]json.RawMessage
-		if json.Unmarshal(fr, &f) == nil {
-			id, okID := stringOf(f["id"])
-			name, okName := stringOf(f["name"])
-			_, hasName := f["name"]
-			if okID && (okName || !hasName) && len(f) == 2+count(f, "name") {
-				if resp, ok := f["response"]; ok {
-					return part{fr: &funcResponse{id: id, name: name, response: rawjson.AppendCompact(nil, resp)}, raw: raw}
-				}
-			}
-		}
-	}
-	return part{raw: raw}
-}
-
-// count is how many of keys m has.
-func count(m map[string]json.RawMessage, keys ...string) int {
-	n := 0
-	for _, k := range keys {
-		if _, ok := m[k]; ok {
+	if data, ok := get("inlineData"); ok && only("inlineData") && isObject(data) {
+		var mime, b64 string
+		okMime, okData, n := false, false, 0
+		for _, f := range fields(data) {
 			n++
+			switch f.key {
+			case "mimeType":
+				mime, okMime = stringOf(f.value)
+			case "data":
+				b64, okData = stringOf(f.value)
+			}
+		}
+		if n == 2 && okMime && okData && strings.HasPrefix(mime, "image/") {
+			p.image = "data:" + mime + ";base64," + b64
+		}
+		return p
+	}
+	if fr, ok := get("functionResponse"); ok && only("functionResponse") && isObject(fr) {
+		f := &funcResponse{}
+		okID, okName, hasResp, n := false, true, false, 0
+		for _, m := range fields(fr) {
+			n++
+			switch m.key {
+			case "id":
+				f.id, okID = stringOf(m.value)
+			case "name":
+				f.name, okName = stringOf(m.value)
+			case "response":
+				f.response, hasResp = compact(m.value), true
+			default:
+				return p
+			}
+		}
+		if okID && okName && hasResp {
+			p.fr = f
 		}
 	}
-	return n
+	return p
 }
 
 // stringOf reads a JSON string.
-func stringOf(raw json.RawMessage) (string, bool) { return rawjson.String(source.Trim(raw)) }
-
-// boolOf reads a JSON boolean, false when absent.
-func boolOf(raw json.RawMessage) (bool, bool) {
-	switch string(source.Trim(raw)) {
-	case "", "false":
-		return false, true
-	case "true":
-		return true, true
-	}
-	return false, false
-}
+func stringOf(raw []byte) (string, bool) { return rawjson.String(source.Trim(raw)) }
 
 // textOnly reports whether parts are all texts.
 func textOnly(parts []part) bool {
@@ -180,10 +182,25 @@ func chatContent(parts []part) any {
 		case p.image != "":
 			out[i] = map[string]any{"type": "image_url", "image_url": map[string]any{"url": p.image}}
 		default:
-			out[i] = json.RawMessage(rawjson.AppendCompact(nil, p.raw))
+			out[i] = json.RawMessage(compact(p.raw))
 		}
 	}
 	return out
+}
+
+// chatMessage is a chat message's payload: {"content", "display_content",
+// "role"}.
+func chatMessage(role string, parts []part, display any, hasDisplay bool) []byte {
+	o := rawjson.NewObject()
+	if textOnly(parts) {
+		o.Str("content", joinText(parts))
+	} else {
+		o.Raw("content", source.MustJSON(chatContent(parts)))
+	}
+	if hasDisplay {
+		o.Raw("display_content", source.MustJSON(display))
+	}
+	return o.Str("role", role).Done()
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/tape-dev/tape/importer/source"
@@ -49,115 +48,88 @@ func (c *converter) start(l tapelog.RawLine, h *head) []source.Output {
 	return []source.Output{{Session: s, Anchor: true, Entry: e}}
 }
 
-// members decodes an object's members, in the order written (the last
-// of a repeated key wins, in its first place), in one pass.
-func members(raw json.RawMessage) (keys []string, m map[string]json.RawMessage) {
-	m = map[string]json.RawMessage{}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, m
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			break
-		}
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			break
-		}
-		k, _ := t.(string)
-		if _, ok := m[k]; !ok {
-			keys = append(keys, k)
-		}
-		m[k] = v
-	}
-	return keys, m
-}
-
 // header maps the session's header: {"sessionId", "projectHash",
 // "startTime", "lastUpdated", "kind", "directories", "summary"}, the
-// first line of a .jsonl; a document's members but its messages; or a
-// whole legacy record on one line, messages and all.
+// first line of a .jsonl; a document's members; or a whole legacy
+// record on one line, messages and all.
 func (c *converter) header(in input) []source.Output {
-	keys, m := members(in.raw)
-	return c.headerMembers(in, keys, m)
+	fs := in.fields
+	if fs == nil {
+		fs = fields(in.raw)
+	}
+	return c.headerFields(in, fs)
 }
 
-// headerMembers maps a header's members.
-func (c *converter) headerMembers(in input, keys []string, m map[string]json.RawMessage) []source.Output {
+// headerFields maps a header's members.
+func (c *converter) headerFields(in input, fs []field) []source.Output {
 	h := &head{}
-	var extra []string // the members the anchor does not keep
-	for _, k := range keys {
-		v := m[k]
-		switch s, isStr := rawjson.String(source.Trim(v)); {
-		case k == "sessionId" && isStr && !c.st.Started:
+	var extra []field // the members the anchor does not keep
+	var summary string
+	var messages []byte
+	for _, f := range fs {
+		s, isStr := rawjson.String(source.Trim(f.value))
+		switch {
+		case f.key == "sessionId" && isStr && !c.st.Started:
 			c.st.Session = fileSession(c.path, s)
-		case k == "projectHash" && isStr && !c.st.Started:
+		case f.key == "projectHash" && isStr && !c.st.Started:
 			h.projectHash = s
-		case k == "kind" && isStr && !c.st.Started:
+		case f.key == "kind" && isStr && !c.st.Started:
 			h.kind = s
-		case k == "directories" && !c.st.Started && stringList(v, &h.directories):
-		case k == "startTime" && isStr:
-			if date, bad := source.RecordDate(v, ""); bad == "" && date != "" {
+		case f.key == "directories" && !c.st.Started && stringList(f.value, &h.directories):
+		case f.key == "startTime" && isStr:
+			if date, bad := source.RecordDate(f.value, ""); bad == "" && date != "" {
 				h.date, c.st.Date = date, date
 			} else {
-				extra = append(extra, k)
+				extra = append(extra, f)
 			}
-		case k == "lastUpdated" && isStr, k == "messages", k == "summary" && isStr:
+		case f.key == "summary" && isStr:
+			summary = s
+		case f.key == "messages" && !absent(f.value) && source.Trim(f.value)[0] == '[':
+			messages = f.value
+		case f.key == "lastUpdated" && isStr:
 		default:
-			extra = append(extra, k)
+			extra = append(extra, f)
 		}
 	}
 	if h.date != "" {
 		in.date = h.date
 	}
 	out := c.start(in.l, h)
-	if t := str(m["summary"]); t != "" {
-		out = append(out, c.title(in, t))
+	if summary != "" {
+		out = append(out, c.title(in, summary))
 	}
 	if len(extra) > 0 {
-		data := kept(extra, m)
+		data := kept(extra)
 		out = append(out, c.event(in, hashID(c.st.Session.ID+"/session", data), "gemini/session", data))
 	}
-	if items, ok := list(m["messages"]); ok {
-		for _, item := range items {
-			out = append(out, c.item(in, item, "document")...)
-		}
-	} else if m["messages"] != nil {
-		data := kept([]string{"messages"}, m)
-		out = append(out, c.event(in, hashID(c.st.Session.ID+"/session", data), "gemini/session", data))
+	list, _ := items(messages)
+	for _, item := range list {
+		out = append(out, c.item(in, item, fromDocument)...)
 	}
 	return out
 }
 
 // stringList reads a list of strings into dst.
-func stringList(raw json.RawMessage, dst *[]string) bool {
-	raw = source.Trim(raw)
-	var l []string
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &l) != nil {
+func stringList(raw []byte, dst *[]string) bool {
+	list, ok := items(raw)
+	if !ok {
 		return false
+	}
+	l := make([]string, len(list))
+	for i, item := range list {
+		if l[i], ok = stringOf(item); !ok {
+			return false
+		}
 	}
 	*dst = l
 	return true
 }
 
-// list reads a JSON array's items.
-func list(raw json.RawMessage) ([]json.RawMessage, bool) {
-	raw = source.Trim(raw)
-	var items []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
-		return nil, false
-	}
-	return items, true
-}
-
-// kept is an object of the members keys of m, in that order: the part of
-// a record an event keeps.
-func kept(keys []string, m map[string]json.RawMessage) json.RawMessage {
+// kept is an object of members: the part of a record an event keeps.
+func kept(fs []field) json.RawMessage {
 	o := rawjson.NewObject()
-	for _, k := range keys {
-		o.Raw(k, rawjson.AppendCompact(nil, m[k]))
+	for _, f := range fs {
+		o.Raw(f.key, compact(f.value))
 	}
 	return o.Done()
 }
@@ -167,7 +139,7 @@ func kept(keys []string, m map[string]json.RawMessage) json.RawMessage {
 // and a .jsonl made of it name the session once.
 func (c *converter) title(in input, t string) source.Output {
 	payload := source.MustJSON(map[string]any{"name": "title", "data": map[string]any{"title": t, "from": "summary"}})
-	return source.Output{Session: c.st.Session, Entry: c.entry(in, hashID(c.st.Session.ID+"/title", []byte(t)), tapelog.KindEvent, payload)}
+	return source.Output{Session: c.st.Session, Entry: c.entry(in, hashID(c.st.Session.ID+"/title", rawjson.AppendString(nil, t)), tapelog.KindEvent, payload)}
 }
 
 // set maps {"$set": {...}}, an update of the header: a summary names the
@@ -176,25 +148,26 @@ func (c *converter) title(in input, t string) source.Output {
 // else is kept as an event gemini/set.
 func (c *converter) set(in input) []source.Output {
 	out := c.start(in.l, nil)
-	keys, m := members(in.rec.Set)
-	var extra []string
-	for _, k := range keys {
-		v := m[k]
-		s, isStr := rawjson.String(source.Trim(v))
+	var extra []field
+	var messages []byte
+	for _, f := range fields(in.rec.Set) {
+		s, isStr := rawjson.String(source.Trim(f.value))
 		switch {
-		case k == "summary" && isStr:
+		case f.key == "summary" && isStr:
 			out = append(out, c.title(in, s))
-		case k == "lastUpdated" && isStr, k == "messages":
-		case k == "sessionId" && isStr && (s == c.st.Session.ID || s == c.st.Session.Agent):
+		case f.key == "messages":
+			messages = f.value
+		case f.key == "lastUpdated" && isStr:
+		case f.key == "sessionId" && isStr && (s == c.st.Session.ID || s == c.st.Session.Agent):
 		default:
-			extra = append(extra, k)
+			extra = append(extra, f)
 		}
 	}
 	if len(extra) > 0 {
-		out = append(out, c.event(in, source.LineID(c.path, in.l.No, 1), "gemini/set", kept(extra, m)))
+		out = append(out, c.event(in, source.LineID(c.path, in.l.No, 1), "gemini/set", kept(extra)))
 	}
-	if v, ok := m["messages"]; ok {
-		out = append(out, c.history(in, v)...)
+	if messages != nil {
+		out = append(out, c.history(in, messages)...)
 	}
 	return out
 }
@@ -209,26 +182,27 @@ func (c *converter) set(in input) []source.Output {
 // Before any message of the file, the history is the one the session
 // starts with, the context Gemini CLI sets up: no anchor, and its
 // messages are synthetic.
-func (c *converter) history(in input, raw json.RawMessage) []source.Output {
-	items, ok := list(raw)
+func (c *converter) history(in input, raw []byte) []source.Output {
+	list, ok := items(raw)
 	if !ok {
-		return []source.Output{c.event(in, source.LineID(c.path, in.l.No, 2), "gemini/set", rawjson.NewObject().Raw("messages", rawjson.AppendCompact(nil, raw)).Done())}
+		return []source.Output{c.event(in, source.LineID(c.path, in.l.No, 2), "gemini/set", kept([]field{{"messages", raw}}))}
 	}
 	var out []source.Output
 	in.synthetic = c.st.Messages == 0
 	if c.st.Messages > 0 {
 		ids := []string{}
-		for _, item := range items {
-			var r record
-			if json.Unmarshal(item, &r) == nil && str(r.ID) != "" {
-				ids = append(ids, str(r.ID))
+		for _, item := range list {
+			if isObject(item) {
+				if id := str(recordOf(fields(item)).ID); id != "" {
+					ids = append(ids, id)
+				}
 			}
 		}
 		payload := source.MustJSON(map[string]any{"name": "history", "state": map[string]any{"source": "gemini", "history": ids}})
 		out = append(out, source.Output{Session: c.st.Session, Anchor: true, Entry: c.entry(in, source.LineID(c.path, in.l.No, 0), tapelog.KindAnchor, payload)})
 	}
-	for _, item := range items {
-		out = append(out, c.item(in, item, "set")...)
+	for _, item := range list {
+		out = append(out, c.item(in, item, fromSet)...)
 	}
 	return out
 }

@@ -1,10 +1,11 @@
 package gemini
 
 import (
-	"encoding/json"
 	"math"
+	"slices"
 
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -39,42 +40,42 @@ func (c *converter) usage(in input, mid string, l *last) []source.Output {
 		return nil
 	}
 	l.Usage = true
-	var m map[string]json.RawMessage
 	model := c.st.Model
 	// ccusage counts the messages of a .json document, and the records
 	// of a .jsonl, not a document's messages in a .jsonl (a legacy
 	// record on one line, which Gemini CLI never wrote there).
 	counted := in.from == fromLine || c.isJSON
-	if !source.IsObject(raw) || json.Unmarshal(raw, &m) != nil || model == "" || !counted {
-		data := map[string]any{"tokens": json.RawMessage(raw), "model": source.OrNull(source.Trim(in.rec.Model))}
-		return []source.Output{c.event(in, mid+"/tokens", "gemini/tokens", source.MustJSON(data))}
+	if !isObject(raw) || model == "" || !counted {
+		data := rawjson.NewObject().Raw("model", compact(source.Trim(in.rec.Model))).Raw("tokens", compact(raw)).Done()
+		return []source.Output{c.event(in, mid+"/tokens", "gemini/tokens", data)}
 	}
 	n := map[string]int64{}
-	odd := len(m) != count(m, tokenKeys...)
-	for _, k := range tokenKeys {
-		v, ok := m[k]
-		if !ok {
+	odd := false
+	for _, f := range fields(raw) {
+		if !slices.Contains(tokenKeys, f.key) {
+			odd = true
 			continue
 		}
-		x, good := tokenCount(v)
-		n[k], odd = x, odd || !good
+		x, good := tokenCount(f.value)
+		n[f.key], odd = x, odd || !good
 	}
 	in_ := n["input"] + n["tool"]
 	if n["cached"] <= in_ {
 		in_ -= n["cached"]
 	}
 	total := max(n["total"], in_+n["output"]+n["cached"])
-	u := map[string]any{"input_tokens": in_, "output_tokens": n["output"], "cache_read_input_tokens": n["cached"], "total_tokens": total}
+	u := rawjson.NewObject().Int("cache_read_input_tokens", n["cached"]).Int("input_tokens", in_).Int("output_tokens", n["output"])
 	if n["thoughts"] > 0 {
-		u["reasoning_output_tokens"] = n["thoughts"]
+		u.Int("reasoning_output_tokens", n["thoughts"])
 	}
-	data := map[string]any{"status": "ok", "model": model, "usage": u, "usage_id": "gemini:" + c.tag + ":" + mid}
-	payload := source.MustJSON(map[string]any{"name": "run", "data": data})
+	u.Int("total_tokens", total)
+	data := rawjson.NewObject().Str("model", model).Str("status", "ok").Raw("usage", u.Done()).Str("usage_id", "gemini:"+c.tag+":"+mid).Done()
+	payload := rawjson.NewObject().Raw("data", data).Str("name", "run").Done()
 	out := []source.Output{{Session: c.st.Session, Entry: c.entry(in, mid+"/usage/"+c.tag, tapelog.KindEvent, payload)}}
 	if odd {
 		// Members the run does not read, or counts that are no numbers:
 		// the tokens as written.
-		out = append(out, c.event(in, mid+"/tokens", "gemini/tokens", raw))
+		out = append(out, c.event(in, mid+"/tokens", "gemini/tokens", compact(raw)))
 	}
 	return out
 }
@@ -84,9 +85,9 @@ const maxCount = 1 << 50
 
 // tokenCount reads a count: a JSON number, its whole part, at least 0;
 // good is false for anything else, which counts 0.
-func tokenCount(raw json.RawMessage) (int64, bool) {
-	var f float64
-	if json.Unmarshal(raw, &f) != nil || math.IsNaN(f) {
+func tokenCount(raw []byte) (int64, bool) {
+	f, ok := number(raw)
+	if !ok || math.IsNaN(f) {
 		return 0, false
 	}
 	switch {
