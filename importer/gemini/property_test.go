@@ -165,7 +165,7 @@ func (g *gen) again(i int) map[string]any {
 		if calls, ok := m["toolCalls"].([]any); ok {
 			calls = slices.Clone(calls)
 			for i, c := range calls {
-				if c, ok := c.(map[string]any); ok && c["result"] == nil {
+				if c, ok := c.(map[string]any); ok && (c["status"] == "executing" || c["status"] == "awaiting_approval") { // a call done has its result
 					c = maps.Clone(c)
 					c["status"], c["result"] = "success", g.result(c["id"], c["name"])
 					calls[i] = c
