@@ -44,6 +44,7 @@ func TestReadmeTour(t *testing.T) {
 	// import exit 2; a person's sessions here are whole.
 	copyTree(t, "../../testdata/import/claude/src", filepath.Join(home, ".claude", "projects"))
 	copyTree(t, "../../testdata/import/codex/src/2025/10/29", filepath.Join(home, ".codex", "sessions", "2025", "10", "29"))
+	copyTree(t, "../../testdata/import/gemini/src/0b2c4e6f8a1c3e5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5a7c9e1b3d5f7a9c1e3b", filepath.Join(home, ".gemini", "tmp", "0b2c4e6f8a1c3e5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5a7c9e1b3d5f7a9c1e3b"))
 	writeTapeCommand(t, bin)
 
 	script := tourScript(tour)
