@@ -38,6 +38,7 @@ type document struct {
 }
 
 func (c *converter) openDocument(l tapelog.RawLine) {
+	c.st.Closed = false
 	c.doc = &document{line: l.No, offset: l.Offset, saved: source.MustJSON(c.st), buf: append(make([]byte, 0, 64<<10), "{\n"...)}
 }
 

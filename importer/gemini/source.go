@@ -11,9 +11,10 @@
 // line.go (a line: a record, or a line of a document), document.go (a
 // pretty-printed document, held until it closes), session.go (the
 // session's anchor, its header, $set and $rewindTo), message.go
-// (messages and their parts), calls.go (tool calls and their results),
-// usage.go (tokens to run events), seen.go (what the converter knows of
-// the messages it made).
+// (messages), parts.go (a content's parts), calls.go (tool calls and
+// their results), usage.go (tokens to run events), seen.go (what the
+// converter knows of the messages it made), raw.go (a line checked once,
+// and read after without checking again).
 package gemini
 
 import (
