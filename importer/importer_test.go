@@ -17,6 +17,7 @@ import (
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
@@ -46,6 +47,10 @@ var fixtures = []fixture{
 	{copilot.Source{}, "copilot/src/session-state/5e9d2b71-8c4a-4f3e-b1d6-2a7c9e0f4d83/events.jsonl"},
 	{copilot.Source{}, "copilot/src/session-state/7b1e4d20-6a3f-4c8e-9d2b-1f5a8c3e7d90.jsonl"},
 	{copilot.Source{}, "copilot/src/history-session-state/session_3c5a7e91-2b4d-4f60-8a1c-9e7d5b3f1a20_1759958416398.json"},
+	{gemini.Source{}, "gemini/src/0b2c4e6f8a1c3e5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5a7c9e1b3d5f7a9c1e3b/chats/session-2026-03-02T09-15-a1f0c9d2.json"},
+	{gemini.Source{}, "gemini/src/my-app/chats/session-2026-05-10T14-20-c3d5e7f9.jsonl"},
+	{gemini.Source{}, "gemini/src/my-app/chats/session-2026-06-01T08-00-d4e6f8a0.jsonl"},
+	{gemini.Source{}, "gemini/src/my-app/chats/d4e6f8a0-2b3c-4d5e-9f6a-7b8c9d0e1f2a/e5f7a9b1-3c4d-4e6f-8a7b-9c0d1e2f3a4b.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

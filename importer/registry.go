@@ -6,6 +6,7 @@ import (
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
 )
@@ -18,6 +19,7 @@ func Sources() []source.Source {
 	return []source.Source{
 		claude.Source{},
 		codex.Source{},
+		gemini.Source{},
 		qwen.Source{},
 		copilot.Source{},
 	}

@@ -26,6 +26,7 @@ type writer struct {
 	// tape's ids are read, and the entries it holds skipped.
 	trusted map[string]bool
 	ids     map[string]map[string]bool
+	whole   map[string]bool            // tapes whose ids are all in ids: read from the tape, or new
 	pending map[string][]tapelog.Entry // by tape, in order
 	order   []string                   // tapes with pending entries, in the order they got them
 	written map[string]bool            // tapes appended to
@@ -46,6 +47,14 @@ func (w *writer) add(ctx context.Context, outs []source.Output) error {
 		ids, err := w.idsOf(ctx, name)
 		if err != nil {
 			return err
+		}
+		if o.Replay && !w.whole[name] {
+			// A record the agent wrote again: what an earlier import
+			// made of it is on the tape, which the checkpoint's trust
+			// spared reading until now.
+			if err := w.readIDs(ctx, name, ids); err != nil {
+				return err
+			}
 		}
 		if ids[o.Entry.ID] {
 			w.st.Skipped++ // on the tape already, or made twice by this transcript
@@ -145,11 +154,22 @@ func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error
 	}
 	// Nothing of this transcript is pending for the tape yet: add asks
 	// for its ids before it adds an entry.
-	t, err := w.tape(name)
-	if err != nil {
+	ids := map[string]bool{}
+	if err := w.readIDs(ctx, name, ids); err != nil {
 		return nil, err
 	}
-	ids := map[string]bool{}
+	w.ids[name] = ids
+	return ids, nil
+}
+
+// readIDs adds the ids of the entries on a tape to ids, and marks the set
+// whole: what this import appended is on the tape, or pending and in ids
+// already.
+func (w *writer) readIDs(ctx context.Context, name string, ids map[string]bool) error {
+	t, err := w.tape(name)
+	if err != nil {
+		return err
+	}
 	for e, err := range t.All(ctx) {
 		var le *tapelog.LineError
 		if errors.As(err, &le) {
@@ -159,12 +179,15 @@ func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error
 			break // a new tape
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read tape %s: %w", name, err)
+			return fmt.Errorf("read tape %s: %w", name, err)
 		}
 		ids[e.ID] = true
 	}
-	w.ids[name] = ids
-	return ids, nil
+	if w.whole == nil {
+		w.whole = map[string]bool{}
+	}
+	w.whole[name] = true
+	return nil
 }
 
 // handoff writes an anchor: the first of a new tape, or a new phase.

@@ -21,6 +21,7 @@ type ImportCmd struct {
 	All     ImportAllCmd     `cmd:"" default:"withargs" group:"import" help:"Import the sessions of every agent found on this machine (the default: tape import)."`
 	Claude  ImportClaudeCmd  `cmd:"" group:"import" help:"Import Claude Code's sessions (~/.claude/projects), one tape each."`
 	Codex   ImportCodexCmd   `cmd:"" group:"import" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each."`
+	Gemini  ImportGeminiCmd  `cmd:"" group:"import" help:"Import the Gemini CLI's sessions (~/.gemini/tmp), one tape each."`
 	Qwen    ImportQwenCmd    `cmd:"" group:"import" help:"Import Qwen Code's sessions (~/.qwen/projects), one tape each."`
 	Copilot ImportCopilotCmd `cmd:"" group:"import" help:"Import the GitHub Copilot CLI's sessions (~/.copilot/session-state), one tape each."`
 	Bub     ImportBubCmd     `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`

@@ -20,6 +20,9 @@ type ImportClaudeCmd struct{ importSessions }
 // ImportCodexCmd is `tape import codex`.
 type ImportCodexCmd struct{ importSessions }
 
+// ImportGeminiCmd is `tape import gemini`.
+type ImportGeminiCmd struct{ importSessions }
+
 // ImportQwenCmd is `tape import qwen`.
 type ImportQwenCmd struct{ importSessions }
 
@@ -69,6 +72,31 @@ docs/IMPORT.md has the mapping.
 Examples:
   tape import codex
   tape import codex ~/.codex/sessions/2026/11/24`
+}
+
+func (c *ImportGeminiCmd) Help() string {
+	return `A session's tape is named gemini-<the first 8 digits of the session id> (a
+subagent's adds -agent-<its id>). Without a PATH, reads the chats folders
+under $GEMINI_CLI_HOME/.gemini/tmp, else ~/.gemini/tmp: session-*.jsonl
+(Gemini CLI 0.39 and later) and session-*.json (before), which Gemini CLI
+rewrote whole at every turn. With no .tape/ here or above, the import makes
+one here, without a tape main.
+
+Importing again reads only what is new (checkpoints in
+.tape/import/gemini.gob; ids from the messages' own ids, so a file read
+again after a rewrite makes nothing twice). A /rewind shows as an anchor
+"rewind", and a history Gemini CLI replaced (on resume, cancel, or
+compression) as an anchor "history": tape keeps every turn. A line that
+cannot be imported is reported as FILE:LINE and the rest is imported (exit
+status 2). docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import gemini
+  tape import gemini ~/.gemini/tmp/my-project/chats`
+}
+
+func (c *ImportGeminiCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "gemini")
 }
 
 func (c *ImportQwenCmd) Help() string {

@@ -376,8 +376,8 @@ func TestDocsCheckersFindMistakes(t *testing.T) {
 		{"tape watch --follow claude,codex", true},
 		{"tape loog", false},
 		{"tape log --bogus", false},
-		{"tape import claude\\|gemini", false},
-		{"tape import gemini", false},
+		{"tape import claude\\|nosuchagent", false},
+		{"tape import nosuchagent", false},
 		{"tape reindex --full --fast", false},
 	} {
 		if err := checkSynopsis(model, tc.synopsis); (err == nil) != tc.ok {

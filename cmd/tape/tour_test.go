@@ -46,6 +46,7 @@ func TestReadmeTour(t *testing.T) {
 	copyTree(t, "../../testdata/import/codex/src/2025/10/29", filepath.Join(home, ".codex", "sessions", "2025", "10", "29"))
 	copyTree(t, "../../testdata/import/qwen/src/-home-u-app/chats/archive", filepath.Join(home, ".qwen", "projects", "-home-u-app", "chats", "archive"))
 	copyTree(t, "../../testdata/import/copilot/src/session-state/5e9d2b71-8c4a-4f3e-b1d6-2a7c9e0f4d83", filepath.Join(home, ".copilot", "session-state", "5e9d2b71-8c4a-4f3e-b1d6-2a7c9e0f4d83"))
+	copyTree(t, "../../testdata/import/gemini/src/0b2c4e6f8a1c3e5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5a7c9e1b3d5f7a9c1e3b", filepath.Join(home, ".gemini", "tmp", "0b2c4e6f8a1c3e5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5a7c9e1b3d5f7a9c1e3b"))
 	writeTapeCommand(t, bin)
 
 	script := tourScript(tour)
@@ -54,7 +55,7 @@ func TestReadmeTour(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", script)
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"TAPE_NAME=", "TAPE_DIR=", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "NO_COLOR=1")
+		"TAPE_NAME=", "TAPE_DIR=", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "GEMINI_CLI_HOME=", "NO_COLOR=1")
 	cmd.WaitDelay = 10 * time.Second // a background command left running must not hold the output open
 	out, err := cmd.CombinedOutput()
 	if err != nil {

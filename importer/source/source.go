@@ -121,6 +121,14 @@ type Output struct {
 	// Anchor says the entry is an anchor: it starts the session's tape
 	// (its first output), or a new phase of it (a compaction).
 	Anchor bool
+	// Replay says the entry may be on the tape already, from a part of
+	// the transcript an earlier import read: the agent wrote its record
+	// again (Gemini CLI rewrites a message, or its whole history, in
+	// place). The writer skips it when its id is on the tape, even where
+	// a checkpoint vouches for the tape and the tape's ids are not read
+	// otherwise. A converter that cannot tell a record it made from one it
+	// did not sets it; the cost is one read of the tape's ids per import.
+	Replay bool
 }
 
 // NewConverter is what a source's NewConverter returns of its own
