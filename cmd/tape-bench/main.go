@@ -14,6 +14,8 @@
 //	go run ./cmd/tape-bench transcripts -mb 500 -out /tmp/claude500
 //	go run ./cmd/tape-bench import -src /tmp/claude500 -tape ./bin/tape -ccusage /tmp/ccu/node_modules/.bin/ccusage
 //	go run ./cmd/tape-bench pg -dir /tmp/many28k -tape ./bin/tape -runs 20 [-url postgres://...]
+//	go run ./cmd/tape-bench home -out /tmp/home -copies 400    # every source's golden transcripts, copied
+//	go run ./cmd/tape-bench sources -home /tmp/home -tape ./bin/tape -runs 5
 package main
 
 import (
@@ -25,13 +27,13 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup|views|many|mcp|serve|transcripts|copies|import|pg [flags]")
+		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|rebuild|native|search|catchup|views|many|mcp|serve|transcripts|copies|import|pg|home|sources [flags]")
 		os.Exit(2)
 	}
 	cmds := map[string]func([]string) error{
 		"gen": gen, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup, "views": viewsBench,
 		"many": many, "mcp": mcpBench, "serve": serveBench, "transcripts": transcripts, "copies": copies, "import": importBench,
-		"pg": pgBench,
+		"pg": pgBench, "home": home, "sources": sourcesBench,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {

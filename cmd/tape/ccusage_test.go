@@ -2,29 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
-)
 
-// ccusageCases are the sources whose token counts ccusage reads too: the
-// golden transcripts of each (testdata/import/<source>/src), laid out under
-// a home folder where ccusage looks for them. A source ccusage reads gets
-// a line here.
-var ccusageCases = []struct {
-	source  string // tape import's source
-	ccusage string // ccusage's command for the agent
-	home    string // where, under $HOME, the agent keeps the transcripts
-}{
-	{"claude", "claude", ".claude/projects"},
-	{"codex", "codex", ".codex/sessions"},
-	{"qwen", "qwen", ".qwen/projects"},
-	{"copilot", "copilot", ".copilot"},
-	{"gemini", "gemini", ".gemini/tmp"},
-}
+	"github.com/tape-dev/tape/testkit/agenthome"
+)
 
 // ccusageDay is one day of `ccusage <agent> daily --json`, and of `tape
 // usage --by day --json`, in the four counts both give.
@@ -39,31 +23,30 @@ type ccusageDay struct {
 func TestUsageEqualsCcusage(t *testing.T) {
 	t.Parallel()
 	bin := ccusageBinary(t)
-	for _, tc := range ccusageCases {
-		t.Run(tc.source, func(t *testing.T) {
+	for _, f := range agenthome.Folders {
+		t.Run(f.Source, func(t *testing.T) {
 			t.Parallel()
 			home := t.TempDir()
-			into := filepath.Join(home, filepath.FromSlash(tc.home))
-			if err := os.CopyFS(into, os.DirFS(filepath.Join("..", "..", "testdata", "import", tc.source, "src"))); err != nil {
+			into, _, err := agenthome.Build(home, filepath.Join("..", "..", "testdata", "import"), f.Source, 0)
+			if err != nil {
 				t.Fatal(err)
 			}
-			settle(t, into) // finished sessions: the import holds no line back as still being written
 			dir := newCLIWorkspace(t)
-			if _, stderr, code := runTape(t, dir, "import", tc.source, into); code != exitOK && code != exitUsage { // 2: lines it could not import, which the golden transcripts have
-				t.Fatalf("tape import %s: exit %d: %s", tc.source, code, stderr)
+			if _, stderr, code := runTape(t, dir, "import", f.Source, into); code != exitOK && code != exitUsage { // 2: lines it could not import, which the golden transcripts have
+				t.Fatalf("tape import %s: exit %d: %s", f.Source, code, stderr)
 			}
 			got := map[string]ccusageDay{}
 			for _, r := range jsonRecords(t, mustRun(t, dir, "usage", "--all-tapes", "--by", "day", "--limit", "0", "--json")) {
 				got[r["day"].(string)] = ccusageDay{int64(r["input_tokens"].(float64)), int64(r["output_tokens"].(float64)),
 					int64(r["cache_creation_tokens"].(float64)), int64(r["cache_read_tokens"].(float64))}
 			}
-			want := ccusageDaily(t, bin, home, tc.ccusage)
+			want := ccusageDaily(t, bin, home, f.Source)
 			if len(want) == 0 {
-				t.Fatalf("ccusage %s counts no day in the golden transcripts: nothing to compare", tc.ccusage)
+				t.Fatalf("ccusage %s counts no day in the golden transcripts: nothing to compare", f.Source)
 			}
 			for day, w := range want {
 				if got[day] != w {
-					t.Errorf("%s: tape usage %+v, ccusage %s %+v", day, got[day], tc.ccusage, w)
+					t.Errorf("%s: tape usage %+v, ccusage %s %+v", day, got[day], f.Source, w)
 				}
 			}
 			for day := range got {
@@ -72,21 +55,6 @@ func TestUsageEqualsCcusage(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// settle dates every file under dir an hour back.
-func settle(t *testing.T, dir string) {
-	t.Helper()
-	past := time.Now().Add(-time.Hour)
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		return os.Chtimes(path, past, past)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

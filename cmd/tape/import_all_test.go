@@ -8,25 +8,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/testkit/agenthome"
 	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // agentsHome is a home folder holding the golden transcripts of the
-// sources named, each where its agent keeps them (ccusageCases' folders),
-// dated an hour back.
+// sources named, each where its agent keeps them.
 func agentsHome(t *testing.T, sources ...string) string {
 	t.Helper()
 	home := t.TempDir()
-	for _, tc := range ccusageCases {
-		for _, s := range sources {
-			if s != tc.source {
-				continue
-			}
-			into := filepath.Join(home, filepath.FromSlash(tc.home))
-			if err := os.CopyFS(into, os.DirFS(filepath.Join("..", "..", "testdata", "import", s, "src"))); err != nil {
-				t.Fatal(err)
-			}
-			settle(t, into)
+	for _, s := range sources {
+		if _, _, err := agenthome.Build(home, filepath.Join("..", "..", "testdata", "import"), s, 0); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return home
@@ -37,7 +30,7 @@ func agentsHome(t *testing.T, sources ...string) string {
 func tapeAt(t *testing.T, dir, home string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := tapeProcess(dir, args...)
-	cmd.Env = append(cmd.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "GEMINI_CLI_HOME=", "TAPE_WATCH=off")
+	cmd.Env = append(append(cmd.Env, agenthome.Env...), "HOME="+home, "TAPE_WATCH=off")
 	return runCommand(t, cmd)
 }
 
@@ -137,7 +130,7 @@ func TestWatchFollowsAll(t *testing.T) {
 	home := agentsHome(t, "codex")
 	dir := newCLIWorkspace(t)
 	watch := tapeProcess(dir, "watch", "--quiet", "--follow", "all")
-	watch.Env = append(watch.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "GEMINI_CLI_HOME=")
+	watch.Env = append(append(watch.Env, agenthome.Env...), "HOME="+home)
 	var watchErr syncBuffer
 	watch.Stderr = &watchErr
 	if err := watch.Start(); err != nil {

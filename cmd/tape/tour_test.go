@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tape-dev/tape/testkit/agenthome"
 )
 
 // TestReadmeTour runs the README's tour, the shell block under "## A
@@ -54,8 +56,8 @@ func TestReadmeTour(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", script)
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"TAPE_NAME=", "TAPE_DIR=", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "GEMINI_CLI_HOME=", "NO_COLOR=1")
+	cmd.Env = append(append(os.Environ(), agenthome.Env...), "HOME="+home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"TAPE_NAME=", "TAPE_DIR=", "NO_COLOR=1")
 	cmd.WaitDelay = 10 * time.Second // a background command left running must not hold the output open
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -1,0 +1,84 @@
+// Package agenthome lays agents' transcripts out under a home folder,
+// each where its agent keeps them, as a person's machine has them: for the
+// tests that compare tape's imports with ccusage's counts, the tests of
+// `tape import` with no source, and the benchmarks of importing every
+// source (cmd/tape-bench home).
+package agenthome
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tape-dev/tape/testkit/corpus"
+)
+
+// Folder is where, under $HOME, an agent keeps the transcripts its
+// source's golden files (testdata/import/<source>/src) stand for.
+type Folder struct {
+	Source string // tape import's source, and ccusage's command for the agent
+	Home   string // the folder under $HOME, slash-separated
+}
+
+// Folders are the sources' folders, in the registry's order. A source
+// ccusage reads gets a line here.
+var Folders = []Folder{
+	{"claude", ".claude/projects"},
+	{"codex", ".codex/sessions"},
+	{"gemini", ".gemini/tmp"},
+	{"qwen", ".qwen/projects"},
+	{"copilot", ".copilot"},
+}
+
+// Env clears the variables by which the agents find their folders
+// elsewhere than under $HOME, for a process run on a home Build made.
+var Env = []string{"CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "GEMINI_CLI_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME="}
+
+// Of returns source's folder.
+func Of(source string) (Folder, bool) {
+	for _, f := range Folders {
+		if f.Source == source {
+			return f, true
+		}
+	}
+	return Folder{}, false
+}
+
+// Build copies the golden transcripts of source (under golden, the
+// testdata/import folder) into its folder under home: as they are when
+// copies is 0, else that many copies with every id rewritten
+// (corpus.CopyTranscripts), a person's many sessions. The files are dated
+// an hour back: finished sessions, whose last turn no import holds as
+// still being written. It returns the folder.
+func Build(home, golden, source string, copies int) (string, corpus.CopyStats, error) {
+	f, ok := Of(source)
+	if !ok {
+		return "", corpus.CopyStats{}, fmt.Errorf("agenthome: no folder for source %q", source)
+	}
+	from := filepath.Join(golden, source, "src")
+	into := filepath.Join(home, filepath.FromSlash(f.Home))
+	var st corpus.CopyStats
+	var err error
+	if copies == 0 {
+		err = os.CopyFS(into, os.DirFS(from))
+	} else {
+		st, err = corpus.CopyTranscripts(from, into, copies)
+	}
+	if err != nil {
+		return "", st, err
+	}
+	return into, st, settle(into)
+}
+
+// settle dates every file under dir an hour back.
+func settle(dir string) error {
+	past := time.Now().Add(-time.Hour)
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chtimes(path, past, past)
+	})
+}
