@@ -5,6 +5,7 @@ import (
 
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
+	"github.com/tape-dev/tape/importer/pi"
 	"github.com/tape-dev/tape/importer/source"
 )
 
@@ -16,6 +17,7 @@ func Sources() []source.Source {
 	return []source.Source{
 		claude.Source{},
 		codex.Source{},
+		pi.Source{},
 	}
 }
 

@@ -21,6 +21,7 @@ type ImportCmd struct {
 	All    ImportAllCmd    `cmd:"" default:"withargs" group:"import" help:"Import the sessions of every agent found on this machine (the default: tape import)."`
 	Claude ImportClaudeCmd `cmd:"" group:"import" help:"Import Claude Code's sessions (~/.claude/projects), one tape each."`
 	Codex  ImportCodexCmd  `cmd:"" group:"import" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each."`
+	Pi     ImportPiCmd     `cmd:"" group:"import" help:"Import Pi's and oh-my-pi's sessions (~/.pi/agent/sessions, ~/.omp/agent/sessions), one tape each."`
 	Bub    ImportBubCmd    `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 
