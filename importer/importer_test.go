@@ -16,6 +16,7 @@ import (
 
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
+	"github.com/tape-dev/tape/importer/pi"
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -36,6 +37,9 @@ var fixtures = []fixture{
 	{codex.Source{}, "codex/src/2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"},
 	{codex.Source{}, "codex/src/2025/10/29/rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"},
 	{codex.Source{}, "codex/src/2025/10/30/rollout-2025-10-30T09-00-00-019a3000-0000-7000-8000-00000000abcd.jsonl"},
+	{pi.Source{}, "pi/src/--home-u-proj--/2026-03-01T10-00-00-000Z_5c9f0a31-7d2e-4b8a-9f1c-3e5d7a9b1c2d.jsonl"},
+	{pi.Source{}, "pi/src/--home-u-omp--/2026-09-01T18-19-23-097Z_019a5e2b-3c4d-7e8f-9a0b-1c2d3e4f5a6b.jsonl"},
+	{pi.Source{}, "pi/src/--home-u-old--/2025-12-10T08-00-00-000Z_3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

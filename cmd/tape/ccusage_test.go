@@ -21,6 +21,7 @@ var ccusageCases = []struct {
 }{
 	{"claude", "claude", ".claude/projects"},
 	{"codex", "codex", ".codex/sessions"},
+	{"pi", "pi", ".pi/agent/sessions"},
 }
 
 // ccusageDay is one day of `ccusage <agent> daily --json`, and of `tape

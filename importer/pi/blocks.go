@@ -40,7 +40,7 @@ func readContent(raw []byte) (json.RawMessage, bool) {
 		b := members(item)
 		typ, _ := b.str("type")
 		switch text := b.raw("text"); {
-		case typ == "text" && len(text) > 0 && text[0] == '"':
+		case typ == "text" && isString(text) && nullOrString(b.raw("textSignature")):
 			texts++
 			only = text
 			parts = append(parts, rawjson.NewObject().Str("type", "text").Raw("text", compact(text)).Done())
@@ -77,6 +77,15 @@ func readContent(raw []byte) (json.RawMessage, bool) {
 // "pi/block"); then its errorMessage, an error entry; then its usage, a
 // run event.
 func (c *converter) assistant(in *input, m object) []source.Output {
+	for _, key := range []string{"model", "provider", "stopReason", "errorMessage"} {
+		if v := m.raw(key); len(v) > 0 && !isString(v) && string(v) != "null" {
+			return nil // of another shape than Pi writes: the message is kept whole
+		}
+	}
+	content := m.raw("content")
+	if len(content) > 0 && !isString(content) && content[0] != '[' && string(content) != "null" {
+		return nil
+	}
 	var out []source.Output
 	k := 0
 	add := func(kind string, payload json.RawMessage) {
@@ -84,7 +93,6 @@ func (c *converter) assistant(in *input, m object) []source.Output {
 		k++
 	}
 	event := func(name string, data []byte) { add(tapelog.KindEvent, source.NamedData(name, data)) }
-	content := m.raw("content")
 	switch {
 	case len(content) > 0 && content[0] == '"':
 		add(tapelog.KindMessage, rawjson.NewObject().Str("role", "assistant").Raw("content", compact(content)).Done())
@@ -98,9 +106,9 @@ func (c *converter) assistant(in *input, m object) []source.Output {
 			b := members(item)
 			typ, _ := b.str("type")
 			switch {
-			case typ == "text" && isString(b.raw("text")):
+			case typ == "text" && isString(b.raw("text")) && nullOrString(b.raw("textSignature")):
 				add(tapelog.KindMessage, rawjson.NewObject().Str("role", "assistant").Raw("content", compact(b.raw("text"))).Done())
-			case typ == "thinking" && isString(b.raw("thinking")):
+			case typ == "thinking" && isString(b.raw("thinking")) && nullOrString(b.raw("thinkingSignature")):
 				data := rawjson.NewObject().Raw("thinking", compact(b.raw("thinking")))
 				if s := b.raw("thinkingSignature"); isString(s) {
 					data.Raw("signature", compact(s))
@@ -108,8 +116,8 @@ func (c *converter) assistant(in *input, m object) []source.Output {
 				if b.isTrue("redacted") {
 					data.True("redacted")
 				}
-				event("thinking", data.Done())
-			case typ == "toolCall" && isString(b.raw("id")) && isString(b.raw("name")):
+				add(tapelog.KindEvent, rawjson.NewObject().Str("name", "thinking").Raw("data", data.Done()).Done()) // as Claude Code's
+			case typ == "toolCall" && isString(b.raw("id")) && isString(b.raw("name")) && nullOrString(b.raw("intent")):
 				if at < 0 {
 					at = len(out)
 					add(tapelog.KindToolCall, nil) // its payload once every call is read
@@ -160,3 +168,6 @@ func toolCall(b object) []byte {
 }
 
 func isString(raw []byte) bool { return len(raw) > 0 && raw[0] == '"' }
+
+// nullOrString reports whether a member is absent, null or a string.
+func nullOrString(raw []byte) bool { return len(raw) == 0 || string(raw) == "null" || isString(raw) }

@@ -24,7 +24,9 @@ func (c *converter) start(in *input) []source.Output {
 		return nil
 	case in.typ == "title" && isString(in.rec.raw("title")):
 		return nil // oh-my-pi's title line, before the header
-	case in.typ == "session":
+	}
+	c.hold, c.saved = nil, nil
+	if in.typ == "session" {
 		return c.header(in)
 	}
 	c.st.Started = true
@@ -155,8 +157,13 @@ func (c *converter) slot(in *input) []source.Output {
 	if title == "" {
 		return nil // no title yet
 	}
-	c.st.Slot = &slotTitle{Title: title, Line: in.l.No, Rest: in.rec.rest(plus(in.used, "title", "pad")...)}
+	c.st.Slot = &slotTitle{Title: title, Line: in.l.No, Rest: in.rec.rest("type", "title", "pad")}
 	if !c.st.Started {
+		if c.hold == nil {
+			l := in.l
+			l.Data = nil
+			c.hold, c.saved = &l, source.MustJSON(c.pre)
+		}
 		return nil
 	}
 	return c.slotOutput(in.date)

@@ -35,6 +35,7 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 		return nil, err
 	}
 	in := &input{l: l, rec: rec, used: make([]string, 0, 4)}
+	c.pre = c.st
 	warn := c.envelope(in)
 	out := c.start(in)
 	if in.typ == "session" && len(out) > 0 {

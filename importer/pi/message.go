@@ -114,8 +114,8 @@ func (c *converter) bash(in *input, m object) []source.Output {
 // display, details).
 func (c *converter) custom(in *input, m object, skip []string) []source.Output {
 	content, ok := readContent(m.raw("content"))
-	if !ok {
-		return nil
+	if !ok || !nullOrString(m.raw("customType")) {
+		return nil // kept whole
 	}
 	meta := c.meta(in).True("synthetic")
 	if t, ok := m.str("customType"); ok {

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // Source is Pi's and oh-my-pi's sessions, as tape imports them: `tape
@@ -156,6 +157,12 @@ type slotTitle struct {
 type converter struct {
 	path string
 	st   convState
+	pre  convState // st before the line being read
+	// hold is oh-my-pi's title line while the header it comes before has
+	// not come: held, so that a checkpoint stops before it, and the
+	// state before it (saved) is the one a checkpoint keeps.
+	hold  *tapelog.RawLine
+	saved []byte
 }
 
 func newConverter(path string, state []byte) (*converter, error) {
@@ -169,9 +176,29 @@ func newConverter(path string, state []byte) (*converter, error) {
 	return c, nil
 }
 
-// Held is never: a record is one line, and Pi writes a message whole.
-func (c *converter) Held() (int, int64, bool) { return 0, 0, false }
+// Held says where oh-my-pi's title line starts while the header after it
+// has not come; nothing else is held: a record is one line, and Pi
+// writes a message whole.
+func (c *converter) Held() (int, int64, bool) {
+	if c.hold == nil {
+		return 0, 0, false
+	}
+	return c.hold.No - 1, c.hold.Offset, true
+}
 
-func (c *converter) Flush() []source.Output { return nil }
+// Flush starts the session of a file that holds a title line and no
+// header, from the file's name, with the title.
+func (c *converter) Flush() []source.Output {
+	if c.hold == nil {
+		return nil
+	}
+	in := &input{l: tapelog.RawLine{No: c.hold.No}}
+	return c.start(in)
+}
 
-func (c *converter) State() ([]byte, error) { return json.Marshal(c.st) }
+func (c *converter) State() ([]byte, error) {
+	if c.hold != nil {
+		return c.saved, nil
+	}
+	return json.Marshal(c.st)
+}
