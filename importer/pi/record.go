@@ -15,7 +15,7 @@ type object []rawjson.Member
 
 // members splits the JSON object raw (valid JSON) into its members.
 func members(raw []byte) object {
-	var o object
+	o := make(object, 0, 8)
 	rawjson.ObjectMembers(raw, func(key, value []byte) {
 		o = append(o, rawjson.Member{Key: key, Value: value})
 	})
@@ -96,4 +96,6 @@ func (o object) whole() json.RawMessage {
 }
 
 // compact is raw (valid JSON) without white space between its tokens.
-func compact(raw []byte) json.RawMessage { return rawjson.AppendCompact(nil, raw) }
+func compact(raw []byte) json.RawMessage {
+	return rawjson.AppendCompact(make([]byte, 0, len(raw)), raw)
+}
