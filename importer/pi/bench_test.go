@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/tape-dev/tape/importer/sourcetest"
-	"github.com/tape-dev/tape/testkit/benchcpu"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/benchcpu"
 )
 
 // BenchmarkConvert converts a generated session file of about 4 MB (a
