@@ -18,6 +18,7 @@ import (
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/gemini"
+	"github.com/tape-dev/tape/importer/pi"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
@@ -51,6 +52,9 @@ var fixtures = []fixture{
 	{gemini.Source{}, "gemini/src/my-app/chats/session-2026-05-10T14-20-c3d5e7f9.jsonl"},
 	{gemini.Source{}, "gemini/src/my-app/chats/session-2026-06-01T08-00-d4e6f8a0.jsonl"},
 	{gemini.Source{}, "gemini/src/my-app/chats/d4e6f8a0-2b3c-4d5e-9f6a-7b8c9d0e1f2a/e5f7a9b1-3c4d-4e6f-8a7b-9c0d1e2f3a4b.jsonl"},
+	{pi.Source{}, "pi/src/--home-u-proj--/2026-03-01T10-00-00-000Z_5c9f0a31-7d2e-4b8a-9f1c-3e5d7a9b1c2d.jsonl"},
+	{pi.Source{}, "pi/src/--home-u-omp--/2026-09-01T18-19-23-097Z_019a5e2b-3c4d-7e8f-9a0b-1c2d3e4f5a6b.jsonl"},
+	{pi.Source{}, "pi/src/--home-u-old--/2025-12-10T08-00-00-000Z_3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

@@ -317,3 +317,31 @@ func heldNote(held int) string {
 	}
 	return fmt.Sprintf(", %d lines still being written (the next import takes them)", held)
 }
+
+// ImportPiCmd is `tape import pi`.
+type ImportPiCmd struct{ importSessions }
+
+func (c *ImportPiCmd) Help() string {
+	return `A session's tape is named pi-<the last 8 digits of the session id> (an
+oh-my-pi subagent's adds -agent-<its name>). Without a PATH, reads
+$PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions, and
+$OMP_CODING_AGENT_DIR/sessions, else ~/.omp/agent/sessions (oh-my-pi). With
+no .tape/ here or above, the import makes one here, without a tape main.
+
+A session is a tree: when the user goes back and tries again, Pi appends the
+new branch to the same file. The tape keeps every branch, in the order Pi
+wrote them; each starts with an anchor "branch" that names the entry it
+continues from (docs/decisions/0088).
+
+Importing again reads only what is new (checkpoints in .tape/import/pi.gob;
+ids from the lines). A line that cannot be imported is reported as FILE:LINE
+and the rest is imported (exit status 2). docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import pi
+  tape import pi ~/.pi/agent/sessions/--home-me-src-app--`
+}
+
+func (c *ImportPiCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "pi")
+}

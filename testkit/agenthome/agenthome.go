@@ -30,11 +30,13 @@ var Folders = []Folder{
 	{"gemini", ".gemini/tmp"},
 	{"qwen", ".qwen/projects"},
 	{"copilot", ".copilot"},
+	{"pi", ".pi/agent/sessions"},
 }
 
 // Env clears the variables by which the agents find their folders
 // elsewhere than under $HOME, for a process run on a home Build made.
-var Env = []string{"CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "GEMINI_CLI_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME="}
+var Env = []string{"CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "GEMINI_CLI_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=",
+	"PI_CODING_AGENT_DIR=", "OMP_CODING_AGENT_DIR="}
 
 // Of returns source's folder.
 func Of(source string) (Folder, bool) {
