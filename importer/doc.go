@@ -1,6 +1,7 @@
 // Package importer brings the sessions other agents record into tapes,
-// one tape per session: Claude Code's transcripts and Codex's rollouts
-// today, each agent a source package behind one interface.
+// one tape per session: Claude Code's, Codex's, the Gemini CLI's, Qwen
+// Code's, the Copilot CLI's, Pi's and more, each agent a source package
+// behind one interface.
 //
 // # The packages
 //
@@ -8,12 +9,13 @@
 //     package implements (where its transcripts live, how its tapes are
 //     named, a Converter per transcript); the helpers there make every
 //     source's entries alike.
-//   - importer/claude, importer/codex: one package per source, holding
+//   - importer/claude, importer/codex, importer/gemini, ...: one package per source, holding
 //     only what is its own: its folders, its records, its mapping to tape
 //     entries (docs/IMPORT.md has it field by field), and its tests.
 //   - importer (this package): the driver that any source runs on, and
 //     the registry of sources (registry.go: Sources, SourceByName), which
-//     `tape import <source>` and `tape watch --follow` read.
+//     `tape import [<source>]`, `tape sources` (survey.go) and `tape watch
+//     --follow` read.
 //   - importer/sourcetest: the checks every source's tests run.
 //
 // docs/ADDING_A_SOURCE.md walks through adding a source.
