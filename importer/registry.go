@@ -5,6 +5,7 @@ import (
 
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
+	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
 )
@@ -18,6 +19,7 @@ func Sources() []source.Source {
 		claude.Source{},
 		codex.Source{},
 		qwen.Source{},
+		kimi.Source{},
 	}
 }
 

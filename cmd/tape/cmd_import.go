@@ -22,6 +22,7 @@ type ImportCmd struct {
 	Claude ImportClaudeCmd `cmd:"" group:"import" help:"Import Claude Code's sessions (~/.claude/projects), one tape each."`
 	Codex  ImportCodexCmd  `cmd:"" group:"import" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each."`
 	Qwen   ImportQwenCmd   `cmd:"" group:"import" help:"Import Qwen Code's sessions (~/.qwen/projects), one tape each."`
+	Kimi   ImportKimiCmd   `cmd:"" group:"import" help:"Import Kimi CLI's and Kimi Code's sessions (~/.kimi/sessions, ~/.kimi-code/sessions), one tape each."`
 	Bub    ImportBubCmd    `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 
