@@ -22,6 +22,7 @@ var ccusageCases = []struct {
 	{"claude", "claude", ".claude/projects"},
 	{"codex", "codex", ".codex/sessions"},
 	{"qwen", "qwen", ".qwen/projects"},
+	{"kimi", "kimi", ".kimi/sessions"},
 }
 
 // ccusageDay is one day of `ccusage <agent> daily --json`, and of `tape

@@ -37,7 +37,7 @@ func agentsHome(t *testing.T, sources ...string) string {
 func tapeAt(t *testing.T, dir, home string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := tapeProcess(dir, args...)
-	cmd.Env = append(cmd.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "TAPE_WATCH=off")
+	cmd.Env = append(cmd.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "KIMI_SHARE_DIR=", "KIMI_CODE_HOME=", "KIMI_DATA_DIR=", "TAPE_WATCH=off")
 	return runCommand(t, cmd)
 }
 
