@@ -6,9 +6,9 @@ import (
 )
 
 // envelope maps a Kimi CLI record, {"timestamp", "message": {"type",
-// "payload"}}; whole is the record, kept whole when its message is of
-// another shape.
-func (in *input) envelope(message, whole []byte) []source.Output {
+// "payload"}}; whole is the record's members, kept whole when its message
+// is of another shape.
+func (in *input) envelope(message []byte, whole fields) []source.Output {
 	f := fieldsOf(message)
 	typ, ok := f.str("type")
 	payload := f.get("payload")
@@ -17,7 +17,7 @@ func (in *input) envelope(message, whole []byte) []source.Output {
 		if ok {
 			name = "kimi/" + typ
 		}
-		return in.event(name, whole)
+		return in.event(name, whole.object())
 	}
 	if isNull(payload) {
 		payload = []byte("{}")
@@ -66,8 +66,8 @@ func (in *input) wire(typ string, payload []byte) []source.Output {
 func (in *input) userInput(typ string, f fields) []source.Output {
 	v := f.get("user_input")
 	var c content
-	if s, ok := stringOf(v); ok {
-		c.message = rawjson.AppendString(nil, s)
+	if isString(v) {
+		c.message = v
 	} else if parts, ok := readParts(v); ok {
 		c = contentOf(parts)
 	}

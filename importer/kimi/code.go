@@ -142,7 +142,7 @@ func (in *input) appendMessage(f fields) []source.Output {
 	if !isObject(f.get("message")) || !f.only("type", "time", "agentId", "message") || !msg.only(messageKeys...) {
 		return nil
 	}
-	if role == "user" && in.c.st.Prompt != "" && sum(msg.get("content")) == in.c.st.Prompt {
+	if in.copied(msg) {
 		in.c.st.Prompt = ""
 		return []source.Output{}
 	}
@@ -159,8 +159,8 @@ func (in *input) appendMessage(f fields) []source.Output {
 		return m
 	}
 	var c content
-	if s, ok := stringOf(msg.get("content")); ok {
-		c.message = rawjson.AppendString(nil, s)
+	if v := msg.get("content"); isString(v) {
+		c.message = v
 	} else if parts, ok := readParts(msg.get("content")); ok {
 		c = contentOf(parts)
 	} else if !isNull(msg.get("content")) {
@@ -195,6 +195,16 @@ func (in *input) appendMessage(f fields) []source.Output {
 		return nil
 	}
 	return out
+}
+
+// copied reports whether a context message is the turn.prompt before it
+// copied into the context: a user's message of the prompt's content, and
+// nothing more than its id and origin.
+func (in *input) copied(msg fields) bool {
+	calls := string(msg.get("toolCalls"))
+	role, _ := msg.str("role")
+	return role == "user" && in.c.st.Prompt != "" && sum(msg.get("content")) == in.c.st.Prompt &&
+		(calls == "" || calls == "[]") && msg.only("role", "content", "toolCalls", "origin", "id")
 }
 
 // contextCall reads one of a ContextMessage's toolCalls: {"type":

@@ -1,6 +1,7 @@
 package kimi
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
@@ -49,7 +50,7 @@ func (in *input) record(r record) []source.Output {
 	case r.hasType:
 		return in.code(r.typ, f)
 	case r.message != nil && f.only("timestamp", "message"):
-		return in.envelope(r.message, f.object())
+		return in.envelope(r.message, f)
 	}
 	return in.event("kimi/record", f.object())
 }
@@ -101,7 +102,7 @@ func (in *input) meta() *rawjson.Object {
 
 // entry is the next entry made from the line, with its meta.
 func (in *input) entry(kind string, payload []byte, meta *rawjson.Object) source.Output {
-	id := source.LineID(in.c.path, in.l.No, in.k)
+	id := source.WithPart(in.c.tag+strconv.Itoa(in.l.No), in.k) // source.LineID, its tag made once
 	in.k++
 	return source.Output{Session: in.sess, Entry: tapelog.Entry{ID: id, Kind: kind, Payload: payload, Meta: meta.Done(), Date: in.date}}
 }

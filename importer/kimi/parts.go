@@ -22,7 +22,7 @@ const (
 // them alike but for the spelling of the media's member.
 type part struct {
 	kind partKind
-	text string // text, think
+	text []byte // text, think: the JSON string as written, which a payload takes as it is
 	sig  string // think: encrypted
 	url  string // image
 	raw  []byte // the part as written
@@ -36,13 +36,13 @@ func readPart(raw []byte) part {
 	typ, _ := f.str("type")
 	switch typ {
 	case "text":
-		if text, ok := f.str("text"); ok && f.only("type", "text") {
+		if text := f.get("text"); isString(text) && f.only("type", "text") {
 			p.kind, p.text = textPart, text
 		}
 	case "think":
-		think, ok := f.str("think")
+		think := f.get("think")
 		sig, sigOK := f.str("encrypted")
-		if ok && (sigOK || isNull(f.get("encrypted"))) && f.only("type", "think", "encrypted") {
+		if isString(think) && (sigOK || isNull(f.get("encrypted"))) && f.only("type", "think", "encrypted") {
 			p.kind, p.text, p.sig = thinkPart, think, sig
 		}
 	case "image_url":
@@ -80,7 +80,7 @@ type content struct {
 // "image_url", "image_url": {"url"}}) with the others as written.
 func contentOf(parts []part) content {
 	var c content
-	var thoughts, texts []string
+	var thoughts, texts [][]byte
 	sig, list := "", false
 	for _, p := range parts {
 		switch p.kind {
@@ -96,7 +96,11 @@ func contentOf(parts []part) content {
 		}
 	}
 	if thoughts != nil {
-		c.thinking = rawjson.NewObject().Str("thinking", strings.Join(thoughts, "\n")).StrIf("signature", sig).Done()
+		o := rawjson.NewObject().Raw("thinking", joined(thoughts))
+		if sig != "" {
+			o.Str("signature", sig)
+		}
+		c.thinking = o.Done()
 	}
 	switch {
 	case list:
@@ -104,7 +108,7 @@ func contentOf(parts []part) content {
 		for _, p := range parts {
 			switch p.kind {
 			case textPart:
-				items = append(items, rawjson.NewObject().Str("type", "text").Str("text", p.text).Done())
+				items = append(items, rawjson.NewObject().Str("type", "text").Raw("text", p.text).Done())
 			case imagePart:
 				url := rawjson.NewObject().Str("url", p.url).Done()
 				items = append(items, rawjson.NewObject().Str("type", "image_url").Raw("image_url", url).Done())
@@ -114,9 +118,22 @@ func contentOf(parts []part) content {
 		}
 		c.message = rawjson.Array(items...)
 	case texts != nil:
-		c.message = rawjson.AppendString(nil, strings.Join(texts, "\n"))
+		c.message = joined(texts)
 	}
 	return c
+}
+
+// joined is JSON strings joined by newlines, as a JSON string: the one
+// string as written, when there is one.
+func joined(texts [][]byte) []byte {
+	if len(texts) == 1 {
+		return texts[0]
+	}
+	s := make([]string, len(texts))
+	for i, t := range texts {
+		s[i], _ = stringOf(t)
+	}
+	return rawjson.AppendString(nil, strings.Join(s, "\n"))
 }
 
 // messages are the entries of content said by role: a thinking event,

@@ -193,6 +193,7 @@ type convState struct {
 // converter converts one wire.jsonl.
 type converter struct {
 	path    string
+	tag     string // source.LineID's tag of the path, "<tag>:", made once
 	place   place
 	st      convState
 	members []rawjson.Member // the members of the line being read, reused
@@ -200,6 +201,8 @@ type converter struct {
 
 func newConverter(path string, state []byte) (*converter, error) {
 	c := &converter{path: path, place: placeOf(path)}
+	c.tag, _, _ = strings.Cut(source.LineID(path, 0, 0), ":")
+	c.tag += ":"
 	if err := source.LoadState(state, &c.st); err != nil {
 		return nil, err
 	}
