@@ -16,6 +16,7 @@ import (
 
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
+	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
@@ -41,6 +42,12 @@ var fixtures = []fixture{
 	{qwen.Source{}, "qwen/src/-home-u-app/chats/3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f.jsonl"},
 	{qwen.Source{}, "qwen/src/-home-u-app/subagents/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c3d4e5f/agent-explore-7f3c.jsonl"},
 	{qwen.Source{}, "qwen/src/-home-u-legacy/chats/7d2e4f60-1a2b-4c3d-8e9f-a0b1c2d3e4f5.jsonl"},
+	{kimi.Source{}, "kimi/src/5f0e7c1a9b3d4e2f8a6c0b1d2e3f4a5b/7d2e4f60-1a2b-4c3d-8e9f-a0b1c2d3e4f5/wire.jsonl"},
+	{kimi.Source{}, "kimi/src/5f0e7c1a9b3d4e2f8a6c0b1d2e3f4a5b/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c3d4e5f/wire.jsonl"},
+	{kimi.Source{}, "kimi/src/5f0e7c1a9b3d4e2f8a6c0b1d2e3f4a5b/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c3d4e5f/subagents/a3f9c21b0/wire.jsonl"},
+	{kimi.Source{}, "kimi/src/wd_app_0a1b2c3d4e5f/session_2728744d-1865-4af1-b3da-97d5bf22a979/agents/main/wire.jsonl"},
+	{kimi.Source{}, "kimi/src/wd_app_0a1b2c3d4e5f/session_2728744d-1865-4af1-b3da-97d5bf22a979/agents/agent-0/wire.jsonl"},
+	{kimi.Source{}, "kimi/src/wd_app_0a1b2c3d4e5f/ses_7d2e4f60-1a2b-4c3d-8e9f-a0b1c2d3e4f5/agents/main/wire.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {
