@@ -282,8 +282,8 @@ func (in *input) loopEvent(f fields) []source.Output {
 
 // compaction maps a context.apply_compaction: the context goes on from
 // its summary, a new anchor compact whose state says the summary (summary
-// or contextSummary, a string or a message's text) and the compaction's
-// counts.
+// or contextSummary, a string or the text of a message of nothing else)
+// and the compaction's counts.
 func (in *input) compaction(f fields) []source.Output {
 	state := rawjson.NewObject().Str("source", "kimi")
 	used := ""
@@ -294,7 +294,11 @@ func (in *input) compaction(f fields) []source.Output {
 			used = k
 			break
 		}
-		if parts, ok := readParts(fieldsOf(v).get("content")); ok && isObject(v) {
+		msg := fieldsOf(v)
+		if calls := string(msg.get("toolCalls")); calls != "" && calls != "[]" || !msg.only("role", "content", "toolCalls") {
+			continue
+		}
+		if parts, ok := readParts(msg.get("content")); ok {
 			if c := contentOf(parts); c.thinking == nil && c.message != nil && c.message[0] == '"' {
 				state.Raw("summary", c.message)
 				used = k

@@ -27,12 +27,12 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	in := &input{c: c, l: l, sess: sess, date: r.date, badDate: r.badDate}
 	var out []source.Output
 	if !c.st.Started[sess.Key()] {
-		if r.hasType && r.typ == "metadata" && c.st.Metadata == nil {
+		if r.hasType && r.typ == "metadata" && c.st.Metadata == "" {
 			// The metadata line opens the file: the session's first
 			// anchor says it, made with the first record, so that a
 			// session that has none (Kimi CLI writes the line when it
 			// opens a session, used or not) makes no tape.
-			c.st.Metadata = fields(r.members).without("type")
+			c.st.Metadata = string(fields(r.members).without("type"))
 			return nil, warn
 		}
 		out = c.start(in)
@@ -71,11 +71,11 @@ func (c *converter) start(in *input) []source.Output {
 	if old, ok := strings.CutPrefix(s.ID, "ses_"); ok && source.IsUUID(old) {
 		state.Str("migrated_from", old) // Kimi Code's copy of a Kimi CLI session
 	}
-	if md := fieldsOf(c.st.Metadata); c.st.Metadata != nil {
+	if md := fieldsOf([]byte(c.st.Metadata)); c.st.Metadata != "" {
 		v, ok := md.str("protocol_version")
 		state.StrIf("protocol_version", v)
 		if _, dated := millis(md.get("created_at"), 1); !ok || !md.only("protocol_version", "created_at") || !dated && md.get("created_at") != nil {
-			state.Raw("metadata", c.st.Metadata)
+			state.Raw("metadata", []byte(c.st.Metadata))
 		}
 	}
 	return []source.Output{in.anchor(s, id, "session/start", state.Done())}

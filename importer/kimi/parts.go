@@ -74,20 +74,22 @@ type content struct {
 }
 
 // contentOf splits parts into the thinking (think parts joined by
-// newlines, with the last signature) and the message content: the text
+// newlines, with their signatures: one, or a list of each) and the
+// message content: the text
 // parts joined by newlines when there is nothing else, else a list of
 // parts in the OpenAI shape ({"type": "text", "text"}, {"type":
 // "image_url", "image_url": {"url"}}) with the others as written.
 func contentOf(parts []part) content {
 	var c content
 	var thoughts, texts [][]byte
-	sig, list := "", false
+	var sigs []string
+	list := false
 	for _, p := range parts {
 		switch p.kind {
 		case thinkPart:
 			thoughts = append(thoughts, p.text)
 			if p.sig != "" {
-				sig = p.sig
+				sigs = append(sigs, p.sig)
 			}
 		case textPart:
 			texts = append(texts, p.text)
@@ -97,8 +99,16 @@ func contentOf(parts []part) content {
 	}
 	if thoughts != nil {
 		o := rawjson.NewObject().Raw("thinking", joined(thoughts))
-		if sig != "" {
-			o.Str("signature", sig)
+		switch len(sigs) {
+		case 0:
+		case 1:
+			o.Str("signature", sigs[0])
+		default: // a message of many thoughts, each signed
+			items := make([][]byte, len(sigs))
+			for i, s := range sigs {
+				items[i] = rawjson.AppendString(nil, s)
+			}
+			o.Raw("signatures", rawjson.Array(items...))
 		}
 		c.thinking = o.Done()
 	}

@@ -40,7 +40,7 @@ func keptIn(rec any, path []string) sourcetest.Kept {
 		return sourcetest.Nowhere
 	case !code && msg != nil && copiedEvent(msg):
 		return sourcetest.Nowhere
-	case last == "type" || p == "message/role":
+	case last == "type" || p == "message/role" || p == "summary/role":
 		return sourcetest.Nowhere
 	case code && (path[0] == "origin" ||
 		typ == "context.append_message" && len(path) > 1 && path[0] == "message" && slices.Contains(metaKeys, path[1]) ||

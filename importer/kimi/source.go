@@ -178,8 +178,10 @@ func placeOf(path string) place {
 type convState struct {
 	Started map[string]bool `json:"started"` // sessions whose first anchor was made, by Session.Key
 	// Metadata is the file's metadata line, without its type, once read
-	// (Kimi CLI wrote none before 0.85): the first anchor says it.
-	Metadata json.RawMessage `json:"metadata,omitempty"`
+	// (Kimi CLI wrote none before 0.85): the first anchor says it. A JSON
+	// text kept as a string: as a json.RawMessage, encoding/json would
+	// escape its <, > and & on the way to the checkpoint.
+	Metadata string `json:"metadata,omitempty"`
 	CWD      string          `json:"cwd,omitempty"` // the last working directory put in a meta
 	// Prompt is a sum of the text of Kimi Code's last turn.prompt or
 	// turn.steer, until the context.append_message that copies it into
