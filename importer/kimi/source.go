@@ -182,7 +182,7 @@ type convState struct {
 	// text kept as a string: as a json.RawMessage, encoding/json would
 	// escape its <, > and & on the way to the checkpoint.
 	Metadata string `json:"metadata,omitempty"`
-	CWD      string          `json:"cwd,omitempty"` // the last working directory put in a meta
+	CWD      string `json:"cwd,omitempty"` // the last working directory put in a meta
 	// Prompt is a sum of the text of Kimi Code's last turn.prompt or
 	// turn.steer, until the context.append_message that copies it into
 	// the model's context comes: that one makes no entry (see copied).
