@@ -37,10 +37,8 @@ func codeData(f fields) []byte {
 // read, and a record of another shape than it reads (a member it does not
 // know, a value of another type), is kept as an event kimi/<type>.
 func (in *input) code(typ string, f fields) []source.Output {
-	if v := f.get("agentId"); v != nil {
-		if _, ok := stringOf(v); !ok {
-			return in.event("kimi/"+typ, codeData(f))
-		}
+	if v := f.get("agentId"); v != nil && !isString(v) {
+		return in.event("kimi/"+typ, codeData(f))
 	}
 	var out []source.Output
 	switch typ {
@@ -169,11 +167,11 @@ func (in *input) appendMessage(f fields) []source.Output {
 	switch role {
 	case "tool":
 		id, ok := msg.str("toolCallId")
-		isErr := string(msg.get("isError"))
-		if !ok || isErr != "true" && isErr != "false" && isErr != "" && isErr != "null" || !isNull(msg.get("toolCalls")) && string(msg.get("toolCalls")) != "[]" {
+		isErr := msg.get("isError")
+		if !ok || !isNull(isErr) && !isBool(isErr) || !noCalls(msg.get("toolCalls")) {
 			return nil
 		}
-		return []source.Output{in.results([][]byte{result(id, msg.get("content"), isErr == "true").Done()}, meta())}
+		return []source.Output{in.results([][]byte{result(id, msg.get("content"), string(isErr) == "true").Done()}, meta())}
 	case "user", "assistant", "system":
 	default:
 		return nil
@@ -201,11 +199,14 @@ func (in *input) appendMessage(f fields) []source.Output {
 // copied into the context: a user's message of the prompt's content, and
 // nothing more than its id and origin.
 func (in *input) copied(msg fields) bool {
-	calls := string(msg.get("toolCalls"))
 	role, _ := msg.str("role")
 	return role == "user" && in.c.st.Prompt != "" && sum(msg.get("content")) == in.c.st.Prompt &&
-		(calls == "" || calls == "[]") && msg.only("role", "content", "toolCalls", "origin", "id")
+		noCalls(msg.get("toolCalls")) && msg.only("role", "content", "toolCalls", "origin", "id")
 }
+
+// noCalls reports whether a message's toolCalls are none: absent, null
+// or empty.
+func noCalls(v []byte) bool { return isNull(v) || string(v) == "[]" }
 
 // contextCall reads one of a ContextMessage's toolCalls: {"type":
 // "function", "id", "name", "arguments", "extras"} (protocol 1.1 and
@@ -295,7 +296,7 @@ func (in *input) compaction(f fields) []source.Output {
 			break
 		}
 		msg := fieldsOf(v)
-		if calls := string(msg.get("toolCalls")); calls != "" && calls != "[]" || !msg.only("role", "content", "toolCalls") {
+		if !noCalls(msg.get("toolCalls")) || !msg.only("role", "content", "toolCalls") {
 			continue
 		}
 		if parts, ok := readParts(msg.get("content")); ok {

@@ -29,9 +29,9 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	if !c.st.Started[sess.Key()] {
 		if r.hasType && r.typ == "metadata" && c.st.Metadata == "" {
 			// The metadata line opens the file: the session's first
-			// anchor says it, made with the first record, so that a
-			// session that has none (Kimi CLI writes the line when it
-			// opens a session, used or not) makes no tape.
+			// anchor says it, made with the first record, so that an
+			// agent that has none makes no tape (Kimi Code writes the
+			// line alone when it opens an agent that did nothing yet).
 			c.st.Metadata = string(fields(r.members).without("type"))
 			return nil, warn
 		}

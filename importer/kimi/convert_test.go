@@ -252,8 +252,8 @@ func TestSubagentEventsInTheParentsFile(t *testing.T) {
 }
 
 // The metadata line opens a file: the first anchor, made with the first
-// record, says its protocol_version; a file of nothing else (a session
-// Kimi CLI opened and never used) makes no tape; records without a time
+// record, says its protocol_version; a file of nothing else (an agent
+// Kimi Code opened that did nothing) makes no tape; records without a time
 // (Kimi Code's migration of a Kimi CLI session) take its created_at.
 func TestMetadataLine(t *testing.T) {
 	t.Parallel()

@@ -89,12 +89,6 @@ func lastOfEach(members []rawjson.Member) []rawjson.Member {
 	return out
 }
 
-// member is the value of the record's member key (nil when absent).
-func (r record) member(key string) []byte {
-	v, _ := rawjson.Lookup(r.members, key)
-	return v
-}
-
 // dateKeys are the members a record's date is read from, with the unit
 // of each: Kimi CLI's timestamp in seconds (Python's time.time()), Kimi
 // Code's time in milliseconds, and its metadata line's created_at.
@@ -214,6 +208,8 @@ func isObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }
 func isArray(v []byte) bool { return len(v) > 0 && v[0] == '[' }
 
 func isNull(v []byte) bool { return v == nil || string(v) == "null" }
+
+func isBool(v []byte) bool { return string(v) == "true" || string(v) == "false" }
 
 // fields are an object's members, each key once (the last written), with
 // their values trimmed.
