@@ -18,6 +18,7 @@ import (
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/gemini"
+	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/pi"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
@@ -55,6 +56,12 @@ var fixtures = []fixture{
 	{pi.Source{}, "pi/src/--home-u-proj--/2026-03-01T10-00-00-000Z_5c9f0a31-7d2e-4b8a-9f1c-3e5d7a9b1c2d.jsonl"},
 	{pi.Source{}, "pi/src/--home-u-omp--/2026-09-01T18-19-23-097Z_019a5e2b-3c4d-7e8f-9a0b-1c2d3e4f5a6b.jsonl"},
 	{pi.Source{}, "pi/src/--home-u-old--/2025-12-10T08-00-00-000Z_3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d.jsonl"},
+	{kimi.Source{}, "kimi/src/5f0e7c1a9b3d4e2f8a6c0b1d2e3f4a5b/7d2e4f60-1a2b-4c3d-8e9f-a0b1c2d3e4f5/wire.jsonl"},
+	{kimi.Source{}, "kimi/src/5f0e7c1a9b3d4e2f8a6c0b1d2e3f4a5b/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c3d4e5f/wire.jsonl"},
+	{kimi.Source{}, "kimi/src/5f0e7c1a9b3d4e2f8a6c0b1d2e3f4a5b/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c3d4e5f/subagents/a3f9c21b0/wire.jsonl"},
+	{kimi.Source{}, "kimi/src/wd_app_0a1b2c3d4e5f/session_2728744d-1865-4af1-b3da-97d5bf22a979/agents/main/wire.jsonl"},
+	{kimi.Source{}, "kimi/src/wd_app_0a1b2c3d4e5f/session_2728744d-1865-4af1-b3da-97d5bf22a979/agents/agent-0/wire.jsonl"},
+	{kimi.Source{}, "kimi/src/wd_app_0a1b2c3d4e5f/ses_7d2e4f60-1a2b-4c3d-8e9f-a0b1c2d3e4f5/agents/main/wire.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

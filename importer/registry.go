@@ -7,6 +7,7 @@ import (
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/gemini"
+	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/pi"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
@@ -24,6 +25,7 @@ func Sources() []source.Source {
 		qwen.Source{},
 		copilot.Source{},
 		pi.Source{},
+		kimi.Source{},
 	}
 }
 

@@ -29,6 +29,9 @@ type ImportQwenCmd struct{ importSessions }
 // ImportCopilotCmd is `tape import copilot`.
 type ImportCopilotCmd struct{ importSessions }
 
+// ImportKimiCmd is `tape import kimi`.
+type ImportKimiCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -143,6 +146,29 @@ Examples:
 
 func (c *ImportCopilotCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "copilot")
+}
+
+func (c *ImportKimiCmd) Help() string {
+	return `A session's tape is named kimi-<the first 8 digits of the session id> (a
+subagent's adds -agent-<its id>). Without a PATH, reads $KIMI_SHARE_DIR/sessions,
+else ~/.kimi/sessions (Kimi CLI), and $KIMI_CODE_HOME/sessions, else
+~/.kimi-code/sessions (Kimi Code); with $KIMI_DATA_DIR set (ccusage's: a
+comma-separated list), the sessions folder of each folder it names. Each
+session's wire.jsonl is read, and each subagent's: not context.jsonl nor
+state.json. With no .tape/ here or above, the import makes one here, without
+a tape main.
+
+Importing again reads only what is new (checkpoints in .tape/import/kimi.gob;
+ids from the lines). A line that cannot be imported is reported as FILE:LINE
+and the rest is imported (exit status 2). docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import kimi
+  tape import kimi ~/.kimi-code/sessions/wd_app_0a1b2c3d4e5f`
+}
+
+func (c *ImportKimiCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "kimi")
 }
 
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {
