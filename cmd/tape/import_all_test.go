@@ -37,7 +37,7 @@ func agentsHome(t *testing.T, sources ...string) string {
 func tapeAt(t *testing.T, dir, home string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := tapeProcess(dir, args...)
-	cmd.Env = append(cmd.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "TAPE_WATCH=off")
+	cmd.Env = append(cmd.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "DROID_SESSIONS_DIR=", "TAPE_WATCH=off")
 	return runCommand(t, cmd)
 }
 
@@ -137,7 +137,7 @@ func TestWatchFollowsAll(t *testing.T) {
 	home := agentsHome(t, "codex")
 	dir := newCLIWorkspace(t)
 	watch := tapeProcess(dir, "watch", "--quiet", "--follow", "all")
-	watch.Env = append(watch.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=")
+	watch.Env = append(watch.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "DROID_SESSIONS_DIR=")
 	var watchErr syncBuffer
 	watch.Stderr = &watchErr
 	if err := watch.Start(); err != nil {

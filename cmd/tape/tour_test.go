@@ -54,7 +54,7 @@ func TestReadmeTour(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", script)
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"TAPE_NAME=", "TAPE_DIR=", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "NO_COLOR=1")
+		"TAPE_NAME=", "TAPE_DIR=", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "DROID_SESSIONS_DIR=", "NO_COLOR=1")
 	cmd.WaitDelay = 10 * time.Second // a background command left running must not hold the output open
 	out, err := cmd.CombinedOutput()
 	if err != nil {
