@@ -17,6 +17,7 @@ import (
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
@@ -46,6 +47,12 @@ var fixtures = []fixture{
 	{copilot.Source{}, "copilot/src/session-state/5e9d2b71-8c4a-4f3e-b1d6-2a7c9e0f4d83/events.jsonl"},
 	{copilot.Source{}, "copilot/src/session-state/7b1e4d20-6a3f-4c8e-9d2b-1f5a8c3e7d90.jsonl"},
 	{copilot.Source{}, "copilot/src/history-session-state/session_3c5a7e91-2b4d-4f60-8a1c-9e7d5b3f1a20_1759958416398.json"},
+	{droid.Source{}, "droid/src/-home-u-app/7c1e2a90-3d4b-4f6a-9b8c-1d2e3f4a5b6c.jsonl"},
+	{droid.Source{}, "droid/src/-home-u-app/7c1e2a90-3d4b-4f6a-9b8c-1d2e3f4a5b6c.settings.json"},
+	{droid.Source{}, "droid/src/-home-u-app/5b1d7e40-2c3a-4e5f-8a9b-0c1d2e3f4a5b.jsonl"},
+	{droid.Source{}, "droid/src/-home-u-work/c4e81f27-6a5b-4c3d-9e8f-7a6b5c4d3e2f.jsonl"},
+	{droid.Source{}, "droid/src/0d6a5c1e-8f7e-4d6c-b5a4-3e2d1c0b9a87.jsonl"},
+	{droid.Source{}, "droid/src/0d6a5c1e-8f7e-4d6c-b5a4-3e2d1c0b9a87.settings.json"},
 }
 
 func (f fixture) data() ([]byte, error) {

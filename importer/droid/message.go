@@ -1,215 +1,10 @@
 package droid
 
 import (
-	"strings"
-
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 )
-
-// blockKind is what a content block of a message is to the mapping.
-type blockKind int
-
-const (
-	textBlock     blockKind = iota // {"type": "text", "text"}, or a string among the blocks
-	thinkingBlock                  // {"type": "thinking", "thinking", "signature", ...}
-	callBlock                      // {"type": "tool_use", "id", "name", "input", ...}
-	resultBlock                    // {"type": "tool_result", "tool_use_id", "content", "is_error", ...}
-	imageBlock                     // {"type": "image", "source": {"type": "base64", "media_type", "data"}}
-	otherBlock                     // anything else, kept as written
-)
-
-// block is one content block of a message, as Droid writes them (the
-// Anthropic Messages API's). Its raw members are parts of the line.
-type block struct {
-	kind     blockKind
-	typ      string // the block's type, "" when it has none
-	text     string // text, thinking
-	id, name string // call; a result's tool_use_id is its id
-	input    []byte // call: input as written; nil when absent
-	content  []byte // result: content as written; nil when absent
-	failed   bool   // result: is_error is true
-	media    string // image
-	data     string // image
-	extra    *rawjson.Object
-	raw      []byte // the block as written
-}
-
-// decodeBlock reads one block; one of another shape than the mapping
-// reads (a member it reads of another type, a text block with more than
-// a text) is an otherBlock.
-func decodeBlock(raw []byte) block {
-	if s, ok := stringOf(raw); ok {
-		return block{kind: textBlock, text: s, raw: raw}
-	}
-	b := block{kind: otherBlock, raw: raw}
-	if len(raw) == 0 || raw[0] != '{' {
-		return b
-	}
-	b.typ, _ = stringOf(source.Trim(lookup(raw, "type")))
-	var ok bool
-	switch b.typ {
-	case "text":
-		ok = b.readText(raw)
-	case "thinking":
-		b.text, ok = stringOf(source.Trim(lookup(raw, "thinking")))
-		b.kind = thinkingBlock
-	case "tool_use":
-		ok = b.readCall(raw)
-	case "tool_result":
-		ok = b.readResult(raw)
-	case "image":
-		ok = b.readImage(raw)
-	}
-	if !ok {
-		b.kind = otherBlock
-	}
-	return b
-}
-
-// lookup is the value of obj's member key (the last written), nil when
-// absent.
-func lookup(obj []byte, key string) []byte {
-	var v []byte
-	rawjson.ObjectMembers(obj, func(k, value []byte) {
-		if string(k) == key {
-			v = value
-		}
-	})
-	return v
-}
-
-// readText reads a text block that holds a string text and nothing else.
-func (b *block) readText(raw []byte) bool {
-	ok, texts := true, 0
-	rawjson.ObjectMembers(raw, func(key, value []byte) {
-		switch string(key) {
-		case "type":
-		case "text":
-			var isString bool
-			b.text, isString = stringOf(source.Trim(value))
-			ok, texts = ok && isString, texts+1
-		default:
-			ok = false
-		}
-	})
-	b.kind = textBlock
-	return ok && texts == 1
-}
-
-// readCall reads a tool_use: a string id and name, an input of any
-// shape; its other members (a thought_signature, a namespace) are kept
-// in the call, as "droid".
-func (b *block) readCall(raw []byte) bool {
-	ok := true
-	var id, name bool
-	b.kind = callBlock
-	rawjson.ObjectMembers(raw, func(key, value []byte) {
-		value = source.Trim(value)
-		switch string(key) {
-		case "type":
-		case "id":
-			b.id, id = stringOf(value)
-			ok = ok && id
-		case "name":
-			b.name, name = stringOf(value)
-			ok = ok && name
-		case "input":
-			b.input = value
-		default:
-			b.keep(key, value)
-		}
-	})
-	return ok && id && name
-}
-
-// readResult reads a tool_result: a string tool_use_id, a content of any
-// shape, an is_error that is a boolean (or null); its other members are
-// kept in the result, as "droid".
-func (b *block) readResult(raw []byte) bool {
-	ok, id := true, false
-	b.kind = resultBlock
-	rawjson.ObjectMembers(raw, func(key, value []byte) {
-		value = source.Trim(value)
-		switch string(key) {
-		case "type":
-		case "tool_use_id":
-			b.id, id = stringOf(value)
-			ok = ok && id
-		case "content":
-			b.content = value
-		case "is_error":
-			switch string(value) {
-			case "true":
-				b.failed = true
-			case "false", "null":
-				b.failed = false
-			default:
-				ok = false
-			}
-		default:
-			b.keep(key, value)
-		}
-	})
-	return ok && id
-}
-
-// readImage reads an image block whose source is base64 data of a media
-// type, and nothing else.
-func (b *block) readImage(raw []byte) bool {
-	ok := true
-	var src []byte
-	rawjson.ObjectMembers(raw, func(key, value []byte) {
-		switch string(key) {
-		case "type":
-		case "source":
-			src = source.Trim(value)
-		default:
-			ok = false
-		}
-	})
-	if !ok || len(src) == 0 || src[0] != '{' {
-		return false
-	}
-	var base64, media, data bool
-	rawjson.ObjectMembers(src, func(key, value []byte) {
-		value = source.Trim(value)
-		switch string(key) {
-		case "type":
-			t, _ := stringOf(value)
-			base64 = t == "base64"
-		case "media_type":
-			b.media, media = stringOf(value)
-		case "data":
-			b.data, data = stringOf(value)
-		default:
-			ok = false
-		}
-	})
-	b.kind = imageBlock
-	return ok && base64 && media && data
-}
-
-// keep adds a member the mapping does not read to the block's extra.
-func (b *block) keep(key, value []byte) {
-	if b.extra == nil {
-		b.extra = rawjson.NewObject()
-	}
-	b.extra.Raw(string(key), rawjson.AppendCompact(nil, value))
-}
-
-// withoutType is the block's members but its type, as a JSON object: the
-// data of the event that keeps it.
-func withoutType(raw []byte) []byte {
-	o := rawjson.NewObject()
-	rawjson.ObjectMembers(raw, func(key, value []byte) {
-		if string(key) != "type" {
-			o.Raw(string(key), rawjson.AppendCompact(nil, value))
-		}
-	})
-	return o.Done()
-}
 
 // reasoningMembers are the members of an assistant message that hold its
 // reasoning when the model's API is not Anthropic's: OpenAI's Responses
@@ -368,16 +163,15 @@ func (in *input) reasoning(m msg) []source.Output {
 
 // blocks maps a message's blocks.
 func (in *input) blocks(m msg, blocks []block) []source.Output {
-	var results, calls [][]byte
-	var reminders, parts []*block
+	var results, calls, reminders, parts []*block
 	var events []source.Output
 	for i := range blocks {
 		b := &blocks[i]
 		switch {
 		case b.kind == resultBlock:
-			results = append(results, b.result())
+			results = append(results, b)
 		case b.kind == callBlock && m.role == "assistant":
-			calls = append(calls, b.call())
+			calls = append(calls, b)
 		case b.kind == textBlock && m.role == "user" && isReminder(b.text):
 			reminders = append(reminders, b)
 		case b.kind == textBlock, m.role == "user":
@@ -390,8 +184,7 @@ func (in *input) blocks(m msg, blocks []block) []source.Output {
 	}
 	var out []source.Output
 	if results != nil {
-		payload := rawjson.NewObject().Raw("results", rawjson.Array(results...)).Done()
-		out = append(out, in.entry(tapelog.KindToolResult, payload, in.meta()))
+		out = append(out, in.entry(tapelog.KindToolResult, list("results", results, (*block).appendResult), in.meta()))
 	}
 	if reminders != nil {
 		out = append(out, in.chat(m, reminders, true))
@@ -401,10 +194,27 @@ func (in *input) blocks(m msg, blocks []block) []source.Output {
 		out = append(out, in.chat(m, parts, m.role == "user" && m.synthetic()))
 	}
 	if calls != nil {
-		payload := rawjson.NewObject().Raw("calls", rawjson.Array(calls...)).Done()
-		out = append(out, in.entry(tapelog.KindToolCall, payload, in.meta()))
+		out = append(out, in.entry(tapelog.KindToolCall, list("calls", calls, (*block).appendCall), in.meta()))
 	}
 	return out
+}
+
+// list is the payload {"<key>": [...]} of blocks, each appended by add:
+// written once, for a tool's output may be large.
+func list(key string, blocks []*block, add func(*block, []byte) []byte) []byte {
+	n := len(key) + 8
+	for _, b := range blocks {
+		n += len(b.raw) + 64
+	}
+	p := append(make([]byte, 0, n), `{"`...)
+	p = append(append(p, key...), `":[`...)
+	for i, b := range blocks {
+		if i > 0 {
+			p = append(p, ',')
+		}
+		p = add(b, p)
+	}
+	return append(p, "]}"...)
 }
 
 // mappedTypes are the block types the mapping reads: a block of one of
@@ -442,7 +252,7 @@ func isPlainType(t string) bool {
 func (in *input) chat(m msg, parts []*block, synthetic bool) source.Output {
 	var content []byte
 	if len(parts) == 1 && parts[0].kind == textBlock {
-		content = rawjson.AppendString(nil, parts[0].text)
+		content = parts[0].text // a JSON string, as written
 	} else {
 		items := make([][]byte, len(parts))
 		for i, b := range parts {
@@ -456,51 +266,4 @@ func (in *input) chat(m msg, parts []*block, synthetic bool) source.Output {
 	}
 	payload := rawjson.NewObject().Str("role", m.role).Raw("content", content).Done()
 	return in.entry(tapelog.KindMessage, payload, meta)
-}
-
-// part is a block as a part of a message's content.
-func (b *block) part() []byte {
-	switch b.kind {
-	case textBlock:
-		return rawjson.NewObject().Str("type", "text").Str("text", b.text).Done()
-	case imageBlock:
-		url := rawjson.NewObject().Str("url", "data:"+b.media+";base64,"+b.data).Done()
-		return rawjson.NewObject().Str("type", "image_url").Raw("image_url", url).Done()
-	}
-	return rawjson.AppendCompact(nil, b.raw)
-}
-
-// call is a tool_use as a call: {"id", "type": "function", "function":
-// {"name", "arguments": input as JSON text}}, and its other members.
-func (b *block) call() []byte {
-	input := b.input
-	if input == nil {
-		input = []byte("{}")
-	}
-	fn := rawjson.NewObject().Str("name", b.name).Str("arguments", string(rawjson.AppendCompact(nil, input))).Done()
-	o := rawjson.NewObject().Str("id", b.id).Str("type", "function").Raw("function", fn)
-	if b.extra != nil {
-		o.Raw("droid", b.extra.Done())
-	}
-	return o.Done()
-}
-
-// result is a tool_result as a result: {"tool_call_id", "content" as
-// written, "is_error": true when it failed}, and its other members.
-func (b *block) result() []byte {
-	o := rawjson.NewObject().Str("tool_call_id", b.id).Raw("content", rawjson.AppendCompact(nil, source.OrNull(b.content)))
-	if b.failed {
-		o.True("is_error")
-	}
-	if b.extra != nil {
-		o.Raw("droid", b.extra.Done())
-	}
-	return o.Done()
-}
-
-// isReminder reports whether a user's text is context Droid adds to the
-// message for its model (the date, the skills, the files it read):
-// written as <system-reminder>...</system-reminder>.
-func isReminder(text string) bool {
-	return strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "<system-reminder>")
 }

@@ -144,3 +144,15 @@ func (c *converter) document(d *heldDoc, text []byte) ([]source.Output, error) {
 	}
 	return out, warn
 }
+
+// lookup is the value of obj's member key (the last written), nil when
+// absent.
+func lookup(obj []byte, key string) []byte {
+	var v []byte
+	rawjson.ObjectMembers(obj, func(k, value []byte) {
+		if string(k) == key {
+			v = value
+		}
+	})
+	return v
+}
