@@ -2,6 +2,7 @@ package droid_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,5 +147,49 @@ func TestSettingsBeforeTranscript(t *testing.T) {
 	}
 	if strings.Count(got, " anchor ") != 1 {
 		t.Errorf("the tape has more than one anchor:\n%s", got)
+	}
+}
+
+// BenchmarkImport imports 8 generated sessions of 2 MB each, with their
+// settings, into a new workspace: the throughput of a first `tape import
+// droid`, without the index.
+//
+//	go test ./importer/droid -run '^$' -bench Import -count 6
+func BenchmarkImport(b *testing.B) {
+	src := filepath.Join(b.TempDir(), "sessions", "-home-u-app")
+	if err := os.MkdirAll(src, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	data := droid.BenchTranscript(2 << 20)
+	var total int64
+	for i := range 8 {
+		id := fmt.Sprintf("%08x-3d4b-4f6a-9b8c-1d2e3f4a5b6c", i)
+		if err := os.WriteFile(filepath.Join(src, id+".jsonl"), data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		doc := settings(fmt.Sprint(1000 * (i + 1)))
+		if err := os.WriteFile(filepath.Join(src, id+".settings.json"), []byte(doc), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		total += int64(len(data) + len(doc))
+	}
+	b.SetBytes(total)
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, ".tape"), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		ws, err := tapelog.Open(filepath.Join(dir, ".tape"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := importer.New(ws, droid.Source{}).Import(context.Background(), []string{filepath.Dir(src)}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		ws.Close()
+		b.StartTimer()
 	}
 }

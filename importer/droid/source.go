@@ -11,7 +11,8 @@
 // Files: source.go (where sessions live, the converter's state), record.go
 // (a line's members as the mapping reads them), convert.go (records to
 // entries: the session's anchor, its title, compactions, events),
-// message.go (a message's content blocks), settings.go (the settings
+// message.go (a message: its reasoning, its blocks' entries), blocks.go
+// (a content block, read in one pass), settings.go (the settings
 // document, held until it closes), usage.go (its token counts and model,
 // as ccusage counts them).
 package droid
