@@ -17,6 +17,7 @@ import (
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/pi"
@@ -62,6 +63,12 @@ var fixtures = []fixture{
 	{kimi.Source{}, "kimi/src/wd_app_0a1b2c3d4e5f/session_2728744d-1865-4af1-b3da-97d5bf22a979/agents/main/wire.jsonl"},
 	{kimi.Source{}, "kimi/src/wd_app_0a1b2c3d4e5f/session_2728744d-1865-4af1-b3da-97d5bf22a979/agents/agent-0/wire.jsonl"},
 	{kimi.Source{}, "kimi/src/wd_app_0a1b2c3d4e5f/ses_7d2e4f60-1a2b-4c3d-8e9f-a0b1c2d3e4f5/agents/main/wire.jsonl"},
+	{droid.Source{}, "droid/src/-home-u-app/7c1e2a90-3d4b-4f6a-9b8c-1d2e3f4a5b6c.jsonl"},
+	{droid.Source{}, "droid/src/-home-u-app/7c1e2a90-3d4b-4f6a-9b8c-1d2e3f4a5b6c.settings.json"},
+	{droid.Source{}, "droid/src/-home-u-app/5b1d7e40-2c3a-4e5f-8a9b-0c1d2e3f4a5b.jsonl"},
+	{droid.Source{}, "droid/src/-home-u-work/c4e81f27-6a5b-4c3d-9e8f-7a6b5c4d3e2f.jsonl"},
+	{droid.Source{}, "droid/src/0d6a5c1e-8f7e-4d6c-b5a4-3e2d1c0b9a87.jsonl"},
+	{droid.Source{}, "droid/src/0d6a5c1e-8f7e-4d6c-b5a4-3e2d1c0b9a87.settings.json"},
 }
 
 func (f fixture) data() ([]byte, error) {

@@ -6,6 +6,7 @@ import (
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/pi"
@@ -26,6 +27,7 @@ func Sources() []source.Source {
 		copilot.Source{},
 		pi.Source{},
 		kimi.Source{},
+		droid.Source{},
 	}
 }
 

@@ -26,6 +26,7 @@ type ImportCmd struct {
 	Copilot ImportCopilotCmd `cmd:"" group:"import" help:"Import the GitHub Copilot CLI's sessions (~/.copilot/session-state), one tape each."`
 	Pi      ImportPiCmd      `cmd:"" group:"import" help:"Import Pi's and oh-my-pi's sessions (~/.pi/agent/sessions, ~/.omp/agent/sessions), one tape each."`
 	Kimi    ImportKimiCmd    `cmd:"" group:"import" help:"Import Kimi CLI's and Kimi Code's sessions (~/.kimi/sessions, ~/.kimi-code/sessions), one tape each."`
+	Droid   ImportDroidCmd   `cmd:"" group:"import" help:"Import Factory Droid's sessions (~/.factory/sessions), one tape each."`
 	Bub     ImportBubCmd     `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 

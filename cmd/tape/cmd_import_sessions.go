@@ -32,6 +32,9 @@ type ImportCopilotCmd struct{ importSessions }
 // ImportKimiCmd is `tape import kimi`.
 type ImportKimiCmd struct{ importSessions }
 
+// ImportDroidCmd is `tape import droid`.
+type ImportDroidCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -169,6 +172,31 @@ Examples:
 
 func (c *ImportKimiCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "kimi")
+}
+
+func (c *ImportDroidCmd) Help() string {
+	return `A session's tape is named droid-<the first 8 digits of the session id>; a
+session a Droid session started (a subagent's, a mission worker's) has its
+own, whose parent is that session. Without a PATH, reads the folders of
+$DROID_SESSIONS_DIR (comma-separated), else ~/.factory/sessions:
+<workspace>/<id>.jsonl, and the flat <id>.jsonl of 2025, each with the
+<id>.settings.json beside it, whose model and token counts (the session's
+so far, counted as ccusage counts them) go to the session's tape too.
+With no .tape/ here or above, the import makes one here, without a tape main.
+
+Importing again reads only what is new (checkpoints in
+.tape/import/droid.gob; ids from the records, and from what a settings file
+says, which Droid writes over). A line that cannot be imported is reported
+as FILE:LINE and the rest is imported (exit status 2). docs/IMPORT.md has
+the mapping.
+
+Examples:
+  tape import droid
+  tape import droid ~/.factory/sessions/-home-u-app`
+}
+
+func (c *ImportDroidCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "droid")
 }
 
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {
