@@ -17,6 +17,7 @@ import (
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/openclaw"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
@@ -46,6 +47,11 @@ var fixtures = []fixture{
 	{copilot.Source{}, "copilot/src/session-state/5e9d2b71-8c4a-4f3e-b1d6-2a7c9e0f4d83/events.jsonl"},
 	{copilot.Source{}, "copilot/src/session-state/7b1e4d20-6a3f-4c8e-9d2b-1f5a8c3e7d90.jsonl"},
 	{copilot.Source{}, "copilot/src/history-session-state/session_3c5a7e91-2b4d-4f60-8a1c-9e7d5b3f1a20_1759958416398.json"},
+	{openclaw.Source{}, "openclaw/src/agents/main/sessions/6f1c2a9e-4b3d-4e8f-9a71-2c5d8e0b3f14.jsonl"},
+	{openclaw.Source{}, "openclaw/src/agents/main/sessions/2026-04-02T09-00-00-000Z_9b2e7d41-6c8a-4f13-b5e0-7a4d2c9f8e63.jsonl"},
+	{openclaw.Source{}, "openclaw/src/agents/ops/sessions/3d8a5c27-1f4e-4b6a-8c9d-0e2f4a6b8c1d.jsonl"},
+	{openclaw.Source{}, "openclaw/src/sessions/7a9c1e3b-5d2f-4a8e-b6c4-1f3e5a7c9b2d.jsonl"},
+	{openclaw.Source{}, "openclaw/src/agents/main/sessions/5e0f7b93-2a4c-4d6e-8f1a-3b5c7d9e1f20.jsonl.reset.2026-03-10T04-00-00.000Z"},
 }
 
 func (f fixture) data() ([]byte, error) {

@@ -6,6 +6,7 @@ import (
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/openclaw"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
 )
@@ -20,6 +21,7 @@ func Sources() []source.Source {
 		codex.Source{},
 		qwen.Source{},
 		copilot.Source{},
+		openclaw.Source{},
 	}
 }
 

@@ -23,6 +23,7 @@ var ccusageCases = []struct {
 	{"codex", "codex", ".codex/sessions"},
 	{"qwen", "qwen", ".qwen/projects"},
 	{"copilot", "copilot", ".copilot"},
+	{"openclaw", "openclaw", ".openclaw"},
 }
 
 // ccusageDay is one day of `ccusage <agent> daily --json`, and of `tape

@@ -23,6 +23,7 @@ type ImportCmd struct {
 	Codex   ImportCodexCmd   `cmd:"" group:"import" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each."`
 	Qwen    ImportQwenCmd    `cmd:"" group:"import" help:"Import Qwen Code's sessions (~/.qwen/projects), one tape each."`
 	Copilot ImportCopilotCmd `cmd:"" group:"import" help:"Import the GitHub Copilot CLI's sessions (~/.copilot/session-state), one tape each."`
+	Claw    ImportClawCmd    `cmd:"" name:"openclaw" group:"import" help:"Import OpenClaw's sessions (~/.openclaw/agents/*/sessions), one tape each."`
 	Bub     ImportBubCmd     `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 

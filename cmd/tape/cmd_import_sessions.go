@@ -26,6 +26,10 @@ type ImportQwenCmd struct{ importSessions }
 // ImportCopilotCmd is `tape import copilot`.
 type ImportCopilotCmd struct{ importSessions }
 
+// ImportClawCmd is `tape import openclaw` (a short name, that the fields of
+// ImportCmd keep their alignment).
+type ImportClawCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -115,6 +119,30 @@ Examples:
 
 func (c *ImportCopilotCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "copilot")
+}
+
+func (c *ImportClawCmd) Help() string {
+	return `A session's tape is named openclaw-<the first 8 digits of the session id>.
+Without a PATH, reads $OPENCLAW_STATE_DIR/agents (else $CLAWDBOT_STATE_DIR's),
+else the agents/ folders of ~/.openclaw, ~/.clawdbot, ~/.moldbot and ~/.moltbot
+(~ is $OPENCLAW_HOME when set): agents/<agent>/sessions/<session>.jsonl, and
+the transcripts OpenClaw archived on a reset or a deletion
+(<session>.jsonl.reset.<time>, .deleted.<time>). OpenClaw 2026.7.2 and later
+keep their sessions in a SQLite database, which is not read. With no .tape/
+here or above, the import makes one here, without a tape main.
+
+Importing again reads only what is new (checkpoints in
+.tape/import/openclaw.gob; ids from the entries' ids). A line that cannot be
+imported is reported as FILE:LINE and the rest is imported (exit status 2).
+docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import openclaw
+  tape import openclaw ~/.openclaw/agents/main/sessions`
+}
+
+func (c *ImportClawCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "openclaw")
 }
 
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {

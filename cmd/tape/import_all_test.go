@@ -38,6 +38,7 @@ func tapeAt(t *testing.T, dir, home string, args ...string) (stdout, stderr stri
 	t.Helper()
 	cmd := tapeProcess(dir, args...)
 	cmd.Env = append(cmd.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "TAPE_WATCH=off")
+	cmd.Env = append(cmd.Env, "OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME=")
 	return runCommand(t, cmd)
 }
 
@@ -138,6 +139,7 @@ func TestWatchFollowsAll(t *testing.T) {
 	dir := newCLIWorkspace(t)
 	watch := tapeProcess(dir, "watch", "--quiet", "--follow", "all")
 	watch.Env = append(watch.Env, "HOME="+home, "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=")
+	watch.Env = append(watch.Env, "OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME=")
 	var watchErr syncBuffer
 	watch.Stderr = &watchErr
 	if err := watch.Start(); err != nil {

@@ -55,6 +55,7 @@ func TestReadmeTour(t *testing.T) {
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"TAPE_NAME=", "TAPE_DIR=", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=", "NO_COLOR=1")
+	cmd.Env = append(cmd.Env, "OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME=")
 	cmd.WaitDelay = 10 * time.Second // a background command left running must not hold the output open
 	out, err := cmd.CombinedOutput()
 	if err != nil {
