@@ -18,13 +18,13 @@ import (
 // "import"), in tape --help and tape import --help alike; each source's
 // help tag is its line there, and its Help what that line does not say.
 type ImportCmd struct {
-	All     ImportAllCmd     `cmd:"" default:"withargs" group:"import" help:"Import the sessions of every agent found on this machine (the default: tape import)."`
-	Claude  ImportClaudeCmd  `cmd:"" group:"import" help:"Import Claude Code's sessions (~/.claude/projects), one tape each."`
-	Codex   ImportCodexCmd   `cmd:"" group:"import" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each."`
-	Qwen    ImportQwenCmd    `cmd:"" group:"import" help:"Import Qwen Code's sessions (~/.qwen/projects), one tape each."`
-	Copilot ImportCopilotCmd `cmd:"" group:"import" help:"Import the GitHub Copilot CLI's sessions (~/.copilot/session-state), one tape each."`
-	Claw    ImportClawCmd    `cmd:"" name:"openclaw" group:"import" help:"Import OpenClaw's sessions (~/.openclaw/agents/*/sessions), one tape each."`
-	Bub     ImportBubCmd     `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
+	All      ImportAllCmd      `cmd:"" default:"withargs" group:"import" help:"Import the sessions of every agent found on this machine (the default: tape import)."`
+	Claude   ImportClaudeCmd   `cmd:"" group:"import" help:"Import Claude Code's sessions (~/.claude/projects), one tape each."`
+	Codex    ImportCodexCmd    `cmd:"" group:"import" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each."`
+	Qwen     ImportQwenCmd     `cmd:"" group:"import" help:"Import Qwen Code's sessions (~/.qwen/projects), one tape each."`
+	Copilot  ImportCopilotCmd  `cmd:"" group:"import" help:"Import the GitHub Copilot CLI's sessions (~/.copilot/session-state), one tape each."`
+	OpenClaw ImportOpenClawCmd `cmd:"" name:"openclaw" group:"import" help:"Import OpenClaw's sessions (~/.openclaw/agents/*/sessions), one tape each."`
+	Bub      ImportBubCmd      `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 
 // subcommandKind is what tape import's subcommands are, for the error

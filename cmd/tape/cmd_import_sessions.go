@@ -26,9 +26,8 @@ type ImportQwenCmd struct{ importSessions }
 // ImportCopilotCmd is `tape import copilot`.
 type ImportCopilotCmd struct{ importSessions }
 
-// ImportClawCmd is `tape import openclaw` (a short name, that the fields of
-// ImportCmd keep their alignment).
-type ImportClawCmd struct{ importSessions }
+// ImportOpenClawCmd is `tape import openclaw`.
+type ImportOpenClawCmd struct{ importSessions }
 
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
@@ -121,15 +120,16 @@ func (c *ImportCopilotCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "copilot")
 }
 
-func (c *ImportClawCmd) Help() string {
+func (c *ImportOpenClawCmd) Help() string {
 	return `A session's tape is named openclaw-<the first 8 digits of the session id>.
-Without a PATH, reads $OPENCLAW_STATE_DIR/agents (else $CLAWDBOT_STATE_DIR's),
-else the agents/ folders of ~/.openclaw, ~/.clawdbot, ~/.moldbot and ~/.moltbot
-(~ is $OPENCLAW_HOME when set): agents/<agent>/sessions/<session>.jsonl, and
-the transcripts OpenClaw archived on a reset or a deletion
-(<session>.jsonl.reset.<time>, .deleted.<time>). OpenClaw 2026.7.2 and later
-keep their sessions in a SQLite database, which is not read. With no .tape/
-here or above, the import makes one here, without a tape main.
+Without a PATH, reads the agents/ and sessions/ folders of $OPENCLAW_STATE_DIR
+(else $CLAWDBOT_STATE_DIR), else of ~/.openclaw, ~/.clawdbot, ~/.moldbot and
+~/.moltbot (~ is $OPENCLAW_HOME when set): agents/<agent>/sessions/*.jsonl
+(sessions/*.jsonl in Clawdbot's first releases), and the transcripts OpenClaw
+archived on a reset or a deletion (<session>.jsonl.reset.<time>,
+.deleted.<time>). OpenClaw 2026.7.2 and later keep their sessions in a SQLite
+database, which is not read. With no .tape/ here or above, the import makes
+one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
 .tape/import/openclaw.gob; ids from the entries' ids). A line that cannot be
@@ -141,7 +141,7 @@ Examples:
   tape import openclaw ~/.openclaw/agents/main/sessions`
 }
 
-func (c *ImportClawCmd) Run(env *Env, g *Globals) error {
+func (c *ImportOpenClawCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "openclaw")
 }
 

@@ -46,8 +46,6 @@ func (c *converter) entries(in *input) []source.Output {
 		return in.message()
 	case "compaction":
 		return in.compaction()
-	case "branch_summary":
-		return in.branchSummary()
 	case "model_change":
 		return in.modelChange()
 	case "custom":
@@ -57,8 +55,12 @@ func (c *converter) entries(in *input) []source.Output {
 	case "session_info":
 		return in.sessionInfo()
 	}
-	// A second header (a copy's), a label, a thinking level change, or a
-	// type a later OpenClaw adds: kept as an event.
+	// A branch summary (pi writes one when the conversation goes back to
+	// an earlier entry, its parentId, and summarizes the branch it leaves:
+	// the branch's entries stay on the tape, and the context goes on
+	// from the entries before it, so no anchor: decision 0091), a second
+	// header (a copy's), a label, a thinking level change, or a type a
+	// later OpenClaw adds: kept as an event.
 	return in.event("openclaw/"+r.Type, r.withoutEnvelope())
 }
 

@@ -95,7 +95,7 @@ func TestOddShapesKeepTheirText(t *testing.T) {
 		{"a compaction's summary a number", []string{`{"type":"compaction","id":"c","summary":7,"tokensBefore":3}`},
 			[]string{`event {"data":{"summary":7,"tokensBefore":3},"name":"openclaw/compaction"}`}},
 		{"a branch summary", []string{`{"type":"branch_summary","id":"b","parentId":"a","fromId":"z","summary":"went back"}`},
-			[]string{`anchor {"name":"branch","state":{"source":"openclaw","summary":"went back","from_id":"z"}}`}},
+			[]string{`event {"data":{"fromId":"z","summary":"went back"},"name":"openclaw/branch_summary"}`}},
 		{"a custom message's content a number", []string{`{"type":"custom_message","id":"c","customType":"x","content":5,"display":true}`},
 			[]string{`event {"data":{"customType":"x","content":5,"display":true},"name":"openclaw/custom_message"}`}},
 		{"a session_info without a name", []string{`{"type":"session_info","id":"i"}`},

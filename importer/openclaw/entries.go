@@ -6,10 +6,10 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// summaryState is the state of the anchor of a compaction or a branch
-// summary: its summary, which must be a string, the members keys names
-// (the record's member, the state's key), and its others as "extra". ok
-// is false when the summary is not a string.
+// summaryState is the state of a compaction's anchor: its summary, which
+// must be a string, the members keys names (the record's member, the
+// state's key), and its others as "extra". ok is false when the summary
+// is not a string.
 func (in *input) summaryState(keys [][2]string) ([]byte, bool) {
 	var summary string
 	f := fields{str: map[string]*string{"summary": &summary}, raw: map[string]*[]byte{}}
@@ -45,18 +45,6 @@ func (in *input) compaction() []source.Output {
 		return in.event("openclaw/compaction", in.r.withoutEnvelope())
 	}
 	return in.anchor("compact", state)
-}
-
-// branchSummary is the anchor of a branch summary: pi writes one when the
-// conversation goes back to an earlier entry (its parentId) and summarizes
-// the branch it leaves (fromId, the branch's last entry). The branch's
-// entries stay on the tape, before the anchor (decision 0091).
-func (in *input) branchSummary() []source.Output {
-	state, ok := in.summaryState([][2]string{{"fromId", "from_id"}, {"details", "details"}, {"fromHook", "from_hook"}})
-	if !ok {
-		return in.event("openclaw/branch_summary", in.r.withoutEnvelope())
-	}
-	return in.anchor("branch", state)
 }
 
 // modelChange is an event of a model change; its modelId is the model of

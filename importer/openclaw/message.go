@@ -2,7 +2,6 @@ package openclaw
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
@@ -19,6 +18,10 @@ type msg struct {
 	content    []byte
 	stopReason string
 	errMessage string
+	// assistant: what its run reads, whatever their types
+	usage, timestamp         []byte
+	model, modelID, provider string
+	api                      string
 	// toolResult
 	toolCallID, toolName string
 	isError              bool
@@ -55,21 +58,36 @@ func set(keys ...string) map[string]bool {
 
 // readMsg reads a message's members. ok is false when it is not an
 // object, or a member read is of another type than pi writes.
-func readMsg(raw []byte) msg {
+func (c *converter) readMsg(raw []byte) msg {
 	m := msg{raw: raw, ok: len(raw) > 0 && raw[0] == '{'}
 	if !m.ok {
 		return m
 	}
-	var all []rawjson.Member
+	all := c.msgMembers[:0]
 	rawjson.ObjectMembers(raw, func(key, value []byte) {
 		all = append(all, rawjson.Member{Key: key, Value: source.Trim(value)})
 	})
+	c.msgMembers = all
 	if v, found := rawjson.Lookup(all, "role"); found {
 		m.role, m.ok = stringOf(v)
 	}
 	keys := known[m.role]
 	for _, mb := range lastOfEach(all) {
 		k, v := string(mb.Key), mb.Value
+		switch k { // an assistant's run reads these, whatever the role's mapping does
+		case "usage":
+			m.usage = v
+		case "timestamp":
+			m.timestamp = v
+		case "model":
+			m.model, _ = stringOf(v)
+		case "modelId":
+			m.modelID, _ = stringOf(v)
+		case "provider":
+			m.provider, _ = stringOf(v)
+		case "api":
+			m.api, _ = stringOf(v)
+		}
 		if !keys[k] {
 			mb.Key = []byte(objectKey(mb.Key))
 			m.rest = append(m.rest, mb)
@@ -87,8 +105,6 @@ func readMsg(raw []byte) msg {
 		switch k {
 		case "content":
 			m.content = v
-		case "stopReason":
-			str(&m.stopReason)
 		case "errorMessage":
 			str(&m.errMessage)
 		case "toolCallId":
@@ -120,6 +136,8 @@ func readMsg(raw []byte) msg {
 		case "api", "provider", "model", "modelId":
 			var s string
 			str(&s)
+		case "stopReason":
+			str(&m.stopReason)
 		}
 	}
 	if string(m.details) == "null" {
@@ -134,7 +152,7 @@ func readMsg(raw []byte) msg {
 // compactionSummary...) is kept as an event openclaw/message, with its
 // usage's run when it is an assistant's, as ccusage counts it.
 func (in *input) message() []source.Output {
-	m := readMsg(in.r.member("message"))
+	m := in.c.readMsg(in.r.member("message"))
 	if m.ok {
 		var out []source.Output
 		var ok bool
@@ -157,7 +175,7 @@ func (in *input) message() []source.Output {
 	}
 	out := in.event("openclaw/message", in.r.withoutEnvelope())
 	if m.role == "assistant" {
-		if o, ok := in.run(m.raw); ok {
+		if o, ok := in.run(m); ok {
 			out = append(out, o)
 		}
 	}
@@ -258,7 +276,7 @@ func (in *input) assistant(m msg) ([]source.Output, bool) {
 	if len(out) == 0 {
 		out = in.event("openclaw/assistant", in.r.member("message"))
 	}
-	if o, ok := in.run(m.raw); ok {
+	if o, ok := in.run(m); ok {
 		out = append(out, o)
 	}
 	return out, true
@@ -277,7 +295,7 @@ func hasAny(parts []part, f func(part) bool) bool {
 // joined by newlines, with the last signature and whether one was
 // redacted.
 func (in *input) thinking(parts []part, take func(*rawjson.Object) *rawjson.Object) (source.Output, bool) {
-	var texts []string
+	var texts [][]byte
 	signature, redacted := "", false
 	for _, p := range parts {
 		if p.kind != thinkingPart {
@@ -292,7 +310,7 @@ func (in *input) thinking(parts []part, take func(*rawjson.Object) *rawjson.Obje
 	if texts == nil {
 		return source.Output{}, false
 	}
-	data := rawjson.NewObject().Str("thinking", strings.Join(texts, "\n")).StrIf("signature", signature)
+	data := rawjson.NewObject().Raw("thinking", joinStrings(texts, `\n`)).StrIf("signature", signature)
 	if redacted {
 		data.True("redacted")
 	}

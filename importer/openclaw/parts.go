@@ -1,8 +1,6 @@
 package openclaw
 
 import (
-	"strings"
-
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
 )
@@ -20,18 +18,45 @@ const (
 
 // part is one part of a message's content (pi-ai's TextContent,
 // ThinkingContent, ToolCall, ImageContent). Its raw members are parts of
-// the line.
+// the line. Texts are kept as the JSON strings they are written as, and
+// copied so into the entries: a tool's output is tens of KB, and decoding
+// it to encode it again was half of a conversion's time.
 type part struct {
 	kind      partKind
-	text      string // text, thinking
+	text      []byte // text, thinking: the JSON string as written
 	signature string // thinking
 	redacted  bool   // thinking
 	id, name  string // call
 	args      []byte // call: arguments as written; nil when absent
 	extra     []rawjson.Member
-	mime      string // image
-	data      string // image
+	mime      []byte // image: the JSON string as written
+	data      []byte // image: the JSON string as written
 	raw       []byte // the part as written
+}
+
+// isString reports whether v (a value of a checked line) is a JSON string.
+func isString(v []byte) bool { return len(v) > 0 && v[0] == '"' }
+
+// joinStrings is the JSON string of the texts of the JSON strings strs
+// (each a whole string of a checked line), joined by sep (a string's body
+// as JSON writes it), without decoding them: the bodies of valid JSON
+// strings, and sep's, make a valid one.
+func joinStrings(strs [][]byte, sep string) []byte {
+	if len(strs) == 1 {
+		return strs[0]
+	}
+	n := 2
+	for _, s := range strs {
+		n += len(s) + len(sep)
+	}
+	b := append(make([]byte, 0, n), '"')
+	for i, s := range strs {
+		if i > 0 {
+			b = append(b, sep...)
+		}
+		b = append(b, s[1:len(s)-1]...)
+	}
+	return append(b, '"')
 }
 
 // decodeParts reads the parts of a content list into parts (reused).
@@ -58,11 +83,12 @@ func decodePart(raw []byte) part {
 	var extra []rawjson.Member
 	rawjson.ObjectMembers(raw, func(key, value []byte) {
 		value = source.Trim(value)
-		s, isString := stringOf(value)
+		str := isString(value)
 		null := string(value) == "null"
 		switch string(key) {
 		case "type":
-			typ, bad = s, bad || !isString
+			typ, str = stringOf(value)
+			bad = bad || !str
 			return
 		case "arguments":
 			args = value
@@ -75,26 +101,30 @@ func decodePart(raw []byte) part {
 			bad = bad || !(p.redacted || null || string(value) == "false")
 			return
 		case "text":
-			p.text, has.text = s, isString
+			if p.text, has.text = value, str; !str {
+				p.text = nil
+			}
 		case "thinking":
-			p.text, has.thinking = s, isString
+			if p.text, has.thinking = value, str; !str {
+				p.text = nil
+			}
 		case "thinkingSignature":
-			p.signature = s
+			p.signature, _ = stringOf(value)
 		case "id":
-			p.id = s
+			p.id, _ = stringOf(value)
 		case "name":
-			p.name, has.name = s, isString
+			p.name, has.name = stringOf(value)
 		case "data":
-			p.data, has.data = s, isString
+			p.data, has.data = value, str
 		case "mimeType":
-			p.mime, has.mime = s, isString
+			p.mime, has.mime = value, str
 		case "textSignature", "thoughtSignature", "partialJson":
 		default:
 			has.other = true
 			extra = append(extra, rawjson.Member{Key: []byte(objectKey(key)), Value: value})
 			return
 		}
-		bad = bad || !(isString || null)
+		bad = bad || !(str || null)
 	})
 	if bad {
 		return p
@@ -150,7 +180,7 @@ func contentOf(v []byte, parts []part) (content []byte, ok bool) {
 // listContent is the content of the parts keep takes, as contentOf makes
 // it.
 func listContent(parts []part, keep func(part) bool) []byte {
-	var texts []string
+	var texts [][]byte
 	list := false
 	for _, p := range parts {
 		if !keep(p) {
@@ -163,7 +193,10 @@ func listContent(parts []part, keep func(part) bool) []byte {
 		}
 	}
 	if !list {
-		return rawjson.AppendString(nil, strings.Join(texts, "\n"))
+		if texts == nil {
+			return []byte(`""`)
+		}
+		return joinStrings(texts, `\n`)
 	}
 	var items [][]byte
 	for _, p := range parts {
@@ -172,10 +205,10 @@ func listContent(parts []part, keep func(part) bool) []byte {
 		}
 		switch p.kind {
 		case textPart:
-			items = append(items, rawjson.NewObject().Str("type", "text").Str("text", p.text).Done())
+			items = append(items, rawjson.NewObject().Str("type", "text").Raw("text", p.text).Done())
 		case imagePart:
-			url := rawjson.NewObject().Str("url", "data:"+p.mime+";base64,"+p.data).Done()
-			items = append(items, rawjson.NewObject().Str("type", "image_url").Raw("image_url", url).Done())
+			url := joinStrings([][]byte{[]byte(`"data:"`), p.mime, []byte(`";base64,"`), p.data}, "")
+			items = append(items, rawjson.NewObject().Str("type", "image_url").Raw("image_url", rawjson.NewObject().Raw("url", url).Done()).Done())
 		default:
 			items = append(items, rawjson.AppendCompact(nil, p.raw))
 		}

@@ -63,8 +63,16 @@ func (c *converter) decode(line []byte) (record, error) {
 }
 
 // lastOfEach is members with each key once, where it was last written
-// (encoding/json keeps the last of repeated names), in the line's order.
+// (encoding/json keeps the last of repeated names), in the line's order:
+// members itself when no key is repeated, as none is in what pi writes.
 func lastOfEach(members []rawjson.Member) []rawjson.Member {
+	repeated := false
+	for i := 0; i < len(members) && !repeated; i++ {
+		_, repeated = rawjson.Lookup(members[i+1:], string(members[i].Key))
+	}
+	if !repeated {
+		return members
+	}
 	out := members[:0:0]
 	for i, m := range members {
 		if _, later := rawjson.Lookup(members[i+1:], string(m.Key)); !later {

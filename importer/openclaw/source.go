@@ -172,6 +172,8 @@ type converter struct {
 	st      convState
 	members []rawjson.Member // the members of the line being read, reused
 	parts   []part           // the parts of its message, reused
+	// msgMembers are the members of its message, reused.
+	msgMembers []rawjson.Member
 }
 
 func newConverter(path string, state []byte) (*converter, error) {
