@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/importer/sourcetest"
-	"github.com/tape-dev/tape/testkit/benchcpu"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/benchcpu"
 )
 
 // BenchmarkConvert converts one generated transcript of about 4 MB in
