@@ -80,7 +80,7 @@ func (in *input) customMessage() []source.Output {
 	var content, details, display []byte
 	f := fields{str: map[string]*string{"customType": &customType}, raw: map[string]*[]byte{"content": &content, "details": &details, "display": &display}}
 	rest, ok := f.read(in.r.withoutEnvelope())
-	text, isContent := contentOf(content, in.c.parts)
+	text, isContent := in.c.contentOf(content)
 	if !ok || !isContent {
 		return in.event("openclaw/custom_message", in.r.withoutEnvelope())
 	}

@@ -171,7 +171,6 @@ func (in *input) message() []source.Output {
 		if ok {
 			return append(out, in.recordRest()...)
 		}
-		in.k = 0
 	}
 	out := in.event("openclaw/message", in.r.withoutEnvelope())
 	if m.role == "assistant" {
@@ -199,7 +198,7 @@ func (in *input) recordRest() []source.Output {
 
 // userMessage is a message {"role": "user", "content"}.
 func (in *input) userMessage(m msg) ([]source.Output, bool) {
-	content, ok := contentOf(m.content, in.c.parts)
+	content, ok := in.c.contentOf(m.content)
 	if !ok {
 		return nil, false
 	}
@@ -211,7 +210,7 @@ func (in *input) userMessage(m msg) ([]source.Output, bool) {
 // January 2026), which enters the model's context as a user's: a message,
 // marked synthetic, as a custom_message record's.
 func (in *input) customRole(m msg) ([]source.Output, bool) {
-	content, ok := contentOf(m.content, in.c.parts)
+	content, ok := in.c.contentOf(m.content)
 	if !ok {
 		return nil, false
 	}
@@ -358,7 +357,7 @@ func (in *input) idBase() string {
 // so, or its details' status is "error" or "failed" (OpenClaw's tools
 // report some failures only there).
 func (in *input) toolResult(m msg) ([]source.Output, bool) {
-	content, ok := contentOf(m.content, in.c.parts)
+	content, ok := in.c.contentOf(m.content)
 	if !ok {
 		return nil, false
 	}

@@ -166,15 +166,15 @@ func decodePart(raw []byte) part {
 // ({"type": "text", "text"}, {"type": "image_url", "image_url": {"url":
 // "data:<mimeType>;base64,<data>"}}), any other part as written. ok is
 // false for a content of another type.
-func contentOf(v []byte, parts []part) (content []byte, ok bool) {
+func (c *converter) contentOf(v []byte) (content []byte, ok bool) {
 	switch {
 	case len(v) > 0 && v[0] == '"':
 		return rawjson.AppendCompact(nil, v), true
 	case len(v) == 0 || v[0] != '[':
 		return nil, false
 	}
-	parts = decodeParts(v, parts)
-	return listContent(parts, func(p part) bool { return true }), true
+	c.parts = decodeParts(v, c.parts)
+	return listContent(c.parts, func(p part) bool { return true }), true
 }
 
 // listContent is the content of the parts keep takes, as contentOf makes
