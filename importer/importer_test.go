@@ -20,6 +20,7 @@ import (
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/kimi"
+	"github.com/tape-dev/tape/importer/openclaw"
 	"github.com/tape-dev/tape/importer/pi"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
@@ -69,6 +70,11 @@ var fixtures = []fixture{
 	{droid.Source{}, "droid/src/-home-u-work/c4e81f27-6a5b-4c3d-9e8f-7a6b5c4d3e2f.jsonl"},
 	{droid.Source{}, "droid/src/0d6a5c1e-8f7e-4d6c-b5a4-3e2d1c0b9a87.jsonl"},
 	{droid.Source{}, "droid/src/0d6a5c1e-8f7e-4d6c-b5a4-3e2d1c0b9a87.settings.json"},
+	{openclaw.Source{}, "openclaw/src/agents/main/sessions/6f1c2a9e-4b3d-4e8f-9a71-2c5d8e0b3f14.jsonl"},
+	{openclaw.Source{}, "openclaw/src/agents/main/sessions/2026-04-02T09-00-00-000Z_9b2e7d41-6c8a-4f13-b5e0-7a4d2c9f8e63.jsonl"},
+	{openclaw.Source{}, "openclaw/src/agents/ops/sessions/3d8a5c27-1f4e-4b6a-8c9d-0e2f4a6b8c1d.jsonl"},
+	{openclaw.Source{}, "openclaw/src/sessions/7a9c1e3b-5d2f-4a8e-b6c4-1f3e5a7c9b2d.jsonl"},
+	{openclaw.Source{}, "openclaw/src/agents/main/sessions/5e0f7b93-2a4c-4d6e-8f1a-3b5c7d9e1f20.jsonl.reset.2026-03-10T04-00-00.000Z"},
 }
 
 func (f fixture) data() ([]byte, error) {

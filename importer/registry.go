@@ -9,6 +9,7 @@ import (
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/kimi"
+	"github.com/tape-dev/tape/importer/openclaw"
 	"github.com/tape-dev/tape/importer/pi"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
@@ -28,6 +29,7 @@ func Sources() []source.Source {
 		pi.Source{},
 		kimi.Source{},
 		droid.Source{},
+		openclaw.Source{},
 	}
 }
 

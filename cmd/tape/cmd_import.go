@@ -18,16 +18,17 @@ import (
 // "import"), in tape --help and tape import --help alike; each source's
 // help tag is its line there, and its Help what that line does not say.
 type ImportCmd struct {
-	All     ImportAllCmd     `cmd:"" default:"withargs" group:"import" help:"Import the sessions of every agent found on this machine (the default: tape import)."`
-	Claude  ImportClaudeCmd  `cmd:"" group:"import" help:"Import Claude Code's sessions (~/.claude/projects), one tape each."`
-	Codex   ImportCodexCmd   `cmd:"" group:"import" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each."`
-	Gemini  ImportGeminiCmd  `cmd:"" group:"import" help:"Import the Gemini CLI's sessions (~/.gemini/tmp), one tape each."`
-	Qwen    ImportQwenCmd    `cmd:"" group:"import" help:"Import Qwen Code's sessions (~/.qwen/projects), one tape each."`
-	Copilot ImportCopilotCmd `cmd:"" group:"import" help:"Import the GitHub Copilot CLI's sessions (~/.copilot/session-state), one tape each."`
-	Pi      ImportPiCmd      `cmd:"" group:"import" help:"Import Pi's and oh-my-pi's sessions (~/.pi/agent/sessions, ~/.omp/agent/sessions), one tape each."`
-	Kimi    ImportKimiCmd    `cmd:"" group:"import" help:"Import Kimi CLI's and Kimi Code's sessions (~/.kimi/sessions, ~/.kimi-code/sessions), one tape each."`
-	Droid   ImportDroidCmd   `cmd:"" group:"import" help:"Import Factory Droid's sessions (~/.factory/sessions), one tape each."`
-	Bub     ImportBubCmd     `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
+	All      ImportAllCmd      `cmd:"" default:"withargs" group:"import" help:"Import the sessions of every agent found on this machine (the default: tape import)."`
+	Claude   ImportClaudeCmd   `cmd:"" group:"import" help:"Import Claude Code's sessions (~/.claude/projects), one tape each."`
+	Codex    ImportCodexCmd    `cmd:"" group:"import" help:"Import the Codex CLI's sessions (~/.codex/sessions), one tape each."`
+	Gemini   ImportGeminiCmd   `cmd:"" group:"import" help:"Import the Gemini CLI's sessions (~/.gemini/tmp), one tape each."`
+	Qwen     ImportQwenCmd     `cmd:"" group:"import" help:"Import Qwen Code's sessions (~/.qwen/projects), one tape each."`
+	Copilot  ImportCopilotCmd  `cmd:"" group:"import" help:"Import the GitHub Copilot CLI's sessions (~/.copilot/session-state), one tape each."`
+	Pi       ImportPiCmd       `cmd:"" group:"import" help:"Import Pi's and oh-my-pi's sessions (~/.pi/agent/sessions, ~/.omp/agent/sessions), one tape each."`
+	Kimi     ImportKimiCmd     `cmd:"" group:"import" help:"Import Kimi CLI's and Kimi Code's sessions (~/.kimi/sessions, ~/.kimi-code/sessions), one tape each."`
+	Droid    ImportDroidCmd    `cmd:"" group:"import" help:"Import Factory Droid's sessions (~/.factory/sessions), one tape each."`
+	OpenClaw ImportOpenClawCmd `cmd:"" name:"openclaw" group:"import" help:"Import OpenClaw's sessions (~/.openclaw/agents/*/sessions), one tape each."`
+	Bub      ImportBubCmd      `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 
 // subcommandKind is what tape import's subcommands are, for the error

@@ -35,6 +35,9 @@ type ImportKimiCmd struct{ importSessions }
 // ImportDroidCmd is `tape import droid`.
 type ImportDroidCmd struct{ importSessions }
 
+// ImportOpenClawCmd is `tape import openclaw`.
+type ImportOpenClawCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -197,6 +200,31 @@ Examples:
 
 func (c *ImportDroidCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "droid")
+}
+
+func (c *ImportOpenClawCmd) Help() string {
+	return `A session's tape is named openclaw-<the first 8 digits of the session id>.
+Without a PATH, reads the agents/ and sessions/ folders of $OPENCLAW_STATE_DIR
+(else $CLAWDBOT_STATE_DIR), else of ~/.openclaw, ~/.clawdbot, ~/.moldbot and
+~/.moltbot (~ is $OPENCLAW_HOME when set): agents/<agent>/sessions/*.jsonl
+(sessions/*.jsonl in Clawdbot's first releases), and the transcripts OpenClaw
+archived on a reset or a deletion (<session>.jsonl.reset.<time>,
+.deleted.<time>). OpenClaw 2026.7.2 and later keep their sessions in a SQLite
+database, which is not read. With no .tape/ here or above, the import makes
+one here, without a tape main.
+
+Importing again reads only what is new (checkpoints in
+.tape/import/openclaw.gob; ids from the entries' ids). A line that cannot be
+imported is reported as FILE:LINE and the rest is imported (exit status 2).
+docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import openclaw
+  tape import openclaw ~/.openclaw/agents/main/sessions`
+}
+
+func (c *ImportOpenClawCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "openclaw")
 }
 
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {
