@@ -86,7 +86,7 @@ func decodeBlock(raw []byte) block {
 			m.others++
 		}
 	})
-	b.typ, _ = stringOf(m.typ)
+	b.typ, _ = source.StringValue(m.typ)
 	var ok bool
 	switch b.typ {
 	case "text":
@@ -116,8 +116,8 @@ func isString(v []byte) bool { return len(v) > 0 && v[0] == '"' }
 // in the call, as "droid".
 func (b *block) readCall(raw []byte, m members) bool {
 	var idOK, nameOK bool
-	b.id, idOK = stringOf(m.id)
-	b.name, nameOK = stringOf(m.name)
+	b.id, idOK = source.StringValue(m.id)
+	b.name, nameOK = source.StringValue(m.name)
 	b.input = m.input
 	if !idOK || !nameOK {
 		return false
@@ -131,7 +131,7 @@ func (b *block) readCall(raw []byte, m members) bool {
 // kept in the result, as "droid".
 func (b *block) readResult(raw []byte, m members) bool {
 	var ok bool
-	if b.id, ok = stringOf(m.toolUseID); !ok {
+	if b.id, ok = source.StringValue(m.toolUseID); !ok {
 		return false
 	}
 	switch string(m.isError) {
@@ -160,12 +160,12 @@ func (b *block) readImage(m members) bool {
 		value = source.Trim(value)
 		switch string(key) {
 		case "type":
-			t, _ := stringOf(value)
+			t, _ := source.StringValue(value)
 			base64 = t == "base64"
 		case "media_type":
-			b.media, media = stringOf(value)
+			b.media, media = source.StringValue(value)
 		case "data":
-			b.data, data = stringOf(value)
+			b.data, data = source.StringValue(value)
 		default:
 			ok = false
 		}

@@ -39,7 +39,7 @@ func readMessage(v []byte) (msg, bool) {
 		value = source.Trim(value)
 		switch k := string(key); {
 		case k == "role":
-			m.role, role = stringOf(value)
+			m.role, role = source.StringValue(value)
 		case k == "content":
 			switch {
 			case string(value) == "null":
@@ -57,11 +57,11 @@ func readMessage(v []byte) (msg, bool) {
 		default:
 			switch k {
 			case "visibility":
-				m.visibility, _ = stringOf(value)
+				m.visibility, _ = source.StringValue(value)
 			case "userMessageSource":
-				m.source, _ = stringOf(value)
+				m.source, _ = source.StringValue(value)
 			case "hookEventName":
-				m.hook, _ = stringOf(value)
+				m.hook, _ = source.StringValue(value)
 			}
 			if m.extra == nil {
 				m.extra = rawjson.NewObject()
@@ -134,7 +134,7 @@ func (in *input) reasoning(m msg) []source.Output {
 	}
 	var out []source.Output
 	r := m.reasoning
-	if text, ok := stringOf(r["chatCompletionReasoningContent"]); ok {
+	if text, ok := source.StringValue(r["chatCompletionReasoningContent"]); ok {
 		data := rawjson.NewObject().Str("thinking", text)
 		if f := r["chatCompletionReasoningField"]; f != nil {
 			data.Raw("field", rawjson.AppendCompact(nil, f))

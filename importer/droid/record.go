@@ -1,13 +1,7 @@
 package droid
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"maps"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
@@ -33,53 +27,16 @@ type record struct {
 // decides whether the line is JSON, and an object. Invalid UTF-8 in a
 // string is read as encoding/json reads it, as U+FFFD.
 func (c *converter) decode(line []byte) (record, error) {
-	if !utf8.Valid(line) {
-		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
-	}
-	members, ok := rawjson.SplitObject(line, c.members[:0])
-	if !ok {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(line, &m); err != nil {
-			if source.IsTypeError(err) {
-				return record{}, errors.New("not a JSON object")
-			}
-			return record{}, fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
-		}
-		if m == nil {
-			return record{}, errors.New("not a JSON object") // null
-		}
-		members = members[:0]
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			members = append(members, rawjson.Member{Key: []byte(k), Value: m[k]})
-		}
+	members, err := source.LineMembers(line, c.members)
+	if err != nil {
+		return record{}, err
 	}
 	c.members = members
-	r := record{members: lastOfEach(members)}
+	r := record{members: members}
 	for _, mb := range r.members {
 		r.read(string(mb.Key), source.Trim(mb.Value))
 	}
 	return r, nil
-}
-
-// lastOfEach is members with each key once, where it was last written
-// (encoding/json keeps the last of repeated names), in the line's order.
-func lastOfEach(members []rawjson.Member) []rawjson.Member {
-	for i, m := range members {
-		if _, later := rawjson.Lookup(members[i+1:], string(m.Key)); later {
-			return dropRepeated(members)
-		}
-	}
-	return members // the usual line: no key twice, nothing to copy
-}
-
-func dropRepeated(members []rawjson.Member) []rawjson.Member {
-	out := make([]rawjson.Member, 0, len(members))
-	for i, m := range members {
-		if _, later := rawjson.Lookup(members[i+1:], string(m.Key)); !later {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // read takes one envelope member of the line into r.
@@ -88,13 +45,13 @@ func (r *record) read(key string, v []byte) {
 		if string(v) == "null" {
 			return
 		}
-		s, ok := stringOf(v)
+		s, ok := source.StringValue(v)
 		r.mismatch = r.mismatch || !ok
 		*dst = s
 	}
 	switch key {
 	case "type":
-		r.Type, r.hasType = stringOf(v)
+		r.Type, r.hasType = source.StringValue(v)
 	case "id":
 		str(&r.ID)
 	case "parentId":
@@ -102,15 +59,6 @@ func (r *record) read(key string, v []byte) {
 	case "timestamp":
 		r.RawDate = v
 	}
-}
-
-// stringOf is the text of a JSON string value (a member of a line that
-// was checked); ok is false for any other value.
-func stringOf(v []byte) (string, bool) {
-	if len(v) == 0 || v[0] != '"' {
-		return "", false
-	}
-	return rawjson.String(v)
 }
 
 // envelope are the members that place a record rather than say what it
@@ -146,4 +94,4 @@ func (r record) member(key string) []byte {
 }
 
 // str is the record's member key when it is a string.
-func (r record) str(key string) (string, bool) { return stringOf(r.member(key)) }
+func (r record) str(key string) (string, bool) { return source.StringValue(r.member(key)) }

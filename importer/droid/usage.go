@@ -85,8 +85,8 @@ func runOf(doc []byte, session string) []byte {
 	if !ok || t.total() == 0 {
 		return nil
 	}
-	name, _ := stringOf(model)
-	p, _ := stringOf(provider)
+	name, _ := source.StringValue(model)
+	p, _ := source.StringValue(provider)
 	u := rawjson.NewObject().
 		Int("input_tokens", int64(t.in)).
 		Int("output_tokens", int64(t.out)).

@@ -100,7 +100,7 @@ func (in *input) toolCall(f fields) []source.Output {
 	fn := fieldsOf(f.get("function"))
 	name, nameOK := fn.str("name")
 	args := fn.get("arguments")
-	_, argsOK := stringOf(args)
+	_, argsOK := source.StringValue(args)
 	typ, _ := f.str("type")
 	if !idOK || !nameOK || !argsOK && !isNull(args) || typ != "function" || !fn.only("name", "arguments") || !f.only("type", "id", "function", "extras") {
 		return nil

@@ -24,7 +24,7 @@ func codeData(f fields) []byte {
 		case "type", "time":
 			continue
 		case "agentId":
-			if _, ok := stringOf(m.Value); ok {
+			if _, ok := source.StringValue(m.Value); ok {
 				continue
 			}
 		}
@@ -108,7 +108,7 @@ func (in *input) prompt(typ string, f fields) []source.Output {
 // originKind is a prompt's or message's origin: a string, or an object's
 // kind.
 func originKind(v []byte) string {
-	if s, ok := stringOf(v); ok {
+	if s, ok := source.StringValue(v); ok {
 		return s
 	}
 	s, _ := fieldsOf(v).str("kind")
@@ -227,7 +227,7 @@ func contextCall(item []byte) ([]byte, bool) {
 	}
 	name, nameOK := fn.str("name")
 	args := fn.get("arguments")
-	_, argsOK := stringOf(args)
+	_, argsOK := source.StringValue(args)
 	if !idOK || !nameOK || typ != "function" || !argsOK && !isNull(args) {
 		return nil, false
 	}
@@ -290,7 +290,7 @@ func (in *input) compaction(f fields) []source.Output {
 	used := ""
 	for _, k := range []string{"summary", "contextSummary"} {
 		v := f.get(k)
-		if s, ok := stringOf(v); ok {
+		if s, ok := source.StringValue(v); ok {
 			state.Str("summary", s)
 			used = k
 			break

@@ -141,7 +141,7 @@ func joined(texts [][]byte) []byte {
 	}
 	s := make([]string, len(texts))
 	for i, t := range texts {
-		s[i], _ = stringOf(t)
+		s[i], _ = source.StringValue(t)
 	}
 	return rawjson.AppendString(nil, strings.Join(s, "\n"))
 }
@@ -214,7 +214,7 @@ func arguments(v []byte) string {
 	if isNull(v) {
 		return "{}"
 	}
-	if s, ok := stringOf(v); ok {
+	if s, ok := source.StringValue(v); ok {
 		return s
 	}
 	return string(rawjson.AppendCompact(nil, v))

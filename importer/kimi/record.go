@@ -1,11 +1,7 @@
 package kimi
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -32,34 +28,18 @@ type record struct {
 // decides whether the line is JSON, and an object. Invalid UTF-8 in a
 // string is read as encoding/json reads it, as U+FFFD.
 func (c *converter) decode(line []byte) (record, error) {
-	if !utf8.Valid(line) {
-		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
-	}
-	members, ok := rawjson.SplitObject(line, c.members[:0])
-	if !ok {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(line, &m); err != nil {
-			if source.IsTypeError(err) {
-				return record{}, errors.New("not a JSON object")
-			}
-			return record{}, fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
-		}
-		if m == nil {
-			return record{}, errors.New("not a JSON object") // null
-		}
-		members = members[:0]
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			members = append(members, rawjson.Member{Key: []byte(k), Value: m[k]})
-		}
+	members, err := source.LineMembers(line, c.members)
+	if err != nil {
+		return record{}, err
 	}
 	c.members = members
-	r := record{members: lastOfEach(members)}
+	r := record{members: members}
 	for i := range r.members {
 		m := &r.members[i]
 		m.Value = source.Trim(m.Value)
 		switch string(m.Key) {
 		case "type":
-			r.typ, r.hasType = stringOf(m.Value)
+			r.typ, r.hasType = source.StringValue(m.Value)
 		case "message":
 			if isObject(m.Value) {
 				r.message = m.Value
@@ -67,26 +47,6 @@ func (c *converter) decode(line []byte) (record, error) {
 		}
 	}
 	return r, nil
-}
-
-// lastOfEach is members with each key once, where it was last written
-// (encoding/json keeps the last of repeated names), in the line's order:
-// members itself when no key is repeated, as none is in what Kimi writes.
-func lastOfEach(members []rawjson.Member) []rawjson.Member {
-	repeated := false
-	for i := 1; i < len(members) && !repeated; i++ {
-		_, repeated = rawjson.Lookup(members[:i], string(members[i].Key))
-	}
-	if !repeated {
-		return members
-	}
-	out := members[:0:0]
-	for i, m := range members {
-		if _, later := rawjson.Lookup(members[i+1:], string(m.Key)); !later {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // dateKeys are the members a record's date is read from, with the unit
@@ -192,15 +152,6 @@ func shortJSON(raw []byte, n int) string {
 	return s[:n] + "…"
 }
 
-// stringOf is the text of a JSON string value (a part of a line that was
-// checked); ok is false for any other value.
-func stringOf(v []byte) (string, bool) {
-	if len(v) == 0 || v[0] != '"' {
-		return "", false
-	}
-	return rawjson.String(v)
-}
-
 func isString(v []byte) bool { return len(v) > 0 && v[0] == '"' }
 
 func isObject(v []byte) bool { return len(v) > 0 && v[0] == '{' }
@@ -225,7 +176,7 @@ func fieldsOf(v []byte) fields {
 	rawjson.ObjectMembers(v, func(key, value []byte) {
 		all = append(all, rawjson.Member{Key: key, Value: source.Trim(value)})
 	})
-	return fields(lastOfEach(all))
+	return fields(source.LastOfEach(all))
 }
 
 // get is the value of the member key (nil when absent).
@@ -236,7 +187,7 @@ func (f fields) get(key string) []byte {
 
 // str is the member key when it is a string; ok is false when it is
 // absent, null, or of another type.
-func (f fields) str(key string) (string, bool) { return stringOf(f.get(key)) }
+func (f fields) str(key string) (string, bool) { return source.StringValue(f.get(key)) }
 
 // only reports whether every member's key is one of keys.
 func (f fields) only(keys ...string) bool {

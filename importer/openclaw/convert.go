@@ -140,7 +140,7 @@ func readHeader(r record) header {
 			}
 		}
 		if dst != nil {
-			if s, ok := stringOf(v); ok {
+			if s, ok := source.StringValue(v); ok {
 				*dst = s
 				continue
 			}

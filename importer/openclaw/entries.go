@@ -21,7 +21,7 @@ func (in *input) summaryState(keys [][2]string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	if _, isString := stringOf(in.r.member("summary")); !isString {
+	if _, isString := source.StringValue(in.r.member("summary")); !isString {
 		return nil, false
 	}
 	state := rawjson.NewObject().Str("source", "openclaw").Str("summary", summary)
@@ -50,7 +50,7 @@ func (in *input) compaction() []source.Output {
 // modelChange is an event of a model change; its modelId is the model of
 // the assistant messages after it that name none.
 func (in *input) modelChange() []source.Output {
-	if id, ok := stringOf(in.r.member("modelId")); ok && id != "" {
+	if id, ok := source.StringValue(in.r.member("modelId")); ok && id != "" {
 		in.c.st.Model = id
 	}
 	return in.event("openclaw/model_change", in.r.withoutEnvelope())
@@ -60,10 +60,10 @@ func (in *input) modelChange() []source.Output {
 // of it. OpenClaw's model-snapshot records the model of the turn it
 // starts (data.modelId), as a model change does.
 func (in *input) custom() []source.Output {
-	if t, _ := stringOf(in.r.member("customType")); t == "model-snapshot" {
+	if t, _ := source.StringValue(in.r.member("customType")); t == "model-snapshot" {
 		rawjson.ObjectMembers(in.r.member("data"), func(key, value []byte) {
 			if string(key) == "modelId" {
-				if id, ok := stringOf(source.Trim(value)); ok && id != "" {
+				if id, ok := source.StringValue(source.Trim(value)); ok && id != "" {
 					in.c.st.Model = id
 				}
 			}

@@ -69,10 +69,10 @@ func (c *converter) readMsg(raw []byte) msg {
 	})
 	c.msgMembers = all
 	if v, found := rawjson.Lookup(all, "role"); found {
-		m.role, m.ok = stringOf(v)
+		m.role, m.ok = source.StringValue(v)
 	}
 	keys := known[m.role]
-	for _, mb := range lastOfEach(all) {
+	for _, mb := range source.LastOfEach(all) {
 		k, v := string(mb.Key), mb.Value
 		switch k { // an assistant's run reads these, whatever the role's mapping does
 		case "usage":
@@ -80,13 +80,13 @@ func (c *converter) readMsg(raw []byte) msg {
 		case "timestamp":
 			m.timestamp = v
 		case "model":
-			m.model, _ = stringOf(v)
+			m.model, _ = source.StringValue(v)
 		case "modelId":
-			m.modelID, _ = stringOf(v)
+			m.modelID, _ = source.StringValue(v)
 		case "provider":
-			m.provider, _ = stringOf(v)
+			m.provider, _ = source.StringValue(v)
 		case "api":
-			m.api, _ = stringOf(v)
+			m.api, _ = source.StringValue(v)
 		}
 		if !keys[k] {
 			mb.Key = []byte(objectKey(mb.Key))
@@ -94,7 +94,7 @@ func (c *converter) readMsg(raw []byte) msg {
 			continue
 		}
 		str := func(dst *string) {
-			s, isString := stringOf(v)
+			s, isString := source.StringValue(v)
 			m.ok = m.ok && (isString || string(v) == "null")
 			*dst = s
 		}
@@ -329,7 +329,7 @@ func (in *input) calls(parts []part, take func(*rawjson.Object) *rawjson.Object)
 			id = fmt.Sprintf("%s:call%d", in.idBase(), i)
 		}
 		args := "{}"
-		if s, ok := stringOf(p.args); ok {
+		if s, ok := source.StringValue(p.args); ok {
 			args = s
 		} else if p.args != nil {
 			args = string(rawjson.AppendCompact(nil, p.args))
@@ -377,7 +377,7 @@ func failedDetails(details []byte) bool {
 	failed := false
 	rawjson.ObjectMembers(details, func(key, value []byte) {
 		if string(key) == "status" {
-			s, _ := stringOf(source.Trim(value))
+			s, _ := source.StringValue(source.Trim(value))
 			failed = s == "error" || s == "failed"
 		}
 	})

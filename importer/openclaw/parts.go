@@ -87,7 +87,7 @@ func decodePart(raw []byte) part {
 		null := string(value) == "null"
 		switch string(key) {
 		case "type":
-			typ, str = stringOf(value)
+			typ, str = source.StringValue(value)
 			bad = bad || !str
 			return
 		case "arguments":
@@ -109,11 +109,11 @@ func decodePart(raw []byte) part {
 				p.text = nil
 			}
 		case "thinkingSignature":
-			p.signature, _ = stringOf(value)
+			p.signature, _ = source.StringValue(value)
 		case "id":
-			p.id, _ = stringOf(value)
+			p.id, _ = source.StringValue(value)
 		case "name":
-			p.name, has.name = stringOf(value)
+			p.name, has.name = source.StringValue(value)
 		case "data":
 			p.data, has.data = value, str
 		case "mimeType":
@@ -155,7 +155,7 @@ func decodePart(raw []byte) part {
 		if other.Value != nil {
 			extra = append(extra, other)
 		}
-		p.extra = lastOfEach(extra)
+		p.extra = source.LastOfEach(extra)
 	}
 	return p
 }

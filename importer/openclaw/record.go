@@ -2,12 +2,6 @@ package openclaw
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"maps"
-	"slices"
-	"unicode/utf8"
 
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
@@ -32,28 +26,12 @@ type record struct {
 // decides whether the line is JSON, and an object. Invalid UTF-8 in a
 // string is read as encoding/json reads it, as U+FFFD.
 func (c *converter) decode(line []byte) (record, error) {
-	if !utf8.Valid(line) {
-		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
-	}
-	members, ok := rawjson.SplitObject(line, c.members[:0])
-	if !ok {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(line, &m); err != nil {
-			if source.IsTypeError(err) {
-				return record{}, errors.New("not a JSON object")
-			}
-			return record{}, fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
-		}
-		if m == nil {
-			return record{}, errors.New("not a JSON object") // null
-		}
-		members = members[:0]
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			members = append(members, rawjson.Member{Key: []byte(k), Value: m[k]})
-		}
+	members, err := source.LineMembers(line, c.members)
+	if err != nil {
+		return record{}, err
 	}
 	c.members = members
-	r := record{members: lastOfEach(members)}
+	r := record{members: members}
 	for i := range r.members {
 		m := &r.members[i]
 		m.Value = source.Trim(m.Value)
@@ -62,39 +40,19 @@ func (c *converter) decode(line []byte) (record, error) {
 	return r, nil
 }
 
-// lastOfEach is members with each key once, where it was last written
-// (encoding/json keeps the last of repeated names), in the line's order:
-// members itself when no key is repeated, as none is in what pi writes.
-func lastOfEach(members []rawjson.Member) []rawjson.Member {
-	repeated := false
-	for i := 0; i < len(members) && !repeated; i++ {
-		_, repeated = rawjson.Lookup(members[i+1:], string(members[i].Key))
-	}
-	if !repeated {
-		return members
-	}
-	out := members[:0:0]
-	for i, m := range members {
-		if _, later := rawjson.Lookup(members[i+1:], string(m.Key)); !later {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // read takes one member of the envelope into r.
 func (r *record) read(key string, v []byte) {
 	str := func(dst *string) {
 		if string(v) == "null" {
 			return
 		}
-		s, ok := stringOf(v)
+		s, ok := source.StringValue(v)
 		r.mismatch = r.mismatch || !ok
 		*dst = s
 	}
 	switch key {
 	case "type":
-		r.Type, r.hasType = stringOf(v)
+		r.Type, r.hasType = source.StringValue(v)
 	case "id":
 		str(&r.ID)
 	case "parentId":
@@ -102,15 +60,6 @@ func (r *record) read(key string, v []byte) {
 	case "timestamp":
 		r.RawDate = v
 	}
-}
-
-// stringOf is the text of a JSON string value (a part of a line that was
-// checked); ok is false for any other value.
-func stringOf(v []byte) (string, bool) {
-	if len(v) == 0 || v[0] != '"' {
-		return "", false
-	}
-	return rawjson.String(v)
 }
 
 // member is the value of the record's member key (nil when absent).
@@ -176,11 +125,11 @@ func (f fields) read(v []byte) (rest []rawjson.Member, ok bool) {
 	rawjson.ObjectMembers(v, func(key, value []byte) {
 		all = append(all, rawjson.Member{Key: []byte(objectKey(key)), Value: source.Trim(value)})
 	})
-	for _, m := range lastOfEach(all) {
+	for _, m := range source.LastOfEach(all) {
 		k, val := string(m.Key), m.Value
 		null := string(val) == "null"
 		if p, found := f.str[k]; found {
-			s, isString := stringOf(val)
+			s, isString := source.StringValue(val)
 			ok = ok && (isString || null)
 			*p = s
 			continue

@@ -145,7 +145,7 @@ const maxMillis = 253402300799999
 // RFC 3339 date, as tape writes a date: UTC, to the millisecond.
 func readDate(v []byte) (string, bool) {
 	var t time.Time
-	if s, ok := stringOf(v); ok {
+	if s, ok := source.StringValue(v); ok {
 		var err error
 		if t, err = time.Parse(time.RFC3339Nano, s); err != nil {
 			return "", false

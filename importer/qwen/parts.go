@@ -46,7 +46,7 @@ func decodeMessage(msg []byte, parts []part) ([]part, bool) {
 		value = source.Trim(value)
 		switch string(key) {
 		case "role":
-			_, isString := stringOf(value)
+			_, isString := source.StringValue(value)
 			ok = ok && (isString || string(value) == "null")
 		case "parts":
 			switch {
@@ -77,12 +77,12 @@ func decodePart(raw []byte) part {
 		var ok bool
 		switch string(key) {
 		case "text":
-			p.text, ok = stringOf(value)
+			p.text, ok = source.StringValue(value)
 			text = true
 		case "thought":
 			thought, ok = string(value) == "true", string(value) == "true" || string(value) == "false" || string(value) == "null"
 		case "thoughtSignature":
-			p.signature, ok = stringOf(value)
+			p.signature, ok = source.StringValue(value)
 		case "functionCall":
 			call, ok = true, p.readCall(value)
 		case "functionResponse":
@@ -125,10 +125,10 @@ func (p *part) readCall(v []byte) bool {
 		switch string(key) {
 		case "id":
 			var isString bool
-			p.id, isString = stringOf(value)
+			p.id, isString = source.StringValue(value)
 			ok = ok && (isString || string(value) == "null")
 		case "name":
-			p.name, named = stringOf(value)
+			p.name, named = source.StringValue(value)
 		case "args":
 			p.args = value
 		default:
@@ -151,10 +151,10 @@ func (p *part) readResult(v []byte) bool {
 		var isString bool
 		switch string(key) {
 		case "id":
-			p.id, isString = stringOf(value)
+			p.id, isString = source.StringValue(value)
 			ok = ok && (isString || string(value) == "null")
 		case "name":
-			p.name, isString = stringOf(value)
+			p.name, isString = source.StringValue(value)
 			ok = ok && (isString || string(value) == "null")
 		case "response":
 			response = value
@@ -195,9 +195,9 @@ func (p *part) readImage(v []byte) bool {
 		var isString bool
 		switch string(key) {
 		case "mimeType":
-			p.mime, isString = stringOf(value)
+			p.mime, isString = source.StringValue(value)
 		case "data":
-			p.data, isString = stringOf(value)
+			p.data, isString = source.StringValue(value)
 			hasData = isString
 		}
 		ok = ok && isString
@@ -287,9 +287,9 @@ func (in *input) toolStatus() (status, callID string) {
 	rawjson.ObjectMembers(in.r.ToolCallResult, func(key, value []byte) {
 		switch string(key) {
 		case "status":
-			status, _ = stringOf(source.Trim(value))
+			status, _ = source.StringValue(source.Trim(value))
 		case "callId":
-			callID, _ = stringOf(source.Trim(value))
+			callID, _ = source.StringValue(source.Trim(value))
 		}
 	})
 	return status, callID

@@ -1,14 +1,6 @@
 package qwen
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"maps"
-	"slices"
-	"unicode/utf8"
-
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
 )
@@ -45,44 +37,16 @@ type record struct {
 // decides whether the line is JSON, and an object. Invalid UTF-8 in a
 // string is read as encoding/json reads it, as U+FFFD.
 func (c *converter) decode(line []byte) (record, error) {
-	if !utf8.Valid(line) {
-		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
-	}
-	members, ok := rawjson.SplitObject(line, c.members[:0])
-	if !ok {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(line, &m); err != nil {
-			if source.IsTypeError(err) {
-				return record{}, errors.New("not a JSON object")
-			}
-			return record{}, fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
-		}
-		if m == nil {
-			return record{}, errors.New("not a JSON object") // null
-		}
-		members = members[:0]
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			members = append(members, rawjson.Member{Key: []byte(k), Value: m[k]})
-		}
+	members, err := source.LineMembers(line, c.members)
+	if err != nil {
+		return record{}, err
 	}
 	c.members = members
-	r := record{members: lastOfEach(members)}
+	r := record{members: members}
 	for _, mb := range r.members {
 		r.read(string(mb.Key), source.Trim(mb.Value))
 	}
 	return r, nil
-}
-
-// lastOfEach is members with each key once, where it was last written
-// (encoding/json keeps the last of repeated names), in the line's order.
-func lastOfEach(members []rawjson.Member) []rawjson.Member {
-	out := members[:0:0]
-	for i, m := range members {
-		if _, later := rawjson.Lookup(members[i+1:], string(m.Key)); !later {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // read takes one member of the line into r.
@@ -91,14 +55,14 @@ func (r *record) read(key string, v []byte) {
 		if string(v) == "null" {
 			return
 		}
-		s, ok := stringOf(v)
+		s, ok := source.StringValue(v)
 		r.mismatch = r.mismatch || !ok
 		*dst = s
 	}
 	switch key {
 	case "type":
 		str(&r.Type)
-		_, r.hasType = stringOf(v)
+		_, r.hasType = source.StringValue(v)
 	case "subtype":
 		str(&r.Subtype)
 	case "uuid":
@@ -148,15 +112,6 @@ func (r *record) read(key string, v []byte) {
 	case "forkedFrom":
 		r.ForkedFrom = v
 	}
-}
-
-// stringOf is the text of a JSON string value (a member of a line that
-// was checked); ok is false for any other value.
-func stringOf(v []byte) (string, bool) {
-	if len(v) == 0 || v[0] != '"' {
-		return "", false
-	}
-	return rawjson.String(v)
 }
 
 // envelope are the members that place a record (ids, dates, where it was

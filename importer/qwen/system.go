@@ -99,10 +99,10 @@ func (in *input) title() ([]source.Output, bool) {
 		var isString bool
 		switch string(key) {
 		case "customTitle":
-			title, isString = stringOf(value)
+			title, isString = source.StringValue(value)
 			titled = isString
 		case "titleSource":
-			from, isString = stringOf(value)
+			from, isString = source.StringValue(value)
 		}
 		ok = ok && isString
 	})

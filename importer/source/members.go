@@ -1,0 +1,75 @@
+package source
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/tape-dev/tape/internal/rawjson"
+)
+
+// LineMembers reads the members of a transcript line that should be a
+// JSON object, in the line's order, each key once, where it was last
+// written (encoding/json keeps the last of repeated names). One pass
+// checks and splits the line (rawjson.SplitObject); the lines it leaves
+// go to encoding/json, which decides whether they are JSON, and objects:
+// the error is the bad line's reason, worded as every source words it.
+// Invalid UTF-8 in a string is read as encoding/json reads it, as U+FFFD.
+// buf is reused for the members when it has room.
+func LineMembers(line []byte, buf []rawjson.Member) ([]rawjson.Member, error) {
+	if !utf8.Valid(line) {
+		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
+	}
+	members, ok := rawjson.SplitObject(line, buf[:0])
+	if !ok {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			if IsTypeError(err) {
+				return nil, errors.New("not a JSON object")
+			}
+			return nil, fmt.Errorf("not a JSON record: %v", JSONReason(err))
+		}
+		if m == nil {
+			return nil, errors.New("not a JSON object") // null
+		}
+		members = members[:0]
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			members = append(members, rawjson.Member{Key: []byte(k), Value: m[k]})
+		}
+		return members, nil // a map holds each key once
+	}
+	return LastOfEach(members), nil
+}
+
+// LastOfEach is members with each key once, where it was last written, in
+// the line's order: members itself when no key is repeated, as agents
+// never repeat one.
+func LastOfEach(members []rawjson.Member) []rawjson.Member {
+	repeated := false
+	for i := 1; i < len(members) && !repeated; i++ {
+		_, repeated = rawjson.Lookup(members[:i], string(members[i].Key))
+	}
+	if !repeated {
+		return members
+	}
+	out := members[:0:0]
+	for i, m := range members {
+		if _, later := rawjson.Lookup(members[i+1:], string(m.Key)); !later {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// StringValue is the text of a JSON string value of a line LineMembers
+// checked; ok is false for any other value.
+func StringValue(v []byte) (string, bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	return rawjson.String(v)
+}
