@@ -3,16 +3,13 @@ package openclaw
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tape-dev/tape/importer/sourcetest"
-	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/testkit/benchcpu"
 )
 
@@ -30,24 +27,7 @@ func BenchmarkConvert(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	start := time.Duration(benchcpu.Start())
 	for b.Loop() {
-		c, err := newConverter(sourcetest.Path, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		lr := tapelog.NewLineReader(bytes.NewReader(data), tapelog.DefaultMaxLineBytes, 0, 0)
-		for {
-			l, err := lr.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := c.Line(l); err != nil {
-				b.Fatal(err)
-			}
-		}
-		c.Flush()
+		sourcetest.Convert(b, Source{}, data)
 	}
 	cpu := time.Duration(benchcpu.Start()) - start
 	b.ReportMetric(float64(len(data))*float64(b.N)/1e6/cpu.Seconds(), "cpu-MB/s")

@@ -3,15 +3,12 @@ package qwen
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/tape-dev/tape/importer/sourcetest"
-	tapelog "github.com/tape-dev/tape/log"
 )
 
 // BenchmarkConvert converts one generated transcript of about 4 MB in
@@ -25,24 +22,7 @@ func BenchmarkConvert(b *testing.B) {
 	data := benchTranscript(4 << 20)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		c, err := newConverter(sourcetest.Path, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		lr := tapelog.NewLineReader(bytes.NewReader(data), tapelog.DefaultMaxLineBytes, 0, 0)
-		for {
-			l, err := lr.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := c.Line(l); err != nil {
-				b.Fatal(err)
-			}
-		}
-		c.Flush()
+		sourcetest.Convert(b, Source{}, data)
 	}
 }
 

@@ -3,7 +3,9 @@ package sourcetest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -234,4 +236,28 @@ func FuzzResume(f *testing.F, src source.Source, seeds ...string) {
 			t.Fatalf("resumed:\n%s\nin one pass:\n%s", resumed, once)
 		}
 	})
+}
+
+// Convert runs the lines of data through a new converter of src, from a
+// transcript's start, and drops what it made: a benchmark's loop, the
+// part of an import that is the source's.
+func Convert(tb testing.TB, src source.Source, data []byte) {
+	c, err := src.NewConverter(Path, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lr := tapelog.NewLineReader(bytes.NewReader(data), tapelog.DefaultMaxLineBytes, 0, 0)
+	for {
+		l, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := c.Line(l); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	c.Flush()
 }
