@@ -44,6 +44,7 @@ var fixtures = []fixture{
 	{codex.Source{}, "codex/src/2025/10/29/rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"},
 	{codex.Source{}, "codex/src/2025/10/30/rollout-2025-10-30T09-00-00-019a3000-0000-7000-8000-00000000abcd.jsonl"},
 	{qwen.Source{}, "qwen/src/-home-u-app/chats/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c3d4e5f.jsonl"},
+	{qwen.Source{}, "qwen/src/9d8c7b6a5f4e3d2c1b0a9d8c7b6a5f4e3d2c1b0a9d8c7b6a5f4e3d2c1b0a9d8c/chats/session-2025-10-20T08-30-6e2f1a9b.json"},
 	{qwen.Source{}, "qwen/src/-home-u-app/chats/3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f.jsonl"},
 	{qwen.Source{}, "qwen/src/-home-u-app/subagents/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c3d4e5f/agent-explore-7f3c.jsonl"},
 	{qwen.Source{}, "qwen/src/-home-u-legacy/chats/7d2e4f60-1a2b-4c3d-8e9f-a0b1c2d3e4f5.jsonl"},

@@ -112,9 +112,9 @@ func (c *ImportQwenCmd) Help() string {
 	return `A session's tape is named qwen-<the first 8 digits of the session id> (a
 subagent's adds -agent-<the last 8 of its id>). Without a PATH, reads
 $QWEN_RUNTIME_DIR/projects, else $QWEN_HOME/projects, else ~/.qwen/projects:
-each project's chats/ and chats/archive/, and its subagents/. The JSON
-files of Qwen Code before December 2025 (~/.qwen/tmp) are not read. With no
-.tape/ here or above, the import makes one here, without a tape main.
+each project's chats/ and chats/archive/, and its subagents/; and the JSON
+documents of Qwen Code before December 2025 (~/.qwen/tmp). With no .tape/
+here or above, the import makes one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
 .tape/import/qwen.gob; ids from the records' uuids). A line that cannot be

@@ -53,14 +53,14 @@ func (c *converter) calls(in input, mid string, l *last) []source.Output {
 	}
 	list, ok := items(raw)
 	if !ok {
-		return []source.Output{c.event(in, hashID(mid+"/toolCalls", raw), "gemini/toolCalls", raw)}
+		return []source.Output{c.event(in, hashID(mid+"/toolCalls", raw), c.d.name+"/toolCalls", raw)}
 	}
 	var out []source.Output
 	for _, item := range list {
 		tc := readCall(item)
 		id := tc.id
 		if !tc.okID || id == "" || !tc.okName || !tc.okStatus {
-			out = append(out, c.event(in, hashID(mid+"/toolCall", item), "gemini/toolCall", item))
+			out = append(out, c.event(in, hashID(mid+"/toolCall", item), c.d.name+"/toolCall", item))
 			continue
 		}
 		if l.Calls == nil {

@@ -341,7 +341,7 @@ func TestRecordingsAndTheirSessions(t *testing.T) {
 		if got := (Source{}).IsTranscript(tc.path); got != tc.recording {
 			t.Errorf("IsTranscript(%s) = %v", tc.path, got)
 		}
-		if got := fileSession(tc.path, ""); got != tc.session {
+		if got := fileSession("gemini", tc.path, ""); got != tc.session {
 			t.Errorf("fileSession(%s) = %+v; want %+v", tc.path, got, tc.session)
 		}
 	}

@@ -86,7 +86,7 @@ func (c *converter) record(in input) []source.Output {
 	case kindMessage:
 		out = c.message(in)
 	default:
-		out = append(c.start(in.l, nil), c.event(in, source.LineID(c.path, in.l.No, 0), "gemini/record", in.raw))
+		out = append(c.start(in.l, nil), c.event(in, source.LineID(c.path, in.l.No, 0), c.d.name+"/record", in.raw))
 	}
 	return out
 }

@@ -26,7 +26,7 @@ func (c *converter) item(in input, raw []byte, from string) []source.Output {
 	}
 	if fs == nil && !isObject(raw) || kindOf(rec) != kindMessage {
 		out := c.start(in.l, nil)
-		return append(out, c.event(in, hashID(c.st.Session.ID+"/message", raw), "gemini/message", raw))
+		return append(out, c.event(in, hashID(c.st.Session.ID+"/message", raw), c.d.name+"/message", raw))
 	}
 	in.rec, in.raw, in.fields, in.from, in.bad = rec, raw, fs, from, nil
 	if from == fromDocument {
@@ -53,7 +53,7 @@ func (c *converter) message(in input) []source.Output {
 	l, replay := c.lastFor(id, in.from)
 	var made []source.Output
 	switch typ := str(in.rec.Type); typ {
-	case "gemini":
+	case c.d.model:
 		made = c.gemini(in, mid, l)
 	case "user":
 		made = c.user(in, mid, l)
@@ -65,7 +65,7 @@ func (c *converter) message(in input) []source.Output {
 		}
 		if !l.Text {
 			l.Text = true
-			made = []source.Output{c.event(in, mid, "gemini/"+typ, in.raw)}
+			made = []source.Output{c.event(in, mid, c.d.name+"/"+typ, in.raw)}
 		}
 	}
 	for i := range made {
@@ -105,7 +105,7 @@ func (c *converter) user(in input, mid string, l *last) []source.Output {
 	l.Text = true
 	parts, ok := readParts(in.rec.Content)
 	if !ok || len(parts) == 0 {
-		return []source.Output{c.event(in, mid, "gemini/user", in.raw)}
+		return []source.Output{c.event(in, mid, c.d.name+"/user", in.raw)}
 	}
 	var results [][]byte
 	var rest []part
@@ -133,7 +133,7 @@ func (c *converter) user(in input, mid string, l *last) []source.Output {
 // of its calls was made of.
 func (c *converter) echoes(parts []part) bool {
 	g := c.st.Last
-	if g == nil || g.Type != "gemini" {
+	if g == nil || g.Type != c.d.model {
 		return false
 	}
 	for _, p := range parts {
@@ -167,7 +167,7 @@ func (c *converter) display(raw json.RawMessage, content []part) (any, bool) {
 // and their results, and its tokens; each once, however often Gemini CLI
 // writes the message again as they come.
 func (c *converter) gemini(in input, mid string, l *last) []source.Output {
-	l.Type = "gemini"
+	l.Type = c.d.model
 	out := c.thoughts(in, mid, l)
 	if !l.Text {
 		out = append(out, c.reply(in, mid, l)...)
@@ -193,7 +193,7 @@ func (c *converter) thoughts(in input, mid string, l *last) []source.Output {
 			return nil
 		}
 		l.Thoughts = 1
-		return []source.Output{c.event(in, mid+"/thoughts", "gemini/thoughts", raw)}
+		return []source.Output{c.event(in, mid+"/thoughts", c.d.name+"/thoughts", raw)}
 	}
 	var out []source.Output
 	for i := l.Thoughts; i < len(list); i++ {
@@ -216,7 +216,7 @@ func (c *converter) reply(in input, mid string, l *last) []source.Output {
 		if d := source.Trim(in.rec.DisplayContent); len(d) > 0 {
 			data.Raw("displayContent", compact(d))
 		}
-		return []source.Output{c.event(in, mid+"/content", "gemini/content", data.Done())}
+		return []source.Output{c.event(in, mid+"/content", c.d.name+"/content", data.Done())}
 	}
 	var out []source.Output
 	var rest []part
@@ -252,8 +252,8 @@ func (c *converter) errorMessage(in input, mid string, l *last) []source.Output 
 	l.Text = true
 	parts, ok := readParts(in.rec.Content)
 	if !ok || len(parts) == 0 || !textOnly(parts) || in.rec.DisplayContent != nil {
-		return []source.Output{c.event(in, mid, "gemini/error", in.raw)}
+		return []source.Output{c.event(in, mid, c.d.name+"/error", in.raw)}
 	}
-	payload := source.MustJSON(map[string]any{"kind": "gemini", "message": joinText(parts)})
+	payload := source.MustJSON(map[string]any{"kind": c.d.name, "message": joinText(parts)})
 	return []source.Output{{Session: c.st.Session, Entry: c.entry(in, mid, tapelog.KindError, payload)}}
 }

@@ -23,7 +23,7 @@ func (c *converter) start(l tapelog.RawLine, h *head) []source.Output {
 	}
 	c.st.Started = true
 	s := c.st.Session
-	state := map[string]any{"source": "gemini", "session_id": s.ID, "file": c.path}
+	state := map[string]any{"source": c.d.name, "session_id": s.ID, "file": c.path}
 	id := s.ID
 	if s.Agent != "" {
 		state["agent_id"], state["parent_session"] = s.Agent, s.ID
@@ -70,7 +70,7 @@ func (c *converter) headerFields(in input, fs []field) []source.Output {
 		s, isStr := rawjson.String(source.Trim(f.value))
 		switch {
 		case f.key == "sessionId" && isStr && !c.st.Started:
-			c.st.Session = fileSession(c.path, s)
+			c.st.Session = fileSession(c.d.name, c.path, s)
 		case f.key == "projectHash" && isStr && !c.st.Started:
 			h.projectHash = s
 		case f.key == "kind" && isStr && !c.st.Started:
@@ -100,7 +100,7 @@ func (c *converter) headerFields(in input, fs []field) []source.Output {
 	}
 	if len(extra) > 0 {
 		data := kept(extra)
-		out = append(out, c.event(in, hashID(c.st.Session.ID+"/session", data), "gemini/session", data))
+		out = append(out, c.event(in, hashID(c.st.Session.ID+"/session", data), c.d.name+"/session", data))
 	}
 	list, _ := items(messages)
 	for _, item := range list {
@@ -164,7 +164,7 @@ func (c *converter) set(in input) []source.Output {
 		}
 	}
 	if len(extra) > 0 {
-		out = append(out, c.event(in, source.LineID(c.path, in.l.No, 1), "gemini/set", kept(extra)))
+		out = append(out, c.event(in, source.LineID(c.path, in.l.No, 1), c.d.name+"/set", kept(extra)))
 	}
 	if messages != nil {
 		out = append(out, c.history(in, messages)...)
@@ -185,7 +185,7 @@ func (c *converter) set(in input) []source.Output {
 func (c *converter) history(in input, raw []byte) []source.Output {
 	list, ok := items(raw)
 	if !ok {
-		return []source.Output{c.event(in, source.LineID(c.path, in.l.No, 2), "gemini/set", kept([]field{{"messages", raw}}))}
+		return []source.Output{c.event(in, source.LineID(c.path, in.l.No, 2), c.d.name+"/set", kept([]field{{"messages", raw}}))}
 	}
 	var out []source.Output
 	in.synthetic = c.st.Messages == 0
@@ -198,7 +198,7 @@ func (c *converter) history(in input, raw []byte) []source.Output {
 				}
 			}
 		}
-		payload := source.MustJSON(map[string]any{"name": "history", "state": map[string]any{"source": "gemini", "history": ids}})
+		payload := source.MustJSON(map[string]any{"name": "history", "state": map[string]any{"source": c.d.name, "history": ids}})
 		out = append(out, source.Output{Session: c.st.Session, Anchor: true, Entry: c.entry(in, source.LineID(c.path, in.l.No, 0), tapelog.KindAnchor, payload)})
 	}
 	for _, item := range list {
@@ -213,6 +213,6 @@ func (c *converter) history(in input, raw []byte) []source.Output {
 // one, then what comes after the anchor (decision 0085).
 func (c *converter) rewind(in input) []source.Output {
 	out := c.start(in.l, nil)
-	payload := source.MustJSON(map[string]any{"name": "rewind", "state": map[string]any{"source": "gemini", "rewind_to": str(in.rec.RewindTo)}})
+	payload := source.MustJSON(map[string]any{"name": "rewind", "state": map[string]any{"source": c.d.name, "rewind_to": str(in.rec.RewindTo)}})
 	return append(out, source.Output{Session: c.st.Session, Anchor: true, Entry: c.entry(in, source.LineID(c.path, in.l.No, 0), tapelog.KindAnchor, payload)})
 }

@@ -92,6 +92,7 @@ type convState struct {
 }
 
 type converter struct {
+	d      dialect
 	path   string
 	tag    string // the file's tag (source.LineID's), which a run's ids carry
 	isJSON bool   // a .json file: a document's messages count their tokens, as ccusage counts them
@@ -100,14 +101,36 @@ type converter struct {
 	warn   error     // the first warning of the line being mapped
 }
 
+// Dialect is a fork's name for what the Gemini CLI's recordings call
+// "gemini": Qwen Code, a fork of the Gemini CLI, wrote the same documents
+// before December 2025, with "qwen" for the model's messages.
+type Dialect struct {
+	Source string // the source's name: its sessions', its events' ("<name>/<type>"), its anchors' "source"
+	Model  string // the type of the model's messages
+}
+
+// NewDialectConverter is the converter of a recording written in d's
+// dialect of the Gemini CLI's format (importer/qwen reads Qwen Code's
+// older documents with it).
+func NewDialectConverter(d Dialect, path string, state []byte) (source.Converter, error) {
+	return source.NewConverter(newDialectConverter(dialect{name: d.Source, model: d.Model}, path, state))
+}
+
+// dialect is Dialect, as the converter reads it.
+type dialect struct{ name, model string }
+
 func newConverter(path string, state []byte) (*converter, error) {
+	return newDialectConverter(dialect{name: "gemini", model: "gemini"}, path, state)
+}
+
+func newDialectConverter(d dialect, path string, state []byte) (*converter, error) {
 	sum := sha256.Sum256([]byte(filepath.Base(path)))
-	c := &converter{path: path, tag: hex.EncodeToString(sum[:3]), isJSON: strings.HasSuffix(path, ".json")}
+	c := &converter{d: d, path: path, tag: hex.EncodeToString(sum[:3]), isJSON: strings.HasSuffix(path, ".json")}
 	if err := source.LoadState(state, &c.st); err != nil {
 		return nil, err
 	}
 	if c.st.Session.Source == "" {
-		c.st.Session = fileSession(path, "")
+		c.st.Session = fileSession(c.d.name, path, "")
 	}
 	return c, nil
 }
@@ -116,7 +139,7 @@ func newConverter(path string, state []byte) (*converter, error) {
 // its header's sessionId ("" when it has none: the id its name gives). A
 // recording in a folder of a chats folder is a subagent's, and that
 // folder is named by its parent session's id.
-func fileSession(path, id string) source.Session {
+func fileSession(name, path, id string) source.Session {
 	stem := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".jsonl"), ".json")
 	if id == "" {
 		id = stem
@@ -126,9 +149,9 @@ func fileSession(path, id string) source.Session {
 	}
 	dir := filepath.Dir(path)
 	if parent := filepath.Base(dir); parent != "chats" && filepath.Base(filepath.Dir(dir)) == "chats" && parent != id {
-		return source.Session{Source: "gemini", ID: parent, Agent: id}
+		return source.Session{Source: name, ID: parent, Agent: id}
 	}
-	return source.Session{Source: "gemini", ID: id}
+	return source.Session{Source: name, ID: id}
 }
 
 func (c *converter) Held() (int, int64, bool) {

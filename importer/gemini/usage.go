@@ -47,7 +47,7 @@ func (c *converter) usage(in input, mid string, l *last) []source.Output {
 	counted := in.from == fromLine || c.isJSON
 	if !isObject(raw) || model == "" || !counted {
 		data := rawjson.NewObject().Raw("model", compact(source.Trim(in.rec.Model))).Raw("tokens", compact(raw)).Done()
-		return []source.Output{c.event(in, mid+"/tokens", "gemini/tokens", data)}
+		return []source.Output{c.event(in, mid+"/tokens", c.d.name+"/tokens", data)}
 	}
 	n := map[string]int64{}
 	odd := false
@@ -69,13 +69,13 @@ func (c *converter) usage(in input, mid string, l *last) []source.Output {
 		u.Int("reasoning_output_tokens", n["thoughts"])
 	}
 	u.Int("total_tokens", total)
-	data := rawjson.NewObject().Str("model", model).Str("status", "ok").Raw("usage", u.Done()).Str("usage_id", "gemini:"+c.tag+":"+mid).Done()
+	data := rawjson.NewObject().Str("model", model).Str("status", "ok").Raw("usage", u.Done()).Str("usage_id", c.d.name+":"+c.tag+":"+mid).Done()
 	payload := rawjson.NewObject().Raw("data", data).Str("name", "run").Done()
 	out := []source.Output{{Session: c.st.Session, Entry: c.entry(in, mid+"/usage/"+c.tag, tapelog.KindEvent, payload)}}
 	if odd {
 		// Members the run does not read, or counts that are no numbers:
 		// the tokens as written.
-		out = append(out, c.event(in, mid+"/tokens", "gemini/tokens", compact(raw)))
+		out = append(out, c.event(in, mid+"/tokens", c.d.name+"/tokens", compact(raw)))
 	}
 	return out
 }

@@ -328,8 +328,10 @@ func TestWhereTranscriptsAre(t *testing.T) {
 		"/p/-h-app/subagents/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c3d4e5f/agent-x.meta.json":    false,
 		"/p/-h-app/subagents/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c3d4e5f/agent-x.jsonl.stream": false,
 		"/p/-h-app/memory/notes.jsonl":                                                  false,
-		"/t/5f2a/chats/session-2025-11-08T23-19-1f0c9a3e.json":                          false,
-		"/p/-h-app/archive/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c.jsonl":                        false,
+		"/t/5f2a/chats/session-2025-11-08T23-19-1f0c9a3e.json":                          true, // a document of Qwen Code before December 2025
+		"/t/5f2a/logs.json":                                      false,
+		"/t/5f2a/chats/checkpoint-x.json":                        false,
+		"/p/-h-app/archive/1f0c9a3e-5b7d-4c2a-9e8f-0a1b2c.jsonl": false,
 	} {
 		if got := (Source{}).IsTranscript(path); got != want {
 			t.Errorf("IsTranscript(%s) = %v", path, got)
@@ -337,17 +339,18 @@ func TestWhereTranscriptsAre(t *testing.T) {
 	}
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
-	check := func(want string) {
+	check := func(base string) {
 		t.Helper()
-		if got := (Source{}).DefaultDirs(getenv, "/home/u"); len(got) != 1 || got[0] != filepath.FromSlash(want) {
-			t.Errorf("DefaultDirs with %v = %v, want %s", env, got, want)
+		got := (Source{}).DefaultDirs(getenv, "/home/u")
+		if len(got) != 2 || got[0] != filepath.FromSlash(base+"/projects") || got[1] != filepath.FromSlash(base+"/tmp") {
+			t.Errorf("DefaultDirs with %v = %v, want %s/projects and %s/tmp", env, got, base, base)
 		}
 	}
-	check("/home/u/.qwen/projects")
+	check("/home/u/.qwen")
 	env["QWEN_HOME"] = "/cfg/qwen"
-	check("/cfg/qwen/projects")
+	check("/cfg/qwen")
 	env["QWEN_RUNTIME_DIR"] = "/rt"
-	check("/rt/projects")
+	check("/rt")
 	env["QWEN_RUNTIME_DIR"] = "~/rt"
-	check("/home/u/rt/projects")
+	check("/home/u/rt")
 }

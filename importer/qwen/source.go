@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
 )
@@ -33,7 +34,8 @@ func (Source) Name() string { return "qwen" }
 
 func (Source) Agent() string { return "Qwen Code" }
 
-// DefaultDirs are the projects folder of Qwen Code's runtime folder:
+// DefaultDirs are the projects folder of Qwen Code's runtime folder, and
+// its tmp folder of the documents Qwen Code wrote before December 2025:
 // $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen (Qwen Code's
 // Storage.getRuntimeBaseDir, which reads a leading ~ as the home folder; a
 // runtimeOutputDir set in its settings is not seen here: name that
@@ -45,10 +47,10 @@ func (Source) DefaultDirs(getenv func(string) string, home string) []string {
 			dir = home + rest
 		}
 		if dir != "" {
-			return []string{filepath.Join(dir, "projects")}
+			return []string{filepath.Join(dir, "projects"), filepath.Join(dir, "tmp")}
 		}
 	}
-	return []string{filepath.Join(home, ".qwen", "projects")}
+	return []string{filepath.Join(home, ".qwen", "projects"), filepath.Join(home, ".qwen", "tmp")}
 }
 
 // DirsEnv is QWEN_RUNTIME_DIR.
@@ -56,9 +58,13 @@ func (Source) DirsEnv() string { return "QWEN_RUNTIME_DIR" }
 
 // IsTranscript reports whether path is a chat transcript: a .jsonl file
 // in a chats/ folder or its archive/, or a subagent's agent-<id>.jsonl in
-// subagents/<session>/. Qwen Code keeps other files beside them (the
-// sessions' .runtime.json, the subagents' .meta.json and .jsonl.stream).
+// subagents/<session>/, or a session-*.json document in a chats/ folder
+// (isDocument). Qwen Code keeps other files beside them (the sessions'
+// .runtime.json, the subagents' .meta.json and .jsonl.stream).
 func (Source) IsTranscript(path string) bool {
+	if isDocument(path) {
+		return true
+	}
 	if !strings.HasSuffix(path, ".jsonl") {
 		return false
 	}
@@ -101,9 +107,23 @@ func lastAlnum(id string, n int) string {
 	return string(b)
 }
 
-// NewConverter starts a converter of the transcript at path.
+// NewConverter starts a converter of the transcript at path: a document
+// of Qwen Code before December 2025 is the Gemini CLI's format, whose fork
+// Qwen Code is, with "qwen" for the model's messages, and is read by the
+// gemini source's converter in that dialect (decision 0086).
 func (Source) NewConverter(path string, state []byte) (source.Converter, error) {
+	if isDocument(path) {
+		return gemini.NewDialectConverter(gemini.Dialect{Source: "qwen", Model: "qwen"}, path, state)
+	}
 	return source.NewConverter(newConverter(path, state))
+}
+
+// isDocument reports whether path is a session-*.json document in a
+// chats/ folder: ~/.qwen/tmp/<project hash>/chats/session-<time>-<id>.json,
+// rewritten whole as the session went, as the Gemini CLI's were.
+func isDocument(path string) bool {
+	base := filepath.Base(path)
+	return strings.HasPrefix(base, "session-") && strings.HasSuffix(base, ".json") && filepath.Base(filepath.Dir(path)) == "chats"
 }
 
 // sessionFile is how Qwen Code names a session's file: its id, 32 to 36
