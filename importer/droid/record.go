@@ -22,10 +22,8 @@ type record struct {
 	mismatch  bool             // an envelope member of another type than Droid writes
 }
 
-// decode reads a line's members: in one pass that checks the line
-// (rawjson.SplitObject), or with encoding/json the lines it leaves, which
-// decides whether the line is JSON, and an object. Invalid UTF-8 in a
-// string is read as encoding/json reads it, as U+FFFD.
+// decode reads a line's members (source.LineMembers, which checks the
+// line) and the envelope's from them.
 func (c *converter) decode(line []byte) (record, error) {
 	members, err := source.LineMembers(line, c.members)
 	if err != nil {

@@ -32,10 +32,8 @@ type record struct {
 	messageReadable bool             // message is absent, null, or an object whose parts the mapping reads
 }
 
-// decode reads a line's members: in one pass that checks the line
-// (rawjson.SplitObject), or with encoding/json the lines it leaves, which
-// decides whether the line is JSON, and an object. Invalid UTF-8 in a
-// string is read as encoding/json reads it, as U+FFFD.
+// decode reads a line's members (source.LineMembers, which checks the
+// line) and the envelope's from them.
 func (c *converter) decode(line []byte) (record, error) {
 	members, err := source.LineMembers(line, c.members)
 	if err != nil {
