@@ -381,7 +381,7 @@ func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector
 			return nil
 		}
 	}
-	fmt.Fprintln(env.Stderr, `hint: tape import claude and tape import codex record what the sessions they import spent; an agent records its own as a "run" event (docs/FORMAT.md, section 3, "Events the views read")`)
+	fmt.Fprintln(env.Stderr, `hint: tape import records what the sessions of the agents it finds spent (tape sources lists them); an agent records its own as a "run" event (docs/FORMAT.md, section 3, "Events the views read")`)
 	return nil
 }
 
