@@ -301,8 +301,8 @@ The selected tape, as every read command (--tape, --session; --all-tapes
 for every tape, which is also what it sums when no tape is named and the
 default tape does not exist). Runs that reported no usage are counted as
 runs. Runs that share a usage_id (a request an agent reported more than
-once) count once: the one with the largest total. 'tape import claude' and
-'tape import codex' record the usage of the sessions they import.
+once) count once: the one with the largest total. 'tape import' records the
+usage of the sessions it imports, of every agent 'tape sources' lists.
 
 Examples:
   tape usage --all-tapes --by model

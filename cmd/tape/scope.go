@@ -171,7 +171,7 @@ func noDefaultTape(ws *tapelog.Workspace, name string) error {
 	names, _ := ws.Tapes()
 	if len(names) == 0 {
 		return hintError{errNoTape, fmt.Sprintf("no tapes in %s yet, not even %q (the default tape)", ws.Dir(), name),
-			"write one with 'tape append', or import sessions with 'tape import claude' or 'tape import codex'"}
+			"write one with 'tape append', or import your agents' sessions with 'tape import' ('tape sources' lists them)"}
 	}
 	return hintError{errNoTape, fmt.Sprintf("no tape %q (the default tape) in %s, which has %d tapes: %s", name, ws.Dir(), len(names), someTapes(names)),
 		"pick one with --tape NAME (or TAPE_NAME); 'tape tapes' lists them all, newest first"}
