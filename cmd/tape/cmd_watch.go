@@ -46,10 +46,10 @@ default; "off", or TAPE_WATCH=off, turns that off). Its errors go to
 
 With --follow claude,codex (or "follow": ["claude", "codex"] in
 .tape/config.json) it also mirrors those agents' transcripts into tapes as
-they are written ($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects;
-$CODEX_HOME/sessions or ~/.codex/sessions), the entries 'tape import' would
-make, with the same ids: it imports everything new first, then each
-transcript soon after it changes. An assistant turn appears when its next
+they are written, from the folders 'tape sources' lists, the entries 'tape
+import' would make, with the same ids: it imports everything new first,
+then each transcript soon after it changes. --follow all follows every
+agent whose folders are found when it starts. An assistant turn appears when its next
 line comes, or a second after the transcript goes quiet. A transcript the
 agent deletes later stays on its tape.
 
@@ -61,6 +61,7 @@ again, after a second and then less and less often, up to once a minute.
 Examples:
   tape watch &
   tape watch --follow claude,codex &
+  tape watch --follow all &
   tape watch --sync postgres://tape@db.internal/team &`
 }
 
