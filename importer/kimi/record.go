@@ -199,13 +199,7 @@ func (f fields) only(keys ...string) bool {
 
 // without is the object of f's members but those named keys.
 func (f fields) without(keys ...string) []byte {
-	o := rawjson.NewObject()
-	for _, m := range f {
-		if !slices.Contains(keys, string(m.Key)) {
-			o.Raw(string(m.Key), rawjson.AppendCompact(nil, m.Value))
-		}
-	}
-	return o.Done()
+	return source.MembersObject(f, func(k string) bool { return slices.Contains(keys, k) })
 }
 
 // rest are f's members but those named keys (nil for none).

@@ -193,7 +193,7 @@ func (in *input) recordRest() []source.Output {
 	if rest == nil {
 		return nil
 	}
-	return in.event("openclaw/message", membersObject(rest))
+	return in.event("openclaw/message", source.MembersObject(rest, nil))
 }
 
 // userMessage is a message {"role": "user", "content"}.

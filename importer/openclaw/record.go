@@ -74,23 +74,11 @@ var envelope = map[string]bool{"type": true, "id": true, "parentId": true, "time
 // withoutEnvelope is the record's members but the envelope's, as a JSON
 // object.
 func (r record) withoutEnvelope() []byte {
-	o := rawjson.NewObject()
-	for _, m := range r.members {
-		if !envelope[string(m.Key)] {
-			o.Raw(string(m.Key), rawjson.AppendCompact(nil, m.Value))
-		}
-	}
-	return o.Done()
+	return source.MembersObject(r.members, func(k string) bool { return envelope[k] })
 }
 
 // whole is the record, every member of it, as a JSON object.
-func (r record) whole() []byte {
-	o := rawjson.NewObject()
-	for _, m := range r.members {
-		o.Raw(string(m.Key), rawjson.AppendCompact(nil, m.Value))
-	}
-	return o.Done()
-}
+func (r record) whole() []byte { return source.MembersObject(r.members, nil) }
 
 // fields are the places the members of an object the mapping reads go:
 // strings, booleans, and raw values of any type, by key.
@@ -153,16 +141,7 @@ func (f fields) read(v []byte) (rest []rawjson.Member, ok bool) {
 // none is lost and none takes the place of a key o has.
 func withExtra(o *rawjson.Object, members []rawjson.Member) *rawjson.Object {
 	if len(members) > 0 {
-		o.Raw("extra", membersObject(members))
+		o.Raw("extra", source.MembersObject(members, nil))
 	}
 	return o
-}
-
-// membersObject is members as a JSON object.
-func membersObject(members []rawjson.Member) []byte {
-	o := rawjson.NewObject()
-	for _, m := range members {
-		o.Raw(string(m.Key), rawjson.AppendCompact(nil, m.Value))
-	}
-	return o.Done()
 }

@@ -2,8 +2,6 @@ package pi
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/tape-dev/tape/importer/source"
@@ -44,22 +42,12 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	return append(out, c.mapRecord(in)...), warn
 }
 
-// splitLine splits a line into its record's members. A line that is not
-// a JSON object is a bad line.
+// splitLine splits a line into its record's members (source.LineMembers:
+// invalid UTF-8 read as U+FFFD, the last of a repeated key). A line that
+// is not a JSON object is a bad line.
 func splitLine(data []byte) (object, error) {
-	if ms, ok := rawjson.SplitObject(data, nil); ok {
-		return object(ms), nil
-	}
-	// Not valid JSON, not an object, or one SplitObject leaves to
-	// encoding/json (a key with an escape, deep nesting).
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return nil, errors.New("not a JSON object")
-	}
-	return members(data), nil
+	ms, err := source.LineMembers(data, nil)
+	return object(ms), err
 }
 
 // envelope reads a record's type, id, parentId and timestamp, each when

@@ -124,23 +124,11 @@ var envelope = map[string]bool{
 // withoutEnvelope is the record's members but the envelope's, as a JSON
 // object.
 func (r record) withoutEnvelope() []byte {
-	o := rawjson.NewObject()
-	for _, m := range r.members {
-		if !envelope[string(m.Key)] {
-			o.Raw(string(m.Key), rawjson.AppendCompact(nil, m.Value))
-		}
-	}
-	return o.Done()
+	return source.MembersObject(r.members, func(k string) bool { return envelope[k] })
 }
 
 // whole is the record, every member of it, as a JSON object.
-func (r record) whole() []byte {
-	o := rawjson.NewObject()
-	for _, m := range r.members {
-		o.Raw(string(m.Key), rawjson.AppendCompact(nil, m.Value))
-	}
-	return o.Done()
-}
+func (r record) whole() []byte { return source.MembersObject(r.members, nil) }
 
 // member is the value of the record's member key (nil when absent).
 func (r record) member(key string) []byte {

@@ -73,3 +73,16 @@ func StringValue(v []byte) (string, bool) {
 	}
 	return rawjson.String(v)
 }
+
+// MembersObject is members as a compact JSON object, but those whose key
+// skip reports (nil skips none): what an event keeps of a record whose
+// envelope its entry's id, date and meta say already.
+func MembersObject(members []rawjson.Member, skip func(key string) bool) json.RawMessage {
+	o := rawjson.NewObject()
+	for _, m := range members {
+		if skip == nil || !skip(string(m.Key)) {
+			o.Raw(string(m.Key), rawjson.AppendCompact(nil, m.Value))
+		}
+	}
+	return o.Done()
+}
