@@ -88,8 +88,12 @@ func (s *server) listResources(ctx context.Context, cursor string) (*sdk.ListRes
 				Description: "the entries of tape " + tape})
 			prev = tape
 		}
+		title, desc := a.Name, fmt.Sprintf("the entries of anchor %s (%03d) of tape %s", a.Name, a.Seq, tape)
+		if a.Unanchored {
+			title, desc = "(before the first anchor)", "the entries of tape "+tape+" before its first anchor"
+		}
 		res.Resources = append(res.Resources, &sdk.Resource{URI: tapeURI(tape) + "/" + escape(a.Folder), Name: tape + "/" + a.Folder,
-			Title: a.Name, MIMEType: jsonLinesMIME, Description: fmt.Sprintf("the entries of anchor %s (%03d) of tape %s", a.Name, a.Seq, tape)})
+			Title: title, MIMEType: jsonLinesMIME, Description: desc})
 	}
 	if len(anchors) == s.resourcePage {
 		last := anchors[len(anchors)-1]

@@ -512,6 +512,38 @@ func TestResourceNames(t *testing.T) {
 	}
 }
 
+// TestResourceOfEntriesBeforeTheFirstAnchor: a folder of seq 0 without
+// anchor.json (Bub's 000_bub) is listed as what it is, not as an anchor
+// with no name.
+func TestResourceOfEntriesBeforeTheFirstAnchor(t *testing.T) {
+	t.Parallel()
+	ws := newWorkspace(t)
+	dir := ws.Abs("tapes/bub/anchors/000_bub")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bub.jsonl"), []byte(`{"id":1,"kind":"event","payload":{"name":"boot"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, ws, Options{})
+	res, err := c.ListResources(context.Background(), &sdk.ListResourcesParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, r := range res.Resources {
+		if r.Name == "bub/000_bub" {
+			found = true
+			if r.Title != "(before the first anchor)" || !strings.Contains(r.Description, "before its first anchor") {
+				t.Errorf("the resource of 000_bub: title %q, description %q", r.Title, r.Description)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no resource bub/000_bub among %d", len(res.Resources))
+	}
+}
+
 // The index is disposable while a session runs: deleted, it is rebuilt by
 // the next call, which answers as before.
 func TestIndexDeleted(t *testing.T) {

@@ -428,7 +428,7 @@ func (p *Projector) messages(ctx context.Context, q querier, tape string, pg vie
 // first): every anchor of a workspace, a page at a time, each page found
 // through the table's key. An anchor's tape is its Entry.Pos.Tape.
 func (p *Projector) AnchorsAfter(ctx context.Context, tape, folder string, n int) ([]tapelog.Anchor, error) {
-	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder, seq, name, date FROM anchors WHERE (tape, folder) > (?, ?) ORDER BY tape, folder LIMIT ?`, tape, folder, n)
+	rows, err := p.db.QueryContext(ctx, `SELECT tape, folder, seq, name, id, date FROM anchors WHERE (tape, folder) > (?, ?) ORDER BY tape, folder LIMIT ?`, tape, folder, n)
 	if err != nil {
 		return nil, fmt.Errorf("query anchors: %w", err)
 	}
@@ -437,9 +437,10 @@ func (p *Projector) AnchorsAfter(ctx context.Context, tape, folder string, n int
 	for rows.Next() {
 		var a tapelog.Anchor
 		var date sql.NullString
-		if err := rows.Scan(&a.Entry.Pos.Tape, &a.Folder, &a.Seq, &a.Name, &date); err != nil {
+		if err := rows.Scan(&a.Entry.Pos.Tape, &a.Folder, &a.Seq, &a.Name, &a.Entry.ID, &date); err != nil {
 			return nil, err
 		}
+		a.Unanchored = a.Entry.ID == "" // as Anchors reads it
 		a.Entry.Kind, a.Entry.Date = tapelog.KindAnchor, date.String
 		a.Entry.Pos.AnchorSeq, a.Entry.Pos.Anchor, a.Entry.Pos.Folder = a.Seq, a.Name, a.Folder
 		anchors = append(anchors, a)

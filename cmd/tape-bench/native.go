@@ -91,7 +91,9 @@ func dumpRows(tapeDir, out string) (int, error) {
 			return n, err
 		}
 		for _, a := range anchors {
-			if err := row(a.Entry, 0); err != nil {
+			if a.Unanchored {
+				// no anchor entry: its folder's files still load below
+			} else if err := row(a.Entry, 0); err != nil {
 				return n, err
 			}
 			files, err := t.Files(a.Folder)
