@@ -36,7 +36,7 @@ type Survey struct {
 	Dirs        []string `json:"dirs"`        // its default folders, whether or not they exist
 	Present     []string `json:"present"`     // those of them that exist
 	Transcripts int      `json:"transcripts"` // transcripts in those that exist
-	Imported    int      `json:"imported"`    // transcripts the workspace's checkpoints have read (0 without a workspace)
+	Imported    int      `json:"imported"`    // of those, the ones the workspace's imports have read (0 without a workspace)
 }
 
 // SurveyOf looks for src's transcripts in its default folders, and counts
@@ -62,6 +62,10 @@ func SurveyOf(ws *tapelog.Workspace, src source.Source, warn func(error)) (Surve
 	if err != nil {
 		return s, err
 	}
-	s.Imported = len(cps.Files)
+	for _, f := range files {
+		if _, ok := cps.Files[f]; ok {
+			s.Imported++
+		}
+	}
 	return s, nil
 }

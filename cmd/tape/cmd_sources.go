@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -52,7 +51,7 @@ func (c *SourcesCmd) Run(env *Env, g *Globals) error {
 		if err != nil {
 			return fmt.Errorf("look for %s sessions: %w", src.Name(), err)
 		}
-		recs = append(recs, sourceRecord{s, slices.Contains(follow, src.Name()) || slices.Contains(follow, followAll)})
+		recs = append(recs, sourceRecord{s, follows(follow, src.Name())})
 	}
 	if c.JSON {
 		out := newJSONLines(env.Stdout)
@@ -77,4 +76,15 @@ func (c *SourcesCmd) Run(env *Env, g *Globals) error {
 		tab.add(text(r.Source), text(r.Agent), text(n), text(strconv.Itoa(r.Imported)), text(followed), text(printable(where)))
 	}
 	return tab.write(env.Stdout, terminalColumns(env.Stdout), env.color)
+}
+
+// follows reports whether the follow words (config.json's "follow", as
+// tape watch reads them: spaces trimmed) name source, or all.
+func follows(words []string, source string) bool {
+	for _, w := range words {
+		if w = strings.TrimSpace(w); w == source || w == followAll {
+			return true
+		}
+	}
+	return false
 }

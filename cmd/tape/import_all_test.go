@@ -117,6 +117,25 @@ func TestSources(t *testing.T) {
 	if c := bySource()["codex"]; c["imported"] != 3.0 || c["followed"] != true {
 		t.Errorf("codex after an import, with follow all: %v", c)
 	}
+	// Transcripts imported from elsewhere are not among those found here;
+	// a follow word is read as tape watch reads it, spaces trimmed.
+	elsewhere, err := filepath.Abs(filepath.Join("..", "..", "testdata", "import", "claude", "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, _ := tapeAt(t, dir, home, "import", "claude", elsewhere); !strings.Contains(stderr, " transcripts, ") {
+		t.Fatalf("tape import claude %s: %s", elsewhere, stderr)
+	}
+	if err := os.WriteFile(config, []byte(strings.Replace(string(data), "{", `{"follow":[" codex "],`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = bySource()
+	if c := got["claude"]; c["imported"] != 0.0 || c["followed"] != false {
+		t.Errorf("claude, imported from elsewhere and not followed: %v", c)
+	}
+	if c := got["codex"]; c["followed"] != true {
+		t.Errorf("codex, followed as \" codex \": %v", c)
+	}
 	stdout, _, _ := tapeAt(t, dir, home, "sources")
 	if !strings.Contains(stdout, "codex") || !strings.Contains(stdout, "not found: "+home) {
 		t.Errorf("tape sources =\n%s", stdout)
