@@ -1,6 +1,7 @@
 package copilot
 
 import (
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -286,5 +287,27 @@ func TestHugeNumber(t *testing.T) {
 	_, errs := sourcetest.ConvertLines(t, Source{}, ev("session.info", `{"n":1e700}`))
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "too large") {
 		t.Errorf("errors %v; want the line reported", errs)
+	}
+}
+
+// TestTornLineTriesBounded: a line of nothing but {"type": is tried at
+// its last wholeEventTries places, not at each: a whole event past them
+// is not looked for, and the line is a bad line.
+func TestTornLineTriesBounded(t *testing.T) {
+	t.Parallel()
+	whole := `{"type":"session.info","data":{},"id":"e","timestamp":"2026-08-05T00:00:00Z"}`
+	near := `{"type":` + strings.Repeat(`{"type":`, wholeEventTries-2) + whole
+	if at, ok := lastWholeEvent([]byte(near)); !ok || near[at:] != whole {
+		t.Errorf("the whole event %d tries back: at %d, %v", wholeEventTries-1, at, ok)
+	}
+	// A whole event whose text holds more {"type": than the tries: found
+	// by an unbounded search, not by this one.
+	items := strings.TrimSuffix(strings.Repeat(`{"type":1},`, wholeEventTries), ",")
+	far := `{"type":"torn` + `{"type":"session.info","data":{"a":[` + items + `]},"id":"e"}`
+	if !json.Valid([]byte(far[len(`{"type":"torn`):])) {
+		t.Fatal("the test's whole event is not JSON")
+	}
+	if _, ok := lastWholeEvent([]byte(far)); ok {
+		t.Error("found a whole event past the tries it may make")
 	}
 }

@@ -77,8 +77,11 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 
 // lastWholeEvent finds, in a line that is not JSON, the last
 // {"type": after its start from which the rest of the line is one object.
+// It tries the last wholeEventTries of them: each try reads the rest of
+// the line, and a line of nothing but {"type": (an untrusted file's) would
+// otherwise cost the square of its length.
 func lastWholeEvent(data []byte) (int, bool) {
-	for end := len(data); end > 0; {
+	for end, try := len(data), 0; end > 0 && try < wholeEventTries; try++ {
 		at := bytes.LastIndex(data[:end], []byte(`{"type":`))
 		if at <= 0 {
 			return 0, false
@@ -90,6 +93,10 @@ func lastWholeEvent(data []byte) (int, bool) {
 	}
 	return 0, false
 }
+
+// wholeEventTries bounds lastWholeEvent: a whole event has a few objects
+// of its own with a "type" (its data's), and a torn line one whole event.
+const wholeEventTries = 32
 
 // date reads the line's timestamp: the date of its entries, else the one
 // before it, with a warning when it is there and no date.
