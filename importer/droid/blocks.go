@@ -2,6 +2,7 @@ package droid
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
@@ -175,29 +176,21 @@ func (b *block) readImage(m members) bool {
 
 // keepOthers keeps the block's members but those read, in its extra.
 func (b *block) keepOthers(raw []byte, read ...string) {
-	rawjson.ObjectMembers(raw, func(key, value []byte) {
-		for _, r := range read {
-			if string(key) == r {
-				return
-			}
+	for _, m := range source.ObjectOf(raw) {
+		if slices.Contains(read, string(m.Key)) {
+			continue
 		}
 		if b.extra == nil {
 			b.extra = rawjson.NewObject()
 		}
-		b.extra.Raw(string(key), rawjson.AppendCompact(nil, value))
-	})
+		b.extra.Raw(string(m.Key), rawjson.AppendCompact(nil, m.Value))
+	}
 }
 
 // withoutType is the block's members but its type, as a JSON object: the
 // data of the event that keeps it.
 func withoutType(raw []byte) []byte {
-	o := rawjson.NewObject()
-	rawjson.ObjectMembers(raw, func(key, value []byte) {
-		if string(key) != "type" {
-			o.Raw(string(key), rawjson.AppendCompact(nil, value))
-		}
-	})
-	return o.Done()
+	return source.MembersObject(source.ObjectOf(raw), func(k string) bool { return k == "type" })
 }
 
 // part is a block as a part of a message's content.

@@ -166,16 +166,7 @@ type fields []rawjson.Member
 
 // fieldsOf reads the members of the object v (nil for a value that is not
 // one).
-func fieldsOf(v []byte) fields {
-	if !isObject(v) {
-		return nil
-	}
-	all := make([]rawjson.Member, 0, 8)
-	rawjson.ObjectMembers(v, func(key, value []byte) {
-		all = append(all, rawjson.Member{Key: key, Value: source.Trim(value)})
-	})
-	return fields(source.LastOfEach(all))
-}
+func fieldsOf(v []byte) fields { return fields(source.ObjectOf(v)) }
 
 // get is the value of the member key (nil when absent).
 func (f fields) get(key string) []byte {

@@ -1,8 +1,6 @@
 package openclaw
 
 import (
-	"bytes"
-
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
 )
@@ -90,13 +88,7 @@ type fields struct {
 
 // objectKey is a key of an object as ObjectMembers gives it (escapes and
 // all), decoded.
-func objectKey(k []byte) string {
-	if bytes.IndexByte(k, '\\') < 0 {
-		return string(k)
-	}
-	s, _ := rawjson.String(append(append([]byte{'"'}, k...), '"'))
-	return s
-}
+func objectKey(k []byte) string { return string(source.DecodeKey(k)) }
 
 // read reads the members of the object v into f's places. ok is false
 // when v is not an object, or a string or boolean member is of another

@@ -86,3 +86,28 @@ func MembersObject(members []rawjson.Member, skip func(key string) bool) json.Ra
 	}
 	return o.Done()
 }
+
+// ObjectOf is the members of the JSON object v (a value of a line
+// LineMembers checked), each key decoded and once, where it was last
+// written, as encoding/json reads an object; nil when v is not an object.
+func ObjectOf(v []byte) []rawjson.Member {
+	v = Trim(v)
+	if !IsObject(v) {
+		return nil
+	}
+	all := make([]rawjson.Member, 0, 8)
+	rawjson.ObjectMembers(v, func(key, value []byte) {
+		all = append(all, rawjson.Member{Key: DecodeKey(key), Value: Trim(value)})
+	})
+	return LastOfEach(all)
+}
+
+// DecodeKey is a key of an object as rawjson.ObjectMembers gives it
+// (escapes and all), decoded.
+func DecodeKey(k []byte) []byte {
+	if bytes.IndexByte(k, '\\') < 0 {
+		return k
+	}
+	s, _ := rawjson.String(append(append([]byte{'"'}, k...), '"'))
+	return []byte(s)
+}

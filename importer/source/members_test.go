@@ -39,3 +39,15 @@ func TestLineMembers(t *testing.T) {
 		t.Error("StringValue(12) read a number as a string")
 	}
 }
+
+// TestObjectOf: a nested object's keys decoded, each once (the last), as
+// encoding/json reads them; what MembersObject then writes is that object.
+func TestObjectOf(t *testing.T) {
+	got := string(MembersObject(ObjectOf([]byte(` {"a\"b":1,"\u0061":2,"a":3} `)), nil))
+	if want := `{"a\"b":1,"a":3}`; got != want {
+		t.Errorf("ObjectOf, then MembersObject = %s, want %s", got, want)
+	}
+	if ObjectOf([]byte(`[1]`)) != nil {
+		t.Error("ObjectOf of a list is not nil")
+	}
+}
