@@ -227,8 +227,10 @@ func (r *run) write(ctx context.Context, fr *fileRun) (FileStats, error) {
 		err = fr.w.flush(ctx)
 	}
 	if err != nil {
+		r.lastIDs = nil
 		r.forget(fr.w.written)
 		return *st, err
 	}
+	fr.w.handOn()
 	return *st, r.commit(fr)
 }

@@ -27,6 +27,12 @@ type run struct {
 	dirs     map[string]string // tape -> dirIdentity, as statDirs found it
 	savedAt  time.Time
 	dirty    bool
+	// lastIDs are the whole id sets of the tapes the file written last
+	// wrote to, handed to the next file's writer: a session's second
+	// file (Droid's settings, Kimi's context beside its wire) need not
+	// read the tape the first just wrote. Only the last file's, so that
+	// a run of thousands of tapes holds one tape's ids, not all.
+	lastIDs map[string]map[string]bool
 }
 
 func (im *Importer) newRun() (*run, error) {

@@ -148,6 +148,11 @@ func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error
 	if w.ids == nil {
 		w.ids = map[string]map[string]bool{}
 	}
+	if ids, ok := w.r.lastIDs[name]; ok {
+		w.ids[name] = ids
+		w.markWhole(name)
+		return ids, nil
+	}
 	if w.trusted[name] {
 		w.ids[name] = map[string]bool{}
 		return w.ids[name], nil
@@ -183,11 +188,25 @@ func (w *writer) readIDs(ctx context.Context, name string, ids map[string]bool) 
 		}
 		ids[e.ID] = true
 	}
+	w.markWhole(name)
+	return nil
+}
+
+func (w *writer) markWhole(name string) {
 	if w.whole == nil {
 		w.whole = map[string]bool{}
 	}
 	w.whole[name] = true
-	return nil
+}
+
+// handOn gives the run the whole id sets of the tapes this writer wrote,
+// for the next file's writer, once everything it added is on its tapes.
+func (w *writer) handOn() {
+	last := map[string]map[string]bool{}
+	for name := range w.whole {
+		last[name] = w.ids[name]
+	}
+	w.r.lastIDs = last
 }
 
 // handoff writes an anchor: the first of a new tape, or a new phase.

@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tape-dev/tape/importer"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/sourcetest"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/corpus"
 )
 
 // session writes a generated events.jsonl of about size bytes: turns of a
@@ -74,38 +74,17 @@ func BenchmarkConvert(b *testing.B) {
 
 // BenchmarkImport imports 8 generated sessions of 2 MB each into a new
 // workspace: the throughput of a first `tape import copilot`, without the
-// index.
+// index, beside cat of the same files.
 func BenchmarkImport(b *testing.B) {
-	src := filepath.Join(b.TempDir(), "session-state")
-	var total int64
-	for i := range 8 {
-		id := fmt.Sprintf("%08x-5b7d-4e21-9c3a-7d5e1f2a4b6c", i)
-		data := session(id, 2<<20)
-		if err := os.MkdirAll(filepath.Join(src, id), 0o700); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(src, id, "events.jsonl"), data, 0o600); err != nil {
-			b.Fatal(err)
-		}
-		total += int64(len(data))
-	}
-	b.SetBytes(total)
-	for b.Loop() {
-		b.StopTimer()
-		dir := b.TempDir()
-		if err := os.Mkdir(filepath.Join(dir, ".tape"), 0o700); err != nil {
-			b.Fatal(err)
-		}
-		ws, err := tapelog.Open(filepath.Join(dir, ".tape"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		if _, err := importer.New(ws, copilot.Source{}).Import(context.Background(), []string{src}); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		ws.Close()
-		b.StartTimer()
-	}
+	const id = "00000000-5b7d-4e21-9c3a-7d5e1f2a4b6c"
+	sourcetest.ImportBench{
+		Session: session(id, 2<<20),
+		Write: func(root string, k int, data []byte) error {
+			return sourcetest.WriteFile(root, string(corpus.RewriteIDs(k, []byte(id)))+"/events.jsonl", data)
+		},
+		Import: func(ctx context.Context, ws *tapelog.Workspace, root string) error {
+			_, err := importer.New(ws, copilot.Source{}).Import(ctx, []string{root})
+			return err
+		},
+	}.Run(b)
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/tape-dev/tape/importer"
 	"github.com/tape-dev/tape/importer/droid"
+	"github.com/tape-dev/tape/importer/sourcetest"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/corpus"
 )
 
 const session = "7c1e2a90-3d4b-4f6a-9b8c-1d2e3f4a5b6c"
@@ -152,44 +154,22 @@ func TestSettingsBeforeTranscript(t *testing.T) {
 
 // BenchmarkImport imports 8 generated sessions of 2 MB each, with their
 // settings, into a new workspace: the throughput of a first `tape import
-// droid`, without the index.
+// droid`, without the index, beside cat of the same files.
 //
 //	go test ./importer/droid -run '^$' -bench Import -count 6
 func BenchmarkImport(b *testing.B) {
-	src := filepath.Join(b.TempDir(), "sessions", "-home-u-app")
-	if err := os.MkdirAll(src, 0o700); err != nil {
-		b.Fatal(err)
-	}
-	data := droid.BenchTranscript(2 << 20)
-	var total int64
-	for i := range 8 {
-		id := fmt.Sprintf("%08x-3d4b-4f6a-9b8c-1d2e3f4a5b6c", i)
-		if err := os.WriteFile(filepath.Join(src, id+".jsonl"), data, 0o600); err != nil {
-			b.Fatal(err)
-		}
-		doc := settings(fmt.Sprint(1000 * (i + 1)))
-		if err := os.WriteFile(filepath.Join(src, id+".settings.json"), []byte(doc), 0o600); err != nil {
-			b.Fatal(err)
-		}
-		total += int64(len(data) + len(doc))
-	}
-	b.SetBytes(total)
-	for b.Loop() {
-		b.StopTimer()
-		dir := b.TempDir()
-		if err := os.Mkdir(filepath.Join(dir, ".tape"), 0o700); err != nil {
-			b.Fatal(err)
-		}
-		ws, err := tapelog.Open(filepath.Join(dir, ".tape"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		if _, err := importer.New(ws, droid.Source{}).Import(context.Background(), []string{filepath.Dir(src)}); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		ws.Close()
-		b.StartTimer()
-	}
+	sourcetest.ImportBench{
+		Session: droid.BenchTranscript(2 << 20),
+		Write: func(root string, k int, data []byte) error {
+			id := string(corpus.RewriteIDs(k, []byte("00000000-3d4b-4f6a-9b8c-1d2e3f4a5b6c")))
+			if err := sourcetest.WriteFile(root, "-home-u-app/"+id+".jsonl", data); err != nil {
+				return err
+			}
+			return sourcetest.WriteFile(root, "-home-u-app/"+id+".settings.json", []byte(settings(fmt.Sprint(1000*(k+1)))))
+		},
+		Import: func(ctx context.Context, ws *tapelog.Workspace, root string) error {
+			_, err := importer.New(ws, droid.Source{}).Import(ctx, []string{root})
+			return err
+		},
+	}.Run(b)
 }

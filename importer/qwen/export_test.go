@@ -1,0 +1,5 @@
+package qwen
+
+// BenchSession is one generated session of about size bytes, for the
+// whole-import benchmark in import_bench_test.go (package qwen_test).
+func BenchSession(size int) []byte { return benchTranscript(size) }
