@@ -1,6 +1,7 @@
 package log
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -242,12 +243,22 @@ func (t *Tape) appendLines(ctx context.Context, cur folderCache, file string, en
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", rel, err)
 	}
+	// The lines go in writes of up to writeChunk bytes, not one each: a
+	// first import wrote one syscall per entry.
+	chunk, at := make([]byte, 0, min(writeChunk, batchBytes(lines, batch))), size
 	for _, i := range batch {
-		entries[i].Pos.Offset = size
-		if err := writeOwn(f, size, lines[i]); err != nil {
-			return fmt.Errorf("append to %s: %w", rel, err)
+		if len(chunk) > 0 && len(chunk)+len(lines[i]) > writeChunk {
+			if err := writeOwn(f, at, chunk); err != nil {
+				return fmt.Errorf("append to %s: %w", rel, err)
+			}
+			at, chunk = size, chunk[:0]
 		}
+		entries[i].Pos.Offset = size
+		chunk = append(chunk, lines[i]...)
 		size += int64(len(lines[i]))
+	}
+	if err := writeOwn(f, at, chunk); err != nil {
+		return fmt.Errorf("append to %s: %w", rel, err)
 	}
 	if t.Sync == SyncAlways {
 		if err := f.Sync(); err != nil {
@@ -335,27 +346,42 @@ func endLine(f appendFile) (int64, error) {
 	return size + int64(len(end)), nil
 }
 
-// writeOwn writes data, one line or the end of a torn one, at the end of
-// the locked file f, which is at bytes long. A write that falls short (a
-// full disk, a file size limit) leaves bytes without their newline: they
-// are this writer's own, so it takes them back, truncating the file to at
-// while it still holds the lock, unless the file grew by more than they
-// (a writer that took no lock appended meanwhile: the next append ends
-// the line instead). No reader has read them: readers stop at the last
-// newline, and they hold none.
+// writeChunk is the most bytes of lines appendLines writes at once.
+const writeChunk = 1 << 20
+
+// batchBytes is the size of the lines of a batch.
+func batchBytes(lines [][]byte, batch []int) int {
+	n := 0
+	for _, i := range batch {
+		n += len(lines[i])
+	}
+	return n
+}
+
+// writeOwn writes data, whole lines or the end of a torn one, at the end
+// of the locked file f, which is at bytes long. A write that falls short
+// (a full disk, a file size limit) leaves the lines it wrote whole, and
+// bytes of the next without their newline: those are this writer's own,
+// so it takes them back, truncating the file after the last whole line
+// while it still holds the lock, unless the file grew by more than it
+// wrote (a writer that took no lock appended meanwhile: the next append
+// ends the line instead). No reader has read them: readers stop at the
+// last newline, and they hold none. The whole lines stay: a reader may
+// have read them.
 func writeOwn(f appendFile, at int64, data []byte) error {
 	n, err := f.Write(data)
 	if err == nil || n == 0 {
 		return err
 	}
+	whole := int64(bytes.LastIndexByte(data[:n], '\n') + 1)
 	fi, serr := f.Stat()
 	if serr == nil && fi.Size() == at+int64(n) {
-		if serr = f.Truncate(at); serr == nil {
-			return fmt.Errorf("%w (the %d bytes written of the line were taken back)", err, n)
+		if serr = f.Truncate(at + whole); serr == nil {
+			return fmt.Errorf("%w (the %d bytes written of the line were taken back)", err, int64(n)-whole)
 		}
 	}
 	if serr == nil {
 		serr = errors.New("the file grew meanwhile")
 	}
-	return fmt.Errorf("%w; %d bytes of the line were written and not taken back (%v): the next append ends them with %s", err, n, serr, TornMark)
+	return fmt.Errorf("%w; %d bytes of the line were written and not taken back (%v): the next append ends them with %s", err, int64(n)-whole, serr, TornMark)
 }

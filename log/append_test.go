@@ -270,12 +270,17 @@ func TestAppendTakesBackAShortWrite(t *testing.T) {
 		grow         string
 		want         string // the file after the append
 		wantErr      string
+		lines        int // how many lines the write holds; 1 when 0
 	}{
-		{"short line", "{}\n", 10, "", "{}\n", "taken back"},
-		{"nothing written", "{}\n", 0, "", "{}\n", "no space"},
-		{"grew meanwhile", "{}\n", 10, "other", "{}\n" + string(line[:10]) + "other", "not taken back"},
-		{"short mark", "{}\n{\"torn", 3, "", "{}\n{\"torn", "taken back"},
-		{"short line after the mark", "{}\n{\"torn", len(TornMark) + 1 + 5, "", "{}\n{\"torn" + TornMark + "\n", "taken back"},
+		{"short line", "{}\n", 10, "", "{}\n", "taken back", 0},
+		{"nothing written", "{}\n", 0, "", "{}\n", "no space", 0},
+		{"grew meanwhile", "{}\n", 10, "other", "{}\n" + string(line[:10]) + "other", "not taken back", 0},
+		{"short mark", "{}\n{\"torn", 3, "", "{}\n{\"torn", "taken back", 0},
+		{"short line after the mark", "{}\n{\"torn", len(TornMark) + 1 + 5, "", "{}\n{\"torn" + TornMark + "\n", "taken back", 0},
+		// Of a write of several lines, the whole ones stay: a reader may
+		// have read them.
+		{"second line short", "{}\n", len(line) + 10, "", "{}\n" + string(line), "taken back", 3},
+		{"second line short, grew meanwhile", "{}\n", len(line) + 10, "x", "{}\n" + string(line) + string(line[:10]) + "x", "not taken back", 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "events.jsonl")
@@ -290,7 +295,7 @@ func TestAppendTakesBackAShortWrite(t *testing.T) {
 			sf := &shortFile{File: f, limit: tt.limit, grow: tt.grow}
 			at, err := endLine(sf)
 			if err == nil {
-				err = writeOwn(sf, at, line)
+				err = writeOwn(sf, at, bytes.Repeat(line, max(tt.lines, 1)))
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, syscall.ENOSPC) {
 				t.Errorf("append error = %v; want ENOSPC, saying %q", err, tt.wantErr)
