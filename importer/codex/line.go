@@ -56,25 +56,16 @@ type payloadItem struct {
 var envelopeTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true}
 
 func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
-	var cl rolloutLine
-	err := json.Unmarshal(l.Data, &cl)
-	switch {
-	case err != nil && !source.IsTypeError(err):
-		return c.closeAll(), fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
-	case !source.IsObject(l.Data):
-		return c.closeAll(), errors.New("not a JSON object")
-	case err != nil:
-		// An object of a shape the mapping does not know: kept whole.
-		cl = rolloutLine{RawDate: cl.RawDate, Type: "record", Payload: l.Data}
-	case cl.RecordType != "":
-		return nil, nil // the early rollouts' state records: nothing of the session
-	case cl.Payload != nil && envelopeTypes[cl.Type]:
-	case cl.Type == "" && cl.ID != nil:
-		cl.Type, cl.Payload = "session_meta", l.Data // the early rollouts' first line
-	case cl.Type != "" && cl.Payload == nil:
-		cl.Type, cl.Payload = "response_item", l.Data // the early rollouts' bare items
-	case cl.Type == "":
-		cl.Type, cl.Payload = "record", l.Data
+	cl, it, members, fast := decodeFast(l.Data, c.members)
+	c.members = members
+	if !fast {
+		var err error
+		if cl, err = c.envelope(l); err != nil {
+			return c.closeAll(), err
+		}
+		if cl.Type == "" {
+			return nil, nil // the early rollouts' state records: nothing of the session
+		}
 	}
 	var warn error
 	if date, bad := source.RecordDate(cl.RawDate, c.st.Date); bad != "" {
@@ -83,8 +74,7 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 		cl.Timestamp = date
 	}
 	c.st.Date = cl.Timestamp
-	var it payloadItem
-	if !source.IsObject(cl.Payload) || json.Unmarshal(cl.Payload, &it) != nil || !envelopeTypes[cl.Type] {
+	if !fast && (!source.IsObject(cl.Payload) || json.Unmarshal(cl.Payload, &it) != nil || !envelopeTypes[cl.Type]) {
 		// A payload of a shape the mapping does not know, or a record of
 		// a type it does not: kept as it is, as an event.
 		in := input{l: l, cl: cl}
@@ -100,6 +90,34 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 		return append(out, c.mapRecord(in)...), warn
 	}
 	return c.mapRecord(in), warn
+}
+
+// envelope reads a line that decodeFast left to encoding/json: its
+// envelope, or what stands for one in the rollouts before it. An error is
+// a bad line; a Type of "" a record of nothing of the session (the early
+// rollouts' state records).
+func (c *converter) envelope(l tapelog.RawLine) (rolloutLine, error) {
+	var cl rolloutLine
+	err := json.Unmarshal(l.Data, &cl)
+	switch {
+	case err != nil && !source.IsTypeError(err):
+		return cl, fmt.Errorf("not a JSON record: %v", source.JSONReason(err))
+	case !source.IsObject(l.Data):
+		return cl, errors.New("not a JSON object")
+	case err != nil:
+		// An object of a shape the mapping does not know: kept whole.
+		cl = rolloutLine{RawDate: cl.RawDate, Type: "record", Payload: l.Data}
+	case cl.RecordType != "":
+		return rolloutLine{}, nil // nothing of the session
+	case cl.Payload != nil && envelopeTypes[cl.Type]:
+	case cl.Type == "" && cl.ID != nil:
+		cl.Type, cl.Payload = "session_meta", l.Data // the early rollouts' first line
+	case cl.Type != "" && cl.Payload == nil:
+		cl.Type, cl.Payload = "response_item", l.Data // the early rollouts' bare items
+	case cl.Type == "":
+		cl.Type, cl.Payload = "record", l.Data
+	}
+	return cl, nil
 }
 
 // input is one line being mapped.

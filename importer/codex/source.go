@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // Source is the Codex CLI's rollouts, as tape imports them: `tape import
@@ -89,6 +90,8 @@ type converter struct {
 	st    convState
 	saved []byte // st before the held calls, as state() writes it
 	group *callGroup
+	// members is room for a line's members (decodeFast), kept for the next.
+	members []rawjson.Member
 }
 
 func newConverter(path string, state []byte) (*converter, error) {
