@@ -13,6 +13,8 @@ import (
 	"github.com/tape-dev/tape/testkit/corpus"
 )
 
+const goldenRollout = "2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"
+
 // BenchmarkImport imports 8 sessions of 2 MB each, grown from a golden
 // rollout (its turns again and again, ids rewritten; its compaction left
 // out, which would make one every 6 kB), into a new
@@ -21,7 +23,7 @@ import (
 //
 //	go test ./importer/codex -run '^$' -bench Import -count 6
 func BenchmarkImport(b *testing.B) {
-	const name = "2025/10/29/rollout-2025-10-29T00-59-38-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"
+	const name = goldenRollout
 	golden, err := os.ReadFile("../../testdata/import/codex/src/" + name)
 	if err != nil {
 		b.Fatal(err)
@@ -36,6 +38,20 @@ func BenchmarkImport(b *testing.B) {
 			return err
 		},
 	}.Run(b)
+}
+
+// BenchmarkConvert converts one session of 4 MB grown from the golden
+// rollout: the converter's throughput, without the writes.
+func BenchmarkConvert(b *testing.B) {
+	golden, err := os.ReadFile("../../testdata/import/codex/src/" + goldenRollout)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := sourcetest.Grow(withoutCompaction(golden), 1, 4<<20)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		sourcetest.Convert(b, codex.Source{}, data)
+	}
 }
 
 // withoutCompaction is a rollout without its compaction's two records.
