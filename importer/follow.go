@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -205,7 +206,14 @@ func (f *Follower) event(st *followState, ev fsnotify.Event) bool {
 		delete(st.watched, ev.Name)
 		return false // what was imported stays
 	}
-	if !src.IsTranscript(ev.Name) || !(ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create)) {
+	if !(ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create)) {
+		return false
+	}
+	if db := storeOf(src, ev.Name); db != "" {
+		st.dirty[src] = append(st.dirty[src], db) // imported through its mirror
+		return true
+	}
+	if !src.IsTranscript(ev.Name) {
 		return false
 	}
 	st.dirty[src] = append(st.dirty[src], ev.Name)
@@ -256,4 +264,19 @@ func (f *Follower) run(ctx context.Context, st *followState, src source.Source, 
 	if f.OnImport != nil {
 		f.OnImport(src, stats, err)
 	}
+}
+
+// storeOf is the database that a change to path (the database, or its
+// write-ahead log) is a change of, when src keeps its sessions in one;
+// else "".
+func storeOf(src source.Source, path string) string {
+	st, ok := src.(source.Store)
+	if !ok {
+		return ""
+	}
+	db := strings.TrimSuffix(path, "-wal")
+	if slices.Contains(st.Stores(filepath.Dir(db)), db) {
+		return db
+	}
+	return ""
 }

@@ -94,6 +94,11 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 		}
 		roots = append(roots, abs)
 	}
+	if st, ok := im.src.(source.Store); ok {
+		if roots, err = im.mirrorRoots(ctx, st, roots); err != nil {
+			return nil, err
+		}
+	}
 	// The walk of the transcripts' folders and their stats, and the
 	// reading of the checkpoints and the stats of the tapes they name,
 	// each half of an import again with nothing new, at once.

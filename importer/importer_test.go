@@ -21,6 +21,7 @@ import (
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/openclaw"
+	"github.com/tape-dev/tape/importer/opencode"
 	"github.com/tape-dev/tape/importer/pi"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
@@ -76,6 +77,8 @@ var fixtures = []fixture{
 	{openclaw.Source{}, "openclaw/src/agents/ops/sessions/3d8a5c27-1f4e-4b6a-8c9d-0e2f4a6b8c1d.jsonl"},
 	{openclaw.Source{}, "openclaw/src/sessions/7a9c1e3b-5d2f-4a8e-b6c4-1f3e5a7c9b2d.jsonl"},
 	{openclaw.Source{}, "openclaw/src/agents/main/sessions/5e0f7b93-2a4c-4d6e-8f1a-3b5c7d9e1f20.jsonl.reset.2026-03-10T04-00-00.000Z"},
+	{opencode.Source{}, "opencode/src/ses_5a1f3c2e9ffeA1b2C3d4E5f6G7.jsonl"},
+	{opencode.Source{}, "opencode/src/x-handwritten.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

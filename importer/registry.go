@@ -10,6 +10,7 @@ import (
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/openclaw"
+	"github.com/tape-dev/tape/importer/opencode"
 	"github.com/tape-dev/tape/importer/pi"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
@@ -30,6 +31,7 @@ func Sources() []source.Source {
 		kimi.Source{},
 		droid.Source{},
 		openclaw.Source{},
+		opencode.Source{},
 	}
 }
 

@@ -1,10 +1,13 @@
 package importer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
@@ -49,6 +52,9 @@ func SurveyOf(ws *tapelog.Workspace, src source.Source, warn func(error)) (Surve
 		return s, err
 	}
 	s.Found, s.Present = len(found) > 0, found
+	if st, ok := src.(source.Store); ok {
+		return surveyStore(ws, st, s, warn)
+	}
 	im := &Importer{src: src, Warn: warn}
 	files, err := im.find(found)
 	if err != nil {
@@ -65,6 +71,39 @@ func SurveyOf(ws *tapelog.Workspace, src source.Source, warn func(error)) (Surve
 	for _, f := range files {
 		if _, ok := cps.Files[f]; ok {
 			s.Imported++
+		}
+	}
+	return s, nil
+}
+
+// surveyStore counts the sessions in a database source's databases, and
+// of them, those whose mirror files the workspace's imports have read.
+func surveyStore(ws *tapelog.Workspace, st source.Store, s Survey, warn func(error)) (Survey, error) {
+	var dbs []string
+	for _, d := range s.Present {
+		dbs = append(dbs, st.Stores(d)...)
+	}
+	for _, db := range dbs {
+		n, err := st.Sessions(context.Background(), db)
+		if err != nil {
+			warn(fmt.Errorf("%s: %w; skipped", db, err))
+			continue
+		}
+		s.Transcripts += n
+	}
+	if ws == nil {
+		return s, nil
+	}
+	cps, err := loadCheckpoints(ws, st)
+	if err != nil {
+		return s, err
+	}
+	for _, db := range dbs {
+		dir := ws.Abs(mirrorDir(st, db)) + string(filepath.Separator)
+		for f := range cps.Files {
+			if strings.HasPrefix(f, dir) {
+				s.Imported++
+			}
 		}
 	}
 	return s, nil

@@ -38,6 +38,9 @@ type ImportDroidCmd struct{ importSessions }
 // ImportOpenClawCmd is `tape import openclaw`.
 type ImportOpenClawCmd struct{ importSessions }
 
+// ImportOpenCodeCmd is `tape import opencode`.
+type ImportOpenCodeCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -225,6 +228,33 @@ Examples:
 
 func (c *ImportOpenClawCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "openclaw")
+}
+
+func (c *ImportOpenCodeCmd) Help() string {
+	return `A session's tape is named opencode-<the last 8 characters of the session id>;
+a subagent's session is its own tape, whose parent is the session that started it.
+Without a PATH, reads opencode.db (and opencode-<channel>.db) in
+$OPENCODE_DATA_DIR, else $XDG_DATA_HOME/opencode, else ~/.local/share/opencode.
+The database is opened read-only and never locked against OpenCode: each
+session's finished messages are exported, one row a line, to a mirror in
+.tape/import/opencode/, which is imported as any agent's transcripts are (a reply
+still streaming waits until OpenCode completes it, or until its session has been
+quiet for 5 minutes). A PATH may also name a database, or a folder of mirror
+files. With no .tape/ here or above, the import makes one here, without a tape
+main.
+
+Importing again reads only what is new (checkpoints in
+.tape/import/opencode.gob). A line that cannot be imported is reported as
+FILE:LINE and the rest is imported (exit status 2). docs/IMPORT.md has the
+mapping.
+
+Examples:
+  tape import opencode
+  tape import opencode ~/.local/share/opencode/opencode.db`
+}
+
+func (c *ImportOpenCodeCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "opencode")
 }
 
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {

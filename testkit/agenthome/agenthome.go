@@ -6,12 +6,14 @@
 package agenthome
 
 import (
+	"database/sql"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/tape-dev/tape/internal/sqlitefile"
 	"github.com/tape-dev/tape/testkit/corpus"
 )
 
@@ -20,27 +22,33 @@ import (
 type Folder struct {
 	Source string // tape import's source, and ccusage's command for the agent
 	Home   string // the folder under $HOME, slash-separated
+	// DB, for an agent that keeps its sessions in SQLite, is the
+	// database's name in Home, which Build writes from the statements of
+	// testdata/import/<source>/<source>.sql (its src/ is the mirror tape
+	// exports of it, decision 0097).
+	DB string
 }
 
 // Folders are the sources' folders, in the registry's order. A source
 // ccusage reads gets a line here.
 var Folders = []Folder{
-	{"claude", ".claude/projects"},
-	{"codex", ".codex/sessions"},
-	{"gemini", ".gemini/tmp"},
-	{"qwen", ".qwen/projects"},
-	{"copilot", ".copilot"},
-	{"pi", ".pi/agent/sessions"},
-	{"kimi", ".kimi/sessions"},
-	{"droid", ".factory/sessions"},
-	{"openclaw", ".openclaw"},
+	{"claude", ".claude/projects", ""},
+	{"codex", ".codex/sessions", ""},
+	{"gemini", ".gemini/tmp", ""},
+	{"qwen", ".qwen/projects", ""},
+	{"copilot", ".copilot", ""},
+	{"pi", ".pi/agent/sessions", ""},
+	{"kimi", ".kimi/sessions", ""},
+	{"droid", ".factory/sessions", ""},
+	{"openclaw", ".openclaw", ""},
+	{"opencode", ".local/share/opencode", "opencode.db"},
 }
 
 // Env clears the variables by which the agents find their folders
 // elsewhere than under $HOME, for a process run on a home Build made.
 var Env = []string{"CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "GEMINI_CLI_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=",
 	"PI_CODING_AGENT_DIR=", "OMP_CODING_AGENT_DIR=", "KIMI_SHARE_DIR=", "KIMI_CODE_HOME=", "KIMI_DATA_DIR=", "DROID_SESSIONS_DIR=",
-	"OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME="}
+	"OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME=", "OPENCODE_DATA_DIR=", "XDG_DATA_HOME="}
 
 // Of returns source's folder.
 func Of(source string) (Folder, bool) {
@@ -75,7 +83,30 @@ func Build(home, golden, source string, copies int) (string, corpus.CopyStats, e
 	if err != nil {
 		return "", st, err
 	}
+	if f.DB != "" {
+		if err := writeDB(filepath.Join(into, f.DB), filepath.Join(golden, source, source+".sql")); err != nil {
+			return "", st, err
+		}
+	}
 	return into, st, settle(into)
+}
+
+// writeDB writes the SQLite database at path from the statements in the
+// file script.
+func writeDB(path, script string) error {
+	text, err := os.ReadFile(script)
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", sqlitefile.URI(path))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Exec(string(text)); err != nil {
+		return fmt.Errorf("%s: %w", script, err)
+	}
+	return db.Close()
 }
 
 // settle dates every file under dir an hour back.

@@ -1,0 +1,385 @@
+package opencode
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tape-dev/tape/internal/rawjson"
+	"github.com/tape-dev/tape/internal/sqlitefile"
+)
+
+// The mirror of a database is a folder tape owns (importer.mirrorDir)
+// holding <session id>.jsonl for each session, and state.json, which
+// says how far each was exported. A mirror file's lines are the rows of
+// its session, each a JSON object with "table" ("session", "message" or
+// "part") and the row's columns, data as the JSON it holds:
+//
+//	{"table":"session","id":...,"title":...,"directory":...,"parent_id":...,"worktree":...,"time_created":...,"time_updated":...,"db":...}
+//	{"table":"message","id":...,"session_id":...,"time_created":...,"time_updated":...,"data":{...}}
+//	{"table":"part","id":...,"message_id":...,"session_id":...,"time_created":...,"time_updated":...,"data":{...}}
+//
+// The session's row comes first, and again when its title changes; then
+// each message, in the order of (time_created, id), followed by its parts
+// in the order of their ids (OpenCode's ids grow with time). A message is
+// exported once settled: an assistant's reply once OpenCode marked it
+// completed (data.time.completed), any message once a later one exists,
+// and every message of a session quiet for the settle time (a reply
+// never completed is then kept as it was left). Messages after the first
+// unsettled one wait for it.
+
+// mirrorState is what state.json keeps: the database's files as the last
+// export found them, and each session's cursor.
+type mirrorState struct {
+	DB       string             `json:"db"`
+	Files    fileStamp          `json:"files"`
+	Pending  bool               `json:"pending"` // a session had messages not settled yet
+	Sessions map[string]*cursor `json:"sessions"`
+}
+
+// fileStamp is the size and modification time of a database and its
+// write-ahead log: while both are as they were, nothing was written.
+type fileStamp struct {
+	DBSize, DBMtime, WALSize, WALMtime int64
+}
+
+// cursor is how far a session was exported.
+type cursor struct {
+	Created int64  `json:"created"` // the last message exported: its time_created
+	ID      string `json:"id"`      // and id
+	Title   string `json:"title"`   // the title its last session line had
+	Started bool   `json:"started"` // its session line was written
+}
+
+const stateFile = "state.json"
+
+// Mirror brings the mirror in dir up to date with the database db.
+func (Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle time.Duration) error {
+	st, err := loadState(dir)
+	if err != nil {
+		return err
+	}
+	stamp := stampOf(db)
+	if st.DB == db && st.Files == stamp && !st.Pending {
+		return nil // nothing written since, and nothing waiting to settle
+	}
+	st.DB, st.Files, st.Pending = db, stamp, false
+	if err := export(ctx, db, dir, &st, now.UnixMilli(), settle.Milliseconds()); err != nil {
+		return err
+	}
+	return saveState(dir, st)
+}
+
+// Sessions counts the sessions in the database db.
+func (Source) Sessions(ctx context.Context, db string) (int, error) {
+	conn, err := sql.Open("sqlite", readOnly(db))
+	if err != nil {
+		return 0, fmt.Errorf("open: %w", err)
+	}
+	defer conn.Close()
+	var n int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM session`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the sessions: %w", err)
+	}
+	return n, nil
+}
+
+// readOnly is the URI that opens the database at db for reading only,
+// waiting up to 5 s for OpenCode's writes: it never writes, nor
+// checkpoints the WAL, nor holds a lock that blocks OpenCode.
+func readOnly(db string) string {
+	return sqlitefile.URI(db) + "?mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)"
+}
+
+func stampOf(db string) fileStamp {
+	var s fileStamp
+	if fi, err := os.Stat(db); err == nil {
+		s.DBSize, s.DBMtime = fi.Size(), fi.ModTime().UnixNano()
+	}
+	if fi, err := os.Stat(db + "-wal"); err == nil {
+		s.WALSize, s.WALMtime = fi.Size(), fi.ModTime().UnixNano()
+	}
+	return s
+}
+
+// export reads the database in one read transaction and appends what is
+// new to the mirror files.
+func export(ctx context.Context, db, dir string, st *mirrorState, now, settle int64) error {
+	conn, err := sql.Open("sqlite", readOnly(db))
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("read: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a read transaction: nothing to keep
+	l, err := readLayout(ctx, tx)
+	if err != nil {
+		return err
+	}
+	sessions, err := readSessions(ctx, tx, l, db)
+	if err != nil {
+		return err
+	}
+	q, err := prepareQueries(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer q.close()
+	for _, s := range sessions {
+		if err := exportSession(ctx, q, dir, st, s, now, settle); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queries are the two an export runs for each session and each message,
+// prepared once: preparing them each time was a third of an export.
+type queries struct{ messages, parts *sql.Stmt }
+
+func prepareQueries(ctx context.Context, tx *sql.Tx) (*queries, error) {
+	var q queries
+	var err error
+	q.messages, err = tx.PrepareContext(ctx, `SELECT id, '', COALESCE(time_created, 0), COALESCE(time_updated, 0), data FROM message
+		WHERE session_id = ? AND (time_created > ? OR time_created = ? AND id > ?) ORDER BY time_created, id`)
+	if err != nil {
+		return nil, fmt.Errorf("read the messages: %w", err)
+	}
+	q.parts, err = tx.PrepareContext(ctx, `SELECT id, message_id, COALESCE(time_created, 0), COALESCE(time_updated, 0), data FROM part
+		WHERE message_id = ? ORDER BY id`)
+	if err != nil {
+		q.messages.Close()
+		return nil, fmt.Errorf("read the parts: %w", err)
+	}
+	return &q, nil
+}
+
+func (q *queries) close() {
+	q.messages.Close()
+	q.parts.Close()
+}
+
+// sessionRow is a session's row, as its mirror line holds it.
+type sessionRow struct {
+	ID          string `json:"id"`
+	ProjectID   string `json:"project_id,omitempty"`
+	ParentID    string `json:"parent_id,omitempty"`
+	Title       string `json:"title"`
+	Directory   string `json:"directory,omitempty"`
+	Worktree    string `json:"worktree,omitempty"`
+	Version     string `json:"version,omitempty"`
+	TimeCreated int64  `json:"time_created"`
+	TimeUpdated int64  `json:"time_updated"`
+	DB          string `json:"db"`
+}
+
+func readSessions(ctx context.Context, tx *sql.Tx, l layout, db string) ([]sessionRow, error) {
+	project := "''"
+	join := ""
+	if l.has["session.project_id"] && l.has["project.id"] && l.has["project.worktree"] {
+		project, join = "COALESCE(p.worktree, '')", " LEFT JOIN project p ON p.id = s.project_id"
+	}
+	q := `SELECT s.id, COALESCE(` + l.col("session", "project_id", "''") + `, ''), COALESCE(` + l.col("session", "parent_id", "''") + `, ''),
+		COALESCE(s.title, ''), COALESCE(` + l.col("session", "directory", "''") + `, ''), ` + project + `,
+		COALESCE(` + l.col("session", "version", "''") + `, ''), COALESCE(s.time_created, 0), COALESCE(s.time_updated, 0)
+		FROM session s` + join + ` ORDER BY s.time_created, s.id`
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read the sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []sessionRow
+	for rows.Next() {
+		s := sessionRow{DB: db}
+		if err := rows.Scan(&s.ID, &s.ProjectID, &s.ParentID, &s.Title, &s.Directory, &s.Worktree, &s.Version, &s.TimeCreated, &s.TimeUpdated); err != nil {
+			return nil, fmt.Errorf("read the sessions: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// row is a message's or a part's row.
+type row struct {
+	ID      string
+	Parent  string // a part's message
+	Created int64
+	Updated int64
+	Data    []byte
+}
+
+// exportSession appends a session's new settled messages, and its row
+// when it is new or its title changed.
+func exportSession(ctx context.Context, q *queries, dir string, st *mirrorState, s sessionRow, now, settle int64) error {
+	c := st.Sessions[s.ID]
+	if c == nil {
+		c = &cursor{}
+	}
+	msgs, err := readRows(ctx, q.messages, s.ID, c.Created, c.Created, c.ID)
+	if err != nil {
+		return fmt.Errorf("read the messages of session %s: %w", s.ID, err)
+	}
+	last := s.TimeUpdated
+	for _, m := range msgs {
+		last = max(last, m.Updated)
+	}
+	quiet := now-last >= settle
+	var buf bytes.Buffer
+	if !c.Started || s.Title != c.Title {
+		line, err := json.Marshal(struct {
+			Table string `json:"table"`
+			sessionRow
+		}{"session", s})
+		if err != nil {
+			return err
+		}
+		buf.Write(append(line, '\n'))
+		c.Started, c.Title = true, s.Title
+	}
+	for i, m := range msgs {
+		if !quiet && i == len(msgs)-1 && !completed(m.Data) {
+			st.Pending = true
+			break // its reply may be streaming still
+		}
+		parts, err := readRows(ctx, q.parts, m.ID)
+		if err != nil {
+			return fmt.Errorf("read the parts of message %s: %w", m.ID, err)
+		}
+		writeRow(&buf, "message", "session_id", s.ID, m)
+		for _, p := range parts {
+			writeRow(&buf, "part", "message_id", p.Parent, p, "session_id", s.ID)
+		}
+		c.Created, c.ID = m.Created, m.ID
+	}
+	if buf.Len() == 0 {
+		return nil
+	}
+	if err := appendMirror(filepath.Join(dir, s.ID+".jsonl"), buf.Bytes()); err != nil {
+		return err
+	}
+	if st.Sessions == nil {
+		st.Sessions = map[string]*cursor{}
+	}
+	st.Sessions[s.ID] = c
+	return nil
+}
+
+func readRows(ctx context.Context, stmt *sql.Stmt, args ...any) ([]row, error) {
+	rows, err := stmt.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []row
+	for rows.Next() {
+		var r row
+		var data sql.RawBytes
+		if err := rows.Scan(&r.ID, &r.Parent, &r.Created, &r.Updated, &data); err != nil {
+			return nil, err
+		}
+		r.Data = bytes.Clone(data)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// completed reports whether a message's data says OpenCode finished it:
+// a user's message, or a reply with time.completed or an error.
+func completed(data []byte) bool {
+	var m struct {
+		Role string `json:"role"`
+		Time struct {
+			Completed int64 `json:"completed"`
+		} `json:"time"`
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	return m.Role == "assistant" && (m.Time.Completed != 0 || len(m.Error) > 0 && string(m.Error) != "null")
+}
+
+// writeRow writes a row's mirror line: its data as the JSON it is, or,
+// when it is not JSON, as a string, so that nothing of it is lost.
+func writeRow(buf *bytes.Buffer, table, parentKey, parent string, r row, more ...string) {
+	o := rawjson.NewObject().Str("table", table).Str("id", r.ID).Str(parentKey, parent)
+	for i := 0; i+1 < len(more); i += 2 {
+		o.Str(more[i], more[i+1])
+	}
+	o.Int("time_created", r.Created).Int("time_updated", r.Updated)
+	switch {
+	case utf8.Valid(r.Data) && rawjson.IsCompactObject(r.Data): // as OpenCode writes it: one pass, no copy
+		o.Raw("data", r.Data)
+	case json.Valid(r.Data):
+		o.Raw("data", rawjson.AppendCompact(nil, r.Data))
+	default:
+		o.Str("data", string(r.Data))
+	}
+	buf.Write(o.Done())
+	buf.WriteByte('\n')
+}
+
+// appendMirror appends lines to a mirror file, 0600, after a newline if
+// an export killed while it wrote left the file's last line torn (that
+// line is then a bad line of the import, and its rows are exported again,
+// since the state was not saved).
+func appendMirror(path string, lines []byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("mirror: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			lines = append([]byte{'\n'}, lines...)
+		}
+	}
+	if _, err := f.Write(lines); err != nil {
+		return fmt.Errorf("mirror: %w", err)
+	}
+	return f.Close()
+}
+
+func loadState(dir string) (mirrorState, error) {
+	var st mirrorState
+	data, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("mirror state: %w", err)
+	}
+	if json.Unmarshal(data, &st) != nil {
+		return mirrorState{}, nil // unreadable: exported again, and the tapes skip what they hold
+	}
+	return st, nil
+}
+
+// saveState writes state.json whole, through a temporary file renamed
+// over it, so that a killed export leaves the old state or the new.
+func saveState(dir string, st mirrorState) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, stateFile+".tmp")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("mirror state: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, stateFile)); err != nil {
+		return fmt.Errorf("mirror state: %w", err)
+	}
+	return nil
+}

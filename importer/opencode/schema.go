@@ -1,0 +1,97 @@
+package opencode
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// schema is what Mirror needs of a database's tables, as OpenCode 1.x
+// (its drizzle schema, session.sql.ts) writes them: the columns it reads,
+// and the optional ones it reads when they are there.
+var schema = []struct {
+	table    string
+	columns  []string // required
+	optional []string
+}{
+	{"session", []string{"id", "title", "time_created", "time_updated"}, []string{"project_id", "parent_id", "directory", "version"}},
+	{"message", []string{"id", "session_id", "time_created", "time_updated", "data"}, nil},
+	{"part", []string{"id", "message_id", "session_id", "time_created", "time_updated", "data"}, nil},
+	{"project", nil, []string{"id", "worktree"}},
+}
+
+// layout is which of the optional columns a database has.
+type layout struct {
+	has map[string]bool // "table.column"
+}
+
+func (l layout) col(table, column, otherwise string) string {
+	if l.has[table+"."+column] {
+		return table[:1] + "." + column
+	}
+	return otherwise
+}
+
+// readLayout checks that db has the tables and columns Mirror reads. A
+// database of another layout is an error that names what is missing and
+// what the database has instead, so that a user can say which OpenCode
+// wrote it.
+func readLayout(ctx context.Context, tx *sql.Tx) (layout, error) {
+	l := layout{has: map[string]bool{}}
+	tables, err := tableNames(ctx, tx)
+	if err != nil {
+		return l, err
+	}
+	for _, t := range schema {
+		if !slices.Contains(tables, t.table) {
+			if t.columns == nil {
+				continue
+			}
+			return l, fmt.Errorf("no table %q, which OpenCode 1.x writes (the database has %s); this layout is not one tape reads yet", t.table, strings.Join(tables, ", "))
+		}
+		cols, err := columnNames(ctx, tx, t.table)
+		if err != nil {
+			return l, err
+		}
+		for _, c := range t.columns {
+			if !slices.Contains(cols, c) {
+				return l, fmt.Errorf("table %s has no column %q (it has %s); this layout is not one tape reads yet", t.table, c, strings.Join(cols, ", "))
+			}
+		}
+		for _, c := range t.optional {
+			l.has[t.table+"."+c] = slices.Contains(cols, c)
+		}
+	}
+	return l, nil
+}
+
+func tableNames(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("read the tables: %w", err)
+	}
+	return scanStrings(rows)
+}
+
+func columnNames(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table)
+	if err != nil {
+		return nil, fmt.Errorf("read the columns of %s: %w", table, err)
+	}
+	return scanStrings(rows)
+}
+
+func scanStrings(rows *sql.Rows) ([]string, error) {
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
