@@ -234,7 +234,8 @@ func (c *ImportOpenCodeCmd) Help() string {
 	return `A session's tape is named opencode-<the last 8 characters of the session id>;
 a subagent's session is its own tape, whose parent is the session that started it.
 Without a PATH, reads opencode.db (and opencode-<channel>.db) in
-$OPENCODE_DATA_DIR, else $XDG_DATA_HOME/opencode, else ~/.local/share/opencode.
+$OPENCODE_DATA_DIR, else $XDG_DATA_HOME/opencode, else ~/.local/share/opencode,
+and its storage/ folder, where OpenCode before 1.0 kept a JSON file a row.
 The database is opened read-only and never locked against OpenCode: each
 session's finished messages are exported, one row a line, to a mirror in
 .tape/import/opencode/, which is imported as any agent's transcripts are (a reply

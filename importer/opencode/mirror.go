@@ -72,7 +72,11 @@ func (Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle 
 		return nil // nothing written since, and nothing waiting to settle
 	}
 	st.DB, st.Files, st.Pending = db, stamp, false
-	if err := export(ctx, db, dir, &st, now.UnixMilli(), settle.Milliseconds()); err != nil {
+	exp := export
+	if fi, err := os.Stat(db); err == nil && fi.IsDir() {
+		exp, st.Files = exportLegacy, fileStamp{} // a tree of files: its folders are listed each time
+	}
+	if err := exp(ctx, db, dir, &st, now.UnixMilli(), settle.Milliseconds()); err != nil {
 		return err
 	}
 	return saveState(dir, st)
@@ -80,6 +84,10 @@ func (Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle 
 
 // Sessions counts the sessions in the database db.
 func (Source) Sessions(ctx context.Context, db string) (int, error) {
+	if fi, err := os.Stat(db); err == nil && fi.IsDir() {
+		files, err := legacySessions(db)
+		return len(files), err
+	}
 	conn, err := sql.Open("sqlite", readOnly(db))
 	if err != nil {
 		return 0, fmt.Errorf("open: %w", err)
@@ -146,28 +154,28 @@ func export(ctx context.Context, db, dir string, st *mirrorState, now, settle in
 
 // queries are the two an export runs for each session and each message,
 // prepared once: preparing them each time was a third of an export.
-type queries struct{ messages, parts *sql.Stmt }
+type queries struct{ messagesStmt, partsStmt *sql.Stmt }
 
 func prepareQueries(ctx context.Context, tx *sql.Tx) (*queries, error) {
 	var q queries
 	var err error
-	q.messages, err = tx.PrepareContext(ctx, `SELECT id, '', COALESCE(time_created, 0), COALESCE(time_updated, 0), data FROM message
+	q.messagesStmt, err = tx.PrepareContext(ctx, `SELECT id, '', COALESCE(time_created, 0), COALESCE(time_updated, 0), data FROM message
 		WHERE session_id = ? AND (time_created > ? OR time_created = ? AND id > ?) ORDER BY time_created, id`)
 	if err != nil {
 		return nil, fmt.Errorf("read the messages: %w", err)
 	}
-	q.parts, err = tx.PrepareContext(ctx, `SELECT id, message_id, COALESCE(time_created, 0), COALESCE(time_updated, 0), data FROM part
+	q.partsStmt, err = tx.PrepareContext(ctx, `SELECT id, message_id, COALESCE(time_created, 0), COALESCE(time_updated, 0), data FROM part
 		WHERE message_id = ? ORDER BY id`)
 	if err != nil {
-		q.messages.Close()
+		q.messagesStmt.Close()
 		return nil, fmt.Errorf("read the parts: %w", err)
 	}
 	return &q, nil
 }
 
 func (q *queries) close() {
-	q.messages.Close()
-	q.parts.Close()
+	q.messagesStmt.Close()
+	q.partsStmt.Close()
 }
 
 // sessionRow is a session's row, as its mirror line holds it.
@@ -221,12 +229,29 @@ type row struct {
 
 // exportSession appends a session's new settled messages, and its row
 // when it is new or its title changed.
-func exportSession(ctx context.Context, q *queries, dir string, st *mirrorState, s sessionRow, now, settle int64) error {
+// rowReader reads a session's rows: from the database (queries), or from
+// the JSON files of OpenCode before 1.0 (legacy.go).
+type rowReader interface {
+	// messagesAfter are the session's messages after the cursor, in order.
+	messagesAfter(ctx context.Context, session string, c *cursor) ([]row, error)
+	// parts are a message's parts, in order.
+	parts(ctx context.Context, message string) ([]row, error)
+}
+
+func (q *queries) messagesAfter(ctx context.Context, session string, c *cursor) ([]row, error) {
+	return readRows(ctx, q.messagesStmt, session, c.Created, c.Created, c.ID)
+}
+
+func (q *queries) parts(ctx context.Context, message string) ([]row, error) {
+	return readRows(ctx, q.partsStmt, message)
+}
+
+func exportSession(ctx context.Context, q rowReader, dir string, st *mirrorState, s sessionRow, now, settle int64) error {
 	c := st.Sessions[s.ID]
 	if c == nil {
 		c = &cursor{}
 	}
-	msgs, err := readRows(ctx, q.messages, s.ID, c.Created, c.Created, c.ID)
+	msgs, err := q.messagesAfter(ctx, s.ID, c)
 	if err != nil {
 		return fmt.Errorf("read the messages of session %s: %w", s.ID, err)
 	}
@@ -252,7 +277,7 @@ func exportSession(ctx context.Context, q *queries, dir string, st *mirrorState,
 			st.Pending = true
 			break // its reply may be streaming still
 		}
-		parts, err := readRows(ctx, q.parts, m.ID)
+		parts, err := q.parts(ctx, m.ID)
 		if err != nil {
 			return fmt.Errorf("read the parts of message %s: %w", m.ID, err)
 		}

@@ -53,8 +53,9 @@ func (Source) DirsEnv() string { return "OPENCODE_DATA_DIR" }
 func (Source) IsTranscript(path string) bool { return strings.HasSuffix(path, ".jsonl") }
 
 // Stores lists the databases at root: root itself when it is a database
-// file, else the opencode.db and opencode-*.db files right in it (as
-// ccusage finds them).
+// file or a storage folder of OpenCode before 1.0, else the opencode.db
+// and opencode-*.db files right in it (as ccusage finds them) and its
+// storage folder.
 func (Source) Stores(root string) []string {
 	fi, err := os.Stat(root)
 	if err != nil {
@@ -66,6 +67,9 @@ func (Source) Stores(root string) []string {
 		}
 		return nil
 	}
+	if isLegacyStorage(root) {
+		return []string{root}
+	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return nil
@@ -75,6 +79,9 @@ func (Source) Stores(root string) []string {
 		if p := filepath.Join(root, e.Name()); e.Type().IsRegular() && isDatabase(p) {
 			dbs = append(dbs, p)
 		}
+	}
+	if storage := filepath.Join(root, "storage"); isLegacyStorage(storage) {
+		dbs = append(dbs, storage) // OpenCode before 1.0 (legacy.go)
 	}
 	return dbs
 }
