@@ -3,6 +3,7 @@ package importer
 import (
 	"os"
 
+	"github.com/tape-dev/tape/importer/amp"
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
@@ -30,6 +31,7 @@ func Sources() []source.Source {
 		kimi.Source{},
 		droid.Source{},
 		openclaw.Source{},
+		amp.Source{},
 	}
 }
 
