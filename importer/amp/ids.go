@@ -69,11 +69,21 @@ func millisDate(v []byte) (string, bool) {
 	return time.UnixMilli(int64(ms)).UTC().Format(dateLayout), true
 }
 
-// isoDate reads an RFC 3339 date (a usage's and a ledger event's
-// timestamp), as ccusage 20.0.24 reads it.
+// usageDate reads the timestamp of a usage or a ledger event as ccusage
+// 20.0.24 reads it (ccusageTime), which counts no usage of one it does
+// not read.
+func usageDate(v []byte) (string, bool) {
+	if s, ok := nonEmpty(v); !ok || !ccusageTime(s) {
+		return "", false
+	}
+	return isoDate(v)
+}
+
+// isoDate reads an RFC 3339 date (an assistant message's date, its
+// usage's timestamp).
 func isoDate(v []byte) (string, bool) {
 	s, ok := nonEmpty(v)
-	if !ok || !ccusageTime(s) {
+	if !ok {
 		return "", false
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)

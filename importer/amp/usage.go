@@ -102,7 +102,7 @@ func (m *mapping) readLedger(v []byte) bool {
 		if n, err := strconv.ParseInt(string(source.Trim(lookup(ms, "toMessageId"))), 10, 64); err == nil {
 			e.to = n
 		}
-		d, okDate := isoDate(lookup(ms, "timestamp"))
+		d, okDate := usageDate(lookup(ms, "timestamp"))
 		model, okModel := nonEmpty(lookup(ms, "model"))
 		tk := source.Trim(lookup(ms, "tokens"))
 		e.date, e.model = d, model
@@ -235,7 +235,7 @@ func (m *mapping) usage(g *msg, usage []byte, stop, state string) bool {
 	if !ok {
 		model, ok = nonEmpty(lookup(g.members, "model"))
 	}
-	date, okDate := isoDate(ts)
+	date, okDate := usageDate(ts)
 	t := tokens{in: count(member(usage, "inputTokens")), out: count(member(usage, "outputTokens")),
 		cacheWrite: count(member(usage, "cacheCreationInputTokens")), cacheRead: count(member(usage, "cacheReadInputTokens")),
 		total: count(member(usage, "totalTokens"))}.withTotal()
