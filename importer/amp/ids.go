@@ -86,6 +86,13 @@ func isoDate(v []byte) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if len(s) == len(dateLayout) && s[19] == '.' && s[23] == 'Z' && s[0] != '0' {
+		// What JavaScript's toISOString writes, and tape too: as it is,
+		// when it is a date.
+		if _, err := time.Parse(dateLayout, s); err == nil {
+			return s, true
+		}
+	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return "", false

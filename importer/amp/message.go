@@ -105,12 +105,13 @@ func blockType(b []byte) (string, []rawjson.Member) {
 }
 
 // plainText is the text of a block that is {"type": "text", "text"} and
-// nothing else.
-func plainText(ms []rawjson.Member) (string, bool) {
+// nothing else, as its JSON string.
+func plainText(ms []rawjson.Member) ([]byte, bool) {
 	if len(ms) != 2 {
-		return "", false
+		return nil, false
 	}
-	return str(lookup(ms, "text"))
+	v := source.Trim(lookup(ms, "text"))
+	return v, len(v) > 0 && v[0] == '"'
 }
 
 // user maps a user's message: its tool results, then one message of its
@@ -124,7 +125,7 @@ func (m *mapping) user(g *msg) {
 	}
 	m.ledgerBefore(m.date)
 	var parts []json.RawMessage
-	var texts []string
+	var texts [][]byte // as JSON strings
 	allText := true
 	for i, b := range g.blocks {
 		t, ms := blockType(b)
@@ -134,7 +135,7 @@ func (m *mapping) user(g *msg) {
 		if t == "text" {
 			if s, ok := plainText(ms); ok {
 				texts = append(texts, s)
-				parts = append(parts, rawjson.NewObject().Str("type", "text").Str("text", s).Done())
+				parts = append(parts, rawjson.NewObject().Str("type", "text").Raw("text", s).Done())
 				continue
 			}
 		}
@@ -149,13 +150,26 @@ func (m *mapping) user(g *msg) {
 	if len(parts) == 0 {
 		return
 	}
-	content := json.RawMessage(rawjson.AppendString(nil, strings.Join(texts, "\n")))
+	content := joined(texts)
 	if !allText {
 		content = rawjson.Array(toBytes(parts)...)
 	}
 	payload := rawjson.NewObject().Str("role", "user").Raw("content", content).Done()
 	synthetic := !absent(source.Trim(lookup(g.members, "source")))
 	m.emit(tapelog.Entry{ID: m.tid + "/" + g.key, Kind: tapelog.KindMessage, Payload: payload}, false, m.where(synthetic))
+}
+
+// joined is texts (JSON strings) joined by newlines, as a JSON string:
+// the one text itself, most often.
+func joined(texts [][]byte) json.RawMessage {
+	if len(texts) == 1 {
+		return compact(texts[0])
+	}
+	list := make([]string, len(texts))
+	for i, t := range texts {
+		list[i], _ = rawjson.String(t)
+	}
+	return rawjson.AppendString(nil, strings.Join(list, "\n"))
 }
 
 func toBytes(parts []json.RawMessage) [][]byte {
@@ -253,11 +267,11 @@ func (m *mapping) assistant(g *msg) {
 		switch {
 		case t == "text":
 			if s, ok := plainText(ms); ok {
-				m.emit(tapelog.Entry{ID: id, Kind: tapelog.KindMessage, Payload: rawjson.NewObject().Str("role", "assistant").Str("content", s).Done()}, false, m.where(false))
+				m.emit(tapelog.Entry{ID: id, Kind: tapelog.KindMessage, Payload: rawjson.NewObject().Str("role", "assistant").Raw("content", compact(s)).Done()}, false, m.where(false))
 				continue
 			}
 		case t == "thinking":
-			if _, ok := str(lookup(ms, "thinking")); ok {
+			if v := source.Trim(lookup(ms, "thinking")); len(v) > 0 && v[0] == '"' {
 				m.event(id, "thinking", source.MembersObject(ms, func(k string) bool { return k == "type" }))
 				continue
 			}

@@ -227,18 +227,37 @@ func (m *mapping) usage(g *msg, usage []byte, stop, state string) bool {
 		return false
 	}
 	id := m.tid + "/" + g.key + "/usage"
-	ts := member(usage, "timestamp")
+	var t tokens
+	var ts, modelV, credits []byte
+	rawjson.ObjectMembers(usage, func(k, v []byte) {
+		switch string(k) {
+		case "inputTokens":
+			t.in = count(v)
+		case "outputTokens":
+			t.out = count(v)
+		case "cacheCreationInputTokens":
+			t.cacheWrite = count(v)
+		case "cacheReadInputTokens":
+			t.cacheRead = count(v)
+		case "totalTokens":
+			t.total = count(v)
+		case "timestamp":
+			ts = source.Trim(v)
+		case "model":
+			modelV = source.Trim(v)
+		case "credits":
+			credits = source.Trim(v)
+		}
+	})
+	t = t.withTotal()
 	if _, ok := nonEmpty(ts); !ok {
 		ts = lookup(g.members, "timestamp")
 	}
-	model, ok := nonEmpty(member(usage, "model"))
+	model, ok := nonEmpty(modelV)
 	if !ok {
 		model, ok = nonEmpty(lookup(g.members, "model"))
 	}
 	date, okDate := usageDate(ts)
-	t := tokens{in: count(member(usage, "inputTokens")), out: count(member(usage, "outputTokens")),
-		cacheWrite: count(member(usage, "cacheCreationInputTokens")), cacheRead: count(member(usage, "cacheReadInputTokens")),
-		total: count(member(usage, "totalTokens"))}.withTotal()
 	if m.ledger != nil || !ok || !okDate || t.zero() {
 		m.event(id, "amp/usage", compact(usage))
 		return true
@@ -248,8 +267,8 @@ func (m *mapping) usage(g *msg, usage []byte, stop, state string) bool {
 		status = state
 	}
 	data := rawjson.NewObject().Str("status", status).Str("model", model).Raw("usage", t.object()).StrIf("stop_reason", stop)
-	if c := member(usage, "credits"); !absent(c) {
-		data.Raw("credits", compact(c))
+	if !absent(credits) {
+		data.Raw("credits", compact(credits))
 	}
 	data.Raw("message_usage", compact(usage)).Str("usage_id", "amp:"+m.tid+":"+g.key)
 	m.emit(tapelog.Entry{ID: id, Kind: tapelog.KindEvent, Payload: source.NamedData("run", data.Done()), Date: date}, false, nil)
