@@ -150,21 +150,30 @@ func (m *mapping) user(g *msg) {
 	if len(parts) == 0 {
 		return
 	}
-	content := joined(texts)
-	if !allText {
-		content = rawjson.Array(toBytes(parts)...)
+	var payload json.RawMessage
+	switch {
+	case !allText:
+		payload = rawjson.NewObject().Str("role", "user").Raw("content", rawjson.Array(toBytes(parts)...)).Done()
+	case len(texts) == 1:
+		payload = textMessage("user", texts[0])
+	default:
+		payload = rawjson.NewObject().Str("role", "user").Raw("content", joined(texts)).Done()
 	}
-	payload := rawjson.NewObject().Str("role", "user").Raw("content", content).Done()
 	synthetic := !absent(source.Trim(lookup(g.members, "source")))
 	m.emit(tapelog.Entry{ID: m.tid + "/" + g.key, Kind: tapelog.KindMessage, Payload: payload}, false, m.where(synthetic))
 }
 
-// joined is texts (JSON strings) joined by newlines, as a JSON string:
-// the one text itself, most often.
+// textMessage is the payload {"role", "content": text}, text a JSON
+// string as written, in one buffer of its size.
+func textMessage(role string, text []byte) json.RawMessage {
+	b := make([]byte, 0, len(text)+len(role)+32)
+	b = rawjson.AppendString(append(b, `{"role":`...), role)
+	b = rawjson.AppendCompact(append(b, `,"content":`...), text)
+	return append(b, '}')
+}
+
+// joined is texts (JSON strings) joined by newlines, as a JSON string.
 func joined(texts [][]byte) json.RawMessage {
-	if len(texts) == 1 {
-		return compact(texts[0])
-	}
 	list := make([]string, len(texts))
 	for i, t := range texts {
 		list[i], _ = rawjson.String(t)
@@ -267,7 +276,7 @@ func (m *mapping) assistant(g *msg) {
 		switch {
 		case t == "text":
 			if s, ok := plainText(ms); ok {
-				m.emit(tapelog.Entry{ID: id, Kind: tapelog.KindMessage, Payload: rawjson.NewObject().Str("role", "assistant").Raw("content", compact(s)).Done()}, false, m.where(false))
+				m.emit(tapelog.Entry{ID: id, Kind: tapelog.KindMessage, Payload: textMessage("assistant", s)}, false, m.where(false))
 				continue
 			}
 		case t == "thinking":

@@ -40,7 +40,7 @@ var skipped = map[string]bool{"v": true, "nextMessageId": true, "~debug": true}
 // usage. streaming says a message is still being streamed; then, unless
 // final, nothing of the document is imported yet.
 func (c *converter) thread(d *document, p parsed, final bool) ([]source.Output, bool) {
-	m := &mapping{c: c, doc: d, final: final, date: c.st.Date, line: d.line, seen: map[string]int{}}
+	m := &mapping{c: c, doc: d, final: final, date: c.st.Date, line: d.line, seen: map[string]int{}, out: make([]source.Output, 0, 2*len(p.messages)+8)}
 	m.tid = c.stem
 	if v, ok := rawjson.Lookup(p.members, "id"); ok {
 		if id, ok := nonEmpty(v); ok {

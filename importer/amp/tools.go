@@ -93,18 +93,23 @@ func (m *mapping) result(g *msg, i int, ms []rawjson.Member) bool {
 			break
 		}
 	}
-	res := rawjson.NewObject().Str("tool_call_id", callID).Raw("content", compact(content))
-	if status != "done" {
-		res.True("is_error").Str("status", status)
-	}
 	other := source.MembersObject(run, func(k string) bool { return k == "status" || k == used })
+	input := source.Trim(lookup(ms, "userInput"))
+	// Written in one buffer of its size: a tool's output is most of a
+	// thread, and each copy of it counts.
+	b := make([]byte, 0, len(content)+len(callID)+len(other)+len(input)+80)
+	b = rawjson.AppendString(append(b, `{"results":[{"tool_call_id":`...), callID)
+	b = rawjson.AppendCompact(append(b, `,"content":`...), content)
+	if status != "done" {
+		b = rawjson.AppendString(append(b, `,"is_error":true,"status":`...), status)
+	}
 	if string(other) != "{}" {
-		res.Raw("run", other)
+		b = append(append(b, `,"run":`...), other...)
 	}
-	if v := source.Trim(lookup(ms, "userInput")); len(v) > 0 {
-		res.Raw("user_input", compact(v))
+	if len(input) > 0 {
+		b = rawjson.AppendCompact(append(b, `,"user_input":`...), input)
 	}
-	payload := rawjson.NewObject().Raw("results", rawjson.Array(res.Done())).Done()
-	m.emit(tapelog.Entry{ID: m.tid + "/" + g.key + "/result/" + callID, Kind: tapelog.KindToolResult, Payload: payload}, false, nil)
+	b = append(b, "}]}"...)
+	m.emit(tapelog.Entry{ID: m.tid + "/" + g.key + "/result/" + callID, Kind: tapelog.KindToolResult, Payload: b}, false, nil)
 	return true
 }
