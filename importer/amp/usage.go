@@ -203,7 +203,11 @@ func (m *mapping) ledgerEntry(e *ledgerEvent) {
 	t = t.withTotal()
 	id := m.tid + "/ledger/" + e.key
 	if !e.ok || t.zero() {
-		m.event(id, "amp/ledger", compact(e.raw))
+		date := e.date
+		if date == "" {
+			date = m.date
+		}
+		m.eventAt(id, "amp/ledger", compact(e.raw), date)
 		return
 	}
 	data := rawjson.NewObject().Str("status", "ok").Str("model", e.model).Raw("usage", t.object())
