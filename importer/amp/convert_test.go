@@ -3,6 +3,7 @@ package amp
 import (
 	"testing"
 
+	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/importer/sourcetest"
 )
 
@@ -88,5 +89,38 @@ func TestOddShapesKeepTheirText(t *testing.T) {
 			[]string{`event {"data":{"title":7,"draft":"unsent words"},"name":"amp/thread"}`}},
 	} {
 		sourcetest.CheckShape(t, Source{}, tc.name, tc.lines, tc.want)
+	}
+}
+
+// Where Amp keeps its threads, which files are threads, and the tape a
+// thread goes to.
+func TestSourceFolders(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if got := (Source{}).DefaultDirs(getenv, "/home/u"); len(got) != 1 || got[0] != "/home/u/.local/share/amp/threads" {
+		t.Errorf("DefaultDirs without XDG_DATA_HOME = %v", got)
+	}
+	env["XDG_DATA_HOME"] = "/data"
+	if got := (Source{}).DefaultDirs(getenv, "/home/u"); len(got) != 2 || got[0] != "/data/amp/threads" || got[1] != "/home/u/.local/share/amp/threads" {
+		t.Errorf("DefaultDirs with XDG_DATA_HOME = %v", got)
+	}
+	env["XDG_DATA_HOME"] = "relative" // not absolute: ignored, as the XDG spec says
+	if got := (Source{}).DefaultDirs(getenv, "/home/u"); len(got) != 1 {
+		t.Errorf("DefaultDirs with a relative XDG_DATA_HOME = %v", got)
+	}
+	for path, want := range map[string]bool{
+		"/t/T-019c8a12-4e6b-7d30-8f2a-3c9e1b7d5a42.json":        true,
+		"/t/T-019c8a12-4e6b-7d30-8f2a-3c9e1b7d5a42.json.amptmp": false,
+		"/t/history.jsonl": false,
+		"/t/session.json":  false,
+	} {
+		if got := (Source{}).IsTranscript(path); got != want {
+			t.Errorf("IsTranscript(%s) = %v", path, got)
+		}
+	}
+	s := source.Session{Source: "amp", ID: "T-019c8a12-4e6b-7d30-8f2a-3c9e1b7d5a42"}
+	if got := (Source{}).TapeName(s, false); got != "amp-1b7d5a42" {
+		t.Errorf("TapeName = %s, want the last 8 hex digits", got)
 	}
 }
