@@ -118,10 +118,9 @@ func plainText(ms []rawjson.Member) ([]byte, bool) {
 // texts and images, then its other blocks. Its date is meta.sentAt.
 func (m *mapping) user(g *msg) {
 	meta := source.ObjectOf(lookup(g.members, "meta"))
-	if len(meta) == 1 {
-		if d, ok := m.dateOf(lookup(meta, "sentAt"), millisDate, `"meta.sentAt"`); ok {
-			m.date, g.read["meta"] = d, true
-		}
+	if d, ok := m.dateOf(lookup(meta, "sentAt"), millisDate, `"meta.sentAt"`); ok {
+		m.date = d
+		g.read["meta"] = len(meta) == 1 // else kept with the other members
 	}
 	m.ledgerBefore(m.date)
 	var parts []json.RawMessage

@@ -59,10 +59,10 @@ func (m *mapping) calls(g *msg) calls {
 	return c
 }
 
-// final are the statuses of a tool run that has ended; Amp writes a run
+// ended are the statuses of a tool run that has ended; Amp writes a run
 // as it goes: queued, in-progress, blocked-on-user (waiting for the user
 // to allow it).
-var final = map[string]bool{"done": true, "error": true, "cancelled": true, "rejected-by-user": true}
+var ended = map[string]bool{"done": true, "error": true, "cancelled": true, "rejected-by-user": true}
 
 // result maps a tool_result block of a user's message ({"type":
 // "tool_result", "toolUseID", "run": {"status", "result", "error", ...},
@@ -82,7 +82,7 @@ func (m *mapping) result(g *msg, i int, ms []rawjson.Member) bool {
 			return false
 		}
 	}
-	if !final[status] {
+	if !ended[status] {
 		m.event(m.tid+"/"+g.key+"/run/"+callID+"/"+status, "amp/tool_run", source.MembersObject(ms, nil))
 		return true
 	}
