@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/importer/amp"
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
@@ -79,6 +80,10 @@ var fixtures = []fixture{
 	{openclaw.Source{}, "openclaw/src/agents/main/sessions/5e0f7b93-2a4c-4d6e-8f1a-3b5c7d9e1f20.jsonl.reset.2026-03-10T04-00-00.000Z"},
 	{opencode.Source{}, "opencode/src/ses_5a1f3c2e9ffeA1b2C3d4E5f6G7.jsonl"},
 	{opencode.Source{}, "opencode/src/x-handwritten.jsonl"},
+	{amp.Source{}, "amp/src/T-019b9c3e-7a10-7c2d-9e41-5b7d2a6c1f08.json"},
+	{amp.Source{}, "amp/src/T-019c8a12-4e6b-7d30-8f2a-3c9e1b7d5a42.json"},
+	{amp.Source{}, "amp/src/T-019c8b40-6f1e-7a52-b3c4-9e8d7c6b5a24.json"},
+	{amp.Source{}, "amp/src/T-019ca0b2-1c3d-7e4f-8a5b-6c7d8e9f0a1b.json"},
 }
 
 func (f fixture) data() ([]byte, error) {

@@ -3,6 +3,7 @@ package importer
 import (
 	"os"
 
+	"github.com/tape-dev/tape/importer/amp"
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
@@ -32,6 +33,7 @@ func Sources() []source.Source {
 		droid.Source{},
 		openclaw.Source{},
 		opencode.Source{},
+		amp.Source{},
 	}
 }
 

@@ -41,6 +41,9 @@ type ImportOpenClawCmd struct{ importSessions }
 // ImportOpenCodeCmd is `tape import opencode`.
 type ImportOpenCodeCmd struct{ importSessions }
 
+// ImportAmpCmd is `tape import amp`.
+type ImportAmpCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -256,6 +259,30 @@ Examples:
 
 func (c *ImportOpenCodeCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "opencode")
+}
+
+func (c *ImportAmpCmd) Help() string {
+	return `A thread's tape is named amp-<the last 8 digits of the thread id>; a
+subagent's thread, and one handed off or forked from another, has its own,
+whose parent is that thread. Without a PATH, reads the T-*.json files of
+$XDG_DATA_HOME/amp/threads and ~/.local/share/amp/threads, where the Amp CLI
+kept its threads until the spring of 2026 (later versions keep them on
+Amp's servers only). With no .tape/ here or above, the import makes one
+here, without a tape main.
+
+Amp writes a thread's file whole again at each change: importing again reads
+a changed file from its start and adds what is new (checkpoints in
+.tape/import/amp.gob; ids from the messages' ids). A document that cannot be
+read whole is reported as FILE:LINE and what it holds up to there is
+imported (exit status 2). docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import amp
+  tape import amp ~/.local/share/amp/threads/T-019c2b8e-5d1a-7f3e-9a4b-1c2d3e4f5a6b.json`
+}
+
+func (c *ImportAmpCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "amp")
 }
 
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {

@@ -42,6 +42,7 @@ var Folders = []Folder{
 	{"droid", ".factory/sessions", ""},
 	{"openclaw", ".openclaw", ""},
 	{"opencode", ".local/share/opencode", "opencode.db"},
+	{"amp", ".local/share/amp/threads", ""},
 }
 
 // Env clears the variables by which the agents find their folders
