@@ -28,6 +28,7 @@ type ImportCmd struct {
 	Kimi     ImportKimiCmd     `cmd:"" group:"import" help:"Import Kimi CLI's and Kimi Code's sessions (~/.kimi/sessions, ~/.kimi-code/sessions), one tape each."`
 	Droid    ImportDroidCmd    `cmd:"" group:"import" help:"Import Factory Droid's sessions (~/.factory/sessions), one tape each."`
 	OpenClaw ImportOpenClawCmd `cmd:"" name:"openclaw" group:"import" help:"Import OpenClaw's sessions (~/.openclaw/agents/*/sessions), one tape each."`
+	Aider    ImportAiderCmd    `cmd:"" group:"import" help:"Import Aider's chat and input histories (.aider.chat.history.md in your projects), a tape per run."`
 	Bub      ImportBubCmd      `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 
