@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/importer/aider"
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
@@ -76,6 +77,10 @@ var fixtures = []fixture{
 	{openclaw.Source{}, "openclaw/src/agents/ops/sessions/3d8a5c27-1f4e-4b6a-8c9d-0e2f4a6b8c1d.jsonl"},
 	{openclaw.Source{}, "openclaw/src/sessions/7a9c1e3b-5d2f-4a8e-b6c4-1f3e5a7c9b2d.jsonl"},
 	{openclaw.Source{}, "openclaw/src/agents/main/sessions/5e0f7b93-2a4c-4d6e-8f1a-3b5c7d9e1f20.jsonl.reset.2026-03-10T04-00-00.000Z"},
+	{aider.Source{}, "aider/src/myrepo/.aider.chat.history.md"},
+	{aider.Source{}, "aider/src/myrepo/.aider.input.history"},
+	{aider.Source{}, "aider/src/webapp/.aider.chat.history.md"},
+	{aider.Source{}, "aider/src/notes/.aider.chat.history.md"},
 }
 
 func (f fixture) data() ([]byte, error) {

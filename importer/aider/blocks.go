@@ -3,6 +3,7 @@ package aider
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
@@ -30,7 +31,28 @@ func (c *chatConverter) close() []source.Output {
 // entry is the k-th entry made from line n, of the run being read.
 func (c *chatConverter) entry(n, k int, kind string, payload json.RawMessage) source.Output {
 	run := c.st.Run
-	return source.Output{Session: run.Session, Entry: tapelog.Entry{ID: lineID(c.tag, n, k), Kind: kind, Date: run.Date, Payload: payload, Meta: c.meta(n)}}
+	return source.Output{Session: run.Session, Entry: tapelog.Entry{ID: lineID(c.tag, n, k), Kind: kind, Date: c.date(n), Payload: payload, Meta: c.meta(n)}}
+}
+
+// date is the date of an entry made from line n: the run's start, and n
+// microseconds. Aider writes no time but the run's start, and a tape
+// merges the files of a folder (messages, calls, events) by their dates:
+// of one date, all messages would come before all calls. So the line
+// number orders them as the file does, a second after the start at most
+// for a run of a million lines.
+func (c *chatConverter) date(n int) string {
+	run := c.st.Run
+	if run.Date == "" {
+		return ""
+	}
+	if c.startOf != run.Date {
+		t, err := time.Parse(time.RFC3339Nano, run.Date)
+		if err != nil {
+			return run.Date
+		}
+		c.start, c.startOf = t, run.Date
+	}
+	return c.start.Add(time.Duration(n) * time.Microsecond).Format(time.RFC3339Nano)
 }
 
 // event is an event entry of line n.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
@@ -57,10 +58,10 @@ type editCall struct {
 
 // The kinds of a line, and of a block of lines.
 const (
-	kindUser      = iota + 1 // "#### " a line the user typed
-	kindQuote                // "> " Aider's output
-	kindText                 // the model's answer
-	kindPreamble             // a run's header and the output right after it
+	kindUser     = iota + 1 // "#### " a line the user typed
+	kindQuote               // "> " Aider's output
+	kindText                // the model's answer
+	kindPreamble            // a run's header and the output right after it
 )
 
 // line is one line of a block: its number, and its text without Aider's
@@ -92,6 +93,9 @@ type chatConverter struct {
 	tag  string
 	st   chatState
 	blk  *block
+	// start is the run's start as a time, read from startOf (its Date).
+	start   time.Time
+	startOf string
 }
 
 func newChatConverter(path string, state []byte) (*chatConverter, error) {
@@ -122,7 +126,7 @@ func (c *chatConverter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	}
 	kind, text := c.classify(s)
 	if b := c.blk; b != nil && b.open {
-		if kind != kindUser {
+		if kind == kindText {
 			c.continues(b, gap, l.No, s)
 			return nil, nil
 		}

@@ -1,6 +1,7 @@
 package aider
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 type usage struct {
 	sent, write, hit, received int64
 	cost, sessionCost          string // dollars, as written ("0.0012"); "" when not said
+	note                       string // what follows the cost
 }
 
 // readUsage reads a "Tokens:" message of Aider's, of any release that
@@ -56,13 +58,20 @@ func readUsage(text string) (usage, bool) {
 			return usage{}, false
 		}
 	}
-	if c, ok := strings.CutPrefix(strings.TrimSpace(cost), "Cost: $"); ok {
-		msg, session, _ := strings.Cut(c, ", $")
-		u.cost = dollars(msg)
-		u.sessionCost = dollars(session)
+	if cost = strings.TrimSpace(cost); cost != "" {
+		m := costRE.FindStringSubmatch(cost)
+		if m == nil {
+			return usage{}, false // more than a usage line says: Aider's output
+		}
+		u.cost, u.sessionCost, u.note = m[1], m[2], strings.TrimSpace(m[3])
 	}
 	return u, seen
 }
+
+// costRE reads the cost after the counts: the message's ("request"'s, in
+// 0.46 to 0.49) and the session's, and what 0.51 added after them ("Use
+// --no-stream for accurate caching costs.").
+var costRE = regexp.MustCompile(`^Cost: \$([0-9]+(?:\.[0-9]+)?) (?:message|request), \$([0-9]+(?:\.[0-9]+)?) session\.(.*)$`)
 
 // tokenCount reads a count as Aider writes it: "1,234", "950", "2.1k",
 // "12k".
@@ -82,18 +91,6 @@ func tokenCount(s string) (int64, bool) {
 	return int64(f*mul + 0.5), true
 }
 
-// dollars is the amount at the start of s ("0.0012 message,"), as
-// written, when it is a number; else "".
-func dollars(s string) string {
-	num, _, _ := strings.Cut(s, " ")
-	num = strings.TrimSuffix(num, ",")
-	whole, frac, dot := strings.Cut(num, ".")
-	if !digits(whole) || dot && !digits(frac) {
-		return "" // not a JSON number as it stands
-	}
-	return num
-}
-
 // run is the run event of a "Tokens:" message at line n. The tokens sent
 // count the cache's (Aider adds its writes; the hits are in what the
 // provider calls prompt tokens), so the input is what is left of them;
@@ -110,15 +107,6 @@ func (c *chatConverter) run(n int, u usage) source.Output {
 	if u.sessionCost != "" {
 		data.Raw("session_cost_usd", []byte(u.sessionCost))
 	}
+	data.StrIf("note", u.note)
 	return c.event(n, "run", data.Done())
-}
-
-// digits reports whether s is one or more ASCII digits.
-func digits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
