@@ -161,13 +161,13 @@ func (c *chatConverter) Line(l tapelog.RawLine) ([]source.Output, error) {
 func (c *chatConverter) header(l tapelog.RawLine, s string) ([]source.Output, error) {
 	out := c.close()
 	saved := c.snapshot(l.No)
-	written := strings.TrimSpace(s[len(headerPrefix):])
+	written := strings.ToValidUTF8(strings.TrimSpace(s[len(headerPrefix):]), "\uFFFD") // as the anchor's state says it
 	if written == c.st.Header && c.st.Run != nil {
 		c.st.Dup++
 	} else {
 		c.st.Header, c.st.Dup = written, 0
 	}
-	id := c.path + "#" + written
+	id := strings.ToValidUTF8(c.path, "\uFFFD") + "#" + written
 	if c.st.Dup > 0 {
 		id += "#" + strconv.Itoa(c.st.Dup+1)
 	}

@@ -39,7 +39,7 @@ type inputConverter struct {
 }
 
 func newInputConverter(path string, state []byte) (*inputConverter, error) {
-	c := &inputConverter{path: path, tag: fileTag(path), session: source.Session{Source: "aider", ID: path + "#input"}}
+	c := &inputConverter{path: path, tag: fileTag(path), session: source.Session{Source: "aider", ID: strings.ToValidUTF8(path, "\uFFFD") + "#input"}}
 	if err := source.LoadState(state, &c.st); err != nil {
 		return nil, err
 	}

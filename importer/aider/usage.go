@@ -25,9 +25,9 @@ type usage struct {
 //	Tokens: 1,234 sent, 56 received. Cost: $0.001234 request, $0.012345 session.   (0.46–0.49)
 //	Tokens: 1,234 sent, 567 cached, 56 received. Cost: $0.0012 message, $0.01 session.   (0.50)
 //	Tokens: 12k sent, 3.0k cache write, 8.2k cache hit, 500 received.
-//	Cost: $0.02 message, $0.05 session.   (0.51 and later, the cost on a line of its own when both cache counts are there)
+//	Cost: $0.02 message, $0.05 session.   (0.51.1 and later; from 0.51.0 the cost on a line of its own when both cache counts are there)
 //
-// Counts of 0.52 and later are rounded: 2.1k is 2,100, 12k 12,000.
+// Counts of 0.51.1 and later are rounded: 2.1k is 2,100, 12k 12,000.
 func readUsage(text string) (usage, bool) {
 	rest, ok := strings.CutPrefix(text, "Tokens: ")
 	if !ok {
