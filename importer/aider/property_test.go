@@ -42,7 +42,7 @@ func keptIn(rec any, path []string) sourcetest.Kept {
 	case strings.HasPrefix(line, "> Tokens: "), strings.HasPrefix(line, "Cost: $"):
 		return sourcetest.Nowhere
 	case w == "####" && k == 0, w == ">" && k == 0, w == "<blank>", strings.HasPrefix(w, "```"),
-		searchRE.MatchString(line), dividerRE.MatchString(line), replaceRE.MatchString(line),
+		isSearch(line), isDivider(line), isReplace(line),
 		strings.HasPrefix(w, "<think") || strings.HasPrefix(w, "</think"):
 		return sourcetest.Nowhere
 	}

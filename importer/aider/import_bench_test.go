@@ -1,0 +1,31 @@
+package aider_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/tape-dev/tape/importer"
+	"github.com/tape-dev/tape/importer/aider"
+	"github.com/tape-dev/tape/importer/sourcetest"
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// BenchmarkImport imports 8 generated chat histories of 2 MB each (each
+// in a project of its own) into a new workspace: the throughput of a
+// first `tape import aider`, tapes written, without the index, beside
+// cat of the same files.
+//
+//	go test ./importer/aider -run '^$' -bench Import -count 6
+func BenchmarkImport(b *testing.B) {
+	sourcetest.ImportBench{
+		Session: aider.BenchHistory(2 << 20),
+		Write: func(root string, k int, data []byte) error {
+			return sourcetest.WriteFile(root, fmt.Sprintf("project-%d/%s", k, aider.ChatHistory), data)
+		},
+		Import: func(ctx context.Context, ws *tapelog.Workspace, root string) error {
+			_, err := importer.New(ws, aider.Source{}).Import(ctx, []string{root})
+			return err
+		},
+	}.Run(b)
+}
