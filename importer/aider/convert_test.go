@@ -132,10 +132,10 @@ func TestRunsOfOneSecond(t *testing.T) {
 func TestTapeNames(t *testing.T) {
 	for id, want := range map[string]string{
 		"/home/u/a-very-long-project-name/.aider.chat.history.md#2025-06-10 09:15:02": "aider-a-very-long-250610-091502",
-		"/home/u/app/.aider.input.history#input":                                     "aider-app-input",
-		"/home/u/.hidden/.aider.chat.history.md#soon":                                "aider-hidden-",
-		"relative#2025-06-10 09:15:02":                                               "aider-",
-		"/srv/項目/.aider.chat.history.md#2025-06-10 09:15:02":                         "aider-x-250610-091502",
+		"/home/u/app/.aider.input.history#input":                                      "aider-app-input",
+		"/home/u/.hidden/.aider.chat.history.md#soon":                                 "aider-hidden-",
+		"relative#2025-06-10 09:15:02":                                                "aider-",
+		"/srv/項目/.aider.chat.history.md#2025-06-10 09:15:02":                          "aider-x-250610-091502",
 	} {
 		got := Source{}.TapeName(source.Session{Source: "aider", ID: id}, true)
 		if !strings.HasPrefix(got, want) || len(got) > 40 || tapelog.ValidateTapeName(got) != nil {
@@ -146,8 +146,8 @@ func TestTapeNames(t *testing.T) {
 
 func TestReadUsage(t *testing.T) {
 	for text, want := range map[string]usage{
-		"Tokens: 1,234 sent, 56 received. Cost: $0.001234 request, $0.012345 session.":        {sent: 1234, received: 56, cost: "0.001234", sessionCost: "0.012345"},
-		"Tokens: 2,345 sent, 1,024 cached, 31 received. Cost: $0.0021 message, $0.0021 session.": {sent: 2345, hit: 1024, received: 31, cost: "0.0021", sessionCost: "0.0021"},
+		"Tokens: 1,234 sent, 56 received. Cost: $0.001234 request, $0.012345 session.":                           {sent: 1234, received: 56, cost: "0.001234", sessionCost: "0.012345"},
+		"Tokens: 2,345 sent, 1,024 cached, 31 received. Cost: $0.0021 message, $0.0021 session.":                 {sent: 2345, hit: 1024, received: 31, cost: "0.0021", sessionCost: "0.0021"},
 		"Tokens: 12k sent, 3.1k cache write, 8.2k cache hit, 512 received.\nCost: $0.02 message, $0.05 session.": {sent: 12000, write: 3100, hit: 8200, received: 512, cost: "0.02", sessionCost: "0.05"},
 		"Tokens: 950 sent, 1.5k received.": {sent: 950, received: 1500},
 	} {
