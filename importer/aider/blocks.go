@@ -177,7 +177,7 @@ func (c *chatConverter) user(b *block) []source.Output {
 	if text == "<blank>" {
 		return []source.Output{c.event(b.first, "aider/blank_input", []byte("{}"))}
 	}
-	if name, args, ok := command(text); ok && (!prompts[name] || name == "/help" && args == "") {
+	if name, args, ok := commandCall(text); ok {
 		id := callID(c.tag, b.first)
 		run.Command = id
 		arguments := rawjson.NewObject().Str("args", args).Done()
@@ -185,6 +185,13 @@ func (c *chatConverter) user(b *block) []source.Output {
 	}
 	payload := rawjson.NewObject().Str("role", "user").Str("content", text).Done()
 	return []source.Output{c.entry(b.first, 0, tapelog.KindMessage, payload)}
+}
+
+// commandCall reads an input that is a command, and not a prompt (a
+// /help without a question is a command).
+func commandCall(text string) (name, args string, ok bool) {
+	name, args, ok = command(text)
+	return name, args, ok && (!prompts[name] || name == "/help" && args == "")
 }
 
 // command reads an input that is one of Aider's commands: "/name args",

@@ -84,7 +84,8 @@ func (c *inputConverter) hold(l tapelog.RawLine) {
 }
 
 // flush makes the input held an entry: a command ("/add x.py", "!ls") an
-// "aider/command" event, anything else a user's message.
+// "aider/command" event, anything else (a prompt in a mode, "/ask why",
+// too, as in the chat history) a user's message.
 func (c *inputConverter) flush() []source.Output {
 	if !c.held {
 		return nil
@@ -95,7 +96,7 @@ func (c *inputConverter) flush() []source.Output {
 	}
 	out := c.start(c.first)
 	text := strings.Join(c.lines, "\n")
-	if _, _, ok := command(text); ok {
+	if _, _, ok := commandCall(text); ok {
 		data := rawjson.NewObject().Str("command", text).Done()
 		return append(out, c.entry(c.first, tapelog.KindEvent, source.NamedData("aider/command", data)))
 	}
