@@ -71,7 +71,11 @@ func readUsage(text string) (usage, bool) {
 // costRE reads the cost after the counts: the message's ("request"'s, in
 // 0.46 to 0.49) and the session's, and what 0.51 added after them ("Use
 // --no-stream for accurate caching costs.").
-var costRE = regexp.MustCompile(`^Cost: \$([0-9]+(?:\.[0-9]+)?) (?:message|request), \$([0-9]+(?:\.[0-9]+)?) session\.(.*)$`)
+var costRE = regexp.MustCompile(`^Cost: \$(` + jsonNumber + `) (?:message|request), \$(` + jsonNumber + `) session\.(.*)$`)
+
+// jsonNumber is a number Aider writes ("0.0012") that is JSON text as it
+// stands, so that the run event keeps it as written.
+const jsonNumber = `(?:0|[1-9][0-9]*)(?:\.[0-9]+)?`
 
 // tokenCount reads a count as Aider writes it: "1,234", "950", "2.1k",
 // "12k".
