@@ -128,7 +128,11 @@ func (f *Follower) roots(src source.Source) []string {
 	if dirs := f.Dirs[src]; len(dirs) > 0 {
 		return dirs
 	}
-	return DirsIn(src, f.WS.Config())
+	var cfg tapelog.Config
+	if f.WS != nil {
+		cfg = f.WS.Config()
+	}
+	return DirsIn(src, cfg)
 }
 
 // reconcile watches every followed folder that exists and imports it whole.
