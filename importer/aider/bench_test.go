@@ -31,8 +31,8 @@ func BenchmarkConvert(b *testing.B) {
 	b.ReportMetric(float64(len(data))*float64(b.N)/1e6/cpu.Seconds(), "cpu-MB/s")
 }
 
-// benchHistory is a chat history of about size bytes: runs of eight
-// turns.
+// benchHistory is a chat history of about size bytes: runs of 24 turns
+// (about 150 KB each).
 func benchHistory(size int) []byte {
 	r := rand.New(rand.NewPCG(7, 41))
 	words := strings.Fields("parse token slice empty reader 修复 测试 error return value func nil buffer")
@@ -59,7 +59,7 @@ func benchHistory(size int) []byte {
 	for run := 0; b.Len() < size; run++ {
 		fmt.Fprintf(&b, "\n# aider chat started at 2025-06-%02d %02d:%02d:00\n\n", 1+run/24%28, run%24, run%60)
 		b.WriteString("> aider --model sonnet  \n> Aider v0.86.1  \n> Main model: anthropic/claude-sonnet-4-20250514 with diff edit format, infinite output  \n> Weak model: anthropic/claude-3-5-haiku-20241022  \n> Git repo: .git with 420 files  \n> Repo-map: using 4096 tokens, auto refresh  \n")
-		for turn := 0; turn < 8 && b.Len() < size; turn++ {
+		for turn := 0; turn < 24 && b.Len() < size; turn++ {
 			fmt.Fprintf(&b, "\n#### %s  \n#### %s  \n", strings.ReplaceAll(text(20), "\n", " "), strings.ReplaceAll(text(10), "\n", " "))
 			fmt.Fprintf(&b, "\n<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\n%s\n\n</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\n%s\n\n", text(40), text(60))
 			for k := range 2 {
