@@ -66,8 +66,17 @@ func (c *chatConverter) answer(b *block) []source.Output {
 		calls[i] = call{id: id, name: "edit", args: string(args)}
 		run.Edits = append(run.Edits, editCall{ID: id, Path: e.path})
 	}
+	if n := len(run.Edits); n > maxWaiting {
+		run.Edits = append(run.Edits[:0], run.Edits[n-maxWaiting:]...)
+	}
 	return append(out, c.entry(edits[0].start, 0, tapelog.KindToolCall, callsPayload(calls)))
 }
+
+// maxWaiting is how many edits the state keeps waiting for their results:
+// Aider answers an answer's edits right after it, and the state is copied
+// at each block, so edits of answers with no output after them (a file cut
+// short, a hand-made one) are not kept for ever.
+const maxWaiting = 256
 
 // splitThinking reads a thinking at the start of lines: the tag's line
 // number, the text between the tags, and the lines after the closing
