@@ -1,7 +1,8 @@
 // Package importer brings the sessions other agents record into tapes,
 // one tape per session: Claude Code's, Codex's, the Gemini CLI's, Qwen
-// Code's, the Copilot CLI's, Pi's, Kimi's, Droid's and OpenClaw's, each
-// agent a source package behind one interface.
+// Code's, the Copilot CLI's, Pi's, Kimi's, Droid's, OpenClaw's and
+// Aider's (a tape per run), each agent a source package behind one
+// interface.
 //
 // # The packages
 //

@@ -129,7 +129,11 @@ func (f *Follower) roots(src source.Source) []string {
 	if dirs := f.Dirs[src]; len(dirs) > 0 {
 		return dirs
 	}
-	return DefaultDirs(src)
+	var cfg tapelog.Config
+	if f.WS != nil {
+		cfg = f.WS.Config()
+	}
+	return DirsIn(src, cfg)
 }
 
 // reconcile watches every followed folder that exists and imports it whole.
@@ -141,7 +145,7 @@ func (f *Follower) reconcile(ctx context.Context, st *followState) {
 				continue
 			}
 			st.owner[root] = src
-			f.watchTree(st, root, nil) // the import below reads it whole
+			f.watchTree(st, root, root, nil) // the import below reads it whole
 			present = append(present, root)
 		}
 		if len(present) > 0 {
@@ -150,17 +154,22 @@ func (f *Follower) reconcile(ctx context.Context, st *followState) {
 	}
 }
 
-// watchTree adds a watch on dir and every folder under it, and hands each
-// file in them to file, if it is not nil. dir is followed if it is a
-// symbolic link to a folder, as Importer.walk follows it; links under it
-// are not.
-func (f *Follower) watchTree(st *followState, dir string, file func(path string)) {
+// watchTree adds a watch on dir, a folder of the followed root, and every
+// folder under it that a walk of root goes into (source.Pruner), and
+// hands each file in them to file, if it is not nil. dir is followed if
+// it is a symbolic link to a folder, as Importer.walk follows it; links
+// under it are not.
+func (f *Follower) watchTree(st *followState, root, dir string, file func(path string)) {
+	src := st.owner[root]
 	visit := func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() && file != nil {
 			file(path)
 		}
 		if err != nil || !d.IsDir() || st.watched[path] {
 			return nil // unreadable: the next reconcile tries again
+		}
+		if pruned(src, root, path) {
+			return filepath.SkipDir
 		}
 		if err := st.watcher.Add(path); err != nil {
 			f.warn(fmt.Errorf("follow %s: %w", path, err))
@@ -188,13 +197,13 @@ func (f *Follower) watchTree(st *followState, dir string, file func(path string)
 // what was made in it before the watch, which a reconcile would find
 // later: imported now). It reports whether an import is due.
 func (f *Follower) event(st *followState, ev fsnotify.Event) bool {
-	src := st.sourceOf(ev.Name)
+	root, src := st.rootOf(ev.Name)
 	if src == nil {
 		return false
 	}
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-			f.watchTree(st, ev.Name, func(path string) {
+			f.watchTree(st, root, ev.Name, func(path string) {
 				if src.IsTranscript(path) {
 					st.dirty[src] = append(st.dirty[src], path)
 				}
@@ -220,14 +229,14 @@ func (f *Follower) event(st *followState, ev fsnotify.Event) bool {
 	return true
 }
 
-// sourceOf is the source of the followed root a path is under.
-func (st *followState) sourceOf(path string) source.Source {
+// rootOf is the followed root a path is under, and its source.
+func (st *followState) rootOf(path string) (string, source.Source) {
 	for root, src := range st.owner {
 		if under(path, []string{root}) {
-			return src
+			return root, src
 		}
 	}
-	return nil
+	return "", nil
 }
 
 // importDirty imports the transcripts that changed.

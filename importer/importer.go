@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tape-dev/tape/importer/source"
@@ -255,13 +256,15 @@ func (im *Importer) walk(dir string) []string {
 		path := filepath.Join(dir, e.Name())
 		switch {
 		case e.IsDir():
-			subdirs = append(subdirs, path)
+			if !pruned(im.src, dir, path) {
+				subdirs = append(subdirs, path)
+			}
 		case e.Type().IsRegular() && im.src.IsTranscript(path):
 			found = append(found, path)
 		}
 	}
 	trees := make([]walked, len(subdirs))
-	eachAhead(len(subdirs), func(i int) { trees[i] = im.walkTree(subdirs[i]) })
+	eachAhead(len(subdirs), func(i int) { trees[i] = im.walkTree(dir, subdirs[i]) })
 	for _, t := range trees {
 		found = append(found, t.found...)
 		for _, err := range t.warnings {
@@ -278,11 +281,14 @@ type walked struct {
 	warnings []error
 }
 
-// walkTree lists the transcripts under dir, and the folders it could not
-// read.
-func (im *Importer) walkTree(dir string) walked {
+// walkTree lists the transcripts under dir, a folder of the walk of root,
+// and the folders it could not read.
+func (im *Importer) walkTree(root, dir string) walked {
 	var w walked
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error { //nolint:errcheck // the callback returns no error
+		if d != nil && d.IsDir() && path != dir && pruned(im.src, root, path) {
+			return filepath.SkipDir
+		}
 		if err != nil {
 			w.warnings = append(w.warnings, fmt.Errorf("%s: %w; skipped", path, unwrapPath(err)))
 			if d != nil && d.IsDir() {
@@ -296,6 +302,20 @@ func (im *Importer) walkTree(dir string) walked {
 		return nil
 	})
 	return w
+}
+
+// pruned reports whether the walk of root for src's transcripts leaves
+// out the folder at path (source.Pruner).
+func pruned(src source.Source, root, path string) bool {
+	p, ok := src.(source.Pruner)
+	if !ok || path == root {
+		return false
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	return p.Prune(root, path, strings.Count(rel, string(filepath.Separator))+1)
 }
 
 func (im *Importer) warn(err error) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/importer/aider"
 	"github.com/tape-dev/tape/importer/amp"
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
@@ -84,6 +85,10 @@ var fixtures = []fixture{
 	{amp.Source{}, "amp/src/T-019c8a12-4e6b-7d30-8f2a-3c9e1b7d5a42.json"},
 	{amp.Source{}, "amp/src/T-019c8b40-6f1e-7a52-b3c4-9e8d7c6b5a24.json"},
 	{amp.Source{}, "amp/src/T-019ca0b2-1c3d-7e4f-8a5b-6c7d8e9f0a1b.json"},
+	{aider.Source{}, "aider/src/myrepo/.aider.chat.history.md"},
+	{aider.Source{}, "aider/src/myrepo/.aider.input.history"},
+	{aider.Source{}, "aider/src/webapp/.aider.chat.history.md"},
+	{aider.Source{}, "aider/src/notes/.aider.chat.history.md"},
 }
 
 func (f fixture) data() ([]byte, error) {

@@ -3,6 +3,7 @@ package importer
 import (
 	"os"
 
+	"github.com/tape-dev/tape/importer/aider"
 	"github.com/tape-dev/tape/importer/amp"
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
@@ -15,6 +16,7 @@ import (
 	"github.com/tape-dev/tape/importer/pi"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // Sources are the agents tape imports, in the order commands list them:
@@ -34,6 +36,7 @@ func Sources() []source.Source {
 		openclaw.Source{},
 		opencode.Source{},
 		amp.Source{},
+		aider.Source{},
 	}
 }
 
@@ -62,4 +65,16 @@ func SourceNames() []string {
 func DefaultDirs(src source.Source) []string {
 	home, _ := os.UserHomeDir() // without one, only the environment can name them
 	return src.DefaultDirs(os.Getenv, home)
+}
+
+// DirsIn are src's folders for a workspace of config cfg: those its
+// config.json names for a source.Rooted, else DefaultDirs.
+func DirsIn(src source.Source, cfg tapelog.Config) []string {
+	if r, ok := src.(source.Rooted); ok {
+		home, _ := os.UserHomeDir()
+		if dirs := r.Roots(cfg, home); len(dirs) > 0 {
+			return dirs
+		}
+	}
+	return DefaultDirs(src)
 }

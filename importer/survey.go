@@ -17,8 +17,13 @@ import (
 // `tape import` with no source, and `tape watch --follow all`, look. A
 // folder that exists but cannot be looked at is an error.
 func Found(src source.Source) ([]string, error) {
+	return FoundIn(src, tapelog.Config{})
+}
+
+// FoundIn is Found for a workspace of config cfg (DirsIn).
+func FoundIn(src source.Source, cfg tapelog.Config) ([]string, error) {
 	var found []string
-	for _, d := range DefaultDirs(src) {
+	for _, d := range DirsIn(src, cfg) {
 		fi, err := os.Stat(d)
 		switch {
 		case err == nil && fi.IsDir():
@@ -46,8 +51,12 @@ type Survey struct {
 // those that ws's imports have read (ws may be nil). Folders that cannot
 // be read are told to warn and skipped, as an import skips them.
 func SurveyOf(ws *tapelog.Workspace, src source.Source, warn func(error)) (Survey, error) {
-	s := Survey{Source: src.Name(), Agent: src.Agent(), Dirs: DefaultDirs(src)}
-	found, err := Found(src)
+	var cfg tapelog.Config
+	if ws != nil {
+		cfg = ws.Config()
+	}
+	s := Survey{Source: src.Name(), Agent: src.Agent(), Dirs: DirsIn(src, cfg)}
+	found, err := FoundIn(src, cfg)
 	if err != nil {
 		return s, err
 	}

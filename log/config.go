@@ -33,6 +33,11 @@ type Config struct {
 	// Follow names the agents whose transcripts `tape watch` mirrors into
 	// tapes when it is not told otherwise ("claude", "codex").
 	Follow []string `json:"follow,omitempty"`
+	// AiderRoots are the folders `tape import aider` (and `tape watch
+	// --follow aider`) walks for Aider's histories when given no path:
+	// Aider writes them in each project, not in a folder of its own
+	// (importer/aider, decision 0096).
+	AiderRoots []string `json:"aider_roots,omitempty"`
 	// Watch says whether a read command starts a watcher on the
 	// workspace when none runs: WatchAuto (the default) or WatchOff.
 	Watch Watch `json:"watch,omitempty"`

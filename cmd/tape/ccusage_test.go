@@ -25,6 +25,9 @@ func TestUsageEqualsCcusage(t *testing.T) {
 	t.Parallel()
 	bin := ccusageBinary(t)
 	for _, f := range agenthome.Folders {
+		if notInCcusage[f.Source] {
+			continue // its usage is checked by its golden files (docs/IMPORT.md)
+		}
 		t.Run(f.Source, func(t *testing.T) {
 			t.Parallel()
 			home := t.TempDir()
@@ -59,6 +62,11 @@ func TestUsageEqualsCcusage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// notInCcusage are the sources ccusage 20.0.24 does not read.
+var notInCcusage = map[string]bool{
+	"aider": true,
 }
 
 // ccusageDaily runs `ccusage <agent> daily --json --offline` on the home

@@ -30,6 +30,7 @@ type ImportCmd struct {
 	OpenClaw ImportOpenClawCmd `cmd:"" name:"openclaw" group:"import" help:"Import OpenClaw's sessions (~/.openclaw/agents/*/sessions), one tape each."`
 	OpenCode ImportOpenCodeCmd `cmd:"" name:"opencode" group:"import" help:"Import OpenCode's sessions (~/.local/share/opencode/opencode.db), one tape each."`
 	Amp      ImportAmpCmd      `cmd:"" group:"import" help:"Import Amp's threads (~/.local/share/amp/threads), one tape each."`
+	Aider    ImportAiderCmd    `cmd:"" group:"import" help:"Import Aider's chat and input histories (.aider.chat.history.md in your projects), a tape per run."`
 	Bub      ImportBubCmd      `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 

@@ -37,12 +37,13 @@ func (c *ImportAllCmd) Run(env *Env, g *Globals) error {
 	}
 	var jobs []job
 	var looked []string
+	cfg := g.config(env)
 	for _, src := range importer.Sources() {
-		dirs, err := importer.Found(src)
+		dirs, err := importer.FoundIn(src, cfg)
 		if err != nil {
 			return err
 		}
-		looked = append(looked, importer.DefaultDirs(src)...)
+		looked = append(looked, importer.DirsIn(src, cfg)...)
 		if len(dirs) > 0 {
 			jobs = append(jobs, job{src, dirs})
 		}

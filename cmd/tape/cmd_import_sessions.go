@@ -44,6 +44,9 @@ type ImportOpenCodeCmd struct{ importSessions }
 // ImportAmpCmd is `tape import amp`.
 type ImportAmpCmd struct{ importSessions }
 
+// ImportAiderCmd is `tape import aider`.
+type ImportAiderCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -285,6 +288,32 @@ func (c *ImportAmpCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "amp")
 }
 
+func (c *ImportAiderCmd) Help() string {
+	return `Each run of Aider (from a "# aider chat started at" line of a project's
+.aider.chat.history.md to the next) gets a tape, named aider-<project
+folder>-<YYMMDD-HHMMSS of the run's start>; a project's .aider.input.history
+(each input with the time it was typed) gets one too, aider-<project>-input.
+Aider writes them in each project, not in a folder of its own: without a
+PATH, the folders config.json's "aider_roots" names are walked, else the home
+folder, three folders deep and without its hidden folders, once Aider has run
+here (~/.aider is there). A walk never goes into .git or node_modules.
+With no .tape/ here or above, the import makes one here, without a tape main.
+
+Importing again reads only what is new (checkpoints in
+.tape/import/aider.gob; ids from the file's path and the line numbers). A
+line before a file's first run is reported as FILE:LINE and the rest is
+imported (exit status 2). docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import aider
+  tape import aider ~/code/myrepo
+  tape import aider ~/code/myrepo/.aider.chat.history.md`
+}
+
+func (c *ImportAiderCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "aider")
+}
+
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "claude")
 }
@@ -302,7 +331,7 @@ func (c *importSessions) run(env *Env, g *Globals, name string) error {
 	if g.Session != "" || g.tapeFlag { // TAPE_NAME alone is the environment's default: not for sessions
 		return usagef("--tape and --session do not apply to 'tape import %s': each session gets a tape of its own", src.Name())
 	}
-	paths, err := c.paths(env, src)
+	paths, err := c.paths(env, src, g.config(env))
 	if err != nil {
 		return err
 	}
@@ -361,8 +390,9 @@ func badLinesError(bad int) error {
 }
 
 // paths are the paths given, made absolute against the working folder,
-// each of which must exist, or the source's default folders that exist.
-func (c *importSessions) paths(env *Env, src source.Source) ([]string, error) {
+// each of which must exist, or the source's folders that exist (those
+// config.json names for it, cfg, else its default folders).
+func (c *importSessions) paths(env *Env, src source.Source, cfg tapelog.Config) ([]string, error) {
 	if len(c.Paths) > 0 {
 		out := make([]string, len(c.Paths))
 		for i, p := range c.Paths {
@@ -381,7 +411,7 @@ func (c *importSessions) paths(env *Env, src source.Source) ([]string, error) {
 		return out, nil
 	}
 	var found []string
-	dirs := importer.DefaultDirs(src)
+	dirs := importer.DirsIn(src, cfg)
 	for _, d := range dirs {
 		if _, err := os.Stat(d); err == nil {
 			found = append(found, d)
@@ -389,11 +419,34 @@ func (c *importSessions) paths(env *Env, src source.Source) ([]string, error) {
 			return nil, fmt.Errorf("open %s: %w", d, err)
 		}
 	}
+	if _, rooted := src.(source.Rooted); rooted && len(found) == 0 {
+		return nil, fmt.Errorf("no %s sessions found%s; name the folders to look in (config.json's %s_roots), or give the files or folders to import",
+			src.Name(), lookedIn(dirs), src.Name())
+	}
 	if len(found) == 0 {
 		return nil, fmt.Errorf("no %s sessions at %s; set %s, or give the files or folders to import",
 			src.Name(), strings.Join(dirs, ", "), src.DirsEnv())
 	}
 	return found, nil
+}
+
+// lookedIn says where an import looked: " at DIRS", or "" for nowhere.
+func lookedIn(dirs []string) string {
+	if len(dirs) == 0 {
+		return ""
+	}
+	return " at " + strings.Join(dirs, ", ")
+}
+
+// config is the config.json of the workspace here or above, if there is
+// one: what an import reads before it makes a workspace.
+func (g *Globals) config(env *Env) tapelog.Config {
+	ws, err := g.workspace(env)
+	if err != nil {
+		return tapelog.Config{}
+	}
+	defer ws.Close()
+	return ws.Config()
 }
 
 // print writes one line (or JSON object) per transcript that had

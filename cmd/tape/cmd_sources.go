@@ -65,7 +65,7 @@ func (c *SourcesCmd) Run(env *Env, g *Globals) error {
 	tab := table{header: true, columns: []column{{title: "SOURCE"}, {title: "AGENT"}, {title: "TRANSCRIPTS", right: true},
 		{title: "IMPORTED", right: true}, {title: "FOLLOWED"}, {title: "WHERE", give: 1, min: 20}}}
 	for _, r := range recs {
-		where, n := "not found: "+strings.Join(r.Dirs, ", "), "-"
+		where, n := "not found"+strings.Replace(lookedIn(r.Dirs), " at ", ": ", 1), "-"
 		if r.Found {
 			where, n = strings.Join(r.Present, ", "), strconv.Itoa(r.Transcripts)
 		}

@@ -24,6 +24,10 @@ type Object struct{ b []byte }
 // NewObject starts an empty object.
 func NewObject() *Object { return &Object{b: append(make([]byte, 0, 256), '{')} }
 
+// NewObjectSize starts an empty object with room for about n bytes: one
+// that holds a long text, grown once rather than doubled to its size.
+func NewObjectSize(n int) *Object { return &Object{b: append(make([]byte, 0, max(n, 16)), '{')} }
+
 func (o *Object) key(k string) {
 	if len(o.b) > 1 {
 		o.b = append(o.b, ',')

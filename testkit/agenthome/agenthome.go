@@ -43,13 +43,14 @@ var Folders = []Folder{
 	{"openclaw", ".openclaw", ""},
 	{"opencode", ".local/share/opencode", "opencode.db"},
 	{"amp", ".local/share/amp/threads", ""},
+	{"aider", "code", ""}, // the home folder is walked (once ~/.aider is there: Build makes it), and ~/code/<project> is in it
 }
 
 // Env clears the variables by which the agents find their folders
 // elsewhere than under $HOME, for a process run on a home Build made.
 var Env = []string{"CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "GEMINI_CLI_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=",
 	"PI_CODING_AGENT_DIR=", "OMP_CODING_AGENT_DIR=", "KIMI_SHARE_DIR=", "KIMI_CODE_HOME=", "KIMI_DATA_DIR=", "DROID_SESSIONS_DIR=",
-	"OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME=", "OPENCODE_DATA_DIR=", "XDG_DATA_HOME="}
+	"OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME=", "OPENCODE_DATA_DIR=", "XDG_DATA_HOME=", "AIDER_CHAT_HISTORY_FILE="}
 
 // Of returns source's folder.
 func Of(source string) (Folder, bool) {
@@ -83,6 +84,11 @@ func Build(home, golden, source string, copies int) (string, corpus.CopyStats, e
 	}
 	if err != nil {
 		return "", st, err
+	}
+	if source == "aider" { // Aider's own folder, by which tape knows it ran here
+		if err := os.MkdirAll(filepath.Join(home, ".aider"), 0o700); err != nil {
+			return "", st, err
+		}
 	}
 	if f.DB != "" {
 		if err := writeDB(filepath.Join(into, f.DB), filepath.Join(golden, source, source+".sql")); err != nil {
