@@ -19,6 +19,7 @@ import (
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
+	"github.com/tape-dev/tape/importer/goose"
 	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/openclaw"
 	"github.com/tape-dev/tape/importer/opencode"
@@ -79,6 +80,9 @@ var fixtures = []fixture{
 	{openclaw.Source{}, "openclaw/src/agents/main/sessions/5e0f7b93-2a4c-4d6e-8f1a-3b5c7d9e1f20.jsonl.reset.2026-03-10T04-00-00.000Z"},
 	{opencode.Source{}, "opencode/src/ses_5a1f3c2e9ffeA1b2C3d4E5f6G7.jsonl"},
 	{opencode.Source{}, "opencode/src/x-handwritten.jsonl"},
+	{goose.Source{}, "goose/src/20251128_1.jsonl"},
+	{goose.Source{}, "goose/src/legacy/20250301_101500.jsonl"},
+	{goose.Source{}, "goose/src/x-handwritten.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

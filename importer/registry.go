@@ -8,6 +8,7 @@ import (
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
+	"github.com/tape-dev/tape/importer/goose"
 	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/openclaw"
 	"github.com/tape-dev/tape/importer/opencode"
@@ -32,6 +33,7 @@ func Sources() []source.Source {
 		droid.Source{},
 		openclaw.Source{},
 		opencode.Source{},
+		goose.Source{},
 	}
 }
 
