@@ -80,7 +80,7 @@ func sessionRow(g *sourcetest.Gen) map[string]any {
 	return map[string]any{"table": "sessions", "id": "20251128_1", "name": g.Text(), "description": g.Text(), "working_dir": g.Text(),
 		"created_at": g.AnyOf("2025-11-28 10:00:00", g.IntN(1<<31), g.Date(), nil), "updated_at": g.Date(),
 		"model_config_json": g.AnyOf(map[string]any{"model_name": g.Text(), "context_limit": 5}, g.Str(), nil),
-		"provider_name": g.Text(), "accumulated_input_tokens": g.AnyOf(g.IntN(5000), g.Str()), "output_tokens": g.IntN(300),
+		"provider_name":     g.Text(), "accumulated_input_tokens": g.AnyOf(g.IntN(5000), g.Str()), "output_tokens": g.IntN(300),
 		"extension_data": g.Value(2), "parent_session_id": g.AnyOf(nil, g.Text()), "db": g.Text()}
 }
 
