@@ -136,3 +136,30 @@ func TestImportThroughAGooseMirror(t *testing.T) {
 		t.Errorf("after a reply and new counts: %d entries imported, want the session's row again, its run, and the reply", imported)
 	}
 }
+
+// tape sources counts the sessions of Goose's database, and in a sessions
+// folder of no database the session files of Goose before it, as an
+// import reads each.
+func TestSurveyOfGooseFolder(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GOOSE_PATH_ROOT", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	dir := filepath.Join(home, ".local", "share", "goose", "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"20250301_101500.jsonl", "20250302_090000.jsonl"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(`{"description":"d"}`+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := SurveyOf(nil, goose.Source{}, func(err error) { t.Error(err) })
+	if err != nil || !s.Found || s.Transcripts != 2 {
+		t.Fatalf("a folder of session files: %+v, %v; want 2 transcripts", s, err)
+	}
+	writeGooseDB(t, dir)
+	if s, err = SurveyOf(nil, goose.Source{}, func(err error) { t.Error(err) }); err != nil || s.Transcripts != 3 {
+		t.Fatalf("the folder with its database: %+v, %v; want its 3 sessions", s, err)
+	}
+}
