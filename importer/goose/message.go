@@ -84,8 +84,9 @@ func (c *converter) message(in *input, m message) []source.Output {
 	}
 	first := len(out)
 	for k, b := range blocks {
-		out = append(out, c.block(in, m, k, b)...)
-		if bo := obj(source.ObjectOf(b)); bo.str("type") == "text" {
+		bo := obj(source.ObjectOf(b))
+		out = append(out, c.block(in, m, k, b, bo)...)
+		if bo.str("type") == "text" {
 			summary += bo.str("text") + "\n"
 		}
 	}
@@ -109,8 +110,7 @@ func (c *converter) message(in *input, m message) []source.Output {
 // the text after a compaction's summary. Every other block (image,
 // redactedThinking, toolConfirmationRequest, actionRequired,
 // systemNotification...) is kept whole as an event goose/<type>.
-func (c *converter) block(in *input, m message, k int, b []byte) []source.Output {
-	bo := obj(source.ObjectOf(b))
+func (c *converter) block(in *input, m message, k int, b []byte, bo obj) []source.Output {
 	typ := bo.str("type")
 	switch {
 	case typ == "text" && isString(bo.raw("text")):
@@ -202,7 +202,7 @@ func (c *converter) toolCall(in *input, m message, k int, bo obj) ([]source.Outp
 	if e := extra.Done(); string(e) != "{}" {
 		o.Raw("extra", e)
 	}
-	return []source.Output{c.entry(in, m.id, k, tapelog.KindToolCall, rawjson.NewObject().Raw("calls", rawjson.Array(o.Done())).Done())}, true
+	return []source.Output{c.entry(in, m.id, k, tapelog.KindToolCall, wrap(`{"calls":[`, o.Done()))}, true
 }
 
 // toolResult maps a toolResponse: {"id", "toolResult": {"status":
@@ -218,11 +218,15 @@ func (c *converter) toolResult(in *input, m message, k int, bo obj) ([]source.Ou
 	}
 	r := rawjson.NewObject().Str("tool_call_id", id)
 	details := rawjson.NewObject()
-	switch v := source.Trim(res.raw("value")); {
-	case res.str("status") == "success" && len(v) > 0 && v[0] == '[':
+	v := source.Trim(res.raw("value"))
+	var val obj
+	if source.IsObject(v) {
+		val = obj(source.ObjectOf(v))
+	}
+	switch status := res.str("status"); {
+	case status == "success" && len(v) > 0 && v[0] == '[':
 		r.Raw("content", rawjson.AppendCompact(nil, v))
-	case res.str("status") == "success" && source.IsObject(v) && obj(source.ObjectOf(v)).has("content"):
-		val := obj(source.ObjectOf(v))
+	case status == "success" && val.has("content"):
 		r.Raw("content", rawjson.AppendCompact(nil, val.raw("content")))
 		if string(val.raw("isError")) == "true" {
 			r.True("is_error")
@@ -230,7 +234,7 @@ func (c *converter) toolResult(in *input, m message, k int, bo obj) ([]source.Ou
 		if rest := val.without("content"); string(rest) != "{}" {
 			details.Raw("value", rest)
 		}
-	case res.str("status") == "error" && res.has("error"):
+	case status == "error" && res.has("error"):
 		r.Raw("content", rawjson.AppendCompact(nil, res.raw("error"))).True("is_error")
 	default:
 		return nil, false
@@ -244,7 +248,14 @@ func (c *converter) toolResult(in *input, m message, k int, bo obj) ([]source.Ou
 	if d := details.Done(); string(d) != "{}" {
 		r.Raw("details", d)
 	}
-	return []source.Output{c.entry(in, m.id, k, tapelog.KindToolResult, rawjson.NewObject().Raw("results", rawjson.Array(r.Done())).Done())}, true
+	return []source.Output{c.entry(in, m.id, k, tapelog.KindToolResult, wrap(`{"results":[`, r.Done()))}, true
+}
+
+// wrap is head, item and "]}": a payload of one call or result, made in
+// one copy of the item, which may be large (a file a tool read).
+func wrap(head string, item []byte) []byte {
+	b := make([]byte, 0, len(head)+len(item)+2)
+	return append(append(append(b, head...), item...), ']', '}')
 }
 
 // withRest adds to o, as "block", the members of a block other than its
