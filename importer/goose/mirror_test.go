@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -258,4 +259,76 @@ func TestDefaultDirs(t *testing.T) {
 			t.Errorf("DefaultDirs(%v) = %v, want %s", tc.env, got, tc.want)
 		}
 	}
+}
+
+// BenchmarkMirror exports a database of 1,000 sessions of 20 messages
+// each (about 11 MB of mirror) into a new mirror, and times an export of
+// the same database again after one message was added: the first import
+// of a Goose user's history, and one of a follower.
+//
+//	go test ./importer/goose -run '^$' -bench Mirror -count 6
+func BenchmarkMirror(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "sessions.db")
+	db, err := sql.Open("sqlite", sqlitefile.URI(path)+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var schema []string
+	script, err := os.ReadFile("../../testdata/import/goose/goose.sql")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(string(script), "\n") {
+		if strings.HasPrefix(l, "CREATE ") {
+			schema = append(schema, l)
+		}
+	}
+	if _, err := db.Exec(strings.Join(schema, "\n")); err != nil {
+		b.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("Close now waits for the flush goroutine; 我会在 Close 里等待它结束。 ", 8)
+	for s := range 1000 {
+		id := fmt.Sprintf("20251128_%d", s)
+		if _, err := tx.Exec(`INSERT INTO sessions (id, name, working_dir, created_at, accumulated_input_tokens, model_config_json) VALUES (?, 'a session', '/w', '2025-11-28 10:00:00', 900, '{"model_name":"m"}')`, id); err != nil {
+			b.Fatal(err)
+		}
+		for m := range 20 {
+			if _, err := tx.Exec(`INSERT INTO messages (message_id, session_id, role, content_json, created_timestamp, metadata_json) VALUES (?, ?, 'user', ?, ?, '{"userVisible":true,"agentVisible":true}')`,
+				fmt.Sprintf("msg_%d_%d", s, m), id, `[{"type":"text","text":"`+text+`"}]`, 1764324000+m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("all", func(b *testing.B) {
+		for b.Loop() {
+			if err := (Source{}).Mirror(context.Background(), path, b.TempDir(), time.Now(), time.Minute); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("one-more", func(b *testing.B) {
+		dir := b.TempDir()
+		if err := (Source{}).Mirror(context.Background(), path, dir, time.Now(), time.Minute); err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for b.Loop() {
+			n++
+			if _, err := db.Exec(`INSERT INTO messages (message_id, session_id, role, content_json, created_timestamp) VALUES (?, '20251128_7', 'user', '[]', ?)`,
+				fmt.Sprintf("msg_more_%d", n), 1764400000+n); err != nil {
+				b.Fatal(err)
+			}
+			if err := (Source{}).Mirror(context.Background(), path, dir, time.Now(), time.Minute); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
