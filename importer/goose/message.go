@@ -116,7 +116,7 @@ func (c *converter) block(in *input, m message, k int, b []byte, bo obj) []sourc
 	case typ == "text" && isString(bo.raw("text")):
 		if m.role == "assistant" && m.agentOnly() && strings.HasPrefix(bo.str("text"), compacted) {
 			return c.compact(in, m, k, func(st *rawjson.Object) {
-				st.StrIf("summary", c.st.Summary).Raw("continuation", bo.raw("text"))
+				withRest(st.StrIf("summary", c.st.Summary).Raw("continuation", bo.raw("text")), bo, "text")
 			})
 		}
 		role := m.role
