@@ -21,6 +21,7 @@ import (
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
+	"github.com/tape-dev/tape/importer/goose"
 	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/openclaw"
 	"github.com/tape-dev/tape/importer/opencode"
@@ -89,6 +90,9 @@ var fixtures = []fixture{
 	{aider.Source{}, "aider/src/myrepo/.aider.input.history"},
 	{aider.Source{}, "aider/src/webapp/.aider.chat.history.md"},
 	{aider.Source{}, "aider/src/notes/.aider.chat.history.md"},
+	{goose.Source{}, "goose/src/20251128_1.jsonl"},
+	{goose.Source{}, "goose/src/legacy/20250301_101500.jsonl"},
+	{goose.Source{}, "goose/src/x-handwritten.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
+	"github.com/tape-dev/tape/importer/goose"
 	"github.com/tape-dev/tape/importer/kimi"
 	"github.com/tape-dev/tape/importer/openclaw"
 	"github.com/tape-dev/tape/importer/opencode"
@@ -37,6 +38,7 @@ func Sources() []source.Source {
 		opencode.Source{},
 		amp.Source{},
 		aider.Source{},
+		goose.Source{},
 	}
 }
 

@@ -86,11 +86,25 @@ func SurveyOf(ws *tapelog.Workspace, src source.Source, warn func(error)) (Surve
 }
 
 // surveyStore counts the sessions in a database source's databases, and
-// of them, those whose mirror files the workspace's imports have read.
+// of them, those whose mirror files the workspace's imports have read. A
+// folder that holds no database is counted for its transcripts, as an
+// import reads it (Goose's folder before its database).
 func surveyStore(ws *tapelog.Workspace, st source.Store, s Survey, warn func(error)) (Survey, error) {
-	var dbs []string
+	var dbs, plain []string
 	for _, d := range s.Present {
-		dbs = append(dbs, st.Stores(d)...)
+		if found := st.Stores(d); len(found) > 0 {
+			dbs = append(dbs, found...)
+		} else {
+			plain = append(plain, d)
+		}
+	}
+	var files []string
+	if len(plain) > 0 {
+		var err error
+		if files, err = (&Importer{src: st, Warn: warn}).find(plain); err != nil {
+			return s, err
+		}
+		s.Transcripts += len(files)
 	}
 	for _, db := range dbs {
 		n, err := st.Sessions(context.Background(), db)
@@ -106,6 +120,11 @@ func surveyStore(ws *tapelog.Workspace, st source.Store, s Survey, warn func(err
 	cps, err := loadCheckpoints(ws, st)
 	if err != nil {
 		return s, err
+	}
+	for _, f := range files {
+		if _, ok := cps.Files[f]; ok {
+			s.Imported++
+		}
 	}
 	for _, db := range dbs {
 		dir := ws.Abs(mirrorDir(st, db)) + string(filepath.Separator)

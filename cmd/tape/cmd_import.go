@@ -31,6 +31,7 @@ type ImportCmd struct {
 	OpenCode ImportOpenCodeCmd `cmd:"" name:"opencode" group:"import" help:"Import OpenCode's sessions (~/.local/share/opencode/opencode.db), one tape each."`
 	Amp      ImportAmpCmd      `cmd:"" group:"import" help:"Import Amp's threads (~/.local/share/amp/threads), one tape each."`
 	Aider    ImportAiderCmd    `cmd:"" group:"import" help:"Import Aider's chat and input histories (.aider.chat.history.md in your projects), a tape per run."`
+	Goose    ImportGooseCmd    `cmd:"" group:"import" help:"Import Goose's sessions (~/.local/share/goose/sessions/sessions.db), one tape each."`
 	Bub      ImportBubCmd      `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 

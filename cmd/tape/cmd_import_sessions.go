@@ -47,6 +47,9 @@ type ImportAmpCmd struct{ importSessions }
 // ImportAiderCmd is `tape import aider`.
 type ImportAiderCmd struct{ importSessions }
 
+// ImportGooseCmd is `tape import goose`.
+type ImportGooseCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -312,6 +315,32 @@ Examples:
 
 func (c *ImportAiderCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "aider")
+}
+
+func (c *ImportGooseCmd) Help() string {
+	return `A session's tape is named goose-<the session id> (goose-20251128_3); a
+subagent's session is its own tape, whose parent is the session that started it.
+Without a PATH, reads sessions.db in $GOOSE_PATH_ROOT/data/sessions, else
+$XDG_DATA_HOME/goose/sessions, else ~/.local/share/goose/sessions (on macOS
+too). The database is opened read-only and never locked against Goose: each
+session's rows are exported, one row a line, to a mirror in .tape/import/goose/,
+which is imported as any agent's transcripts are. A folder of no sessions.db is
+read for the <session>.jsonl files of Goose before its database. A PATH may also
+name a database, a session file, or a folder of mirror files. With no .tape/ here
+or above, the import makes one here, without a tape main.
+
+Importing again reads only what is new (checkpoints in
+.tape/import/goose.gob). A line that cannot be imported is reported as
+FILE:LINE and the rest is imported (exit status 2). docs/IMPORT.md has the
+mapping.
+
+Examples:
+  tape import goose
+  tape import goose ~/.local/share/goose/sessions/sessions.db`
+}
+
+func (c *ImportGooseCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "goose")
 }
 
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {

@@ -44,13 +44,14 @@ var Folders = []Folder{
 	{"opencode", ".local/share/opencode", "opencode.db"},
 	{"amp", ".local/share/amp/threads", ""},
 	{"aider", "code", ""}, // the home folder is walked (once ~/.aider is there: Build makes it), and ~/code/<project> is in it
+	{"goose", ".local/share/goose/sessions", "sessions.db"},
 }
 
 // Env clears the variables by which the agents find their folders
 // elsewhere than under $HOME, for a process run on a home Build made.
 var Env = []string{"CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "GEMINI_CLI_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=",
 	"PI_CODING_AGENT_DIR=", "OMP_CODING_AGENT_DIR=", "KIMI_SHARE_DIR=", "KIMI_CODE_HOME=", "KIMI_DATA_DIR=", "DROID_SESSIONS_DIR=",
-	"OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME=", "OPENCODE_DATA_DIR=", "XDG_DATA_HOME=", "AIDER_CHAT_HISTORY_FILE="}
+	"OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME=", "OPENCODE_DATA_DIR=", "XDG_DATA_HOME=", "AIDER_CHAT_HISTORY_FILE=", "GOOSE_PATH_ROOT="}
 
 // Of returns source's folder.
 func Of(source string) (Folder, bool) {
