@@ -5,16 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
-	"unicode/utf8"
 
+	"github.com/tape-dev/tape/importer/mirrorfile"
 	"github.com/tape-dev/tape/internal/rawjson"
-	"github.com/tape-dev/tape/internal/sqlitefile"
 )
 
 // The mirror of a database is a folder tape owns (importer.mirrorDir)
@@ -40,15 +37,9 @@ import (
 // export found them, and each session's cursor.
 type mirrorState struct {
 	DB       string             `json:"db"`
-	Files    fileStamp          `json:"files"`
+	Files    mirrorfile.Stamp   `json:"files"`
 	Pending  bool               `json:"pending"` // a session had messages not settled yet
 	Sessions map[string]*cursor `json:"sessions"`
-}
-
-// fileStamp is the size and modification time of a database and its
-// write-ahead log: while both are as they were, nothing was written.
-type fileStamp struct {
-	DBSize, DBMtime, WALSize, WALMtime int64
 }
 
 // cursor is how far a session was exported.
@@ -59,27 +50,25 @@ type cursor struct {
 	Started bool   `json:"started"` // its session line was written
 }
 
-const stateFile = "state.json"
-
 // Mirror brings the mirror in dir up to date with the database db.
 func (Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle time.Duration) error {
-	st, err := loadState(dir)
+	st, err := mirrorfile.LoadState[mirrorState](dir)
 	if err != nil {
 		return err
 	}
-	stamp := stampOf(db)
+	stamp := mirrorfile.StampOf(db)
 	if st.DB == db && st.Files == stamp && !st.Pending {
 		return nil // nothing written since, and nothing waiting to settle
 	}
 	st.DB, st.Files, st.Pending = db, stamp, false
 	exp := export
 	if fi, err := os.Stat(db); err == nil && fi.IsDir() {
-		exp, st.Files = exportLegacy, fileStamp{} // a tree of files: its folders are listed each time
+		exp, st.Files = exportLegacy, mirrorfile.Stamp{} // a tree of files: its folders are listed each time
 	}
 	if err := exp(ctx, db, dir, &st, now.UnixMilli(), settle.Milliseconds()); err != nil {
 		return err
 	}
-	return saveState(dir, st)
+	return mirrorfile.SaveState(dir, st)
 }
 
 // Sessions counts the sessions in the database db.
@@ -88,7 +77,7 @@ func (Source) Sessions(ctx context.Context, db string) (int, error) {
 		files, err := legacySessions(db)
 		return len(files), err
 	}
-	conn, err := sql.Open("sqlite", readOnly(db))
+	conn, err := sql.Open("sqlite", mirrorfile.ReadOnly(db))
 	if err != nil {
 		return 0, fmt.Errorf("open: %w", err)
 	}
@@ -100,28 +89,10 @@ func (Source) Sessions(ctx context.Context, db string) (int, error) {
 	return n, nil
 }
 
-// readOnly is the URI that opens the database at db for reading only,
-// waiting up to 5 s for OpenCode's writes: it never writes, nor
-// checkpoints the WAL, nor holds a lock that blocks OpenCode.
-func readOnly(db string) string {
-	return sqlitefile.URI(db) + "?mode=ro&_pragma=busy_timeout(5000)&_pragma=query_only(1)"
-}
-
-func stampOf(db string) fileStamp {
-	var s fileStamp
-	if fi, err := os.Stat(db); err == nil {
-		s.DBSize, s.DBMtime = fi.Size(), fi.ModTime().UnixNano()
-	}
-	if fi, err := os.Stat(db + "-wal"); err == nil {
-		s.WALSize, s.WALMtime = fi.Size(), fi.ModTime().UnixNano()
-	}
-	return s
-}
-
 // export reads the database in one read transaction and appends what is
 // new to the mirror files.
 func export(ctx context.Context, db, dir string, st *mirrorState, now, settle int64) error {
-	conn, err := sql.Open("sqlite", readOnly(db))
+	conn, err := sql.Open("sqlite", mirrorfile.ReadOnly(db))
 	if err != nil {
 		return fmt.Errorf("open: %w", err)
 	}
@@ -290,7 +261,7 @@ func exportSession(ctx context.Context, q rowReader, dir string, st *mirrorState
 	if buf.Len() == 0 {
 		return nil
 	}
-	if err := appendMirror(filepath.Join(dir, s.ID+".jsonl"), buf.Bytes()); err != nil {
+	if err := mirrorfile.Append(filepath.Join(dir, s.ID+".jsonl"), buf.Bytes()); err != nil {
 		return err
 	}
 	if st.Sessions == nil {
@@ -343,68 +314,6 @@ func writeRow(buf *bytes.Buffer, table, parentKey, parent string, r row, more ..
 		o.Str(more[i], more[i+1])
 	}
 	o.Int("time_created", r.Created).Int("time_updated", r.Updated)
-	switch {
-	case utf8.Valid(r.Data) && rawjson.IsCompactObject(r.Data): // as OpenCode writes it: one pass, no copy
-		o.Raw("data", r.Data)
-	case json.Valid(r.Data):
-		o.Raw("data", rawjson.AppendCompact(nil, r.Data))
-	default:
-		o.Str("data", string(r.Data))
-	}
-	buf.Write(o.Done())
+	buf.Write(mirrorfile.JSON(o, "data", r.Data).Done())
 	buf.WriteByte('\n')
-}
-
-// appendMirror appends lines to a mirror file, 0600, after a newline if
-// an export killed while it wrote left the file's last line torn (that
-// line is then a bad line of the import, and its rows are exported again,
-// since the state was not saved).
-func appendMirror(path string, lines []byte) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("mirror: %w", err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
-			lines = append([]byte{'\n'}, lines...)
-		}
-	}
-	if _, err := f.Write(lines); err != nil {
-		return fmt.Errorf("mirror: %w", err)
-	}
-	return f.Close()
-}
-
-func loadState(dir string) (mirrorState, error) {
-	var st mirrorState
-	data, err := os.ReadFile(filepath.Join(dir, stateFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return st, nil
-	}
-	if err != nil {
-		return st, fmt.Errorf("mirror state: %w", err)
-	}
-	if json.Unmarshal(data, &st) != nil {
-		return mirrorState{}, nil // unreadable: exported again, and the tapes skip what they hold
-	}
-	return st, nil
-}
-
-// saveState writes state.json whole, through a temporary file renamed
-// over it, so that a killed export leaves the old state or the new.
-func saveState(dir string, st mirrorState) error {
-	data, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, stateFile+".tmp")
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return fmt.Errorf("mirror state: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, stateFile)); err != nil {
-		return fmt.Errorf("mirror state: %w", err)
-	}
-	return nil
 }

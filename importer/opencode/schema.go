@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/tape-dev/tape/importer/mirrorfile"
 )
 
 // schema is what Mirror needs of a database's tables, as OpenCode 1.x
@@ -40,7 +42,7 @@ func (l layout) col(table, column, otherwise string) string {
 // wrote it.
 func readLayout(ctx context.Context, tx *sql.Tx) (layout, error) {
 	l := layout{has: map[string]bool{}}
-	tables, err := tableNames(ctx, tx)
+	tables, err := mirrorfile.Tables(ctx, tx)
 	if err != nil {
 		return l, err
 	}
@@ -51,7 +53,7 @@ func readLayout(ctx context.Context, tx *sql.Tx) (layout, error) {
 			}
 			return l, fmt.Errorf("no table %q, which OpenCode 1.x writes (the database has %s); this layout is not one tape reads yet", t.table, strings.Join(tables, ", "))
 		}
-		cols, err := columnNames(ctx, tx, t.table)
+		cols, err := mirrorfile.Columns(ctx, tx, t.table)
 		if err != nil {
 			return l, err
 		}
@@ -65,33 +67,4 @@ func readLayout(ctx context.Context, tx *sql.Tx) (layout, error) {
 		}
 	}
 	return l, nil
-}
-
-func tableNames(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("read the tables: %w", err)
-	}
-	return scanStrings(rows)
-}
-
-func columnNames(ctx context.Context, tx *sql.Tx, table string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table)
-	if err != nil {
-		return nil, fmt.Errorf("read the columns of %s: %w", table, err)
-	}
-	return scanStrings(rows)
-}
-
-func scanStrings(rows *sql.Rows) ([]string, error) {
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
