@@ -17,6 +17,7 @@ import (
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/crush"
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/kimi"
@@ -79,6 +80,9 @@ var fixtures = []fixture{
 	{openclaw.Source{}, "openclaw/src/agents/main/sessions/5e0f7b93-2a4c-4d6e-8f1a-3b5c7d9e1f20.jsonl.reset.2026-03-10T04-00-00.000Z"},
 	{opencode.Source{}, "opencode/src/ses_5a1f3c2e9ffeA1b2C3d4E5f6G7.jsonl"},
 	{opencode.Source{}, "opencode/src/x-handwritten.jsonl"},
+	{crush.Source{}, "crush/src/4b1f2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d.jsonl"},
+	{crush.Source{}, "crush/src/e5f6a7b8-c9d0-4e1f-a2b3-c4d5e6f7a8b9.jsonl"},
+	{crush.Source{}, "crush/src/9e8d7c6b-5a49-4382-b1a0-f0e1d2c3b4a5.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

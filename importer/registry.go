@@ -2,10 +2,14 @@ package importer
 
 import (
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/crush"
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/kimi"
@@ -14,6 +18,7 @@ import (
 	"github.com/tape-dev/tape/importer/pi"
 	"github.com/tape-dev/tape/importer/qwen"
 	"github.com/tape-dev/tape/importer/source"
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // Sources are the agents tape imports, in the order commands list them:
@@ -32,6 +37,7 @@ func Sources() []source.Source {
 		droid.Source{},
 		openclaw.Source{},
 		opencode.Source{},
+		crush.Source{},
 	}
 }
 
@@ -52,6 +58,23 @@ func SourceNames() []string {
 		names = append(names, s.Name())
 	}
 	return names
+}
+
+// Dirs are the folders src's sessions are looked for in when none is
+// given: its DefaultDirs, then the roots the workspace's config.json
+// names for it (Config.Roots; "~/" is the home folder), each once.
+func Dirs(src source.Source, cfg tapelog.Config) []string {
+	dirs := DefaultDirs(src)
+	home, _ := os.UserHomeDir()
+	for _, r := range cfg.Roots(src.Name()) {
+		if rest, ok := strings.CutPrefix(r, "~/"); ok && home != "" {
+			r = filepath.Join(home, rest)
+		}
+		if r != "" && !slices.Contains(dirs, r) {
+			dirs = append(dirs, r)
+		}
+	}
+	return dirs
 }
 
 // DefaultDirs are src's default folders on this machine (whether or not

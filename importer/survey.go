@@ -13,12 +13,13 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// Found is the default folders of src that exist on this machine: where
-// `tape import` with no source, and `tape watch --follow all`, look. A
-// folder that exists but cannot be looked at is an error.
-func Found(src source.Source) ([]string, error) {
+// Found is the folders of src that exist on this machine (Dirs, with the
+// roots cfg names): where `tape import` with no source, and `tape watch
+// --follow all`, look. A folder that exists but cannot be looked at is an
+// error.
+func Found(src source.Source, cfg tapelog.Config) ([]string, error) {
 	var found []string
-	for _, d := range DefaultDirs(src) {
+	for _, d := range Dirs(src, cfg) {
 		fi, err := os.Stat(d)
 		switch {
 		case err == nil && fi.IsDir():
@@ -36,7 +37,7 @@ type Survey struct {
 	Source      string   `json:"source"`
 	Agent       string   `json:"agent"`
 	Found       bool     `json:"found"`       // one of its default folders exists
-	Dirs        []string `json:"dirs"`        // its default folders, whether or not they exist
+	Dirs        []string `json:"dirs"`        // its default folders and config.json's roots for it, whether or not they exist
 	Present     []string `json:"present"`     // those of them that exist
 	Transcripts int      `json:"transcripts"` // transcripts in those that exist
 	Imported    int      `json:"imported"`    // of those, the ones the workspace's imports have read (0 without a workspace)
@@ -46,8 +47,12 @@ type Survey struct {
 // those that ws's imports have read (ws may be nil). Folders that cannot
 // be read are told to warn and skipped, as an import skips them.
 func SurveyOf(ws *tapelog.Workspace, src source.Source, warn func(error)) (Survey, error) {
-	s := Survey{Source: src.Name(), Agent: src.Agent(), Dirs: DefaultDirs(src)}
-	found, err := Found(src)
+	var cfg tapelog.Config
+	if ws != nil {
+		cfg = ws.Config()
+	}
+	s := Survey{Source: src.Name(), Agent: src.Agent(), Dirs: Dirs(src, cfg)}
+	found, err := Found(src, cfg)
 	if err != nil {
 		return s, err
 	}

@@ -29,6 +29,7 @@ type ImportCmd struct {
 	Droid    ImportDroidCmd    `cmd:"" group:"import" help:"Import Factory Droid's sessions (~/.factory/sessions), one tape each."`
 	OpenClaw ImportOpenClawCmd `cmd:"" name:"openclaw" group:"import" help:"Import OpenClaw's sessions (~/.openclaw/agents/*/sessions), one tape each."`
 	OpenCode ImportOpenCodeCmd `cmd:"" name:"opencode" group:"import" help:"Import OpenCode's sessions (~/.local/share/opencode/opencode.db), one tape each."`
+	Crush    ImportCrushCmd    `cmd:"" group:"import" help:"Import Crush's sessions (<project>/.crush/crush.db, the projects ~/.local/share/crush lists), one tape each."`
 	Bub      ImportBubCmd      `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 

@@ -37,12 +37,13 @@ func (c *ImportAllCmd) Run(env *Env, g *Globals) error {
 	}
 	var jobs []job
 	var looked []string
+	cfg := g.configHere(env)
 	for _, src := range importer.Sources() {
-		dirs, err := importer.Found(src)
+		dirs, err := importer.Found(src, cfg)
 		if err != nil {
 			return err
 		}
-		looked = append(looked, importer.DefaultDirs(src)...)
+		looked = append(looked, importer.Dirs(src, cfg)...)
 		if len(dirs) > 0 {
 			jobs = append(jobs, job{src, dirs})
 		}

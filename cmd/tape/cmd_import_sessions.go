@@ -41,6 +41,9 @@ type ImportOpenClawCmd struct{ importSessions }
 // ImportOpenCodeCmd is `tape import opencode`.
 type ImportOpenCodeCmd struct{ importSessions }
 
+// ImportCrushCmd is `tape import crush`.
+type ImportCrushCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -258,6 +261,39 @@ func (c *ImportOpenCodeCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "opencode")
 }
 
+func (c *ImportCrushCmd) Help() string {
+	return `A session's tape is named crush-<the first 8 characters of the session id>;
+a subagent's task is its own tape, whose parent is the session that started it.
+Crush keeps a database per project, <project>/.crush/crush.db. Without a PATH,
+reads those that projects.json names in Crush's global data folder
+($CRUSH_GLOBAL_DATA, else $XDG_DATA_HOME/crush, else ~/.local/share/crush: Crush
+0.25 and later lists every project there), and every .crush/crush.db under that
+folder and under the folders config.json's "crush_roots" names (for the projects
+of older versions). A PATH may name a database, a folder to walk for
+.crush/crush.db (skipping .git and node_modules), or a folder of mirror files.
+A database is opened read-only and never locked against Crush: each session's
+finished messages are exported, one row a line, to a mirror in
+.tape/import/crush/, which is imported as any agent's transcripts are (a reply
+still streaming waits until Crush finishes it, or until its session has been
+quiet for 5 minutes). Crush counts tokens per session, not per reply: a
+session's counts are a run each time they change, of which tape usage counts
+the largest. With no .tape/ here or above, the import makes one here, without
+a tape main.
+
+Importing again reads only what is new (checkpoints in .tape/import/crush.gob).
+A line that cannot be imported is reported as FILE:LINE and the rest is
+imported (exit status 2). docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import crush
+  tape import crush ~/src
+  tape import crush ~/src/app/.crush/crush.db`
+}
+
+func (c *ImportCrushCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "crush")
+}
+
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "claude")
 }
@@ -275,7 +311,7 @@ func (c *importSessions) run(env *Env, g *Globals, name string) error {
 	if g.Session != "" || g.tapeFlag { // TAPE_NAME alone is the environment's default: not for sessions
 		return usagef("--tape and --session do not apply to 'tape import %s': each session gets a tape of its own", src.Name())
 	}
-	paths, err := c.paths(env, src)
+	paths, err := c.paths(env, src, g.configHere(env))
 	if err != nil {
 		return err
 	}
@@ -334,8 +370,9 @@ func badLinesError(bad int) error {
 }
 
 // paths are the paths given, made absolute against the working folder,
-// each of which must exist, or the source's default folders that exist.
-func (c *importSessions) paths(env *Env, src source.Source) ([]string, error) {
+// each of which must exist, or the source's default folders (and the
+// roots cfg names for it) that exist.
+func (c *importSessions) paths(env *Env, src source.Source, cfg tapelog.Config) ([]string, error) {
 	if len(c.Paths) > 0 {
 		out := make([]string, len(c.Paths))
 		for i, p := range c.Paths {
@@ -354,7 +391,7 @@ func (c *importSessions) paths(env *Env, src source.Source) ([]string, error) {
 		return out, nil
 	}
 	var found []string
-	dirs := importer.DefaultDirs(src)
+	dirs := importer.Dirs(src, cfg)
 	for _, d := range dirs {
 		if _, err := os.Stat(d); err == nil {
 			found = append(found, d)
