@@ -12,9 +12,10 @@ import (
 // usage is the run event of a session's line whose token counts or cost
 // changed: Crush keeps no counts per message, only per session, in its
 // row: prompt_tokens (the input and cache reads of its last request, as
-// Crush 0.37 and later count them; its input and cache writes before),
-// completion_tokens (that request's output) and cost (in dollars, the sum
-// of all its requests', and of its subagents' tasks'). The run's usage is
+// Crush 0.36 and later count them; its input and cache writes before),
+// completion_tokens (that request's output; with its cache reads before
+// 0.36) and cost (in dollars, the sum of all its requests', and of its
+// subagents' tasks'). The run's usage is
 // {"input_tokens": prompt_tokens, "output_tokens": completion_tokens},
 // its cost_usd the cost, its model the session's last reply's, and its
 // usage_id "crush:<session id>": of a session's runs, tape usage counts
