@@ -25,7 +25,8 @@ import (
 type Follower struct {
 	WS *tapelog.Workspace
 	// Dirs are the folders to follow, by source (the sources' default
-	// folders when a source has none here). A folder that does not exist
+	// folders, and the roots WS's config.json names for them, when a
+	// source has none here). A folder that does not exist
 	// yet is looked for again at every Reconcile.
 	Dirs map[source.Source][]string
 	// Debounce is how long a burst of writes is let run before the
@@ -148,8 +149,33 @@ func (f *Follower) reconcile(ctx context.Context, st *followState) {
 			f.watchTree(st, root, root, nil) // the import below reads it whole
 			present = append(present, root)
 		}
+		f.watchStores(st, src, present)
 		if len(present) > 0 {
 			f.run(ctx, st, src, present)
+		}
+	}
+}
+
+// watchStores watches the folder of each database of a database source
+// that lies outside the followed roots (a project's .crush folder, which
+// Crush's projects.json in a followed folder names): a write to it, or to
+// its WAL, is then seen as it happens, not at the next reconcile.
+func (f *Follower) watchStores(st *followState, src source.Source, roots []string) {
+	store, ok := src.(source.Store)
+	if !ok {
+		return
+	}
+	for _, root := range roots {
+		for _, db := range store.Stores(root) {
+			dir := filepath.Dir(db)
+			if under(dir, roots) || st.watched[dir] {
+				continue
+			}
+			if err := st.watcher.Add(dir); err != nil {
+				f.warn(fmt.Errorf("follow %s: %w", dir, err))
+				continue
+			}
+			st.watched[dir], st.owner[dir] = true, src
 		}
 	}
 }

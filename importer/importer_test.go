@@ -19,6 +19,7 @@ import (
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/crush"
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/goose"
@@ -93,6 +94,9 @@ var fixtures = []fixture{
 	{goose.Source{}, "goose/src/20251128_1.jsonl"},
 	{goose.Source{}, "goose/src/legacy/20250301_101500.jsonl"},
 	{goose.Source{}, "goose/src/x-handwritten.jsonl"},
+	{crush.Source{}, "crush/src/4b1f2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d.jsonl"},
+	{crush.Source{}, "crush/src/e5f6a7b8-c9d0-4e1f-a2b3-c4d5e6f7a8b9.jsonl"},
+	{crush.Source{}, "crush/src/9e8d7c6b-5a49-4382-b1a0-f0e1d2c3b4a5.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

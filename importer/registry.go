@@ -2,12 +2,16 @@ package importer
 
 import (
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/tape-dev/tape/importer/aider"
 	"github.com/tape-dev/tape/importer/amp"
 	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
+	"github.com/tape-dev/tape/importer/crush"
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/goose"
@@ -39,6 +43,7 @@ func Sources() []source.Source {
 		amp.Source{},
 		aider.Source{},
 		goose.Source{},
+		crush.Source{},
 	}
 }
 
@@ -69,14 +74,26 @@ func DefaultDirs(src source.Source) []string {
 	return src.DefaultDirs(os.Getenv, home)
 }
 
-// DirsIn are src's folders for a workspace of config cfg: those its
-// config.json names for a source.Rooted, else DefaultDirs.
+// DirsIn are the folders src's sessions are looked for in when none is
+// given, for a workspace of config cfg: those its config.json names for
+// a source.Rooted (aider_roots: they replace its default, a walk of the
+// home folder); else its DefaultDirs, then the roots config.json names
+// for it (Config.Roots, crush_roots; "~/" is the home folder), each once.
 func DirsIn(src source.Source, cfg tapelog.Config) []string {
+	home, _ := os.UserHomeDir()
 	if r, ok := src.(source.Rooted); ok {
-		home, _ := os.UserHomeDir()
 		if dirs := r.Roots(cfg, home); len(dirs) > 0 {
 			return dirs
 		}
 	}
-	return DefaultDirs(src)
+	dirs := DefaultDirs(src)
+	for _, r := range cfg.Roots(src.Name()) {
+		if rest, ok := strings.CutPrefix(r, "~/"); ok && home != "" {
+			r = filepath.Join(home, rest)
+		}
+		if r != "" && !slices.Contains(dirs, r) {
+			dirs = append(dirs, r)
+		}
+	}
+	return dirs
 }

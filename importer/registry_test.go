@@ -5,8 +5,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tape-dev/tape/importer/codex"
+	"github.com/tape-dev/tape/importer/crush"
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // Every registered source has what docs/ADDING_A_SOURCE.md asks of one:
@@ -58,5 +63,21 @@ func TestEverySourceIsComplete(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Dirs are a source's default folders, then the roots config.json names
+// for it, "~/" read as the home folder, each once.
+func TestDirsWithRoots(t *testing.T) {
+	t.Setenv("HOME", "/home/u")
+	t.Setenv("CRUSH_GLOBAL_DATA", "/home/u/.local/share/crush")
+	cfg := tapelog.DefaultConfig()
+	cfg.CrushRoots = []string{"~/src", "/work", "/home/u/.local/share/crush", ""}
+	got := DirsIn(crush.Source{}, cfg)
+	if want := []string{"/home/u/.local/share/crush", "/home/u/src", "/work"}; !slices.Equal(got, want) {
+		t.Errorf("Dirs(crush) = %v, want %v", got, want)
+	}
+	if got, want := DirsIn(codex.Source{}, cfg), DefaultDirs(codex.Source{}); !slices.Equal(got, want) {
+		t.Errorf("Dirs(codex) = %v, want its default folders %v", got, want)
 	}
 }

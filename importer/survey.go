@@ -41,7 +41,7 @@ type Survey struct {
 	Source      string   `json:"source"`
 	Agent       string   `json:"agent"`
 	Found       bool     `json:"found"`       // one of its default folders exists
-	Dirs        []string `json:"dirs"`        // its default folders, whether or not they exist
+	Dirs        []string `json:"dirs"`        // its default folders and config.json's roots for it, whether or not they exist
 	Present     []string `json:"present"`     // those of them that exist
 	Transcripts int      `json:"transcripts"` // transcripts in those that exist
 	Imported    int      `json:"imported"`    // of those, the ones the workspace's imports have read (0 without a workspace)

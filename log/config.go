@@ -48,6 +48,21 @@ type Config struct {
 	// PGURL is the PostgreSQL server `tape sync` and --remote use when
 	// neither the command line nor TAPE_PG_URL names one.
 	PGURL string `json:"pg_url,omitempty"`
+	// CrushRoots are folders `tape import crush` (and the other commands
+	// that look for an agent's sessions) walk for Crush's projects, each
+	// .crush/crush.db under them, beside the projects Crush lists itself.
+	CrushRoots []string `json:"crush_roots,omitempty"`
+}
+
+// Roots are the folders config.json names for the source called name
+// (its "<name>_roots"), where its sessions are looked for beside the
+// source's own folders; none for a source that has no such key.
+func (c Config) Roots(name string) []string {
+	switch name {
+	case "crush":
+		return c.CrushRoots
+	}
+	return nil
 }
 
 // Identity is config.json's "workspace": who this workspace is among

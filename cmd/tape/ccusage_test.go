@@ -25,7 +25,7 @@ func TestUsageEqualsCcusage(t *testing.T) {
 	t.Parallel()
 	bin := ccusageBinary(t)
 	for _, f := range agenthome.Folders {
-		if notInCcusage[f.Source] {
+		if agenthome.Uncounted[f.Source] {
 			continue // its usage is checked by its golden files (docs/IMPORT.md)
 		}
 		t.Run(f.Source, func(t *testing.T) {
@@ -62,11 +62,6 @@ func TestUsageEqualsCcusage(t *testing.T) {
 			}
 		})
 	}
-}
-
-// notInCcusage are the sources ccusage 20.0.24 does not read.
-var notInCcusage = map[string]bool{
-	"aider": true,
 }
 
 // ccusageDaily runs `ccusage <agent> daily --json --offline` on the home

@@ -118,6 +118,19 @@ func workingDir(env *Env) (string, error) {
 	return os.Getwd()
 }
 
+// configHere is the configuration of the workspace the flags and the
+// working folder point at, for what a command reads before it opens the
+// workspace (or makes one: tape import); the defaults when there is none,
+// or it cannot be read, which the command says when it opens it.
+func (g *Globals) configHere(env *Env) tapelog.Config {
+	ws, err := g.workspace(env)
+	if err != nil {
+		return tapelog.DefaultConfig()
+	}
+	defer ws.Close()
+	return ws.Config()
+}
+
 // importWorkspace opens the workspace as workspace does or, when there is
 // none here or above and TAPE_DIR names none, creates one here without a
 // tape and says so on stderr, as git clone says where it clones: an

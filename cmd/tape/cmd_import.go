@@ -32,6 +32,7 @@ type ImportCmd struct {
 	Amp      ImportAmpCmd      `cmd:"" group:"import" help:"Import Amp's threads (~/.local/share/amp/threads), one tape each."`
 	Aider    ImportAiderCmd    `cmd:"" group:"import" help:"Import Aider's chat and input histories (.aider.chat.history.md in your projects), a tape per run."`
 	Goose    ImportGooseCmd    `cmd:"" group:"import" help:"Import Goose's sessions (~/.local/share/goose/sessions/sessions.db), one tape each."`
+	Crush    ImportCrushCmd    `cmd:"" group:"import" help:"Import Crush's sessions (<project>/.crush/crush.db, the projects ~/.local/share/crush lists), one tape each."`
 	Bub      ImportBubCmd      `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 

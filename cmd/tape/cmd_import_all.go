@@ -37,7 +37,7 @@ func (c *ImportAllCmd) Run(env *Env, g *Globals) error {
 	}
 	var jobs []job
 	var looked []string
-	cfg := g.config(env)
+	cfg := g.configHere(env)
 	for _, src := range importer.Sources() {
 		dirs, err := importer.FoundIn(src, cfg)
 		if err != nil {

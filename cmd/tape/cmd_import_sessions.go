@@ -50,6 +50,9 @@ type ImportAiderCmd struct{ importSessions }
 // ImportGooseCmd is `tape import goose`.
 type ImportGooseCmd struct{ importSessions }
 
+// ImportCrushCmd is `tape import crush`.
+type ImportCrushCmd struct{ importSessions }
+
 // importSessions is what `tape import claude` and `tape import codex`
 // share: the paths, the output, and the run.
 type importSessions struct {
@@ -343,6 +346,39 @@ func (c *ImportGooseCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "goose")
 }
 
+func (c *ImportCrushCmd) Help() string {
+	return `A session's tape is named crush-<the first 8 characters of the session id>;
+a subagent's task is its own tape, whose parent is the session that started it.
+Crush keeps a database per project, <project>/.crush/crush.db. Without a PATH,
+reads those that projects.json names in Crush's global data folder
+($CRUSH_GLOBAL_DATA, else $XDG_DATA_HOME/crush, else ~/.local/share/crush: Crush
+0.25 and later lists every project there), and every .crush/crush.db under that
+folder and under the folders config.json's "crush_roots" names (for the projects
+of older versions). A PATH may name a database, a folder to walk for
+.crush/crush.db (skipping .git and node_modules), or a folder of mirror files.
+A database is opened read-only and never locked against Crush: each session's
+finished messages are exported, one row a line, to a mirror in
+.tape/import/crush/, which is imported as any agent's transcripts are (a reply
+still streaming waits until Crush finishes it, or until its session has been
+quiet for 5 minutes). Crush counts tokens per session, not per reply: a
+session's counts are a run each time they change, of which tape usage counts
+the largest. With no .tape/ here or above, the import makes one here, without
+a tape main.
+
+Importing again reads only what is new (checkpoints in .tape/import/crush.gob).
+A line that cannot be imported is reported as FILE:LINE and the rest is
+imported (exit status 2). docs/IMPORT.md has the mapping.
+
+Examples:
+  tape import crush
+  tape import crush ~/src
+  tape import crush ~/src/app/.crush/crush.db`
+}
+
+func (c *ImportCrushCmd) Run(env *Env, g *Globals) error {
+	return c.run(env, g, "crush")
+}
+
 func (c *ImportClaudeCmd) Run(env *Env, g *Globals) error {
 	return c.run(env, g, "claude")
 }
@@ -360,7 +396,7 @@ func (c *importSessions) run(env *Env, g *Globals, name string) error {
 	if g.Session != "" || g.tapeFlag { // TAPE_NAME alone is the environment's default: not for sessions
 		return usagef("--tape and --session do not apply to 'tape import %s': each session gets a tape of its own", src.Name())
 	}
-	paths, err := c.paths(env, src, g.config(env))
+	paths, err := c.paths(env, src, g.configHere(env))
 	if err != nil {
 		return err
 	}
@@ -419,8 +455,8 @@ func badLinesError(bad int) error {
 }
 
 // paths are the paths given, made absolute against the working folder,
-// each of which must exist, or the source's folders that exist (those
-// config.json names for it, cfg, else its default folders).
+// each of which must exist, or the source's folders that exist (DirsIn:
+// those config.json names for it, cfg, or its default folders and roots).
 func (c *importSessions) paths(env *Env, src source.Source, cfg tapelog.Config) ([]string, error) {
 	if len(c.Paths) > 0 {
 		out := make([]string, len(c.Paths))
@@ -465,17 +501,6 @@ func lookedIn(dirs []string) string {
 		return ""
 	}
 	return " at " + strings.Join(dirs, ", ")
-}
-
-// config is the config.json of the workspace here or above, if there is
-// one: what an import reads before it makes a workspace.
-func (g *Globals) config(env *Env) tapelog.Config {
-	ws, err := g.workspace(env)
-	if err != nil {
-		return tapelog.Config{}
-	}
-	defer ws.Close()
-	return ws.Config()
 }
 
 // print writes one line (or JSON object) per transcript that had
