@@ -161,6 +161,12 @@ func (fr *fileRun) read(ctx context.Context) {
 	if fr.cpLine == 0 {
 		fr.cpLine = fr.line
 	}
+	if last, ok := fr.conv.(source.LastLineReader); ok {
+		if err := fr.readLast(f, last); err != nil {
+			fr.err = readError{err}
+			return
+		}
+	}
 	if held, heldOffset, ok := fr.conv.Held(); ok {
 		if fr.settled {
 			fr.outs = append(fr.outs, fr.conv.Flush()...)
@@ -182,8 +188,39 @@ func (fr *fileRun) read(ctx context.Context) {
 	}
 }
 
+// readLast gives a LastLineReader the transcript's last line when it has
+// no newline after it: the bytes after the last complete line, up to the
+// end of the file as it is now.
+func (fr *fileRun) readLast(f *os.File, conv source.LastLineReader) error {
+	if _, err := f.Seek(fr.cpOffset, io.SeekStart); err != nil {
+		return err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, tapelog.DefaultMaxLineBytes+1))
+	if err != nil || len(data) == 0 {
+		return err
+	}
+	n := int64(len(data))
+	l := tapelog.RawLine{No: fr.cpLine + 1, Offset: fr.cpOffset, Data: data}
+	if n > tapelog.DefaultMaxLineBytes {
+		rest, err := io.Copy(io.Discard, f)
+		if err != nil {
+			return err
+		}
+		n += rest
+		l.Data, l.TooLong = nil, n
+	}
+	fr.st.Lines++
+	fr.convertWith(l, conv.LastLine)
+	fr.cpLine, fr.cpOffset = l.No, fr.cpOffset+n
+	return nil
+}
+
 // convert converts one line.
-func (fr *fileRun) convert(l tapelog.RawLine) {
+func (fr *fileRun) convert(l tapelog.RawLine) { fr.convertWith(l, fr.conv.Line) }
+
+// convertWith converts one line with line, the converter's Line or
+// LastLine.
+func (fr *fileRun) convertWith(l tapelog.RawLine, line func(tapelog.RawLine) ([]source.Output, error)) {
 	if l.TooLong > 0 {
 		fr.bad = append(fr.bad, &BadLine{File: fr.path, Line: l.No, Reason: fmt.Sprintf("line is %d bytes, over the read limit of %d", l.TooLong, tapelog.DefaultMaxLineBytes)})
 		return
@@ -191,7 +228,7 @@ func (fr *fileRun) convert(l tapelog.RawLine) {
 	if l.Blank() {
 		return
 	}
-	outs, err := fr.conv.Line(l)
+	outs, err := line(l)
 	var w source.LineWarning
 	switch {
 	case errors.As(err, &w):

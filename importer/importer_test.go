@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/importer/claude"
+	"github.com/tape-dev/tape/importer/cline"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/droid"
@@ -76,6 +77,14 @@ var fixtures = []fixture{
 	{openclaw.Source{}, "openclaw/src/agents/ops/sessions/3d8a5c27-1f4e-4b6a-8c9d-0e2f4a6b8c1d.jsonl"},
 	{openclaw.Source{}, "openclaw/src/sessions/7a9c1e3b-5d2f-4a8e-b6c4-1f3e5a7c9b2d.jsonl"},
 	{openclaw.Source{}, "openclaw/src/agents/main/sessions/5e0f7b93-2a4c-4d6e-8f1a-3b5c7d9e1f20.jsonl.reset.2026-03-10T04-00-00.000Z"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1722503412345/claude_messages.json"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1749803217654/api_conversation_history.json"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1749803217654/task_metadata.json"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1749803217654/ui_messages.json"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1750002468135/ui_messages.json"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1768004321987/api_conversation_history.json"},
+	{cline.Source{}, "cline/src/rooveterinaryinc.roo-cline/tasks/a3f9c21b-5d6e-4f70-8a9b-0c1d2e3f4a5b/history_item.json"},
+	{cline.Source{}, "cline/src/kilocode.kilo-code/tasks/5c9f0a31-7d2e-4b8a-9f1c-3e5d7a9b1c2d/api_conversation_history.json"},
 }
 
 func (f fixture) data() ([]byte, error) {

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/tape-dev/tape/importer/claude"
+	"github.com/tape-dev/tape/importer/cline"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/droid"
@@ -30,6 +31,7 @@ func Sources() []source.Source {
 		kimi.Source{},
 		droid.Source{},
 		openclaw.Source{},
+		cline.Source{},
 	}
 }
 

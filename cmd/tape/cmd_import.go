@@ -28,6 +28,7 @@ type ImportCmd struct {
 	Kimi     ImportKimiCmd     `cmd:"" group:"import" help:"Import Kimi CLI's and Kimi Code's sessions (~/.kimi/sessions, ~/.kimi-code/sessions), one tape each."`
 	Droid    ImportDroidCmd    `cmd:"" group:"import" help:"Import Factory Droid's sessions (~/.factory/sessions), one tape each."`
 	OpenClaw ImportOpenClawCmd `cmd:"" name:"openclaw" group:"import" help:"Import OpenClaw's sessions (~/.openclaw/agents/*/sessions), one tape each."`
+	Cline    ImportClineCmd    `cmd:"" group:"import" help:"Import the tasks of Cline, Roo Code and Kilo Code (the editors' globalStorage, ~/.cline/data), one tape each."`
 	Bub      ImportBubCmd      `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }
 
