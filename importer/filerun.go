@@ -162,10 +162,7 @@ func (fr *fileRun) read(ctx context.Context) {
 		fr.cpLine = fr.line
 	}
 	if last, ok := fr.conv.(source.LastLineReader); ok {
-		if err := fr.readLast(f, last); err != nil {
-			fr.err = readError{err}
-			return
-		}
+		fr.readLast(lr, last)
 	}
 	if held, heldOffset, ok := fr.conv.Held(); ok {
 		if fr.settled {
@@ -190,29 +187,19 @@ func (fr *fileRun) read(ctx context.Context) {
 
 // readLast gives a LastLineReader the transcript's last line when it has
 // no newline after it: the bytes after the last complete line, up to the
-// end of the file as it is now.
-func (fr *fileRun) readLast(f *os.File, conv source.LastLineReader) error {
-	if _, err := f.Seek(fr.cpOffset, io.SeekStart); err != nil {
-		return err
+// end of the file as the reader found it.
+func (fr *fileRun) readLast(lr *tapelog.LineReader, conv source.LastLineReader) {
+	data, n := lr.Tail()
+	if n == 0 {
+		return
 	}
-	data, err := io.ReadAll(io.LimitReader(f, tapelog.DefaultMaxLineBytes+1))
-	if err != nil || len(data) == 0 {
-		return err
-	}
-	n := int64(len(data))
 	l := tapelog.RawLine{No: fr.cpLine + 1, Offset: fr.cpOffset, Data: data}
-	if n > tapelog.DefaultMaxLineBytes {
-		rest, err := io.Copy(io.Discard, f)
-		if err != nil {
-			return err
-		}
-		n += rest
-		l.Data, l.TooLong = nil, n
+	if data == nil {
+		l.TooLong = n
 	}
 	fr.st.Lines++
 	fr.convertWith(l, conv.LastLine)
 	fr.cpLine, fr.cpOffset = l.No, fr.cpOffset+n
-	return nil
 }
 
 // convert converts one line.

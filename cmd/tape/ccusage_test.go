@@ -25,6 +25,9 @@ func TestUsageEqualsCcusage(t *testing.T) {
 	t.Parallel()
 	bin := ccusageBinary(t)
 	for _, f := range agenthome.Folders {
+		if notReadByCcusage[f.Source] {
+			continue
+		}
 		t.Run(f.Source, func(t *testing.T) {
 			t.Parallel()
 			home := t.TempDir()
@@ -59,6 +62,12 @@ func TestUsageEqualsCcusage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// notReadByCcusage are the sources whose agents ccusage 20.0.24 does not
+// read: their usage is checked by their golden files (docs/IMPORT.md).
+var notReadByCcusage = map[string]bool{
+	"cline": true, // its kilo reads Kilo CLI's kilo.db, not Kilo Code's tasks
 }
 
 // ccusageDaily runs `ccusage <agent> daily --json --offline` on the home

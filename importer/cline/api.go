@@ -59,7 +59,7 @@ func (c *converter) apiMessage(in *input, ms []rawjson.Member, raw []byte) []sou
 		return append(c.start(in, nil), in.event("cline/api_message", raw))
 	}
 	in.uuid, _ = str(ms, "id")
-	blocks := readBlocks(content, nil)
+	blocks := c.readBlocks(content)
 	if role == "user" {
 		in.cwd = cwdOf(blocks)
 	}
@@ -186,7 +186,7 @@ func (b *block) isEnvironment() bool {
 // holds.
 func cwdOf(blocks []block) string {
 	for i := range blocks {
-		if !blocks[i].isEnvironment() {
+		if !blocks[i].env || !bytes.Contains(blocks[i].text, []byte(" Directory (")) {
 			continue
 		}
 		text := blocks[i].decoded()
@@ -217,7 +217,7 @@ func (c *converter) userBlocks(in *input, blocks []block) []source.Output {
 		case xml != nil && xml.has(i):
 		case b.kind == resultBlock:
 			results = append(results, b.appendResult(nil))
-		case b.isEnvironment():
+		case b.env:
 			env = append(env, b)
 		default:
 			parts = append(parts, b)
@@ -228,7 +228,7 @@ func (c *converter) userBlocks(in *input, blocks []block) []source.Output {
 	}
 	var out []source.Output
 	if results != nil {
-		payload := append(append([]byte(`{"results":[`), joinItems(results)...), "]}"...)
+		payload := list("results", results)
 		out = append(out, in.entry(tapelog.KindToolResult, payload, in.meta()))
 	}
 	if env != nil {
@@ -277,7 +277,7 @@ func (c *converter) assistantBlocks(in *input, blocks []block) []source.Output {
 		out = append(out, in.chat("assistant", parts, false))
 	}
 	if calls != nil {
-		payload := append(append([]byte(`{"calls":[`), joinItems(calls)...), "]}"...)
+		payload := list("calls", calls)
 		out = append(out, in.entry(tapelog.KindToolCall, payload, in.meta()))
 	}
 	if summary != nil {
@@ -299,20 +299,21 @@ func callSummary(b *block) *string {
 	return &s
 }
 
-// joinItems is items joined by commas.
-func joinItems(items [][]byte) []byte {
-	n := len(items)
+// list is the payload {"<key>": [items...]}, written once: a tool's
+// output may be large.
+func list(key string, items [][]byte) []byte {
+	n := len(key) + 8
 	for _, it := range items {
-		n += len(it)
+		n += len(it) + 1
 	}
-	p := make([]byte, 0, n)
+	p := append(append(append(make([]byte, 0, n), `{"`...), key...), `":[`...)
 	for i, it := range items {
 		if i > 0 {
 			p = append(p, ',')
 		}
 		p = append(p, it...)
 	}
-	return p
+	return append(p, "]}"...)
 }
 
 // blockEvent keeps an assistant's block that its entries do not hold: a
@@ -347,6 +348,9 @@ func (in *input) chat(role string, parts []*block, synthetic bool) source.Output
 	if synthetic || in.synthetic {
 		meta.True("synthetic")
 	}
-	payload := rawjson.NewObject().Str("role", role).Raw("content", rawjson.AppendCompact(nil, content)).Done()
+	// content is compact: a string as written, or parts made compact.
+	payload := make([]byte, 0, len(content)+len(role)+24)
+	payload = append(append(append(payload, `{"role":"`...), role...), `","content":`...)
+	payload = append(append(payload, content...), '}')
 	return in.entry(tapelog.KindMessage, payload, meta)
 }

@@ -26,6 +26,7 @@ type block struct {
 	typ      string // the block's type, "" when it has none
 	text     []byte // text: the JSON string as written
 	plain    bool   // text: a block of a type and a text alone
+	env      bool   // text: the context the agent adds (isEnvironment)
 	id, name string // call; a result's tool_use_id is its id
 	input    []byte // call: input as written; nil when absent
 	content  []byte // result: content as written; nil when absent
@@ -36,22 +37,33 @@ type block struct {
 	raw      []byte // the block as written
 }
 
-// readBlocks reads a message's content into blocks: a string is one text
-// block.
-func readBlocks(content []byte, blocks []block) []block {
+// readBlocks reads a message's content into blocks (reused): a string is
+// one text block.
+func (c *converter) readBlocks(content []byte) []block {
+	c.blocks = readBlocks(content, c.blocks[:0], &c.blockMembers)
+	return c.blocks
+}
+
+func readBlocks(content []byte, blocks []block, buf *[]rawjson.Member) []block {
 	if len(content) == 0 || string(content) == "null" {
 		return blocks
 	}
 	if content[0] == '"' {
-		return append(blocks, block{kind: textBlock, text: content, plain: true, raw: content})
+		b := block{kind: textBlock, text: content, plain: true, raw: content}
+		b.env = b.isEnvironment()
+		return append(blocks, b)
 	}
-	rawjson.ArrayItems(content, func(item []byte) { blocks = append(blocks, decodeBlock(item)) })
+	rawjson.ArrayItems(content, func(item []byte) {
+		b := decodeBlock(item, buf)
+		b.env = b.isEnvironment()
+		blocks = append(blocks, b)
+	})
 	return blocks
 }
 
 // decodeBlock reads one block; one of another shape than the mapping
 // reads (a member it reads of another type) is an otherBlock.
-func decodeBlock(raw []byte) block {
+func decodeBlock(raw []byte, buf *[]rawjson.Member) block {
 	b := block{kind: otherBlock, raw: raw}
 	switch {
 	case len(raw) > 0 && raw[0] == '"':
@@ -60,7 +72,10 @@ func decodeBlock(raw []byte) block {
 	case len(raw) == 0 || raw[0] != '{':
 		return b
 	}
-	ms := source.ObjectOf(raw)
+	ms := membersInto(*buf, raw)
+	if ms != nil {
+		*buf = ms[:0]
+	}
 	b.typ, _ = str(ms, "type")
 	ok := false
 	switch b.typ {
@@ -179,12 +194,16 @@ func appendCall(p []byte, id, name string, args, extra []byte) []byte {
 // "content" as written, "is_error": true when it failed}, and its other
 // members as "cline".
 func (b *block) appendResult(p []byte) []byte {
-	return appendResult(p, b.id, rawjson.AppendCompact(nil, source.OrNull(b.content)), b.failed, b.extra)
+	return appendResult(p, b.id, source.OrNull(b.content), b.failed, b.extra)
 }
 
+// appendResult appends a result of content, a JSON value as written.
 func appendResult(p []byte, id string, content []byte, failed bool, extra []byte) []byte {
+	if p == nil {
+		p = make([]byte, 0, len(content)+len(id)+len(extra)+48)
+	}
 	p = append(rawjson.AppendString(append(p, `{"tool_call_id":`...), id), `,"content":`...)
-	p = append(p, content...)
+	p = rawjson.AppendCompact(p, content)
 	if failed {
 		p = append(p, `,"is_error":true`...)
 	}

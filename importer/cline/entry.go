@@ -23,17 +23,37 @@ func (c *converter) mapItems(d *document, items [][]byte, array bool) []source.O
 		}
 		return c.object(c.newInput(d, 0, "doc:"+sum(items[0])), items[0])
 	}
-	var out []source.Output
-	seen := map[string]int{}
+	out := make([]source.Output, 0, 2*len(items)+2)
+	seen := make(map[string]int, len(items))
 	for i, raw := range items {
 		out = append(out, c.item(d, i, raw, seen)...)
 	}
 	return out
 }
 
+// membersInto is source.ObjectOf's members of the object v (a part of a
+// checked document), appended to buf: each key decoded and once, where it
+// was last written; nil when v is not an object. A converter reads
+// thousands of items and blocks a document, each into the room of the
+// one before.
+func membersInto(buf []rawjson.Member, v []byte) []rawjson.Member {
+	v = source.Trim(v)
+	if !source.IsObject(v) {
+		return nil
+	}
+	all := buf[:0]
+	rawjson.ObjectMembers(v, func(key, value []byte) {
+		all = append(all, rawjson.Member{Key: source.DecodeKey(key), Value: source.Trim(value)})
+	})
+	return source.LastOfEach(all)
+}
+
 // item maps the i-th item of an array document.
 func (c *converter) item(d *document, i int, raw []byte, seen map[string]int) []source.Output {
-	ms := source.ObjectOf(raw)
+	ms := membersInto(c.itemMembers, raw)
+	if ms != nil {
+		c.itemMembers = ms[:0]
+	}
 	k := c.kind
 	if k == anyKind {
 		k = sniff(ms)
@@ -87,19 +107,26 @@ func unique(seen map[string]int, id string) string {
 	return id
 }
 
-// apiID is the id of a message of the model's: its ts (when it has one)
-// and a sum of its role and content, which Cline and its forks never
-// change once written, so that the messages of a history read again,
+// apiID is the id of a message of the model's: its ts and role, which
+// the agents give a message when they add it to the history (Cline 3.3x
+// on, Roo Code, Kilo Code) and never change; a message without a ts
+// (Cline before, Claude Dev), a sum of its role and content, which they
+// never change either. So the messages of a history read again,
 // shortened (a checkpoint restored, a context truncated in place) or with
-// members added (Roo Code's condenseParent), keep their ids.
+// members added (Roo Code's condenseParent), keep their ids. (Two
+// messages of one ts and role are told apart by their place: unique.)
 func apiID(ts string, ms []rawjson.Member) string {
-	role, _ := rawjson.Lookup(ms, "role")
-	content, _ := rawjson.Lookup(ms, "content")
+	role, _ := str(ms, "role")
+	if ts != "" && (role == "user" || role == "assistant") {
+		return "api:" + ts + ":" + role[:1]
+	}
 	h := sha256.New()
-	h.Write(source.Trim(role))
+	r, _ := rawjson.Lookup(ms, "role")
+	content, _ := rawjson.Lookup(ms, "content")
+	h.Write(source.Trim(r))
 	h.Write([]byte{0})
 	h.Write(source.Trim(content))
-	if len(content) == 0 && len(role) == 0 {
+	if len(content) == 0 && len(r) == 0 {
 		h.Write(rawjson.AppendCompact(nil, source.MembersObject(ms, nil)))
 	}
 	s := hex.EncodeToString(h.Sum(nil)[:4])
@@ -119,13 +146,17 @@ func sum(b []byte) string {
 // input is one item of a document being mapped, and the entries made of
 // it so far.
 type input struct {
-	c       *converter
-	d       *document
-	index   int    // the item's place in its document
-	id      string // the item's: its entries' ids are id, id/2, ...
-	k       int
-	ms      int64  // its entries' date, in milliseconds since 1970; -1 for none
-	badDate []byte // its ts as written, when that is no time
+	c     *converter
+	d     *document
+	index int    // the item's place in its document
+	id    string // the item's: its entries' ids are id, id/2, ...
+	k     int
+	ms    int64 // its entries' date, in milliseconds since 1970; -1 for none
+	// dateText is the date of ms dateMs to the millisecond, formatted once
+	// for the item's entries.
+	dateText string
+	dateMs   int64
+	badDate  []byte // its ts as written, when that is no time
 	// estimated says the date is the task's start and the item's place
 	// (estimate).
 	estimated bool
@@ -206,7 +237,13 @@ func (in *input) date(k int) string {
 	if in.ms < 0 {
 		return ""
 	}
-	return time.UnixMicro(in.ms*1000 + int64(k)).UTC().Format("2006-01-02T15:04:05.000000Z")
+	if in.dateMs != in.ms || in.dateText == "" {
+		in.dateMs, in.dateText = in.ms, time.UnixMilli(in.ms).UTC().Format("2006-01-02T15:04:05.000")
+	}
+	if k >= 1000 {
+		return time.UnixMicro(in.ms*1000 + int64(k)).UTC().Format("2006-01-02T15:04:05.000000Z")
+	}
+	return in.dateText + string([]byte{byte('0' + k/100), byte('0' + k/10%10), byte('0' + k%10), 'Z'})
 }
 
 // short is a value as a message shows it: cut to 64 bytes.
@@ -277,8 +314,11 @@ func (c *converter) start(in *input, state func(*rawjson.Object)) []source.Outpu
 		state(st)
 	}
 	payload := rawjson.NewObject().Str("name", "session/start").Raw("state", st.Done()).Done()
-	meta := source.Meta(c.path, in.d.line, "", "", nil).Done()
-	e := tapelog.Entry{ID: s.ID, Kind: tapelog.KindAnchor, Payload: payload, Meta: meta, Date: in.date(0)}
+	meta := source.Meta(c.path, in.d.line, "", "", nil)
+	if in.estimated {
+		meta.True("date_estimated")
+	}
+	e := tapelog.Entry{ID: s.ID, Kind: tapelog.KindAnchor, Payload: payload, Meta: meta.Done(), Date: in.date(0)}
 	return []source.Output{{Session: s, Anchor: true, Entry: e, Replay: true}}
 }
 

@@ -30,6 +30,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // Source is the tasks of Cline, Roo Code and Kilo Code, as tape imports
@@ -201,6 +202,10 @@ type converter struct {
 	// pending is the tool call the last assistant message wrote as XML,
 	// which the next user message answers (xml.go).
 	pending *xmlCall
+	// Room for an item's members, a message's blocks and a block's
+	// members, reused from one to the next.
+	itemMembers, blockMembers []rawjson.Member
+	blocks                    []block
 }
 
 func newConverter(path string, state []byte) (*converter, error) {

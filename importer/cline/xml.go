@@ -196,7 +196,7 @@ func (c *converter) xmlResult(blocks []block) *xmlAnswer {
 // has reports whether the i-th block is of the answer (the context the
 // agent adds among its blocks is not).
 func (x *xmlAnswer) has(i int) bool {
-	return i >= x.from && i < x.to && !x.blocks[i].isEnvironment()
+	return i >= x.from && i < x.to && !x.blocks[i].env
 }
 
 // failures begin the answer to a call the person denied, or that failed.
@@ -217,7 +217,7 @@ func (x *xmlAnswer) result() []byte {
 	case len(parts) == 0:
 		content = []byte(`""`)
 	case len(parts) == 1 && parts[0].kind == textBlock && parts[0].plain:
-		content = rawjson.AppendCompact(nil, parts[0].text)
+		content = parts[0].text
 	default:
 		items := make([][]byte, len(parts))
 		for i, b := range parts {

@@ -34,13 +34,15 @@ var Folders = []Folder{
 	{"kimi", ".kimi/sessions"},
 	{"droid", ".factory/sessions"},
 	{"openclaw", ".openclaw"},
+	{"cline", ".config/Code/User/globalStorage"},
 }
 
 // Env clears the variables by which the agents find their folders
 // elsewhere than under $HOME, for a process run on a home Build made.
 var Env = []string{"CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "GEMINI_CLI_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=",
 	"PI_CODING_AGENT_DIR=", "OMP_CODING_AGENT_DIR=", "KIMI_SHARE_DIR=", "KIMI_CODE_HOME=", "KIMI_DATA_DIR=", "DROID_SESSIONS_DIR=",
-	"OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME="}
+	"OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME=",
+	"CLINE_DATA_DIR=", "CLINE_DIR=", "XDG_CONFIG_HOME="}
 
 // Of returns source's folder.
 func Of(source string) (Folder, bool) {
