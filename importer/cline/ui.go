@@ -51,9 +51,9 @@ func (c *converter) uiMessage(in *input, ms []rawjson.Member, raw []byte) []sour
 	}
 	switch {
 	case typ == "say" && in.index == 0 && (name == "task" || name == "text"):
-		// The task the person gave, as Cline 3.5x calls it ("text"
-		// before): the title; its text and images are the model's first
-		// message's.
+		// The task the person gave, as Cline 3.57 and later call it
+		// ("text" before, and in the forks): the title; its text and
+		// images are the model's first message's.
 		text, ok := str(ms, "text")
 		if !ok {
 			break
