@@ -50,7 +50,7 @@ func (c *converter) take(l tapelog.RawLine, last bool) ([]source.Output, error) 
 		d := &document{line: l.No, offset: l.Offset}
 		if last || wholeLine(l.Data) {
 			// The usual case, a document on one line: read where it is.
-			out, err, torn := c.read(d, l.Data)
+			out, torn, err := c.read(d, l.Data)
 			if torn {
 				d.saved = source.MustJSON(c.st)
 				d.buf = append(bytes.Clone(l.Data), newline(last)...)
@@ -66,7 +66,7 @@ func (c *converter) take(l tapelog.RawLine, last bool) ([]source.Output, error) 
 	if !last && !closing(l.Data) {
 		return nil, nil
 	}
-	out, err, torn := c.read(d, d.buf)
+	out, torn, err := c.read(d, d.buf)
 	if !torn {
 		c.doc = nil
 	}
@@ -95,20 +95,20 @@ func closing(b []byte) bool { return len(b) > 0 && (b[0] == ']' || b[0] == '}') 
 
 // read maps a document that may be whole. torn says it ends before it is
 // whole: nothing is made, and the caller holds it.
-func (c *converter) read(d *document, text []byte) (out []source.Output, err error, torn bool) {
+func (c *converter) read(d *document, text []byte) (out []source.Output, torn bool, err error) {
 	text = validUTF8(text)
 	items, array, whole := split(text)
 	if !whole {
 		items, array, err = decodeItems(text)
 		if errors.Is(err, errTorn) {
-			return nil, nil, true
+			return nil, true, nil
 		}
 	}
 	out = c.mapItems(d, items, array)
 	if err != nil {
-		return out, fmt.Errorf("not a JSON document: %v", err), false
+		return out, false, fmt.Errorf("not a JSON document: %v", err)
 	}
-	return out, c.takeWarning(), false
+	return out, false, c.takeWarning()
 }
 
 // mapDocument maps what is whole of a document that did not end: its

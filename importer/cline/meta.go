@@ -79,8 +79,7 @@ func (c *converter) metadata(in *input, ms []rawjson.Member) []source.Output {
 	seen := map[string]int{}
 	for _, m := range ms {
 		key, value := string(m.Key), source.Trim(m.Value)
-		name := map[string]string{"files_in_context": "cline/file_context", "model_usage": "cline/model_usage",
-			"environment_history": "cline/environment"}[key]
+		name := metaLists[key]
 		if name == "" || len(value) == 0 || value[0] != '[' {
 			it := &input{c: c, d: in.d, id: unique(seen, "meta:"+key+":"+sum(value)), ms: -1}
 			out = append(out, it.event("cline/task_metadata", rawjson.NewObject().Raw(key, rawjson.AppendCompact(nil, value)).Done()))
@@ -110,6 +109,11 @@ func (c *converter) metadata(in *input, ms []rawjson.Member) []source.Output {
 	}
 	return out
 }
+
+// metaLists are the lists of task_metadata.json, and the events of their
+// records.
+var metaLists = map[string]string{"files_in_context": "cline/file_context", "model_usage": "cline/model_usage",
+	"environment_history": "cline/environment"}
 
 // history maps history_item.json: the tape's first anchor, whose state
 // names the task's parent and root ("parent_session", "root_session"),
