@@ -1,15 +1,19 @@
 package importer
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tape-dev/tape/importer/cline"
 	"github.com/tape-dev/tape/importer/codex"
+	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/testkit/poll"
 )
 
 // A transcript that is one JSON document without a newline at its end,
@@ -117,4 +121,57 @@ func TestFilesOfAFolderInTheirSourcesOrder(t *testing.T) {
 	if err != nil || !strings.Contains(string(anchor), `"parent_session":"7d2e4f60-1a2b-4c3d-8e9f-a0b1c2d3e4f5"`) {
 		t.Errorf("the subtask's first anchor names no parent (%v):\n%s", err, anchor)
 	}
+}
+
+// A followed task is mirrored as the agent writes it: a new task folder,
+// and each file written over by a temporary file renamed into place (as
+// Cline 3.40 and later, and Roo Code, write them), the file's new messages
+// on the tape at each write, none twice; the temporary files are not read.
+func TestFollowerMirrorsATaskWrittenOver(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	ws := newWorkspace(t, root)
+	tasks := filepath.Join(root, "saoudrizwan.claude-dev", "tasks")
+	if err := os.MkdirAll(tasks, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f := &Follower{WS: ws, Dirs: map[source.Source][]string{cline.Source{}: {tasks}}, Reconcile: time.Hour, Settle: 300 * time.Millisecond,
+		Warn: func(err error) { t.Errorf("follower: %v", err) }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	task := filepath.Join(tasks, "1771234567890")
+	if err := os.Mkdir(task, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var items []string
+	write := func(text string) {
+		items = append(items, `{"role":"user","content":"`+text+`","ts":`+strconv.Itoa(1771234567890+len(items))+`}`)
+		path := filepath.Join(task, "api_conversation_history.json")
+		tmp := path + ".tmp." + strconv.Itoa(len(items))
+		if err := os.WriteFile(tmp, []byte("["+strings.Join(items, ",")+"]"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	messages := ws.Abs("tapes/cline-34567890/anchors/001_session-start/messages.jsonl")
+	has := func(texts ...string) func() bool {
+		return func() bool {
+			data, _ := os.ReadFile(messages)
+			for _, text := range texts {
+				if strings.Count(string(data), `"content":"`+text+`"`) != 1 {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	write("修复 the test")
+	poll.Until(t, 10*time.Second, "the task's first message", has("修复 the test"))
+	write("and the docs")
+	poll.Until(t, 10*time.Second, "its second, each once", has("修复 the test", "and the docs"))
 }
