@@ -23,7 +23,7 @@ import (
 // newline at its end).
 //
 // A document that is whole is mapped item by item. One that ends before
-// it is whole is a writer caught mid-write (Cline before 3.41 and Claude
+// it is whole is a writer caught mid-write (Cline before 3.40 and Claude
 // Dev wrote in place, not by a rename): it is held, read again by the next
 // import, and, if the file stays so until it is quiet, its whole items are
 // mapped (Flush). One that is not JSON is a bad line: its items before

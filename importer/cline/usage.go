@@ -16,7 +16,7 @@ import (
 // "cacheWrites", "cacheReads", "cost"} and, for one cancelled or failed,
 // "cancelReason" and "streamingFailedMessage"; api_req_finished's (Claude
 // Dev 1.x, which wrote the tokens in a message of their own); and
-// subagent_usage's (Cline 3.5x: what a batch of subagents spent,
+// subagent_usage's (Cline 3.58: what a batch of subagents spent,
 // {"source": "subagents", the same counts}). ccusage 20.0.24 reads none
 // of the three agents: these runs are checked by the golden files.
 
