@@ -1,8 +1,8 @@
 // Package importer brings the sessions other agents record into tapes,
 // one tape per session: Claude Code's, Codex's, the Gemini CLI's, Qwen
-// Code's, the Copilot CLI's, Pi's, Kimi's, Droid's, OpenClaw's and
-// Aider's (a tape per run), each agent a source package behind one
-// interface.
+// Code's, the Copilot CLI's, Pi's, Kimi's, Droid's, OpenClaw's, OpenCode's, Amp's, Aider's (a tape per run), Goose's,
+// Crush's, and Cline's, Roo Code's and Kilo Code's, each agent a source
+// package behind one interface.
 //
 // # The packages
 //
@@ -47,7 +47,10 @@
 //
 // # Lines still being written
 //
-// A transcript is read up to its last complete line. A converter may hold
+// A transcript is read up to its last complete line; a source whose
+// transcripts are JSON documents written over whole, with no newline at
+// their end (source.LastLineReader: Cline's), is given the line after the
+// last newline too (decision 0094). A converter may hold
 // lines back while the record they belong to is open (the tool calls of an
 // assistant turn, which Claude Code writes one line per call); the
 // checkpoint then stops before them, and they are imported when a later

@@ -161,6 +161,9 @@ func (fr *fileRun) read(ctx context.Context) {
 	if fr.cpLine == 0 {
 		fr.cpLine = fr.line
 	}
+	if last, ok := fr.conv.(source.LastLineReader); ok {
+		fr.readLast(lr, last)
+	}
 	if held, heldOffset, ok := fr.conv.Held(); ok {
 		if fr.settled {
 			fr.outs = append(fr.outs, fr.conv.Flush()...)
@@ -182,8 +185,29 @@ func (fr *fileRun) read(ctx context.Context) {
 	}
 }
 
+// readLast gives a LastLineReader the transcript's last line when it has
+// no newline after it: the bytes after the last complete line, up to the
+// end of the file as the reader found it.
+func (fr *fileRun) readLast(lr *tapelog.LineReader, conv source.LastLineReader) {
+	data, n := lr.Tail()
+	if n == 0 {
+		return
+	}
+	l := tapelog.RawLine{No: fr.cpLine + 1, Offset: fr.cpOffset, Data: data}
+	if data == nil {
+		l.TooLong = n
+	}
+	fr.st.Lines++
+	fr.convertWith(l, conv.LastLine)
+	fr.cpLine, fr.cpOffset = l.No, fr.cpOffset+n
+}
+
 // convert converts one line.
-func (fr *fileRun) convert(l tapelog.RawLine) {
+func (fr *fileRun) convert(l tapelog.RawLine) { fr.convertWith(l, fr.conv.Line) }
+
+// convertWith converts one line with line, the converter's Line or
+// LastLine.
+func (fr *fileRun) convertWith(l tapelog.RawLine, line func(tapelog.RawLine) ([]source.Output, error)) {
 	if l.TooLong > 0 {
 		fr.bad = append(fr.bad, &BadLine{File: fr.path, Line: l.No, Reason: fmt.Sprintf("line is %d bytes, over the read limit of %d", l.TooLong, tapelog.DefaultMaxLineBytes)})
 		return
@@ -191,7 +215,7 @@ func (fr *fileRun) convert(l tapelog.RawLine) {
 	if l.Blank() {
 		return
 	}
-	outs, err := fr.conv.Line(l)
+	outs, err := line(l)
 	var w source.LineWarning
 	switch {
 	case errors.As(err, &w):

@@ -268,7 +268,7 @@ func (st *followState) rootOf(path string) (string, source.Source) {
 // importDirty imports the transcripts that changed.
 func (f *Follower) importDirty(ctx context.Context, st *followState) {
 	for src, files := range st.dirty {
-		slices.Sort(files)
+		sortTranscripts(src, files)
 		var present []string
 		for _, p := range slices.Compact(files) {
 			if _, err := os.Stat(p); err == nil {

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -271,8 +272,27 @@ func (im *Importer) walk(dir string) []string {
 			im.warn(err) // here, in order: Warn need not be safe for concurrent use
 		}
 	}
-	slices.Sort(found)
+	sortTranscripts(im.src, found)
 	return found
+}
+
+// sortTranscripts sorts paths by name; a FileRanker's, within a folder,
+// by rank first.
+func sortTranscripts(src source.Source, paths []string) {
+	r, ok := src.(source.FileRanker)
+	if !ok {
+		slices.Sort(paths)
+		return
+	}
+	slices.SortFunc(paths, func(a, b string) int {
+		if c := strings.Compare(filepath.Dir(a), filepath.Dir(b)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(r.FileRank(a), r.FileRank(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
 }
 
 // walked is what walkTree found under a folder.

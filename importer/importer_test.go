@@ -17,6 +17,7 @@ import (
 	"github.com/tape-dev/tape/importer/aider"
 	"github.com/tape-dev/tape/importer/amp"
 	"github.com/tape-dev/tape/importer/claude"
+	"github.com/tape-dev/tape/importer/cline"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/crush"
@@ -97,6 +98,14 @@ var fixtures = []fixture{
 	{crush.Source{}, "crush/src/4b1f2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d.jsonl"},
 	{crush.Source{}, "crush/src/e5f6a7b8-c9d0-4e1f-a2b3-c4d5e6f7a8b9.jsonl"},
 	{crush.Source{}, "crush/src/9e8d7c6b-5a49-4382-b1a0-f0e1d2c3b4a5.jsonl"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1722503412345/claude_messages.json"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1755651234567/api_conversation_history.json"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1755651234567/task_metadata.json"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1755651234567/ui_messages.json"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1750002468135/ui_messages.json"},
+	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1771234567890/api_conversation_history.json"},
+	{cline.Source{}, "cline/src/rooveterinaryinc.roo-cline/tasks/a3f9c21b-5d6e-4f70-8a9b-0c1d2e3f4a5b/history_item.json"},
+	{cline.Source{}, "cline/src/kilocode.kilo-code/tasks/5c9f0a31-7d2e-4b8a-9f1c-3e5d7a9b1c2d/api_conversation_history.json"},
 }
 
 func (f fixture) data() ([]byte, error) {

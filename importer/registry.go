@@ -9,6 +9,7 @@ import (
 	"github.com/tape-dev/tape/importer/aider"
 	"github.com/tape-dev/tape/importer/amp"
 	"github.com/tape-dev/tape/importer/claude"
+	"github.com/tape-dev/tape/importer/cline"
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/crush"
@@ -44,6 +45,7 @@ func Sources() []source.Source {
 		aider.Source{},
 		goose.Source{},
 		crush.Source{},
+		cline.Source{},
 	}
 }
 

@@ -19,6 +19,7 @@ type lineReader struct {
 	lineNo int   // of the line last returned
 	offset int64 // where the next line starts
 	buf    []byte
+	torn   int64 // the length of the tail next left unread at io.EOF
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -61,9 +62,15 @@ func (lr *lineReader) next() (rawLine, error) {
 		chunk, err := lr.r.ReadSlice('\n')
 		n += int64(len(chunk))
 		if !over {
-			if len(lr.buf)+len(chunk) > lr.max+1 {
+			if need := len(lr.buf) + len(chunk); need > lr.max+1 {
 				over, lr.buf = true, lr.buf[:0]
 			} else {
+				if need > cap(lr.buf) {
+					// Twice the room: append grows a large slice by a
+					// quarter, which copied a line of megabytes (a
+					// whole JSON document, importer/cline) many times.
+					lr.buf = append(make([]byte, 0, min(2*need, lr.max+1)), lr.buf...)
+				}
 				lr.buf = append(lr.buf, chunk...)
 			}
 		}
@@ -74,6 +81,10 @@ func (lr *lineReader) next() (rawLine, error) {
 			continue
 		}
 		if errors.Is(err, io.EOF) {
+			lr.torn = n
+			if over {
+				lr.buf = lr.buf[:0]
+			}
 			return rawLine{}, io.EOF // a torn tail, or the end
 		}
 		return rawLine{}, err
@@ -126,3 +137,16 @@ func (r *LineReader) Next() (RawLine, error) {
 
 // Offset is where the next line starts: after the last complete line.
 func (r *LineReader) Offset() int64 { return r.lr.offset }
+
+// Tail is what follows the last complete line, once Next has returned
+// io.EOF: a line still being written, which readers leave for later, or
+// the last line of a file that ends without a newline (a JSON document
+// an agent writes over whole: the importer's source.LastLineReader). n
+// is its length; data is nil when n is over the cap. data is valid until
+// the next call to Next.
+func (r *LineReader) Tail() (data []byte, n int64) {
+	if r.lr.torn == 0 || int64(len(r.lr.buf)) != r.lr.torn {
+		return nil, r.lr.torn
+	}
+	return r.lr.buf, r.lr.torn
+}

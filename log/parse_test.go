@@ -201,6 +201,32 @@ func TestLineReader(t *testing.T) {
 	}
 }
 
+// A LineReader leaves the tail after the last newline unread, and says
+// what it is (Tail): whole when it is within the cap, its length alone
+// when it is over; nothing for a file that ends with a newline.
+func TestLineReaderTail(t *testing.T) {
+	for _, tc := range []struct {
+		data, tail string
+		n          int64
+	}{
+		{"{\"n\":1}\n{\"torn", `{"torn`, 6},
+		{`[{"role":"user","content":"修复"}]`, `[{"role":"user","content":"修复"}]`, 36},
+		{"{\"n\":1}\n" + strings.Repeat("x", 150), "", 150},
+		{"{\"n\":1}\n", "", 0},
+		{"", "", 0},
+	} {
+		lr := NewLineReader(strings.NewReader(tc.data), 100, 0, 0)
+		for {
+			if _, err := lr.Next(); err != nil {
+				break
+			}
+		}
+		if tail, n := lr.Tail(); string(tail) != tc.tail || n != tc.n || tail == nil && tc.tail != "" {
+			t.Errorf("Tail of %q = %q, %d; want %q, %d", tc.data, tail, n, tc.tail, tc.n)
+		}
+	}
+}
+
 // FuzzParseWhen: a bound given as a duration ago is never after now, and
 // one given as a date is that date; anything else is an error, never a
 // panic.

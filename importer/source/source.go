@@ -97,6 +97,35 @@ type Converter interface {
 	State() ([]byte, error)
 }
 
+// LastLineReader is a Converter of transcripts that are whole documents
+// written over in place, whose last line ends without a newline (Cline's
+// JSON arrays, which are one such line). The driver reads every other
+// transcript up to its last newline, and leaves what follows as a line
+// still being written; to a LastLineReader it gives that line too, after
+// the complete ones, through LastLine. A line that is not whole yet (a
+// writer that does not replace the file in one rename, caught
+// mid-write) is held (Held), and read again by the next import, or
+// flushed once the file is quiet, as any held line is. Decision 0094.
+type LastLineReader interface {
+	Converter
+	// LastLine converts the transcript's last line, which has no newline
+	// after it: as Line does, but for a line the file may not be done
+	// with.
+	LastLine(l tapelog.RawLine) ([]Output, error)
+}
+
+// FileRanker is a Source whose sessions span several files of one folder,
+// each of which starts the session's tape when it is read first: the
+// files of a folder are read in the order of their ranks (the lowest
+// first, then by name), so that the one whose first anchor says most of
+// the session starts its tape. Sources that are not FileRankers have the
+// files of a folder read by name. Decision 0094.
+type FileRanker interface {
+	Source
+	// FileRank is the rank of the transcript at path among its folder's.
+	FileRank(path string) int
+}
+
 // Session names the tape a converter's entries go to. Its fields are in
 // the checkpoints (as the converters' states hold it): they do not change.
 type Session struct {

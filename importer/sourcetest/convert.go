@@ -22,7 +22,8 @@ import (
 // rollout's name, which other sources read as a name without an id.
 const Path = "/x/rollout-s-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"
 
-// ConvertAll converts the complete lines of data, resuming from a saved
+// ConvertAll converts the complete lines of data (and the line after the
+// last newline, for a source.LastLineReader), resuming from a saved
 // state at each line where nothing is held when resume is set, and
 // returns what was made, one entry a line, and the numbers of bad lines.
 // Each entry is checked with CheckOutput.
@@ -45,13 +46,22 @@ func ConvertAll(t testing.TB, src source.Source, data []byte, resume bool) strin
 		}
 	}
 	lr := tapelog.NewLineReader(bytes.NewReader(data), 1<<20, 0, 0)
-	for {
+	lines, done := 0, false
+	for !done {
 		l, err := lr.Next()
+		line := conv.Line
 		if err != nil {
-			break
+			// A LastLineReader reads the line after the last newline too.
+			last, ok := conv.(source.LastLineReader)
+			rest := data[lr.Offset():]
+			if !ok || len(rest) == 0 {
+				break
+			}
+			l, line, done = tapelog.RawLine{No: lines + 1, Offset: lr.Offset(), Data: rest}, last.LastLine, true
 		}
+		lines = l.No
 		l.Data = bytes.Clone(l.Data)
-		outs, err := conv.Line(l)
+		outs, err := line(l)
 		if err != nil {
 			fmt.Fprintf(&out, "bad %d\n", l.No)
 		}
@@ -256,6 +266,11 @@ func Convert(tb testing.TB, src source.Source, data []byte) {
 			tb.Fatal(err)
 		}
 		if _, err := c.Line(l); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if last, ok := c.(source.LastLineReader); ok && lr.Offset() < int64(len(data)) {
+		if _, err := last.LastLine(tapelog.RawLine{Offset: lr.Offset(), Data: data[lr.Offset():]}); err != nil {
 			tb.Fatal(err)
 		}
 	}
