@@ -116,8 +116,13 @@ func (c *converter) session(in *input) []source.Output {
 	if c.st.Started {
 		// Written again when its title changed: the row whole, and the
 		// title.
+		// Its id is the row's sum: the session's id is its first
+		// anchor's, and a row written again alike is one event.
 		row := source.MembersObject(in.row, func(k string) bool { return k == "table" })
-		return append(c.event(in, 0, "opencode/session", row), c.title(in, in.row.str("title"))...)
+		ev := c.event(in, 0, "opencode/session", row)
+		sum := sha256.Sum256(row)
+		ev[0].Entry.ID = c.st.Session.ID + "/session/" + hex.EncodeToString(sum[:4])
+		return append(ev, c.title(in, in.row.str("title"))...)
 	}
 	return append(c.start(in, in.row), c.title(in, in.row.str("title"))...)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tape-dev/tape/importer/sourcetest"
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // FuzzConverter: a checkpoint anywhere loses nothing and adds nothing,
@@ -61,5 +62,34 @@ func TestOddShapesKeepTheirText(t *testing.T) {
 			[]string{`event {"data":{"table":"todo","content":"write the test"},"name":"opencode/row"}`}},
 	} {
 		sourcetest.CheckShape(t, Source{}, tc.name, tc.lines, tc.want)
+	}
+}
+
+// A session's row written again (its title changed) is an event of its
+// own id, not the first anchor's, which the tape would take for it and
+// skip.
+func TestSessionRowAgainHasItsOwnID(t *testing.T) {
+	c, err := newConverter("/m/ses_1.jsonl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for i, line := range []string{
+		`{"table":"session","id":"ses_1","title":"New session","time_created":1,"time_updated":1}`,
+		`{"table":"session","id":"ses_1","title":"修复 the parser","time_created":1,"time_updated":2}`,
+	} {
+		outs, err := c.Line(tapelog.RawLine{No: i + 1, Data: []byte(line)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range outs {
+			if ids[o.Entry.ID] {
+				t.Errorf("line %d makes a second entry of id %s: %s", i+1, o.Entry.ID, o.Entry.Payload)
+			}
+			ids[o.Entry.ID] = true
+		}
+	}
+	if len(ids) != 4 { // the anchor, two titles, the row again
+		t.Errorf("%d entries, want 4: %v", len(ids), ids)
 	}
 }
