@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -35,7 +36,7 @@ type callGroup struct {
 	line    int
 	offset  int64
 	out     []source.Output // the tool_call entry first, then what was written between the calls
-	calls   []any
+	calls   []byte          // the entry's payload so far: {"calls":[ and each call's text (callText)
 	results []source.Output // a web search's outcome, which has no output item
 }
 
@@ -43,47 +44,55 @@ type callGroup struct {
 func (c *converter) call(in input) {
 	it := in.it
 	if c.group == nil {
-		c.saved = source.MustJSON(c.st) // encoded now: the held lines change st
-		c.group = &callGroup{line: in.l.No, offset: in.l.Offset}
+		c.saved = c.st.clone() // kept now: the held lines change st
+		c.group = &callGroup{line: in.l.No, offset: in.l.Offset, calls: []byte(`{"calls":[`)}
 		c.group.out = []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolCall, nil)}}
 	}
 	g := c.group
 	id := it.CallID
-	var call map[string]any
+	var call []byte
 	switch it.Type {
 	case "function_call":
-		var args string
-		if json.Unmarshal(it.Arguments, &args) != nil {
-			args = string(it.Arguments)
-		}
-		call = map[string]any{"id": id, "type": "function", "function": map[string]any{"name": it.Name, "arguments": args}}
+		call = callText("function", id, it.Name, argText(it.Arguments))
 	case "custom_tool_call":
-		var input string
-		if json.Unmarshal(it.Input, &input) != nil {
-			input = string(it.Input)
-		}
-		call = map[string]any{"id": id, "type": "custom", "custom": map[string]any{"name": it.Name, "input": input}}
+		call = callText("custom", id, it.Name, argText(it.Input))
 	default: // local_shell_call, web_search_call
 		name := strings.TrimSuffix(it.Type, "_call")
 		if id == "" {
 			id = source.LineID(c.path, in.l.No, 0) // web searches carry no id in a rollout
 		}
-		call = map[string]any{"id": id, "type": "function", "function": map[string]any{"name": name, "arguments": string(source.OrNull(source.Trim(it.Action)))}}
+		call = callText("function", id, name, string(source.OrNull(source.Trim(it.Action))))
 		if it.Type == "web_search_call" {
-			res := map[string]any{"tool_call_id": id, "content": it.Status}
-			if it.Status != "" && it.Status != "completed" {
-				res["is_error"] = true
-			}
-			g.results = append(g.results, source.Output{Session: c.st.Session, Entry: c.entry(in, 1, tapelog.KindToolResult, source.MustJSON(map[string]any{"results": []any{res}}))})
+			g.results = append(g.results, source.Output{Session: c.st.Session, Entry: c.entry(in, 1, tapelog.KindToolResult, webSearchResult(id, it.Status))})
 		}
 	}
-	g.calls = append(g.calls, call)
+	if len(g.calls) > len(`{"calls":[`) {
+		g.calls = append(g.calls, ',')
+	}
+	g.calls = append(g.calls, call...)
+}
+
+// argText is a call's arguments or input as its entry keeps them: the
+// string they hold, else their JSON text (null, absent: ""). A string,
+// the arguments of every call Codex writes, is read by rawjson.String;
+// anything else as before, by encoding/json.
+func argText(raw json.RawMessage) string {
+	if t := source.Trim(raw); len(t) > 0 && t[0] == '"' {
+		if s, ok := rawjson.String(t); ok {
+			return s
+		}
+	}
+	var args string
+	if json.Unmarshal(raw, &args) != nil {
+		args = string(raw)
+	}
+	return args
 }
 
 // closeGroup emits the held calls.
 func (c *converter) closeGroup() []source.Output {
 	g := c.group
 	c.group = nil
-	g.out[0].Entry.Payload = source.MustJSON(map[string]any{"calls": g.calls})
+	g.out[0].Entry.Payload = append(g.calls, "]}"...)
 	return append(g.out, g.results...)
 }

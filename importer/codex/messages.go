@@ -87,11 +87,7 @@ func (c *converter) responseItem(in input) []source.Output {
 		c.call(in)
 		return nil
 	case it.CallID != "" && strings.HasSuffix(it.Type, "_output"):
-		res := map[string]any{"tool_call_id": it.CallID, "content": source.OrNull(it.Output)}
-		if failed(it.Output) {
-			res["is_error"] = true
-		}
-		payload := source.MustJSON(map[string]any{"results": []any{res}})
+		payload := resultPayload(it.CallID, it.Output, failed(it.Output))
 		return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolResult, payload)}}
 	}
 	return c.kept(in)
@@ -115,21 +111,7 @@ func (c *converter) message(in input) []source.Output {
 	if !ok {
 		return c.kept(in) // a content of a shape the mapping cannot read
 	}
-	var texts []string
-	var chat []any
-	for _, p := range parts {
-		if p.isImg {
-			chat = append(chat, map[string]any{"type": "image_url", "image_url": map[string]any{"url": p.image}})
-			continue
-		}
-		texts = append(texts, p.text)
-		chat = append(chat, map[string]any{"type": "text", "text": p.text})
-	}
-	var content any = strings.Join(texts, "\n")
-	if len(chat) != len(texts) {
-		content = chat // an image among the parts: keep them apart
-	}
-	text := strings.Join(texts, "\n")
+	text := joinTexts(parts)
 	kind, role := tapelog.KindMessage, in.it.Role
 	if (role == "user" || role == "assistant") && c.echoed(role, false, text) {
 		return nil
@@ -138,12 +120,12 @@ func (c *converter) message(in input) []source.Output {
 	switch role {
 	case "developer", "system":
 		kind = tapelog.KindSystem
-		payload = source.MustJSON(map[string]any{"content": content})
+		payload = messagePayload("", parts, text)
 	default:
 		if role == "" {
 			role = "assistant"
 		}
-		payload = source.MustJSON(map[string]any{"role": role, "content": content})
+		payload = messagePayload(role, parts, text)
 	}
 	synthetic := role == "user" && isInjected(text)
 	return []source.Output{{Session: c.st.Session, Entry: c.entryMeta(in, 0, kind, payload, synthetic)}}

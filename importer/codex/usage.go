@@ -1,8 +1,6 @@
 package codex
 
 import (
-	"fmt"
-
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -52,19 +50,6 @@ func (c *converter) tokenCount(in input) []source.Output {
 	if added.zero() || added.negative() {
 		return nil
 	}
-	data := map[string]any{"status": "ok", "model": c.st.Model, "usage": map[string]any{
-		"input_tokens":            added.Input - min(added.Cached, added.Input),
-		"cache_read_input_tokens": min(added.Cached, added.Input),
-		"output_tokens":           added.Output,
-		"reasoning_output_tokens": added.Reasoning,
-		"total_tokens":            added.Input + added.Output,
-	}}
-	if info.Total != nil {
-		// A subagent's or a fork's rollout replays its parent's history,
-		// usage and all: the same moment and totals count once.
-		t := info.Total
-		data["usage_id"] = fmt.Sprintf("codex:%s:%d:%d:%d:%d", in.cl.Timestamp, t.Input, t.Cached, t.Output, t.Reasoning)
-	}
-	payload := source.MustJSON(map[string]any{"name": "run", "data": data})
+	payload := runPayload(c.st.Model, added, info.Total, in.cl.Timestamp)
 	return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, payload)}}
 }
