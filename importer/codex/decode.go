@@ -239,3 +239,34 @@ func (d *fastDecoder) integer(v []byte, dst *int64) {
 	}
 	*dst = n
 }
+
+// boolPtr is a bool, or null, which makes dst nil.
+func (d *fastDecoder) boolPtr(v []byte, dst **bool) {
+	switch v[0] {
+	case 't', 'f':
+		b := v[0] == 't'
+		*dst = &b
+	case 'n':
+		*dst = nil
+	default:
+		d.giveUp = true
+	}
+}
+
+// floatPtr is a float64, or null, which makes dst nil.
+func (d *fastDecoder) floatPtr(v []byte, dst **float64) {
+	if v[0] == 'n' {
+		*dst = nil
+		return
+	}
+	if v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+		d.giveUp = true
+		return
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		d.giveUp = true
+		return
+	}
+	*dst = &f
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // part is one part of a Codex message's content, or of a
@@ -22,41 +23,94 @@ type part struct {
 // another kind, such as a refusal): the mapping cannot read it without
 // losing what it holds, and keeps the record whole instead. Other keys of
 // a part (an image's detail) are not kept.
+//
+// raw is a part of a line that decoded, valid JSON, which rawjson reads as
+// encoding/json read it before (readPart).
 func readParts(raw json.RawMessage) (parts []part, ok bool) {
 	raw = source.Trim(raw)
 	if len(raw) == 0 {
 		return nil, false
 	}
 	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		s, ok := rawjson.String(raw)
+		if !ok {
 			return nil, false
 		}
 		return []part{{text: s}}, true
 	}
-	var items []json.RawMessage
-	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+	if raw[0] != '[' {
 		return nil, false
 	}
-	for _, item := range items {
-		var p struct {
-			Type     string  `json:"type"`
-			Text     *string `json:"text"`
-			ImageURL *string `json:"image_url"`
+	ok = true
+	rawjson.ArrayItems(raw, func(item []byte) {
+		if !ok {
+			return
 		}
-		if !source.IsObject(item) || json.Unmarshal(item, &p) != nil {
-			return nil, false
+		var p part
+		if p, ok = readPart(item); ok {
+			parts = append(parts, p)
 		}
-		switch {
-		case p.Text != nil && p.ImageURL == nil && p.Type != "input_image":
-			parts = append(parts, part{text: *p.Text})
-		case p.ImageURL != nil && p.Text == nil:
-			parts = append(parts, part{image: *p.ImageURL, isImg: true})
-		default:
-			return nil, false
-		}
+	})
+	if !ok {
+		return nil, false
 	}
 	return parts, true
+}
+
+var partKeys = []string{"type", "text", "image_url"}
+
+// readPart reads one part of a content (readParts): its members by
+// rawjson, as encoding/json reads them into readPartJSON's struct, which
+// reads what fastDecoder gives up at. raw is a whole valid JSON value.
+// TestReadersAgreeWithEncodingJSON and FuzzReaders hold it to
+// readPartJSON.
+func readPart(item []byte) (part, bool) {
+	if len(item) == 0 || item[0] != '{' {
+		return part{}, false
+	}
+	var typ string
+	var text, image *string
+	d := fastDecoder{}
+	rawjson.ObjectMembers(item, func(key, v []byte) {
+		switch string(key) {
+		case "type":
+			d.str(v, &typ)
+		case "text":
+			d.strPtr(v, &text)
+		case "image_url":
+			d.strPtr(v, &image)
+		default:
+			d.unknown(key, partKeys)
+		}
+	})
+	if d.giveUp {
+		return readPartJSON(item)
+	}
+	return partOf(typ, text, image)
+}
+
+// readPartJSON is readPart by encoding/json.
+func readPartJSON(item []byte) (part, bool) {
+	var p struct {
+		Type     string  `json:"type"`
+		Text     *string `json:"text"`
+		ImageURL *string `json:"image_url"`
+	}
+	if !source.IsObject(item) || json.Unmarshal(item, &p) != nil {
+		return part{}, false
+	}
+	return partOf(p.Type, p.Text, p.ImageURL)
+}
+
+// partOf is a part of a text, or of an image's URL, not both.
+func partOf(typ string, text, image *string) (part, bool) {
+	switch {
+	case text != nil && image == nil && typ != "input_image":
+		return part{text: *text}, true
+	case image != nil && text == nil:
+		return part{image: *image, isImg: true}, true
+	}
+	return part{}, false
 }
 
 // readText reads the text of a reasoning's summary or content: nothing
@@ -88,6 +142,29 @@ func eventText(it payloadItem, payload json.RawMessage) (string, bool) {
 	if it.Message != nil {
 		return *it.Message, true
 	}
+	var text *string
+	d := fastDecoder{}
+	rawjson.ObjectMembers(payload, func(key, v []byte) {
+		if string(key) == "text" {
+			d.strPtr(v, &text)
+		} else {
+			d.unknown(key, textKeys)
+		}
+	})
+	if d.giveUp {
+		return eventTextJSON(payload)
+	}
+	if text == nil {
+		return "", false
+	}
+	return *text, true
+}
+
+var textKeys = []string{"text"}
+
+// eventTextJSON is eventText's "text" by encoding/json, which reads what
+// fastDecoder gives up at.
+func eventTextJSON(payload json.RawMessage) (string, bool) {
 	var p struct {
 		Text *string `json:"text"`
 	}
