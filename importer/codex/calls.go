@@ -118,8 +118,8 @@ type callGroup struct {
 }
 
 // call adds a tool call to the held group.
-func (c *converter) call(in input) {
-	it := in.it
+func (c *converter) call(in *input) {
+	it := &in.it
 	if c.group == nil {
 		c.saved = c.st.clone() // kept now: the held lines change st
 		c.group = &callGroup{line: in.l.No, offset: in.l.Offset, calls: []byte(`{"calls":[`)}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tape-dev/tape/internal/rawjson"
 )
@@ -71,6 +72,9 @@ type fastDecoder struct{ giveUp bool }
 // encoding/json would match to one of them: written with an escape, or
 // matching by folding its case.
 func (d *fastDecoder) unknown(key []byte, keys []string) {
+	if plainLower(key) {
+		return // keys are all such keys: it would be one of them as written
+	}
 	if bytes.IndexByte(key, '\\') >= 0 {
 		d.giveUp = true
 		return
@@ -81,6 +85,20 @@ func (d *fastDecoder) unknown(key []byte, keys []string) {
 			return
 		}
 	}
+}
+
+// plainLower reports whether key is ASCII without an escape or an upper
+// case letter: folded, it is only itself, and matches a key of the
+// payload's (all such keys) only as written. Most keys a rollout holds
+// that the mapping does not read are such keys, and strings.EqualFold
+// against every key was a tenth of decodeFast's time.
+func plainLower(key []byte) bool {
+	for _, c := range key {
+		if c >= utf8.RuneSelf || c == '\\' || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *fastDecoder) payload(v []byte, it *payloadItem) {

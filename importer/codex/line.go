@@ -74,22 +74,35 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 		cl.Timestamp = date
 	}
 	c.st.Date = cl.Timestamp
-	if !fast && (!source.IsObject(cl.Payload) || json.Unmarshal(cl.Payload, &it) != nil || !envelopeTypes[cl.Type]) {
+	if !fast && (!slowPayload(cl.Payload, &it) || !envelopeTypes[cl.Type]) {
 		// A payload of a shape the mapping does not know, or a record of
 		// a type it does not: kept as it is, as an event.
-		in := input{l: l, cl: cl}
+		in := &input{l: l, cl: cl}
 		if c.group != nil {
 			c.group.out = append(c.group.out, c.event(in, "codex/"+cl.Type, cl.Payload)...)
 			return nil, warn
 		}
 		return append(c.start(in), c.event(in, "codex/"+cl.Type, cl.Payload)...), warn
 	}
-	in := input{l: l, cl: cl, it: it}
+	in := &input{l: l, cl: cl, it: it}
 	if c.group != nil && closesGroup(cl.Type, it.Type) {
 		out := c.closeGroup()
 		return append(out, c.mapRecord(in)...), warn
 	}
 	return c.mapRecord(in), warn
+}
+
+// slowPayload reads a payload that decodeFast left to encoding/json into
+// it; false when it is no object of payloadItem's shape. It decodes into a
+// variable of its own, which escapes: it, in Line's frame, stays there on
+// the fast path.
+func slowPayload(payload json.RawMessage, it *payloadItem) bool {
+	var p payloadItem
+	if !source.IsObject(payload) || json.Unmarshal(payload, &p) != nil {
+		return false
+	}
+	*it = p
+	return true
 }
 
 // envelope reads a line that decodeFast left to encoding/json: its
@@ -144,7 +157,7 @@ func isCall(t string) bool {
 }
 
 // record maps one line.
-func (c *converter) mapRecord(in input) []source.Output {
+func (c *converter) mapRecord(in *input) []source.Output {
 	out := c.start(in)
 	var o []source.Output
 	switch in.cl.Type {

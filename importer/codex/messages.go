@@ -13,7 +13,7 @@ import (
 // a response item, by the role of that message.
 var echoes = map[string]string{"user_message": "user", "agent_message": "assistant", "agent_reasoning": "reasoning"}
 
-func (c *converter) eventMsg(in input) []source.Output {
+func (c *converter) eventMsg(in *input) []source.Output {
 	role, echo := echoes[in.it.Type]
 	switch {
 	case in.it.Type == "token_count":
@@ -21,7 +21,7 @@ func (c *converter) eventMsg(in input) []source.Output {
 	case !echo:
 		return c.kept(in)
 	}
-	text, ok := eventText(in.it, in.cl.Payload)
+	text, ok := eventText(in.it.Message, in.cl.Payload)
 	if !ok {
 		return c.kept(in) // no text where the mapping reads it: kept whole
 	}
@@ -61,8 +61,8 @@ func (c *converter) echoed(role string, fromEvent bool, text string) bool {
 
 // responseItem maps a response item: messages, reasoning, tool calls and
 // their outputs.
-func (c *converter) responseItem(in input) []source.Output {
-	it := in.it
+func (c *converter) responseItem(in *input) []source.Output {
+	it := &in.it
 	switch {
 	case it.Type == "message":
 		return c.message(in)
@@ -96,7 +96,7 @@ func (c *converter) responseItem(in input) []source.Output {
 // kept keeps a record the mapping does not turn into anything else as an
 // event of its payload, named after the payload's type (the line's, for a
 // payload without one).
-func (c *converter) kept(in input) []source.Output {
+func (c *converter) kept(in *input) []source.Output {
 	name := in.it.Type
 	if name == "" {
 		name = in.cl.Type
@@ -106,7 +106,7 @@ func (c *converter) kept(in input) []source.Output {
 
 // message maps a message item: user and assistant text as chat messages,
 // developer and system text as system entries.
-func (c *converter) message(in input) []source.Output {
+func (c *converter) message(in *input) []source.Output {
 	parts, ok := readParts(in.it.Content)
 	if !ok {
 		return c.kept(in) // a content of a shape the mapping cannot read

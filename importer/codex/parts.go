@@ -138,9 +138,9 @@ func readText(raw json.RawMessage) (text string, ok bool) {
 // eventText is the text of a user_message, agent_message or
 // agent_reasoning event: its string "message", else its string "text".
 // ok is false when it has neither.
-func eventText(it payloadItem, payload json.RawMessage) (string, bool) {
-	if it.Message != nil {
-		return *it.Message, true
+func eventText(message *string, payload json.RawMessage) (string, bool) {
+	if message != nil {
+		return *message, true
 	}
 	var text *string
 	d := fastDecoder{}

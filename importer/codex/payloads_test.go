@@ -189,6 +189,9 @@ func FuzzPayloadStrings(f *testing.F) {
 		if got, want := messagePayload(id, parts, joinTexts(parts)), mapMessage(id, parts); !bytes.Equal(got, want) {
 			t.Fatalf("messagePayload\n got %s\nwant %s", got, want)
 		}
+		if got, want := newMetaWriter(id).meta(int(n), raw, name, image), sourceMeta(id, int(n), raw, name, image); !bytes.Equal(got, want) {
+			t.Fatalf("meta\n got %s\nwant %s", got, want)
+		}
 		added, total := tokens{n, m, n - m, m / 3, n / 7}, &tokens{m, n, 1, 2, 3}
 		if image {
 			total = nil
@@ -197,4 +200,34 @@ func FuzzPayloadStrings(f *testing.F) {
 			t.Fatalf("runPayload\n got %s\nwant %s", got, want)
 		}
 	})
+}
+
+// sourceMeta is what entryMeta wrote before metaWriter.
+func sourceMeta(path string, line int, badDate []byte, cwd string, synthetic bool) json.RawMessage {
+	m := source.Meta(path, line, "", "", badDate)
+	if cwd != "" {
+		m.Str("cwd", cwd)
+	}
+	if synthetic {
+		m.True("synthetic")
+	}
+	return m.Done()
+}
+
+func TestMetaAgreesWithSourceMeta(t *testing.T) {
+	for _, tc := range []struct {
+		path, cwd string
+		line      int
+		badDate   string
+		synthetic bool
+	}{
+		{"/home/u/.codex/sessions/rollout-1.jsonl", "", 1, "", false},
+		{"/a/<b>&\"c\u2028\xff.jsonl", "/home/u/proj", 1 << 40, `"yesterday"`, true},
+		{"", "\x00", -1, "17", false},
+	} {
+		got := newMetaWriter(tc.path).meta(tc.line, []byte(tc.badDate), tc.cwd, tc.synthetic)
+		if want := sourceMeta(tc.path, tc.line, []byte(tc.badDate), tc.cwd, tc.synthetic); !bytes.Equal(got, want) {
+			t.Errorf("meta\n got %s\nwant %s", got, want)
+		}
+	}
 }

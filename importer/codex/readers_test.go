@@ -56,7 +56,7 @@ func checkReaders(t *testing.T, raw []byte) {
 		t.Fatalf("argText(%s) = %q, want %q", raw, got, want)
 	}
 	if source.IsObject(raw) {
-		gotText, gotOK := eventText(payloadItem{}, raw)
+		gotText, gotOK := eventText(nil, raw)
 		wantText, wantOK := eventTextJSON(raw)
 		if gotText != wantText || gotOK != wantOK {
 			t.Fatalf("eventText(%s) = %q %v, want %q %v", raw, gotText, gotOK, wantText, wantOK)

@@ -104,12 +104,13 @@ type converter struct {
 	st    convState
 	saved convState // st before the held calls, which State writes while they are held
 	group *callGroup
+	metas metaWriter
 	// members is room for a line's members (decodeFast), kept for the next.
 	members []rawjson.Member
 }
 
 func newConverter(path string, state []byte) (*converter, error) {
-	c := &converter{path: path}
+	c := &converter{path: path, metas: newMetaWriter(path)}
 	if err := source.LoadState(state, &c.st); err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func (t tokens) zero() bool { return t == tokens{} }
 
 // tokenCount turns Codex's cumulative usage into what the turn added: a
 // run event, unless nothing was added (Codex repeats the event).
-func (c *converter) tokenCount(in input) []source.Output {
+func (c *converter) tokenCount(in *input) []source.Output {
 	info := in.it.Info
 	if info == nil || info.Total == nil && info.Last == nil {
 		return nil
