@@ -136,7 +136,7 @@ func (c *converter) call(in *input) {
 	default: // local_shell_call, web_search_call
 		name := strings.TrimSuffix(it.Type, "_call")
 		if id == "" {
-			id = source.LineID(c.path, in.l.No, 0) // web searches carry no id in a rollout
+			id = c.ids.ID(in.l.No, 0) // web searches carry no id in a rollout
 		}
 		call = callText("function", id, name, string(source.OrNull(source.Trim(it.Action))))
 		if it.Type == "web_search_call" {

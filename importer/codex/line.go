@@ -56,8 +56,7 @@ type payloadItem struct {
 var envelopeTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true}
 
 func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
-	cl, it, members, fast := decodeFast(l.Data, c.members)
-	c.members = members
+	cl, it, fast := decodeFast(l.Data, &c.dec)
 	if !fast {
 		var err error
 		if cl, err = c.envelope(l); err != nil {
@@ -183,6 +182,9 @@ func (c *converter) mapRecord(in *input) []source.Output {
 	if c.group != nil {
 		c.group.out = append(c.group.out, o...)
 		return out
+	}
+	if out == nil {
+		return o // most lines: no copy of what they make
 	}
 	return append(out, o...)
 }

@@ -130,7 +130,7 @@ func (c *converter) entryMeta(in *input, k int, kind string, payload json.RawMes
 		c.st.CWD = cwd
 	}
 	m := c.metas.meta(in.l.No, in.cl.badDate, cwd, synthetic)
-	return tapelog.Entry{ID: source.LineID(c.path, in.l.No, k), Kind: kind, Payload: payload, Meta: m, Date: in.cl.Timestamp}
+	return tapelog.Entry{ID: c.ids.ID(in.l.No, k), Kind: kind, Payload: payload, Meta: m, Date: in.cl.Timestamp}
 }
 
 // metaWriter writes an entry's meta: source.Meta's, of a line of one file,

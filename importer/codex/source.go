@@ -18,7 +18,6 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
-	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // Source is the Codex CLI's rollouts, as tape imports them: `tape import
@@ -105,12 +104,12 @@ type converter struct {
 	saved convState // st before the held calls, which State writes while they are held
 	group *callGroup
 	metas metaWriter
-	// members is room for a line's members (decodeFast), kept for the next.
-	members []rawjson.Member
+	ids   source.LineIDs
+	dec   lineDecoder
 }
 
 func newConverter(path string, state []byte) (*converter, error) {
-	c := &converter{path: path, metas: newMetaWriter(path)}
+	c := &converter{path: path, metas: newMetaWriter(path), ids: source.NewLineIDs(path)}
 	if err := source.LoadState(state, &c.st); err != nil {
 		return nil, err
 	}
