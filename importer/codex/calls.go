@@ -121,7 +121,7 @@ type callGroup struct {
 func (c *converter) call(in *input) {
 	it := &in.it
 	if c.group == nil {
-		c.saved = c.st.clone() // kept now: the held lines change st
+		c.saved, c.echoShared = c.st, true // kept now: the held lines change st
 		c.group = &callGroup{line: in.l.No, offset: in.l.Offset, calls: []byte(`{"calls":[`)}
 		c.group.out = []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolCall, nil)}}
 	}
@@ -169,7 +169,7 @@ func argText(raw json.RawMessage) string {
 // closeGroup emits the held calls.
 func (c *converter) closeGroup() []source.Output {
 	g := c.group
-	c.group = nil
+	c.group, c.echoShared = nil, false
 	g.out[0].Entry.Payload = append(g.calls, "]}"...)
 	return append(g.out, g.results...)
 }

@@ -152,3 +152,51 @@ func TestKeepsNothingOfTheLine(t *testing.T) {
 		t.Fatalf("states of lines overwritten after reading differ")
 	}
 }
+
+// While calls are held, State stays what it was at the first of them
+// (st as that line found it, its date read): the lines between change
+// nothing of it, for a checkpoint there resumes at the first held line
+// (FuzzConverter resumes from every such state).
+func TestStateWhileHeldStays(t *testing.T) {
+	lines := goldenLines(t)
+	// Each golden line a second time, after a message and a call: echoes
+	// to change while calls are held.
+	for _, l := range goldenLines(t) {
+		lines = append(lines,
+			[]byte(`{"timestamp":"2025-10-29T01:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":"hi"}}`),
+			[]byte(`{"timestamp":"2025-10-29T01:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c"}}`),
+			l)
+	}
+	conv, err := Source{}.NewConverter(sourcetest.Path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []byte // the state at the first held line
+	held, changed := 0, 0
+	for i, l := range lines {
+		if _, err := conv.Line(tapelog.RawLine{No: i + 1, Data: l}); err != nil {
+			continue
+		}
+		state, err := conv.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, ok := conv.Held(); !ok {
+			first = nil
+			continue
+		}
+		if held++; first == nil {
+			first = state
+			continue
+		}
+		if string(state) != string(first) {
+			t.Fatalf("line %d, while calls are held: state\n%s\nwant the state at the first of them\n%s", i+1, state, first)
+		}
+		if st := conv.(*converter).st; st.Date != conv.(*converter).saved.Date || len(st.Echo) != len(conv.(*converter).saved.Echo) {
+			changed++
+		}
+	}
+	if held < len(lines)/4 || changed == 0 {
+		t.Fatalf("calls held at %d lines of %d, %d of them with a state that changed", held, len(lines), changed)
+	}
+}

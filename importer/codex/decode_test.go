@@ -66,6 +66,8 @@ func goldenLines(t testing.TB) [][]byte {
 				{`"input_tokens":`, `"input_tokens":1.5,"a":`},
 				{`"message":"`, `"message":null,"m":"`},
 				{`"info":{`, `"info":null,"i":{`},
+				{`"info":{`, `"info":{"last_token_usage":{"output_tokens":3}},"info":{`}, // an info written twice: the second read into the first
+				{`"total_token_usage":{`, `"total_token_usage":{"input_tokens":9},"total_token_usage":null,"total_token_usage":{`}, // a usage anew after a null
 				{`"model":"`, `"model":null,"model2":"`},
 				{`"timestamp":"`, `"timestamp":null,"t":"`},
 				{`"payload":{`, `"payload":{"type":"a"},"payload":{`}, // repeated: the last counts
@@ -78,7 +80,10 @@ func goldenLines(t testing.TB) [][]byte {
 			}
 		}
 	}
-	return lines
+	// A usage written again after a null, without the members of the
+	// first: read anew, as encoding/json reads it.
+	return append(lines, []byte(`{"timestamp":"2025-10-29T02:00:00.000Z","type":"event_msg","payload":{"type":"token_count",`+
+		`"info":{"total_token_usage":{"input_tokens":9},"total_token_usage":null,"total_token_usage":{"output_tokens":1}}}}`))
 }
 
 func TestDecodeFastAgreesWithEncodingJSON(t *testing.T) {

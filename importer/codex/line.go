@@ -47,10 +47,14 @@ type payloadItem struct {
 	CLIVersion   string          `json:"cli_version"`
 	Originator   string          `json:"originator"`
 	Message      *string         `json:"message"`
-	Info         *struct {
-		Total *tokens `json:"total_token_usage"`
-		Last  *tokens `json:"last_token_usage"`
-	} `json:"info"`
+	Info         *usageInfo      `json:"info"`
+}
+
+// usageInfo is a token_count's info: the session's usage so far, and the
+// last turn's.
+type usageInfo struct {
+	Total *tokens `json:"total_token_usage"`
+	Last  *tokens `json:"last_token_usage"`
 }
 
 var envelopeTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true}

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
@@ -44,9 +45,13 @@ func (c *converter) eventMsg(in *input) []source.Output {
 // loses nothing, and a person who says the same thing twice is heard
 // twice.
 func (c *converter) echoed(role string, fromEvent bool, text string) bool {
-	if c.st.Echo == nil {
+	switch {
+	case c.st.Echo == nil:
 		c.st.Echo = map[string]string{}
+	case c.echoShared:
+		c.st.Echo = maps.Clone(c.st.Echo) // c.saved holds this one
 	}
+	c.echoShared = false
 	from := "item\x00"
 	if fromEvent {
 		from = "event\x00"
@@ -67,8 +72,8 @@ func (c *converter) responseItem(in *input) []source.Output {
 	case it.Type == "message":
 		return c.message(in)
 	case it.Type == "reasoning":
-		summary, ok := readText(it.Summary)
-		text, ok2 := readText(it.Content)
+		summary, ok := readText(it.Summary, &c.dec)
+		text, ok2 := readText(it.Content, &c.dec)
 		if !ok || !ok2 {
 			return c.kept(in) // a summary or content of a shape the mapping cannot read
 		}
@@ -107,7 +112,7 @@ func (c *converter) kept(in *input) []source.Output {
 // message maps a message item: user and assistant text as chat messages,
 // developer and system text as system entries.
 func (c *converter) message(in *input) []source.Output {
-	parts, ok := readParts(in.it.Content)
+	parts, ok := readParts(in.it.Content, &c.dec)
 	if !ok {
 		return c.kept(in) // a content of a shape the mapping cannot read
 	}

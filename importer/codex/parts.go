@@ -25,8 +25,9 @@ type part struct {
 // a part (an image's detail) are not kept.
 //
 // raw is a part of a line that decoded, valid JSON, which rawjson reads as
-// encoding/json read it before (readPart).
-func readParts(raw json.RawMessage) (parts []part, ok bool) {
+// encoding/json read it before (readPart); names are the converter's
+// (lineDecoder.name), for the parts' types.
+func readParts(raw json.RawMessage, names *lineDecoder) (parts []part, ok bool) {
 	raw = source.Trim(raw)
 	if len(raw) == 0 {
 		return nil, false
@@ -47,7 +48,7 @@ func readParts(raw json.RawMessage) (parts []part, ok bool) {
 			return
 		}
 		var p part
-		if p, ok = readPart(item); ok {
+		if p, ok = readPart(item, names); ok {
 			parts = append(parts, p)
 		}
 	})
@@ -64,17 +65,17 @@ var partKeys = []string{"type", "text", "image_url"}
 // reads what fastDecoder gives up at. raw is a whole valid JSON value.
 // TestReadersAgreeWithEncodingJSON and FuzzReaders hold it to
 // readPartJSON.
-func readPart(item []byte) (part, bool) {
+func readPart(item []byte, names *lineDecoder) (part, bool) {
 	if len(item) == 0 || item[0] != '{' {
 		return part{}, false
 	}
 	var typ string
 	var text, image *string
-	d := fastDecoder{}
+	d := fastDecoder{names: names}
 	rawjson.ObjectMembers(item, func(key, v []byte) {
 		switch string(key) {
 		case "type":
-			d.str(v, &typ)
+			d.name(v, &typ)
 		case "text":
 			d.strPtr(v, &text)
 		case "image_url":
@@ -117,11 +118,11 @@ func partOf(typ string, text, image *string) (part, bool) {
 // (absent or null), a string, or a list of text parts, joined by
 // newlines. ok is false for any other shape (readParts), and for a list
 // that holds an image.
-func readText(raw json.RawMessage) (text string, ok bool) {
+func readText(raw json.RawMessage, names *lineDecoder) (text string, ok bool) {
 	if raw = source.Trim(raw); len(raw) == 0 || string(raw) == "null" {
 		return "", true
 	}
-	parts, ok := readParts(raw)
+	parts, ok := readParts(raw, names)
 	if !ok {
 		return "", false
 	}

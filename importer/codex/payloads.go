@@ -132,20 +132,21 @@ func runPayload(model string, added tokens, total *tokens, date string) json.Raw
 	if total != nil {
 		// A subagent's or a fork's rollout replays its parent's history,
 		// usage and all: the same moment and totals count once.
-		b = rawjson.AppendString(append(b, `,"usage_id":`...), usageID(date, total))
+		b = appendUsageID(append(b, `,"usage_id":`...), date, total)
 	}
 	return append(b, `},"name":"run"}`...)
 }
 
-// usageID names a cumulative usage at a moment: "codex:<date>:<input>:
-// <cached>:<output>:<reasoning>".
-func usageID(date string, t *tokens) string {
-	b := append(make([]byte, 0, 32+len(date)), "codex:"...)
-	b = append(b, date...)
-	for _, n := range []int64{t.Input, t.Cached, t.Output, t.Reasoning} {
+// appendUsageID appends the JSON string that names a cumulative usage at
+// a moment: "codex:<date>:<input>:<cached>:<output>:<reasoning>". Only
+// the date may need escapes: the numbers go after it, inside its quotes.
+func appendUsageID(b []byte, date string, t *tokens) []byte {
+	b = rawjson.AppendString(b, "codex:"+date)
+	b = b[:len(b)-1] // the closing quote
+	for _, n := range [...]int64{t.Input, t.Cached, t.Output, t.Reasoning} {
 		b = strconv.AppendInt(append(b, ':'), n, 10)
 	}
-	return string(b)
+	return append(b, '"')
 }
 
 // webSearchResult is the result of a web search, which has no output item:

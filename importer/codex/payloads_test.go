@@ -116,7 +116,7 @@ func checkPayloads(t *testing.T, line []byte) {
 	case it.Type == "web_search_call":
 		same("web search", webSearchResult(it.CallID, it.Status), mapResult(it.CallID, it.Status, it.Status != "" && it.Status != "completed"))
 	case it.Type == "message":
-		if parts, ok := readParts(it.Content); ok {
+		if parts, ok := readParts(it.Content, nil); ok {
 			text := joinTexts(parts)
 			same("message", messagePayload(it.Role, parts, text), mapMessage(it.Role, parts))
 			same("system entry", messagePayload("", parts, text), mapMessage("", parts))

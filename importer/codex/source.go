@@ -13,7 +13,6 @@ package codex
 
 import (
 	"encoding/json"
-	"maps"
 	"path/filepath"
 	"strings"
 
@@ -85,27 +84,19 @@ type convState struct {
 	Echo map[string]string `json:"echo,omitempty"`
 }
 
-// clone is a copy of st that its converter's later lines do not change:
-// what it was before a run of calls, which State writes while the run is
-// held. It was encoded at each run's start, where most runs end before a
-// State is asked for: a tenth of the converter's time (BenchmarkConvert).
-func (st convState) clone() convState {
-	if st.Totals != nil {
-		t := *st.Totals
-		st.Totals = &t
-	}
-	st.Echo = maps.Clone(st.Echo)
-	return st
-}
-
 type converter struct {
-	path  string
-	st    convState
-	saved convState // st before the held calls, which State writes while they are held
-	group *callGroup
-	metas metaWriter
-	ids   source.LineIDs
-	dec   lineDecoder
+	path string
+	st   convState
+	// saved is st before the held calls, which State writes while they
+	// are held: a copy, whose Echo is st's until echoed changes it
+	// (echoShared). Totals is replaced, never changed. Cloning Echo at
+	// each run of calls was a twentieth of the converter's allocations.
+	saved      convState
+	echoShared bool
+	group      *callGroup
+	metas      metaWriter
+	ids        source.LineIDs
+	dec        lineDecoder
 }
 
 func newConverter(path string, state []byte) (*converter, error) {

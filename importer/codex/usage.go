@@ -44,8 +44,7 @@ func (c *converter) tokenCount(in *input) []source.Output {
 		added = *info.Last
 	}
 	if info.Total != nil {
-		t := *info.Total
-		c.st.Totals = &t
+		c.st.Totals = info.Total // this line's own, which nothing changes after
 	}
 	if added.zero() || added.negative() {
 		return nil
