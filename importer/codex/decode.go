@@ -11,11 +11,11 @@ import (
 
 // decodeFast reads a rollout line of the current layout (an envelope of a
 // known type around an object payload) as Line's two json.Unmarshal calls
-// read it, into cl and it, in one pass: rawjson.SplitObject checks the
-// whole line and splits the envelope, and the payload's members are read
-// from their text. encoding/json read the line four times (checking it,
-// decoding it, then checking and decoding the payload), most of a Codex
-// import's CPU (BenchmarkImport: 18 MB/s).
+// read it, into cl and it, in one pass: rawjson.SplitObjectIn checks the
+// whole line and splits the envelope and the payload, and the payload's
+// members are read from their text. encoding/json read the line four
+// times (checking it, decoding it, then checking and decoding the
+// payload), most of a Codex import's CPU (BenchmarkImport: 18 MB/s).
 //
 // ok is false when it leaves the line to encoding/json, which decides:
 // anything but an envelope of a known type with an object payload and no
@@ -31,11 +31,11 @@ import (
 // ld is what it keeps from line to line: room for the members, and the
 // strings of the members that repeat (types, roles, names), read once.
 func decodeFast(line []byte, ld *lineDecoder) (cl rolloutLine, it payloadItem, ok bool) {
-	split, ok := rawjson.SplitObject(line, ld.members[:0])
+	split, inner, ok := rawjson.SplitObjectIn(line, ld.members[:0], "payload", ld.inner[:0])
 	if !ok {
 		return cl, it, false
 	}
-	ld.members = split
+	ld.members, ld.inner = split, inner
 	d := fastDecoder{names: ld}
 	for _, m := range split {
 		switch string(m.Key) {
@@ -56,13 +56,16 @@ func decodeFast(line []byte, ld *lineDecoder) (cl rolloutLine, it payloadItem, o
 	if d.giveUp || cl.RecordType != "" || !envelopeTypes[cl.Type] || len(cl.Payload) == 0 || cl.Payload[0] != '{' {
 		return cl, it, false
 	}
-	d.payload(cl.Payload, &it)
+	for _, m := range inner {
+		d.member(m.Key, m.Value, &it)
+	}
 	return cl, it, !d.giveUp
 }
 
 // lineDecoder is what decodeFast keeps from line to line.
 type lineDecoder struct {
-	members []rawjson.Member
+	members []rawjson.Member // the line's
+	inner   []rawjson.Member // its payload's
 	// names holds the strings of members whose values repeat from line
 	// to line (fastDecoder.name), each its own key: a rollout's thousands
 	// of "response_item"s and "function_call"s are one string each, not
@@ -139,59 +142,58 @@ func plainLower(key []byte) bool {
 	return true
 }
 
-func (d *fastDecoder) payload(v []byte, it *payloadItem) {
-	rawjson.ObjectMembers(v, func(key, v []byte) {
-		switch string(key) {
-		case "type":
-			d.name(v, &it.Type)
-		case "role":
-			d.name(v, &it.Role)
-		case "content":
-			it.Content = v
-		case "summary":
-			it.Summary = v
-		case "name":
-			d.name(v, &it.Name)
-		case "arguments":
-			it.Arguments = v
-		case "input":
-			it.Input = v
-		case "call_id":
-			d.str(v, &it.CallID)
-		case "output":
-			it.Output = v
-		case "status":
-			d.name(v, &it.Status)
-		case "action":
-			it.Action = v
-		case "encrypted_content":
-			it.Encrypted = v
-		case "id":
-			d.str(v, &it.ID)
-		case "cwd":
-			d.name(v, &it.CWD)
-		case "model":
-			d.name(v, &it.Model)
-		case "instructions":
-			d.strPtr(v, &it.Instructions)
-		case "git":
-			it.Git = v
-		case "source":
-			it.Source = v
-		case "forked_from_id":
-			d.str(v, &it.ForkedFrom)
-		case "cli_version":
-			d.name(v, &it.CLIVersion)
-		case "originator":
-			d.name(v, &it.Originator)
-		case "message":
-			d.strPtr(v, &it.Message)
-		case "info":
-			d.info(v, it)
-		default:
-			d.unknown(key, payloadKeys)
-		}
-	})
+// member reads a member of the payload into it.
+func (d *fastDecoder) member(key, v []byte, it *payloadItem) {
+	switch string(key) {
+	case "type":
+		d.name(v, &it.Type)
+	case "role":
+		d.name(v, &it.Role)
+	case "content":
+		it.Content = v
+	case "summary":
+		it.Summary = v
+	case "name":
+		d.name(v, &it.Name)
+	case "arguments":
+		it.Arguments = v
+	case "input":
+		it.Input = v
+	case "call_id":
+		d.str(v, &it.CallID)
+	case "output":
+		it.Output = v
+	case "status":
+		d.name(v, &it.Status)
+	case "action":
+		it.Action = v
+	case "encrypted_content":
+		it.Encrypted = v
+	case "id":
+		d.str(v, &it.ID)
+	case "cwd":
+		d.name(v, &it.CWD)
+	case "model":
+		d.name(v, &it.Model)
+	case "instructions":
+		d.strPtr(v, &it.Instructions)
+	case "git":
+		it.Git = v
+	case "source":
+		it.Source = v
+	case "forked_from_id":
+		d.str(v, &it.ForkedFrom)
+	case "cli_version":
+		d.name(v, &it.CLIVersion)
+	case "originator":
+		d.name(v, &it.Originator)
+	case "message":
+		d.strPtr(v, &it.Message)
+	case "info":
+		d.info(v, it)
+	default:
+		d.unknown(key, payloadKeys)
+	}
 }
 
 func (d *fastDecoder) info(v []byte, it *payloadItem) {

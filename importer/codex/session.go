@@ -145,10 +145,26 @@ func newMetaWriter(path string) metaWriter {
 	return metaWriter{head: append(rawjson.AppendString([]byte(`{"source":{"file":`), path), `,"line":`...)}
 }
 
+// size is the room a meta takes: the line's digits, the members after it
+// (a cwd's escapes aside).
+func (w metaWriter) size(badDate, cwd int, synthetic bool) int {
+	n := len(w.head) + 20 + len(`}}`)
+	if badDate > 0 {
+		n += len(`,"timestamp":`) + badDate
+	}
+	if cwd > 0 {
+		n += len(`,"cwd":""`) + cwd
+	}
+	if synthetic {
+		n += len(`,"synthetic":true`)
+	}
+	return n
+}
+
 // meta is source.Meta(path, line, "", "", badDate), then cwd unless it is
 // "", and "synthetic": true if synthetic.
 func (w metaWriter) meta(line int, badDate []byte, cwd string, synthetic bool) json.RawMessage {
-	b := make([]byte, 0, len(w.head)+48+len(badDate)+len(cwd))
+	b := make([]byte, 0, w.size(len(badDate), len(cwd), synthetic))
 	b = strconv.AppendInt(append(b, w.head...), int64(line), 10)
 	if len(badDate) > 0 {
 		b = append(append(b, `,"timestamp":`...), badDate...)
