@@ -15,9 +15,9 @@ import (
 // command's output whose metadata has a non-zero exit code, or an object
 // with "success": false.
 //
-// It reads output by rawjson as failedJSON reads it by encoding/json,
-// which it leaves what it does not read (an escaped or case-folded key, a
-// member of another type, text that is not valid JSON). Codex writes the
+// It reads output by rawjson as failedJSON reads it by encoding/json, and
+// leaves to failedJSON what it does not read (an escaped or case-folded
+// key, a member of another type, text that is not valid JSON). Codex writes the
 // output of every call as a string of JSON, which encoding/json checked
 // and decoded twice: a tenth of the converter's time (BenchmarkConvert).
 // TestReadersAgreeWithEncodingJSON and FuzzReaders hold it to failedJSON.
@@ -113,7 +113,7 @@ type callGroup struct {
 	line    int
 	offset  int64
 	out     []source.Output // the tool_call entry first, then what was written between the calls
-	calls   []byte          // the entry's payload so far: {"calls":[ and each call's text (callText)
+	calls   []byte          // the entry's payload so far: {"calls":[ and each call (appendCall)
 	results []source.Output // a web search's outcome, which has no output item
 }
 
@@ -122,31 +122,29 @@ func (c *converter) call(in *input) {
 	it := &in.it
 	if c.group == nil {
 		c.saved, c.echoShared = c.st, true // kept now: the held lines change st
-		c.group = &callGroup{line: in.l.No, offset: in.l.Offset, calls: []byte(`{"calls":[`)}
+		c.group = &callGroup{line: in.l.No, offset: in.l.Offset, calls: append(make([]byte, 0, 512), `{"calls":[`...)}
 		c.group.out = []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolCall, nil)}}
 	}
 	g := c.group
+	if len(g.calls) > len(`{"calls":[`) {
+		g.calls = append(g.calls, ',')
+	}
 	id := it.CallID
-	var call []byte
 	switch it.Type {
 	case "function_call":
-		call = callText("function", id, it.Name, argText(it.Arguments))
+		g.calls = appendCall(g.calls, "function", id, it.Name, argText(it.Arguments))
 	case "custom_tool_call":
-		call = callText("custom", id, it.Name, argText(it.Input))
+		g.calls = appendCall(g.calls, "custom", id, it.Name, argText(it.Input))
 	default: // local_shell_call, web_search_call
 		name := strings.TrimSuffix(it.Type, "_call")
 		if id == "" {
 			id = c.ids.ID(in.l.No, 0) // web searches carry no id in a rollout
 		}
-		call = callText("function", id, name, string(source.OrNull(source.Trim(it.Action))))
+		g.calls = appendCall(g.calls, "function", id, name, string(source.OrNull(source.Trim(it.Action))))
 		if it.Type == "web_search_call" {
 			g.results = append(g.results, source.Output{Session: c.st.Session, Entry: c.entry(in, 1, tapelog.KindToolResult, webSearchResult(id, it.Status))})
 		}
 	}
-	if len(g.calls) > len(`{"calls":[`) {
-		g.calls = append(g.calls, ',')
-	}
-	g.calls = append(g.calls, call...)
 }
 
 // argText is a call's arguments or input as its entry keeps them: the

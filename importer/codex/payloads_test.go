@@ -86,6 +86,8 @@ func mapArgText(raw json.RawMessage) string {
 	return args
 }
 
+func callText(kind, id, name, args string) []byte { return appendCall(nil, kind, id, name, args) }
+
 // checkPayloads fails unless each builder writes what MustJSON wrote of
 // its map, for the item of a line that decodes.
 func checkPayloads(t *testing.T, line []byte) {
