@@ -66,6 +66,7 @@ func decodeFast(line []byte, ld *lineDecoder) (cl rolloutLine, it payloadItem, o
 type lineDecoder struct {
 	members []rawjson.Member // the line's
 	inner   []rawjson.Member // its payload's
+	parts   []part           // a content's (readParts)
 	// names holds the strings of members whose values repeat from line
 	// to line (fastDecoder.name), each its own key: a rollout's thousands
 	// of "response_item"s and "function_call"s are one string each, not

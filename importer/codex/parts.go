@@ -26,34 +26,39 @@ type part struct {
 //
 // raw is a part of a line that decoded, valid JSON, which rawjson reads as
 // encoding/json read it before (readPart); names are the converter's
-// (lineDecoder.name), for the parts' types.
-func readParts(raw json.RawMessage, names *lineDecoder) (parts []part, ok bool) {
+// (lineDecoder.name), for the parts' types, and the parts are in their
+// room (lineDecoder.parts), good until the next call.
+func readParts(raw json.RawMessage, names *lineDecoder) ([]part, bool) {
 	raw = source.Trim(raw)
-	if len(raw) == 0 {
+	if len(raw) == 0 || raw[0] != '"' && raw[0] != '[' {
 		return nil, false
 	}
+	var parts []part
+	if names != nil {
+		parts = names.parts[:0]
+	}
+	ok := true
 	if raw[0] == '"' {
-		s, ok := rawjson.String(raw)
-		if !ok {
-			return nil, false
+		var s string
+		if s, ok = rawjson.String(raw); ok {
+			parts = append(parts, part{text: s})
 		}
-		return []part{{text: s}}, true
+	} else {
+		rawjson.ArrayItems(raw, func(item []byte) {
+			if !ok {
+				return
+			}
+			var p part
+			if p, ok = readPart(item, names); ok {
+				parts = append(parts, p)
+			}
+		})
 	}
-	if raw[0] != '[' {
-		return nil, false
+	if names != nil {
+		names.parts = parts[:0] // grown, for the next
 	}
-	ok = true
-	rawjson.ArrayItems(raw, func(item []byte) {
-		if !ok {
-			return
-		}
-		var p part
-		if p, ok = readPart(item, names); ok {
-			parts = append(parts, p)
-		}
-	})
-	if !ok {
-		return nil, false
+	if !ok || len(parts) == 0 {
+		return nil, ok
 	}
 	return parts, true
 }
