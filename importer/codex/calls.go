@@ -122,7 +122,7 @@ func (c *converter) call(in *input) {
 	it := &in.it
 	if c.group == nil {
 		c.saved, c.echoShared = c.st, true // kept now: the held lines change st
-		c.group = &callGroup{line: in.l.No, offset: in.l.Offset, calls: append(make([]byte, 0, 512), `{"calls":[`...)}
+		c.group = &callGroup{line: in.l.No, offset: in.l.Offset, calls: append(make([]byte, 0, 256), `{"calls":[`...)}
 		c.group.out = []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolCall, nil)}}
 	}
 	g := c.group
@@ -169,5 +169,7 @@ func (c *converter) closeGroup() []source.Output {
 	g := c.group
 	c.group, c.echoShared = nil, false
 	g.out[0].Entry.Payload = append(g.calls, "]}"...)
-	return append(g.out, g.results...)
+	// Room for what the line that closes the run makes (Line).
+	out := make([]source.Output, 0, len(g.out)+len(g.results)+1)
+	return append(append(out, g.out...), g.results...)
 }

@@ -89,10 +89,9 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	}
 	in := &input{l: l, cl: cl, it: it}
 	if c.group != nil && closesGroup(cl.Type, it.Type) {
-		out := c.closeGroup()
-		return append(out, c.mapRecord(in)...), warn
+		return c.mapRecord(in, c.closeGroup()), warn
 	}
-	return c.mapRecord(in), warn
+	return c.mapRecord(in, nil), warn
 }
 
 // slowPayload reads a payload that decodeFast left to encoding/json into
@@ -159,9 +158,9 @@ func isCall(t string) bool {
 	return t == "function_call" || t == "custom_tool_call" || t == "local_shell_call" || t == "web_search_call"
 }
 
-// record maps one line.
-func (c *converter) mapRecord(in *input) []source.Output {
-	out := c.start(in)
+// mapRecord maps one line, appending what it makes to out.
+func (c *converter) mapRecord(in *input, out []source.Output) []source.Output {
+	out = append(out, c.start(in)...)
 	var o []source.Output
 	switch in.cl.Type {
 	case "session_meta":
