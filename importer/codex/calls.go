@@ -123,7 +123,7 @@ func (c *converter) call(in *input) {
 	if c.group == nil {
 		c.saved, c.echoShared = c.st, true // kept now: the held lines change st
 		c.group = &callGroup{line: in.l.No, offset: in.l.Offset, calls: append(make([]byte, 0, 256), `{"calls":[`...)}
-		c.group.out = []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolCall, nil)}}
+		c.group.out = c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindToolCall, nil))
 	}
 	g := c.group
 	if len(g.calls) > len(`{"calls":[`) {

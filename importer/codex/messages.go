@@ -31,10 +31,10 @@ func (c *converter) eventMsg(in *input) []source.Output {
 	}
 	if role == "reasoning" {
 		data := rawjson.NewObject().Str("summary", text).Done()
-		return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data).Done())}}
+		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data).Done()))
 	}
 	payload := rawjson.NewObject().Str("role", role).Str("content", text).Done()
-	return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindMessage, payload)}}
+	return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindMessage, payload))
 }
 
 // echoed reports whether a message is the second of the two records Codex
@@ -87,13 +87,13 @@ func (c *converter) responseItem(in *input) []source.Output {
 		if len(it.Encrypted) > 0 && string(it.Encrypted) != "null" {
 			data.Raw("encrypted_content", it.Encrypted)
 		}
-		return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data.Done()).Done())}}
+		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data.Done()).Done()))
 	case isCall(it.Type):
 		c.call(in)
 		return nil
 	case it.CallID != "" && strings.HasSuffix(it.Type, "_output"):
 		payload := resultPayload(it.CallID, it.Output, failed(it.Output))
-		return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolResult, payload)}}
+		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindToolResult, payload))
 	}
 	return c.kept(in)
 }
@@ -133,5 +133,5 @@ func (c *converter) message(in *input) []source.Output {
 		payload = messagePayload(role, parts, text)
 	}
 	synthetic := role == "user" && isInjected(text)
-	return []source.Output{{Session: c.st.Session, Entry: c.entryMeta(in, 0, kind, payload, synthetic)}}
+	return c.chunks.output(c.st.Session, c.entryMeta(in, 0, kind, payload, synthetic))
 }

@@ -191,7 +191,7 @@ func FuzzPayloadStrings(f *testing.F) {
 		if got, want := messagePayload(id, parts, joinTexts(parts)), mapMessage(id, parts); !bytes.Equal(got, want) {
 			t.Fatalf("messagePayload\n got %s\nwant %s", got, want)
 		}
-		if got, want := newMetaWriter(id).meta(int(n), raw, name, image), sourceMeta(id, int(n), raw, name, image); !bytes.Equal(got, want) {
+		if got, want := newMetaWriter(id).appendMeta(nil, int(n), raw, name, image), sourceMeta(id, int(n), raw, name, image); !bytes.Equal(got, want) {
 			t.Fatalf("meta\n got %s\nwant %s", got, want)
 		}
 		added, total := tokens{n, m, n - m, m / 3, n / 7}, &tokens{m, n, 1, 2, 3}
@@ -227,7 +227,7 @@ func TestMetaAgreesWithSourceMeta(t *testing.T) {
 		{"/a/<b>&\"c\u2028\xff.jsonl", "/home/u/proj", 1 << 40, `"yesterday"`, true},
 		{"", "\x00", -1, "17", false},
 	} {
-		got := newMetaWriter(tc.path).meta(tc.line, []byte(tc.badDate), tc.cwd, tc.synthetic)
+		got := newMetaWriter(tc.path).appendMeta(nil, tc.line, []byte(tc.badDate), tc.cwd, tc.synthetic)
 		if want := sourceMeta(tc.path, tc.line, []byte(tc.badDate), tc.cwd, tc.synthetic); !bytes.Equal(got, want) {
 			t.Errorf("meta\n got %s\nwant %s", got, want)
 		}

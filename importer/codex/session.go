@@ -129,13 +129,12 @@ func (c *converter) entryMeta(in *input, k int, kind string, payload json.RawMes
 	} else if cwd != "" {
 		c.st.CWD = cwd
 	}
-	m := c.metas.meta(in.l.No, in.cl.badDate, cwd, synthetic)
-	return tapelog.Entry{ID: c.ids.ID(in.l.No, k), Kind: kind, Payload: payload, Meta: m, Date: in.cl.Timestamp}
+	c.scratch = c.metas.appendMeta(c.scratch[:0], in.l.No, in.cl.badDate, cwd, synthetic)
+	return tapelog.Entry{ID: c.ids.ID(in.l.No, k), Kind: kind, Payload: payload, Meta: c.chunks.keep(c.scratch), Date: in.cl.Timestamp}
 }
 
 // metaWriter writes an entry's meta: source.Meta's, of a line of one file,
-// and what entryMeta adds, in one buffer from the file's part written
-// once. source.Meta's two rawjson.Objects were a tenth of the converter's
+// and what entryMeta adds, after the file's part written once. source.Meta's two rawjson.Objects were a tenth of the converter's
 // time (BenchmarkConvert); TestMetaAgreesWithSourceMeta holds it to them.
 type metaWriter struct {
 	head []byte // {"source":{"file":<path>,"line":
@@ -145,26 +144,9 @@ func newMetaWriter(path string) metaWriter {
 	return metaWriter{head: append(rawjson.AppendString([]byte(`{"source":{"file":`), path), `,"line":`...)}
 }
 
-// size is the room a meta takes: the line's digits, the members after it
-// (a cwd's escapes aside).
-func (w metaWriter) size(badDate, cwd int, synthetic bool) int {
-	n := len(w.head) + 20 + len(`}}`)
-	if badDate > 0 {
-		n += len(`,"timestamp":`) + badDate
-	}
-	if cwd > 0 {
-		n += len(`,"cwd":""`) + cwd
-	}
-	if synthetic {
-		n += len(`,"synthetic":true`)
-	}
-	return n
-}
-
-// meta is source.Meta(path, line, "", "", badDate), then cwd unless it is
-// "", and "synthetic": true if synthetic.
-func (w metaWriter) meta(line int, badDate []byte, cwd string, synthetic bool) json.RawMessage {
-	b := make([]byte, 0, w.size(len(badDate), len(cwd), synthetic))
+// appendMeta appends source.Meta(path, line, "", "", badDate), then cwd
+// unless it is "", and "synthetic": true if synthetic.
+func (w metaWriter) appendMeta(b []byte, line int, badDate []byte, cwd string, synthetic bool) []byte {
 	b = strconv.AppendInt(append(b, w.head...), int64(line), 10)
 	if len(badDate) > 0 {
 		b = append(append(b, `,"timestamp":`...), badDate...)
@@ -195,5 +177,5 @@ func isInjected(text string) bool {
 // event keeps a record as an event named after its type.
 func (c *converter) event(in *input, name string, data json.RawMessage) []source.Output {
 	payload := source.NamedData(name, data)
-	return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, payload)}}
+	return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, payload))
 }

@@ -97,6 +97,8 @@ type converter struct {
 	metas      metaWriter
 	ids        source.LineIDs
 	dec        lineDecoder
+	chunks     chunks
+	scratch    []byte // a meta being written, before it is kept (chunks.keep)
 }
 
 func newConverter(path string, state []byte) (*converter, error) {

@@ -50,5 +50,5 @@ func (c *converter) tokenCount(in *input) []source.Output {
 		return nil
 	}
 	payload := runPayload(c.st.Model, added, info.Total, in.cl.Timestamp)
-	return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, payload)}}
+	return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, payload))
 }
