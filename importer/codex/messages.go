@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
-	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -30,10 +29,10 @@ func (c *converter) eventMsg(in *input) []source.Output {
 		return nil
 	}
 	if role == "reasoning" {
-		data := rawjson.NewObject().Str("summary", text).Done()
-		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data).Done()))
+		payload := c.keep(appendReasoning(c.scratch[:0], text, "", nil))
+		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, payload))
 	}
-	payload := rawjson.NewObject().Str("role", role).Str("content", text).Done()
+	payload := c.keep(appendEventMessage(c.scratch[:0], role, text))
 	return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindMessage, payload))
 }
 
@@ -80,19 +79,13 @@ func (c *converter) responseItem(in *input) []source.Output {
 		if c.echoed("reasoning", false, summary) {
 			return nil
 		}
-		data := rawjson.NewObject().Str("summary", summary)
-		if text != "" {
-			data.Str("content", text)
-		}
-		if len(it.Encrypted) > 0 && string(it.Encrypted) != "null" {
-			data.Raw("encrypted_content", it.Encrypted)
-		}
-		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data.Done()).Done()))
+		payload := c.keep(appendReasoning(c.scratch[:0], summary, text, it.Encrypted))
+		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, payload))
 	case isCall(it.Type):
 		c.call(in)
 		return nil
 	case it.CallID != "" && strings.HasSuffix(it.Type, "_output"):
-		payload := resultPayload(it.CallID, it.Output, failed(it.Output))
+		payload := c.keep(appendResult(c.scratch[:0], it.CallID, it.Output, failed(it.Output)))
 		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindToolResult, payload))
 	}
 	return c.kept(in)
@@ -125,12 +118,12 @@ func (c *converter) message(in *input) []source.Output {
 	switch role {
 	case "developer", "system":
 		kind = tapelog.KindSystem
-		payload = messagePayload("", parts, text)
+		payload = c.keep(appendMessage(c.scratch[:0], "", parts, text))
 	default:
 		if role == "" {
 			role = "assistant"
 		}
-		payload = messagePayload(role, parts, text)
+		payload = c.keep(appendMessage(c.scratch[:0], role, parts, text))
 	}
 	synthetic := role == "user" && isInjected(text)
 	return c.chunks.output(c.st.Session, c.entryMeta(in, 0, kind, payload, synthetic))

@@ -38,11 +38,11 @@ func appendCall(b []byte, kind, id, name, args string) []byte {
 	return append(b, '}')
 }
 
-// resultPayload is a tool_result entry's payload: {"results":
+// appendResult appends a tool_result entry's payload: {"results":
 // [{"content", "is_error": true (when it failed), "tool_call_id"}]}, its
 // content JSON text (compacted).
-func resultPayload(id string, content []byte, isError bool) json.RawMessage {
-	b := append(make([]byte, 0, 64+len(id)+len(content)), `{"results":[{"content":`...)
+func appendResult(b []byte, id string, content []byte, isError bool) []byte {
+	b = append(b, `{"results":[{"content":`...)
 	b = rawjson.AppendCompact(b, content)
 	if isError {
 		b = append(b, `,"is_error":true`...)
@@ -51,11 +51,11 @@ func resultPayload(id string, content []byte, isError bool) json.RawMessage {
 	return append(b, "}]}"...)
 }
 
-// messagePayload is a message's payload ({"content", "role"}), or a system
-// entry's ({"content"}) when role is "": its content is the text of its
-// parts, or a list of them when an image is among them.
-func messagePayload(role string, parts []part, text string) json.RawMessage {
-	b := append(make([]byte, 0, 32+len(text)), `{"content":`...)
+// appendMessage appends a message's payload ({"content", "role"}), or a
+// system entry's ({"content"}) when role is "": its content is the text of
+// its parts, or a list of them when an image is among them.
+func appendMessage(b []byte, role string, parts []part, text string) []byte {
+	b = append(b, `{"content":`...)
 	if hasImage(parts) {
 		b = appendChat(b, parts)
 	} else {
@@ -115,12 +115,12 @@ func joinTexts(parts []part) string {
 	return sb.String()
 }
 
-// runPayload is a run event's payload: {"data": {"model", "status": "ok",
-// "usage": {...}, "usage_id" (when total is known)}, "name": "run"}, of
-// the tokens a turn added.
-func runPayload(model string, added tokens, total *tokens, date string) json.RawMessage {
+// appendRun appends a run event's payload: {"data": {"model", "status":
+// "ok", "usage": {...}, "usage_id" (when total is known)}, "name": "run"},
+// of the tokens a turn added.
+func appendRun(b []byte, model string, added tokens, total *tokens, date string) []byte {
 	cached := min(added.Cached, added.Input)
-	b := rawjson.AppendString(append(make([]byte, 0, 320), `{"data":{"model":`...), model)
+	b = rawjson.AppendString(append(b, `{"data":{"model":`...), model)
 	b = append(b, `,"status":"ok","usage":{"cache_read_input_tokens":`...)
 	b = strconv.AppendInt(b, cached, 10)
 	b = strconv.AppendInt(append(b, `,"input_tokens":`...), added.Input-cached, 10)
@@ -151,5 +151,34 @@ func appendUsageID(b []byte, date string, t *tokens) []byte {
 // webSearchResult is the result of a web search, which has no output item:
 // its status, an error unless it completed.
 func webSearchResult(id, status string) json.RawMessage {
-	return resultPayload(id, rawjson.AppendString(nil, status), status != "" && status != "completed")
+	return appendResult(nil, id, rawjson.AppendString(nil, status), status != "" && status != "completed")
+}
+
+// appendReasoning appends a reasoning event's payload, as
+// rawjson.Objects wrote it: {"name": "reasoning", "data": {"summary",
+// "content" (unless ""), "encrypted_content" (unless absent or null)}}.
+func appendReasoning(b []byte, summary, content string, encrypted []byte) []byte {
+	b = rawjson.AppendString(append(b, `{"name":"reasoning","data":{"summary":`...), summary)
+	if content != "" {
+		b = rawjson.AppendString(append(b, `,"content":`...), content)
+	}
+	if len(encrypted) > 0 && string(encrypted) != "null" {
+		b = append(append(b, `,"encrypted_content":`...), encrypted...)
+	}
+	return append(b, "}}"...)
+}
+
+// appendEventMessage appends the payload of a message made from an event,
+// as a rawjson.Object wrote it: {"role", "content"}.
+func appendEventMessage(b []byte, role, text string) []byte {
+	b = rawjson.AppendString(append(b, `{"role":`...), role)
+	b = rawjson.AppendString(append(b, `,"content":`...), text)
+	return append(b, '}')
+}
+
+// appendNamed appends source.NamedData(name, data): {"data", "name"}.
+func appendNamed(b []byte, name string, data []byte) []byte {
+	b = rawjson.AppendCompact(append(b, `{"data":`...), data)
+	b = rawjson.AppendString(append(b, `,"name":`...), name)
+	return append(b, '}')
 }

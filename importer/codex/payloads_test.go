@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // What the converter wrote before payloads.go: maps, encoded by
@@ -88,6 +89,35 @@ func mapArgText(raw json.RawMessage) string {
 
 func callText(kind, id, name, args string) []byte { return appendCall(nil, kind, id, name, args) }
 
+func resultPayload(id string, content []byte, isError bool) []byte {
+	return appendResult(nil, id, content, isError)
+}
+
+func messagePayload(role string, parts []part, text string) []byte {
+	return appendMessage(nil, role, parts, text)
+}
+
+func runPayload(model string, added tokens, total *tokens, date string) []byte {
+	return appendRun(nil, model, added, total, date)
+}
+
+// objectReasoning and objectEventMessage are what the converter wrote
+// before appendReasoning and appendEventMessage, with rawjson.Objects.
+func objectReasoning(summary, content string, encrypted []byte) []byte {
+	data := rawjson.NewObject().Str("summary", summary)
+	if content != "" {
+		data.Str("content", content)
+	}
+	if len(encrypted) > 0 && string(encrypted) != "null" {
+		data.Raw("encrypted_content", encrypted)
+	}
+	return rawjson.NewObject().Str("name", "reasoning").Raw("data", data.Done()).Done()
+}
+
+func objectEventMessage(role, text string) []byte {
+	return rawjson.NewObject().Str("role", role).Str("content", text).Done()
+}
+
 // checkPayloads fails unless each builder writes what MustJSON wrote of
 // its map, for the item of a line that decodes.
 func checkPayloads(t *testing.T, line []byte) {
@@ -101,6 +131,14 @@ func checkPayloads(t *testing.T, line []byte) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%s of %s\n got %s\nwant %s", what, line, got, want)
 		}
+	}
+	same("named", appendNamed([]byte("x"), cl.Type, cl.Payload)[1:], source.NamedData(cl.Type, cl.Payload))
+	if summary, ok := readText(it.Summary, nil); ok {
+		text, _ := readText(it.Content, nil)
+		same("reasoning", appendReasoning(nil, summary, text, it.Encrypted), objectReasoning(summary, text, it.Encrypted))
+	}
+	if it.Message != nil {
+		same("event message", appendEventMessage(nil, it.Role, *it.Message), objectEventMessage(it.Role, *it.Message))
 	}
 	for _, raw := range []json.RawMessage{it.Arguments, it.Input, it.Action, it.Output, it.Content} {
 		if got, want := argText(raw), mapArgText(raw); got != want {
@@ -193,6 +231,15 @@ func FuzzPayloadStrings(f *testing.F) {
 		}
 		if got, want := newMetaWriter(id).appendMeta(nil, int(n), raw, name, image), sourceMeta(id, int(n), raw, name, image); !bytes.Equal(got, want) {
 			t.Fatalf("meta\n got %s\nwant %s", got, want)
+		}
+		if got, want := appendReasoning(nil, id, name, raw), objectReasoning(id, name, raw); json.Valid(raw) && !bytes.Equal(got, want) {
+			t.Fatalf("appendReasoning\n got %s\nwant %s", got, want)
+		}
+		if got, want := appendEventMessage(nil, id, text), objectEventMessage(id, text); !bytes.Equal(got, want) {
+			t.Fatalf("appendEventMessage\n got %s\nwant %s", got, want)
+		}
+		if got, want := appendNamed(nil, name, raw), source.NamedData(name, raw); json.Valid(raw) && !bytes.Equal(got, want) {
+			t.Fatalf("appendNamed\n got %s\nwant %s", got, want)
 		}
 		added, total := tokens{n, m, n - m, m / 3, n / 7}, &tokens{m, n, 1, 2, 3}
 		if image {

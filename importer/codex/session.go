@@ -176,6 +176,6 @@ func isInjected(text string) bool {
 
 // event keeps a record as an event named after its type.
 func (c *converter) event(in *input, name string, data json.RawMessage) []source.Output {
-	payload := source.NamedData(name, data)
+	payload := c.keep(appendNamed(c.scratch[:0], name, data))
 	return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, payload))
 }

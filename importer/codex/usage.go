@@ -49,6 +49,6 @@ func (c *converter) tokenCount(in *input) []source.Output {
 	if added.zero() || added.negative() {
 		return nil
 	}
-	payload := runPayload(c.st.Model, added, info.Total, in.cl.Timestamp)
+	payload := c.keep(appendRun(c.scratch[:0], c.st.Model, added, info.Total, in.cl.Timestamp))
 	return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, payload))
 }
