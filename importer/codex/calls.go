@@ -17,11 +17,13 @@ import (
 //
 // It reads output by rawjson as failedJSON reads it by encoding/json, and
 // leaves to failedJSON what it does not read (an escaped or case-folded
-// key, a member of another type, text that is not valid JSON). Codex writes the
-// output of every call as a string of JSON, which encoding/json checked
-// and decoded twice: a tenth of the converter's time (BenchmarkConvert).
-// TestReadersAgreeWithEncodingJSON and FuzzReaders hold it to failedJSON.
-func failed(output json.RawMessage) bool {
+// key, a member of another type, text that is not valid JSON). Codex
+// writes the output of every call as a string of JSON, which
+// encoding/json checked and decoded twice: a tenth of the converter's
+// time (BenchmarkConvert). TestReadersAgreeWithEncodingJSON and
+// FuzzReaders hold it to failedJSON. ld, when it is not nil, lends room
+// for the output's members.
+func failed(output json.RawMessage, ld *lineDecoder) bool {
 	t := source.Trim(output)
 	switch {
 	case len(t) == 0 || string(t) == "null":
@@ -40,17 +42,24 @@ func failed(output json.RawMessage) bool {
 	if t = bytes.TrimLeft(t, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		return false // not an object, or not JSON: encoding/json fails
 	}
-	members, ok := rawjson.SplitObject(t, nil)
+	var room []rawjson.Member
+	if ld != nil {
+		room = ld.output[:0]
+	}
+	members, ok := rawjson.SplitObject(t, room)
 	if !ok {
 		return failedJSON(output)
 	}
-	var success *bool
-	var exit *float64
+	if ld != nil {
+		ld.output = members
+	}
+	var success maybe[bool]
+	var exit maybe[float64]
 	d := fastDecoder{}
 	for _, m := range members {
 		switch string(m.Key) {
 		case "success":
-			d.boolPtr(m.Value, &success)
+			d.maybeBool(m.Value, &success)
 		case "metadata":
 			d.exitCode(m.Value, &exit)
 		default:
@@ -60,7 +69,7 @@ func failed(output json.RawMessage) bool {
 	if d.giveUp {
 		return failedJSON(output)
 	}
-	return success != nil && !*success || exit != nil && *exit != 0
+	return success.ok && !success.v || exit.ok && exit.v != 0
 }
 
 var (
@@ -70,7 +79,7 @@ var (
 
 // exitCode reads a metadata object's exit_code into dst, as encoding/json
 // reads it into a struct's *float64: null leaves the struct as it is.
-func (d *fastDecoder) exitCode(v []byte, dst **float64) {
+func (d *fastDecoder) exitCode(v []byte, dst *maybe[float64]) {
 	switch v[0] {
 	case 'n':
 		return
@@ -81,7 +90,7 @@ func (d *fastDecoder) exitCode(v []byte, dst **float64) {
 	}
 	rawjson.ObjectMembers(v, func(key, v []byte) {
 		if string(key) == "exit_code" {
-			d.floatPtr(v, dst)
+			d.maybeFloat(v, dst)
 		} else {
 			d.unknown(key, metadataKeys)
 		}

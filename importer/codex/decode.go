@@ -67,6 +67,7 @@ type lineDecoder struct {
 	members []rawjson.Member // the line's
 	inner   []rawjson.Member // its payload's
 	parts   []part           // a content's (readParts)
+	output  []rawjson.Member // a call's output's (failed)
 	// names holds the strings of members whose values repeat from line
 	// to line (fastDecoder.name), each its own key: a rollout's thousands
 	// of "response_item"s and "function_call"s are one string each, not
@@ -320,23 +321,50 @@ func (d *fastDecoder) integer(v []byte, dst *int64) {
 	*dst = n
 }
 
-// boolPtr is a bool, or null, which makes dst nil.
-func (d *fastDecoder) boolPtr(v []byte, dst **bool) {
+// maybe is what encoding/json reads into a *T, without the allocation of
+// the T: ok is false where the pointer would be nil (null, or absent).
+type maybe[T any] struct {
+	v  T
+	ok bool
+}
+
+// maybeOf is the maybe of a pointer encoding/json read into.
+func maybeOf[T any](p *T) maybe[T] {
+	if p == nil {
+		return maybe[T]{}
+	}
+	return maybe[T]{*p, true}
+}
+
+// maybeStr is strPtr into a maybe.
+func (d *fastDecoder) maybeStr(v []byte, dst *maybe[string]) {
 	switch v[0] {
-	case 't', 'f':
-		b := v[0] == 't'
-		*dst = &b
+	case '"':
+		d.str(v, &dst.v)
+		dst.ok = true
 	case 'n':
-		*dst = nil
+		*dst = maybe[string]{}
 	default:
 		d.giveUp = true
 	}
 }
 
-// floatPtr is a float64, or null, which makes dst nil.
-func (d *fastDecoder) floatPtr(v []byte, dst **float64) {
+// maybeBool is a bool, or null, which makes dst absent.
+func (d *fastDecoder) maybeBool(v []byte, dst *maybe[bool]) {
+	switch v[0] {
+	case 't', 'f':
+		*dst = maybe[bool]{v[0] == 't', true}
+	case 'n':
+		*dst = maybe[bool]{}
+	default:
+		d.giveUp = true
+	}
+}
+
+// maybeFloat is a float64, or null, which makes dst absent.
+func (d *fastDecoder) maybeFloat(v []byte, dst *maybe[float64]) {
 	if v[0] == 'n' {
-		*dst = nil
+		*dst = maybe[float64]{}
 		return
 	}
 	if v[0] != '-' && (v[0] < '0' || v[0] > '9') {
@@ -348,5 +376,5 @@ func (d *fastDecoder) floatPtr(v []byte, dst **float64) {
 		d.giveUp = true
 		return
 	}
-	*dst = &f
+	*dst = maybe[float64]{f, true}
 }

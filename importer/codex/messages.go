@@ -85,7 +85,7 @@ func (c *converter) responseItem(in *input) []source.Output {
 		c.call(in)
 		return nil
 	case it.CallID != "" && strings.HasSuffix(it.Type, "_output"):
-		payload := c.keep(appendResult(c.scratch[:0], it.CallID, it.Output, failed(it.Output)))
+		payload := c.keep(appendResult(c.scratch[:0], it.CallID, it.Output, failed(it.Output, &c.dec)))
 		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindToolResult, payload))
 	}
 	return c.kept(in)

@@ -75,16 +75,16 @@ func readPart(item []byte, names *lineDecoder) (part, bool) {
 		return part{}, false
 	}
 	var typ string
-	var text, image *string
+	var text, image maybe[string]
 	d := fastDecoder{names: names}
 	rawjson.ObjectMembers(item, func(key, v []byte) {
 		switch string(key) {
 		case "type":
 			d.name(v, &typ)
 		case "text":
-			d.strPtr(v, &text)
+			d.maybeStr(v, &text)
 		case "image_url":
-			d.strPtr(v, &image)
+			d.maybeStr(v, &image)
 		default:
 			d.unknown(key, partKeys)
 		}
@@ -105,16 +105,16 @@ func readPartJSON(item []byte) (part, bool) {
 	if !source.IsObject(item) || json.Unmarshal(item, &p) != nil {
 		return part{}, false
 	}
-	return partOf(p.Type, p.Text, p.ImageURL)
+	return partOf(p.Type, maybeOf(p.Text), maybeOf(p.ImageURL))
 }
 
 // partOf is a part of a text, or of an image's URL, not both.
-func partOf(typ string, text, image *string) (part, bool) {
+func partOf(typ string, text, image maybe[string]) (part, bool) {
 	switch {
-	case text != nil && image == nil && typ != "input_image":
-		return part{text: *text}, true
-	case image != nil && text == nil:
-		return part{image: *image, isImg: true}, true
+	case text.ok && !image.ok && typ != "input_image":
+		return part{text: text.v}, true
+	case image.ok && !text.ok:
+		return part{image: image.v, isImg: true}, true
 	}
 	return part{}, false
 }
@@ -148,11 +148,11 @@ func eventText(message *string, payload json.RawMessage) (string, bool) {
 	if message != nil {
 		return *message, true
 	}
-	var text *string
+	var text maybe[string]
 	d := fastDecoder{}
 	rawjson.ObjectMembers(payload, func(key, v []byte) {
 		if string(key) == "text" {
-			d.strPtr(v, &text)
+			d.maybeStr(v, &text)
 		} else {
 			d.unknown(key, textKeys)
 		}
@@ -160,10 +160,7 @@ func eventText(message *string, payload json.RawMessage) (string, bool) {
 	if d.giveUp {
 		return eventTextJSON(payload)
 	}
-	if text == nil {
-		return "", false
-	}
-	return *text, true
+	return text.v, text.ok
 }
 
 var textKeys = []string{"text"}

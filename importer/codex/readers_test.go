@@ -52,7 +52,7 @@ func checkReaders(t *testing.T, raw []byte) {
 			t.Fatalf("readParts(%s) = %+v %v, want %+v %v", raw, gotParts, gotOK, wantParts, wantOK)
 		}
 	}
-	if got, want := failed(raw), failedJSON(raw); got != want {
+	if got, want := failed(raw, &names), failedJSON(raw); got != want {
 		t.Fatalf("failed(%s) = %v, want %v", raw, got, want)
 	}
 	if got, want := argText(raw), mapArgText(raw); got != want {
@@ -129,7 +129,7 @@ func TestReadersAgreeWithEncodingJSON(t *testing.T) {
 		output string
 		want   bool
 	}{{`"{\"success\":false}"`, true}, {`"{\"metadata\":{\"exit_code\":2}}"`, true}, {`"{\"metadata\":{\"exit_code\":0}}"`, false}, {`"ok"`, false}} {
-		if got := failed([]byte(tc.output)); got != tc.want {
+		if got := failed([]byte(tc.output), nil); got != tc.want {
 			t.Errorf("failed(%s) = %v, want %v", tc.output, got, tc.want)
 		}
 	}
