@@ -4,11 +4,14 @@
 // 2025). docs/IMPORT.md has the mapping, field by field.
 //
 // Files: source.go (where rollouts live, the converter's state), line.go
-// (a line's envelope, and which mapping reads it), session.go (the
+// (a line's envelope, and which mapping reads it), decode.go (reading a
+// line of the current layout without encoding/json), session.go (the
 // session's anchor and header), messages.go (messages and reasoning, each
 // of which Codex may write twice), calls.go (a run of tool calls, held
 // until it ends), usage.go (cumulative token counts to what a turn
-// added), parts.go (contents and summaries).
+// added), parts.go (contents and summaries), payloads.go (the payloads of
+// the entries most lines make, in the bytes encoding/json wrote of them),
+// chunks.go (their memory, a chunk at a time).
 package codex
 
 import (
