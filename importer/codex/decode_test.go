@@ -26,7 +26,9 @@ func slowDecode(line []byte) (cl rolloutLine, it payloadItem, ok bool) {
 // it as encoding/json does; it reports whether it took it.
 func checkDecodeFast(t *testing.T, ld *lineDecoder, line []byte) bool {
 	t.Helper()
-	cl, it, ok := decodeFast(line, ld)
+	var cl rolloutLine
+	var it payloadItem
+	ok := decodeFast(line, ld, &cl, &it)
 	if !ok {
 		return false
 	}

@@ -60,16 +60,18 @@ type usageInfo struct {
 var envelopeTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true}
 
 func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
-	cl, it, fast := decodeFast(l.Data, &c.dec)
+	in := input{l: l} // decoded in place: a payloadItem is half a kilobyte
+	fast := decodeFast(l.Data, &c.dec, &in.cl, &in.it)
 	if !fast {
 		var err error
-		if cl, err = c.envelope(l); err != nil {
+		if in.cl, err = c.envelope(l); err != nil {
 			return c.closeAll(), err
 		}
-		if cl.Type == "" {
+		if in.cl.Type == "" {
 			return nil, nil // the early rollouts' state records: nothing of the session
 		}
 	}
+	cl := &in.cl
 	var warn error
 	if date, bad := source.RecordDate(cl.RawDate, c.st.Date); bad != "" {
 		cl.Timestamp, cl.badDate, warn = date, source.Trim(cl.RawDate), source.LineWarning(bad)
@@ -77,21 +79,20 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 		cl.Timestamp = date
 	}
 	c.st.Date = cl.Timestamp
-	if !fast && (!slowPayload(cl.Payload, &it) || !envelopeTypes[cl.Type]) {
+	if !fast && (!slowPayload(cl.Payload, &in.it) || !envelopeTypes[cl.Type]) {
 		// A payload of a shape the mapping does not know, or a record of
 		// a type it does not: kept as it is, as an event.
-		in := &input{l: l, cl: cl}
+		in.it = payloadItem{}
 		if c.group != nil {
-			c.group.out = append(c.group.out, c.event(in, "codex/"+cl.Type, cl.Payload)...)
+			c.group.out = append(c.group.out, c.event(&in, "codex/"+cl.Type, cl.Payload)...)
 			return nil, warn
 		}
-		return append(c.start(in), c.event(in, "codex/"+cl.Type, cl.Payload)...), warn
+		return append(c.start(&in), c.event(&in, "codex/"+cl.Type, cl.Payload)...), warn
 	}
-	in := &input{l: l, cl: cl, it: it}
-	if c.group != nil && closesGroup(cl.Type, it.Type) {
-		return c.mapRecord(in, c.closeGroup()), warn
+	if c.group != nil && closesGroup(cl.Type, in.it.Type) {
+		return c.mapRecord(&in, c.closeGroup()), warn
 	}
-	return c.mapRecord(in, nil), warn
+	return c.mapRecord(&in, nil), warn
 }
 
 // slowPayload reads a payload that decodeFast left to encoding/json into
