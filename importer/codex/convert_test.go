@@ -1,9 +1,13 @@
 package codex
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/importer/sourcetest"
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // FuzzConverter: a checkpoint anywhere loses nothing and adds nothing,
@@ -88,5 +92,111 @@ func TestOddShapesKeepTheirText(t *testing.T) {
 		{"source a string", []string{meta(`"source":"cli","git":{"branch":"main"}`)}, nil},
 	} {
 		sourcetest.CheckShape(t, Source{}, tc.name, tc.lines, tc.want)
+	}
+}
+
+// convertScribbled converts lines through one converter, each line in the
+// same buffer as the importer's line reader gives them; scribble
+// overwrites the buffer after each line. It returns the entries, rendered
+// once every line has been read, and the state after each line.
+func convertScribbled(t *testing.T, lines [][]byte, scribble bool) (entries, states []string) {
+	t.Helper()
+	conv, err := Source{}.NewConverter(sourcetest.Path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []source.Output
+	buf := make([]byte, 0, 1<<16)
+	for i, l := range lines {
+		data := append(buf[:0], l...)
+		o, _ := conv.Line(tapelog.RawLine{No: i + 1, Data: data})
+		outs = append(outs, o...)
+		state, err := conv.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, string(state))
+		if scribble {
+			for j := range data {
+				data[j] = '#'
+			}
+		}
+	}
+	outs = append(outs, conv.Flush()...)
+	for _, o := range outs {
+		e := o.Entry
+		entries = append(entries, fmt.Sprintf("%s %v %s %s %s %s %s", o.Session.Key(), o.Anchor, e.ID, e.Kind, e.Date, e.Payload, e.Meta))
+	}
+	return entries, states
+}
+
+// The converter keeps nothing of a line's bytes, which decodeFast does not
+// copy: the importer's line reader reads the next line into the same
+// buffer.
+func TestKeepsNothingOfTheLine(t *testing.T) {
+	lines := goldenLines(t)
+	wantEntries, wantStates := convertScribbled(t, lines, false)
+	gotEntries, gotStates := convertScribbled(t, lines, true)
+	if len(wantEntries) < len(lines)/2 {
+		t.Fatalf("%d entries of %d lines", len(wantEntries), len(lines))
+	}
+	if !slices.Equal(gotEntries, wantEntries) {
+		for i := range min(len(gotEntries), len(wantEntries)) {
+			if gotEntries[i] != wantEntries[i] {
+				t.Fatalf("entry %d of lines overwritten after reading:\n got %s\nwant %s", i, gotEntries[i], wantEntries[i])
+			}
+		}
+		t.Fatalf("%d entries of lines overwritten after reading, want %d", len(gotEntries), len(wantEntries))
+	}
+	if !slices.Equal(gotStates, wantStates) {
+		t.Fatalf("states of lines overwritten after reading differ")
+	}
+}
+
+// While calls are held, State stays what it was at the first of them
+// (st as that line found it, its date read): the lines between change
+// nothing of it, for a checkpoint there resumes at the first held line
+// (FuzzConverter resumes from every such state).
+func TestStateWhileHeldStays(t *testing.T) {
+	lines := goldenLines(t)
+	// Each golden line a second time, after a message and a call: echoes
+	// to change while calls are held.
+	for _, l := range goldenLines(t) {
+		lines = append(lines,
+			[]byte(`{"timestamp":"2025-10-29T01:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":"hi"}}`),
+			[]byte(`{"timestamp":"2025-10-29T01:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c"}}`),
+			l)
+	}
+	conv, err := Source{}.NewConverter(sourcetest.Path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []byte // the state at the first held line
+	held, changed := 0, 0
+	for i, l := range lines {
+		if _, err := conv.Line(tapelog.RawLine{No: i + 1, Data: l}); err != nil {
+			continue
+		}
+		state, err := conv.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, ok := conv.Held(); !ok {
+			first = nil
+			continue
+		}
+		if held++; first == nil {
+			first = state
+			continue
+		}
+		if string(state) != string(first) {
+			t.Fatalf("line %d, while calls are held: state\n%s\nwant the state at the first of them\n%s", i+1, state, first)
+		}
+		if st := conv.(*converter).st; st.Date != conv.(*converter).saved.Date || len(st.Echo) != len(conv.(*converter).saved.Echo) {
+			changed++
+		}
+	}
+	if held < len(lines)/4 || changed == 0 {
+		t.Fatalf("calls held at %d lines of %d, %d of them with a state that changed", held, len(lines), changed)
 	}
 }

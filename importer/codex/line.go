@@ -47,26 +47,31 @@ type payloadItem struct {
 	CLIVersion   string          `json:"cli_version"`
 	Originator   string          `json:"originator"`
 	Message      *string         `json:"message"`
-	Info         *struct {
-		Total *tokens `json:"total_token_usage"`
-		Last  *tokens `json:"last_token_usage"`
-	} `json:"info"`
+	Info         *usageInfo      `json:"info"`
+}
+
+// usageInfo is a token_count's info: the session's usage so far, and the
+// last turn's.
+type usageInfo struct {
+	Total *tokens `json:"total_token_usage"`
+	Last  *tokens `json:"last_token_usage"`
 }
 
 var envelopeTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true}
 
 func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
-	cl, it, members, fast := decodeFast(l.Data, c.members)
-	c.members = members
+	in := input{l: l} // decoded in place: a payloadItem is half a kilobyte
+	fast := decodeFast(l.Data, &c.dec, &in.cl, &in.it)
 	if !fast {
 		var err error
-		if cl, err = c.envelope(l); err != nil {
+		if in.cl, err = c.envelope(l); err != nil {
 			return c.closeAll(), err
 		}
-		if cl.Type == "" {
+		if in.cl.Type == "" {
 			return nil, nil // the early rollouts' state records: nothing of the session
 		}
 	}
+	cl := &in.cl
 	var warn error
 	if date, bad := source.RecordDate(cl.RawDate, c.st.Date); bad != "" {
 		cl.Timestamp, cl.badDate, warn = date, source.Trim(cl.RawDate), source.LineWarning(bad)
@@ -74,22 +79,33 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 		cl.Timestamp = date
 	}
 	c.st.Date = cl.Timestamp
-	if !fast && (!source.IsObject(cl.Payload) || json.Unmarshal(cl.Payload, &it) != nil || !envelopeTypes[cl.Type]) {
+	if !fast && (!slowPayload(cl.Payload, &in.it) || !envelopeTypes[cl.Type]) {
 		// A payload of a shape the mapping does not know, or a record of
 		// a type it does not: kept as it is, as an event.
-		in := input{l: l, cl: cl}
+		in.it = payloadItem{}
 		if c.group != nil {
-			c.group.out = append(c.group.out, c.event(in, "codex/"+cl.Type, cl.Payload)...)
+			c.group.out = append(c.group.out, c.event(&in, "codex/"+cl.Type, cl.Payload)...)
 			return nil, warn
 		}
-		return append(c.start(in), c.event(in, "codex/"+cl.Type, cl.Payload)...), warn
+		return append(c.start(&in), c.event(&in, "codex/"+cl.Type, cl.Payload)...), warn
 	}
-	in := input{l: l, cl: cl, it: it}
-	if c.group != nil && closesGroup(cl.Type, it.Type) {
-		out := c.closeGroup()
-		return append(out, c.mapRecord(in)...), warn
+	if c.group != nil && closesGroup(cl.Type, in.it.Type) {
+		return c.mapRecord(&in, c.closeGroup()), warn
 	}
-	return c.mapRecord(in), warn
+	return c.mapRecord(&in, nil), warn
+}
+
+// slowPayload reads a payload that decodeFast left to encoding/json into
+// it; false when it is no object of payloadItem's shape. It decodes into a
+// variable of its own, which escapes: it, in Line's frame, stays there on
+// the fast path.
+func slowPayload(payload json.RawMessage, it *payloadItem) bool {
+	var p payloadItem
+	if !source.IsObject(payload) || json.Unmarshal(payload, &p) != nil {
+		return false
+	}
+	*it = p
+	return true
 }
 
 // envelope reads a line that decodeFast left to encoding/json: its
@@ -143,9 +159,9 @@ func isCall(t string) bool {
 	return t == "function_call" || t == "custom_tool_call" || t == "local_shell_call" || t == "web_search_call"
 }
 
-// record maps one line.
-func (c *converter) mapRecord(in input) []source.Output {
-	out := c.start(in)
+// mapRecord maps one line, appending what it makes to out.
+func (c *converter) mapRecord(in *input, out []source.Output) []source.Output {
+	out = append(out, c.start(in)...)
 	var o []source.Output
 	switch in.cl.Type {
 	case "session_meta":
@@ -170,6 +186,9 @@ func (c *converter) mapRecord(in input) []source.Output {
 	if c.group != nil {
 		c.group.out = append(c.group.out, o...)
 		return out
+	}
+	if out == nil {
+		return o // most lines: no copy of what they make
 	}
 	return append(out, o...)
 }

@@ -2,10 +2,10 @@ package codex
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
-	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -13,7 +13,7 @@ import (
 // a response item, by the role of that message.
 var echoes = map[string]string{"user_message": "user", "agent_message": "assistant", "agent_reasoning": "reasoning"}
 
-func (c *converter) eventMsg(in input) []source.Output {
+func (c *converter) eventMsg(in *input) []source.Output {
 	role, echo := echoes[in.it.Type]
 	switch {
 	case in.it.Type == "token_count":
@@ -21,7 +21,7 @@ func (c *converter) eventMsg(in input) []source.Output {
 	case !echo:
 		return c.kept(in)
 	}
-	text, ok := eventText(in.it, in.cl.Payload)
+	text, ok := eventText(in.it.Message, in.cl.Payload)
 	if !ok {
 		return c.kept(in) // no text where the mapping reads it: kept whole
 	}
@@ -29,11 +29,11 @@ func (c *converter) eventMsg(in input) []source.Output {
 		return nil
 	}
 	if role == "reasoning" {
-		data := rawjson.NewObject().Str("summary", text).Done()
-		return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data).Done())}}
+		payload := c.keep(appendReasoning(c.scratch[:0], text, "", nil))
+		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, payload))
 	}
-	payload := rawjson.NewObject().Str("role", role).Str("content", text).Done()
-	return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindMessage, payload)}}
+	payload := c.keep(appendEventMessage(c.scratch[:0], role, text))
+	return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindMessage, payload))
 }
 
 // echoed reports whether a message is the second of the two records Codex
@@ -44,9 +44,13 @@ func (c *converter) eventMsg(in input) []source.Output {
 // loses nothing, and a person who says the same thing twice is heard
 // twice.
 func (c *converter) echoed(role string, fromEvent bool, text string) bool {
-	if c.st.Echo == nil {
+	switch {
+	case c.st.Echo == nil:
 		c.st.Echo = map[string]string{}
+	case c.echoShared:
+		c.st.Echo = maps.Clone(c.st.Echo) // c.saved holds this one
 	}
+	c.echoShared = false
 	from := "item\x00"
 	if fromEvent {
 		from = "event\x00"
@@ -61,38 +65,28 @@ func (c *converter) echoed(role string, fromEvent bool, text string) bool {
 
 // responseItem maps a response item: messages, reasoning, tool calls and
 // their outputs.
-func (c *converter) responseItem(in input) []source.Output {
-	it := in.it
+func (c *converter) responseItem(in *input) []source.Output {
+	it := &in.it
 	switch {
 	case it.Type == "message":
 		return c.message(in)
 	case it.Type == "reasoning":
-		summary, ok := readText(it.Summary)
-		text, ok2 := readText(it.Content)
+		summary, ok := readText(it.Summary, &c.dec)
+		text, ok2 := readText(it.Content, &c.dec)
 		if !ok || !ok2 {
 			return c.kept(in) // a summary or content of a shape the mapping cannot read
 		}
 		if c.echoed("reasoning", false, summary) {
 			return nil
 		}
-		data := rawjson.NewObject().Str("summary", summary)
-		if text != "" {
-			data.Str("content", text)
-		}
-		if len(it.Encrypted) > 0 && string(it.Encrypted) != "null" {
-			data.Raw("encrypted_content", it.Encrypted)
-		}
-		return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, rawjson.NewObject().Str("name", "reasoning").Raw("data", data.Done()).Done())}}
+		payload := c.keep(appendReasoning(c.scratch[:0], summary, text, it.Encrypted))
+		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, payload))
 	case isCall(it.Type):
 		c.call(in)
 		return nil
 	case it.CallID != "" && strings.HasSuffix(it.Type, "_output"):
-		res := map[string]any{"tool_call_id": it.CallID, "content": source.OrNull(it.Output)}
-		if failed(it.Output) {
-			res["is_error"] = true
-		}
-		payload := source.MustJSON(map[string]any{"results": []any{res}})
-		return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolResult, payload)}}
+		payload := c.keep(appendResult(c.scratch[:0], it.CallID, it.Output, failed(it.Output, &c.dec)))
+		return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindToolResult, payload))
 	}
 	return c.kept(in)
 }
@@ -100,7 +94,7 @@ func (c *converter) responseItem(in input) []source.Output {
 // kept keeps a record the mapping does not turn into anything else as an
 // event of its payload, named after the payload's type (the line's, for a
 // payload without one).
-func (c *converter) kept(in input) []source.Output {
+func (c *converter) kept(in *input) []source.Output {
 	name := in.it.Type
 	if name == "" {
 		name = in.cl.Type
@@ -110,26 +104,12 @@ func (c *converter) kept(in input) []source.Output {
 
 // message maps a message item: user and assistant text as chat messages,
 // developer and system text as system entries.
-func (c *converter) message(in input) []source.Output {
-	parts, ok := readParts(in.it.Content)
+func (c *converter) message(in *input) []source.Output {
+	parts, ok := readParts(in.it.Content, &c.dec)
 	if !ok {
 		return c.kept(in) // a content of a shape the mapping cannot read
 	}
-	var texts []string
-	var chat []any
-	for _, p := range parts {
-		if p.isImg {
-			chat = append(chat, map[string]any{"type": "image_url", "image_url": map[string]any{"url": p.image}})
-			continue
-		}
-		texts = append(texts, p.text)
-		chat = append(chat, map[string]any{"type": "text", "text": p.text})
-	}
-	var content any = strings.Join(texts, "\n")
-	if len(chat) != len(texts) {
-		content = chat // an image among the parts: keep them apart
-	}
-	text := strings.Join(texts, "\n")
+	text := joinTexts(parts)
 	kind, role := tapelog.KindMessage, in.it.Role
 	if (role == "user" || role == "assistant") && c.echoed(role, false, text) {
 		return nil
@@ -138,13 +118,13 @@ func (c *converter) message(in input) []source.Output {
 	switch role {
 	case "developer", "system":
 		kind = tapelog.KindSystem
-		payload = source.MustJSON(map[string]any{"content": content})
+		payload = c.keep(appendMessage(c.scratch[:0], "", parts, text))
 	default:
 		if role == "" {
 			role = "assistant"
 		}
-		payload = source.MustJSON(map[string]any{"role": role, "content": content})
+		payload = c.keep(appendMessage(c.scratch[:0], role, parts, text))
 	}
 	synthetic := role == "user" && isInjected(text)
-	return []source.Output{{Session: c.st.Session, Entry: c.entryMeta(in, 0, kind, payload, synthetic)}}
+	return c.chunks.output(c.st.Session, c.entryMeta(in, 0, kind, payload, synthetic))
 }

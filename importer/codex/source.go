@@ -4,11 +4,14 @@
 // 2025). docs/IMPORT.md has the mapping, field by field.
 //
 // Files: source.go (where rollouts live, the converter's state), line.go
-// (a line's envelope, and which mapping reads it), session.go (the
+// (a line's envelope, and which mapping reads it), decode.go (reading a
+// line of the current layout without encoding/json), session.go (the
 // session's anchor and header), messages.go (messages and reasoning, each
 // of which Codex may write twice), calls.go (a run of tool calls, held
 // until it ends), usage.go (cumulative token counts to what a turn
-// added), parts.go (contents and summaries).
+// added), parts.go (contents and summaries), payloads.go (the payloads of
+// the entries most lines make, in the bytes encoding/json wrote of them),
+// chunks.go (their memory, a chunk at a time).
 package codex
 
 import (
@@ -17,7 +20,6 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer/source"
-	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // Source is the Codex CLI's rollouts, as tape imports them: `tape import
@@ -86,16 +88,24 @@ type convState struct {
 }
 
 type converter struct {
-	path  string
-	st    convState
-	saved []byte // st before the held calls, as state() writes it
-	group *callGroup
-	// members is room for a line's members (decodeFast), kept for the next.
-	members []rawjson.Member
+	path string
+	st   convState
+	// saved is st before the held calls, which State writes while they
+	// are held: a copy, whose Echo is st's until echoed changes it
+	// (echoShared). Totals is replaced, never changed. Cloning Echo at
+	// each run of calls was a twentieth of the converter's allocations.
+	saved      convState
+	echoShared bool
+	group      *callGroup
+	metas      metaWriter
+	ids        source.LineIDs
+	dec        lineDecoder
+	chunks     chunks
+	scratch    []byte // a meta being written, before it is kept (chunks.keep)
 }
 
 func newConverter(path string, state []byte) (*converter, error) {
-	c := &converter{path: path}
+	c := &converter{path: path, metas: newMetaWriter(path), ids: source.NewLineIDs(path)}
 	if err := source.LoadState(state, &c.st); err != nil {
 		return nil, err
 	}
@@ -123,7 +133,7 @@ func (c *converter) Flush() []source.Output { return c.closeAll() }
 
 func (c *converter) State() ([]byte, error) {
 	if c.group != nil {
-		return c.saved, nil
+		return source.MustJSON(c.saved), nil
 	}
 	return json.Marshal(c.st)
 }

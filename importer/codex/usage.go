@@ -1,8 +1,6 @@
 package codex
 
 import (
-	"fmt"
-
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -28,7 +26,7 @@ func (t tokens) zero() bool { return t == tokens{} }
 
 // tokenCount turns Codex's cumulative usage into what the turn added: a
 // run event, unless nothing was added (Codex repeats the event).
-func (c *converter) tokenCount(in input) []source.Output {
+func (c *converter) tokenCount(in *input) []source.Output {
 	info := in.it.Info
 	if info == nil || info.Total == nil && info.Last == nil {
 		return nil
@@ -46,25 +44,11 @@ func (c *converter) tokenCount(in input) []source.Output {
 		added = *info.Last
 	}
 	if info.Total != nil {
-		t := *info.Total
-		c.st.Totals = &t
+		c.st.Totals = info.Total // this line's own, which nothing changes after
 	}
 	if added.zero() || added.negative() {
 		return nil
 	}
-	data := map[string]any{"status": "ok", "model": c.st.Model, "usage": map[string]any{
-		"input_tokens":            added.Input - min(added.Cached, added.Input),
-		"cache_read_input_tokens": min(added.Cached, added.Input),
-		"output_tokens":           added.Output,
-		"reasoning_output_tokens": added.Reasoning,
-		"total_tokens":            added.Input + added.Output,
-	}}
-	if info.Total != nil {
-		// A subagent's or a fork's rollout replays its parent's history,
-		// usage and all: the same moment and totals count once.
-		t := info.Total
-		data["usage_id"] = fmt.Sprintf("codex:%s:%d:%d:%d:%d", in.cl.Timestamp, t.Input, t.Cached, t.Output, t.Reasoning)
-	}
-	payload := source.MustJSON(map[string]any{"name": "run", "data": data})
-	return []source.Output{{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindEvent, payload)}}
+	payload := c.keep(appendRun(c.scratch[:0], c.st.Model, added, info.Total, in.cl.Timestamp))
+	return c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindEvent, payload))
 }

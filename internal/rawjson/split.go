@@ -66,6 +66,87 @@ func SplitObject(line []byte, members []Member) ([]Member, bool) {
 	}
 }
 
+// SplitObjectIn is SplitObject, which also splits, in the same pass, the
+// value of the member named key when it is an object: its members are
+// appended to inner, those of the last member so named (as encoding/json
+// keeps the last), none when that one is not an object. It gives up where
+// SplitObject gives up, on the line or on the value of any member named
+// key that is an object.
+//
+// It buys the second reading of a record's payload: a reader that wants
+// the members of a line and of its payload walked the payload again
+// (ObjectMembers) after SplitObject had checked it. Codex's converter
+// (BenchmarkConvert in importer/codex) reads every rollout line so. It
+// depends on what SplitObject depends on. FuzzSplitObjectIn holds it to
+// SplitObject.
+func SplitObjectIn(line []byte, members []Member, key string, inner []Member) (_, _ []Member, ok bool) {
+	s := scanner{b: line}
+	s.space()
+	if !s.eat('{') {
+		return nil, nil, false
+	}
+	members, inner, ok = s.members(members, 1, key, inner)
+	if !ok || !s.end() {
+		return nil, nil, false
+	}
+	return members, inner, true
+}
+
+// members reads the members of an object whose opening brace was read,
+// through its closing brace, appending them to members; their values are
+// at depth. (SplitObject's loop is this one without key and inner, kept
+// apart so that the rebuild's parser does not pay for them.) The members of the value of a member named key (when key is
+// not "") that is an object are appended to inner, after those of any
+// member so named before are dropped.
+func (s *scanner) members(members []Member, depth int, key string, inner []Member) (_, _ []Member, ok bool) {
+	s.space()
+	if s.eat('}') {
+		return members, inner, true
+	}
+	for {
+		if !s.eat('"') {
+			return nil, nil, false
+		}
+		start := s.i
+		if !s.str() {
+			return nil, nil, false
+		}
+		k := s.b[start : s.i-1]
+		if bytes.IndexByte(k, '\\') >= 0 {
+			return nil, nil, false
+		}
+		s.space()
+		if !s.eat(':') {
+			return nil, nil, false
+		}
+		s.space()
+		start = s.i
+		switch {
+		case key != "" && string(k) == key && s.eat('{'):
+			// An object's members, as object(depth) would read them, kept.
+			if inner, _, ok = s.members(inner[:0], depth+1, "", nil); !ok {
+				return nil, nil, false
+			}
+		case key != "" && string(k) == key:
+			inner = inner[:0]
+			fallthrough
+		default:
+			if !s.value(depth) {
+				return nil, nil, false
+			}
+		}
+		members = append(members, Member{Key: k, Value: s.b[start:s.i]})
+		s.space()
+		if s.eat('}') {
+			return members, inner, true
+		}
+		if !s.eat(',') {
+			return nil, nil, false
+		}
+		s.space()
+	}
+}
+
 // Lookup returns the value of the last member named key, as encoding/json
 // keeps the last of repeated names.
 func Lookup(members []Member, key string) ([]byte, bool) {

@@ -64,6 +64,61 @@ func FuzzSplitObject(f *testing.F) {
 	})
 }
 
+// FuzzSplitObjectIn checks SplitObjectIn against SplitObject: the same
+// members of the line, and those of the last "payload" that is an object
+// as SplitObject finds them in its text; it gives up where SplitObject
+// gives up on the line or on any "payload" that is an object.
+func FuzzSplitObjectIn(f *testing.F) {
+	for _, s := range objectSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{
+		`{"timestamp":"t","type":"response_item","payload":{"type":"message","content":[{"text":"hi"}]}}`,
+		`{"payload":{"a":1},"payload":{"b":[2]}}`, `{"payload":{"a":1},"payload":"x"}`, `{"payload":{"a\u0062":1},"payload":{}}`,
+		`{"payload":{ "a" : { "b" : [ ] } , "c":null }}`, `{"payload":{}}`, `{"payload":{"a":1,}}`, `{"payload":{"a":1}`, `{"payload":[{"a":1}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !utf8.Valid(line) {
+			return
+		}
+		members, inner, ok := SplitObjectIn(line, nil, "payload", nil)
+		wantMembers, wantOK := SplitObject(line, nil)
+		var wantInner []Member
+		for _, m := range wantMembers {
+			if string(m.Key) != "payload" {
+				continue
+			}
+			wantInner = nil
+			if m.Value[0] == '{' {
+				var innerOK bool
+				if wantInner, innerOK = SplitObject(m.Value, nil); !innerOK {
+					wantOK = false // a key with an escape
+				}
+			}
+		}
+		if ok != wantOK {
+			t.Fatalf("SplitObjectIn(%q) ok = %v, want %v", line, ok, wantOK)
+		}
+		if !ok {
+			return
+		}
+		same := func(what string, got, want []Member) {
+			if len(got) != len(want) {
+				t.Fatalf("SplitObjectIn(%q): %d %s, want %d", line, len(got), what, len(want))
+			}
+			for i := range got {
+				if !bytes.Equal(got[i].Key, want[i].Key) || !bytes.Equal(got[i].Value, want[i].Value) {
+					t.Fatalf("SplitObjectIn(%q): %s %d = %q: %q, want %q: %q", line, what, i, got[i].Key, got[i].Value, want[i].Key, want[i].Value)
+				}
+			}
+		}
+		same("members", members, wantMembers)
+		same("payload members", inner, wantInner)
+	})
+}
+
 // PlainString takes strings without escapes, and leaves the rest.
 func TestPlainString(t *testing.T) {
 	for _, tc := range []struct {
