@@ -284,7 +284,10 @@ func waitReturn(t *testing.T, done <-chan error, timeout time.Duration) error {
 // long, and a reader's barrier puts that off.
 func TestWatcherExitsWhenIdle(t *testing.T) {
 	ws := newWorkspace(t)
-	idle := 400 * time.Millisecond
+	// Syncs a quarter of Idle apart: a sync that takes up to three
+	// quarters of it (a loaded CI machine took more than 200 ms of 400)
+	// still finds the watcher there.
+	idle := 2 * time.Second
 	w := &Watcher{P: openProjector(t, ws), Idle: idle}
 	done, _ := startWatching(t, w)
 	reader := openProjector(t, ws)
@@ -292,7 +295,7 @@ func TestWatcherExitsWhenIdle(t *testing.T) {
 	for range 3 { // each sync puts the exit off by Idle
 		lastAsked = time.Now()
 		syncWatcher(t, reader)
-		time.Sleep(idle / 2)
+		time.Sleep(idle / 4)
 	}
 	if err := waitReturn(t, done, 10*time.Second); err != nil {
 		t.Fatalf("idle watcher returned %v, want nil", err)
