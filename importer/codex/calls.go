@@ -132,7 +132,9 @@ func (c *converter) call(in *input) {
 	if c.group == nil {
 		c.saved, c.echoShared = c.st, true // kept now: the held lines change st
 		c.group = &callGroup{line: in.l.No, offset: in.l.Offset, calls: append(make([]byte, 0, 256), `{"calls":[`...)}
-		c.group.out = c.chunks.output(c.st.Session, c.entry(in, 0, tapelog.KindToolCall, nil))
+		// Room for what usually follows: a token count between the
+		// calls, and the line that ends the run (Line appends to it).
+		c.group.out = append(make([]source.Output, 0, 3), source.Output{Session: c.st.Session, Entry: c.entry(in, 0, tapelog.KindToolCall, nil)})
 	}
 	g := c.group
 	if len(g.calls) > len(`{"calls":[`) {
@@ -178,7 +180,5 @@ func (c *converter) closeGroup() []source.Output {
 	g := c.group
 	c.group, c.echoShared = nil, false
 	g.out[0].Entry.Payload = append(g.calls, "]}"...)
-	// Room for what the line that closes the run makes (Line).
-	out := make([]source.Output, 0, len(g.out)+len(g.results)+1)
-	return append(append(out, g.out...), g.results...)
+	return append(g.out, g.results...)
 }

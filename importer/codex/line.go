@@ -73,7 +73,7 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	}
 	cl := &in.cl
 	var warn error
-	if date, bad := source.RecordDate(cl.RawDate, c.st.Date); bad != "" {
+	if date, bad := c.dates.read(cl.RawDate, c.st.Date); bad != "" {
 		cl.Timestamp, cl.badDate, warn = date, source.Trim(cl.RawDate), source.LineWarning(bad)
 	} else {
 		cl.Timestamp = date

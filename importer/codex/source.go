@@ -100,6 +100,7 @@ type converter struct {
 	metas      metaWriter
 	ids        source.LineIDs
 	dec        lineDecoder
+	dates      dateReader
 	chunks     chunks
 	scratch    []byte // a meta being written, before it is kept (chunks.keep)
 }
