@@ -136,22 +136,31 @@ func (t *Tape) prepare(e Entry, stamp bool) (Entry, []byte, error) {
 	if err != nil {
 		return Entry{}, nil, err
 	}
-	id, now := t.ws.ids.next(time.Now())
+	// An import's entry brings its id and date: the clock and the id
+	// source are asked only for what it lacks.
+	var id string
+	var now time.Time
+	if e.ID == "" || e.Date == "" && stamp {
+		id, now = t.ws.ids.next(time.Now())
+	}
 	if e.ID != "" {
 		if !utf8.ValidString(e.ID) {
 			return Entry{}, nil, fmt.Errorf("%w: id is not valid UTF-8", ErrInvalid)
 		}
 		id = e.ID
 	}
-	date := FormatTime(now)
-	if !stamp {
-		date = ""
-	}
-	if e.Date != "" {
-		if _, err := ParseTime(e.Date); err != nil {
+	var date string
+	var tm time.Time
+	switch {
+	case e.Date != "":
+		var err error
+		if tm, err = ParseTime(e.Date); err != nil {
 			return Entry{}, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 		date = e.Date
+	case stamp:
+		date = FormatTime(now)
+		tm, _ = ParseTime(date) // the date as the line holds it
 	}
 	line, err := encodeLine(lineFields{ID: id, Kind: e.Kind, Payload: payload, Meta: meta, Date: date})
 	if err != nil {
@@ -160,7 +169,6 @@ func (t *Tape) prepare(e Entry, stamp bool) (Entry, []byte, error) {
 	if n := int64(len(line)) - 1; n > limit {
 		return Entry{}, nil, fmt.Errorf("%w: the entry is %d bytes as a line, over the limit of %d (max_entry_bytes in config.json)", ErrTooLarge, n, limit)
 	}
-	tm, _ := ParseTime(date)
 	return Entry{ID: id, Kind: e.Kind, Payload: payload, Meta: meta, Date: date,
 		Pos: Position{Tape: t.name, File: FileForKind(e.Kind), Time: tm}}, line, nil
 }
