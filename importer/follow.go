@@ -53,6 +53,7 @@ type followState struct {
 	owner   map[string]source.Source   // a followed root -> its source
 	dirty   map[source.Source][]string // transcripts changed since the last import
 	held    map[source.Source][]string // transcripts whose last turn waits to be quiet
+	stores  map[string]bool            // a *.db file changed -> whether it is a database source's (storeOf)
 }
 
 // Run follows until ctx is done; it returns nil then. It imports every
@@ -65,7 +66,7 @@ func (f *Follower) Run(ctx context.Context) error {
 	}
 	defer w.Close()
 	st := &followState{watcher: w, watched: map[string]bool{}, owner: map[string]source.Source{},
-		dirty: map[source.Source][]string{}, held: map[source.Source][]string{}}
+		dirty: map[source.Source][]string{}, held: map[source.Source][]string{}, stores: map[string]bool{}}
 	f.reconcile(ctx, st)
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
@@ -244,7 +245,7 @@ func (f *Follower) event(st *followState, ev fsnotify.Event) bool {
 	if !(ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create)) {
 		return false
 	}
-	if db := storeOf(src, ev.Name); db != "" {
+	if db := st.storeOf(src, ev.Name); db != "" {
 		st.dirty[src] = append(st.dirty[src], db) // imported through its mirror
 		return true
 	}
@@ -303,14 +304,21 @@ func (f *Follower) run(ctx context.Context, st *followState, src source.Source, 
 
 // storeOf is the database that a change to path (the database, or its
 // write-ahead log) is a change of, when src keeps its sessions in one;
-// else "".
-func storeOf(src source.Source, path string) string {
-	st, ok := src.(source.Store)
-	if !ok {
+// else "". Whether a *.db file is one of src's is asked of its Stores
+// once per file: a database's WAL is written many times a second while
+// its agent streams a reply, and Stores may walk a folder (Crush's).
+func (st *followState) storeOf(src source.Source, path string) string {
+	store, ok := src.(source.Store)
+	db := strings.TrimSuffix(path, "-wal")
+	if !ok || !strings.HasSuffix(db, ".db") {
 		return ""
 	}
-	db := strings.TrimSuffix(path, "-wal")
-	if slices.Contains(st.Stores(filepath.Dir(db)), db) {
+	is, known := st.stores[db]
+	if !known {
+		is = slices.Contains(store.Stores(filepath.Dir(db)), db)
+		st.stores[db] = is
+	}
+	if is {
 		return db
 	}
 	return ""
