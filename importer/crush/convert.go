@@ -27,26 +27,7 @@ func newConverter(path string, state []byte) (*converter, error) {
 }
 
 // obj is a JSON object's members, each key once.
-type obj []rawjson.Member
-
-func (o obj) raw(key string) []byte {
-	v, _ := rawjson.Lookup(o, key)
-	return v
-}
-
-func (o obj) str(key string) string {
-	s, _ := source.StringValue(o.raw(key))
-	return s
-}
-
-func (o obj) int(key string) int64 {
-	n, _ := strconv.ParseInt(string(o.raw(key)), 10, 64)
-	return n
-}
-
-func (o obj) truth(key string) bool { return string(o.raw(key)) == "true" }
-
-func (o obj) sub(key string) obj { return obj(source.ObjectOf(o.raw(key))) }
+type obj = source.Object
 
 // input is the line being converted.
 type input struct {
@@ -63,8 +44,8 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	}
 	c.members = members
 	row := obj(members)
-	in := &input{l: l, row: row, date: c.dateOf(row.int("created_at"))}
-	switch row.str("table") {
+	in := &input{l: l, row: row, date: c.dateOf(row.Int("created_at"))}
+	switch row.Str("table") {
 	case "sessions":
 		return c.session(in), nil
 	case "messages":
@@ -114,9 +95,9 @@ func read(row obj, columns map[string]byte) func(key string) bool {
 		case '*':
 			return true
 		case '"':
-			return isString(row.raw(key))
+			return isString(row.Raw(key))
 		case '0':
-			_, err := strconv.ParseInt(string(row.raw(key)), 10, 64)
+			_, err := strconv.ParseInt(string(row.Raw(key)), 10, 64)
 			return err == nil
 		}
 		return false
@@ -129,7 +110,7 @@ func read(row obj, columns map[string]byte) func(key string) bool {
 func (c *converter) session(in *input) []source.Output {
 	var out []source.Output
 	if c.st.Started {
-		in.date = c.dateOf(in.row.int("updated_at")) // written again when it changed
+		in.date = c.dateOf(in.row.Int("updated_at")) // written again when it changed
 		row := source.MembersObject(in.row, func(k string) bool { return k == "table" })
 		sum := sha256.Sum256(in.l.Data)
 		o := c.entry(in, tapelog.KindEvent, source.NamedData("crush/session", row))
@@ -138,13 +119,13 @@ func (c *converter) session(in *input) []source.Output {
 	} else {
 		out = c.start(in, in.row)
 	}
-	if m := in.row.str("last_model"); m != "" {
+	if m := in.row.Str("last_model"); m != "" {
 		c.st.Model = m
 	}
-	if s := in.row.str("summary_message_id"); s != "" {
+	if s := in.row.Str("summary_message_id"); s != "" {
 		c.st.Summary = s
 	}
-	out = append(out, c.title(in, in.row.str("title"))...)
+	out = append(out, c.title(in, in.row.Str("title"))...)
 	return append(out, c.usage(in)...)
 }
 
@@ -155,18 +136,18 @@ func (c *converter) start(in *input, row obj) []source.Output {
 		return nil
 	}
 	c.st.Started = true
-	id := row.str("id")
+	id := row.Str("id")
 	if id == "" {
-		id = in.row.str("session_id")
+		id = in.row.Str("session_id")
 	}
 	if id == "" {
 		id = "unknown"
 	}
 	c.st.Session = source.Session{Source: "crush", ID: id}
-	c.st.CWD = row.str("project")
+	c.st.CWD = row.Str("project")
 	state := rawjson.NewObject().Str("source", "crush").Str("session_id", id).
-		StrIf("parent_session", row.str("parent_session_id")).Str("file", c.path).StrIf("cwd", c.st.CWD).
-		StrIf("db", row.str("db"))
+		StrIf("parent_session", row.Str("parent_session_id")).Str("file", c.path).StrIf("cwd", c.st.CWD).
+		StrIf("db", row.Str("db"))
 	if row != nil {
 		state.Raw("session", source.MembersObject(row, func(k string) bool { return k == "table" }))
 	}
@@ -192,7 +173,7 @@ func (c *converter) title(in *input, title string) []source.Output {
 // id and its session's (a message's, a file's), the project, and the
 // model of the line (a message's) or the session's last.
 func (c *converter) meta(in *input, model string) *rawjson.Object {
-	m := source.Meta(c.path, in.l.No, in.row.str("id"), in.row.str("session_id"), nil)
+	m := source.Meta(c.path, in.l.No, in.row.Str("id"), in.row.Str("session_id"), nil)
 	if c.st.CWD != "" {
 		m.Str("cwd", c.st.CWD)
 	}
@@ -207,16 +188,16 @@ func (c *converter) meta(in *input, model string) *rawjson.Object {
 
 // entry is the line's next entry: the row's id, then id/2, id/3...
 func (c *converter) entry(in *input, kind string, payload []byte) source.Output {
-	id := in.row.str("id")
+	id := in.row.Str("id")
 	if id == "" {
 		id = source.LineID(c.path, in.l.No, 0)
 	}
 	model := ""
-	if in.row.str("table") == "messages" {
-		model = in.row.str("model")
+	if in.row.Str("table") == "messages" {
+		model = in.row.Str("model")
 	}
 	meta := c.meta(in, model)
-	if p := in.row.str("provider"); p != "" && in.row.str("table") == "messages" {
+	if p := in.row.Str("provider"); p != "" && in.row.Str("table") == "messages" {
 		meta.Str("provider", p)
 	}
 	e := tapelog.Entry{ID: source.WithPart(id, in.k), Kind: kind, Payload: payload, Meta: meta.Done(), Date: in.date}

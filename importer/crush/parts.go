@@ -19,20 +19,20 @@ import (
 // summary_message_id) starts with a compaction's anchor.
 func (c *converter) message(in *input) []source.Output {
 	out := c.start(in, nil)
-	role := in.row.str("role")
+	role := in.row.Str("role")
 	if role == "assistant" {
-		if m := in.row.str("model"); m != "" {
+		if m := in.row.Str("model"); m != "" {
 			c.st.Model = m
 		}
 	}
-	id := in.row.str("id")
-	if in.row.int("is_summary_message") != 0 || id != "" && id == c.st.Summary {
+	id := in.row.Str("id")
+	if in.row.Int("is_summary_message") != 0 || id != "" && id == c.st.Summary {
 		state := rawjson.NewObject().Str("source", "crush").Str("session_id", c.st.Session.ID).StrIf("message_id", id).Done()
 		o := c.entry(in, tapelog.KindAnchor, rawjson.NewObject().Str("name", "compact").Raw("state", state).Done())
 		o.Anchor = true
 		out = append(out, o)
 	}
-	parts := source.Trim(in.row.raw("parts"))
+	parts := source.Trim(in.row.Raw("parts"))
 	if len(parts) == 0 || parts[0] != '[' {
 		// Not the array Crush writes: kept whole, with who wrote it.
 		return append(out, c.event(in, "crush/message", c.messageData(in))...)
@@ -59,35 +59,35 @@ func (c *converter) messageData(in *input) []byte {
 
 // part maps one part of a message.
 func (c *converter) part(in *input, role string, p obj, raw []byte) []source.Output {
-	data := p.sub("data")
-	if p == nil || data == nil && len(p.raw("data")) > 0 || hasOthers(p) {
+	data := p.Sub("data")
+	if p == nil || data == nil && len(p.Raw("data")) > 0 || hasOthers(p) {
 		return c.event(in, "crush/part", rawjson.AppendCompact(nil, raw))
 	}
-	switch typ := p.str("type"); typ {
+	switch typ := p.Str("type"); typ {
 	case "text":
-		if isString(data.raw("text")) {
+		if isString(data.Raw("text")) {
 			r := role
 			if r == "" {
 				r = "assistant"
 			}
-			payload := rawjson.NewObject().Str("role", r).Raw("content", data.raw("text"))
+			payload := rawjson.NewObject().Str("role", r).Raw("content", data.Raw("text"))
 			return []source.Output{c.entry(in, tapelog.KindMessage, withRest(payload, data, "text").Done())}
 		}
 	case "reasoning":
-		if isString(data.raw("thinking")) {
-			d := withRest(rawjson.NewObject().Raw("thinking", data.raw("thinking")), data, "thinking").Done()
+		if isString(data.Raw("thinking")) {
+			d := withRest(rawjson.NewObject().Raw("thinking", data.Raw("thinking")), data, "thinking").Done()
 			return []source.Output{c.entry(in, tapelog.KindEvent, source.NamedData("thinking", d))}
 		}
 	case "tool_call":
-		if data.str("id") != "" && data.str("name") != "" && isStringOrAbsent(data.raw("input")) {
+		if data.Str("id") != "" && data.Str("name") != "" && isStringOrAbsent(data.Raw("input")) {
 			return []source.Output{c.toolCall(in, data)}
 		}
 	case "tool_result":
-		if data.str("tool_call_id") != "" && isStringOrAbsent(data.raw("content")) {
+		if data.Str("tool_call_id") != "" && isStringOrAbsent(data.Raw("content")) {
 			return []source.Output{c.toolResult(in, data)}
 		}
 	case "shell_command":
-		if isString(data.raw("command")) && isStringOrAbsent(data.raw("output")) {
+		if isString(data.Raw("command")) && isStringOrAbsent(data.Raw("output")) {
 			return c.shell(in, data)
 		}
 	case "finish":
@@ -98,7 +98,7 @@ func (c *converter) part(in *input, role string, p obj, raw []byte) []source.Out
 			return nil
 		}
 	}
-	return c.event(in, "crush/"+orPart(p.str("type")), rawjson.AppendCompact(nil, p.raw("data")))
+	return c.event(in, "crush/"+orPart(p.Str("type")), rawjson.AppendCompact(nil, p.Raw("data")))
 }
 
 // isOwnFinish reports whether a finish part is the one Crush adds to
@@ -126,10 +126,10 @@ func orPart(typ string) string {
 // the call, its arguments the input as Crush keeps it (JSON text). A call
 // Crush did not see finish, or that its provider ran, keeps what says so.
 func (c *converter) toolCall(in *input, data obj) source.Output {
-	call := rawjson.NewObject().Str("id", data.str("id")).Str("type", "function").
-		Raw("function", rawjson.NewObject().Str("name", data.str("name")).Raw("arguments", orEmpty(data.raw("input"))).Done())
+	call := rawjson.NewObject().Str("id", data.Str("id")).Str("type", "function").
+		Raw("function", rawjson.NewObject().Str("name", data.Str("name")).Raw("arguments", orEmpty(data.Raw("input"))).Done())
 	extra := source.MembersObject(data, func(k string) bool {
-		v := string(data.raw(k))
+		v := string(data.Raw(k))
 		return k == "id" || k == "name" || k == "input" || k == "finished" && v == "true" ||
 			k == "provider_executed" && v == "false" || k == "type" && v == `""`
 	})
@@ -145,12 +145,12 @@ func (c *converter) toolCall(in *input, data obj) source.Output {
 // tool's name, its metadata as Crush keeps it, JSON text; an image's data
 // and type), in details.
 func (c *converter) toolResult(in *input, data obj) source.Output {
-	res := rawjson.NewObject().Str("tool_call_id", data.str("tool_call_id")).Raw("content", orEmpty(data.raw("content")))
-	if data.truth("is_error") {
+	res := rawjson.NewObject().Str("tool_call_id", data.Str("tool_call_id")).Raw("content", orEmpty(data.Raw("content")))
+	if data.True("is_error") {
 		res.True("is_error")
 	}
 	details := source.MembersObject(data, func(k string) bool {
-		v := string(data.raw(k))
+		v := string(data.Raw(k))
 		return k == "tool_call_id" || k == "content" || k == "is_error" && (v == "true" || v == "false") || v == `""`
 	})
 	if string(details) != "{}" {
@@ -164,13 +164,13 @@ func (c *converter) toolResult(in *input, data obj) source.Output {
 // the command's exit code was not 0. The call's id is made of the
 // message's id and the entry's place: Crush gives it none.
 func (c *converter) shell(in *input, data obj) []source.Output {
-	callID := "shell:" + source.WithPart(in.row.str("id"), in.k)
-	args := rawjson.NewObject().Raw("command", data.raw("command")).Done()
+	callID := "shell:" + source.WithPart(in.row.Str("id"), in.k)
+	args := rawjson.NewObject().Raw("command", data.Raw("command")).Done()
 	call := rawjson.NewObject().Str("id", callID).Str("type", "function").
 		Raw("function", rawjson.NewObject().Str("name", "shell").Str("arguments", string(args)).Done())
 	out := []source.Output{c.entry(in, tapelog.KindToolCall, rawjson.NewObject().Raw("calls", rawjson.Array(call.Done())).Done())}
-	res := rawjson.NewObject().Str("tool_call_id", callID).Raw("content", orEmpty(data.raw("output")))
-	if code := string(data.raw("exit_code")); code != "" && code != "0" {
+	res := rawjson.NewObject().Str("tool_call_id", callID).Raw("content", orEmpty(data.Raw("output")))
+	if code := string(data.Raw("exit_code")); code != "" && code != "0" {
 		res.True("is_error")
 	}
 	if rest := source.MembersObject(data, func(k string) bool { return k == "command" || k == "output" }); string(rest) != "{}" {
@@ -186,16 +186,16 @@ func (c *converter) shell(in *input, data obj) []source.Output {
 // the reply finished.
 func (c *converter) finish(in *input, data obj) source.Output {
 	status := "ok"
-	switch data.str("reason") {
+	switch data.Str("reason") {
 	case "error":
 		status = "error"
 	case "canceled":
 		status = "canceled"
 	}
-	d := rawjson.NewObject().Str("status", status).StrIf("model", in.row.str("model")).StrIf("provider", in.row.str("provider")).
+	d := rawjson.NewObject().Str("status", status).StrIf("model", in.row.Str("model")).StrIf("provider", in.row.Str("provider")).
 		Raw("finish", source.MembersObject(data, nil)).Done()
 	o := c.entry(in, tapelog.KindEvent, source.NamedData("run", d))
-	if at := dateAt(data.int("time")); at != "" {
+	if at := dateAt(data.Int("time")); at != "" {
 		o.Entry.Date = at
 	}
 	return o
@@ -211,7 +211,7 @@ func withRest(o *rawjson.Object, data obj, read ...string) *rawjson.Object {
 				return true
 			}
 		}
-		v := string(data.raw(k))
+		v := string(data.Raw(k))
 		return v == `""` || v == "null" // Crush writes every member, empty or not
 	})
 	if string(rest) != "{}" {

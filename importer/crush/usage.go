@@ -23,8 +23,8 @@ import (
 // sums them (decision 0099). Dated when the row was last updated. A
 // session of no tokens and no cost makes none.
 func (c *converter) usage(in *input) []source.Output {
-	prompt, completion := in.row.int("prompt_tokens"), in.row.int("completion_tokens")
-	cost := source.Trim(in.row.raw("cost"))
+	prompt, completion := in.row.Int("prompt_tokens"), in.row.Int("completion_tokens")
+	cost := source.Trim(in.row.Raw("cost"))
 	if !isNumber(cost) {
 		cost = nil
 	}
@@ -37,7 +37,7 @@ func (c *converter) usage(in *input) []source.Output {
 		return nil // a line written again for another column: the same counts
 	}
 	c.st.Usage = key
-	d := rawjson.NewObject().Str("status", "ok").StrIf("model", c.st.Model).StrIf("provider", in.row.str("last_provider")).
+	d := rawjson.NewObject().Str("status", "ok").StrIf("model", c.st.Model).StrIf("provider", in.row.Str("last_provider")).
 		Raw("usage", counts).Str("usage_id", "crush:"+c.st.Session.ID)
 	if cost != nil {
 		d.Raw("cost_usd", cost)
@@ -45,7 +45,7 @@ func (c *converter) usage(in *input) []source.Output {
 	o := c.entry(in, tapelog.KindEvent, source.NamedData("run", d.Done()))
 	sum := sha256.Sum256([]byte(key))
 	o.Entry.ID = c.st.Session.ID + "/usage/" + hex.EncodeToString(sum[:6])
-	if at := dateAt(in.row.int("updated_at")); at != "" {
+	if at := dateAt(in.row.Int("updated_at")); at != "" {
 		o.Entry.Date = at
 	}
 	return []source.Output{o}

@@ -32,36 +32,7 @@ func newConverter(path string, state []byte) (*converter, error) {
 }
 
 // obj is a JSON object's members, each key once.
-type obj []rawjson.Member
-
-func (o obj) raw(key string) []byte {
-	v, _ := rawjson.Lookup(o, key)
-	return v
-}
-
-func (o obj) has(key string) bool {
-	_, ok := rawjson.Lookup(o, key)
-	return ok
-}
-
-func (o obj) str(key string) string {
-	s, _ := source.StringValue(o.raw(key))
-	return s
-}
-
-func (o obj) sub(key string) obj { return obj(source.ObjectOf(o.raw(key))) }
-
-// without is the object but the members whose keys are listed.
-func (o obj) without(keys ...string) json.RawMessage {
-	return source.MembersObject(o, func(k string) bool {
-		for _, s := range keys {
-			if k == s {
-				return true
-			}
-		}
-		return false
-	})
-}
+type obj = source.Object
 
 // input is the line being converted.
 type input struct {
@@ -79,10 +50,10 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	row := obj(members)
 	in := &input{l: l, row: row}
 	switch {
-	case row.has("table"):
+	case row.Has("table"):
 		return c.row(in), nil
-	case row.has("role") && row.has("content"):
-		in.date = c.dateOf(row.raw("created"))
+	case row.Has("role") && row.Has("content"):
+		in.date = c.dateOf(row.Raw("created"))
 		return c.message(in, legacyMessage(c.path, in)), nil
 	case !c.st.Started && l.No == 1 && isMetadata(row):
 		return c.metadata(in), nil
@@ -93,22 +64,22 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 
 // row maps a mirror line by its table.
 func (c *converter) row(in *input) []source.Output {
-	switch table := in.row.str("table"); table {
+	switch table := in.row.Str("table"); table {
 	case "sessions":
 		return c.session(in)
 	case "messages":
-		in.date = c.dateOf(in.row.raw("created_timestamp"))
+		in.date = c.dateOf(in.row.Raw("created_timestamp"))
 		return c.message(in, mirrorMessage(in))
 	case "usage_ledger":
 		// A request's tokens (schema 15 on): kept, not counted, as
 		// ccusage counts the session's row.
-		in.date = c.dateOf(in.row.raw("created_timestamp"))
+		in.date = c.dateOf(in.row.Raw("created_timestamp"))
 		out := c.start(in, nil)
 		id := ""
-		if n, err := strconv.ParseInt(string(in.row.raw("id")), 10, 64); err == nil {
+		if n, err := strconv.ParseInt(string(in.row.Raw("id")), 10, 64); err == nil {
 			id = c.st.Session.ID + "/ledger/" + strconv.FormatInt(n, 10)
 		}
-		return append(out, c.event(in, id, 0, "goose/usage_ledger", in.row.without("table"))...)
+		return append(out, c.event(in, id, 0, "goose/usage_ledger", in.row.Without("table"))...)
 	}
 	in.date = c.st.Date
 	return append(c.start(in, nil), c.event(in, "", 0, "goose/row", in.l.Data)...)
@@ -167,23 +138,23 @@ func rowDate(v []byte) string {
 // name or its counts changed); and a run of its tokens each time they
 // are new (usage.go).
 func (c *converter) session(in *input) []source.Output {
-	in.date = rowDate(in.row.raw("created_at"))
+	in.date = rowDate(in.row.Raw("created_at"))
 	if in.date == "" {
 		in.date = c.st.Date
 	}
 	var out []source.Output
 	if c.st.Started {
-		if d := rowDate(in.row.raw("updated_at")); d != "" {
+		if d := rowDate(in.row.Raw("updated_at")); d != "" {
 			in.date = d
 		}
-		out = c.event(in, "", 0, "goose/sessions", in.row.without("table"))
+		out = c.event(in, "", 0, "goose/sessions", in.row.Without("table"))
 	} else {
 		out = c.start(in, in.row)
 	}
 	c.st.Date = in.date
-	title := in.row.str("name")
+	title := in.row.Str("name")
 	if title == "" {
-		title = in.row.str("description")
+		title = in.row.Str("description")
 	}
 	out = append(out, c.title(in, title)...)
 	return append(out, c.run(in)...)
@@ -196,13 +167,13 @@ func (c *converter) session(in *input) []source.Output {
 // tape counts none of their tokens either.
 func (c *converter) metadata(in *input) []source.Output {
 	in.date = c.st.Date
-	return append(c.start(in, in.row), c.title(in, in.row.str("description"))...)
+	return append(c.start(in, in.row), c.title(in, in.row.Str("description"))...)
 }
 
 // isMetadata reports whether a line is a session file's metadata: an
 // object of the members Goose wrote there, not a message.
 func isMetadata(row obj) bool {
-	return row.has("description") || row.has("working_dir") || row.has("message_count")
+	return row.Has("description") || row.Has("working_dir") || row.Has("message_count")
 }
 
 // start makes the session's first anchor, before its first entry. Its
@@ -215,10 +186,10 @@ func (c *converter) start(in *input, row obj) []source.Output {
 	c.st.Started = true
 	id := ""
 	switch {
-	case row.has("table"):
-		id = row.str("id")
-	case in.row.has("table"):
-		id = in.row.str("session_id")
+	case row.Has("table"):
+		id = row.Str("id")
+	case in.row.Has("table"):
+		id = in.row.Str("session_id")
 	}
 	if id == "" {
 		id = strings.TrimSuffix(filepath.Base(c.path), ".jsonl") // Goose named its files by their session
@@ -227,16 +198,16 @@ func (c *converter) start(in *input, row obj) []source.Output {
 		id = "unknown"
 	}
 	c.st.Session = source.Session{Source: "goose", ID: id}
-	c.st.CWD = row.str("working_dir")
-	model, _ := modelName(row.raw("model_config_json"))
+	c.st.CWD = row.Str("working_dir")
+	model, _ := modelName(row.Raw("model_config_json"))
 	c.st.Model = model
 	state := rawjson.NewObject().Str("source", "goose").Str("session_id", id).
-		StrIf("parent_session", row.str("parent_session_id")).Str("file", c.path).StrIf("cwd", c.st.CWD).
-		StrIf("model", model).StrIf("provider", row.str("provider_name")).StrIf("session_type", row.str("session_type")).
-		StrIf("db", row.str("db"))
+		StrIf("parent_session", row.Str("parent_session_id")).Str("file", c.path).StrIf("cwd", c.st.CWD).
+		StrIf("model", model).StrIf("provider", row.Str("provider_name")).StrIf("session_type", row.Str("session_type")).
+		StrIf("db", row.Str("db"))
 	switch {
-	case row.has("table"):
-		state.Raw("session", row.without("table"))
+	case row.Has("table"):
+		state.Raw("session", row.Without("table"))
 	case row != nil:
 		state.Raw("metadata", source.MembersObject(row, nil))
 	}
@@ -273,12 +244,12 @@ func (c *converter) run(in *input) []source.Output {
 		return nil
 	}
 	c.st.Counted = key
-	created := in.row.raw("created_at")
+	created := in.row.Raw("created_at")
 	if s, ok := rawjson.String(created); ok {
 		created = []byte(s)
 	}
 	usage := rawjson.NewObject().Int("input_tokens", n.in).Int("output_tokens", n.out).Int("total_tokens", n.total).Done()
-	d := rawjson.NewObject().Str("status", "ok").Str("model", model).StrIf("provider", in.row.str("provider_name")).
+	d := rawjson.NewObject().Str("status", "ok").Str("model", model).StrIf("provider", in.row.Str("provider_name")).
 		Raw("usage", usage).Str("usage_id", "goose:"+c.st.Session.ID+"@"+string(created))
 	sum := sha256.Sum256([]byte(key))
 	o := c.entry(in, c.st.Session.ID+"/usage/"+hex.EncodeToString(sum[:4]), 0, tapelog.KindEvent,

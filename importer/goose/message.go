@@ -28,32 +28,32 @@ type message struct {
 // schema 7 gave every row one) gets the one Goose's migration gave.
 func mirrorMessage(in *input) message {
 	r := in.row
-	id := r.str("message_id")
+	id := r.Str("message_id")
 	if id == "" {
-		if n := string(r.raw("id")); n != "" && n != "null" {
-			id = "msg_" + r.str("session_id") + "_" + strings.Trim(n, `"`)
+		if n := string(r.Raw("id")); n != "" && n != "null" {
+			id = "msg_" + r.Str("session_id") + "_" + strings.Trim(n, `"`)
 		}
 	}
-	return message{id: id, role: r.str("role"), content: r.raw("content_json"), metadata: r.sub("metadata_json"),
-		rest: r.without("table", "id", "message_id", "session_id", "role", "content_json", "created_timestamp")}
+	return message{id: id, role: r.Str("role"), content: r.Raw("content_json"), metadata: r.Sub("metadata_json"),
+		rest: r.Without("table", "id", "message_id", "session_id", "role", "content_json", "created_timestamp")}
 }
 
 // legacyMessage reads a line of a session file: {"id", "role", "created",
 // "content", "metadata"}; a message of no id is the line's.
 func legacyMessage(path string, in *input) message {
 	r := in.row
-	id := r.str("id")
+	id := r.Str("id")
 	if id == "" {
 		id = source.LineID(path, in.l.No, 0)
 	}
-	return message{id: id, role: r.str("role"), content: r.raw("content"), metadata: r.sub("metadata"),
-		rest: r.without("id", "role", "created", "content")}
+	return message{id: id, role: r.Str("role"), content: r.Raw("content"), metadata: r.Sub("metadata"),
+		rest: r.Without("id", "role", "created", "content")}
 }
 
 // agentOnly reports whether a message is one Goose shows the model and
 // not the user (a compaction's summary, a nudge).
 func (m message) agentOnly() bool {
-	return string(m.metadata.raw("userVisible")) == "false" && string(m.metadata.raw("agentVisible")) == "true"
+	return string(m.metadata.Raw("userVisible")) == "false" && string(m.metadata.Raw("agentVisible")) == "true"
 }
 
 // compacted is how the message Goose adds after a compaction's summary
@@ -67,10 +67,10 @@ const compacted = "Your context was compacted"
 // an empty one, is an event goose/message of its record.
 func (c *converter) message(in *input, m message) []source.Output {
 	out := c.start(in, nil)
-	inf := m.metadata.sub("inference")
-	if model := inf.str("resolvedModel"); model != "" {
+	inf := m.metadata.Sub("inference")
+	if model := inf.Str("resolvedModel"); model != "" {
 		c.st.Model = model
-	} else if model := inf.str("requestedModel"); model != "" {
+	} else if model := inf.Str("requestedModel"); model != "" {
 		c.st.Model = model
 	}
 	var blocks [][]byte
@@ -80,14 +80,14 @@ func (c *converter) message(in *input, m message) []source.Output {
 	summary := ""
 	if len(blocks) == 0 {
 		c.st.Summary = ""
-		return append(out, c.event(in, m.id, 0, "goose/message", in.row.without("table"))...)
+		return append(out, c.event(in, m.id, 0, "goose/message", in.row.Without("table"))...)
 	}
 	first := len(out)
 	for k, b := range blocks {
 		bo := obj(source.ObjectOf(b))
 		out = append(out, c.block(in, m, k, b, bo)...)
-		if bo.str("type") == "text" {
-			summary += bo.str("text") + "\n"
+		if bo.Str("type") == "text" {
+			summary += bo.Str("text") + "\n"
 		}
 	}
 	c.st.Summary = ""
@@ -111,25 +111,25 @@ func (c *converter) message(in *input, m message) []source.Output {
 // redactedThinking, toolConfirmationRequest, actionRequired,
 // systemNotification...) is kept whole as an event goose/<type>.
 func (c *converter) block(in *input, m message, k int, b []byte, bo obj) []source.Output {
-	typ := bo.str("type")
+	typ := bo.Str("type")
 	switch {
-	case typ == "text" && isString(bo.raw("text")):
-		if m.role == "assistant" && m.agentOnly() && strings.HasPrefix(bo.str("text"), compacted) {
+	case typ == "text" && isString(bo.Raw("text")):
+		if m.role == "assistant" && m.agentOnly() && strings.HasPrefix(bo.Str("text"), compacted) {
 			return c.compact(in, m, k, func(st *rawjson.Object) {
-				withRest(st.StrIf("summary", c.st.Summary).Raw("continuation", bo.raw("text")), bo, "text")
+				withRest(st.StrIf("summary", c.st.Summary).Raw("continuation", bo.Raw("text")), bo, "text")
 			})
 		}
 		role := m.role
 		if role != "user" {
 			role = "assistant"
 		}
-		payload := rawjson.NewObject().Str("role", role).Raw("content", bo.raw("text"))
+		payload := rawjson.NewObject().Str("role", role).Raw("content", bo.Raw("text"))
 		if m.role != role {
 			payload.Str("goose_role", m.role)
 		}
 		return []source.Output{c.entry(in, m.id, k, tapelog.KindMessage, withRest(payload, bo, "text").Done())}
-	case (typ == "thinking" || typ == "reasoning") && isString(bo.raw(thinkingKey(typ))):
-		d := withRest(rawjson.NewObject().Raw("thinking", bo.raw(thinkingKey(typ))), bo, thinkingKey(typ)).Done()
+	case (typ == "thinking" || typ == "reasoning") && isString(bo.Raw(thinkingKey(typ))):
+		d := withRest(rawjson.NewObject().Raw("thinking", bo.Raw(thinkingKey(typ))), bo, thinkingKey(typ)).Done()
 		return []source.Output{c.entry(in, m.id, k, tapelog.KindEvent, rawjson.NewObject().Str("name", "thinking").Raw("data", d).Done())}
 	case typ == "toolRequest" || typ == "frontendToolRequest":
 		if out, ok := c.toolCall(in, m, k, bo); ok {
@@ -140,7 +140,7 @@ func (c *converter) block(in *input, m message, k int, b []byte, bo obj) []sourc
 			return out
 		}
 	case typ == "conversationCompacted":
-		return c.compact(in, m, k, func(st *rawjson.Object) { st.Raw("compaction", bo.without()) })
+		return c.compact(in, m, k, func(st *rawjson.Object) { st.Raw("compaction", bo.Without()) })
 	}
 	if typ == "" {
 		typ = "content"
@@ -174,29 +174,29 @@ func (c *converter) compact(in *input, m message, k int, with func(*rawjson.Obje
 // could not read from the model ({"status": "error", "error"}) is no
 // call: ok is false, and the block is kept as an event.
 func (c *converter) toolCall(in *input, m message, k int, bo obj) ([]source.Output, bool) {
-	call := bo.sub("toolCall")
-	value := call.sub("value")
-	id, name := bo.str("id"), value.str("name")
-	if call.str("status") != "success" || id == "" || name == "" {
+	call := bo.Sub("toolCall")
+	value := call.Sub("value")
+	id, name := bo.Str("id"), value.Str("name")
+	if call.Str("status") != "success" || id == "" || name == "" {
 		return nil, false
 	}
-	args := value.raw("arguments")
+	args := value.Raw("arguments")
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
 	fn := rawjson.NewObject().Str("name", name).Str("arguments", string(rawjson.AppendCompact(nil, args)))
 	o := rawjson.NewObject().Str("id", id).Str("type", "function").Raw("function", fn.Done())
 	extra := rawjson.NewObject()
-	if t := bo.str("type"); t != "toolRequest" {
+	if t := bo.Str("type"); t != "toolRequest" {
 		extra.Str("type", t)
 	}
-	if rest := bo.without("type", "id", "toolCall"); string(rest) != "{}" {
+	if rest := bo.Without("type", "id", "toolCall"); string(rest) != "{}" {
 		extra.Raw("block", rest)
 	}
-	if rest := value.without("name", "arguments"); string(rest) != "{}" {
+	if rest := value.Without("name", "arguments"); string(rest) != "{}" {
 		extra.Raw("value", rest)
 	}
-	if rest := call.without("status", "value"); string(rest) != "{}" {
+	if rest := call.Without("status", "value"); string(rest) != "{}" {
 		extra.Raw("call", rest)
 	}
 	if e := extra.Done(); string(e) != "{}" {
@@ -211,38 +211,38 @@ func (c *converter) toolCall(in *input, m message, k int, bo obj) ([]source.Outp
 // "error", "error": "..."}, failed}. Its content is the list of contents
 // (or the error); details keep the rest of the value and of the block.
 func (c *converter) toolResult(in *input, m message, k int, bo obj) ([]source.Output, bool) {
-	res := bo.sub("toolResult")
-	id := bo.str("id")
+	res := bo.Sub("toolResult")
+	id := bo.Str("id")
 	if id == "" {
 		return nil, false
 	}
 	r := rawjson.NewObject().Str("tool_call_id", id)
 	details := rawjson.NewObject()
-	v := source.Trim(res.raw("value"))
+	v := source.Trim(res.Raw("value"))
 	var val obj
 	if source.IsObject(v) {
 		val = obj(source.ObjectOf(v))
 	}
-	switch status := res.str("status"); {
+	switch status := res.Str("status"); {
 	case status == "success" && len(v) > 0 && v[0] == '[':
 		r.Raw("content", rawjson.AppendCompact(nil, v))
-	case status == "success" && val.has("content"):
-		r.Raw("content", rawjson.AppendCompact(nil, val.raw("content")))
-		if string(val.raw("isError")) == "true" {
+	case status == "success" && val.Has("content"):
+		r.Raw("content", rawjson.AppendCompact(nil, val.Raw("content")))
+		if string(val.Raw("isError")) == "true" {
 			r.True("is_error")
 		}
-		if rest := val.without("content"); string(rest) != "{}" {
+		if rest := val.Without("content"); string(rest) != "{}" {
 			details.Raw("value", rest)
 		}
-	case status == "error" && res.has("error"):
-		r.Raw("content", rawjson.AppendCompact(nil, res.raw("error"))).True("is_error")
+	case status == "error" && res.Has("error"):
+		r.Raw("content", rawjson.AppendCompact(nil, res.Raw("error"))).True("is_error")
 	default:
 		return nil, false
 	}
-	if rest := res.without("status", "value", "error"); string(rest) != "{}" {
+	if rest := res.Without("status", "value", "error"); string(rest) != "{}" {
 		details.Raw("result", rest)
 	}
-	if rest := bo.without("type", "id", "toolResult"); string(rest) != "{}" {
+	if rest := bo.Without("type", "id", "toolResult"); string(rest) != "{}" {
 		details.Raw("block", rest)
 	}
 	if d := details.Done(); string(d) != "{}" {
@@ -262,7 +262,7 @@ func wrap(head string, item []byte) []byte {
 // type and those its entry holds already (read), when it has any: a
 // text's annotations, a thinking's signature.
 func withRest(o *rawjson.Object, bo obj, read ...string) *rawjson.Object {
-	rest := bo.without(append(read, "type")...)
+	rest := bo.Without(append(read, "type")...)
 	if string(rest) != "{}" {
 		o.Raw("block", rest)
 	}

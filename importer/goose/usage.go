@@ -35,19 +35,19 @@ type counts struct{ in, out, total int64 }
 // sessionUsage is what ccusage counts of a session's row: its model, its
 // day, its counts; ok is false when it counts none.
 func sessionUsage(row obj) (model string, at time.Time, c counts, ok bool) {
-	model, ok = modelName(row.raw("model_config_json"))
+	model, ok = modelName(row.Raw("model_config_json"))
 	if !ok {
 		return "", at, c, false
 	}
-	at, ok = ccusageTime(row.raw("created_at"))
+	at, ok = ccusageTime(row.Raw("created_at"))
 	if !ok {
 		return "", at, c, false
 	}
 	pick := func(acc, last string) int64 {
-		if n := sqliteInt(row.raw(acc)); n > 0 {
+		if n := sqliteInt(row.Raw(acc)); n > 0 {
 			return n
 		}
-		return max(sqliteInt(row.raw(last)), 0)
+		return max(sqliteInt(row.Raw(last)), 0)
 	}
 	c.in, c.out = pick("accumulated_input_tokens", "input_tokens"), pick("accumulated_output_tokens", "output_tokens")
 	c.total = max(pick("accumulated_total_tokens", "total_tokens"), c.in+c.out)

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"strconv"
 	"time"
 
 	"github.com/tape-dev/tape/importer/source"
@@ -28,24 +27,7 @@ func newConverter(path string, state []byte) (*converter, error) {
 }
 
 // obj is a JSON object's members, each key once.
-type obj []rawjson.Member
-
-func (o obj) raw(key string) []byte {
-	v, _ := rawjson.Lookup(o, key)
-	return v
-}
-
-func (o obj) str(key string) string {
-	s, _ := source.StringValue(o.raw(key))
-	return s
-}
-
-func (o obj) int(key string) int64 {
-	n, _ := strconv.ParseInt(string(o.raw(key)), 10, 64)
-	return n
-}
-
-func (o obj) sub(key string) obj { return obj(source.ObjectOf(o.raw(key))) }
+type obj = source.Object
 
 // input is the line being converted.
 type input struct {
@@ -61,13 +43,13 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 	}
 	c.members = members
 	row := obj(members)
-	in := &input{l: l, row: row, date: msDate(row.int("time_created"))}
+	in := &input{l: l, row: row, date: msDate(row.Int("time_created"))}
 	if in.date == "" {
 		in.date = c.st.Date
 	}
 	c.st.Date = in.date
 	var out []source.Output
-	switch table := row.str("table"); table {
+	switch table := row.Str("table"); table {
 	case "session":
 		return c.session(in), nil
 	case "message", "part":
@@ -122,9 +104,9 @@ func (c *converter) session(in *input) []source.Output {
 		ev := c.event(in, 0, "opencode/session", row)
 		sum := sha256.Sum256(row)
 		ev[0].Entry.ID = c.st.Session.ID + "/session/" + hex.EncodeToString(sum[:4])
-		return append(ev, c.title(in, in.row.str("title"))...)
+		return append(ev, c.title(in, in.row.Str("title"))...)
 	}
-	return append(c.start(in, in.row), c.title(in, in.row.str("title"))...)
+	return append(c.start(in, in.row), c.title(in, in.row.Str("title"))...)
 }
 
 // start makes the session's first anchor, before its first entry. Its
@@ -134,22 +116,22 @@ func (c *converter) start(in *input, row obj) []source.Output {
 		return nil
 	}
 	c.st.Started = true
-	id := row.str("id")
+	id := row.Str("id")
 	if id == "" {
-		id = in.row.str("session_id")
+		id = in.row.Str("session_id")
 	}
 	if id == "" {
 		id = "unknown"
 	}
 	c.st.Session = source.Session{Source: "opencode", ID: id}
-	cwd := row.str("directory")
+	cwd := row.Str("directory")
 	if cwd == "" {
-		cwd = row.str("worktree")
+		cwd = row.Str("worktree")
 	}
 	c.st.CWD = cwd
 	state := rawjson.NewObject().Str("source", "opencode").Str("session_id", id).
-		StrIf("parent_session", row.str("parent_id")).Str("file", c.path).StrIf("cwd", cwd).
-		StrIf("db", row.str("db")).StrIf("version", row.str("version"))
+		StrIf("parent_session", row.Str("parent_id")).Str("file", c.path).StrIf("cwd", cwd).
+		StrIf("db", row.Str("db")).StrIf("version", row.Str("version"))
 	if row != nil {
 		state.Raw("session", source.MembersObject(row, func(k string) bool { return k == "table" }))
 	}
@@ -174,8 +156,8 @@ func (c *converter) title(in *input, title string) []source.Output {
 // meta is the meta of an entry of the line: the file, the line, the row's
 // id and its parent's (a part's message).
 func (c *converter) meta(in *input) *rawjson.Object {
-	parent := in.row.str("message_id")
-	m := source.Meta(c.path, in.l.No, in.row.str("id"), parent, nil)
+	parent := in.row.Str("message_id")
+	m := source.Meta(c.path, in.l.No, in.row.Str("id"), parent, nil)
 	if c.st.CWD != "" {
 		m.Str("cwd", c.st.CWD)
 	}
@@ -192,7 +174,7 @@ func (c *converter) entryOf(in *input, kind string, payload []byte) source.Outpu
 
 // entry is the k-th entry of the line.
 func (c *converter) entry(in *input, k int, kind string, payload []byte) source.Output {
-	id := in.row.str("id")
+	id := in.row.Str("id")
 	if id == "" {
 		id = source.LineID(c.path, in.l.No, 0)
 	}
@@ -210,19 +192,19 @@ func (c *converter) event(in *input, k int, name string, data []byte) []source.O
 // that keeps the row's data whole. A user's row is kept as an event.
 func (c *converter) message(in *input) []source.Output {
 	out := c.start(in, nil)
-	data := in.row.sub("data")
-	role := data.str("role")
+	data := in.row.Sub("data")
+	role := data.Str("role")
 	c.st.Role = role
-	if cwd := data.sub("path").str("cwd"); cwd != "" {
+	if cwd := data.Sub("path").Str("cwd"); cwd != "" {
 		c.st.CWD = cwd
 	}
 	if role == "assistant" {
-		if m := data.str("modelID"); m != "" {
+		if m := data.Str("modelID"); m != "" {
 			c.st.Model = m
 		}
 		if run, ok := c.run(in, data); ok {
 			return append(out, run)
 		}
 	}
-	return append(out, c.event(in, 0, "opencode/message", in.row.raw("data"))...)
+	return append(out, c.event(in, 0, "opencode/message", in.row.Raw("data"))...)
 }

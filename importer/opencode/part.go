@@ -17,20 +17,20 @@ import (
 // "opencode/<type>".
 func (c *converter) part(in *input) []source.Output {
 	out := c.start(in, nil)
-	data := in.row.sub("data")
-	typ := data.str("type")
+	data := in.row.Sub("data")
+	typ := data.Str("type")
 	switch {
-	case typ == "text" && isString(data.raw("text")):
+	case typ == "text" && isString(data.Raw("text")):
 		role := c.st.Role
 		if role == "" {
 			role = "assistant"
 		}
-		payload := rawjson.NewObject().Str("role", role).Raw("content", data.raw("text"))
+		payload := rawjson.NewObject().Str("role", role).Raw("content", data.Raw("text"))
 		return append(out, c.entryOf(in, tapelog.KindMessage, withRest(payload, data, "text").Done()))
-	case typ == "reasoning" && isString(data.raw("text")):
-		d := withRest(rawjson.NewObject().Raw("thinking", data.raw("text")), data, "text").Done()
+	case typ == "reasoning" && isString(data.Raw("text")):
+		d := withRest(rawjson.NewObject().Raw("thinking", data.Raw("text")), data, "text").Done()
 		return append(out, c.entryOf(in, tapelog.KindEvent, rawjson.NewObject().Str("name", "thinking").Raw("data", d).Done()))
-	case typ == "tool" && data.str("callID") != "" && data.str("tool") != "" && source.IsObject(source.Trim(data.raw("state"))):
+	case typ == "tool" && data.Str("callID") != "" && data.Str("tool") != "" && source.IsObject(source.Trim(data.Raw("state"))):
 		return append(out, c.tool(in, data)...)
 	case typ == "compaction":
 		state := rawjson.NewObject().Str("source", "opencode").Raw("part", source.MembersObject(data, nil)).Done()
@@ -42,7 +42,7 @@ func (c *converter) part(in *input) []source.Output {
 	if typ == "" {
 		typ = "part"
 	}
-	return append(out, c.event(in, 0, "opencode/"+typ, in.row.raw("data"))...)
+	return append(out, c.event(in, 0, "opencode/"+typ, in.row.Raw("data"))...)
 }
 
 // tool maps a tool part: {"callID", "tool", "state": {"status", "input",
@@ -52,13 +52,13 @@ func (c *converter) part(in *input) []source.Output {
 // of the state. A call still pending or running (its session went quiet
 // before OpenCode finished it) has no result.
 func (c *converter) tool(in *input, data obj) []source.Output {
-	callID := data.str("callID")
-	state := data.sub("state")
-	args := state.raw("input")
+	callID := data.Str("callID")
+	state := data.Sub("state")
+	args := state.Raw("input")
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	status := state.str("status")
+	status := state.Str("status")
 	content := ""
 	switch status {
 	case "completed":
@@ -68,7 +68,7 @@ func (c *converter) tool(in *input, data obj) []source.Output {
 	}
 	rest := source.MembersObject(state, func(k string) bool { return k == "input" || k == content && content != "" })
 	call := rawjson.NewObject().Str("id", callID).Str("type", "function").
-		Raw("function", rawjson.NewObject().Str("name", data.str("tool")).Str("arguments", string(rawjson.AppendCompact(nil, args))).Done())
+		Raw("function", rawjson.NewObject().Str("name", data.Str("tool")).Str("arguments", string(rawjson.AppendCompact(nil, args))).Done())
 	if content == "" {
 		// Not finished: the state so far stays with the call.
 		call.Raw("extra", withRest(rawjson.NewObject().Raw("state", rest), data, "callID", "tool", "state").Done())
@@ -77,14 +77,14 @@ func (c *converter) tool(in *input, data obj) []source.Output {
 	if content == "" {
 		return out
 	}
-	res := rawjson.NewObject().Str("tool_call_id", callID).Raw("content", rawjson.AppendCompact(nil, source.OrNull(state.raw(content))))
+	res := rawjson.NewObject().Str("tool_call_id", callID).Raw("content", rawjson.AppendCompact(nil, source.OrNull(state.Raw(content))))
 	if status == "error" {
 		res.True("is_error")
 	}
 	res.Raw("details", rest)
 	withRest(res, data, "callID", "tool", "state")
 	result := c.entry(in, 1, tapelog.KindToolResult, rawjson.NewObject().Raw("results", rawjson.Array(res.Done())).Done())
-	if end := msDate(state.sub("time").int("end")); end != "" {
+	if end := msDate(state.Sub("time").Int("end")); end != "" {
 		result.Entry.Date = end
 	}
 	return append(out, result)
@@ -97,28 +97,28 @@ func (c *converter) tool(in *input, data obj) []source.Output {
 // message's id: ccusage counts a message once. A reply of no tokens and
 // no error (one its agent never finished) makes no run: ok is false.
 func (c *converter) run(in *input, data obj) (source.Output, bool) {
-	t := data.sub("tokens")
-	cache := t.sub("cache")
-	e := data.raw("error")
+	t := data.Sub("tokens")
+	cache := t.Sub("cache")
+	e := data.Raw("error")
 	failed := len(e) > 0 && string(e) != "null"
-	if t.int("input")+t.int("output")+t.int("reasoning")+cache.int("read")+cache.int("write") == 0 && !failed {
+	if t.Int("input")+t.Int("output")+t.Int("reasoning")+cache.Int("read")+cache.Int("write") == 0 && !failed {
 		return source.Output{}, false
 	}
-	counts := rawjson.NewObject().Int("input_tokens", t.int("input")).Int("output_tokens", t.int("output")).
-		Int("cache_read_input_tokens", cache.int("read")).Int("cache_creation_input_tokens", cache.int("write"))
-	if r := t.int("reasoning"); r != 0 {
+	counts := rawjson.NewObject().Int("input_tokens", t.Int("input")).Int("output_tokens", t.Int("output")).
+		Int("cache_read_input_tokens", cache.Int("read")).Int("cache_creation_input_tokens", cache.Int("write"))
+	if r := t.Int("reasoning"); r != 0 {
 		counts.Int("reasoning_output_tokens", r)
 	}
 	status := "ok"
 	if failed {
 		status = "error"
 	}
-	d := rawjson.NewObject().Str("status", status).StrIf("model", data.str("modelID")).StrIf("provider", data.str("providerID")).
-		Raw("usage", counts.Done()).Str("usage_id", "opencode:"+in.row.str("id"))
-	if cost := data.raw("cost"); isNumber(cost) {
+	d := rawjson.NewObject().Str("status", status).StrIf("model", data.Str("modelID")).StrIf("provider", data.Str("providerID")).
+		Raw("usage", counts.Done()).Str("usage_id", "opencode:"+in.row.Str("id"))
+	if cost := data.Raw("cost"); isNumber(cost) {
 		d.Raw("cost_usd", cost)
 	}
-	d.Raw("message", rawjson.AppendCompact(nil, in.row.raw("data")))
+	d.Raw("message", rawjson.AppendCompact(nil, in.row.Raw("data")))
 	return c.entryOf(in, tapelog.KindEvent, rawjson.NewObject().Str("name", "run").Raw("data", d.Done()).Done()), true
 }
 
@@ -132,7 +132,7 @@ func withRest(o *rawjson.Object, data obj, read ...string) *rawjson.Object {
 		case "type":
 			return true
 		case "id", "sessionID", "messageID":
-			return isString(data.raw(k))
+			return isString(data.Raw(k))
 		}
 		return slices.Contains(read, k)
 	})
