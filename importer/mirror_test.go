@@ -3,15 +3,15 @@ package importer
 import (
 	"context"
 	"database/sql"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/importer/mirrorfile/mirrortest"
+
 	"github.com/tape-dev/tape/importer/opencode"
 	"github.com/tape-dev/tape/importer/source"
-	"github.com/tape-dev/tape/internal/sqlitefile"
 	"github.com/tape-dev/tape/testkit/poll"
 )
 
@@ -19,27 +19,11 @@ import (
 // mirror, and a follower of a database (decision 0097). The helpers serve
 // each source's (mirror_goose_test.go, mirror_crush_test.go).
 
-// writeGoldenDB writes the database at path (its folder made) from the
-// statements of the golden script testdata/import/<script>, in WAL mode
-// as the agents keep theirs, and returns a connection that writes it.
+// writeGoldenDB writes the database at path from the statements of the
+// golden script testdata/import/<script>, and returns a connection that
+// writes it.
 func writeGoldenDB(t *testing.T, path, script string) *sql.DB {
-	t.Helper()
-	text, err := os.ReadFile(filepath.Join("..", "testdata", "import", filepath.FromSlash(script)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", sqlitefile.URI(path)+"?_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(string(text)); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return mirrortest.NewDB(t, path, mirrortest.Read(t, filepath.Join("..", "testdata", "import", filepath.FromSlash(script))))
 }
 
 // exec runs statements on db, failing the test on an error.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tape-dev/tape/internal/sqlitefile"
+	"github.com/tape-dev/tape/importer/mirrorfile/mirrortest"
 )
 
 var update = flag.Bool("update", false, "write testdata/import/crush/src from crush.sql and crush-0.1.sql")
@@ -29,54 +29,16 @@ var goldenDBs = []struct{ script, project string }{{"crush.sql", "app"}, {"crush
 // handWritten is the golden mirror file written by hand, not exported.
 const handWritten = "9e8d7c6b-5a49-4382-b1a0-f0e1d2c3b4a5.jsonl"
 
-// newDB writes a database of the statements in sqlText (WAL, as Crush
-// keeps it) at <home>/<project>/.crush/crush.db, and returns its path
-// and a connection that writes it.
+// newDB writes a database of the statements in sqlText at
+// <home>/<project>/.crush/crush.db, and returns its path and a connection
+// that writes it.
 func newDB(t testing.TB, home, project, sqlText string) (string, *sql.DB) {
-	t.Helper()
-	dir := filepath.Join(home, project, ".crush")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "crush.db")
-	db, err := sql.Open("sqlite", sqlitefile.URI(path)+"?_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(sqlText); err != nil {
-		t.Fatal(err)
-	}
-	return path, db
+	path := filepath.Join(home, project, ".crush", "crush.db")
+	return path, mirrortest.NewDB(t, path, sqlText)
 }
 
 func script(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "import", "crush", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// mirrorFiles is the mirror files in dir, by name, with home written as
-// the golden files have it.
-func mirrorFiles(t *testing.T, dir, home string) map[string]string {
-	t.Helper()
-	names, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[filepath.Base(n)] = strings.ReplaceAll(string(b), home, goldenHome)
-	}
-	return files
+	return mirrortest.Read(t, filepath.Join("..", "..", "testdata", "import", "crush", name))
 }
 
 // The export of the golden databases, their sessions quiet long since,
@@ -91,44 +53,19 @@ func TestMirrorGolden(t *testing.T) {
 		if err := (Source{}).Mirror(context.Background(), db, dir, time.Now(), time.Minute); err != nil {
 			t.Fatal(err)
 		}
-		for name, text := range mirrorFiles(t, dir, home) {
+		for name, text := range mirrortest.Files(t, dir, home, goldenHome) {
 			got[name] = text
 		}
 	}
-	src := filepath.Join("..", "..", "testdata", "import", "crush", "src")
-	if *update {
-		for name, text := range got {
-			if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	want := mirrorFiles(t, src, goldenHome)
-	for name := range want {
-		if _, ok := got[name]; !ok && name != handWritten {
-			t.Errorf("%s is not exported", name)
-		}
-	}
-	for name, text := range got {
-		if want[name] != text {
-			t.Errorf("%s differs from the golden file (-update writes it):\n%s", name, text)
-		}
-	}
+	mirrortest.Golden(t, got, filepath.Join("..", "..", "testdata", "import", "crush", "src"), goldenHome, *update,
+		func(name string) bool { return name == handWritten })
 	if len(got) != 4 {
 		t.Errorf("%d sessions exported, want 4", len(got))
 	}
 }
 
 // goldenSchema is the CREATE statements of the golden database.
-func goldenSchema(t testing.TB) string {
-	var out []string
-	for _, l := range strings.Split(script(t, "crush.sql"), "\n") {
-		if strings.HasPrefix(l, "CREATE ") {
-			out = append(out, strings.TrimSuffix(l, ";"))
-		}
-	}
-	return strings.Join(out, ";\n")
-}
+func goldenSchema(t testing.TB) string { return mirrortest.Schema(script(t, "crush.sql")) }
 
 // triggers are Crush's (its initial migration): an update of a row sets
 // its updated_at, and a message added counts in its session's

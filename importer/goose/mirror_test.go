@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/importer/mirrorfile/mirrortest"
+
 	"github.com/tape-dev/tape/internal/sqlitefile"
 )
 
@@ -20,61 +22,19 @@ var update = flag.Bool("update", false, "write testdata/import/goose/src from go
 // goldenDB is where the golden mirror lines say the database was.
 const goldenDB = "/home/u/.local/share/goose/sessions/sessions.db"
 
-// newDB writes a database of the statements in sqlText (WAL, as Goose
-// keeps it) and returns its path and a connection that writes it.
+// newDB writes a database of the statements in sqlText and returns its
+// path and a connection that writes it.
 func newDB(t *testing.T, sqlText string) (string, *sql.DB) {
-	t.Helper()
 	path := filepath.Join(t.TempDir(), "sessions.db")
-	db, err := sql.Open("sqlite", sqlitefile.URI(path)+"?_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(sqlText); err != nil {
-		t.Fatal(err)
-	}
-	return path, db
+	return path, mirrortest.NewDB(t, path, sqlText)
 }
 
 func goldenSQL(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("../../testdata/import/goose/goose.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return mirrortest.Read(t, "../../testdata/import/goose/goose.sql")
 }
 
 // goldenSchema is the CREATE statements of the golden database.
-func goldenSchema(t *testing.T) string {
-	var out []string
-	for _, l := range strings.Split(goldenSQL(t), "\n") {
-		if strings.HasPrefix(l, "CREATE ") {
-			out = append(out, strings.TrimSuffix(l, ";"))
-		}
-	}
-	return strings.Join(out, ";\n")
-}
-
-// mirrorFiles is the mirror files in dir, by name, with the database's
-// path written as the golden files have it.
-func mirrorFiles(t *testing.T, dir, db string) map[string]string {
-	t.Helper()
-	names, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[filepath.Base(n)] = strings.ReplaceAll(string(b), db, goldenDB)
-	}
-	return files
-}
+func goldenSchema(t *testing.T) string { return mirrortest.Schema(goldenSQL(t)) }
 
 // The export of the golden database is the golden mirror files:
 // testdata/import/goose/src, which the golden import test (cmd/tape)
@@ -85,26 +45,9 @@ func TestMirrorGolden(t *testing.T) {
 	if err := (Source{}).Mirror(context.Background(), db, dir, time.Now(), time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	got := mirrorFiles(t, dir, db)
-	src := "../../testdata/import/goose/src"
-	if *update {
-		for name, text := range got {
-			if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	want := mirrorFiles(t, src, goldenDB)
-	for name := range want {
-		if _, ok := got[name]; !ok && !strings.HasPrefix(name, "x-") { // x-: written by hand, not exported
-			t.Errorf("%s is not exported", name)
-		}
-	}
-	for name, text := range got {
-		if want[name] != text {
-			t.Errorf("%s differs from the golden file (-update writes it):\n%s", name, text)
-		}
-	}
+	got := mirrortest.Files(t, dir, db, goldenDB)
+	mirrortest.Golden(t, got, "../../testdata/import/goose/src", goldenDB, *update,
+		func(name string) bool { return strings.HasPrefix(name, "x-") }) // x-: written by hand, not exported
 	if len(got) != 3 {
 		t.Errorf("%d sessions exported, want 3", len(got))
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tape-dev/tape/importer/mirrorfile/mirrortest"
+
 	"github.com/tape-dev/tape/internal/sqlitefile"
 )
 
@@ -22,49 +24,15 @@ var update = flag.Bool("update", false, "write testdata/import/opencode/src from
 // goldenDB is where the golden mirror lines say the database was.
 const goldenDB = "/home/u/.local/share/opencode/opencode.db"
 
-// newDB writes a database of the statements in sqlText (WAL, as OpenCode
-// keeps it) and returns its path and a connection that writes it.
+// newDB writes a database of the statements in sqlText and returns its
+// path and a connection that writes it.
 func newDB(t *testing.T, sqlText string) (string, *sql.DB) {
-	t.Helper()
 	path := filepath.Join(t.TempDir(), "opencode.db")
-	db, err := sql.Open("sqlite", sqlitefile.URI(path)+"?_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(sqlText); err != nil {
-		t.Fatal(err)
-	}
-	return path, db
+	return path, mirrortest.NewDB(t, path, sqlText)
 }
 
 func goldenSQL(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("../../testdata/import/opencode/opencode.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// mirrorFiles is the mirror files in dir, by name, with the database's
-// path written as the golden files have it.
-func mirrorFiles(t *testing.T, dir, db string) map[string]string {
-	t.Helper()
-	names, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[filepath.Base(n)] = strings.ReplaceAll(string(b), db, goldenDB)
-	}
-	return files
+	return mirrortest.Read(t, "../../testdata/import/opencode/opencode.sql")
 }
 
 // The export of the golden database, a session quiet long since, is the
@@ -76,26 +44,9 @@ func TestMirrorGolden(t *testing.T) {
 	if err := (Source{}).Mirror(context.Background(), db, dir, time.Now(), time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	got := mirrorFiles(t, dir, db)
-	src := "../../testdata/import/opencode/src"
-	if *update {
-		for name, text := range got {
-			if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	want := mirrorFiles(t, src, goldenDB)
-	for name := range want {
-		if _, ok := got[name]; !ok && !strings.HasPrefix(name, "x-") { // x-: written by hand, not exported
-			t.Errorf("%s is not exported", name)
-		}
-	}
-	for name, text := range got {
-		if want[name] != text {
-			t.Errorf("%s differs from the golden file (-update writes it):\n%s", name, text)
-		}
-	}
+	got := mirrortest.Files(t, dir, db, goldenDB)
+	mirrortest.Golden(t, got, "../../testdata/import/opencode/src", goldenDB, *update,
+		func(name string) bool { return strings.HasPrefix(name, "x-") }) // x-: written by hand, not exported
 	if len(got) != 3 {
 		t.Errorf("%d sessions exported, want 3", len(got))
 	}
@@ -151,15 +102,7 @@ func TestMirrorWaitsForAReplyToComplete(t *testing.T) {
 }
 
 // goldenSchema is the CREATE statements of the golden database.
-func goldenSchema(t *testing.T) string {
-	var out []string
-	for _, l := range strings.Split(goldenSQL(t), "\n") {
-		if strings.HasPrefix(l, "CREATE ") {
-			out = append(out, strings.TrimSuffix(l, ";"))
-		}
-	}
-	return strings.Join(out, ";\n")
-}
+func goldenSchema(t *testing.T) string { return mirrortest.Schema(goldenSQL(t)) }
 
 // The export reads what is committed while OpenCode holds a write
 // transaction open, and never blocks it.
@@ -235,7 +178,7 @@ func BenchmarkMirror(b *testing.B) {
 	}
 	defer db.Close()
 	var schema []string
-	for _, l := range strings.Split(string(mustRead(b, "../../testdata/import/opencode/opencode.sql")), "\n") {
+	for _, l := range strings.Split(mirrortest.Read(b, "../../testdata/import/opencode/opencode.sql"), "\n") {
 		if strings.HasPrefix(l, "CREATE ") {
 			schema = append(schema, l)
 		}
@@ -258,14 +201,6 @@ func BenchmarkMirror(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-func mustRead(b *testing.B, path string) []byte {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return data
 }
 
 // insertRows inserts the rows of a mirror file as the session id's.
