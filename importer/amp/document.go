@@ -29,10 +29,7 @@ import (
 // line closes it too (a document another program wrote), and a line that
 // starts with "{" and is not "{" alone is a document on one line.
 type document struct {
-	line   int    // the line of its "{"
-	offset int64  // where that line starts
-	saved  []byte // the converter's state before it
-	buf    []byte // its lines, each with its newline
+	*source.HeldDocument
 	// streaming says it closed, but is held: a message in it is still
 	// being streamed, and is mapped when it is done or the file has been
 	// quiet long enough (Flush).
@@ -68,48 +65,27 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 		return out, errors.New("not a line of a thread's JSON document")
 	}
 	c.openDocument(l)
-	c.doc.buf = append(c.doc.buf[:0], l.Data...)
+	c.doc.Buf = append(c.doc.Buf[:0], l.Data...)
 	more, err := c.closeDocument(false)
 	return append(out, more...), err
 }
 
 func (c *converter) openDocument(l tapelog.RawLine) {
 	c.st.Closed = false
-	c.doc = &document{line: l.No, offset: l.Offset, saved: source.MustJSON(c.st), buf: append(make([]byte, 0, 64<<10), "{\n"...)}
+	c.doc = &document{HeldDocument: source.OpenDocument(l, source.MustJSON(c.st))}
 }
 
 // docLine adds a line to the held document, and maps the document when
 // the line closes it.
 func (c *converter) docLine(l tapelog.RawLine) ([]source.Output, error) {
-	if need := len(l.Data) + 2; cap(c.doc.buf)-len(c.doc.buf) < need {
-		// Twice the size: append grows a large slice by a quarter, and
-		// would copy a document of megabytes five times over.
-		c.doc.buf = append(make([]byte, 0, 2*cap(c.doc.buf)+need), c.doc.buf...)
+	closed, atLast := c.doc.Add(l.Data)
+	if !closed {
+		return nil, nil
 	}
-	c.doc.buf = append(append(c.doc.buf, l.Data...), '\n')
-	line := bytes.TrimRight(l.Data, " \t\r")
-	switch {
-	case len(line) > 0 && line[0] == '}':
-		return c.closeDocument(false)
-	case lastMember(line):
-		c.doc.buf = append(c.doc.buf, '}')
+	if atLast {
 		c.st.Closed = true
-		return c.closeDocument(false)
 	}
-	return nil, nil
-}
-
-// lastMember reports whether a line of a document is the end of its last
-// member: at an indent of two spaces, not ending in ",", "[" or "{".
-func lastMember(b []byte) bool {
-	if len(b) < 3 || b[0] != ' ' || b[1] != ' ' || b[2] == ' ' {
-		return false
-	}
-	switch b[len(b)-1] {
-	case ',', '[', '{':
-		return false
-	}
-	return true
+	return c.closeDocument(false)
 }
 
 // closeDocument maps the held document. final says the file has been
@@ -120,12 +96,12 @@ func lastMember(b []byte) bool {
 // reported at the line that closed it.
 func (c *converter) closeDocument(final bool) ([]source.Output, error) {
 	d := c.doc
-	if !utf8.Valid(d.buf) { // as encoding/json reads its strings
-		d.buf = bytes.ToValidUTF8(d.buf, []byte("\uFFFD"))
+	if !utf8.Valid(d.Buf) { // as encoding/json reads its strings
+		d.Buf = bytes.ToValidUTF8(d.Buf, []byte("\uFFFD"))
 	}
-	p, err := splitDocument(d.buf, d.line)
+	p, err := splitDocument(d.Buf, d.Line)
 	if err != nil {
-		p, err = decodeDocument(d.buf, d.line)
+		p, err = decodeDocument(d.Buf, d.Line)
 	}
 	out, streaming := c.thread(d, p, final)
 	if streaming && !final {
@@ -136,7 +112,7 @@ func (c *converter) closeDocument(final bool) ([]source.Output, error) {
 	c.doc = nil
 	if err != nil && !final {
 		c.warn = nil
-		return out, fmt.Errorf("not a JSON document (the one from line %d): %v", d.line, err)
+		return out, fmt.Errorf("not a JSON document (the one from line %d): %v", d.Line, err)
 	}
 	return out, c.takeWarning()
 }

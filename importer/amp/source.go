@@ -105,7 +105,7 @@ func (c *converter) Held() (int, int64, bool) {
 	if c.doc == nil {
 		return 0, 0, false
 	}
-	return c.doc.line - 1, c.doc.offset, true
+	return c.doc.Line - 1, c.doc.Offset, true
 }
 
 // Flush maps a document held back: one that never closed (the file ends
@@ -121,7 +121,7 @@ func (c *converter) Flush() []source.Output {
 
 func (c *converter) State() ([]byte, error) {
 	if c.doc != nil {
-		return c.doc.saved, nil
+		return c.doc.Saved, nil
 	}
 	return json.Marshal(c.st)
 }

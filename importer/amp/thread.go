@@ -40,7 +40,7 @@ var skipped = map[string]bool{"v": true, "nextMessageId": true, "~debug": true}
 // usage. streaming says a message is still being streamed; then, unless
 // final, nothing of the document is imported yet.
 func (c *converter) thread(d *document, p parsed, final bool) ([]source.Output, bool) {
-	m := &mapping{c: c, doc: d, final: final, date: c.st.Date, line: d.line, seen: map[string]int{}, out: make([]source.Output, 0, 2*len(p.messages)+8)}
+	m := &mapping{c: c, doc: d, final: final, date: c.st.Date, line: d.Line, seen: map[string]int{}, out: make([]source.Output, 0, 2*len(p.messages)+8)}
 	m.tid = c.stem
 	if v, ok := rawjson.Lookup(p.members, "id"); ok {
 		if id, ok := nonEmpty(v); ok {
@@ -89,7 +89,7 @@ func (c *converter) thread(d *document, p parsed, final bool) ([]source.Output, 
 	// message's date: a fork's first messages are copies, dated before
 	// the fork was made, and a tape orders a file's entries by the latest
 	// date before them (a run counts on the day it sorts at).
-	m.line = d.line
+	m.line = d.Line
 	m.relationsAt(later[len(p.messages)])
 	m.ledgerRest()
 	if t, ok := str(title); ok && t != "" {

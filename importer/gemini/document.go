@@ -31,49 +31,25 @@ import (
 // brace, which never comes with a newline. A closing brace at the start
 // of a line closes it too (a document written by something else).
 type document struct {
-	line   int    // the line of its "{"
-	offset int64  // where that line starts
-	saved  []byte // the converter's state before it
-	buf    []byte // its lines, each with its newline
+	*source.HeldDocument
 }
 
 func (c *converter) openDocument(l tapelog.RawLine) {
 	c.st.Closed = false
-	c.doc = &document{line: l.No, offset: l.Offset, saved: source.MustJSON(c.st), buf: append(make([]byte, 0, 64<<10), "{\n"...)}
+	c.doc = &document{HeldDocument: source.OpenDocument(l, source.MustJSON(c.st))}
 }
 
 // docLine adds a line to the held document, and maps the document when
 // the line closes it.
 func (c *converter) docLine(l tapelog.RawLine) ([]source.Output, error) {
-	if need := len(l.Data) + 2; cap(c.doc.buf)-len(c.doc.buf) < need {
-		// Twice the size: append grows a large slice by a quarter, and
-		// copied a document of megabytes five times over.
-		c.doc.buf = append(make([]byte, 0, 2*cap(c.doc.buf)+need), c.doc.buf...)
+	closed, atLast := c.doc.Add(l.Data)
+	if !closed {
+		return nil, nil
 	}
-	c.doc.buf = append(append(c.doc.buf, l.Data...), '\n')
-	data := bytes.TrimRight(l.Data, " \t\r")
-	switch {
-	case len(data) > 0 && data[0] == '}':
-		return c.closeDocument(true)
-	case lastMember(data):
-		c.doc.buf = append(c.doc.buf, '}')
+	if atLast {
 		c.st.Closed = true
-		return c.closeDocument(true)
 	}
-	return nil, nil
-}
-
-// lastMember reports whether a line of a document is the end of its last
-// member: at an indent of two spaces, not ending in ",", "[" or "{".
-func lastMember(b []byte) bool {
-	if len(b) < 3 || b[0] != ' ' || b[1] != ' ' || b[2] == ' ' {
-		return false
-	}
-	switch b[len(b)-1] {
-	case ',', '[', '{':
-		return false
-	}
-	return true
+	return c.closeDocument(true)
 }
 
 // docItem is a message of a document, and the line it starts on.
@@ -88,20 +64,20 @@ type docItem struct {
 func (c *converter) closeDocument(closed bool) ([]source.Output, error) {
 	doc := c.doc
 	c.doc = nil
-	if !utf8.Valid(doc.buf) { // as encoding/json reads its strings
-		doc.buf = []byte(strings.ToValidUTF8(string(doc.buf), "\uFFFD"))
+	if !utf8.Valid(doc.Buf) { // as encoding/json reads its strings
+		doc.Buf = []byte(strings.ToValidUTF8(string(doc.Buf), "\uFFFD"))
 	}
 	fs, items, err := splitDocument(doc)
 	if err != nil {
 		fs, items, err = decodeDocument(doc)
 	}
-	first := tapelog.RawLine{No: doc.line, Offset: doc.offset}
+	first := tapelog.RawLine{No: doc.Line, Offset: doc.Offset}
 	out := c.headerFields(c.docInput(first), fs)
 	for _, it := range items {
 		out = append(out, c.item(c.docInput(tapelog.RawLine{No: it.line}), it.raw, fromDocument)...)
 	}
 	if err != nil && closed {
-		return out, fmt.Errorf("not a JSON document (the one from line %d): %v", doc.line, err)
+		return out, fmt.Errorf("not a JSON document (the one from line %d): %v", doc.Line, err)
 	}
 	return out, c.takeWarning()
 }
@@ -117,18 +93,18 @@ func (c *converter) docInput(l tapelog.RawLine) input {
 // space: what goes into a payload is compacted there). err says it is
 // not one.
 func splitDocument(doc *document) ([]field, []docItem, error) {
-	ms, ok := rawjson.SplitObject(doc.buf, nil)
+	ms, ok := rawjson.SplitObject(doc.Buf, nil)
 	if !ok {
 		return nil, nil, errors.New("not a JSON object SplitObject reads")
 	}
-	lines := newLineCounter(doc.buf, doc.line)
+	lines := newLineCounter(doc.Buf, doc.Line)
 	var fs []field
 	var list []docItem
 	for _, m := range ms {
 		key := string(m.Key)
 		if key == "messages" && m.Value[0] == '[' {
 			rawjson.ArrayItems(m.Value, func(item []byte) {
-				off := int64(cap(doc.buf) - cap(item)) // item is a part of buf
+				off := int64(cap(doc.Buf) - cap(item)) // item is a part of buf
 				list = append(list, docItem{raw: item, line: lines.at(off)})
 			})
 			continue
@@ -143,31 +119,31 @@ func splitDocument(doc *document) ([]field, []docItem, error) {
 // messages apart, each with its line; err says where it stopped, when it
 // did.
 func decodeDocument(doc *document) (fs []field, items []docItem, err error) {
-	dec := json.NewDecoder(bytes.NewReader(doc.buf))
-	lines := newLineCounter(doc.buf, doc.line)
+	dec := json.NewDecoder(bytes.NewReader(doc.Buf))
+	lines := newLineCounter(doc.Buf, doc.Line)
 	if _, err := dec.Token(); err != nil { // the "{" its first line is
-		return nil, nil, reason(err, lines, dec, doc.buf)
+		return nil, nil, reason(err, lines, dec, doc.Buf)
 	}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return fs, items, reason(err, lines, dec, doc.buf)
+			return fs, items, reason(err, lines, dec, doc.Buf)
 		}
 		k, _ := t.(string)
-		if k == "messages" && bytes.HasPrefix(next(doc.buf, dec.InputOffset()), []byte("[")) {
-			if items, err = decodeItems(dec, doc.buf, lines, items); err != nil {
+		if k == "messages" && bytes.HasPrefix(next(doc.Buf, dec.InputOffset()), []byte("[")) {
+			if items, err = decodeItems(dec, doc.Buf, lines, items); err != nil {
 				return fs, items, err
 			}
 			continue
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return fs, items, reason(err, lines, dec, doc.buf)
+			return fs, items, reason(err, lines, dec, doc.Buf)
 		}
 		fs = append(fs, field{k, compact(v)})
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return fs, items, reason(err, lines, dec, doc.buf)
+		return fs, items, reason(err, lines, dec, doc.Buf)
 	}
 	return fs, items, nil
 }

@@ -158,7 +158,7 @@ func (c *converter) Held() (int, int64, bool) {
 	if c.doc == nil {
 		return 0, 0, false
 	}
-	return c.doc.line - 1, c.doc.offset, true
+	return c.doc.Line - 1, c.doc.Offset, true
 }
 
 // Flush imports a document that never closed (its writer stopped
@@ -174,7 +174,7 @@ func (c *converter) Flush() []source.Output {
 
 func (c *converter) State() ([]byte, error) {
 	if c.doc != nil {
-		return c.doc.saved, nil
+		return c.doc.Saved, nil
 	}
 	return json.Marshal(c.st)
 }
