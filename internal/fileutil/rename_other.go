@@ -1,0 +1,5 @@
+//go:build !linux && !darwin
+
+package fileutil
+
+func renameNoReplace(int, string, string) error { return ErrNoReplaceUnsupported }
