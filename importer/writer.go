@@ -30,7 +30,17 @@ type writer struct {
 	pending map[string][]tapelog.Entry // by tape, in order
 	order   []string                   // tapes with pending entries, in the order they got them
 	written map[string]bool            // tapes appended to
+	// builds are the tapes that did not exist when the transcript named
+	// them, made whole when it is written (log.Builder), in the order
+	// they were named.
+	builds map[string]*tapelog.Builder
+	built  []string
 }
+
+// buildLimit is the bytes of lines a Builder holds before its tape is
+// placed, and written through the Tape after: a session that big is not
+// one whose tape's making costs much beside its writes.
+const buildLimit = 16 << 20
 
 // add writes what a converter made: anchors at once, other entries in
 // batches.
@@ -127,6 +137,19 @@ func (w *writer) tapeFor(s source.Session) (string, error) {
 	}
 	if len(anchors) > 0 && !owns(s, anchors[0]) {
 		name = w.r.im.src.TapeName(s, true)
+		if t, err = w.tape(name); err != nil {
+			return "", err
+		}
+		if anchors, err = t.Anchors(); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("read tape %s: %w", name, err)
+		}
+	}
+	if len(anchors) == 0 && w.builds[name] == nil {
+		if w.builds == nil {
+			w.builds = map[string]*tapelog.Builder{}
+		}
+		w.builds[name] = t.NewBuilder()
+		w.built = append(w.built, name)
 	}
 	w.tapes[key] = name
 	return name, nil
@@ -216,16 +239,43 @@ func (w *writer) handoff(ctx context.Context, name string, e tapelog.Entry) erro
 		return err
 	}
 	w.written[name] = true
-	if _, err := t.HandoffRecorded(ctx, e); err != nil {
+	if b := w.builds[name]; b != nil {
+		err = b.HandoffRecorded(e)
+	} else {
+		_, err = t.HandoffRecorded(ctx, e)
+	}
+	if err != nil {
 		return w.refused(e, err)
 	}
 	delete(w.r.marks, name) // changed: measured again when asked
 	w.st.Imported++
 	w.st.Anchors++
+	return w.placeBig(ctx, name)
+}
+
+// place writes the tape a Builder holds, which is then written to
+// through the Tape.
+func (w *writer) place(ctx context.Context, name string) error {
+	b := w.builds[name]
+	if b == nil {
+		return nil
+	}
+	delete(w.builds, name)
+	if err := b.Place(ctx); err != nil {
+		return fmt.Errorf("write tape %s: %w", name, err)
+	}
 	return nil
 }
 
-// flush appends every pending entry.
+// placeBig places a tape whose Builder holds more than buildLimit.
+func (w *writer) placeBig(ctx context.Context, name string) error {
+	if b := w.builds[name]; b != nil && b.Size() > buildLimit {
+		return w.place(ctx, name)
+	}
+	return nil
+}
+
+// flush appends every pending entry, and places the tapes built.
 func (w *writer) flush(ctx context.Context) error {
 	for _, name := range w.order {
 		if err := w.flushTape(ctx, name); err != nil {
@@ -233,6 +283,12 @@ func (w *writer) flush(ctx context.Context) error {
 		}
 	}
 	w.order = w.order[:0]
+	for _, name := range w.built {
+		if err := w.place(ctx, name); err != nil {
+			return err
+		}
+	}
+	w.built = w.built[:0]
 	return nil
 }
 
@@ -249,13 +305,19 @@ func (w *writer) flushTape(ctx context.Context, name string) error {
 	}
 	w.written[name] = true
 	delete(w.r.marks, name)
-	n, err := t.AppendRecordedEach(ctx, batch, func(i int, err error) error { return w.refused(batch[i], err) })
+	refused := func(i int, err error) error { return w.refused(batch[i], err) }
+	var n int
+	if b := w.builds[name]; b != nil {
+		n, err = b.AppendRecordedEach(batch, refused)
+	} else {
+		n, err = t.AppendRecordedEach(ctx, batch, refused)
+	}
 	w.st.Imported += n
 	w.pending[name] = batch[:0]
 	if err != nil {
 		return fmt.Errorf("append to tape %s: %w", name, err)
 	}
-	return nil
+	return w.placeBig(ctx, name)
 }
 
 // refused reports an entry the tape refuses, as a bad line of the

@@ -52,26 +52,7 @@ func (t *Tape) handoffEntry(ctx context.Context, e Entry, stamp bool) (Anchor, e
 	if err := ctx.Err(); err != nil {
 		return Anchor{}, err
 	}
-	limit := t.ws.config.MaxEntryBytes
-	payload, err := normalizeObject(e.Payload, "payload", limit)
-	if err != nil {
-		return Anchor{}, err
-	}
-	name, state, reason := anchorFields(payload)
-	if reason != "" {
-		return Anchor{}, fmt.Errorf("%w: %s", ErrInvalid, reason)
-	}
-	if err := ValidateAnchorName(name); err != nil {
-		return Anchor{}, err
-	}
-	if _, err := normalizeObject(state, "state", limit); err != nil {
-		return Anchor{}, err
-	}
-	meta, err := normalizeObject(e.Meta, "meta", limit)
-	if err != nil {
-		return Anchor{}, err
-	}
-	f, err := t.anchorLine(e, payload, meta, stamp)
+	name, f, err := t.prepareAnchor(e, stamp)
 	if err != nil {
 		return Anchor{}, err
 	}
@@ -82,6 +63,32 @@ func (t *Tape) handoffEntry(ctx context.Context, e Entry, stamp bool) (Anchor, e
 		return err
 	})
 	return a, err
+}
+
+// prepareAnchor checks an anchor entry made elsewhere and returns its
+// name and the anchor.json it makes.
+func (t *Tape) prepareAnchor(e Entry, stamp bool) (string, lineFields, error) {
+	limit := t.ws.config.MaxEntryBytes
+	payload, err := normalizeObject(e.Payload, "payload", limit)
+	if err != nil {
+		return "", lineFields{}, err
+	}
+	name, state, reason := anchorFields(payload)
+	if reason != "" {
+		return "", lineFields{}, fmt.Errorf("%w: %s", ErrInvalid, reason)
+	}
+	if err := ValidateAnchorName(name); err != nil {
+		return "", lineFields{}, err
+	}
+	if _, err := normalizeObject(state, "state", limit); err != nil {
+		return "", lineFields{}, err
+	}
+	meta, err := normalizeObject(e.Meta, "meta", limit)
+	if err != nil {
+		return "", lineFields{}, err
+	}
+	f, err := t.anchorLine(e, payload, meta, stamp)
+	return name, f, err
 }
 
 // anchorLine is the anchor.json of an imported anchor entry.

@@ -48,6 +48,9 @@ type Workspace struct {
 	// asked for one sync at its end instead (DeferSyncs); skipped says a
 	// sync was skipped since the last SyncDeferred.
 	deferSyncs, skipped atomic.Bool
+	// sweptTapeTemps says a Builder has removed the temporary tape
+	// folders that killed Builders left (sweepTapeTemps).
+	sweptTapeTemps atomic.Bool
 }
 
 // DeferSyncs makes the new folders and the handoffs of this Workspace
