@@ -123,9 +123,15 @@ func export(ctx context.Context, db, dir string, st *mirrorState, now, settle in
 	return nil
 }
 
-// queries are the two an export runs for each session and each message,
-// prepared once: preparing them each time was a third of an export.
-type queries struct{ messagesStmt, partsStmt *sql.Stmt }
+// queries are the two an export runs for each session, prepared once:
+// preparing them each time was a third of an export. The parts of a
+// session's new messages are read in one query with its messages, not
+// one query a message: a first export of 10,000 small sessions ran
+// 50,000 of them.
+type queries struct {
+	messagesStmt, partsStmt *sql.Stmt
+	partsOf                 map[string][]row // by message, of the last messagesAfter
+}
 
 func prepareQueries(ctx context.Context, tx *sql.Tx) (*queries, error) {
 	var q queries
@@ -136,7 +142,8 @@ func prepareQueries(ctx context.Context, tx *sql.Tx) (*queries, error) {
 		return nil, fmt.Errorf("read the messages: %w", err)
 	}
 	q.partsStmt, err = tx.PrepareContext(ctx, `SELECT id, message_id, COALESCE(time_created, 0), COALESCE(time_updated, 0), data FROM part
-		WHERE message_id = ? ORDER BY id`)
+		WHERE message_id IN (SELECT id FROM message WHERE session_id = ? AND (time_created > ? OR time_created = ? AND id > ?))
+		ORDER BY message_id, id`)
 	if err != nil {
 		q.messagesStmt.Close()
 		return nil, fmt.Errorf("read the parts: %w", err)
@@ -210,11 +217,27 @@ type rowReader interface {
 }
 
 func (q *queries) messagesAfter(ctx context.Context, session string, c *cursor) ([]row, error) {
-	return readRows(ctx, q.messagesStmt, session, c.Created, c.Created, c.ID)
+	msgs, err := readRows(ctx, q.messagesStmt, session, c.Created, c.Created, c.ID)
+	if err != nil || len(msgs) == 0 {
+		return msgs, err
+	}
+	parts, err := readRows(ctx, q.partsStmt, session, c.Created, c.Created, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	clear(q.partsOf)
+	if q.partsOf == nil {
+		q.partsOf = map[string][]row{}
+	}
+	for _, p := range parts {
+		q.partsOf[p.Parent] = append(q.partsOf[p.Parent], p)
+	}
+	return msgs, nil
 }
 
-func (q *queries) parts(ctx context.Context, message string) ([]row, error) {
-	return readRows(ctx, q.partsStmt, message)
+// parts are a message of the last messagesAfter's parts.
+func (q *queries) parts(_ context.Context, message string) ([]row, error) {
+	return q.partsOf[message], nil
 }
 
 func exportSession(ctx context.Context, q rowReader, dir string, st *mirrorState, s sessionRow, now, settle int64) error {
