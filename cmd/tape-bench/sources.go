@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -21,12 +22,13 @@ func home(args []string) error {
 	fs := flags("home")
 	out := fs.String("out", "", "the home folder to write")
 	golden := fs.String("golden", "testdata/import", "the golden transcripts (testdata/import)")
-	copies := fs.Int("copies", 100, "copies of each source's golden transcripts")
+	copies := fs.Int("copies", 100, "copies of each source's golden transcripts (of a database source, of its rows)")
+	only := fs.String("source", "", "the sources to write, comma-separated (default: every source)")
 	fs.Parse(args)
 	if *out == "" {
 		return fmt.Errorf("home: -out is required")
 	}
-	for _, f := range agenthome.Folders {
+	for _, f := range folders(*only) {
 		_, st, err := agenthome.Build(*out, *golden, f.Source, *copies)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Source, err)
@@ -45,11 +47,12 @@ func sourcesBench(args []string) error {
 	dir := fs.String("home", "", "the home folder `home` wrote")
 	bin := fs.String("tape", "./bin/tape", "the tape binary")
 	runs := fs.Int("runs", 5, "runs of each")
+	only := fs.String("source", "", "the sources to time alone, comma-separated (default: every source)")
 	fs.Parse(args)
 	absolute(bin)
 	absolute(dir)
 	env := append(append(os.Environ(), agenthome.Env...), "HOME="+*dir, "TAPE_WATCH=off")
-	for _, f := range agenthome.Folders {
+	for _, f := range folders(*only) {
 		folder := filepath.Join(*dir, filepath.FromSlash(f.Home))
 		files, size, err := filesUnder(folder)
 		if err != nil {
@@ -90,6 +93,21 @@ func sourcesBench(args []string) error {
 	}
 	fmt.Printf("tape import again, nothing new: median %.0f ms (CPU %.0f ms) over %d runs\n", ms(again.wall), ms(again.cpu), *runs)
 	return nil
+}
+
+// folders are agenthome's Folders of the comma-separated sources named,
+// or all of them.
+func folders(names string) []agenthome.Folder {
+	if names == "" {
+		return agenthome.Folders
+	}
+	var out []agenthome.Folder
+	for _, f := range agenthome.Folders {
+		if slices.Contains(strings.Split(names, ","), f.Source) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // timing is the medians of runs.

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tape-dev/tape/internal/sqlitefile"
@@ -85,6 +86,13 @@ func Build(home, golden, source string, copies int) (string, corpus.CopyStats, e
 	}
 	from := filepath.Join(golden, source, "src")
 	into := filepath.Join(home, filepath.FromSlash(f.Home))
+	if f.DB != "" && copies > 0 { // the agent's files are the database alone
+		st, err := writeDBCopies(filepath.Join(into, f.DB), filepath.Join(golden, source, source+".sql"), copies)
+		if err != nil {
+			return "", st, err
+		}
+		return into, st, settle(into)
+	}
 	var st corpus.CopyStats
 	var err error
 	if copies == 0 {
@@ -124,6 +132,72 @@ func writeDB(path, script string) error {
 		return fmt.Errorf("%s: %w", script, err)
 	}
 	return db.Close()
+}
+
+// writeDBCopies writes the SQLite database at path from the script's
+// CREATE statements and copies of its INSERT statements, each copy's ids
+// rewritten (corpus.RewriteIDs): a
+// person's many sessions of a database agent. A row every copy shares (a
+// project) is inserted once. The statements are one to a line, or run on
+// to a line ending in ");", as the golden scripts write them.
+func writeDBCopies(path, script string, copies int) (corpus.CopyStats, error) {
+	text, err := os.ReadFile(script)
+	if err != nil {
+		return corpus.CopyStats{}, err
+	}
+	var schema, rows strings.Builder
+	insert := false
+	for _, line := range strings.Split(string(text), "\n") {
+		switch {
+		case strings.HasPrefix(line, "INSERT INTO "):
+			insert = true
+			line = "INSERT OR IGNORE INTO " + line[len("INSERT INTO "):]
+		case strings.HasPrefix(line, "CREATE "):
+			insert = false
+		case strings.HasPrefix(line, "--"):
+			continue
+		}
+		if insert {
+			rows.WriteString(line + "\n")
+		} else {
+			schema.WriteString(line + "\n")
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return corpus.CopyStats{}, err
+	}
+	db, err := sql.Open("sqlite", sqlitefile.URI(path)+"?_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)")
+	if err != nil {
+		return corpus.CopyStats{}, err
+	}
+	defer db.Close()
+	if _, err := db.Exec(schema.String()); err != nil {
+		return corpus.CopyStats{}, fmt.Errorf("%s: %w", script, err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return corpus.CopyStats{}, err
+	}
+	defer tx.Rollback() //nolint:errcheck // committed below
+	for k := range copies {
+		if _, err := tx.Exec(string(corpus.RewriteIDs(k, []byte(rows.String())))); err != nil {
+			return corpus.CopyStats{}, fmt.Errorf("%s, copy %d: %w", script, k, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return corpus.CopyStats{}, err
+	}
+	if _, err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return corpus.CopyStats{}, err
+	}
+	if err := db.Close(); err != nil {
+		return corpus.CopyStats{}, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return corpus.CopyStats{}, err
+	}
+	return corpus.CopyStats{Files: 1, Bytes: fi.Size()}, nil
 }
 
 // settle dates every file under dir an hour back.

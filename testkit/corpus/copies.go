@@ -21,10 +21,10 @@ import (
 
 // idPattern matches the ids agents write: UUIDs (sessions, records, Codex
 // rollouts), provider-prefixed ids (Anthropic's msg_, req_, toolu_;
-// OpenAI's call_, fc_, resp_, rs_), and Claude Code's subagent ids, in a
+// OpenAI's call_, fc_, resp_, rs_; OpenCode's ses_, prt_), and Claude Code's subagent ids, in a
 // file name (agent-<id>) or a field ("agentId":"<id>").
 var idPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}` +
-	`|\b(?:msg|req|toolu|call|fc|resp|rs)_[0-9A-Za-z]{8,}` +
+	`|\b(?:msg|req|toolu|call|fc|resp|rs|ses|prt)_[0-9A-Za-z]{8,}` +
 	`|agent-[0-9a-f]{6,}|"agentId":"[0-9a-f]{6,}"`)
 
 // CopyStats is what CopyTranscripts wrote.
