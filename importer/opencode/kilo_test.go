@@ -146,6 +146,15 @@ func TestKiloSource(t *testing.T) {
 	if want := []string{"kilo-dev.db", "kilo.db", "opencode-dev.db"}; !slices.Equal(got, want) {
 		t.Errorf("Stores(dir) = %v, want %v", got, want)
 	}
+	// Kilo's storage folder of JSON files, as OpenCode's before 1.0.
+	for _, d := range []string{"storage/session", "storage/message"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := k.Stores(dir); len(got) != 4 || got[3] != filepath.Join(dir, "storage") {
+		t.Errorf("Stores(dir) with storage/ = %v, want the databases and storage", got)
+	}
 }
 
 // The mapping is OpenCode's, under Kilo's name: its tapes, events and
