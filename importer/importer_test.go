@@ -106,6 +106,8 @@ var fixtures = []fixture{
 	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1771234567890/api_conversation_history.json"},
 	{cline.Source{}, "cline/src/rooveterinaryinc.roo-cline/tasks/a3f9c21b-5d6e-4f70-8a9b-0c1d2e3f4a5b/history_item.json"},
 	{cline.Source{}, "cline/src/kilocode.kilo-code/tasks/5c9f0a31-7d2e-4b8a-9f1c-3e5d7a9b1c2d/api_conversation_history.json"},
+	{opencode.Kilo(), "kilo/src/ses_6b2e41a07ffeKq3Lm8Np2Rs5Tv.jsonl"},
+	{opencode.Kilo(), "kilo/src/x-handwritten.jsonl"},
 }
 
 func (f fixture) data() ([]byte, error) {

@@ -46,6 +46,7 @@ func Sources() []source.Source {
 		goose.Source{},
 		crush.Source{},
 		cline.Source{},
+		opencode.Kilo(), // the Kilo CLI: OpenCode's database, under its own name
 	}
 }
 

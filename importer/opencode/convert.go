@@ -11,15 +11,17 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 )
 
-// converter converts one mirror file: one session's rows.
+// converter converts one mirror file: one session's rows, of the source
+// name ("opencode", "kilo"), which names its tapes, events and usage ids.
 type converter struct {
+	name    string
 	path    string
 	st      convState
 	members []rawjson.Member
 }
 
-func newConverter(path string, state []byte) (*converter, error) {
-	c := &converter{path: path}
+func newConverter(name, path string, state []byte) (*converter, error) {
+	c := &converter{name: name, path: path}
 	if err := source.LoadState(state, &c.st); err != nil {
 		return nil, err
 	}
@@ -60,11 +62,11 @@ func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
 		}
 		if rest := source.MembersObject(row, isColumn); string(rest) != "{}" {
 			// Members the mirror does not write: kept.
-			out = append(out, c.event(in, 5, "opencode/"+table, rest)...)
+			out = append(out, c.event(in, 5, c.name+"/"+table, rest)...)
 		}
 		return out, nil
 	}
-	return append(c.start(in, nil), c.event(in, 0, "opencode/row", l.Data)...), nil
+	return append(c.start(in, nil), c.event(in, 0, c.name+"/row", l.Data)...), nil
 }
 
 // isColumn reports whether key is one of the members the mirror writes
@@ -101,7 +103,7 @@ func (c *converter) session(in *input) []source.Output {
 		// Its id is the row's sum: the session's id is its first
 		// anchor's, and a row written again alike is one event.
 		row := source.MembersObject(in.row, func(k string) bool { return k == "table" })
-		ev := c.event(in, 0, "opencode/session", row)
+		ev := c.event(in, 0, c.name+"/session", row)
 		sum := sha256.Sum256(row)
 		ev[0].Entry.ID = c.st.Session.ID + "/session/" + hex.EncodeToString(sum[:4])
 		return append(ev, c.title(in, in.row.Str("title"))...)
@@ -123,13 +125,13 @@ func (c *converter) start(in *input, row obj) []source.Output {
 	if id == "" {
 		id = "unknown"
 	}
-	c.st.Session = source.Session{Source: "opencode", ID: id}
+	c.st.Session = source.Session{Source: c.name, ID: id}
 	cwd := row.Str("directory")
 	if cwd == "" {
 		cwd = row.Str("worktree")
 	}
 	c.st.CWD = cwd
-	state := rawjson.NewObject().Str("source", "opencode").Str("session_id", id).
+	state := rawjson.NewObject().Str("source", c.name).Str("session_id", id).
 		StrIf("parent_session", row.Str("parent_id")).Str("file", c.path).StrIf("cwd", cwd).
 		StrIf("db", row.Str("db")).StrIf("version", row.Str("version"))
 	if row != nil {
@@ -206,5 +208,5 @@ func (c *converter) message(in *input) []source.Output {
 			return append(out, run)
 		}
 	}
-	return append(out, c.event(in, 0, "opencode/message", in.row.Raw("data"))...)
+	return append(out, c.event(in, 0, c.name+"/message", in.row.Raw("data"))...)
 }

@@ -69,7 +69,7 @@ func TestOddShapesKeepTheirText(t *testing.T) {
 // own id, not the first anchor's, which the tape would take for it and
 // skip.
 func TestSessionRowAgainHasItsOwnID(t *testing.T) {
-	c, err := newConverter("/m/ses_1.jsonl", nil)
+	c, err := newConverter("opencode", "/m/ses_1.jsonl", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

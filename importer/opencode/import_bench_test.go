@@ -28,3 +28,20 @@ func BenchmarkImport(b *testing.B) {
 		},
 	}.Run(b)
 }
+
+// BenchmarkImportKilo is BenchmarkImport as the Kilo CLI's source: the
+// same converter under Kilo's names.
+//
+//	go test ./importer/opencode -run '^$' -bench ImportKilo -count 6
+func BenchmarkImportKilo(b *testing.B) {
+	sourcetest.ImportBench{
+		Session: opencode.BenchSession(2 << 20),
+		Write: func(root string, k int, data []byte) error {
+			return sourcetest.WriteFile(root, string(corpus.RewriteIDs(k, []byte("ses_00000000-0000-4000-8000-000000000000")))+".jsonl", data)
+		},
+		Import: func(ctx context.Context, ws *tapelog.Workspace, root string) error {
+			_, err := importer.New(ws, opencode.Kilo()).Import(ctx, []string{root})
+			return err
+		},
+	}.Run(b)
+}

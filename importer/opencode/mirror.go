@@ -6,8 +6,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/tape-dev/tape/importer/mirrorfile"
@@ -21,10 +23,12 @@ import (
 // "part") and the row's columns, data as the JSON it holds:
 //
 //	{"table":"session","id":...,"title":...,"directory":...,"parent_id":...,"worktree":...,"time_created":...,"time_updated":...,"db":...}
+//	(and "current_state", "recent_progress" where the Kilo CLI wrote them)
 //	{"table":"message","id":...,"session_id":...,"time_created":...,"time_updated":...,"data":{...}}
 //	{"table":"part","id":...,"message_id":...,"session_id":...,"time_created":...,"time_updated":...,"data":{...}}
 //
-// The session's row comes first, and again when its title changes; then
+// The session's row comes first, and again when its title (or Kilo's
+// current_state or recent_progress) changes; then
 // each message, in the order of (time_created, id), followed by its parts
 // in the order of their ids (OpenCode's ids grow with time). A message is
 // exported once settled: an assistant's reply once OpenCode marked it
@@ -48,10 +52,13 @@ type cursor struct {
 	ID      string `json:"id"`      // and id
 	Title   string `json:"title"`   // the title its last session line had
 	Started bool   `json:"started"` // its session line was written
+	// Progress is a sum of the Kilo CLI's current_state and
+	// recent_progress as its last session line had them ("" without).
+	Progress string `json:"progress,omitempty"`
 }
 
 // Mirror brings the mirror in dir up to date with the database db.
-func (Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle time.Duration) error {
+func (s Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle time.Duration) error {
 	st, err := mirrorfile.LoadState[mirrorState](dir)
 	if err != nil {
 		return err
@@ -61,11 +68,13 @@ func (Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle 
 		return nil // nothing written since, and nothing waiting to settle
 	}
 	st.DB, st.Files, st.Pending = db, stamp, false
-	exp := export
-	if fi, err := os.Stat(db); err == nil && fi.IsDir() {
-		exp, st.Files = exportLegacy, mirrorfile.Stamp{} // a tree of files: its folders are listed each time
+	if fi, statErr := os.Stat(db); statErr == nil && fi.IsDir() {
+		st.Files = mirrorfile.Stamp{} // a tree of files: its folders are listed each time
+		err = exportLegacy(ctx, db, dir, &st, now.UnixMilli(), settle.Milliseconds())
+	} else {
+		err = export(ctx, s.agent().schema, db, dir, &st, now.UnixMilli(), settle.Milliseconds())
 	}
-	if err := exp(ctx, db, dir, &st, now.UnixMilli(), settle.Milliseconds()); err != nil {
+	if err != nil {
 		return err
 	}
 	return mirrorfile.SaveState(dir, st)
@@ -90,8 +99,9 @@ func (Source) Sessions(ctx context.Context, db string) (int, error) {
 }
 
 // export reads the database in one read transaction and appends what is
-// new to the mirror files.
-func export(ctx context.Context, db, dir string, st *mirrorState, now, settle int64) error {
+// new to the mirror files. schema names whose tables it expects, for the
+// error of a layout it does not know.
+func export(ctx context.Context, schema, db, dir string, st *mirrorState, now, settle int64) error {
 	conn, err := sql.Open("sqlite", mirrorfile.ReadOnly(db))
 	if err != nil {
 		return fmt.Errorf("open: %w", err)
@@ -102,7 +112,7 @@ func export(ctx context.Context, db, dir string, st *mirrorState, now, settle in
 		return fmt.Errorf("read: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a read transaction: nothing to keep
-	l, err := readLayout(ctx, tx)
+	l, err := readLayout(ctx, tx, schema)
 	if err != nil {
 		return err
 	}
@@ -168,6 +178,20 @@ type sessionRow struct {
 	TimeCreated int64  `json:"time_created"`
 	TimeUpdated int64  `json:"time_updated"`
 	DB          string `json:"db"`
+	// The Kilo CLI's session metadata (its migration of 2026-04-23): the
+	// agent's notes of where the session stands, text to keep.
+	CurrentState   string `json:"current_state,omitempty"`
+	RecentProgress string `json:"recent_progress,omitempty"`
+}
+
+// progress is the cursor's sum of the Kilo CLI's columns: "" without them.
+func (s sessionRow) progress() string {
+	if s.CurrentState == "" && s.RecentProgress == "" {
+		return ""
+	}
+	sum := fnv.New64a()
+	sum.Write([]byte(s.CurrentState + "\x00" + s.RecentProgress))
+	return strconv.FormatUint(sum.Sum64(), 16)
 }
 
 func readSessions(ctx context.Context, tx *sql.Tx, l layout, db string) ([]sessionRow, error) {
@@ -178,7 +202,8 @@ func readSessions(ctx context.Context, tx *sql.Tx, l layout, db string) ([]sessi
 	}
 	q := `SELECT s.id, COALESCE(` + l.col("session", "project_id", "''") + `, ''), COALESCE(` + l.col("session", "parent_id", "''") + `, ''),
 		COALESCE(s.title, ''), COALESCE(` + l.col("session", "directory", "''") + `, ''), ` + project + `,
-		COALESCE(` + l.col("session", "version", "''") + `, ''), COALESCE(s.time_created, 0), COALESCE(s.time_updated, 0)
+		COALESCE(` + l.col("session", "version", "''") + `, ''), COALESCE(s.time_created, 0), COALESCE(s.time_updated, 0),
+		COALESCE(` + l.col("session", "current_state", "''") + `, ''), COALESCE(` + l.col("session", "recent_progress", "''") + `, '')
 		FROM session s` + join + ` ORDER BY s.time_created, s.id`
 	rows, err := tx.QueryContext(ctx, q)
 	if err != nil {
@@ -188,7 +213,8 @@ func readSessions(ctx context.Context, tx *sql.Tx, l layout, db string) ([]sessi
 	var out []sessionRow
 	for rows.Next() {
 		s := sessionRow{DB: db}
-		if err := rows.Scan(&s.ID, &s.ProjectID, &s.ParentID, &s.Title, &s.Directory, &s.Worktree, &s.Version, &s.TimeCreated, &s.TimeUpdated); err != nil {
+		if err := rows.Scan(&s.ID, &s.ProjectID, &s.ParentID, &s.Title, &s.Directory, &s.Worktree, &s.Version, &s.TimeCreated, &s.TimeUpdated,
+			&s.CurrentState, &s.RecentProgress); err != nil {
 			return nil, fmt.Errorf("read the sessions: %w", err)
 		}
 		out = append(out, s)
@@ -255,7 +281,7 @@ func exportSession(ctx context.Context, q rowReader, dir string, st *mirrorState
 	}
 	quiet := now-last >= settle
 	var buf bytes.Buffer
-	if !c.Started || s.Title != c.Title {
+	if !c.Started || s.Title != c.Title || s.progress() != c.Progress {
 		line, err := json.Marshal(struct {
 			Table string `json:"table"`
 			sessionRow
@@ -264,7 +290,7 @@ func exportSession(ctx context.Context, q rowReader, dir string, st *mirrorState
 			return err
 		}
 		buf.Write(append(line, '\n'))
-		c.Started, c.Title = true, s.Title
+		c.Started, c.Title, c.Progress = true, s.Title, s.progress()
 	}
 	for i, m := range msgs {
 		if !quiet && i == len(msgs)-1 && !completed(m.Data) {

@@ -14,7 +14,7 @@ import (
 // once OpenCode has its state completed or error, its result; a
 // compaction an anchor. Every other part (step-start, step-finish, file,
 // patch, snapshot, agent, subtask, retry...) is kept whole as an event
-// "opencode/<type>".
+// "opencode/<type>" ("kilo/<type>").
 func (c *converter) part(in *input) []source.Output {
 	out := c.start(in, nil)
 	data := in.row.Sub("data")
@@ -33,7 +33,7 @@ func (c *converter) part(in *input) []source.Output {
 	case typ == "tool" && data.Str("callID") != "" && data.Str("tool") != "" && source.IsObject(source.Trim(data.Raw("state"))):
 		return append(out, c.tool(in, data)...)
 	case typ == "compaction":
-		state := rawjson.NewObject().Str("source", "opencode").Raw("part", source.MembersObject(data, nil)).Done()
+		state := rawjson.NewObject().Str("source", c.name).Raw("part", source.MembersObject(data, nil)).Done()
 		payload := rawjson.NewObject().Str("name", "compact").Raw("state", state).Done()
 		o := c.entryOf(in, tapelog.KindAnchor, payload)
 		o.Anchor = true
@@ -42,7 +42,7 @@ func (c *converter) part(in *input) []source.Output {
 	if typ == "" {
 		typ = "part"
 	}
-	return append(out, c.event(in, 0, "opencode/"+typ, in.row.Raw("data"))...)
+	return append(out, c.event(in, 0, c.name+"/"+typ, in.row.Raw("data"))...)
 }
 
 // tool maps a tool part: {"callID", "tool", "state": {"status", "input",
@@ -114,7 +114,7 @@ func (c *converter) run(in *input, data obj) (source.Output, bool) {
 		status = "error"
 	}
 	d := rawjson.NewObject().Str("status", status).StrIf("model", data.Str("modelID")).StrIf("provider", data.Str("providerID")).
-		Raw("usage", counts.Done()).Str("usage_id", "opencode:"+in.row.Str("id"))
+		Raw("usage", counts.Done()).Str("usage_id", c.name+":"+in.row.Str("id"))
 	if cost := data.Raw("cost"); isNumber(cost) {
 		d.Raw("cost_usd", cost)
 	}

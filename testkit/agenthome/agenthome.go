@@ -49,6 +49,7 @@ var Folders = []Folder{
 	{"goose", ".local/share/goose/sessions", "sessions.db"},
 	{"crush", ".local/share/crush/.crush", "crush.db"},
 	{"cline", ".config/Code/User/globalStorage", ""},
+	{"kilo", ".local/share/kilo", "kilo.db"},
 }
 
 // Uncounted are the sources of Folders that ccusage 20.0.24 does not read
@@ -61,7 +62,8 @@ var Uncounted = map[string]bool{"aider": true, "crush": true, "cline": true}
 var Env = []string{"CLAUDE_CONFIG_DIR=", "CODEX_HOME=", "GEMINI_CLI_HOME=", "QWEN_RUNTIME_DIR=", "QWEN_HOME=", "COPILOT_HOME=", "XDG_STATE_HOME=",
 	"PI_CODING_AGENT_DIR=", "OMP_CODING_AGENT_DIR=", "KIMI_SHARE_DIR=", "KIMI_CODE_HOME=", "KIMI_DATA_DIR=", "DROID_SESSIONS_DIR=",
 	"OPENCLAW_STATE_DIR=", "CLAWDBOT_STATE_DIR=", "OPENCLAW_HOME=", "OPENCODE_DATA_DIR=", "XDG_DATA_HOME=", "AIDER_CHAT_HISTORY_FILE=", "GOOSE_PATH_ROOT=", "CRUSH_GLOBAL_DATA=",
-	"CLINE_DATA_DIR=", "CLINE_DIR=", "XDG_CONFIG_HOME="}
+	"CLINE_DATA_DIR=", "CLINE_DIR=", "XDG_CONFIG_HOME=",
+	"KILO_DATA_DIR="}
 
 // Of returns source's folder.
 func Of(source string) (Folder, bool) {
