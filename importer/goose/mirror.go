@@ -65,6 +65,9 @@ type cursor struct {
 // Mirror brings the mirror in dir up to date with the database db. Every
 // row Goose wrote is settled (settle is not needed).
 func (Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle time.Duration) error {
+	if mirrorfile.Unchanged(dir, db) {
+		return nil // nothing written since, and nothing waiting to settle
+	}
 	st, err := mirrorfile.LoadState[mirrorState](dir)
 	if err != nil {
 		return err
@@ -80,7 +83,10 @@ func (Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle 
 	if err := export(ctx, db, dir, &st); err != nil {
 		return err
 	}
-	return mirrorfile.SaveState(dir, st)
+	if err := mirrorfile.SaveState(dir, st); err != nil {
+		return err
+	}
+	return mirrorfile.SaveStamp(dir, st.DB, st.Files, false)
 }
 
 // Sessions counts the sessions in the database db.

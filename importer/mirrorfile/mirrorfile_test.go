@@ -124,3 +124,45 @@ func TestTablesAndColumns(t *testing.T) {
 		t.Fatalf("a write through the read-only URI: %v", err)
 	}
 }
+
+// Unchanged is true only for the database the stamp file was saved for,
+// as it was then, with nothing pending; a write to its WAL, a pending
+// export, a zero stamp (a tree of files) or no stamp file make it false.
+func TestUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	if err := os.WriteFile(db, []byte("rows"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if Unchanged(dir, db) {
+		t.Fatal("Unchanged without a stamp file")
+	}
+	save := func(files Stamp, pending bool) {
+		t.Helper()
+		if err := SaveStamp(dir, db, files, pending); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(StampOf(db), false)
+	if !Unchanged(dir, db) {
+		t.Fatal("not Unchanged just after the stamp was saved")
+	}
+	if Unchanged(dir, filepath.Join(dir, "other.db")) {
+		t.Error("Unchanged for another database")
+	}
+	save(StampOf(db), true)
+	if Unchanged(dir, db) {
+		t.Error("Unchanged with an export pending")
+	}
+	save(Stamp{}, false)
+	if Unchanged(dir, db) {
+		t.Error("Unchanged with a zero stamp")
+	}
+	save(StampOf(db), false)
+	if err := os.WriteFile(db+"-wal", []byte("a write"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if Unchanged(dir, db) {
+		t.Error("Unchanged after a write to the WAL")
+	}
+}

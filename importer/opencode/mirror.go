@@ -59,6 +59,9 @@ type cursor struct {
 
 // Mirror brings the mirror in dir up to date with the database db.
 func (s Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle time.Duration) error {
+	if mirrorfile.Unchanged(dir, db) {
+		return nil // nothing written since, and nothing waiting to settle
+	}
 	st, err := mirrorfile.LoadState[mirrorState](dir)
 	if err != nil {
 		return err
@@ -77,7 +80,10 @@ func (s Source) Mirror(ctx context.Context, db, dir string, now time.Time, settl
 	if err != nil {
 		return err
 	}
-	return mirrorfile.SaveState(dir, st)
+	if err := mirrorfile.SaveState(dir, st); err != nil {
+		return err
+	}
+	return mirrorfile.SaveStamp(dir, st.DB, st.Files, st.Pending)
 }
 
 // Sessions counts the sessions in the database db.
