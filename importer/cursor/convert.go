@@ -49,6 +49,9 @@ type input struct {
 	id   string // the record's id: its entries' are id, id/2, id/3...
 	date string
 	k    int
+	v    []byte // the layout version of the bubble (its _v), for the meta
+	uuid string // the bubble's id, for the meta
+	bad  []byte // its time as written, when it is no date
 }
 
 func (c *converter) Line(l tapelog.RawLine) ([]source.Output, error) {
@@ -83,9 +86,12 @@ func (c *converter) entry(in *input, kind string, payload []byte, meta *rawjson.
 // meta is the meta of an entry of the line: the file, the line, and the
 // folder the chat is of.
 func (c *converter) meta(in *input) *rawjson.Object {
-	m := source.Meta(c.path, in.l.No, "", "", nil)
+	m := source.Meta(c.path, in.l.No, in.uuid, "", in.bad)
 	if c.st.CWD != "" {
 		m.Str("cwd", c.st.CWD)
+	}
+	if len(in.v) > 0 {
+		m.Raw("bubble_v", in.v)
 	}
 	return m
 }
