@@ -177,5 +177,8 @@ func (c *converter) tool(in *input, bubble string, t obj) []source.Output {
 			details.Raw(k, rawjson.AppendCompact(nil, v))
 		}
 	}
-	return append(out, c.result(in, callID, rawjson.AppendCompact(nil, content), failed, details.Done()))
+	if !isString(content) { // a string is compact as it is
+		content = rawjson.AppendCompact(nil, content)
+	}
+	return append(out, c.result(in, callID, content, failed, details.Done()))
 }

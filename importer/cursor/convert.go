@@ -127,17 +127,24 @@ func (c *converter) call(in *input, id, name, args string, extra []byte) source.
 	return c.entry(in, tapelog.KindToolCall, rawjson.NewObject().Raw("calls", rawjson.Array(call.Done())).Done(), nil)
 }
 
-// result is the result of the call id: content as written (a JSON string),
-// failed or not, with details.
+// result is the result of the call id: content as written (a JSON value,
+// compact), failed or not, with details. Its payload is written in one
+// buffer: a tool's output is most of what a chat holds.
 func (c *converter) result(in *input, id string, content []byte, failed bool, details []byte) source.Output {
-	res := rawjson.NewObject().Str("tool_call_id", id).Raw("content", content)
+	b := make([]byte, 0, len(content)+len(id)+len(details)+64)
+	b = append(b, `{"results":[{"tool_call_id":`...)
+	b = rawjson.AppendString(b, id)
+	b = append(b, `,"content":`...)
+	b = append(b, content...)
 	if failed {
-		res.True("is_error")
+		b = append(b, `,"is_error":true`...)
 	}
 	if len(details) > 0 && string(details) != "{}" {
-		res.Raw("details", details)
+		b = append(b, `,"details":`...)
+		b = append(b, details...)
 	}
-	return c.entry(in, tapelog.KindToolResult, rawjson.NewObject().Raw("results", rawjson.Array(res.Done())).Done(), nil)
+	b = append(b, "}]}"...)
+	return c.entry(in, tapelog.KindToolResult, b, nil)
 }
 
 // title is the event that names the chat, when the title is new; its id

@@ -33,7 +33,13 @@ func (c *converter) mirrorLine(l tapelog.RawLine, rec obj) ([]source.Output, err
 		}
 		return append(out, c.envelope(in)...), nil
 	case rec.Str("table") == "blobs" || rec.Str("table") == "meta":
-		return c.chatLine(in), nil
+		var read []string
+		for _, k := range []string{"db", "workspace", "id"} {
+			if isString(rec.Raw(k)) {
+				read = append(read, k) // in the anchor's state, the entries' ids
+			}
+		}
+		return append(c.chatLine(in), c.envelope(in, read...)...), nil
 	}
 	out := c.startMirror(in, id, false)
 	return append(out, c.event(in, "cursor/row", l.Data)), nil

@@ -14,6 +14,12 @@ func mirrorKeptIn(m map[string]any, path []string) sourcetest.Kept {
 	switch {
 	case path[0] == "table" || path[0] == "key":
 		return sourcetest.Nowhere
+	case m["table"] == "blobs" && path[0] == "id":
+		return sourcetest.Nowhere // the entries' ids
+	case m["table"] == "blobs" && len(path) == 2 && path[0] == "data" && path[1] == "role":
+		return sourcetest.Nowhere
+	case m["table"] == "blobs" && len(path) >= 4 && path[0] == "data" && path[1] == "content" && path[len(path)-1] == "type":
+		return sourcetest.Nowhere
 	case len(path) == 2 && path[0] == "data" && (path[1] == "type" || path[1] == "bubbleId" || path[1] == "createdAt" || path[1] == "timestamp"):
 		return sourcetest.InEntry
 	case len(path) == 2 && path[0] == "data" && path[1] == "richText":
@@ -34,7 +40,14 @@ func mirrorTranscript(g *sourcetest.Gen) []string {
 		lines = append(lines, sourcetest.JSONLine(composerLine(g)))
 	}
 	for i := range g.IntN(16) {
-		switch g.IntN(8) {
+		switch g.IntN(9) {
+		case 8: // a CLI chat's
+			lines = append(lines, sourcetest.JSONLine(map[string]any{"table": "blobs", "id": g.Text(), "data": g.AnyOf(record(g)["message"], map[string]any{
+				"role": g.Pick("user", "assistant", "tool", "system", g.Str()), "id": g.AnyOf("1", g.Text()), "content": g.AnyOf(g.Text(), g.List(func() any { return block(g) }))})}))
+			if g.IntN(3) == 0 {
+				lines = append(lines, sourcetest.JSONLine(map[string]any{"table": "meta", "key": "0", "db": g.Text(), "workspace": g.Text(),
+					"data": g.AnyOf(map[string]any{"agentId": g.Text(), "name": g.Text(), "lastUsedModel": g.Text(), "createdAt": g.AnyOf(1772532000000, g.Str())}, g.Str())}))
+			}
 		case 0:
 			lines = append(lines, sourcetest.JSONLine(composerLine(g)))
 		case 1:

@@ -27,20 +27,49 @@ func (c *converter) transcriptLine(in *input) []source.Output {
 		}
 		return append(out, c.event(in, "cursor/"+name, in.l.Data))
 	}
-	if role == "user" && isString(content) {
-		out = append(out, c.userText(in, content)...)
-	} else if isString(content) {
-		out = append(out, c.message(in, role, content, nil))
-	} else {
-		rawjson.ArrayItems(content, func(item []byte) {
-			out = append(out, c.block(in, role, item)...)
-		})
-	}
+	out = append(out, c.content(in, role, content)...)
 	if r := rest(in.rec, "role", "message"); string(r) != "{}" {
 		out = append(out, c.event(in, "cursor/record", r)) // members a later Cursor added
 	}
 	if r := rest(msg, "content", "role"); string(r) != "{}" {
 		out = append(out, c.event(in, "cursor/message", r))
+	}
+	return out
+}
+
+// content maps a message's content of a role it maps: a string a
+// message (the user's with its title), blocks each as block maps it.
+func (c *converter) content(in *input, role string, content []byte) []source.Output {
+	switch {
+	case role == "user" && isString(content):
+		return c.userText(in, content)
+	case isString(content):
+		return []source.Output{c.message(in, role, content, nil)}
+	}
+	var out []source.Output
+	rawjson.ArrayItems(content, func(item []byte) {
+		out = append(out, c.block(in, role, item)...)
+	})
+	return out
+}
+
+// message2 maps a message of a CLI chat's blob: {"role", "content", "id",
+// "providerOptions"}, content as a transcript's; its other members (the
+// id, "1" for every reply; providerOptions) an event cursor/blob; a role
+// tape does not map, or content of another shape, an event cursor/<role>.
+func (c *converter) message2(in *input) []source.Output {
+	role := in.rec.Str("role")
+	content := source.Trim(in.rec.Raw("content"))
+	if !(role == "user" || role == "assistant" || role == "tool") || !(isString(content) || len(content) > 0 && content[0] == '[') {
+		name := "blob"
+		if role != "" {
+			name = role
+		}
+		return []source.Output{c.event(in, "cursor/"+name, rawjson.AppendCompact(nil, obj(in.rec).Without()))}
+	}
+	out := c.content(in, role, content)
+	if r := rest(in.rec, "role", "content"); string(r) != "{}" {
+		out = append(out, c.event(in, "cursor/blob", r))
 	}
 	return out
 }
@@ -141,6 +170,14 @@ func (c *converter) block(in *input, role string, item []byte) []source.Output {
 		return []source.Output{c.thinking(in, b.Raw(k), rest(b, "type", k))}
 	case typ == "tool_use" && b.Str("id") != "" && b.Str("name") != "":
 		return []source.Output{c.call(in, b.Str("id"), b.Str("name"), compactText(b.Raw("input")), rest(b, "type", "id", "name", "input"))}
+	case typ == "tool-call" && b.Str("toolCallId") != "" && b.Str("toolName") != "": // a CLI chat's blob
+		return []source.Output{c.call(in, b.Str("toolCallId"), b.Str("toolName"), compactText(b.Raw("args")), rest(b, "type", "toolCallId", "toolName", "args"))}
+	case typ == "tool-result" && b.Str("toolCallId") != "":
+		read := []string{"type", "toolCallId", "result"}
+		if e := string(b.Raw("isError")); e == "true" || e == "false" {
+			read = append(read, "isError")
+		}
+		return []source.Output{c.result(in, b.Str("toolCallId"), resultText(b.Raw("result")), b.True("isError"), rest(b, read...))}
 	case typ == "tool_result" && b.Str("tool_use_id") != "":
 		read := []string{"type", "tool_use_id", "content"}
 		if e := string(b.Raw("is_error")); e == "true" || e == "false" {
