@@ -18,7 +18,9 @@ func BenchSession(size int) []byte {
 	out := strings.Repeat(`ok  \\tu/app/store\\t0.412s\\n--- PASS: TestFlush (0.02s) 修复\\n`, 20)
 	text := strings.Repeat("Close now waits for the flush goroutine; 我会在 Close 里等待它结束。 ", 6)
 	for turn := 0; b.Len() < size; turn++ {
-		at := func(k int) string { return fmt.Sprintf("2026-03-02T%02d:%02d:%02d.000Z", 10+turn/3600%10, turn/60%60, (turn+k)%60) }
+		at := func(k int) string {
+			return fmt.Sprintf("2026-03-02T%02d:%02d:%02d.000Z", 10+turn/3600%10, turn/60%60, (turn+k)%60)
+		}
 		bubble := func(k int, data string) {
 			id := fmt.Sprintf("%08d-%04d-4000-8000-000000000000", turn, k)
 			fmt.Fprintf(&b, `{"table":"cursorDiskKV","key":"bubbleId:%s:%s","data":{"_v":3,"bubbleId":%q,"createdAt":%q,%s}}`+"\n", BenchID, id, id, at(k), data)
