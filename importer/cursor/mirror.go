@@ -292,7 +292,7 @@ func (e *editorExport) composer(ctx context.Context, c composer, folder, parent 
 	if buf.Len() == 0 {
 		return nil
 	}
-	return mirrorfile.Append(filepath.Join(e.dir, fileName(c.id)), buf.Bytes())
+	return mirrorfile.Append(filepath.Join(e.dir, mirrorfile.FileName(c.id)), buf.Bytes())
 }
 
 // composerLine is a chat's line: its data but its conversation, secrets
@@ -394,19 +394,4 @@ func orNull(v []byte) []byte {
 		return []byte("null")
 	}
 	return v
-}
-
-// fileName is the mirror file of a chat: its id, with a character a file
-// name cannot hold replaced.
-func fileName(id string) string {
-	b := []byte(id)
-	for i, c := range b {
-		if c == '/' || c == 0 || c == '\\' {
-			b[i] = '_'
-		}
-	}
-	if len(b) == 0 || string(b) == "." || string(b) == ".." {
-		return "_" + string(b) + ".jsonl"
-	}
-	return string(b) + ".jsonl"
 }

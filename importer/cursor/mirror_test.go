@@ -207,6 +207,8 @@ func TestStores(t *testing.T) {
 		{filepath.Join(root, "chats", "6a4e"), []string{chat1, chat2}},
 		{chat1, []string{chat1}},
 		{filepath.Join(root, "projects"), nil},
+		{filepath.Join(root, "User", "workspaceStorage", "abc"), nil},
+		{filepath.Join(root, "User", "workspaceStorage", "abc", "state.vscdb"), nil},
 	} {
 		if got := (Source{}).Stores(tc.root); !slices.Equal(got, tc.want) {
 			t.Errorf("Stores(%s) = %v, want %v", tc.root, got, tc.want)

@@ -89,7 +89,7 @@ func (Source) Prune(root, path string, depth int) bool {
 }
 
 // Stores lists the databases at root: root itself when it is a
-// state.vscdb or a store.db; in the editor's user folder, its
+// globalStorage/state.vscdb or a store.db; in the editor's user folder, its
 // globalStorage/state.vscdb (the workspaces' databases are read with it,
 // for the folder of each chat); in a globalStorage folder, its
 // state.vscdb; in the CLI's chats folder, each <hash>/<id>/store.db (in a
@@ -100,13 +100,13 @@ func (Source) Stores(root string) []string {
 		return nil
 	}
 	if !fi.IsDir() {
-		if base := filepath.Base(root); base == editorDB || base == cliDB {
+		if isEditorDB(root) || filepath.Base(root) == cliDB {
 			return []string{root}
 		}
 		return nil
 	}
 	for _, p := range []string{filepath.Join(root, "globalStorage", editorDB), filepath.Join(root, editorDB), filepath.Join(root, cliDB)} {
-		if isFile(p) {
+		if isFile(p) && (filepath.Base(p) == cliDB || isEditorDB(p)) {
 			return []string{p}
 		}
 	}
@@ -123,6 +123,13 @@ const (
 	editorDB = "state.vscdb"
 	cliDB    = "store.db"
 )
+
+// isEditorDB reports whether p is the editor's database of chats: a
+// state.vscdb in a globalStorage folder. A workspace's (in
+// workspaceStorage/<hash>) holds no chat; it is read with the global one.
+func isEditorDB(p string) bool {
+	return filepath.Base(p) == editorDB && filepath.Base(filepath.Dir(p)) == "globalStorage"
+}
 
 func isFile(p string) bool {
 	fi, err := os.Stat(p)

@@ -108,7 +108,7 @@ func exportChat(ctx context.Context, db, dir string, st *mirrorState) error {
 	if buf.Len() == 0 {
 		return nil
 	}
-	return mirrorfile.Append(filepath.Join(dir, fileName(id)), buf.Bytes())
+	return mirrorfile.Append(filepath.Join(dir, mirrorfile.FileName(id)), buf.Bytes())
 }
 
 // treeWalk collects a chat's messages, walking its tree.

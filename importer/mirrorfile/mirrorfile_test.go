@@ -124,3 +124,18 @@ func TestTablesAndColumns(t *testing.T) {
 		t.Fatalf("a write through the read-only URI: %v", err)
 	}
 }
+
+func TestFileName(t *testing.T) {
+	for id, want := range map[string]string{
+		"4b1f2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": "4b1f2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d.jsonl",
+		"7c2e0004$$toolu_03Agent":              "7c2e0004$$toolu_03Agent.jsonl",
+		"a/b\\c\x00d":                          "a_b_c_d.jsonl",
+		"":                                     "_.jsonl",
+		".":                                    "_..jsonl",
+		"..":                                   "_...jsonl",
+	} {
+		if got := FileName(id); got != want {
+			t.Errorf("FileName(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
