@@ -1,7 +1,7 @@
 // Package importer brings the sessions other agents record into tapes,
 // one tape per session: Claude Code's, Codex's, the Gemini CLI's, Qwen
 // Code's, the Copilot CLI's, Pi's, Kimi's, Droid's, OpenClaw's, OpenCode's, Amp's, Aider's (a tape per run), Goose's,
-// Crush's, and Cline's, Roo Code's and Kilo Code's, each agent a source
+// Crush's, Cline's, Roo Code's and Kilo Code's, and Cursor's, each agent a source
 // package behind one interface.
 //
 // # The packages

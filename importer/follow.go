@@ -304,13 +304,14 @@ func (f *Follower) run(ctx context.Context, st *followState, src source.Source, 
 
 // storeOf is the database that a change to path (the database, or its
 // write-ahead log) is a change of, when src keeps its sessions in one;
-// else "". Whether a *.db file is one of src's is asked of its Stores
-// once per file: a database's WAL is written many times a second while
-// its agent streams a reply, and Stores may walk a folder (Crush's).
+// else "". Whether a *.db or *.vscdb file (Cursor's state.vscdb) is one
+// of src's is asked of its Stores once per file: a database's WAL is
+// written many times a second while its agent streams a reply, and Stores
+// may walk a folder (Crush's).
 func (st *followState) storeOf(src source.Source, path string) string {
 	store, ok := src.(source.Store)
 	db := strings.TrimSuffix(path, "-wal")
-	if !ok || !strings.HasSuffix(db, ".db") {
+	if !ok || !strings.HasSuffix(db, ".db") && !strings.HasSuffix(db, ".vscdb") { // Cursor's: state.vscdb
 		return ""
 	}
 	is, known := st.stores[db]

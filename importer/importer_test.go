@@ -21,6 +21,7 @@ import (
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/crush"
+	"github.com/tape-dev/tape/importer/cursor"
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/goose"
@@ -106,6 +107,12 @@ var fixtures = []fixture{
 	{cline.Source{}, "cline/src/saoudrizwan.claude-dev/tasks/1771234567890/api_conversation_history.json"},
 	{cline.Source{}, "cline/src/rooveterinaryinc.roo-cline/tasks/a3f9c21b-5d6e-4f70-8a9b-0c1d2e3f4a5b/history_item.json"},
 	{cline.Source{}, "cline/src/kilocode.kilo-code/tasks/5c9f0a31-7d2e-4b8a-9f1c-3e5d7a9b1c2d/api_conversation_history.json"},
+	{cursor.Source{}, "cursor/src/projects/home-ana-src-app/agent-transcripts/3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b.jsonl"},
+	{cursor.Source{}, "cursor/src/c0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b.jsonl"},
+	{cursor.Source{}, "cursor/src/e2f3a4b5-c6d7-4e8f-9a0b-c1d2e3f4a5b6.jsonl"},
+	{cursor.Source{}, "cursor/src/0badc0de-0000-4000-8000-000000000000.jsonl"},
+	{cursor.Source{}, "cursor/src/projects/home-ana-src-app/agent-transcripts/8b7c6d5e-4f3a-4b2c-9d1e-0f2a3b4c5d6e/8b7c6d5e-4f3a-4b2c-9d1e-0f2a3b4c5d6e.jsonl"},
+	{cursor.Source{}, "cursor/src/projects/home-ana-src-app/agent-transcripts/8b7c6d5e-4f3a-4b2c-9d1e-0f2a3b4c5d6e/subagents/a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d.jsonl"},
 	{opencode.Kilo(), "kilo/src/ses_6b2e41a07ffeKq3Lm8Np2Rs5Tv.jsonl"},
 	{opencode.Kilo(), "kilo/src/x-handwritten.jsonl"},
 }

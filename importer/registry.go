@@ -13,6 +13,7 @@ import (
 	"github.com/tape-dev/tape/importer/codex"
 	"github.com/tape-dev/tape/importer/copilot"
 	"github.com/tape-dev/tape/importer/crush"
+	"github.com/tape-dev/tape/importer/cursor"
 	"github.com/tape-dev/tape/importer/droid"
 	"github.com/tape-dev/tape/importer/gemini"
 	"github.com/tape-dev/tape/importer/goose"
@@ -46,6 +47,7 @@ func Sources() []source.Source {
 		goose.Source{},
 		crush.Source{},
 		cline.Source{},
+		cursor.Source{},
 		opencode.Kilo(), // the Kilo CLI: OpenCode's database, under its own name
 	}
 }

@@ -34,6 +34,7 @@ type ImportCmd struct {
 	Goose    ImportGooseCmd    `cmd:"" group:"import" help:"Import Goose's sessions (~/.local/share/goose/sessions/sessions.db), one tape each."`
 	Crush    ImportCrushCmd    `cmd:"" group:"import" help:"Import Crush's sessions (<project>/.crush/crush.db, the projects ~/.local/share/crush lists), one tape each."`
 	Cline    ImportClineCmd    `cmd:"" group:"import" help:"Import the tasks of Cline, Roo Code and Kilo Code (the editors' globalStorage, ~/.cline/data), one tape each."`
+	Cursor   ImportCursorCmd   `cmd:"" group:"import" help:"Import Cursor's chats (the editor's state.vscdb, the CLI's ~/.cursor/projects and ~/.cursor/chats), one tape each."`
 	Kilo     ImportKiloCmd     `cmd:"" group:"import" help:"Import the Kilo CLI's sessions (~/.local/share/kilo/kilo.db), one tape each."`
 	Bub      ImportBubCmd      `cmd:"" group:"import" help:"Import the Bub framework's single-file tapes (~/.bub/tapes/*.jsonl), one tape each."`
 }

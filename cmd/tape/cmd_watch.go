@@ -21,7 +21,7 @@ import (
 type WatchCmd struct {
 	Debounce  time.Duration `default:"10ms" help:"Wait this long after a change for more before catching up."`
 	Reconcile time.Duration `default:"30s" help:"Catch up this often even without events, as a safety net."`
-	Follow    []string      `sep:"," placeholder:"AGENTS" help:"Also mirror these agents' transcripts into tapes as they are written: claude, codex, gemini, qwen, copilot, pi, kimi, droid, openclaw, opencode, amp, aider, goose, crush, cline, kilo, or all (every agent found; default: follow in config.json)."`
+	Follow    []string      `sep:"," placeholder:"AGENTS" help:"Also mirror these agents' transcripts into tapes as they are written: claude, codex, gemini, qwen, copilot, pi, kimi, droid, openclaw, opencode, amp, aider, goose, crush, cline, cursor, kilo, or all (every agent found; default: follow in config.json)."`
 	Quiet     bool          `short:"q" help:"Print nothing but errors."`
 	Idle      time.Duration `placeholder:"DURATION" help:"Exit once no read command has synced with the watcher for DURATION (default: never; 30m with --background)."`
 	Sync      string        `placeholder:"URL" help:"Also keep the team's index on PostgreSQL in step: tape sync after every change (postgres://USER@HOST/DB; see 'tape sync')."`

@@ -36,7 +36,7 @@ func TestCompletionBash(t *testing.T) {
 		{"tape --color never wa", "watch"},
 		{"tape calls --status p", "pending"},
 		// A command with subcommands completes them, then their flags.
-		{"tape import c", "claude codex copilot crush cline"},
+		{"tape import c", "claude codex copilot crush cline cursor"},
 		{"tape import --color never b", "bub"},
 		{"tape import claude --f", "--full"},
 		{"tape import bub --j", "--json"},
@@ -66,7 +66,7 @@ func TestCompletionZshAndFish(t *testing.T) {
 		"complete -c tape -n __fish_use_subcommand -a search -d 'Find entries by their text",
 		"complete -c tape -n '__fish_seen_subcommand_from log' -l follow -s f -d",
 		"complete -c tape -l color -r -a 'auto always never' -d",
-		"complete -c tape -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from all claude codex gemini qwen copilot pi kimi droid openclaw opencode amp aider goose crush cline kilo bub' -a claude -d 'Import Claude Code",
+		"complete -c tape -n '__fish_seen_subcommand_from import; and not __fish_seen_subcommand_from all claude codex gemini qwen copilot pi kimi droid openclaw opencode amp aider goose crush cline cursor kilo bub' -a claude -d 'Import Claude Code",
 		"complete -c tape -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from claude' -l full -d",
 	} {
 		if !strings.Contains(fish, want) {

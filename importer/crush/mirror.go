@@ -304,7 +304,7 @@ func (e *exporter) session(ctx context.Context, s row) error {
 	}
 	e.st.Pending = e.st.Pending || c.Pending
 	if buf.Len() > 0 {
-		if err := mirrorfile.Append(filepath.Join(e.dir, fileName(id)), buf.Bytes()); err != nil {
+		if err := mirrorfile.Append(filepath.Join(e.dir, mirrorfile.FileName(id)), buf.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -377,19 +377,4 @@ func timeOf(t int64) time.Time {
 		return time.UnixMilli(t)
 	}
 	return time.Unix(t, 0)
-}
-
-// fileName is the mirror file of a session: its id, with a character a
-// file name cannot hold replaced.
-func fileName(id string) string {
-	b := []byte(id)
-	for i, c := range b {
-		if c == '/' || c == 0 || c == '\\' {
-			b[i] = '_'
-		}
-	}
-	if len(b) == 0 || string(b) == "." || string(b) == ".." {
-		return "_" + string(b) + ".jsonl"
-	}
-	return string(b) + ".jsonl"
 }

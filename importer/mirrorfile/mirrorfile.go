@@ -1,10 +1,11 @@
 // Package mirrorfile owns what the database sources (importer/opencode,
-// importer/goose) share of their mirrors (decision 0097): the read-only
-// URI a database is opened with, the stamp of a database and its WAL
+// importer/goose, importer/crush, importer/cursor) share of their mirrors
+// (decision 0097): the read-only URI a database is opened with, the stamp of a database and its WAL
 // that says whether anything was written since the last export, the
 // state.json kept beside the mirror files, the appending of lines to a
 // mirror file, a column's value as a mirror line holds it, and the
-// tables and columns a database has, for the check of its layout.
+// tables and columns a database has, for the check of its layout, and
+// the name of a session's mirror file.
 //
 // It knows no agent: each source's package decides which rows are
 // settled, in what order they are exported, and what its cursor is.
@@ -160,6 +161,22 @@ func Append(path string, lines []byte) error {
 		return fmt.Errorf("mirror: %w", err)
 	}
 	return f.Close()
+}
+
+// FileName is the mirror file of a session: its id and ".jsonl", with a
+// character a file name cannot hold ('/', '\\', NUL) replaced by '_', and
+// an id that names no file ("", ".", "..") after a '_'.
+func FileName(id string) string {
+	b := []byte(id)
+	for i, c := range b {
+		if c == '/' || c == 0 || c == '\\' {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || string(b) == "." || string(b) == ".." {
+		return "_" + string(b) + ".jsonl"
+	}
+	return string(b) + ".jsonl"
 }
 
 // JSONOrString adds a column that holds JSON text to o as the JSON it

@@ -166,3 +166,20 @@ func TestUnchanged(t *testing.T) {
 		t.Error("Unchanged after a write to the WAL")
 	}
 }
+
+// FileName names a session's mirror file after its id, with nothing that
+// would leave the folder or hide the file.
+func TestFileName(t *testing.T) {
+	for id, want := range map[string]string{
+		"4b1f2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d": "4b1f2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d.jsonl",
+		"7c2e0004$$toolu_03Agent":              "7c2e0004$$toolu_03Agent.jsonl",
+		"a/b\\c\x00d":                          "a_b_c_d.jsonl",
+		"":                                     "_.jsonl",
+		".":                                    "_..jsonl",
+		"..":                                   "_...jsonl",
+	} {
+		if got := FileName(id); got != want {
+			t.Errorf("FileName(%q) = %q, want %q", id, got, want)
+		}
+	}
+}

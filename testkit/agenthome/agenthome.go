@@ -49,13 +49,14 @@ var Folders = []Folder{
 	{"goose", ".local/share/goose/sessions", "sessions.db"},
 	{"crush", ".local/share/crush/.crush", "crush.db"},
 	{"cline", ".config/Code/User/globalStorage", ""},
+	{"cursor", ".config/Cursor/User/globalStorage", "state.vscdb"},
 	{"kilo", ".local/share/kilo", "kilo.db"},
 }
 
 // Uncounted are the sources of Folders that ccusage 20.0.24 does not read
 // (it has no command for the agent): the ccusage test passes them by, and
 // their golden files check their usage.
-var Uncounted = map[string]bool{"aider": true, "crush": true, "cline": true}
+var Uncounted = map[string]bool{"aider": true, "crush": true, "cline": true, "cursor": true}
 
 // Env clears the variables by which the agents find their folders
 // elsewhere than under $HOME, for a process run on a home Build made.
