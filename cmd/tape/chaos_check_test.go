@@ -65,7 +65,11 @@ func (c *chaos) check(what string) {
 	for i, args := range reads {
 		c.stats.count(&c.stats.checks)
 		g, w := normalizeRead(args, got[i], c.dir), normalizeRead(args, want[i], fresh)
-		if strings.Contains(g.stdout, c.dir) {
+		// A database source's entries name the mirror file in the
+		// workspace they were imported from (decision 0097): data, kept
+		// as it is by a rebuild.
+		mirrors := filepath.Join(c.dir, ".tape", "import") + string(filepath.Separator)
+		if strings.Contains(strings.ReplaceAll(g.stdout, mirrors, ""), c.dir) {
 			c.t.Errorf("%s: tape %s names the workspace's folder:\n%.1000s", what, strings.Join(args, " "), g.stdout)
 		}
 		if g.stdout != w.stdout || g.code != w.code || g.stderr != w.stderr {

@@ -17,6 +17,7 @@ import (
 type transcripts struct {
 	root  string
 	files []*growing
+	db    *growingDB // OpenCode's (chaos_db_test.go)
 }
 
 // growing is one transcript: its whole text, how much of it the plan
@@ -27,12 +28,13 @@ type growing struct {
 	planned, written int
 }
 
-var chaosAgents = []string{"claude", "codex"}
+var chaosAgents = []string{"claude", "codex", chaosDBAgent}
 
 func newTranscripts(t *testing.T) *transcripts {
 	t.Helper()
 	s := &transcripts{root: t.TempDir()}
-	for _, agent := range chaosAgents {
+	s.db = newGrowingDB(t, s.dir(chaosDBAgent))
+	for _, agent := range chaosAgents[:2] {
 		src := filepath.Join("..", "..", "testdata", "import", agent, "src")
 		err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
@@ -59,8 +61,11 @@ func newTranscripts(t *testing.T) *transcripts {
 
 // dir is the folder `tape import AGENT` reads.
 func (s *transcripts) dir(agent string) string {
-	if agent == "claude" {
+	switch agent {
+	case "claude":
 		return filepath.Join(s.root, "claude", "projects")
+	case chaosDBAgent:
+		return filepath.Join(s.root, "opencode")
 	}
 	return filepath.Join(s.root, "codex", "sessions")
 }
@@ -94,7 +99,9 @@ func (s *transcripts) grow(c *chaos) func() {
 			add(f, f.planned+(lineEnd(f.data, f.planned)-f.planned)/2)
 		}
 	}
+	growDB := s.db.grow(c)
 	return func() {
+		growDB()
 		for _, w := range writes {
 			file, err := os.OpenFile(w.f.dst, os.O_WRONLY|os.O_APPEND, 0)
 			if err == nil {
@@ -147,6 +154,7 @@ func (s *transcripts) finishImports(c *chaos) {
 		}
 		f.planned, f.written = len(f.data), len(f.data)
 	}
+	s.db.finish(c.t)
 	other := newCLIWorkspace(c.t)
 	for _, agent := range chaosAgents {
 		c.exec(chaosProc{op: "import " + agent, args: []string{"import", agent, s.dir(agent)}, kill: -1, tolerate: importBadLines})

@@ -61,8 +61,10 @@ func (c *chaos) plan(round int) (tasks []chaosTask, last chaosTask) {
 			add("reset --archive", c.resetArchive())
 		case k < 62:
 			add("import claude", c.importRun("claude"))
-		case k < 68:
+		case k < 65:
 			add("import codex", c.importRun("codex"))
+		case k < 68:
+			add("import opencode", c.importRun(chaosDBAgent))
 		case k < 73:
 			add("reindex", c.reindex(false))
 		case k < 77:
@@ -248,7 +250,7 @@ func (c *chaos) resetArchive() func() {
 	return func() { c.exec(chaosProc{op: "reset --archive", args: args, kill: kill}) }
 }
 
-// importRun is `tape import claude|codex` of the growing transcripts.
+// importRun is `tape import claude|codex|opencode` of the growing transcripts.
 func (c *chaos) importRun(agent string) func() {
 	args := []string{"import", agent, "--json", c.src.dir(agent)}
 	kill := c.killAfter("import", killChance)
