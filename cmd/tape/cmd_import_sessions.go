@@ -488,6 +488,9 @@ func (c *importSessions) paths(env *Env, src source.Source, cfg tapelog.Config) 
 		return nil, fmt.Errorf("no %s sessions found%s; name the folders to look in (config.json's %s_roots), or give the files or folders to import",
 			src.Name(), lookedIn(dirs), src.Name())
 	}
+	if len(found) == 0 && src.DirsEnv() == "" { // an agent with no variable for its folder (Cursor)
+		return nil, fmt.Errorf("no %s sessions at %s; give the files or folders to import", src.Name(), strings.Join(dirs, ", "))
+	}
 	if len(found) == 0 {
 		return nil, fmt.Errorf("no %s sessions at %s; set %s, or give the files or folders to import",
 			src.Name(), strings.Join(dirs, ", "), src.DirsEnv())

@@ -65,7 +65,10 @@ func (c *SourcesCmd) Run(env *Env, g *Globals) error {
 	tab := table{header: true, columns: []column{{title: "SOURCE"}, {title: "AGENT"}, {title: "TRANSCRIPTS", right: true},
 		{title: "IMPORTED", right: true}, {title: "FOLLOWED"}, {title: "WHERE", give: 1, min: 20}}}
 	for _, r := range recs {
-		where, n := "not found"+strings.Replace(lookedIn(r.Dirs), " at ", ": ", 1), "-"
+		where, n := "not found"+strings.Replace(lookedIn(firstOf(r.Dirs, shownDirs)), " at ", ": ", 1), "-"
+		if len(r.Dirs) > shownDirs {
+			where += fmt.Sprintf(" and %d more (tape sources --json)", len(r.Dirs)-shownDirs)
+		}
 		if r.Found {
 			where, n = strings.Join(r.Present, ", "), strconv.Itoa(r.Transcripts)
 		}
@@ -77,6 +80,13 @@ func (c *SourcesCmd) Run(env *Env, g *Globals) error {
 	}
 	return tab.write(env.Stdout, terminalColumns(env.Stdout), env.color)
 }
+
+// shownDirs is how many of the folders a source looked in the table
+// names: Cline's forks in every VS Code's folders are thirty.
+const shownDirs = 3
+
+// firstOf is dirs, cut to its first n.
+func firstOf(dirs []string, n int) []string { return dirs[:min(len(dirs), n)] }
 
 // follows reports whether the follow words (config.json's "follow", as
 // tape watch reads them: spaces trimmed) name source, or all.
