@@ -33,8 +33,6 @@ type run struct {
 	// read the tape the first just wrote. Only the last file's, so that
 	// a run of thousands of tapes holds one tape's ids, not all.
 	lastIDs map[string]map[string]bool
-	// lastOnTape are those tapes' onTape sets (writer.onTape).
-	lastOnTape map[string]map[string]bool
 }
 
 func (im *Importer) newRun() (*run, error) {
@@ -49,10 +47,6 @@ func (im *Importer) newRun() (*run, error) {
 	// even if nothing else changed.
 	return &run{im: im, cp: cp, marks: map[string]string{}, distrust: map[string]bool{}, savedAt: time.Now(), dirty: cp.legacy}, nil
 }
-
-// markDistrusted is the mark of a tape whose checkpoint may stop before
-// what the tape holds: no tape has it, so no import trusts it.
-const markDistrusted = "distrusted"
 
 // mark is the tape's mark now.
 func (r *run) mark(name string) (string, error) {
@@ -126,14 +120,6 @@ func (r *run) commit(fr *fileRun) error {
 		m, err := r.mark(name)
 		if err != nil {
 			return err
-		}
-		if fr.heldNo > 0 && fr.w.holdsMore(name) {
-			// The tape holds entries this import did not make, which
-			// may be what the held lines make, written by an import
-			// killed before its checkpoint: the next import must read
-			// the tape's ids again, not trust it to end where this
-			// checkpoint does.
-			m = markDistrusted
 		}
 		dir := r.dirIdentity(name)
 		r.cp.Tapes[name] = tapeSeen{Mark: m, Dir: dir}

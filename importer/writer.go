@@ -26,11 +26,7 @@ type writer struct {
 	// tape's ids are read, and the entries it holds skipped.
 	trusted map[string]bool
 	ids     map[string]map[string]bool
-	whole   map[string]bool // tapes whose ids are all in ids: read from the tape, or new
-	// onTape are the ids read from a tape that this import has not made
-	// (yet): a tape that holds more than the transcript's lines read so
-	// far made is not trusted to end where the checkpoint does.
-	onTape  map[string]map[string]bool
+	whole   map[string]bool            // tapes whose ids are all in ids: read from the tape, or new
 	pending map[string][]tapelog.Entry // by tape, in order
 	order   []string                   // tapes with pending entries, in the order they got them
 	written map[string]bool            // tapes appended to
@@ -71,7 +67,6 @@ func (w *writer) add(ctx context.Context, outs []source.Output) error {
 			}
 		}
 		if ids[o.Entry.ID] {
-			delete(w.onTape[name], o.Entry.ID)
 			w.st.Skipped++ // on the tape already, or made twice by this transcript
 			continue
 		}
@@ -178,7 +173,6 @@ func (w *writer) idsOf(ctx context.Context, name string) (map[string]bool, error
 	}
 	if ids, ok := w.r.lastIDs[name]; ok {
 		w.ids[name] = ids
-		w.setOnTape(name, w.r.lastOnTape[name])
 		w.markWhole(name)
 		return ids, nil
 	}
@@ -215,32 +209,11 @@ func (w *writer) readIDs(ctx context.Context, name string, ids map[string]bool) 
 		if err != nil {
 			return fmt.Errorf("read tape %s: %w", name, err)
 		}
-		if !ids[e.ID] {
-			ids[e.ID] = true
-			w.setOnTape(name, nil)[e.ID] = true
-		}
+		ids[e.ID] = true
 	}
 	w.markWhole(name)
 	return nil
 }
-
-// setOnTape sets the tape's onTape set to set (a new one when nil and it
-// has none) and returns it.
-func (w *writer) setOnTape(name string, set map[string]bool) map[string]bool {
-	if w.onTape == nil {
-		w.onTape = map[string]map[string]bool{}
-	}
-	if set != nil {
-		w.onTape[name] = set
-	} else if w.onTape[name] == nil {
-		w.onTape[name] = map[string]bool{}
-	}
-	return w.onTape[name]
-}
-
-// holdsMore reports whether the tape holds entries read from it that
-// this import did not make.
-func (w *writer) holdsMore(name string) bool { return len(w.onTape[name]) > 0 }
 
 func (w *writer) markWhole(name string) {
 	if w.whole == nil {
@@ -252,11 +225,11 @@ func (w *writer) markWhole(name string) {
 // handOn gives the run the whole id sets of the tapes this writer wrote,
 // for the next file's writer, once everything it added is on its tapes.
 func (w *writer) handOn() {
-	last, onTape := map[string]map[string]bool{}, map[string]map[string]bool{}
+	last := map[string]map[string]bool{}
 	for name := range w.whole {
-		last[name], onTape[name] = w.ids[name], w.onTape[name]
+		last[name] = w.ids[name]
 	}
-	w.r.lastIDs, w.r.lastOnTape = last, onTape
+	w.r.lastIDs = last
 }
 
 // handoff writes an anchor: the first of a new tape, or a new phase.
