@@ -1,10 +1,15 @@
 package importer
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/tape-dev/tape/importer/claude"
 	"github.com/tape-dev/tape/importer/codex"
+	tapelog "github.com/tape-dev/tape/log"
 )
 
 // An import checkpoints a transcript that has made no entry yet (empty,
@@ -52,5 +57,76 @@ func TestCheckpointOfNoTapeImportsNothingTwice(t *testing.T) {
 				t.Errorf("stats %+v; want everything skipped", st[0])
 			}
 		})
+	}
+}
+
+// An import writes a transcript's turn and is killed before it saves its
+// checkpoint. The next import, while the agent still writes, reads the
+// tape's ids, finds the turn there and holds it back (it may go on): its
+// checkpoint stops before the turn, which is on the tape already. The
+// import after that must not trust that checkpoint for the tape: it
+// would write the turn again. (The chaos test of issue 34 found a Claude
+// Code tape holding a turn twice.)
+func TestHeldTurnOnTheTapeImportsNothingTwice(t *testing.T) {
+	t.Parallel()
+	name := "-home-u-other/7e1f0c2a-5b6d-4e8f-9a0b-1c2d3e4f5a6b.jsonl"
+	data := fixture{claude.Source{}, "claude/src/" + name}.read(t)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	b := newBench(t)
+	b.write(name, bytes.Join(lines[:3], nil))
+	if st := b.importAt(claude.Source{}, quiet); st[0].Imported == 0 {
+		t.Fatal("the first import imported nothing")
+	}
+	// It was killed before it saved its checkpoints.
+	if err := os.Remove(b.ws.Abs("import/claude.gob")); err != nil {
+		t.Fatal(err)
+	}
+	b.write(name, bytes.Join(lines[:5], nil))
+	if st := b.importAt(claude.Source{}, fresh); st[0].Held == 0 || st[0].Skipped == 0 {
+		t.Fatalf("the second import: %+v; the test needs the turn held back and found on the tape", st[0])
+	}
+	b.write(name, data)
+	b.importAt(claude.Source{}, quiet)
+	for tape, ids := range entryCounts(t, b.ws) {
+		for id, n := range ids {
+			if n != 1 {
+				t.Errorf("tape %s holds %s %d times", tape, id, n)
+			}
+		}
+	}
+}
+
+// A live session's tape that holds an entry of another writer (a note
+// appended by hand) is still resumed where the last import stopped: only
+// entries of the held lines on the tape make an import read the file
+// again.
+func TestLiveSessionWithANoteIsResumed(t *testing.T) {
+	t.Parallel()
+	name := strings.TrimPrefix(fixtures[0].rel, "claude/src/")
+	data := fixtures[0].read(t)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	b := newBench(t)
+	b.write(name, bytes.Join(lines[:4], nil))
+	st := b.importAt(claude.Source{}, fresh)
+	tp, err := b.ws.Tape(st[0].Tape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tp.Append(context.Background(), tapelog.Entry{Kind: tapelog.KindMessage, Payload: []byte(`{"role":"user","content":"a note"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	// The note made the first imports after it read the file from its
+	// start (nothing was written while the turn was held, so the tape's
+	// mark stayed the note's); once a turn is written, each resumes.
+	var again []int
+	for n := 5; n <= len(lines)-1; n++ {
+		b.write(name, bytes.Join(lines[:n], nil))
+		st = b.importAt(claude.Source{}, fresh)
+		if n >= 8 && st[0].Lines == n {
+			again = append(again, n)
+		}
+	}
+	if len(again) > 0 {
+		t.Errorf("the imports of %v lines read the file from its start; want each resumed where the one before stopped", again)
 	}
 }

@@ -35,6 +35,7 @@ type Builder struct {
 	t      *Tape
 	phases []builtPhase
 	size   int64
+	whole  bool // the last Place put the tape in place whole (for tests)
 }
 
 // builtPhase is an anchor and the entries after it; anchor.ID is empty
@@ -71,10 +72,6 @@ func (b *Builder) HandoffRecorded(e Entry) error {
 // Tape.AppendRecordedEach writes them: a refused entry is handed to
 // refused and left out. It returns how many it holds.
 func (b *Builder) AppendRecordedEach(entries []Entry, refused func(i int, err error) error) (int, error) {
-	if len(b.phases) == 0 {
-		b.phases = append(b.phases, builtPhase{name: BootstrapName})
-	}
-	p := &b.phases[len(b.phases)-1]
 	n := 0
 	for i, e := range entries {
 		out, line, err := b.t.prepare(e, false)
@@ -84,6 +81,10 @@ func (b *Builder) AppendRecordedEach(entries []Entry, refused func(i int, err er
 			}
 			continue
 		}
+		if len(b.phases) == 0 { // as an append makes the bootstrap anchor: for an entry it writes
+			b.phases = append(b.phases, builtPhase{name: BootstrapName})
+		}
+		p := &b.phases[len(b.phases)-1]
 		p.entries, p.lines = append(p.entries, out), append(p.lines, line)
 		b.size += int64(len(line))
 		n++
@@ -103,6 +104,7 @@ func (b *Builder) Place(ctx context.Context) error {
 		return err
 	}
 	err := b.placeWhole()
+	b.whole = err == nil
 	if err == nil {
 		b.t.mu.Lock()
 		b.t.forgetLocked()

@@ -55,6 +55,11 @@ var builderCases = map[string][]buildStep{
 		anchorStep("a2", "compact", "2026-01-02T03:05:05.000006+00:00"),
 		appendStep(recorded("m2", KindMessage, `{"role":"user"}`, "2026-01-02T03:05:06.000006+00:00")),
 	},
+	"all refused, then an anchor": {
+		appendStep(recorded("bad", KindMessage, `[1]`, "2026-01-02T03:04:06.000006+00:00")),
+		anchorStep("a1", "session/start", "2026-01-02T03:04:05.000006+00:00"),
+		appendStep(recorded("m1", KindMessage, `{"role":"user"}`, "2026-01-02T03:04:07.000006+00:00")),
+	},
 	"refused": {
 		anchorStep("a1", "session/start", "2026-01-02T03:04:05.000006+00:00"),
 		appendStep(recorded("m1", KindMessage, `{"role":"user"}`, "2026-01-02T03:04:06.000006+00:00"),
@@ -69,6 +74,14 @@ var builderCases = map[string][]buildStep{
 // runSteps hands the steps to a Tape, or to a Builder of it that it then
 // places; it returns the refusals, by entry id.
 func runSteps(t *testing.T, tp *Tape, steps []buildStep, build bool) []string {
+	t.Helper()
+	refused, _ := runStepsWhole(t, tp, steps, build)
+	return refused
+}
+
+// runStepsWhole is runSteps, and whether the Builder placed the tape
+// whole (not through the Tape).
+func runStepsWhole(t *testing.T, tp *Tape, steps []buildStep, build bool) ([]string, bool) {
 	t.Helper()
 	ctx := context.Background()
 	var b *Builder
@@ -112,8 +125,9 @@ func runSteps(t *testing.T, tp *Tape, steps []buildStep, build bool) []string {
 		if err := b.Place(ctx); err != nil {
 			t.Fatal(err)
 		}
+		return refused, b.whole
 	}
-	return refused
+	return refused, false
 }
 
 // bootstrapIDs are the id and date of a bootstrap anchor, which each
@@ -168,8 +182,11 @@ func TestBuilderWritesWhatTheTapeWould(t *testing.T) {
 	for name, steps := range builderCases {
 		t.Run(name, func(t *testing.T) {
 			built, through := smallWorkspace(t), smallWorkspace(t)
-			refusedBuilt := runSteps(t, mustTape(t, built, "s"), steps, true)
+			refusedBuilt, whole := runStepsWhole(t, mustTape(t, built, "s"), steps, true)
 			refusedThrough := runSteps(t, mustTape(t, through, "s"), steps, false)
+			if !whole {
+				t.Error("the Builder wrote through the Tape: the tape was not placed whole")
+			}
 			if !slices.Equal(refusedBuilt, refusedThrough) {
 				t.Errorf("the Builder refused %v, the Tape %v", refusedBuilt, refusedThrough)
 			}
