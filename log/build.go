@@ -149,8 +149,13 @@ func (b *Builder) placeWhole() error {
 	}
 	defer lock.Close() // after the rename: the lock marks the folder as being built
 	if err := b.writeFolders(tmp); err != nil {
+		// Nothing is placed: write through the Tape, which reports a
+		// failure of the disk itself (the folder could also have been
+		// swept between its mkdir and its lock by a Builder of another
+		// process: imports take the workspace's import lock, but a
+		// Builder does not rely on it).
 		_ = ws.root.RemoveAll(tmp)
-		return fmt.Errorf("create tape %s: %w", b.t.name, err)
+		return errNotWhole
 	}
 	if err := ws.renameNoReplace(tmp, b.t.dir); err != nil {
 		_ = ws.root.RemoveAll(tmp)
@@ -245,7 +250,8 @@ func linesOf(p builtPhase, file string) []byte {
 }
 
 // writeThrough writes the phases through the Tape: each anchor as a
-// handoff, each phase's entries as one append.
+// handoff, each phase's entries as one append (listed again once if its
+// folder went away, as Tape.Append does).
 func (b *Builder) writeThrough(ctx context.Context) error {
 	t := b.t
 	for _, p := range b.phases {
@@ -263,6 +269,10 @@ func (b *Builder) writeThrough(ctx context.Context) error {
 		}
 		t.mu.Lock()
 		err := t.writeLocked(ctx, p.entries, p.lines)
+		if errors.Is(err, fs.ErrNotExist) {
+			t.forgetLocked()
+			err = t.writeLocked(ctx, p.entries, p.lines)
+		}
 		t.mu.Unlock()
 		if err != nil {
 			return fmt.Errorf("append to tape %s: %w", t.name, err)
