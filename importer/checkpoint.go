@@ -54,11 +54,6 @@ type checkpoint struct {
 	Line    int    `json:"line"`     // lines before Offset
 	Tail    uint64 `json:"tail"`     // FNV-64a of up to tailBytes before Offset
 	Held    int    `json:"held,omitempty"`
-	// Reread says the tapes hold entries of the held lines (an import
-	// killed before its checkpoint wrote them): the next import reads the
-	// file from its start, skipping what the tapes hold, instead of
-	// resuming at Offset and writing those entries again.
-	Reread bool `json:"reread,omitempty"`
 	// Tapes are the tapes the file's sessions went to, by session key
 	// (source.Session.Key), so a resumed import writes where the first one did.
 	Tapes map[string]string `json:"tapes"`

@@ -77,10 +77,6 @@ type fileRun struct {
 	warns  []*Warning // lines imported with a value not read as written
 	err    error      // a readError, or the context's
 	heldNo int        // lines held back
-	// heldIDs are the ids of the entries the held lines make: if a tape
-	// holds one (written by an import killed before its checkpoint), the
-	// checkpoint, which stops before them, says to read the file again.
-	heldIDs []string
 	// Where the next import of the transcript starts: after the last
 	// line read and not held, the lines before it, and the sum of its
 	// last bytes there; and the converter's state.
@@ -97,7 +93,7 @@ type fileRun struct {
 func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*fileRun, error) {
 	fr := &fileRun{r: r, path: path, f: f}
 	resume := false
-	if old != nil && !old.Reread && old.Offset <= id.size && old.Ino == id.ino {
+	if old != nil && old.Offset <= id.size && old.Ino == id.ino {
 		ok, err := r.trusts(old)
 		if err != nil {
 			return nil, err
@@ -186,14 +182,6 @@ func (fr *fileRun) read(ctx context.Context) {
 	}
 	if fr.state, err = fr.conv.State(); err != nil {
 		fr.err = fmt.Errorf("checkpoint %s: %w", fr.path, err)
-		return
-	}
-	if fr.heldNo > 0 {
-		// What the held lines make, were they finished: the converter's
-		// state is taken, and it is not used after.
-		for _, o := range fr.conv.Flush() {
-			fr.heldIDs = append(fr.heldIDs, o.Entry.ID)
-		}
 	}
 }
 

@@ -111,7 +111,7 @@ func (r *run) saveEvery(d time.Duration) error {
 // it wrote.
 func (r *run) commit(fr *fileRun) error {
 	r.cp.Files[fr.path] = &checkpoint{Ino: fr.id.ino, Size: fr.id.size, MtimeNS: fr.id.mtimeNS, Offset: fr.cpOffset, Line: fr.cpLine,
-		Tail: fr.tail, Held: fr.heldNo, Reread: fr.w.holdsAny(fr.heldIDs), Tapes: fr.w.tapes, State: fr.state}
+		Tail: fr.tail, Held: fr.heldNo, Tapes: fr.w.tapes, State: fr.state}
 	for _, name := range fr.w.tapes {
 		if _, ok := r.cp.Tapes[name]; ok && !fr.w.written[name] {
 			continue

@@ -60,42 +60,6 @@ func TestCheckpointOfNoTapeImportsNothingTwice(t *testing.T) {
 	}
 }
 
-// An import writes a transcript's turn and is killed before it saves its
-// checkpoint. The next import, while the agent still writes, reads the
-// tape's ids, finds the turn there and holds it back (it may go on): its
-// checkpoint stops before the turn, which is on the tape already. The
-// import after that must not trust that checkpoint for the tape: it
-// would write the turn again. (The chaos test of issue 34 found a Claude
-// Code tape holding a turn twice.)
-func TestHeldTurnOnTheTapeImportsNothingTwice(t *testing.T) {
-	t.Parallel()
-	name := "-home-u-other/7e1f0c2a-5b6d-4e8f-9a0b-1c2d3e4f5a6b.jsonl"
-	data := fixture{claude.Source{}, "claude/src/" + name}.read(t)
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	b := newBench(t)
-	b.write(name, bytes.Join(lines[:3], nil))
-	if st := b.importAt(claude.Source{}, quiet); st[0].Imported == 0 {
-		t.Fatal("the first import imported nothing")
-	}
-	// It was killed before it saved its checkpoints.
-	if err := os.Remove(b.ws.Abs("import/claude.gob")); err != nil {
-		t.Fatal(err)
-	}
-	b.write(name, bytes.Join(lines[:5], nil))
-	if st := b.importAt(claude.Source{}, fresh); st[0].Held == 0 || st[0].Skipped == 0 {
-		t.Fatalf("the second import: %+v; the test needs the turn held back and found on the tape", st[0])
-	}
-	b.write(name, data)
-	b.importAt(claude.Source{}, quiet)
-	for tape, ids := range entryCounts(t, b.ws) {
-		for id, n := range ids {
-			if n != 1 {
-				t.Errorf("tape %s holds %s %d times", tape, id, n)
-			}
-		}
-	}
-}
-
 // A live session's tape that holds an entry of another writer (a note
 // appended by hand) is still resumed where the last import stopped: only
 // entries of the held lines on the tape make an import read the file

@@ -222,19 +222,6 @@ func (w *writer) markWhole(name string) {
 	w.whole[name] = true
 }
 
-// holdsAny reports whether a tape this writer knows the ids of holds one
-// of ids: the tapes it read, and what it wrote.
-func (w *writer) holdsAny(ids []string) bool {
-	for _, id := range ids {
-		for _, on := range w.ids {
-			if on[id] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // handOn gives the run the whole id sets of the tapes this writer wrote,
 // for the next file's writer, once everything it added is on its tapes.
 func (w *writer) handOn() {

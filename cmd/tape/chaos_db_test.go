@@ -59,7 +59,7 @@ func insertStatements(script string) []string {
 // grow draws up to two groups for the round and returns what commits them.
 func (g *growingDB) grow(c *chaos) func() {
 	from := g.planned
-	g.planned = min(len(g.groups), g.planned+c.r.IntN(3))
+	g.planned = min(len(g.groups), g.planned+c.dbr.IntN(3))
 	todo := g.groups[from:g.planned]
 	return func() {
 		for _, stmts := range todo {

@@ -37,6 +37,12 @@ func (c *chaos) plan(round int) (tasks []chaosTask, last chaosTask) {
 		tasks = append(tasks, chaosTask{what: what, delay: time.Duration(c.r.IntN(300)) * time.Millisecond, run: run})
 	}
 	add("grow transcripts", c.src.grow(c))
+	if c.dbr.IntN(3) == 0 { // drawn apart: the other tasks a seed draws stay as they were
+		args := []string{"import", chaosDBAgent, "--json", c.src.dir(chaosDBAgent)}
+		kill := c.killAfterWith(c.dbr, "import", killChance)
+		tasks = append(tasks, chaosTask{what: "import opencode", delay: time.Duration(c.dbr.IntN(300)) * time.Millisecond,
+			run: func() { c.exec(chaosProc{op: "import opencode", args: args, kill: kill, tolerate: importBadLines}) }})
+	}
 	// The fault of issue 29 amid the others: the index deleted, and a
 	// reindex, killed more often than not.
 	if c.r.IntN(2) == 0 {
@@ -61,10 +67,8 @@ func (c *chaos) plan(round int) (tasks []chaosTask, last chaosTask) {
 			add("reset --archive", c.resetArchive())
 		case k < 62:
 			add("import claude", c.importRun("claude"))
-		case k < 65:
-			add("import codex", c.importRun("codex"))
 		case k < 68:
-			add("import opencode", c.importRun(chaosDBAgent))
+			add("import codex", c.importRun("codex"))
 		case k < 73:
 			add("reindex", c.reindex(false))
 		case k < 77:

@@ -145,9 +145,12 @@ var chaosTapes = []string{"main", "side"}
 // the test's goroutine, so a seed always draws the same plan), what the
 // commands printed, and the counts.
 type chaos struct {
-	t     *testing.T
-	seed  uint64
-	r     *rand.Rand
+	t    *testing.T
+	seed uint64
+	r    *rand.Rand
+	// dbr draws what the OpenCode database does (chaos_db_test.go), apart
+	// from r: the plans r draws for a seed stay those of before it.
+	dbr   *rand.Rand
 	dir   string // the workspace's project folder
 	src   *transcripts
 	led   *ledger
@@ -163,7 +166,7 @@ func newChaos(t *testing.T, seed uint64) *chaos {
 	dir := newCLIWorkspace(t)
 	reapWatchers(t, dir)
 	c := &chaos{
-		t: t, seed: seed, r: rand.New(rand.NewPCG(seed, 29)), dir: dir,
+		t: t, seed: seed, r: rand.New(rand.NewPCG(seed, 29)), dbr: rand.New(rand.NewPCG(seed, 34)), dir: dir,
 		src: newTranscripts(t), led: newLedger(), took: map[string]time.Duration{},
 	}
 	c.stats.seeds = 1
@@ -250,7 +253,12 @@ func (c *chaos) finish() {
 // killAfter draws when to kill a run of op: never, or a random point of
 // the time op took when it was not killed (50 ms before it ever ran).
 func (c *chaos) killAfter(op string, chance float64) time.Duration {
-	if c.r.Float64() >= chance {
+	return c.killAfterWith(c.r, op, chance)
+}
+
+// killAfterWith is killAfter drawing from r.
+func (c *chaos) killAfterWith(r *rand.Rand, op string, chance float64) time.Duration {
+	if r.Float64() >= chance {
 		return -1
 	}
 	c.tookMu.Lock()
@@ -259,7 +267,7 @@ func (c *chaos) killAfter(op string, chance float64) time.Duration {
 	if !ok {
 		span = 50 * time.Millisecond
 	}
-	return time.Duration(c.r.Float64() * float64(span)) // one draw, whatever the span: the plans of a seed stay the same
+	return time.Duration(r.Float64() * float64(span)) // one draw, whatever the span: the plans of a seed stay the same
 }
 
 // noteTook keeps the running mean of how long op takes.
