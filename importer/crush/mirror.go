@@ -43,12 +43,10 @@ import (
 // export found them, the largest rowids it found, and each session's
 // cursor.
 type mirrorState struct {
-	DB       string             `json:"db"`
-	Version  int64              `json:"version,omitempty"` // goose's migration version
-	Files    mirrorfile.Stamp   `json:"files"`
-	Pending  bool               `json:"pending"` // a session had messages not settled yet
-	Rowids   rowids             `json:"rowids"`
-	Sessions map[string]*cursor `json:"sessions"`
+	mirrorfile.Head                    // Pending: a session had messages not settled yet
+	Version         int64              `json:"version,omitempty"` // goose's migration version
+	Rowids          rowids             `json:"rowids"`
+	Sessions        map[string]*cursor `json:"sessions"`
 }
 
 // rowids are the largest rowids of the messages and the files as an
@@ -79,25 +77,7 @@ type position struct {
 
 // Mirror brings the mirror in dir up to date with the database db.
 func (Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle time.Duration) error {
-	if mirrorfile.Unchanged(dir, db) {
-		return nil // nothing written since, and nothing waiting to settle
-	}
-	st, err := mirrorfile.LoadState[mirrorState](dir)
-	if err != nil {
-		return err
-	}
-	stamp := mirrorfile.StampOf(db)
-	if st.DB == db && st.Files == stamp && !st.Pending {
-		return nil // nothing written since, and nothing waiting to settle
-	}
-	st.DB, st.Files, st.Pending = db, stamp, false
-	if err := export(ctx, db, dir, &st, now, settle); err != nil {
-		return err
-	}
-	if err := mirrorfile.SaveState(dir, st); err != nil {
-		return err
-	}
-	return mirrorfile.SaveStamp(dir, st.DB, st.Files, st.Pending)
+	return mirrorfile.Refresh(dir, db, func(st *mirrorState) error { return export(ctx, db, dir, st, now, settle) })
 }
 
 // Sessions counts the sessions in the database db.

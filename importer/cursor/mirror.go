@@ -40,9 +40,7 @@ import (
 
 // mirrorState is what state.json keeps.
 type mirrorState struct {
-	DB         string                `json:"db"`
-	Files      mirrorfile.Stamp      `json:"files"`
-	Pending    bool                  `json:"pending"`
+	mirrorfile.Head
 	Composers  map[string]*cursor    `json:"composers"`
 	Workspaces map[string]*workspace `json:"workspaces,omitempty"`
 }
@@ -71,30 +69,12 @@ var secrets = []string{"blobEncryptionKey", "speculativeSummarizationEncryptionK
 // Mirror brings the mirror in dir up to date with the database db: the
 // editor's state.vscdb, or a CLI chat's store.db.
 func (Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle time.Duration) error {
-	if mirrorfile.Unchanged(dir, db) {
-		return nil // nothing written since, and nothing waiting to settle
-	}
-	st, err := mirrorfile.LoadState[mirrorState](dir)
-	if err != nil {
-		return err
-	}
-	stamp := mirrorfile.StampOf(db)
-	if st.DB == db && st.Files == stamp && !st.Pending {
-		return nil // nothing written since, and nothing waiting to settle
-	}
-	st.DB, st.Files, st.Pending = db, stamp, false
-	if filepath.Base(db) == cliDB {
-		err = exportChat(ctx, db, dir, &st)
-	} else {
-		err = exportEditor(ctx, db, dir, &st, now, settle)
-	}
-	if err != nil {
-		return err
-	}
-	if err := mirrorfile.SaveState(dir, st); err != nil {
-		return err
-	}
-	return mirrorfile.SaveStamp(dir, st.DB, st.Files, st.Pending)
+	return mirrorfile.Refresh(dir, db, func(st *mirrorState) error {
+		if filepath.Base(db) == cliDB {
+			return exportChat(ctx, db, dir, st)
+		}
+		return exportEditor(ctx, db, dir, st, now, settle)
+	})
 }
 
 // Sessions counts the chats in the database db.

@@ -46,12 +46,11 @@ import (
 // export found them, the largest row ids it saw, and each session's
 // cursor.
 type mirrorState struct {
-	DB       string             `json:"db"`
-	Files    mirrorfile.Stamp   `json:"files"`
-	Schema   int                `json:"schema"`
-	Message  int64              `json:"message"` // the largest id of messages
-	Ledger   int64              `json:"ledger"`  // the largest id of usage_ledger
-	Sessions map[string]*cursor `json:"sessions"`
+	mirrorfile.Head                    // Pending stays false: every row Goose wrote is settled
+	Schema          int                `json:"schema"`
+	Message         int64              `json:"message"` // the largest id of messages
+	Ledger          int64              `json:"ledger"`  // the largest id of usage_ledger
+	Sessions        map[string]*cursor `json:"sessions"`
 }
 
 // cursor is how far a session was exported.
@@ -65,28 +64,12 @@ type cursor struct {
 // Mirror brings the mirror in dir up to date with the database db. Every
 // row Goose wrote is settled (settle is not needed).
 func (Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle time.Duration) error {
-	if mirrorfile.Unchanged(dir, db) {
-		return nil // nothing written since, and nothing waiting to settle
-	}
-	st, err := mirrorfile.LoadState[mirrorState](dir)
-	if err != nil {
-		return err
-	}
-	stamp := mirrorfile.StampOf(db)
-	if st.DB == db && st.Files == stamp {
-		return nil // nothing written since
-	}
-	st.DB, st.Files = db, stamp
-	if st.Sessions == nil {
-		st.Sessions = map[string]*cursor{}
-	}
-	if err := export(ctx, db, dir, &st); err != nil {
-		return err
-	}
-	if err := mirrorfile.SaveState(dir, st); err != nil {
-		return err
-	}
-	return mirrorfile.SaveStamp(dir, st.DB, st.Files, false)
+	return mirrorfile.Refresh(dir, db, func(st *mirrorState) error {
+		if st.Sessions == nil {
+			st.Sessions = map[string]*cursor{}
+		}
+		return export(ctx, db, dir, st)
+	})
 }
 
 // Sessions counts the sessions in the database db.

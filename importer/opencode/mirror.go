@@ -40,10 +40,8 @@ import (
 // mirrorState is what state.json keeps: the database's files as the last
 // export found them, and each session's cursor.
 type mirrorState struct {
-	DB       string             `json:"db"`
-	Files    mirrorfile.Stamp   `json:"files"`
-	Pending  bool               `json:"pending"` // a session had messages not settled yet
-	Sessions map[string]*cursor `json:"sessions"`
+	mirrorfile.Head                    // Pending: a session had messages not settled yet
+	Sessions        map[string]*cursor `json:"sessions"`
 }
 
 // cursor is how far a session was exported.
@@ -59,31 +57,13 @@ type cursor struct {
 
 // Mirror brings the mirror in dir up to date with the database db.
 func (s Source) Mirror(ctx context.Context, db, dir string, now time.Time, settle time.Duration) error {
-	if mirrorfile.Unchanged(dir, db) {
-		return nil // nothing written since, and nothing waiting to settle
-	}
-	st, err := mirrorfile.LoadState[mirrorState](dir)
-	if err != nil {
-		return err
-	}
-	stamp := mirrorfile.StampOf(db)
-	if st.DB == db && st.Files == stamp && !st.Pending {
-		return nil // nothing written since, and nothing waiting to settle
-	}
-	st.DB, st.Files, st.Pending = db, stamp, false
-	if fi, statErr := os.Stat(db); statErr == nil && fi.IsDir() {
-		st.Files = mirrorfile.Stamp{} // a tree of files: its folders are listed each time
-		err = exportLegacy(ctx, db, dir, &st, now.UnixMilli(), settle.Milliseconds())
-	} else {
-		err = export(ctx, s.agent().schema, db, dir, &st, now.UnixMilli(), settle.Milliseconds())
-	}
-	if err != nil {
-		return err
-	}
-	if err := mirrorfile.SaveState(dir, st); err != nil {
-		return err
-	}
-	return mirrorfile.SaveStamp(dir, st.DB, st.Files, st.Pending)
+	return mirrorfile.Refresh(dir, db, func(st *mirrorState) error {
+		if fi, err := os.Stat(db); err == nil && fi.IsDir() {
+			st.Files = mirrorfile.Stamp{} // a tree of files: its folders are listed each time
+			return exportLegacy(ctx, db, dir, st, now.UnixMilli(), settle.Milliseconds())
+		}
+		return export(ctx, s.agent().schema, db, dir, st, now.UnixMilli(), settle.Milliseconds())
+	})
 }
 
 // Sessions counts the sessions in the database db.
