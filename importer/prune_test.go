@@ -1,10 +1,11 @@
 package importer
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/tape-dev/tape/importer/mirrorfile/mirrortest"
 
 	"github.com/fsnotify/fsnotify"
 
@@ -18,17 +19,7 @@ import (
 func TestWalkAndWatchLeavePrunedFoldersOut(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	touch := func(rel string) string {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	touch := func(rel string) string { return mirrortest.Touch(t, root, rel) }
 	want := []string{touch("app/" + aider.ChatHistory), touch("app/" + aider.InputHistory), touch("org/team/a/b/svc/" + aider.ChatHistory)}
 	touch("app/node_modules/pkg/" + aider.ChatHistory)
 	touch("app/.git/x/" + aider.ChatHistory)

@@ -217,16 +217,7 @@ func TestMirrorNamesAnUnknownLayout(t *testing.T) {
 // node_modules.
 func TestStores(t *testing.T) {
 	root := t.TempDir()
-	touch := func(rel string) string {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	touch := func(rel string) string { return mirrortest.Touch(t, root, rel) }
 	app := touch("src/app/.crush/crush.db")
 	touch("src/app/.crush/crush.db-wal")
 	deep := touch("src/group/lib/.crush/crush.db")

@@ -181,16 +181,7 @@ func TestMirrorNamesAnUnknownLayout(t *testing.T) {
 // the CLI's projects folder, whose transcripts are read as they are.
 func TestStores(t *testing.T) {
 	root := t.TempDir()
-	touch := func(rel string) string {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	touch := func(rel string) string { return mirrortest.Touch(t, root, rel) }
 	global := touch("User/globalStorage/state.vscdb")
 	touch("User/workspaceStorage/abc/state.vscdb")
 	chat1 := touch("chats/6a4e/0f1e2d3c-0000-4000-8000-000000000001/store.db")

@@ -1,7 +1,8 @@
 // Package mirrortest holds what the database sources' tests share
-// (importer/opencode, goose, crush; decision 0097): a database written
+// (importer/opencode, goose, crush, cursor; decision 0097): a database written
 // from a golden SQL script, its schema alone, and the mirror files an
-// export wrote, compared with the golden ones under testdata.
+// export wrote, compared with the golden ones under testdata; and the
+// empty files a test of Stores or of a walk lays out (Touch).
 package mirrortest
 
 import (
@@ -96,4 +97,19 @@ func Golden(t *testing.T, got map[string]string, src, placeholder string, update
 			t.Errorf("%s differs from the golden file (-update writes it):\n%s", name, text)
 		}
 	}
+}
+
+// Touch makes an empty file at the slash-separated rel under root, with
+// its folders, and returns its path: the layouts of agents' folders that
+// Stores and the walks are tested on.
+func Touch(t testing.TB, root, rel string) string {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
