@@ -17,8 +17,6 @@
 package aider
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -121,8 +119,7 @@ func (Source) Prune(root, path string, depth int) bool {
 func (Source) TapeName(s source.Session, long bool) string {
 	name := "aider-" + shortName(s.ID)
 	if long {
-		key := sha256.Sum256([]byte(s.Key()))
-		name += "-" + hex.EncodeToString(key[:4])
+		name += "-" + source.ShortSum([]byte(s.Key()))
 	}
 	return name
 }
@@ -134,8 +131,7 @@ func shortName(id string) string {
 	slash := strings.LastIndexByte(id, '/')
 	hash := strings.IndexByte(id[slash+1:], '#')
 	if slash < 0 || hash < 0 {
-		sum := sha256.Sum256([]byte(id))
-		return hex.EncodeToString(sum[:4])
+		return source.ShortSum([]byte(id))
 	}
 	project := nameSafe(filepath.Base(id[:slash]))
 	if len(project) > 11 {
@@ -152,8 +148,7 @@ func shortName(id string) string {
 		}
 	}
 	if len(d) < 14 {
-		sum := sha256.Sum256([]byte(when))
-		return project + "-" + hex.EncodeToString(sum[:4])
+		return project + "-" + source.ShortSum([]byte(when))
 	}
 	return project + "-" + string(d[2:8]) + "-" + string(d[8:14])
 }

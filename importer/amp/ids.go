@@ -1,8 +1,6 @@
 package amp
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -19,13 +17,6 @@ import (
 // its messageId (see keyOf), the part a block's index or a tool call's id.
 // A document Amp writes again makes the same ids, so the driver, which
 // reads a rewritten file from its start, skips what the tape holds.
-
-// sum is the first 8 hex digits of the SHA-256 of b: the id of a part
-// that has no id of its own, by its content.
-func sum(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:4])
-}
 
 // str is the text of a JSON string value; ok is false for anything else.
 func str(v []byte) (string, bool) { return source.StringValue(source.Trim(v)) }

@@ -26,7 +26,7 @@ func (m *mapping) message(i int, it item) {
 	ms := source.ObjectOf(it.raw)
 	if ms == nil {
 		data := compact(it.raw)
-		m.event(m.tid+"/message/"+sum(data), "amp/message", data)
+		m.event(m.tid+"/message/"+source.ShortSum(data), "amp/message", data)
 		return
 	}
 	g := &msg{id: -1, members: ms, read: map[string]bool{"role": true}}

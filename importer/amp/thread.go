@@ -93,14 +93,14 @@ func (c *converter) thread(d *document, p parsed, final bool) ([]source.Output, 
 	m.relationsAt(later[len(p.messages)])
 	m.ledgerRest()
 	if t, ok := str(title); ok && t != "" {
-		m.event(m.tid+"/title/"+sum([]byte(t)), "title", rawjson.NewObject().Str("title", t).Str("from", "title").Done())
+		m.event(m.tid+"/title/"+source.ShortSum([]byte(t)), "title", rawjson.NewObject().Str("title", t).Str("from", "title").Done())
 	}
 	if v, ok := rawjson.Lookup(p.members, "env"); ok && !absent(source.Trim(v)) {
-		m.event(m.tid+"/env/"+sum(compact(v)), "amp/env", compact(v))
+		m.event(m.tid+"/env/"+source.ShortSum(compact(v)), "amp/env", compact(v))
 	}
 	if len(extra) > 0 {
 		data := source.MembersObject(extra, nil)
-		m.event(m.tid+"/thread/"+sum(data), "amp/thread", data)
+		m.event(m.tid+"/thread/"+source.ShortSum(data), "amp/thread", data)
 	}
 	c.st.Date = m.date
 	return m.out, m.streaming
@@ -200,7 +200,7 @@ func (m *mapping) relationships(list []byte, n int) map[int][][]byte {
 func (m *mapping) relationsAt(list [][]byte) {
 	for _, r := range list {
 		data := compact(r)
-		m.event(m.tid+"/relationship/"+sum(data), "amp/relationship", data)
+		m.event(m.tid+"/relationship/"+source.ShortSum(data), "amp/relationship", data)
 	}
 }
 

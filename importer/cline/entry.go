@@ -21,7 +21,7 @@ func (c *converter) mapItems(d *document, items [][]byte, array bool) []source.O
 		if len(items) == 0 {
 			return nil
 		}
-		return c.object(c.newInput(d, 0, "doc:"+sum(items[0])), items[0])
+		return c.object(c.newInput(d, 0, "doc:"+source.ShortSum(items[0])), items[0])
 	}
 	out := make([]source.Output, 0, 2*len(items)+2)
 	seen := make(map[string]int, len(items))
@@ -61,7 +61,7 @@ func (c *converter) item(d *document, i int, raw []byte, seen map[string]int) []
 	in := c.newInput(d, i, "")
 	switch {
 	case ms == nil || k == metaKind || k == historyKind:
-		in.id = unique(seen, "item:"+sum(raw))
+		in.id = unique(seen, "item:"+source.ShortSum(raw))
 		return append(c.start(in, nil), in.event("cline/item", raw))
 	case k == apiKind:
 		ts := in.readDate(ms)
@@ -74,7 +74,7 @@ func (c *converter) item(d *document, i int, raw []byte, seen map[string]int) []
 	ts := in.readDate(ms)
 	base := "ui:" + ts
 	if ts == "" {
-		base = "ui:" + sum(raw)
+		base = "ui:" + source.ShortSum(raw)
 	}
 	in.id = unique(seen, base)
 	return c.uiMessage(in, ms, raw)
@@ -134,13 +134,6 @@ func apiID(ts string, ms []rawjson.Member) string {
 		return "api:" + ts + ":" + s
 	}
 	return "api:" + s
-}
-
-// sum is the first 8 hex digits of the SHA-256 of b: a part of an id
-// that changes with what the entry holds.
-func sum(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:4])
 }
 
 // input is one item of a document being mapped, and the entries made of
@@ -209,7 +202,7 @@ func (in *input) readDate(ms []rawjson.Member) string {
 	if in.c.warn == nil {
 		in.c.warn = source.LineWarning(fmt.Sprintf("item %d: %s", in.index, warn))
 	}
-	return sum(raw)
+	return source.ShortSum(raw)
 }
 
 // estimate dates a message of the model's that has no ts (Cline before

@@ -81,7 +81,7 @@ func (c *converter) metadata(in *input, ms []rawjson.Member) []source.Output {
 		key, value := string(m.Key), source.Trim(m.Value)
 		name := metaLists[key]
 		if name == "" || len(value) == 0 || value[0] != '[' {
-			it := &input{c: c, d: in.d, id: unique(seen, "meta:"+key+":"+sum(value)), ms: -1}
+			it := &input{c: c, d: in.d, id: unique(seen, "meta:"+key+":"+source.ShortSum(value)), ms: -1}
 			out = append(out, it.event("cline/task_metadata", rawjson.NewObject().Raw(key, rawjson.AppendCompact(nil, value)).Done()))
 			continue
 		}
@@ -92,14 +92,14 @@ func (c *converter) metadata(in *input, ms []rawjson.Member) []source.Output {
 			rec := source.ObjectOf(item)
 			switch {
 			case key == "files_in_context":
-				it.id = "meta:file:" + sum(others(rec, "record_state"))
+				it.id = "meta:file:" + source.ShortSum(others(rec, "record_state"))
 				if rec == nil {
-					it.id = "meta:file:" + sum(item)
+					it.id = "meta:file:" + source.ShortSum(item)
 				}
 			default:
 				ts := it.readDate(rec)
 				if ts == "" {
-					ts = sum(item)
+					ts = source.ShortSum(item)
 				}
 				it.id = "meta:" + key + ":" + ts
 			}

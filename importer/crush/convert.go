@@ -164,8 +164,7 @@ func (c *converter) title(in *input, title string) []source.Output {
 	c.st.Title = title
 	data := rawjson.NewObject().Str("title", title).Str("from", "session").Done()
 	o := c.entry(in, tapelog.KindEvent, source.NamedData("title", data))
-	sum := sha256.Sum256([]byte(title))
-	o.Entry.ID = c.st.Session.ID + "/title/" + hex.EncodeToString(sum[:4])
+	o.Entry.ID = c.st.Session.ID + "/title/" + source.ShortSum([]byte(title))
 	return []source.Output{o}
 }
 

@@ -1,8 +1,6 @@
 package cursor
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 
 	"github.com/tape-dev/tape/importer/source"
@@ -155,9 +153,9 @@ func (c *converter) title(in *input, title, from string) []source.Output {
 	}
 	c.st.Title = title
 	o := c.event(in, "title", rawjson.NewObject().Str("title", title).Str("from", from).Done())
-	o.Entry.ID = c.st.Session.ID + "/title/" + shortSum([]byte(title))
+	o.Entry.ID = c.st.Session.ID + "/title/" + source.ShortSum([]byte(title))
 	if c.st.Session.Agent != "" {
-		o.Entry.ID = c.st.Session.ID + "/agent/" + c.st.Session.Agent + "/title/" + shortSum([]byte(title))
+		o.Entry.ID = c.st.Session.ID + "/agent/" + c.st.Session.Agent + "/title/" + source.ShortSum([]byte(title))
 	}
 	return []source.Output{o}
 }
@@ -171,12 +169,6 @@ func (c *converter) run(in *input, model string) []source.Output {
 	}
 	c.st.Model = model
 	return []source.Output{c.event(in, "run", rawjson.NewObject().Str("status", "ok").Str("model", model).Done())}
-}
-
-// shortSum is a short hex sum of b, for ids made of a value.
-func shortSum(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:4])
 }
 
 // isString reports whether a value as written is a JSON string.

@@ -109,7 +109,7 @@ func (c *converter) composerLine(in *input, id string) []source.Output {
 			c.st.CWD = w
 		}
 		o := c.event(in, "cursor/composer", source.MembersObject(obj(in.rec), func(k string) bool { return k == "table" || k == "key" }))
-		o.Entry.ID = c.st.Session.ID + "/composer/" + shortSum(in.l.Data)
+		o.Entry.ID = c.st.Session.ID + "/composer/" + source.ShortSum(in.l.Data)
 		out = append(out, o)
 	} else {
 		out = c.startMirror(in, id, true)

@@ -225,7 +225,7 @@ func (e *editorExport) composer(ctx context.Context, c composer, folder, parent 
 	updated := c.data.Int("lastUpdatedAt")
 	var buf bytes.Buffer
 	says := strings.Join([]string{c.data.Str("name"), c.data.Sub("modelConfig").Str("modelName"), c.data.Str("createdOnBranch"), folder, parent}, "\x00")
-	if sum := shortSum([]byte(says)); sum != cur.Line {
+	if sum := source.ShortSum([]byte(says)); sum != cur.Line {
 		buf.Write(e.composerLine(c, folder, parent))
 		cur.Line = sum
 	} else if cur.Updated == updated && updated != 0 && !cur.Pending {
@@ -247,7 +247,7 @@ func (e *editorExport) composer(ctx context.Context, c composer, folder, parent 
 	items := conversationOf(c.data)
 	cur.Pending = false
 	for i, it := range items {
-		sum := shortSum([]byte(it.id))
+		sum := source.ShortSum([]byte(it.id))
 		if done[sum] {
 			continue
 		}

@@ -86,7 +86,7 @@ func exportChat(ctx context.Context, db, dir string, st *mirrorState) error {
 	}
 	var buf bytes.Buffer
 	says := m.Str("name") + "\x00" + m.Str("lastUsedModel")
-	if sum := shortSum([]byte(says)); sum != cur.Line {
+	if sum := source.ShortSum([]byte(says)); sum != cur.Line {
 		o := rawjson.NewObject().Str("table", "meta").Str("key", "0").Str("db", db).StrIf("workspace", w.workspace)
 		buf.Write(append(o.Raw("data", rawjson.AppendCompact(nil, meta)).Done(), '\n'))
 		cur.Line = sum
@@ -173,7 +173,7 @@ func (c *converter) chatLine(in *input) []source.Output {
 		var out []source.Output
 		if c.st.Started {
 			o := c.event(in, "cursor/meta", source.MembersObject(obj(in.rec), func(k string) bool { return k == "table" || k == "key" }))
-			o.Entry.ID = c.st.Session.ID + "/meta/" + shortSum(in.l.Data)
+			o.Entry.ID = c.st.Session.ID + "/meta/" + source.ShortSum(in.l.Data)
 			out = append(out, o)
 		} else {
 			out = c.startChat(in, data)

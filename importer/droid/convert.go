@@ -1,9 +1,6 @@
 package droid
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-
 	"github.com/tape-dev/tape/importer/source"
 	"github.com/tape-dev/tape/internal/rawjson"
 	tapelog "github.com/tape-dev/tape/log"
@@ -179,7 +176,7 @@ func (in *input) title(title string) []source.Output {
 	st.Title = title
 	data := rawjson.NewObject().Str("title", title).Str("from", "session_start").Done()
 	o := in.entry(tapelog.KindEvent, source.NamedData("title", data), in.meta())
-	o.Entry.ID = st.Session.ID + "/title/" + sum(title)
+	o.Entry.ID = st.Session.ID + "/title/" + source.ShortSum([]byte(title))
 	return []source.Output{o}
 }
 
@@ -200,11 +197,4 @@ func (in *input) compaction() []source.Output {
 	o := in.entry(tapelog.KindAnchor, payload, m)
 	o.Anchor = true
 	return []source.Output{o}
-}
-
-// sum is the first 8 hex digits of the SHA-256 of s: a part of an id that
-// changes with what the entry holds.
-func sum(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:4])
 }

@@ -135,11 +135,11 @@ func (c *converter) document(d *heldDoc, text []byte) ([]source.Output, error) {
 	id := c.st.Session.ID
 	out := in.start("", "", nil)
 	o := in.entry(tapelog.KindEvent, source.NamedData("droid/settings", doc), in.meta())
-	o.Entry.ID = id + "/settings/" + sum(string(doc))
+	o.Entry.ID = id + "/settings/" + source.ShortSum(doc)
 	out = append(out, o)
 	if run := runOf(doc, id); run != nil {
 		o := in.entry(tapelog.KindEvent, run, in.meta())
-		o.Entry.ID = id + "/usage/" + sum(date+"\x00"+string(run))
+		o.Entry.ID = id + "/usage/" + source.ShortSum([]byte(date+"\x00"+string(run)))
 		out = append(out, o)
 	}
 	return out, warn

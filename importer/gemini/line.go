@@ -2,8 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -186,6 +184,5 @@ func (c *converter) event(in input, id, name string, data json.RawMessage) sourc
 // its own, which its line number cannot give, for a document's lines
 // move when Gemini CLI rewrites it. data is JSON text.
 func hashID(prefix string, data []byte) string {
-	sum := sha256.Sum256(compact(data)) // as a .jsonl writes it, or a document
-	return prefix + "/" + hex.EncodeToString(sum[:4])
+	return prefix + "/" + source.ShortSum(compact(data)) // as a .jsonl writes it, or a document
 }

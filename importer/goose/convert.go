@@ -1,8 +1,6 @@
 package goose
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -223,8 +221,7 @@ func (c *converter) title(in *input, title string) []source.Output {
 	}
 	c.st.Title = title
 	data := rawjson.NewObject().Str("title", title).Str("from", "session").Done()
-	sum := sha256.Sum256([]byte(title))
-	return []source.Output{c.entry(in, c.st.Session.ID+"/title/"+hex.EncodeToString(sum[:4]), 0, tapelog.KindEvent, source.NamedData("title", data))}
+	return []source.Output{c.entry(in, c.st.Session.ID+"/title/"+source.ShortSum([]byte(title)), 0, tapelog.KindEvent, source.NamedData("title", data))}
 }
 
 // run is the run event of a session's tokens, as ccusage counts them
@@ -251,8 +248,7 @@ func (c *converter) run(in *input) []source.Output {
 	usage := rawjson.NewObject().Int("input_tokens", n.in).Int("output_tokens", n.out).Int("total_tokens", n.total).Done()
 	d := rawjson.NewObject().Str("status", "ok").Str("model", model).StrIf("provider", in.row.Str("provider_name")).
 		Raw("usage", usage).Str("usage_id", "goose:"+c.st.Session.ID+"@"+string(created))
-	sum := sha256.Sum256([]byte(key))
-	o := c.entry(in, c.st.Session.ID+"/usage/"+hex.EncodeToString(sum[:4]), 0, tapelog.KindEvent,
+	o := c.entry(in, c.st.Session.ID+"/usage/"+source.ShortSum([]byte(key)), 0, tapelog.KindEvent,
 		rawjson.NewObject().Str("name", "run").Raw("data", d.Done()).Done())
 	o.Entry.Date = date
 	return []source.Output{o}

@@ -21,8 +21,6 @@
 package goose
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,8 +95,7 @@ func (Source) TapeName(s source.Session, long bool) string {
 	}
 	name := "goose-" + id
 	if long {
-		sum := sha256.Sum256([]byte(s.Key()))
-		name += "-" + hex.EncodeToString(sum[:4])
+		name += "-" + source.ShortSum([]byte(s.Key()))
 	}
 	return name
 }

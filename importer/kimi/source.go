@@ -22,8 +22,6 @@
 package kimi
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -89,8 +87,7 @@ func (Source) TapeName(s source.Session, long bool) string {
 		name += "-agent-" + lastAlnum(strings.TrimPrefix(s.Agent, "agent-"), 10)
 	}
 	if long {
-		sum := sha256.Sum256([]byte(s.Key()))
-		name += "-" + hex.EncodeToString(sum[:4])
+		name += "-" + source.ShortSum([]byte(s.Key()))
 	}
 	return name
 }

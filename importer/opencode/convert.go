@@ -1,8 +1,6 @@
 package opencode
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"time"
 
@@ -104,8 +102,7 @@ func (c *converter) session(in *input) []source.Output {
 		// anchor's, and a row written again alike is one event.
 		row := source.MembersObject(in.row, func(k string) bool { return k == "table" })
 		ev := c.event(in, 0, c.name+"/session", row)
-		sum := sha256.Sum256(row)
-		ev[0].Entry.ID = c.st.Session.ID + "/session/" + hex.EncodeToString(sum[:4])
+		ev[0].Entry.ID = c.st.Session.ID + "/session/" + source.ShortSum(row)
 		return append(ev, c.title(in, in.row.Str("title"))...)
 	}
 	return append(c.start(in, in.row), c.title(in, in.row.Str("title"))...)
@@ -150,8 +147,7 @@ func (c *converter) title(in *input, title string) []source.Output {
 	c.st.Title = title
 	data := rawjson.NewObject().Str("title", title).Str("from", "session").Done()
 	o := c.entryOf(in, tapelog.KindEvent, source.NamedData("title", data))
-	sum := sha256.Sum256([]byte(title))
-	o.Entry.ID = c.st.Session.ID + "/title/" + hex.EncodeToString(sum[:4])
+	o.Entry.ID = c.st.Session.ID + "/title/" + source.ShortSum([]byte(title))
 	return []source.Output{o}
 }
 

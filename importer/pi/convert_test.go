@@ -224,7 +224,7 @@ func TestTitleLineWaitsForTheHeader(t *testing.T) {
 	got := convert(t, path, slot)
 	want := []string{
 		`pi-3e4f5a6b 019a5e2b-3c4d-7e8f-9a0b-1c2d3e4f5a6b anchor {"name":"session/start","state":{"source":"pi","session_id":"019a5e2b-3c4d-7e8f-9a0b-1c2d3e4f5a6b","file":"` + path + `"}}`,
-		`pi-3e4f5a6b ` + source.LineID(path, 1, 0) + `/` + shortSum("发布") + ` event {"name":"title","data":{"title":"发布","from":"title","record":{"v":1,"source":"auto","updatedAt":"2026-09-01T18:21:02.511Z"}}}`,
+		`pi-3e4f5a6b ` + source.LineID(path, 1, 0) + `/` + source.ShortSum([]byte("发布")) + ` event {"name":"title","data":{"title":"发布","from":"title","record":{"v":1,"source":"auto","updatedAt":"2026-09-01T18:21:02.511Z"}}}`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("made\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -1,8 +1,6 @@
 package pi
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"path/filepath"
 	"strings"
 
@@ -114,7 +112,7 @@ func (c *converter) header(in *input) []source.Output {
 	payload := rawjson.NewObject().Str("name", "session/start").Raw("state", st.Done()).Done()
 	out := []source.Output{c.anchorOutput(in, payload)}
 	if title != "" {
-		out = append(out, c.titleEntry(in, c.anchorID()+"/title/"+shortSum(title), title, "session", nil))
+		out = append(out, c.titleEntry(in, c.anchorID()+"/title/"+source.ShortSum([]byte(title)), title, "session", nil))
 	}
 	if prompt != "" {
 		payload := rawjson.NewObject().Str("content", prompt).Done()
@@ -179,7 +177,7 @@ func (c *converter) slotOutput(date string) []source.Output {
 	}
 	c.st.Slot = nil
 	in := &input{l: tapelog.RawLine{No: s.Line}, date: date}
-	return []source.Output{c.titleEntry(in, source.LineID(c.path, s.Line, 0)+"/"+shortSum(s.Title), s.Title, "title", s.Rest)}
+	return []source.Output{c.titleEntry(in, source.LineID(c.path, s.Line, 0)+"/"+source.ShortSum([]byte(s.Title)), s.Title, "title", s.Rest)}
 }
 
 // title maps a record that names the session (session_info's "name",
@@ -204,12 +202,6 @@ func (c *converter) titleEntry(in *input, id, title, from string, rest []byte) s
 	payload := rawjson.NewObject().Str("name", "title").Raw("data", data.Done()).Done()
 	e := tapelog.Entry{ID: id, Kind: tapelog.KindEvent, Payload: payload, Meta: c.meta(in).Done(), Date: in.date}
 	return source.Output{Session: c.st.Session, Entry: e}
-}
-
-// shortSum is the first 8 hex digits of the SHA-256 of s.
-func shortSum(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:4])
 }
 
 // parentID is the session id of the session file at path (Pi names a

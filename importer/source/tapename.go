@@ -1,8 +1,6 @@
 package source
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"regexp"
 	"strings"
 )
@@ -24,8 +22,7 @@ func TapeName(s Session, long, idFromEnd bool) string {
 		name += "-agent-" + shortID(s.Agent, false)
 	}
 	if long {
-		sum := sha256.Sum256([]byte(s.Key()))
-		name += "-" + hex.EncodeToString(sum[:4])
+		name += "-" + ShortSum([]byte(s.Key()))
 	}
 	return name
 }
