@@ -4,9 +4,12 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // aheadWorkers is how many goroutines stat ahead of the pipeline: stats
@@ -25,20 +28,60 @@ const aheadWorkers = 8
 // of the import wrote has its identity replaced when that transcript is
 // committed (run.commit).
 
-// statFiles stats every transcript, several at once: the FileInfo of
-// files[i], or nil where the stat failed (prepare stats it again, and
-// says why) or there were too few files to be worth the goroutines.
-func statFiles(files []string) []fs.FileInfo {
-	infos := make([]fs.FileInfo, len(files))
+// statFiles stats every transcript, several at once: what prepare needs
+// of files[i]'s stat, or nil where the stat failed (prepare stats it
+// again, and says why) or there were too few files to be worth the
+// goroutines. Each is stat'ed by its name in its folder, held open:
+// 10,002 OpenCode sessions' absolute paths of eight names each spent a
+// third of these stats' time looking the same folders up.
+func statFiles(files []string) []*statted {
+	infos := make([]*statted, len(files))
 	if len(files) < 2*aheadWorkers {
 		return infos
 	}
+	parents := openParents(files)
+	defer parents.close()
 	eachAhead(len(files), func(i int) {
-		if fi, err := os.Stat(files[i]); err == nil {
-			infos[i] = fi
+		var st unix.Stat_t
+		dir, name := parents.of(i)
+		if dir == nil || unix.Fstatat(int(dir.Fd()), name, &st, 0) != nil {
+			return
 		}
+		infos[i] = stattedOf(&st)
 	})
 	return infos
+}
+
+// parents are the folders of a list of files, each opened once (nil where
+// it could not be), by the index of the file.
+type parents struct {
+	open  map[string]*os.File
+	dirs  []*os.File
+	names []string
+}
+
+func openParents(files []string) *parents {
+	p := &parents{open: map[string]*os.File{}, dirs: make([]*os.File, len(files)), names: make([]string, len(files))}
+	for i, path := range files {
+		dir, name := filepath.Split(path)
+		f, ok := p.open[dir]
+		if !ok {
+			f, _ = os.Open(dir) // nil: the file's stat fails, and prepare says why
+			p.open[dir] = f
+		}
+		p.dirs[i], p.names[i] = f, name
+	}
+	return p
+}
+
+func (p *parents) of(i int) (*os.File, string) { return p.dirs[i], p.names[i] }
+
+func (p *parents) close() {
+	for _, f := range p.open {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 // statDirs stats, several at once, the anchors folder of every tape
@@ -90,13 +133,17 @@ func eachAhead(n int, fn func(i int)) {
 	wg.Wait()
 }
 
-// stat is the FileInfo of files[i], the transcript at path, as statFiles
-// found it or now.
-func (r *run) stat(i int, path string) (fs.FileInfo, error) {
+// stat is what prepare needs of files[i]'s stat, the transcript at path,
+// as statFiles found it or now.
+func (r *run) stat(i int, path string) (*statted, error) {
 	if i < len(r.ahead) && r.ahead[i] != nil {
-		fi := r.ahead[i]
+		st := r.ahead[i]
 		r.ahead[i] = nil
-		return fi, nil
+		return st, nil
 	}
-	return os.Stat(path)
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return stattedOf(&st), nil
 }

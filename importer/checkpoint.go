@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/gob"
 	"encoding/json"
@@ -13,29 +12,34 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
+	"time"
 
 	"github.com/tape-dev/tape/importer/source"
 	tapelog "github.com/tape-dev/tape/log"
+	"golang.org/x/sys/unix"
 )
 
 // checkpointVersion is the version of the checkpoint files' form; a file
 // of another version is ignored (and the next import reads every file
 // from its start, skipping what the tapes hold). Version 2 was JSON, in
-// <source>.json; 3 is the same in gob (decision 0078).
+// <source>.json; 3 the same in gob, in <source>.gob (decision 0078); 4 is
+// checkpoint_codec.go's form, in <source>.checkpoints (decision 0103).
+// The files of versions 2 and 3 are read when there is none of 4, and
+// removed when it is saved.
 const (
-	checkpointVersion       = 3
-	legacyCheckpointVersion = 2
+	checkpointVersion = 4
+	gobVersion        = 3
+	jsonVersion       = 2
 )
 
 // checkpoints is what one source's imports remember, in
-// .tape/import/<source>.gob: per transcript file, how far it was read;
+// .tape/import/<source>.checkpoints: per transcript file, how far it was read;
 // per tape, how the importer left it.
 type checkpoints struct {
 	Version int                    `json:"version"`
 	Files   map[string]*checkpoint `json:"files"` // by absolute path
 	Tapes   map[string]tapeSeen    `json:"tapes"` // by tape name
-	// legacy: read from version 2's JSON, which the next save replaces.
+	// legacy: read from version 2's or 3's file, which the next save replaces.
 	legacy bool
 }
 
@@ -64,79 +68,89 @@ type checkpoint struct {
 // compared, to tell a file that grew from one that was rewritten.
 const tailBytes = 4096
 
-func checkpointsPath(src source.Source) string { return "import/" + src.Name() + ".gob" }
+func checkpointsPath(src source.Source) string { return "import/" + src.Name() + ".checkpoints" }
 
-// legacyCheckpointsPath is where version 2 kept them, as JSON.
-func legacyCheckpointsPath(src source.Source) string { return "import/" + src.Name() + ".json" }
+// legacyCheckpointsPaths are where versions 3 (gob) and 2 (JSON) kept
+// them, the newer first.
+func legacyCheckpointsPaths(src source.Source) [2]string {
+	return [2]string{"import/" + src.Name() + ".gob", "import/" + src.Name() + ".json"}
+}
 
 // loadCheckpoints reads a source's checkpoints, or, where there are none
-// yet, version 2's; missing, unreadable or of another version, they are
-// empty: the tapes themselves say what was imported.
+// yet, version 3's or 2's; missing, unreadable or of another version, they
+// are empty: the tapes themselves say what was imported. A file that
+// cannot be read (as opposed to decoded) is an error: reading every
+// transcript again would hide it.
 //
 // An import again with nothing new reads them whole and stats each
 // transcript: at 3,471 transcripts the JSON of version 2 was 2.2 MB, and
-// decoding it took 30 to 50 ms of a 70 to 150 ms import; gob decodes the
-// same in 7 ms (decision 0078). They are decoded as they are read: read
-// whole first, the 5 MB of 10,150 transcripts' checkpoints were copied
-// twice more (gob reads a value into a buffer of its own), and loading
-// them took 55 ms of a new process instead of 36. A file that does not
-// decode leaves them empty; one that cannot be read is an error, as it
-// was when the file was read whole first.
+// decoding it took 30 to 50 ms of a 70 to 150 ms import; gob decoded the
+// same in 7 ms (decision 0078), and 10,002 OpenCode sessions' 5 MB in
+// 25 ms, where version 4's form takes 5 (decision 0103).
 func loadCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoints, error) {
-	f, err := ws.OpenRead(checkpointsPath(src))
+	data, err := readWhole(ws, checkpointsPath(src))
 	if errors.Is(err, fs.ErrNotExist) {
 		return loadLegacyCheckpoints(ws, src)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the import checkpoints: %w", err)
 	}
-	defer f.Close()
-	in := &readErrors{r: f}
-	var read checkpoints
-	if err := gob.NewDecoder(bufio.NewReaderSize(in, 64<<10)).Decode(&read); err != nil || !read.usable(checkpointVersion) {
-		if in.err != nil {
-			return nil, fmt.Errorf("read the import checkpoints: %w", in.err)
-		}
-		return emptyCheckpoints(), nil
-	}
-	return &read, nil
-}
-
-// readErrors is r, remembering the error of a read that failed (not the
-// end of the file), which a decoder reports as its own.
-type readErrors struct {
-	r   io.Reader
-	err error
-}
-
-func (e *readErrors) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF {
-		e.err = err
-	}
-	return n, err
-}
-
-// loadLegacyCheckpoints reads version 2's JSON, if there is one.
-func loadLegacyCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoints, error) {
-	data, err := ws.ReadPrivate(legacyCheckpointsPath(src), 1<<30)
-	if errors.Is(err, fs.ErrNotExist) {
-		return emptyCheckpoints(), nil
-	}
+	cp, err := decodeCheckpoints(data)
 	if err != nil {
-		return nil, fmt.Errorf("read the import checkpoints: %w", err)
-	}
-	var read checkpoints
-	if json.Unmarshal(data, &read) != nil || !read.usable(legacyCheckpointVersion) {
 		return emptyCheckpoints(), nil
 	}
-	read.Version, read.legacy = checkpointVersion, true
-	for path, cp := range read.Files {
-		if cp == nil { // gob cannot write a nil; no version 2 wrote one
-			delete(read.Files, path)
-		}
+	return cp, nil
+}
+
+// readWhole reads a workspace file into a buffer of its size, read once:
+// io.ReadAll would copy 5 MB of checkpoints several times as it grew.
+func readWhole(ws *tapelog.Workspace, rel string) ([]byte, error) {
+	f, err := ws.OpenRead(rel)
+	if err != nil {
+		return nil, err
 	}
-	return &read, nil
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// loadLegacyCheckpoints reads version 3's gob or, failing that, version
+// 2's JSON, if there is one.
+func loadLegacyCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoints, error) {
+	for i, rel := range legacyCheckpointsPaths(src) {
+		data, err := ws.ReadPrivate(rel, 1<<30)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the import checkpoints: %w", err)
+		}
+		var read checkpoints
+		decoded, version := false, gobVersion
+		if i == 0 {
+			decoded = gob.NewDecoder(bytes.NewReader(data)).Decode(&read) == nil
+		} else {
+			decoded, version = json.Unmarshal(data, &read) == nil, jsonVersion
+		}
+		if !decoded || !read.usable(version) {
+			return emptyCheckpoints(), nil
+		}
+		read.Version, read.legacy = checkpointVersion, true
+		for path, cp := range read.Files {
+			if cp == nil { // no version wrote one; the codec cannot
+				delete(read.Files, path)
+			}
+		}
+		return &read, nil
+	}
+	return emptyCheckpoints(), nil
 }
 
 func emptyCheckpoints() *checkpoints {
@@ -148,19 +162,17 @@ func (cp *checkpoints) usable(version int) bool {
 	return cp.Version == version && cp.Files != nil && cp.Tapes != nil
 }
 
-// save writes the checkpoints, and removes version 2's file they replace.
+// save writes the checkpoints, and removes the files of versions 2 and 3
+// they replace.
 func (cp *checkpoints) save(ws *tapelog.Workspace, src source.Source) error {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(cp); err != nil {
-		return fmt.Errorf("encode the import checkpoints: %w", err)
-	}
-	if err := ws.WritePrivate(checkpointsPath(src), buf.Bytes()); err != nil {
+	if err := ws.WritePrivate(checkpointsPath(src), encodeCheckpoints(cp)); err != nil {
 		return fmt.Errorf("save the import checkpoints: %w", err)
 	}
-	// Version 2's file, read or left by an older tape beside: it is no
-	// longer read.
-	if err := ws.Remove(legacyCheckpointsPath(src)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove the import checkpoints of version 2: %w", err)
+	// Read, or left by an older tape beside: they are no longer read.
+	for _, rel := range legacyCheckpointsPaths(src) {
+		if err := ws.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the import checkpoints of an older version: %w", err)
+		}
 	}
 	cp.legacy = false
 	return nil
@@ -173,13 +185,17 @@ type fileIdentity struct {
 	mtimeNS int64
 }
 
-func identityOf(fi fs.FileInfo) fileIdentity {
-	id := fileIdentity{size: fi.Size(), mtimeNS: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		id.ino = st.Ino
-	}
-	return id
+// statted is what an import needs of a transcript's stat.
+type statted struct {
+	id      fileIdentity
+	regular bool
 }
+
+func stattedOf(st *unix.Stat_t) *statted {
+	return &statted{id: fileIdentity{ino: st.Ino, size: st.Size, mtimeNS: st.Mtim.Nano()}, regular: st.Mode&unix.S_IFMT == unix.S_IFREG}
+}
+
+func (s *statted) modTime() time.Time { return time.Unix(0, s.id.mtimeNS) }
 
 // unchanged reports whether the file is as it was when cp was made.
 func (cp *checkpoint) unchanged(id fileIdentity) bool {

@@ -1,7 +1,9 @@
 package importer
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"encoding/json"
 	"os"
 	"strings"
@@ -10,45 +12,62 @@ import (
 	"github.com/tape-dev/tape/importer/claude"
 )
 
-// Checkpoints of version 2, JSON in <source>.json, are read as they are:
-// an import again after an upgrade reads no transcript from its start,
-// and saves them as version 3 in place of the JSON.
-func TestCheckpointsOfVersion2AreRead(t *testing.T) {
+// Checkpoints of versions 2 (JSON in <source>.json) and 3 (gob in
+// <source>.gob) are read as they are: an import again after an upgrade
+// reads no transcript from its start, and saves them as version 4 in
+// place of the old file.
+func TestCheckpointsOfOlderVersionsAreRead(t *testing.T) {
 	t.Parallel()
-	b := newBench(t)
-	first, want := b.importClaudeFixtures(t)
+	for _, tc := range []struct {
+		file    string
+		version int
+		encode  func(*checkpoints) ([]byte, error)
+	}{
+		{"claude.json", jsonVersion, func(cp *checkpoints) ([]byte, error) { return json.Marshal(cp) }},
+		{"claude.gob", gobVersion, func(cp *checkpoints) ([]byte, error) {
+			var buf bytes.Buffer
+			err := gob.NewEncoder(&buf).Encode(cp)
+			return buf.Bytes(), err
+		}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
+			b := newBench(t)
+			first, want := b.importClaudeFixtures(t)
 
-	// What version 2 wrote: the same checkpoints, as JSON.
-	cp, err := loadCheckpoints(b.ws, claude.Source{})
-	if err != nil || len(cp.Files) != len(first) {
-		t.Fatalf("checkpoints of %d files, %v; want %d", len(cp.Files), err, len(first))
-	}
-	cp.Version = legacyCheckpointVersion
-	data, err := json.Marshal(cp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(b.ws.Abs("import/claude.json"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(b.ws.Abs("import/claude.gob")); err != nil {
-		t.Fatal(err)
-	}
+			// What the older version wrote: the same checkpoints, in its form.
+			cp, err := loadCheckpoints(b.ws, claude.Source{})
+			if err != nil || len(cp.Files) != len(first) {
+				t.Fatalf("checkpoints of %d files, %v; want %d", len(cp.Files), err, len(first))
+			}
+			cp.Version = tc.version
+			data, err := tc.encode(cp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(b.ws.Abs("import/"+tc.file), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(b.ws.Abs("import/claude.checkpoints")); err != nil {
+				t.Fatal(err)
+			}
 
-	for i, st := range b.importAt(claude.Source{}, quiet) {
-		if !st.Unchanged || st.Imported != 0 || st.Skipped != 0 {
-			t.Errorf("%s: %+v; want it unchanged, not read again (first import: %d entries)", st.File, st, first[i].Imported)
-		}
-	}
-	if got := b.tapes(); got != want {
-		t.Fatalf("the tapes changed:\n%s", got)
-	}
-	if _, err := os.Stat(b.ws.Abs("import/claude.json")); !os.IsNotExist(err) {
-		t.Errorf("version 2's checkpoints are still there: %v", err)
-	}
-	again, err := loadCheckpoints(b.ws, claude.Source{})
-	if err != nil || again.legacy || len(again.Files) != len(first) {
-		t.Errorf("after the import: %d files, legacy %v, %v; want version 3's of %d", len(again.Files), again.legacy, err, len(first))
+			for i, st := range b.importAt(claude.Source{}, quiet) {
+				if !st.Unchanged || st.Imported != 0 || st.Skipped != 0 {
+					t.Errorf("%s: %+v; want it unchanged, not read again (first import: %d entries)", st.File, st, first[i].Imported)
+				}
+			}
+			if got := b.tapes(); got != want {
+				t.Fatalf("the tapes changed:\n%s", got)
+			}
+			if _, err := os.Stat(b.ws.Abs("import/" + tc.file)); !os.IsNotExist(err) {
+				t.Errorf("version %d's checkpoints are still there: %v", tc.version, err)
+			}
+			again, err := loadCheckpoints(b.ws, claude.Source{})
+			if err != nil || again.legacy || len(again.Files) != len(first) {
+				t.Errorf("after the import: %d files, legacy %v, %v; want version 4's of %d", len(again.Files), again.legacy, err, len(first))
+			}
+		})
 	}
 }
 
@@ -58,7 +77,7 @@ func TestUnreadableCheckpointsAreNone(t *testing.T) {
 	t.Parallel()
 	b := newBench(t)
 	first, want := b.importClaudeFixtures(t)
-	if err := os.WriteFile(b.ws.Abs("import/claude.gob"), []byte("not gob at all"), 0o600); err != nil {
+	if err := os.WriteFile(b.ws.Abs("import/claude.checkpoints"), []byte("not checkpoints at all"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for i, st := range b.importAt(claude.Source{}, quiet) {
@@ -77,7 +96,7 @@ func TestCheckpointsThatCannotBeReadAreAnError(t *testing.T) {
 	t.Parallel()
 	b := newBench(t)
 	b.importClaudeFixtures(t)
-	path := b.ws.Abs("import/claude.gob")
+	path := b.ws.Abs("import/claude.checkpoints")
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestImportErrorsOnOneLine(t *testing.T) {
 		if done == 1 {
 			cancel()
 			// A folder where the checkpoints go: saving them fails.
-			if err := os.MkdirAll(b.ws.Abs("import/claude.gob/x"), 0o700); err != nil {
+			if err := os.MkdirAll(b.ws.Abs("import/claude.checkpoints/x"), 0o700); err != nil {
 				t.Error(err)
 			}
 		}

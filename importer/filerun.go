@@ -25,12 +25,12 @@ func (r *run) prepare(i int, path string) (*fileRun, FileStats, error) {
 		r.im.warn(fmt.Errorf("stat %s: %w; skipped", path, unwrapPath(err)))
 		return nil, st, nil
 	}
-	if !fi.Mode().IsRegular() {
+	if !fi.regular {
 		r.im.warn(fmt.Errorf("%s is not a file; skipped", path))
 		return nil, st, nil
 	}
-	id := identityOf(fi)
-	settled := r.im.now().Sub(fi.ModTime()) >= r.im.settle()
+	id := fi.id
+	settled := r.im.now().Sub(fi.modTime()) >= r.im.settle()
 	old := r.cp.Files[path]
 	if old != nil && old.unchanged(id) && (old.Held == 0 || !settled) && r.tapesThere(old) {
 		st.Unchanged, st.Held = true, old.Held

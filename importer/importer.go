@@ -105,7 +105,7 @@ func (im *Importer) Import(ctx context.Context, paths []string) ([]FileStats, er
 	// reading of the checkpoints and the stats of the tapes they name,
 	// each half of an import again with nothing new, at once.
 	var files []string
-	var infos []fs.FileInfo
+	var infos []*statted
 	found := make(chan error, 1)
 	go func() {
 		var err error

@@ -360,7 +360,7 @@ func TestLostCheckpointsImportNothingTwice(t *testing.T) {
 	t.Parallel()
 	b := newBench(t)
 	first, want := b.importClaudeFixtures(t)
-	if err := os.Remove(b.ws.Abs("import/claude.gob")); err != nil {
+	if err := os.Remove(b.ws.Abs("import/claude.checkpoints")); err != nil {
 		t.Fatal(err)
 	}
 	again := b.importAt(claude.Source{}, quiet)
@@ -386,14 +386,14 @@ func TestStaleCheckpointsImportNothingTwice(t *testing.T) {
 	b := newBench(t)
 	b.write("s/rollout-x-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl", data[:half])
 	b.importAt(codex.Source{}, quiet)
-	stale, err := os.ReadFile(b.ws.Abs("import/codex.gob"))
+	stale, err := os.ReadFile(b.ws.Abs("import/codex.checkpoints"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.write("s/rollout-x-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl", data)
 	b.importAt(codex.Source{}, quiet)
 	want := b.tapes()
-	if err := os.WriteFile(b.ws.Abs("import/codex.gob"), stale, 0o600); err != nil {
+	if err := os.WriteFile(b.ws.Abs("import/codex.checkpoints"), stale, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	st := b.importAt(codex.Source{}, quiet)

@@ -3,7 +3,6 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -23,7 +22,7 @@ type run struct {
 	marks    map[string]string // tape -> its mark now, as far as this run knows
 	distrust map[string]bool   // tapes a transcript of this run is read again from the start for
 	tapesDir *os.File          // .tape/tapes, held open for stats (dirIdentity)
-	ahead    []fs.FileInfo     // by the index of a transcript in the import's list, as statFiles found it
+	ahead    []*statted        // by the index of a transcript in the import's list, as statFiles found it
 	dirs     map[string]string // tape -> dirIdentity, as statDirs found it
 	savedAt  time.Time
 	dirty    bool

@@ -35,7 +35,7 @@ func TestCheckpointOfNoTapeImportsNothingTwice(t *testing.T) {
 			if st := b.importAt(codex.Source{}, quiet); st[0].Imported != 0 {
 				t.Fatalf("the first import imported %d entries; the test needs none", st[0].Imported)
 			}
-			stale, err := os.ReadFile(b.ws.Abs("import/codex.gob"))
+			stale, err := os.ReadFile(b.ws.Abs("import/codex.checkpoints"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +46,7 @@ func TestCheckpointOfNoTapeImportsNothingTwice(t *testing.T) {
 				t.Fatal("the second import wrote no tape")
 			}
 			// The second import killed before it saved its checkpoints.
-			if err := os.WriteFile(b.ws.Abs("import/codex.gob"), stale, 0o600); err != nil {
+			if err := os.WriteFile(b.ws.Abs("import/codex.checkpoints"), stale, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			st := b.importAt(codex.Source{}, quiet)

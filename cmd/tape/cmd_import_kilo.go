@@ -19,7 +19,7 @@ mirror files. With no .tape/ here or above, the import makes one here,
 without a tape main.
 
 Importing again reads only what is new (checkpoints in
-.tape/import/kilo.gob). A line that cannot be imported is reported as
+.tape/import/kilo.checkpoints). A line that cannot be imported is reported as
 FILE:LINE and the rest is imported (exit status 2). docs/IMPORT.md has the
 mapping.
 

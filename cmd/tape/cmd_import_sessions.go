@@ -70,7 +70,7 @@ transcripts after 30 days; what tape imported stays. With no .tape/ here or
 above, the import makes one here, without a tape main.
 
 Importing again reads only what is new: each transcript's checkpoint is kept
-in .tape/import/claude.gob, and every entry's id comes from its line, so
+in .tape/import/claude.checkpoints, and every entry's id comes from its line, so
 nothing is imported twice. A line that cannot be imported is reported as
 FILE:LINE and the rest is imported (exit status 2). A record still being
 written (an assistant turn whose last line has not come) is imported by the
@@ -89,7 +89,7 @@ Without a PATH, reads $CODEX_HOME/sessions, else ~/.codex/sessions. With no
 .tape/ here or above, the import makes one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
-.tape/import/codex.gob; ids from the lines). A line that cannot be imported
+.tape/import/codex.checkpoints; ids from the lines). A line that cannot be imported
 is reported as FILE:LINE and the rest is imported (exit status 2).
 docs/IMPORT.md has the mapping.
 
@@ -107,7 +107,7 @@ rewrote whole at every turn. With no .tape/ here or above, the import makes
 one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
-.tape/import/gemini.gob; ids from the messages' own ids, so a file read
+.tape/import/gemini.checkpoints; ids from the messages' own ids, so a file read
 again after a rewrite makes nothing twice). A /rewind shows as an anchor
 "rewind", and a history Gemini CLI replaced (on resume, cancel, or
 compression) as an anchor "history": tape keeps every turn. A line that
@@ -132,7 +132,7 @@ documents of Qwen Code before December 2025 (~/.qwen/tmp). With no .tape/
 here or above, the import makes one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
-.tape/import/qwen.gob; ids from the records' uuids). A line that cannot be
+.tape/import/qwen.checkpoints; ids from the records' uuids). A line that cannot be
 imported is reported as FILE:LINE and the rest is imported (exit status 2).
 docs/IMPORT.md has the mapping.
 
@@ -156,7 +156,7 @@ comes from each session's shutdown events, counted as ccusage counts them.
 With no .tape/ here or above, the import makes one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
-.tape/import/copilot.gob; ids from the events). A line that cannot be
+.tape/import/copilot.checkpoints; ids from the events). A line that cannot be
 imported is reported as FILE:LINE and the rest is imported (exit status 2).
 docs/IMPORT.md has the mapping.
 
@@ -179,7 +179,7 @@ session's wire.jsonl is read, and each subagent's: not context.jsonl nor
 state.json. With no .tape/ here or above, the import makes one here, without
 a tape main.
 
-Importing again reads only what is new (checkpoints in .tape/import/kimi.gob;
+Importing again reads only what is new (checkpoints in .tape/import/kimi.checkpoints;
 ids from the lines). A line that cannot be imported is reported as FILE:LINE
 and the rest is imported (exit status 2). docs/IMPORT.md has the mapping.
 
@@ -203,7 +203,7 @@ so far, counted as ccusage counts them) go to the session's tape too.
 With no .tape/ here or above, the import makes one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
-.tape/import/droid.gob; ids from the records, and from what a settings file
+.tape/import/droid.checkpoints; ids from the records, and from what a settings file
 says, which Droid writes over). A line that cannot be imported is reported
 as FILE:LINE and the rest is imported (exit status 2). docs/IMPORT.md has
 the mapping.
@@ -229,7 +229,7 @@ database, which is not read. With no .tape/ here or above, the import makes
 one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
-.tape/import/openclaw.gob; ids from the entries' ids). A line that cannot be
+.tape/import/openclaw.checkpoints; ids from the entries' ids). A line that cannot be
 imported is reported as FILE:LINE and the rest is imported (exit status 2).
 docs/IMPORT.md has the mapping.
 
@@ -257,7 +257,7 @@ files. With no .tape/ here or above, the import makes one here, without a tape
 main.
 
 Importing again reads only what is new (checkpoints in
-.tape/import/opencode.gob). A line that cannot be imported is reported as
+.tape/import/opencode.checkpoints). A line that cannot be imported is reported as
 FILE:LINE and the rest is imported (exit status 2). docs/IMPORT.md has the
 mapping.
 
@@ -281,7 +281,7 @@ here, without a tape main.
 
 Amp writes a thread's file whole again at each change: importing again reads
 a changed file from its start and adds what is new (checkpoints in
-.tape/import/amp.gob; ids from the messages' ids). A document that cannot be
+.tape/import/amp.checkpoints; ids from the messages' ids). A document that cannot be
 read whole is reported as FILE:LINE and what it holds up to there is
 imported (exit status 2). docs/IMPORT.md has the mapping.
 
@@ -306,7 +306,7 @@ here (~/.aider is there). A walk never goes into .git or node_modules.
 With no .tape/ here or above, the import makes one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
-.tape/import/aider.gob; ids from the file's path and the line numbers). A
+.tape/import/aider.checkpoints; ids from the file's path and the line numbers). A
 line before a file's first run is reported as FILE:LINE and the rest is
 imported (exit status 2). docs/IMPORT.md has the mapping.
 
@@ -333,7 +333,7 @@ name a database, a session file, or a folder of mirror files. With no .tape/ her
 or above, the import makes one here, without a tape main.
 
 Importing again reads only what is new (checkpoints in
-.tape/import/goose.gob). A line that cannot be imported is reported as
+.tape/import/goose.checkpoints). A line that cannot be imported is reported as
 FILE:LINE and the rest is imported (exit status 2). docs/IMPORT.md has the
 mapping.
 
@@ -365,7 +365,7 @@ session's counts are a run each time they change, of which tape usage counts
 the largest. With no .tape/ here or above, the import makes one here, without
 a tape main.
 
-Importing again reads only what is new (checkpoints in .tape/import/crush.gob).
+Importing again reads only what is new (checkpoints in .tape/import/crush.checkpoints).
 A line that cannot be imported is reported as FILE:LINE and the rest is
 imported (exit status 2). docs/IMPORT.md has the mapping.
 
@@ -583,7 +583,7 @@ new branch to the same file. The tape keeps every branch, in the order Pi
 wrote them; each starts with an anchor "branch" that names the entry it
 continues from (docs/decisions/0088).
 
-Importing again reads only what is new (checkpoints in .tape/import/pi.gob;
+Importing again reads only what is new (checkpoints in .tape/import/pi.checkpoints;
 ids from the lines). A line that cannot be imported is reported as FILE:LINE
 and the rest is imported (exit status 2). docs/IMPORT.md has the mapping.
 
