@@ -57,6 +57,13 @@ func TestLookup(t *testing.T) {
 		{"anthropic/claude-opus-4-5-20251101", "claude-opus-4-5-20251101"},
 		{"openai/gpt-5-codex", "gpt-5-codex"},
 		{"gpt-5", "gpt-5"},
+		{"claude-haiku-4.5", "claude-haiku-4-5"},
+		{"anthropic/claude-sonnet-4.5", "claude-sonnet-4-5"},
+		{"qwen3-coder-plus", "openrouter/qwen/qwen3-coder-plus"}, // LiteLLM lists it under OpenRouter alone
+		{"claude-sonnet-4-5-20250929-thinking", "claude-sonnet-4-5-20250929"},
+		{"claude-sonnet-4-6", "claude-sonnet-4-6"},
+		{"claude-sonnet-4-7", ""}, // not claude-sonnet-4: 7 is more of its version
+		{"sonnet", ""},            // a guess, not a match
 		{"", ""},
 		{"<synthetic>", ""},
 		{"my-private-model", ""},

@@ -3,7 +3,10 @@ package read
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/tape-dev/tape/pricing"
 
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
@@ -99,15 +102,32 @@ type Usage struct {
 	// BadUsage is how many runs of the page's groups gave a token count
 	// that is not a whole number from 0 to 2^40, and were not summed.
 	BadUsage int
+	// Unpriced are the models of runs with usage that the filter's price
+	// table does not price: their runs have no cost.
+	Unpriced []string
 }
 
-// SumUsage reads a page of the usage view.
+// SumUsage reads a page of the usage view, priced by f.Prices.
 func SumUsage(ctx context.Context, ix *projector.Projector, f usage.Filter) (Usage, error) {
-	rows, total, err := usage.Sum(ctx, ix, f)
+	s, err := usage.SumAll(ctx, ix, f)
 	if err != nil {
 		return Usage{}, err
 	}
-	return Usage{Rows: rows, Total: total, BadUsage: BadUsage(rows)}, nil
+	return Usage{Rows: s.Rows, Total: s.Total, BadUsage: BadUsage(s.Rows), Unpriced: s.Unpriced}, nil
+}
+
+// UnpricedWarning is what to say of runs whose models have no price, or
+// "" when there are none.
+func UnpricedWarning(models []string) string {
+	if len(models) == 0 {
+		return ""
+	}
+	quoted := make([]string, len(models))
+	for i, m := range models {
+		quoted[i] = strconv.Quote(m)
+	}
+	return "no price for " + wording.Plural(len(models), "model", "models") + " " + strings.Join(quoted, ", ") +
+		": their runs have no cost (tape prices lists the prices; add your own in " + pricing.OverrideFile + ", tape prices --help)"
 }
 
 // BadUsage is how many of the runs summed in rows were not summed for a

@@ -44,6 +44,7 @@ type label struct {
 // without runs are gaps. It draws nothing without usage.
 func dayChart(days []usage.Row) chart {
 	byDay := map[string]int64{}
+	cost := map[string]string{}
 	var last time.Time
 	for _, d := range days {
 		t, err := time.Parse(time.DateOnly, d.Day)
@@ -51,6 +52,9 @@ func dayChart(days []usage.Row) chart {
 			continue // runs without a date
 		}
 		byDay[d.Day] = d.Total
+		if d.PricedRuns > 0 {
+			cost[d.Day] = ", " + usd(d)
+		}
 		if t.After(last) {
 			last = t
 		}
@@ -81,7 +85,7 @@ func dayChart(days []usage.Row) chart {
 			continue
 		}
 		h := max(1, plot*float64(v)/float64(c.Max))
-		c.Bars = append(c.Bars, bar{X: x + step*0.1, Y: chartTop + plot - h, W: step * 0.8, H: h, Title: fmt.Sprintf("%s: %s tokens", day, thousands(v))})
+		c.Bars = append(c.Bars, bar{X: x + step*0.1, Y: chartTop + plot - h, W: step * 0.8, H: h, Title: fmt.Sprintf("%s: %s tokens%s", day, thousands(v), cost[day])})
 	}
 	return c
 }

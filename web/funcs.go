@@ -3,11 +3,13 @@ package web
 import (
 	"fmt"
 	"html/template"
+	"math"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/tape-dev/tape/internal/wording"
+	"github.com/tape-dev/tape/views/usage"
 )
 
 // funcs are the templates' functions. Each returns text, which the
@@ -16,6 +18,7 @@ var funcs = template.FuncMap{
 	"when":       when,
 	"whenTime":   whenTime,
 	"num":        num,
+	"usd":        usd,
 	"noun":       noun,
 	"excerpt":    wording.OneLine,
 	"outputOf":   newOutput,
@@ -25,6 +28,24 @@ var funcs = template.FuncMap{
 	"byURL":      byURL,
 	"byOptions":  func() []string { return []string{"day", "tape", "anchor", "model"} },
 	"chartDays":  func() int { return chartDays },
+}
+
+// usd is what a group's runs cost, in dollars to the cent ("<$0.01" for
+// less), or "—" when no run of it has a priced model.
+func usd(u usage.Row) string {
+	switch {
+	case u.PricedRuns == 0:
+		return "—"
+	case u.CostUSD > 0 && u.CostUSD < 0.005:
+		return "<$0.01"
+	}
+	return "$" + thousandsCents(u.CostUSD)
+}
+
+// thousandsCents is x to the cent, its thousands separated by commas.
+func thousandsCents(x float64) string {
+	cents := int64(math.Round(x * 100))
+	return thousands(cents/100) + fmt.Sprintf(".%02d", cents%100)
 }
 
 // when is an entry's date (RFC 3339) as the pages show it, in UTC to the

@@ -219,7 +219,7 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		var g summed
 		var err error
 		ctx := r.Context()
-		days, err := read.SumUsage(ctx, ix, usage.Filter{By: "day", Tape: d.Tape})
+		days, err := read.SumUsage(ctx, ix, usage.Filter{By: "day", Tape: d.Tape, Prices: s.opts.Prices})
 		if err != nil {
 			return g, err
 		}
@@ -231,7 +231,7 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 			all = slices.Clone(g.days)
 			slices.Reverse(all)
 		} else {
-			by, err := read.SumUsage(ctx, ix, usage.Filter{By: d.By, Tape: d.Tape})
+			by, err := read.SumUsage(ctx, ix, usage.Filter{By: d.By, Tape: d.Tape, Prices: s.opts.Prices})
 			if err != nil {
 				return g, err
 			}
@@ -239,10 +239,10 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 		}
 		g.rows, g.total = views.PageOf(all, views.Page{Limit: usagePage, Offset: offset}), len(all)
 		if d.Tape == "" {
-			g.totals, err = usage.Total(ctx, ix)
+			g.totals, err = usage.Total(ctx, ix, s.opts.Prices)
 			return g, err
 		}
-		one, err := read.SumUsage(ctx, ix, usage.Filter{By: "tape", Tape: d.Tape})
+		one, err := read.SumUsage(ctx, ix, usage.Filter{By: "tape", Tape: d.Tape, Prices: s.opts.Prices})
 		if len(one.Rows) == 1 {
 			g.totals = one.Rows[0]
 		}

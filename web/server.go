@@ -18,6 +18,7 @@ import (
 
 	"github.com/tape-dev/tape/fresh"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/pricing"
 	"github.com/tape-dev/tape/projector"
 )
 
@@ -49,6 +50,8 @@ type Options struct {
 	// Timeouts are how long HTTPServer's server waits on a client; a
 	// zero field is its default.
 	Timeouts Timeouts
+	// Prices price the usage page's runs; nil shows tokens alone.
+	Prices *pricing.Table
 }
 
 // DefaultMaxStreams is how many live pages a server follows at once. A

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,12 +16,26 @@ import (
 // usage --by day --json`, in the four counts both give.
 type ccusageDay struct {
 	Input, Output, CacheWrite, CacheRead int64
+	Cost                                 float64 // USD; tape's cost_usd, ccusage's totalCost (costUSD of its per-agent reports)
 }
 
 // TestUsageEqualsCcusage: for every source ccusage reads, the tokens of
 // each day that tape usage sums from an import equal those that ccusage
 // 20.0.24 (testdata/ccusage, installed by .ci/run) counts in the same
-// files, in UTC.
+// files, in UTC, and so does their cost, to the cent, but for the sources
+// of costAsCcusageNot.
+//
+// costAsCcusageNot are the sources whose cost tape does not reckon as
+// ccusage does, and why (decision 0104): ccusage prices a model LiteLLM's
+// list lacks from a models.dev snapshot of its own, and shows the cost
+// some records carry in place of their tokens' (docs/IMPORT.md, "Cost").
+var costAsCcusageNot = map[string]string{
+	"droid":    "glm-4.6 (written glm-4-6-0) and gpt-unknown: no LiteLLM entry; ccusage prices the one from models.dev",
+	"kimi":     "Kimi's wire names no model; ccusage prices its runs as kimi-for-coding, from models.dev",
+	"qwen":     "qwen3-coder-plus: LiteLLM lists it under OpenRouter alone, with no cache-read rate; ccusage prices it from models.dev",
+	"openclaw": "ccusage shows the cost OpenClaw's records carry (0 in these fixtures); tape prices their tokens",
+}
+
 func TestUsageEqualsCcusage(t *testing.T) {
 	t.Parallel()
 	bin := ccusageBinary(t)
@@ -43,15 +58,20 @@ func TestUsageEqualsCcusage(t *testing.T) {
 			}
 			got := map[string]ccusageDay{}
 			for _, r := range jsonRecords(t, mustRun(t, dir, "usage", "--all-tapes", "--by", "day", "--limit", "0", "--json")) {
+				cost, _ := r["cost_usd"].(float64) // null: none priced
 				got[r["day"].(string)] = ccusageDay{int64(r["input_tokens"].(float64)), int64(r["output_tokens"].(float64)),
-					int64(r["cache_creation_tokens"].(float64)), int64(r["cache_read_tokens"].(float64))}
+					int64(r["cache_creation_tokens"].(float64)), int64(r["cache_read_tokens"].(float64)), cost}
 			}
 			want := ccusageDaily(t, bin, home, f.Source)
 			if len(want) == 0 {
 				t.Fatalf("ccusage %s counts no day in the golden transcripts: nothing to compare", f.Source)
 			}
 			for day, w := range want {
-				if got[day] != w {
+				g := got[day]
+				if _, differs := costAsCcusageNot[f.Source]; differs || math.Abs(g.Cost-w.Cost) < 0.005 { // to the cent
+					g.Cost = w.Cost
+				}
+				if g != w {
 					t.Errorf("%s: tape usage %+v, ccusage %s %+v", day, got[day], f.Source, w)
 				}
 			}
@@ -81,6 +101,7 @@ func ccusageDaily(t *testing.T, bin, home, agent string) map[string]ccusageDay {
 			OutputTokens        int64
 			CacheCreationTokens int64
 			CacheReadTokens     int64
+			TotalCost, CostUSD  float64
 		}
 	}
 	if err := json.Unmarshal(out, &report); err != nil {
@@ -88,7 +109,7 @@ func ccusageDaily(t *testing.T, bin, home, agent string) map[string]ccusageDay {
 	}
 	days := map[string]ccusageDay{}
 	for _, d := range report.Daily {
-		days[d.Date] = ccusageDay{d.InputTokens, d.OutputTokens, d.CacheCreationTokens, d.CacheReadTokens}
+		days[d.Date] = ccusageDay{d.InputTokens, d.OutputTokens, d.CacheCreationTokens, d.CacheReadTokens, d.TotalCost + d.CostUSD}
 	}
 	return days
 }

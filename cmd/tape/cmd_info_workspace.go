@@ -39,6 +39,7 @@ type workspaceInfoRecord struct {
 	WatcherPID    int                `json:"watcher_pid,omitempty"`
 	Runs          int                `json:"runs"`
 	TotalTokens   int64              `json:"total_tokens"`
+	CostUSD       *float64           `json:"cost_usd"` // null when no run's model has a price
 	Newest        []newestTapeRecord `json:"newest"`
 }
 
@@ -76,11 +77,11 @@ func (c *InfoCmd) runWorkspace(env *Env, g *Globals, ix *projector.Projector) er
 	if r.BadLines, err = ix.BadLineCount(ctx); err != nil {
 		return err
 	}
-	spent, err := usage.Total(ctx, ix)
+	spent, err := usage.Total(ctx, ix, loadPrices(env))
 	if err != nil {
 		return err
 	}
-	r.Runs, r.TotalTokens = spent.Runs, spent.Total
+	r.Runs, r.TotalTokens, r.CostUSD = spent.Runs, spent.Total, records.Cost(spent)
 	if c.JSON {
 		return newJSONLines(env.Stdout).write(r)
 	}
@@ -100,7 +101,11 @@ func (c *InfoCmd) printWorkspace(env *Env, r workspaceInfoRecord, why string) er
 	}
 	spent := "none recorded (no \"run\" event)"
 	if r.Runs > 0 {
-		spent = fmt.Sprintf("%s, %s (tape usage)", wording.Plural(r.Runs, "run", "runs"), wording.Plural(int(r.TotalTokens), "token", "tokens"))
+		spent = fmt.Sprintf("%s, %s", wording.Plural(r.Runs, "run", "runs"), wording.Plural(int(r.TotalTokens), "token", "tokens"))
+		if r.CostUSD != nil {
+			spent += ", " + dollars(*r.CostUSD, true)
+		}
+		spent += " (tape usage)"
 	}
 	return printFields(env, [][2]string{
 		{"workspace", printable(r.Workspace)},

@@ -286,7 +286,7 @@ var statusColors = map[string]string{"pending": "\x1b[33m", "completed": "\x1b[3
 type UsageCmd struct {
 	By       string `default:"tape" enum:"tape,anchor,model,day,workspace" help:"Sum by tape, anchor, model or day (UTC); with --remote, by workspace, tape, model or day."`
 	AllTapes bool   `name:"all-tapes" help:"Sum every tape, not only the selected one (see 'tape --help': which tape)."`
-	JSON     bool   `help:"One JSON object per group and line: the group (tape; tape, anchor_seq and anchor; model; or day; with --remote, workspace, or workspace and tape), runs, runs_with_usage, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens."`
+	JSON     bool   `help:"One JSON object per group and line: the group (tape; tape, anchor_seq and anchor; model; or day; with --remote, workspace, or workspace and tape), runs, runs_with_usage, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens, cost_usd (null when no run's model has a price; tape prices)."`
 	URL      string `arg:"" optional:"" placeholder:"postgres://..." help:"With --remote: the server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
 	pageFlags
 	remoteFlags
@@ -329,7 +329,7 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer closeAll()
-	f := usage.Filter{Tape: nameOf(t), By: c.By, Page: c.page()}
+	f := usage.Filter{Tape: nameOf(t), By: c.By, Page: c.page(), Prices: loadPrices(env)}
 	got, err := read.SumUsage(env.Context(), ix, f)
 	if err != nil {
 		return err
@@ -344,6 +344,7 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 		return printCount(env, total)
 	}
 	warnBadUsage(env, got.BadUsage)
+	warnUnpriced(env, got.Unpriced)
 	if !c.JSON {
 		if err := c.print(env, rows); err != nil {
 			return err
@@ -372,7 +373,7 @@ func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector
 	}
 	fmt.Fprintf(env.Stderr, "tape: no token usage recorded in %s: it holds no \"run\" event\n", where)
 	if g.defaultScope(t) {
-		elsewhere, err := usage.Total(env.Context(), ix)
+		elsewhere, err := usage.Total(env.Context(), ix, nil)
 		if err != nil {
 			return err
 		}
@@ -417,7 +418,7 @@ func (c *UsageCmd) usageColumns() []column {
 	default:
 		cols = []column{{}}
 	}
-	for range 6 {
+	for range 7 {
 		cols = append(cols, column{right: true})
 	}
 	return cols
@@ -426,7 +427,8 @@ func (c *UsageCmd) usageColumns() []column {
 // usageCells are the sums of a group, as the table shows them.
 func usageCells(u usage.Row) []cell {
 	return []cell{counted(u.Runs, "run", "runs"), text(fmt.Sprintf("%d in", u.Input)), text(fmt.Sprintf("%d out", u.Output)),
-		text(fmt.Sprintf("%d cache write", u.CacheCreation)), text(fmt.Sprintf("%d cache read", u.CacheRead)), text(fmt.Sprintf("%d total", u.Total))}
+		text(fmt.Sprintf("%d cache write", u.CacheCreation)), text(fmt.Sprintf("%d cache read", u.CacheRead)), text(fmt.Sprintf("%d total", u.Total)),
+		text(dollars(u.CostUSD, u.PricedRuns > 0))}
 }
 
 // group is the cells that name a row's group: its tape, anchor (tape,

@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 	// No test starts a watcher on demand unless it asks (TAPE_WATCH=auto
 	// in its child's environment): one would outlive the test's folder.
 	os.Setenv("TAPE_WATCH", "off")
+	// Nor reads the user's prices (pricing.Dir): costs are of the snapshot
+	// tape ships, unless a test sets a folder of its own.
+	os.Setenv("TAPE_CONFIG_DIR", filepath.Join(os.TempDir(), fmt.Sprintf("tape-test-config-%d-none", os.Getpid())))
 	testscript.Main(stopAfter{m}, map[string]func(){"tape": main})
 }
 

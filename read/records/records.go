@@ -89,28 +89,39 @@ func NewCall(c calls.Listed) Call {
 // UsageGroup is a group of runs, as `tape usage --json` prints it: the
 // fields of the group it is summed by, then the sums.
 type UsageGroup struct {
-	Workspace     *string `json:"workspace,omitempty"`    // by workspace, or by tape on the team's server (--remote)
-	WorkspaceID   *string `json:"workspace_id,omitempty"` // likewise: two workspaces may share a name
-	Tape          *string `json:"tape,omitempty"`
-	AnchorSeq     *int64  `json:"anchor_seq,omitempty"`
-	Anchor        *string `json:"anchor,omitempty"`
-	Model         *string `json:"model,omitempty"`
-	Day           *string `json:"day,omitempty"`
-	Runs          int     `json:"runs"`
-	RunsWithUsage int     `json:"runs_with_usage"`
-	RunsBadUsage  int     `json:"runs_bad_usage,omitempty" jsonschema:"runs that gave a token count that is not a whole number from 0 to 2^40; such a count is not summed"`
-	InputTokens   int64   `json:"input_tokens"`
-	OutputTokens  int64   `json:"output_tokens"`
-	CacheCreation int64   `json:"cache_creation_tokens"`
-	CacheRead     int64   `json:"cache_read_tokens"`
-	TotalTokens   int64   `json:"total_tokens"`
+	Workspace     *string  `json:"workspace,omitempty"`    // by workspace, or by tape on the team's server (--remote)
+	WorkspaceID   *string  `json:"workspace_id,omitempty"` // likewise: two workspaces may share a name
+	Tape          *string  `json:"tape,omitempty"`
+	AnchorSeq     *int64   `json:"anchor_seq,omitempty"`
+	Anchor        *string  `json:"anchor,omitempty"`
+	Model         *string  `json:"model,omitempty"`
+	Day           *string  `json:"day,omitempty"`
+	Runs          int      `json:"runs"`
+	RunsWithUsage int      `json:"runs_with_usage"`
+	RunsBadUsage  int      `json:"runs_bad_usage,omitempty" jsonschema:"runs that gave a token count that is not a whole number from 0 to 2^40; such a count is not summed"`
+	InputTokens   int64    `json:"input_tokens"`
+	OutputTokens  int64    `json:"output_tokens"`
+	CacheCreation int64    `json:"cache_creation_tokens"`
+	CacheRead     int64    `json:"cache_read_tokens"`
+	TotalTokens   int64    `json:"total_tokens"`
+	CostUSD       *float64 `json:"cost_usd" jsonschema:"what the runs cost in USD, priced from their tokens by model (tape prices); null when no run's model has a price"`
+	RunsUnpriced  int      `json:"runs_unpriced,omitempty" jsonschema:"runs with usage whose model has no price: not in cost_usd"`
+}
+
+// Cost is a row's cost as JSON: null when no run of it was priced.
+func Cost(u usage.Row) *float64 {
+	if u.PricedRuns == 0 {
+		return nil
+	}
+	c := u.CostUSD
+	return &c
 }
 
 // NewUsageGroup returns the JSON form of the sums of a group of runs,
 // summed by tape, anchor, model or day.
 func NewUsageGroup(u usage.Row, by string) UsageGroup {
 	r := UsageGroup{Runs: u.Runs, RunsWithUsage: u.WithUsage, RunsBadUsage: u.BadUsage, InputTokens: u.Input, OutputTokens: u.Output,
-		CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, TotalTokens: u.Total}
+		CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, TotalTokens: u.Total, CostUSD: Cost(u), RunsUnpriced: u.UnpricedRuns}
 	switch by {
 	case "tape":
 		r.Tape = &u.Tape

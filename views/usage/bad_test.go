@@ -69,7 +69,7 @@ func TestBadCountsAreNotSummed(t *testing.T) {
 			t.Errorf("usage by %s: %+v, want %+v", by, got, want)
 		}
 	}
-	if got, err := usage.Total(context.Background(), p); err != nil || got != want {
+	if got, err := usage.Total(context.Background(), p, nil); err != nil || got != want {
 		t.Errorf("Total = %+v, %v; want %+v", got, err, want)
 	}
 }
@@ -111,7 +111,7 @@ func TestSumsSaturate(t *testing.T) {
 			}
 		}
 	}
-	if got, err := usage.Total(context.Background(), ix); err != nil || got.Total != math.MaxInt64 || got.Runs != 20 {
+	if got, err := usage.Total(context.Background(), ix, nil); err != nil || got.Total != math.MaxInt64 || got.Runs != 20 {
 		t.Errorf("Total = %+v, %v; want 20 runs, the largest int64", got, err)
 	}
 }

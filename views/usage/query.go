@@ -4,7 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
+	"strings"
+
+	"github.com/tape-dev/tape/pricing"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views"
@@ -22,6 +27,11 @@ type Row struct {
 	BadUsage                 int // of them, those that gave a count that is not one (views.Run.BadUsage), read as not given
 	Input, Output, Total     int64
 	CacheCreation, CacheRead int64
+	// CostUSD is what the runs with usage of the models the price table
+	// prices cost (PricedRuns of them); UnpricedRuns are those of models
+	// it does not. Both are 0 when the sum was asked for no price table.
+	CostUSD                  float64
+	PricedRuns, UnpricedRuns int
 }
 
 // Filter selects run events and how to group them.
@@ -29,6 +39,17 @@ type Filter struct {
 	By   string // tape, anchor, model, day
 	Tape string // "" for every tape
 	views.Page
+	// Prices prices each group's runs by model (Row.CostUSD); nil for
+	// tokens alone.
+	Prices *pricing.Table
+}
+
+// Summed is a page of groups, how many groups there are in all, and the
+// models of their runs with usage that Filter.Prices does not price.
+type Summed struct {
+	Rows     []Row
+	Total    int
+	Unpriced []string
 }
 
 // groups are the columns each grouping selects, groups and orders by.
@@ -44,25 +65,33 @@ var groups = map[string]string{
 // groups there are in all. Groups are few (tapes, anchors, models, days):
 // they are all summed in one query and paged here.
 func Sum(ctx context.Context, ix views.Index, f Filter) (rows []Row, total int, err error) {
+	s, err := SumAll(ctx, ix, f)
+	return s.Rows, s.Total, err
+}
+
+// SumAll is Sum, with the models that had no price.
+func SumAll(ctx context.Context, ix views.Index, f Filter) (Summed, error) {
 	cols, ok := groups[f.By]
 	if !ok {
-		return nil, 0, fmt.Errorf("usage by %q: want tape, anchor, model or day", f.By)
+		return Summed{}, fmt.Errorf("usage by %q: want tape, anchor, model or day", f.By)
 	}
-	var all []Row
-	err = ix.Read(ctx, func(r views.Reader) error {
-		all, err = sum(ctx, r, f, cols)
+	var parts []part
+	err := ix.Read(ctx, func(r views.Reader) error {
+		var err error
+		parts, err = sumParts(ctx, r, f, cols)
 		return err
 	})
 	if err != nil {
-		return nil, 0, err
+		return Summed{}, err
 	}
-	return views.PageOf(all, f.Page), len(all), nil
+	all, unpriced := merge(parts, f.Prices)
+	return Summed{Rows: views.PageOf(all, f.Page), Total: len(all), Unpriced: unpriced}, nil
 }
 
-// Total sums the usage of every tape into one row: the runs and tokens a
-// workspace has spent (tape info), read from the kept totals by model.
-func Total(ctx context.Context, ix views.Index) (Row, error) {
-	byModel, _, err := Sum(ctx, ix, Filter{By: "model"})
+// Total sums the usage of every tape into one row: the runs, tokens and
+// cost a workspace has spent (tape info), read from the kept totals.
+func Total(ctx context.Context, ix views.Index, prices *pricing.Table) (Row, error) {
+	byModel, _, err := Sum(ctx, ix, Filter{By: "model", Prices: prices})
 	var t Row
 	for _, u := range byModel {
 		t.Add(u)
@@ -75,6 +104,7 @@ func (r *Row) Add(u Row) {
 	r.Runs, r.WithUsage, r.BadUsage = r.Runs+u.Runs, r.WithUsage+u.WithUsage, r.BadUsage+u.BadUsage
 	r.Input, r.Output, r.Total = AddTokens(r.Input, u.Input), AddTokens(r.Output, u.Output), AddTokens(r.Total, u.Total)
 	r.CacheCreation, r.CacheRead = AddTokens(r.CacheCreation, u.CacheCreation), AddTokens(r.CacheRead, u.CacheRead)
+	r.CostUSD, r.PricedRuns, r.UnpricedRuns = r.CostUSD+u.CostUSD, r.PricedRuns+u.PricedRuns, r.UnpricedRuns+u.UnpricedRuns
 }
 
 // AddTokens is a + b for counts of tokens (never negative), saturated
@@ -92,26 +122,42 @@ func AddTokens(a, b int64) int64 {
 // largest INTEGER gives the largest.
 func saturated(expr string) string { return `CAST(total(` + expr + `) AS INTEGER)` }
 
-func sum(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row, error) {
-	if _, kept := totalsGroupings[f.By]; kept && f.Tape == "" {
-		return sumTotals(ctx, r, f.By)
+// summedColumns are the SQL of every tokenColumns sum, over runs r (of
+// the runs table) or over totals rows (of usage_totals).
+func summedColumns(ofRuns bool) string {
+	var b strings.Builder
+	for _, c := range tokenColumns {
+		expr := c[0]
+		if ofRuns {
+			expr = strings.ReplaceAll(c[1], "R.", "r.")
+		}
+		b.WriteString(", " + saturated(expr))
+	}
+	return b.String()
+}
+
+// part is the sums of one group's runs of one model.
+type part struct {
+	Row
+	model string
+	sums  pricing.Sums
+}
+
+func sumParts(ctx context.Context, r views.Reader, f Filter, cols string) ([]part, error) {
+	switch {
+	case f.Tape == "" && f.By == "day":
+		return scanParts(r.QueryContext(ctx, `SELECT '', 0, '', '', key, model, sum(runs), sum(with_usage), sum(bad_usage)`+summedColumns(false)+`
+			FROM usage_totals WHERE grouping = 'day' GROUP BY key, model ORDER BY key, model`))
+	case f.Tape == "" && f.By == "model":
+		return scanParts(r.QueryContext(ctx, `SELECT '', 0, '', model, '', model, sum(runs), sum(with_usage), sum(bad_usage)`+summedColumns(false)+`
+			FROM usage_totals WHERE grouping = 'day' GROUP BY model ORDER BY model`))
 	}
 	return sumRuns(ctx, r, f, cols)
 }
 
-// sumTotals reads the kept totals of a grouping (table.go), in the
-// columns and order sumRuns gives.
-func sumTotals(ctx context.Context, r views.Reader, by string) ([]Row, error) {
-	cols := map[string]string{"day": `'', 0, '', '', key`, "model": `'', 0, '', key, ''`}[by]
-	// A total kept past an int64 is a REAL (table.go): read as the
-	// largest INTEGER.
-	return scanRows(r.QueryContext(ctx, `SELECT `+cols+`, runs, with_usage, bad_usage, CAST(input_tokens AS INTEGER), CAST(output_tokens AS INTEGER),
-		CAST(total_tokens AS INTEGER), CAST(cache_creation_tokens AS INTEGER), CAST(cache_read_tokens AS INTEGER)
-		FROM usage_totals WHERE grouping = ? ORDER BY key`, by))
-}
-
-// sumRuns sums the counted runs of f's tape (every tape for "") by f.By.
-func sumRuns(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row, error) {
+// sumRuns sums the counted runs of f's tape (every tape for "") by f.By
+// and model.
+func sumRuns(ctx context.Context, r views.Reader, f Filter, cols string) ([]part, error) {
 	// Of the runs that share a usage id, one counts (table.go).
 	from, where, args := ` FROM runs r`, ` WHERE r.counted`, []any{}
 	if f.By == "anchor" {
@@ -120,27 +166,59 @@ func sumRuns(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row,
 	if f.Tape != "" {
 		where, args = where+` AND r.tape = ?`, append(args, f.Tape)
 	}
-	return scanRows(r.QueryContext(ctx, `SELECT `+cols+`, count(*), sum(r.has_usage), sum(r.bad_usage), `+saturated("r.input_tokens")+`, `+
-		saturated("r.output_tokens")+`, `+saturated("r.total_tokens")+`, `+saturated("r.cache_creation_tokens")+`, `+saturated("r.cache_read_tokens")+
-		from+where+` GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, args...))
+	return scanParts(r.QueryContext(ctx, `SELECT `+cols+`, r.model, count(*), sum(r.has_usage), sum(r.bad_usage)`+summedColumns(true)+
+		from+where+` GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, args...))
 }
 
-// scanRows reads the rows of a usage query.
-func scanRows(rows *sql.Rows, err error) ([]Row, error) {
+// scanParts reads the rows of a usage query: a group's columns, a model,
+// and the sums of its runs of that model.
+func scanParts(rows *sql.Rows, err error) ([]part, error) {
 	if err != nil {
 		return nil, fmt.Errorf("query usage: %w", err)
 	}
 	defer rows.Close()
-	var all []Row
+	var all []part
 	for rows.Next() {
-		var u Row
-		if err := rows.Scan(&u.Tape, &u.AnchorSeq, &u.Anchor, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.BadUsage, &u.Input, &u.Output, &u.Total,
-			&u.CacheCreation, &u.CacheRead); err != nil {
+		var p part
+		s := &p.sums
+		if err := rows.Scan(&p.Tape, &p.AnchorSeq, &p.Anchor, &p.Model, &p.Day, &p.model, &p.Runs, &p.WithUsage, &p.BadUsage,
+			&s.Input, &s.Output, &p.Total, &s.CacheWrite, &s.CacheRead,
+			&s.Over[0].Input, &s.Over[0].Output, &s.Over[0].CacheWrite, &s.Over[0].CacheRead,
+			&s.Over[1].Input, &s.Over[1].Output, &s.Over[1].CacheWrite, &s.Over[1].CacheRead); err != nil {
 			return nil, err
 		}
-		all = append(all, u)
+		p.Input, p.Output, p.CacheCreation, p.CacheRead = s.Input, s.Output, s.CacheWrite, s.CacheRead
+		all = append(all, p)
 	}
 	return all, rows.Err()
+}
+
+// merge adds up the parts of each group (they come ordered by group),
+// pricing each part by its model; and names the models of runs with
+// usage that prices does not price.
+func merge(parts []part, prices *pricing.Table) ([]Row, []string) {
+	var rows []Row
+	unpriced := map[string]bool{}
+	for i, p := range parts {
+		if prices != nil && p.WithUsage > 0 {
+			if price, ok := prices.Lookup(p.model); ok {
+				p.CostUSD, p.PricedRuns = price.Cost(p.sums), p.WithUsage
+			} else {
+				p.UnpricedRuns = p.WithUsage
+				unpriced[p.model] = true
+			}
+		}
+		if i > 0 && sameGroup(parts[i-1].Row, p.Row) {
+			rows[len(rows)-1].Add(p.Row)
+			continue
+		}
+		rows = append(rows, p.Row)
+	}
+	return rows, slices.Sorted(maps.Keys(unpriced))
+}
+
+func sameGroup(a, b Row) bool {
+	return a.Tape == b.Tape && a.AnchorSeq == b.AnchorSeq && a.Anchor == b.Anchor && a.Model == b.Model && a.Day == b.Day
 }
 
 // Last returns the tape's latest run event, in tape order, that reported

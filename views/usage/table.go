@@ -56,16 +56,19 @@ CREATE INDEX runs_tape ON runs (tape, anchor_seq, folder);
 CREATE INDEX runs_usage ON runs (usage_id) WHERE usage_id IS NOT NULL;
 `
 
-// The usage of every tape by day and by model is kept as totals, one row
-// a day and a model, so that `tape usage --by day` reads a few hundred
-// rows instead of summing every counted run: 82 ms at 35,000 runs (1,747
-// imported sessions), most of it strftime on each run. Triggers on runs
-// keep them, so every way a run comes, goes or stops counting (Added,
-// Removing, refreshCounted) moves the totals in the same statement; a
-// group whose last run goes is deleted, so the totals are what a GROUP BY
-// over the counted runs gives (TestTotalsAreTheSumOfTheRuns). Grouped by
-// tape or anchor, or for one tape, usage is still summed from the runs:
-// those are a tape's rows, or as many groups as rows.
+// The usage of every tape is kept as totals by day, by hour (both UTC)
+// and by tape, each split by model, so that `tape usage --by day` reads a
+// few hundred rows instead of summing every counted run: 82 ms at 35,000
+// runs (1,747 imported sessions), most of it strftime on each run. The
+// split by model is what a cost is priced from (pricing.Sums), and sums
+// by model are the day rows summed. Hours serve other time zones and the
+// 5-hour blocks; tapes, the sums by project, agent and session. Triggers
+// on runs keep them, so every way a run comes, goes or stops counting
+// (Added, Removing, refreshCounted) moves the totals in the same
+// statement; a group whose last run goes is deleted, so the totals are
+// what a GROUP BY over the counted runs gives
+// (TestTotalsAreTheSumOfTheRuns). Grouped by anchor, or for one tape,
+// usage is still summed from the runs: those are a tape's rows.
 //
 // A run's counts are at most views.MaxRunTokens, but enough runs can sum
 // past an int64: a total that would overflow becomes a REAL in SQLite's
@@ -75,25 +78,38 @@ CREATE INDEX runs_usage ON runs (usage_id) WHERE usage_id IS NOT NULL;
 // totalsGroupings maps each kept grouping to the key it groups a run by,
 // with R standing for the run (NEW or OLD in a trigger).
 var totalsGroupings = map[string]string{
-	"day":   `coalesce(strftime('%Y-%m-%d', R.time_ns / 1000000000, 'unixepoch'), '')`,
-	"model": `R.model`,
+	"day":  `coalesce(strftime('%Y-%m-%d', R.time_ns / 1000000000, 'unixepoch'), '')`,
+	"hour": `coalesce(strftime('%Y-%m-%dT%H', R.time_ns / 1000000000, 'unixepoch'), '')`,
+	"tape": `R.tape`,
+}
+
+// tokenColumns are the summed columns of a totals row and of a sum of
+// runs, each with its expression over a run R: the counts, then the
+// counts above each of pricing's thresholds (pricing.Sums).
+var tokenColumns = [...][2]string{
+	{"input_tokens", "R.input_tokens"}, {"output_tokens", "R.output_tokens"}, {"total_tokens", "R.total_tokens"},
+	{"cache_creation_tokens", "R.cache_creation_tokens"}, {"cache_read_tokens", "R.cache_read_tokens"},
+	{"input_over_200k", "max(R.input_tokens - 200000, 0)"}, {"output_over_200k", "max(R.output_tokens - 200000, 0)"},
+	{"cache_creation_over_200k", "max(R.cache_creation_tokens - 200000, 0)"}, {"cache_read_over_200k", "max(R.cache_read_tokens - 200000, 0)"},
+	{"input_over_272k", "max(R.input_tokens - 272000, 0)"}, {"output_over_272k", "max(R.output_tokens - 272000, 0)"},
+	{"cache_creation_over_272k", "max(R.cache_creation_tokens - 272000, 0)"}, {"cache_read_over_272k", "max(R.cache_read_tokens - 272000, 0)"},
 }
 
 // totalsSchema is the totals table and the triggers that keep it.
 func totalsSchema() string {
+	var cols strings.Builder
+	for _, c := range tokenColumns {
+		cols.WriteString("\t" + c[0] + " INTEGER NOT NULL,\n")
+	}
 	return `
 CREATE TABLE usage_totals (
-	grouping      TEXT NOT NULL, -- day, model
+	grouping      TEXT NOT NULL, -- day, hour, tape
 	key           TEXT NOT NULL,
+	model         TEXT NOT NULL,
 	runs          INTEGER NOT NULL,
 	with_usage    INTEGER NOT NULL,
 	bad_usage     INTEGER NOT NULL,
-	input_tokens  INTEGER NOT NULL,
-	output_tokens INTEGER NOT NULL,
-	total_tokens  INTEGER NOT NULL,
-	cache_creation_tokens INTEGER NOT NULL,
-	cache_read_tokens     INTEGER NOT NULL,
-	PRIMARY KEY (grouping, key)
+` + cols.String() + `	PRIMARY KEY (grouping, key, model)
 ) WITHOUT ROWID;
 CREATE TRIGGER runs_totals_insert AFTER INSERT ON runs WHEN NEW.counted BEGIN
 ` + addToTotals("NEW", "1") + `END;
@@ -109,18 +125,19 @@ END;
 // addToTotals is the trigger statements that add run r, times sign, to
 // the totals of each grouping.
 func addToTotals(r, sign string) string {
+	var values, updates strings.Builder
+	for _, c := range tokenColumns {
+		fmt.Fprintf(&values, ", %s * (%s)", sign, strings.ReplaceAll(c[1], "R.", r+"."))
+		fmt.Fprintf(&updates, ", %[1]s = %[1]s + excluded.%[1]s", c[0])
+	}
 	var b strings.Builder
 	for _, g := range slices.Sorted(maps.Keys(totalsGroupings)) {
 		key := strings.ReplaceAll(totalsGroupings[g], "R.", r+".")
-		fmt.Fprintf(&b, `	INSERT INTO usage_totals SELECT '%s', %s, %s, %[3]s * %[4]s.has_usage, %[3]s * %[4]s.bad_usage, %[3]s * %[4]s.input_tokens,
-		%[3]s * %[4]s.output_tokens, %[3]s * %[4]s.total_tokens, %[3]s * %[4]s.cache_creation_tokens, %[3]s * %[4]s.cache_read_tokens
-		WHERE %[3]s <> 0
-		ON CONFLICT (grouping, key) DO UPDATE SET runs = runs + excluded.runs, with_usage = with_usage + excluded.with_usage,
-			bad_usage = bad_usage + excluded.bad_usage, input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
-			total_tokens = total_tokens + excluded.total_tokens,
-			cache_creation_tokens = cache_creation_tokens + excluded.cache_creation_tokens,
-			cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens;
-`, g, key, sign, r)
+		fmt.Fprintf(&b, `	INSERT INTO usage_totals SELECT '%s', %s, %s.model, %s, %[4]s * %[3]s.has_usage, %[4]s * %[3]s.bad_usage%[5]s
+		WHERE %[4]s <> 0
+		ON CONFLICT (grouping, key, model) DO UPDATE SET runs = runs + excluded.runs, with_usage = with_usage + excluded.with_usage,
+			bad_usage = bad_usage + excluded.bad_usage%[6]s;
+`, g, key, r, sign, values.String(), updates.String())
 	}
 	return b.String()
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/tape-dev/tape/views/usage"
 )
 
-// The kept totals by day and by model are, after every pass, what summing
+// The kept totals (by day, hour and tape, each by model) are, after every pass, what summing
 // the counted runs gives: runs come in, share usage ids across tapes (so
 // which one counts moves), and go with a tape removed or a file cut short
 // and rewritten.
@@ -58,6 +58,19 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 						t.Fatalf("step %d, by %s: kept totals\n%+v\nsummed runs\n%+v", step, by, kept, summed)
 					}
 				}
+				var kept map[string][2]string
+				err := p.Read(context.Background(), func(rd views.Reader) error {
+					kept, err = usage.KeptAndSummed(context.Background(), rd)
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for g, k := range kept {
+					if k[0] != k[1] {
+						t.Fatalf("step %d, kept by %s:\n%s\nsummed runs:\n%s", step, g, k[0], k[1])
+					}
+				}
 				// Total is the workspace's sum, whichever way it is grouped.
 				byDay, _, err := usage.Sum(context.Background(), p, usage.Filter{By: "day"})
 				if err != nil {
@@ -68,7 +81,7 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 					want.Runs, want.WithUsage, want.Input, want.Output = want.Runs+u.Runs, want.WithUsage+u.WithUsage, want.Input+u.Input, want.Output+u.Output
 					want.CacheCreation, want.CacheRead, want.Total = want.CacheCreation+u.CacheCreation, want.CacheRead+u.CacheRead, want.Total+u.Total
 				}
-				if got, err := usage.Total(context.Background(), p); err != nil || got != want {
+				if got, err := usage.Total(context.Background(), p, nil); err != nil || got != want {
 					t.Fatalf("step %d: Total = %+v, %v; the days sum to %+v", step, got, err, want)
 				}
 			}
@@ -116,6 +129,9 @@ func appendRuns(t *testing.T, r *rand.Rand, ws *tapelog.Workspace, tape string, 
 	for range n {
 		data := map[string]any{"status": "ok", "model": []string{"m-a", "m-b", "m-c", ""}[r.IntN(4)],
 			"usage": map[string]any{"input_tokens": r.IntN(1000), "output_tokens": r.IntN(100), "cache_read_input_tokens": r.IntN(50)}}
+		if r.IntN(4) == 0 { // above pricing's thresholds: the totals keep how far above
+			data["usage"] = map[string]any{"input_tokens": 150_000 + r.IntN(200_000), "output_tokens": r.IntN(300_000), "cache_read_input_tokens": 190_000 + r.IntN(100_000)}
+		}
 		if r.IntN(2) == 0 {
 			data["usage_id"] = fmt.Sprintf("req-%d", r.IntN(6)) // shared, across tapes too
 		}
