@@ -36,6 +36,7 @@ var parseCases = [][]string{
 	{"tapes"}, {"sources"}, {"sources", "--json"}, {"import"}, {"import", "all", "--json"},
 	{"calls", "--status", "pending"},
 	{"usage"}, {"usage", "--all-tapes", "--by", "model"},
+	{"prices"}, {"prices", "claude-sonnet-4-5", "--json"}, {"prices", "--all"}, {"prices", "update", "list.json"}, {"prices", "show", "gpt-5"},
 	{"messages", "--limit", "3"},
 	{"reindex", "--full"},
 	{"watch"},

@@ -46,7 +46,9 @@ func TestMain(m *testing.M) {
 	os.Setenv("TAPE_WATCH", "off")
 	// Nor reads the user's prices (pricing.Dir): costs are of the snapshot
 	// tape ships, unless a test sets a folder of its own.
-	os.Setenv("TAPE_CONFIG_DIR", filepath.Join(os.TempDir(), fmt.Sprintf("tape-test-config-%d-none", os.Getpid())))
+	if os.Getenv("TAPE_CONFIG_DIR") == "" { // a script's own (env TAPE_CONFIG_DIR=...) stays
+		os.Setenv("TAPE_CONFIG_DIR", filepath.Join(os.TempDir(), fmt.Sprintf("tape-test-config-%d-none", os.Getpid())))
+	}
 	testscript.Main(stopAfter{m}, map[string]func(){"tape": main})
 }
 
