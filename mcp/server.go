@@ -11,6 +11,7 @@ import (
 
 	"github.com/tape-dev/tape/fresh"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/pricing"
 	"github.com/tape-dev/tape/projector"
 )
 
@@ -26,6 +27,8 @@ type Options struct {
 	Reading fresh.Reading
 	// Version is the server's version, as the client is told it.
 	Version string
+	// Prices price the usage tool's runs (cost_usd); nil for tokens alone.
+	Prices *pricing.Table
 }
 
 // Serve serves the workspace over MCP on r and w (a client's pipes:

@@ -210,7 +210,7 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 		return usageResult{}, "", err
 	}
 	got, err := served(ctx, s, func(ix *projector.Projector) (read.Usage, error) {
-		return read.SumUsage(ctx, ix, usage.Filter{Tape: tape, By: a.By, Page: pg})
+		return read.SumUsage(ctx, ix, usage.Filter{Tape: tape, By: a.By, Page: pg, Prices: s.opts.Prices})
 	})
 	if err != nil {
 		return usageResult{}, "", err
@@ -228,8 +228,12 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 			group = u.Day
 		}
 		res.Groups = append(res.Groups, records.NewUsageGroup(u, a.By))
-		fmt.Fprintf(&text, "%s  %s  %d in  %d out  %d cache write  %d cache read  %d total\n", group, wording.Plural(u.Runs, "run", "runs"),
+		fmt.Fprintf(&text, "%s  %s  %d in  %d out  %d cache write  %d cache read  %d total", group, wording.Plural(u.Runs, "run", "runs"),
 			u.Input, u.Output, u.CacheCreation, u.CacheRead, u.Total)
+		if u.PricedRuns > 0 {
+			fmt.Fprintf(&text, "  $%.2f", u.CostUSD)
+		}
+		text.WriteString("\n")
 	}
 	more(&text, pg, len(res.Groups), res.Total, "groups")
 	if res.Total == 0 {
@@ -238,6 +242,9 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 	}
 	if w := read.BadUsageWarning(got.BadUsage); w != "" {
 		res.Warnings = []string{w + " (runs_bad_usage)"}
+	}
+	if w := read.UnpricedWarning(got.Unpriced); w != "" {
+		res.Warnings = append(res.Warnings, w)
 	}
 	warn(&text, res.Warnings)
 	return res, text.String(), nil

@@ -40,5 +40,6 @@ func (c *McpCmd) Run(env *Env, g *Globals) error {
 		AllowWrite: c.AllowWrite,
 		Reading:    reading(env, ws),
 		Version:    versionOf(info).Version,
+		Prices:     loadPrices(env),
 	})
 }

@@ -55,7 +55,7 @@ func (c *ServeCmd) Run(env *Env, g *Globals) error {
 		}
 	}
 	info, _ := debug.ReadBuildInfo()
-	srv, err := web.New(ws, web.Options{Token: token, Reading: reading(env, ws), Version: versionOf(info).Version,
+	srv, err := web.New(ws, web.Options{Token: token, Reading: reading(env, ws), Version: versionOf(info).Version, Prices: loadPrices(env),
 		Log: slog.New(slog.NewTextHandler(env.Stderr, nil))})
 	if err != nil {
 		return err

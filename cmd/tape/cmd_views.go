@@ -62,7 +62,7 @@ func printCount(env *Env, n int) error {
 type TapesCmd struct {
 	Active bool   `help:"Only tapes written to in the last hour."`
 	Since  string `placeholder:"WHEN" help:"Only tapes written to since WHEN: RFC 3339 or a duration ago (90m, 2h, 3d)."`
-	JSON   bool   `help:"One JSON object per tape and line: name, title, cwd, branch, model, first, last, entries, anchors, forks, source, session_id, parent (with --remote: workspace, and no forks)."`
+	JSON   bool   `help:"One JSON object per tape and line: name, title, cwd, branch, model, first, last, entries, anchors, forks, source, session_id, parent, cost_usd (for a tape with runs of a priced model; with --remote: workspace, and no forks or cost)."`
 	URL    string `arg:"" optional:"" placeholder:"postgres://..." help:"With --remote: the server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
 	pageFlags
 	remoteFlags

@@ -8,6 +8,7 @@ import (
 	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/read/records"
 	"github.com/tape-dev/tape/views/sessions"
+	"github.com/tape-dev/tape/views/usage"
 )
 
 // streamJSON prints the page of tapes f selects as JSON lines, each
@@ -25,12 +26,20 @@ func (c *TapesCmd) streamJSON(env *Env, ix *projector.Projector, f sessions.Filt
 	}
 	// One write for many lines: a listing of every tape wrote a line a
 	// system call.
+	costs, err := usage.CostByTape(env.Context(), ix, loadPrices(env))
+	if err != nil {
+		return err
+	}
 	buf := bufio.NewWriterSize(env.Stdout, 64<<10)
 	out := newJSONLines(buf)
 	shown := 0
 	got, err := read.EachTape(env.Context(), ix, f, func(s sessions.Session) error {
 		shown++
-		return out.writeWith(tapeRecord(s, forks(s.Name)).AppendJSON)
+		rec := tapeRecord(s, forks(s.Name))
+		if c, ok := costs[s.Name]; ok {
+			rec.CostUSD = &c
+		}
+		return out.writeWith(rec.AppendJSON)
 	})
 	if ferr := buf.Flush(); ferr != nil && err == nil {
 		err = fmt.Errorf("write output: %w", ferr)

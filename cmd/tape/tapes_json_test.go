@@ -14,12 +14,14 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/pricing"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/testkit/benchcpu"
 	"github.com/tape-dev/tape/testkit/corpus"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/sessions"
+	"github.com/tape-dev/tape/views/usage"
 )
 
 // manyTapesWorkspace generates n sessions, and beside them by hand what
@@ -91,16 +93,24 @@ func pageReadWhole(t *testing.T, w *tapelog.Workspace, ix *projector.Projector, 
 
 // writeWhole reads the page of f whole and writes it to out as the
 // command did before it streamed: forks counted through the root, each
-// record encoded by encoding/json.
+// record, with its cost, encoded by encoding/json.
 func writeWhole(out io.Writer, w *tapelog.Workspace, ix *projector.Projector, f sessions.Filter) (read.Tapes, error) {
 	got, err := read.ListTapes(context.Background(), ix, f)
+	if err != nil {
+		return got, err
+	}
+	costs, err := usage.CostByTape(context.Background(), ix, pricing.Snapshot())
 	if err != nil {
 		return got, err
 	}
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	for _, s := range got.Page {
-		if err := enc.Encode(tapeRecord(s, w.CountForks(s.Name))); err != nil {
+		rec := tapeRecord(s, w.CountForks(s.Name))
+		if c, ok := costs[s.Name]; ok {
+			rec.CostUSD = &c
+		}
+		if err := enc.Encode(rec); err != nil {
 			return got, err
 		}
 	}

@@ -57,6 +57,9 @@ type Tape struct {
 	Source    string  `json:"source" jsonschema:"the agent an imported session came from (claude, codex), \"\" for a tape written here"`
 	SessionID string  `json:"session_id"` // its id in the agent it came from
 	Parent    *string `json:"parent" jsonschema:"the tape of the session it is a subagent or fork of"`
+	// CostUSD is set by the CLI alone, for a tape with runs of a priced
+	// model: what they cost (tape usage).
+	CostUSD *float64 `json:"cost_usd,omitempty" jsonschema:"what its runs cost in USD (tape tapes --json, for a tape with runs of a priced model); left out here"`
 }
 
 // NewTape returns the JSON form of a session, without its count of forks.

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/tape-dev/tape/internal/rawjson"
@@ -31,7 +32,23 @@ func (r Tape) AppendJSON(dst []byte) []byte {
 	dst = appendStringField(dst, `,"source":`, r.Source)
 	dst = appendStringField(dst, `,"session_id":`, r.SessionID)
 	dst = appendOptional(dst, `,"parent":`, r.Parent)
+	if r.CostUSD != nil {
+		dst = appendFloat(append(dst, `,"cost_usd":`...), *r.CostUSD)
+	}
 	return append(dst, '}', '\n')
+}
+
+// appendFloat appends f as encoding/json writes a float64.
+func appendFloat(dst []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if n := len(dst); format == 'e' && n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+		dst[n-2], dst = dst[n-1], dst[:n-1] // e-07 as e-7, as encoding/json
+	}
+	return dst
 }
 
 // appendOptional appends name and s as a JSON string, or null for nil.

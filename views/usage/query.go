@@ -243,3 +243,26 @@ func Last(ctx context.Context, ix views.Index, tape string) (e tapelog.Entry, ok
 	})
 	return e, ok, err
 }
+
+// CostByTape is what the runs of each tape with runs of a model prices
+// prices cost, read from the kept totals by tape (tape tapes --json).
+func CostByTape(ctx context.Context, ix views.Index, prices *pricing.Table) (map[string]float64, error) {
+	var parts []part
+	err := ix.Read(ctx, func(r views.Reader) error {
+		var err error
+		parts, err = scanParts(r.QueryContext(ctx, `SELECT key, 0, '', '', '', model, sum(runs), sum(with_usage), sum(bad_usage)`+summedColumns(false)+`
+			FROM usage_totals WHERE grouping = 'tape' GROUP BY key, model ORDER BY key, model`))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	rows, _ := merge(parts, prices)
+	costs := make(map[string]float64, len(rows))
+	for _, u := range rows {
+		if u.PricedRuns > 0 {
+			costs[u.Tape] = u.CostUSD
+		}
+	}
+	return costs, nil
+}

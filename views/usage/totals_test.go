@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/tape-dev/tape/pricing"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -36,6 +39,7 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close()
+			priced := 0 // runs priced, over the steps
 			for step := range 12 {
 				change(t, r, ws, step)
 				if _, err := p.CatchUp(context.Background()); err != nil {
@@ -71,6 +75,22 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 						t.Fatalf("step %d, kept by %s:\n%s\nsummed runs:\n%s", step, g, k[0], k[1])
 					}
 				}
+				// The cost of each tape, from the totals by tape, is the
+				// cost of its runs summed by tape.
+				byTape, _, err := usage.Sum(context.Background(), p, usage.Filter{By: "tape", Prices: testPrices})
+				if err != nil {
+					t.Fatal(err)
+				}
+				costs, err := usage.CostByTape(context.Background(), p, testPrices)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, u := range byTape {
+					if c, ok := costs[u.Tape]; ok != (u.PricedRuns > 0) || math.Abs(c-u.CostUSD) > 1e-9 {
+						t.Fatalf("step %d, tape %s: CostByTape %v (%v), summed %v of %d priced runs", step, u.Tape, c, ok, u.CostUSD, u.PricedRuns)
+					}
+					priced += u.PricedRuns
+				}
 				// Total is the workspace's sum, whichever way it is grouped.
 				byDay, _, err := usage.Sum(context.Background(), p, usage.Filter{By: "day"})
 				if err != nil {
@@ -85,9 +105,23 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 					t.Fatalf("step %d: Total = %+v, %v; the days sum to %+v", step, got, err, want)
 				}
 			}
+			if priced == 0 {
+				t.Fatal("no run was priced in any step: the check of the costs checked nothing")
+			}
 		})
 	}
 }
+
+// testPrices price two of the three models appendRuns writes, the one
+// with a tier above 200k tokens.
+var testPrices = func() *pricing.Table {
+	t, err := pricing.Parse([]byte(`{"m-a": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06, "cache_read_input_token_cost": 1e-07,
+		"input_cost_per_token_above_200k_tokens": 3e-06}, "m-b": {"input_cost_per_token": 5e-07, "output_cost_per_token": 4e-06}}`))
+	if err != nil {
+		panic(err)
+	}
+	return t
+}()
 
 // byColumns is the grouping columns Sum selects for by.
 func byColumns(by string) string {
