@@ -125,6 +125,9 @@ func UnpricedWarning(models []string) string {
 	quoted := make([]string, len(models))
 	for i, m := range models {
 		quoted[i] = strconv.Quote(m)
+		if m == "" {
+			quoted[i] = "(none named)" // runs that name no model
+		}
 	}
 	return "no price for " + wording.Plural(len(models), "model", "models") + " " + strings.Join(quoted, ", ") +
 		": their runs have no cost (tape prices lists the prices; add your own in " + pricing.OverrideFile + ", tape prices --help)"

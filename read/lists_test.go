@@ -131,3 +131,19 @@ func TestListAnchors(t *testing.T) {
 		t.Errorf("ListAnchors(nobody) = %v, %v; want none", none, err)
 	}
 }
+
+func TestUnpricedWarning(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		models []string
+		want   string
+	}{
+		{nil, ""},
+		{[]string{"m"}, `no price for 1 model "m": their runs have no cost`},
+		{[]string{"", "a b"}, `no price for 2 models (none named), "a b": their runs have no cost`},
+	} {
+		if got := UnpricedWarning(tc.models); !strings.HasPrefix(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("UnpricedWarning(%q) = %q; want it to begin %q", tc.models, got, tc.want)
+		}
+	}
+}
