@@ -102,8 +102,13 @@ func loadCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoints, er
 	return cp, nil
 }
 
+// maxCheckpointBytes bounds the checkpoints read: 10,002 transcripts'
+// are 5 MB.
+const maxCheckpointBytes = 1 << 30
+
 // readWhole reads a workspace file into a buffer of its size, read once:
-// io.ReadAll would copy 5 MB of checkpoints several times as it grew.
+// io.ReadAll would copy 5 MB of checkpoints several times as it grew. A
+// file past maxCheckpointBytes is an error, not an allocation of its size.
 func readWhole(ws *tapelog.Workspace, rel string) ([]byte, error) {
 	f, err := ws.OpenRead(rel)
 	if err != nil {
@@ -113,6 +118,9 @@ func readWhole(ws *tapelog.Workspace, rel string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
+	}
+	if fi.Size() > maxCheckpointBytes {
+		return nil, fmt.Errorf("%s is %d bytes, more than checkpoints can be: remove it (the next import reads every transcript, and skips what the tapes hold)", rel, fi.Size())
 	}
 	data := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, data); err != nil {
@@ -125,7 +133,7 @@ func readWhole(ws *tapelog.Workspace, rel string) ([]byte, error) {
 // 2's JSON, if there is one.
 func loadLegacyCheckpoints(ws *tapelog.Workspace, src source.Source) (*checkpoints, error) {
 	for i, rel := range legacyCheckpointsPaths(src) {
-		data, err := ws.ReadPrivate(rel, 1<<30)
+		data, err := ws.ReadPrivate(rel, maxCheckpointBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -231,7 +231,7 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 		fmt.Fprintf(&text, "%s  %s  %d in  %d out  %d cache write  %d cache read  %d total", group, wording.Plural(u.Runs, "run", "runs"),
 			u.Input, u.Output, u.CacheCreation, u.CacheRead, u.Total)
 		if u.PricedRuns > 0 {
-			fmt.Fprintf(&text, "  $%.2f", u.CostUSD)
+			text.WriteString("  " + wording.Dollars(u.CostUSD))
 		}
 		text.WriteString("\n")
 	}

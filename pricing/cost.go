@@ -67,6 +67,20 @@ func (r Rates) minus(o Rates) Rates {
 	return Rates{r.Input - o.Input, r.Output - o.Output, r.CacheWrite - o.CacheWrite, r.CacheRead - o.CacheRead}
 }
 
+// Differences are the rates Cost multiplies: the base tier's input,
+// output, cache write and cache read, then each tier's less the one
+// below, in that order (for a sum done elsewhere, as in SQL).
+func (p Price) Differences() []float64 {
+	out := make([]float64, 0, 4*tiers)
+	for i, r := range p.Tiers {
+		if i > 0 {
+			r = r.minus(p.Tiers[i-1])
+		}
+		out = append(out, r.Input, r.Output, r.CacheWrite, r.CacheRead)
+	}
+	return out
+}
+
 // Cost is what the runs of sums cost at p: every token at the base rate,
 // and each token above a threshold at the difference between its tier's
 // rate and the one below. A tier the table does not name for a kind has

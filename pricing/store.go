@@ -87,12 +87,18 @@ func readList(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxListBytes+1))
-	if err == nil && len(data) > maxListBytes {
-		err = fmt.Errorf("larger than %d MB: not a price list", maxListBytes>>20)
-	}
+	return ReadList(f, path)
+}
+
+// ReadList reads a price list from r, named name in errors: at most
+// 64 MB, which no list comes near (LiteLLM's whole list is 1.5 MB).
+func ReadList(r io.Reader, name string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxListBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(data) > maxListBytes {
+		return nil, fmt.Errorf("%s: larger than %d MB: not a price list", name, maxListBytes>>20)
 	}
 	return data, nil
 }

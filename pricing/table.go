@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 )
 
 // Price is one model's rates.
@@ -119,6 +118,11 @@ func Parse(data []byte) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.table()
+}
+
+// table is the stored list's models as a Table, their rates checked.
+func (s stored) table() (*Table, error) {
 	t := &Table{Source: s.Source, Date: s.Date, models: make(map[string]Price, len(s.Models))}
 	for name, e := range s.Models {
 		p := e.price(name)
@@ -171,10 +175,13 @@ func (p Price) check() error {
 // that price tokens, one model a line, sorted, so that two snapshots
 // diff by model.
 func Trim(data []byte, source, date string) ([]byte, error) {
-	if _, err := Parse(data); err != nil {
+	s, err := readStored(data)
+	if err != nil {
 		return nil, err
 	}
-	s, _ := readStored(data) // Parse read it
+	if _, err := s.table(); err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	head, _ := json.Marshal(map[string]string{"date": date, "source": source})
 	b.Write(head[:len(head)-1])
@@ -201,6 +208,3 @@ func (t *Table) Merge(o *Table) *Table {
 	maps.Copy(m.models, o.all())
 	return m
 }
-
-// lower is s in lower case, for names compared without case.
-func lower(s string) string { return strings.ToLower(s) }

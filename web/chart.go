@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tape-dev/tape/internal/wording"
 	"github.com/tape-dev/tape/views/usage"
 )
 
@@ -85,27 +86,7 @@ func dayChart(days []usage.Row) chart {
 			continue
 		}
 		h := max(1, plot*float64(v)/float64(c.Max))
-		c.Bars = append(c.Bars, bar{X: x + step*0.1, Y: chartTop + plot - h, W: step * 0.8, H: h, Title: fmt.Sprintf("%s: %s tokens%s", day, thousands(v), cost[day])})
+		c.Bars = append(c.Bars, bar{X: x + step*0.1, Y: chartTop + plot - h, W: step * 0.8, H: h, Title: fmt.Sprintf("%s: %s tokens%s", day, wording.Thousands(v), cost[day])})
 	}
 	return c
-}
-
-// thousands is n with its thousands separated by commas.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	out := make([]byte, 0, len(s)+len(s)/3)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/calls"
@@ -289,9 +290,9 @@ func eventText(name string, data any) string {
 func runSummary(r *views.Run) string {
 	parts := []string{cmp.Or(r.Model, "no model")}
 	if r.Usage {
-		parts = append(parts, fmt.Sprintf("%s tokens: %s in, %s out", thousands(r.Total), thousands(r.In), thousands(r.Out)))
+		parts = append(parts, fmt.Sprintf("%s tokens: %s in, %s out", wording.Thousands(r.Total), wording.Thousands(r.In), wording.Thousands(r.Out)))
 		if r.CacheRead+r.CacheCreation > 0 {
-			parts = append(parts, fmt.Sprintf("cache %s read, %s written", thousands(r.CacheRead), thousands(r.CacheCreation)))
+			parts = append(parts, fmt.Sprintf("cache %s read, %s written", wording.Thousands(r.CacheRead), wording.Thousands(r.CacheCreation)))
 		}
 	}
 	if r.Status != "" {

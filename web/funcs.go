@@ -3,7 +3,6 @@ package web
 import (
 	"fmt"
 	"html/template"
-	"math"
 	"net/http"
 	"net/url"
 	"time"
@@ -30,22 +29,13 @@ var funcs = template.FuncMap{
 	"chartDays":  func() int { return chartDays },
 }
 
-// usd is what a group's runs cost, in dollars to the cent ("<$0.01" for
-// less), or "—" when no run of it has a priced model.
+// usd is what a group's runs cost (wording.Dollars), or "—" when no run
+// of it has a priced model.
 func usd(u usage.Row) string {
-	switch {
-	case u.PricedRuns == 0:
+	if u.PricedRuns == 0 {
 		return "—"
-	case u.CostUSD > 0 && u.CostUSD < 0.005:
-		return "<$0.01"
 	}
-	return "$" + thousandsCents(u.CostUSD)
-}
-
-// thousandsCents is x to the cent, its thousands separated by commas.
-func thousandsCents(x float64) string {
-	cents := int64(math.Round(x * 100))
-	return thousands(cents/100) + fmt.Sprintf(".%02d", cents%100)
+	return wording.Dollars(u.CostUSD)
 }
 
 // when is an entry's date (RFC 3339) as the pages show it, in UTC to the
@@ -69,9 +59,9 @@ func whenTime(t time.Time) string {
 func num(n any) string {
 	switch v := n.(type) {
 	case int:
-		return thousands(int64(v))
+		return wording.Thousands(int64(v))
 	case int64:
-		return thousands(v)
+		return wording.Thousands(v)
 	}
 	return fmt.Sprint(n)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -198,7 +197,7 @@ func readPriceList(ctx context.Context, from string) ([]byte, error) {
 			return nil, err
 		}
 		defer f.Close()
-		return readLimited(f, from)
+		return pricing.ReadList(f, from)
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -214,17 +213,5 @@ func readPriceList(ctx context.Context, from string) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("download the price list from %s: %s", from, resp.Status)
 	}
-	return readLimited(resp.Body, from)
-}
-
-func readLimited(r io.Reader, from string) ([]byte, error) {
-	const limit = 64 << 20
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", from, err)
-	}
-	if len(data) > limit {
-		return nil, usagef("%s: larger than 64 MB: not a price list", from)
-	}
-	return data, nil
+	return pricing.ReadList(resp.Body, from)
 }

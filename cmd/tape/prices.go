@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os"
 
+	"github.com/tape-dev/tape/internal/wording"
 	"github.com/tape-dev/tape/pricing"
 	"github.com/tape-dev/tape/read"
 )
@@ -32,14 +32,11 @@ func warnUnpriced(env *Env, models []string) {
 	}
 }
 
-// dollars is a cost as a person reads it: to the cent, "<$0.01" for
-// less, "-" for none priced.
+// dollars is a cost as a person reads it (wording.Dollars), "-" for none
+// priced.
 func dollars(usd float64, priced bool) string {
-	switch {
-	case !priced:
+	if !priced {
 		return "-"
-	case usd > 0 && usd < 0.005:
-		return "<$0.01"
 	}
-	return fmt.Sprintf("$%.2f", math.Round(usd*100)/100)
+	return wording.Dollars(usd)
 }

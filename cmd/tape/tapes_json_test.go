@@ -99,7 +99,7 @@ func writeWhole(out io.Writer, w *tapelog.Workspace, ix *projector.Projector, f 
 	if err != nil {
 		return got, err
 	}
-	costs, err := usage.CostByTape(context.Background(), ix, pricing.Snapshot())
+	costs, err := usage.CostByTape(context.Background(), ix, pricing.Snapshot(), nil)
 	if err != nil {
 		return got, err
 	}

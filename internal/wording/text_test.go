@@ -57,3 +57,12 @@ func FuzzOneLine(f *testing.F) {
 		}
 	})
 }
+
+func TestDollars(t *testing.T) {
+	t.Parallel()
+	for usd, want := range map[float64]string{0: "$0.00", 0.004: "<$0.01", 0.005: "$0.01", 0.0657: "$0.07", 30: "$30.00", 1234.567: "$1,234.57", 1e6: "$1,000,000.00"} {
+		if got := Dollars(usd); got != want {
+			t.Errorf("Dollars(%v) = %q; want %q", usd, got, want)
+		}
+	}
+}

@@ -56,13 +56,14 @@ CREATE INDEX runs_tape ON runs (tape, anchor_seq, folder);
 CREATE INDEX runs_usage ON runs (usage_id) WHERE usage_id IS NOT NULL;
 `
 
-// The usage of every tape is kept as totals by day, by hour (both UTC)
-// and by tape, each split by model, so that `tape usage --by day` reads a
-// few hundred rows instead of summing every counted run: 82 ms at 35,000
-// runs (1,747 imported sessions), most of it strftime on each run. The
-// split by model is what a cost is priced from (pricing.Sums), and sums
-// by model are the day rows summed. Hours serve other time zones and the
-// 5-hour blocks; tapes, the sums by project, agent and session. Triggers
+// The usage of every tape is kept as totals by day (UTC) and by tape, each
+// split by model, so that `tape usage --by day` reads a few hundred rows
+// instead of summing every counted run: 82 ms at 35,000 runs (1,747
+// imported sessions), most of it strftime on each run. The split by model
+// is what a cost is priced from (pricing.Sums); sums by model are the day
+// rows summed; the tape rows price `tape tapes --json`. Each grouping
+// costs every run written an upsert: one is added with its first reader.
+// Triggers
 // on runs keep them, so every way a run comes, goes or stops counting
 // (Added, Removing, refreshCounted) moves the totals in the same
 // statement; a group whose last run goes is deleted, so the totals are
@@ -79,7 +80,6 @@ CREATE INDEX runs_usage ON runs (usage_id) WHERE usage_id IS NOT NULL;
 // with R standing for the run (NEW or OLD in a trigger).
 var totalsGroupings = map[string]string{
 	"day":  `coalesce(strftime('%Y-%m-%d', R.time_ns / 1000000000, 'unixepoch'), '')`,
-	"hour": `coalesce(strftime('%Y-%m-%dT%H', R.time_ns / 1000000000, 'unixepoch'), '')`,
 	"tape": `R.tape`,
 }
 
@@ -103,7 +103,7 @@ func totalsSchema() string {
 	}
 	return `
 CREATE TABLE usage_totals (
-	grouping      TEXT NOT NULL, -- day, hour, tape
+	grouping      TEXT NOT NULL, -- day, tape
 	key           TEXT NOT NULL,
 	model         TEXT NOT NULL,
 	runs          INTEGER NOT NULL,
@@ -114,12 +114,23 @@ CREATE TABLE usage_totals (
 CREATE TRIGGER runs_totals_insert AFTER INSERT ON runs WHEN NEW.counted BEGIN
 ` + addToTotals("NEW", "1") + `END;
 CREATE TRIGGER runs_totals_delete AFTER DELETE ON runs WHEN OLD.counted BEGIN
-` + addToTotals("OLD", "-1") + `	DELETE FROM usage_totals WHERE runs = 0;
-END;
-CREATE TRIGGER runs_totals_update AFTER UPDATE ON runs BEGIN
-` + addToTotals("OLD", "-OLD.counted") + addToTotals("NEW", "NEW.counted") + `	DELETE FROM usage_totals WHERE runs = 0;
-END;
+` + addToTotals("OLD", "-1") + dropEmptyTotals("OLD") + `END;
+CREATE TRIGGER runs_totals_update AFTER UPDATE OF counted ON runs WHEN OLD.counted <> NEW.counted BEGIN
+` + addToTotals("OLD", "-OLD.counted") + addToTotals("NEW", "NEW.counted") + dropEmptyTotals("OLD") + `END;
 `
+}
+
+// dropEmptyTotals is the trigger statements that delete the totals rows of
+// run r that no run is left in, each by its key: a scan of the table for
+// runs = 0 on every update was quadratic once the totals held a row per
+// tape (a rebuild of 10,002 tapes took 60% longer).
+func dropEmptyTotals(r string) string {
+	var b strings.Builder
+	for _, g := range slices.Sorted(maps.Keys(totalsGroupings)) {
+		key := strings.ReplaceAll(totalsGroupings[g], "R.", r+".")
+		fmt.Fprintf(&b, "\tDELETE FROM usage_totals WHERE grouping = '%s' AND key = %s AND model = %s.model AND runs = 0;\n", g, key, r)
+	}
+	return b.String()
 }
 
 // addToTotals is the trigger statements that add run r, times sign, to

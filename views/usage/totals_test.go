@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 	"github.com/tape-dev/tape/views/usage"
 )
 
-// The kept totals (by day, hour and tape, each by model) are, after every pass, what summing
+// The kept totals (by day and tape, each by model) are, after every pass, what summing
 // the counted runs gives: runs come in, share usage ids across tapes (so
 // which one counts moves), and go with a tape removed or a file cut short
 // and rewritten.
@@ -45,7 +46,7 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 				if _, err := p.CatchUp(context.Background()); err != nil {
 					t.Fatal(err)
 				}
-				for _, by := range []string{"day", "model"} {
+				for _, by := range []string{"day", "model", "tape"} {
 					kept, _, err := usage.Sum(context.Background(), p, usage.Filter{By: by})
 					if err != nil {
 						t.Fatal(err)
@@ -81,9 +82,30 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				costs, err := usage.CostByTape(context.Background(), p, testPrices)
+				costs, err := usage.CostByTape(context.Background(), p, testPrices, nil)
 				if err != nil {
 					t.Fatal(err)
+				}
+				// And of some tapes, named: theirs alone.
+				var some []string
+				for i, u := range byTape {
+					if i%2 == 0 {
+						some = append(some, u.Tape)
+					}
+				}
+				someCosts, err := usage.CostByTape(context.Background(), p, testPrices, some)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for name, c := range someCosts {
+					if !slices.Contains(some, name) || c != costs[name] {
+						t.Fatalf("step %d: CostByTape of %v: %s costs %v; of every tape, %v", step, some, name, c, costs[name])
+					}
+				}
+				for _, name := range some {
+					if hasKey(costs, name) != hasKey(someCosts, name) {
+						t.Fatalf("step %d: CostByTape of %v left out %s", step, some, name)
+					}
 				}
 				for _, u := range byTape {
 					if c, ok := costs[u.Tape]; ok != (u.PricedRuns > 0) || math.Abs(c-u.CostUSD) > 1e-9 {
@@ -112,6 +134,11 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 	}
 }
 
+func hasKey(m map[string]float64, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
 // testPrices price two of the three models appendRuns writes, the one
 // with a tier above 200k tokens.
 var testPrices = func() *pricing.Table {
@@ -128,6 +155,7 @@ func byColumns(by string) string {
 	return map[string]string{
 		"day":   `'', 0, '', '', coalesce(strftime('%Y-%m-%d', r.time_ns / 1000000000, 'unixepoch'), '')`,
 		"model": `'', 0, '', r.model, ''`,
+		"tape":  `r.tape, 0, '', '', ''`,
 	}[by]
 }
 

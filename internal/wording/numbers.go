@@ -1,0 +1,37 @@
+package wording
+
+import (
+	"fmt"
+	"math"
+)
+
+// Thousands is n with its thousands separated by commas.
+func Thousands(n int64) string {
+	s := fmt.Sprint(n)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+// Dollars is a cost in USD as every front end shows it: to the cent, its
+// thousands separated ("$1,234.56"), and "<$0.01" for less than a cent
+// that is not nothing.
+func Dollars(usd float64) string {
+	if usd > 0 && usd < 0.005 {
+		return "<$0.01"
+	}
+	cents := int64(math.Round(usd * 100))
+	return fmt.Sprintf("$%s.%02d", Thousands(cents/100), cents%100)
+}
