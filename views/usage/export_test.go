@@ -14,8 +14,7 @@ import (
 // totals to it.
 func SumRuns(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row, error) {
 	parts, err := sumRuns(ctx, r, f, cols)
-	rows, _ := merge(parts, f.Prices)
-	return rows, err
+	return newPricer(f.Prices).merge(parts), err
 }
 
 // KeptAndSummed are, for each kept grouping, its totals rows and what a

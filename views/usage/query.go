@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tape-dev/tape/pricing"
 
@@ -18,14 +19,20 @@ import (
 
 // Row is the token usage of one group of run events. Only the fields of
 // the grouping are set: Tape (by tape), Tape, AnchorSeq and Anchor (by
-// anchor), Model (by model) or Day (by day, UTC, "" for runs without a
-// date).
+// anchor), Model (by model), Day, Week or Month (by day, week, month: ""
+// for runs without a date), Project, Source (by project, source), Tape,
+// Source and SessionID (by session: Tape is the session's first tape,
+// the one its subagents' name as parent) or Block (by block).
 type Row struct {
 	Tape, Anchor, Model, Day string
+	Week, Month              string // the date of the week's first day; YYYY-MM
+	Project, Source          string // the git root of the session's cwd, else its cwd; the agent, "" for a tape not imported
+	SessionID                string
 	AnchorSeq                int64
-	Runs                     int // run events, each usage id once
-	WithUsage                int // of them, those that reported usage
-	BadUsage                 int // of them, those that gave a count that is not one (views.Run.BadUsage), read as not given
+	Block                    *Block // by block
+	Runs                     int    // run events, each usage id once
+	WithUsage                int    // of them, those that reported usage
+	BadUsage                 int    // of them, those that gave a count that is not one (views.Run.BadUsage), read as not given
 	Input, Output, Total     int64
 	CacheCreation, CacheRead int64
 	// CostUSD is what the runs with usage of the models the price table
@@ -37,13 +44,32 @@ type Row struct {
 
 // Filter selects run events and how to group them.
 type Filter struct {
-	By   string // tape, anchor, model, day
+	By   string // tape, anchor, model, day, week, month, project, source, session, block
 	Tape string // "" for every tape
 	views.Page
 	// Prices prices each group's runs by model (Row.CostUSD); nil for
 	// tokens alone.
 	Prices *pricing.Table
+	// Since and Until keep the runs of those times, Since included and
+	// Until not; zero for no bound. A run with no time is kept only when
+	// both are zero.
+	Since, Until time.Time
+	// Zone is the time zone of days, weeks and months; nil for UTC.
+	Zone *time.Location
+	// WeekStart is the first day of a week (by week): Monday, as ISO 8601
+	// and ccusage's report of every agent, unless set.
+	WeekStart *time.Weekday
+	// Now is when a block is active until (by block); zero for the
+	// clock's time.
+	Now time.Time
 }
+
+// bounded says whether f keeps runs of some times alone.
+func (f Filter) bounded() bool { return !f.Since.IsZero() || !f.Until.IsZero() }
+
+// Groupings are the values of Filter.By, in the order help texts name
+// them.
+var Groupings = []string{"tape", "anchor", "model", "day", "week", "month", "project", "source", "session", "block"}
 
 // Summed is a page of groups, how many groups there are in all, and the
 // models of their runs with usage that Filter.Prices does not price.
@@ -72,21 +98,61 @@ func Sum(ctx context.Context, ix views.Index, f Filter) (rows []Row, total int, 
 
 // SumAll is Sum, with the models that had no price.
 func SumAll(ctx context.Context, ix views.Index, f Filter) (Summed, error) {
-	cols, ok := groups[f.By]
-	if !ok {
-		return Summed{}, fmt.Errorf("usage by %q: want tape, anchor, model or day", f.By)
+	if !slices.Contains(Groupings, f.By) {
+		return Summed{}, fmt.Errorf("usage by %q: want one of %s", f.By, strings.Join(Groupings, ", "))
 	}
-	var parts []part
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		return Summed{}, fmt.Errorf("usage from %s until %s: the start is not before the end", f.Since.Format(time.RFC3339), f.Until.Format(time.RFC3339))
+	}
+	var s Summed
 	err := ix.Read(ctx, func(r views.Reader) error {
 		var err error
-		parts, err = sumParts(ctx, r, f, cols)
+		s, err = sumRead(ctx, r, f)
 		return err
 	})
+	return s, err
+}
+
+// sumRead sums f's runs in the snapshot r.
+func sumRead(ctx context.Context, r views.Reader, f Filter) (Summed, error) {
+	pr := newPricer(f.Prices)
+	var all []Row
+	var err error
+	switch f.By {
+	case "day", "week", "month":
+		all, err = sumPeriods(ctx, r, f, pr)
+	case "block":
+		return sumBlocks(ctx, r, f, pr)
+	case "project", "source", "session":
+		all, err = sumAttrs(ctx, r, f, pr)
+	default:
+		var parts []part
+		parts, err = sumParts(ctx, r, f, groups[f.By])
+		all = pr.merge(parts)
+	}
 	if err != nil {
 		return Summed{}, err
 	}
-	all, unpriced := merge(parts, f.Prices)
-	return Summed{Rows: views.PageOf(all, f.Page), Total: len(all), Unpriced: unpriced}, nil
+	page := views.PageOf(all, f.Page)
+	if periodic[f.By] {
+		page = newestPage(all, f.Page)
+	}
+	return Summed{Rows: page, Total: len(all), Unpriced: pr.unpriced()}, nil
+}
+
+// periodic are the groupings of time, whose pages count from the newest
+// group: the first page is the latest days (or weeks, months, blocks),
+// still printed in time order, as a log's tail is.
+var periodic = map[string]bool{"day": true, "week": true, "month": true, "block": true}
+
+// newestPage is the page pg of rows (in time order) counted from its end.
+func newestPage[T any](rows []T, pg views.Page) []T {
+	to := max(len(rows)-pg.Offset, 0)
+	from := 0
+	if pg.Limit > 0 {
+		from = max(to-pg.Limit, 0)
+	}
+	return rows[from:to]
 }
 
 // Total sums the usage of every tape into one row: the runs, tokens and
@@ -155,7 +221,7 @@ var keptGroupings = map[string]struct{ grouping, cols, by string }{
 }
 
 func sumParts(ctx context.Context, r views.Reader, f Filter, cols string) ([]part, error) {
-	if _, ok := keptGroupings[f.By]; !ok || f.Tape != "" {
+	if _, ok := keptGroupings[f.By]; !ok || f.Tape != "" || f.bounded() {
 		return sumRuns(ctx, r, f, cols)
 	}
 	return sumKept(ctx, r, f.By, "")
@@ -173,19 +239,36 @@ func sumKept(ctx context.Context, r views.Reader, by, where string, args ...any)
 		FROM usage_totals WHERE grouping = ?`+where+` GROUP BY `+k.by+` ORDER BY `+k.by, append([]any{k.grouping}, args...)...))
 }
 
-// sumRuns sums the counted runs of f's tape (every tape for "") by f.By
-// and model.
+// sumRuns sums the counted runs that f keeps by cols (a grouping's
+// columns, as groups gives them) and model.
 func sumRuns(ctx context.Context, r views.Reader, f Filter, cols string) ([]part, error) {
-	// Of the runs that share a usage id, one counts (table.go).
-	from, where, args := ` FROM runs r`, ` WHERE r.counted`, []any{}
+	from := ` FROM runs r`
 	if f.By == "anchor" {
 		from += ` LEFT JOIN anchors a ON a.tape = r.tape AND a.folder = r.folder`
 	}
+	where, args := runsKept(f)
+	return scanParts(r.QueryContext(ctx, `SELECT `+cols+`, r.model, count(*), sum(r.has_usage), sum(r.bad_usage)`+summedColumns(true)+
+		from+` WHERE `+where+` GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, args...))
+}
+
+// runsKept is the condition on runs r that f keeps, and its arguments: of
+// the runs that share a usage id, one counts (table.go); of f's tape, and
+// of f's times. A bounded condition is read through the runs_time index.
+func runsKept(f Filter) (string, []any) {
+	where, args := `r.counted`, []any{}
 	if f.Tape != "" {
 		where, args = where+` AND r.tape = ?`, append(args, f.Tape)
 	}
-	return scanParts(r.QueryContext(ctx, `SELECT `+cols+`, r.model, count(*), sum(r.has_usage), sum(r.bad_usage)`+summedColumns(true)+
-		from+where+` GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, args...))
+	if f.bounded() {
+		where += ` AND r.time_ns IS NOT NULL`
+	}
+	if !f.Since.IsZero() {
+		where, args = where+` AND r.time_ns >= ?`, append(args, f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		where, args = where+` AND r.time_ns < ?`, append(args, f.Until.UnixNano())
+	}
+	return where, args
 }
 
 // scanParts reads the rows of a usage query: a group's columns, a model,
@@ -211,42 +294,63 @@ func scanParts(rows *sql.Rows, err error) ([]part, error) {
 	return all, rows.Err()
 }
 
-// merge adds up the parts of each group (they come ordered by group),
-// pricing each part by its model; and names the models of runs with
-// usage that prices does not price.
-func merge(parts []part, prices *pricing.Table) ([]Row, []string) {
-	var rows []Row
-	unpriced := map[string]bool{}
-	type found struct {
-		price pricing.Price
-		ok    bool
+// pricer prices parts by their models, each model looked up once (a name
+// not in the table is a scan of it), and notes the models of runs with
+// usage that it has no price for.
+type pricer struct {
+	prices   *pricing.Table
+	lookups  map[string]found
+	unprices map[string]bool
+}
+
+type found struct {
+	price pricing.Price
+	ok    bool
+}
+
+func newPricer(prices *pricing.Table) *pricer {
+	return &pricer{prices: prices, lookups: map[string]found{}, unprices: map[string]bool{}}
+}
+
+// price sets p's cost, or counts its runs as unpriced.
+func (pr *pricer) price(p *part) {
+	if pr.prices == nil || p.WithUsage == 0 {
+		return
 	}
-	lookups := map[string]found{} // a model once, not once a group: a name not in the table is a scan of it
+	f, seen := pr.lookups[p.model]
+	if !seen {
+		f.price, f.ok = pr.prices.Lookup(p.model)
+		pr.lookups[p.model] = f
+	}
+	if f.ok {
+		p.CostUSD, p.PricedRuns = f.price.Cost(p.sums), p.WithUsage
+	} else {
+		p.UnpricedRuns = p.WithUsage
+		pr.unprices[p.model] = true
+	}
+}
+
+// unpriced are the models it found no price for, sorted.
+func (pr *pricer) unpriced() []string { return slices.Sorted(maps.Keys(pr.unprices)) }
+
+// merge adds up the parts of each group (they come ordered by group),
+// pricing each part by its model.
+func (pr *pricer) merge(parts []part) []Row {
+	var rows []Row
 	for i, p := range parts {
-		if prices != nil && p.WithUsage > 0 {
-			f, seen := lookups[p.model]
-			if !seen {
-				f.price, f.ok = prices.Lookup(p.model)
-				lookups[p.model] = f
-			}
-			if price, ok := f.price, f.ok; ok {
-				p.CostUSD, p.PricedRuns = price.Cost(p.sums), p.WithUsage
-			} else {
-				p.UnpricedRuns = p.WithUsage
-				unpriced[p.model] = true
-			}
-		}
+		pr.price(&p)
 		if i > 0 && sameGroup(parts[i-1].Row, p.Row) {
 			rows[len(rows)-1].Add(p.Row)
 			continue
 		}
 		rows = append(rows, p.Row)
 	}
-	return rows, slices.Sorted(maps.Keys(unpriced))
+	return rows
 }
 
 func sameGroup(a, b Row) bool {
-	return a.Tape == b.Tape && a.AnchorSeq == b.AnchorSeq && a.Anchor == b.Anchor && a.Model == b.Model && a.Day == b.Day
+	return a.Tape == b.Tape && a.AnchorSeq == b.AnchorSeq && a.Anchor == b.Anchor && a.Model == b.Model && a.Day == b.Day &&
+		a.Week == b.Week && a.Month == b.Month && a.Project == b.Project && a.Source == b.Source
 }
 
 // Last returns the tape's latest run event, in tape order, that reported

@@ -201,7 +201,12 @@ func appendRuns(t *testing.T, r *rand.Rand, ws *tapelog.Workspace, tape string, 
 			delete(data, "usage")
 		}
 		payload, _ := json.Marshal(map[string]any{"name": "run", "data": data})
-		day := time.Date(2026, 3, 1+r.IntN(5), r.IntN(24), 0, 0, 0, time.UTC)
+		// Days around New York's clock going forward (8 March 2026), on
+		// the hour half of the time: a block's bounds fall on the hour.
+		day := time.Date(2026, 3, 4+r.IntN(6), r.IntN(24), 0, 0, 0, time.UTC)
+		if r.IntN(2) == 0 {
+			day = day.Add(time.Duration(r.Int64N(int64(time.Hour))))
+		}
 		batch = append(batch, tapelog.Entry{Kind: "event", Payload: payload, Date: day.Format(time.RFC3339Nano)})
 	}
 	if _, err := tp.Append(context.Background(), batch...); err != nil {
