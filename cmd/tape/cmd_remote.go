@@ -120,8 +120,10 @@ func (c *TapesCmd) runRemote(env *Env, g *Globals, since time.Time) error {
 
 // runRemote is `tape usage --remote`.
 func (c *UsageCmd) runRemote(env *Env, g *Globals) error {
-	if c.By == "anchor" {
-		return usagef("--by anchor is for this workspace's tapes; with --remote: --by workspace, tape, model or day")
+	switch c.By {
+	case "workspace", "tape", "model", "day":
+	default:
+		return usagef("--by %s is for this workspace's tapes; with --remote: --by workspace, tape, model or day", c.By)
 	}
 	conn, u, err := connectServer(env, g, cmpURL(c.Remote.url, c.URL))
 	if err != nil {

@@ -284,12 +284,19 @@ var statusColors = map[string]string{"pending": "\x1b[33m", "completed": "\x1b[3
 
 // UsageCmd is `tape usage`.
 type UsageCmd struct {
-	By       string `default:"tape" enum:"tape,anchor,model,day,workspace" help:"Sum by tape, anchor, model or day (UTC); with --remote, by workspace, tape, model or day."`
-	AllTapes bool   `name:"all-tapes" help:"Sum every tape, not only the selected one (see 'tape --help': which tape)."`
-	JSON     bool   `help:"One JSON object per group and line: the group (tape; tape, anchor_seq and anchor; model; or day; with --remote, workspace, or workspace and tape), runs, runs_with_usage, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens, cost_usd (null when no run's model has a price; tape prices)."`
-	URL      string `arg:"" optional:"" placeholder:"postgres://..." help:"With --remote: the server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
+	By          string `default:"tape" enum:"tape,anchor,model,day,week,month,project,source,session,block,workspace" help:"Sum by tape, anchor, model, day, week, month, project (the git root of the session's cwd), source (the agent), session (an agent's session, with the subagents that share its id, as Claude Code's do), or block (5-hour billing windows, as Claude's plans count them); with --remote, by workspace, tape, model or day (UTC)."`
+	AllTapes    bool   `name:"all-tapes" help:"Sum every tape, not only the selected one (see 'tape --help': which tape)."`
+	Since       string `placeholder:"WHEN" help:"Only runs from WHEN on: a date (2026-11-01 or 20261101: the start of that day in --timezone), RFC 3339, or a duration ago (12h, 7d)."`
+	Until       string `placeholder:"WHEN" help:"Only runs before WHEN: a date (that day included), RFC 3339, or a duration ago."`
+	Timezone    string `placeholder:"ZONE" help:"The time zone of days, weeks, months and dates: an IANA name (Asia/Shanghai, America/New_York) or UTC (default: the local zone, as TZ sets it)."`
+	StartOfWeek string `name:"start-of-week" default:"monday" enum:"monday,tuesday,wednesday,thursday,friday,saturday,sunday" help:"The first day of a week, for --by week."`
+	JSON        bool   `help:"One JSON object per group and line: the group (tape; tape, anchor_seq and anchor; model; day; week; month; project; source; tape, source and session_id; block: start, end, first_run, last_run, active, models, burn_rate and projection; with --remote, workspace, or workspace and tape), runs, runs_with_usage, input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, total_tokens, cost_usd (null when no run's model has a price; tape prices)."`
+	URL         string `arg:"" optional:"" placeholder:"postgres://..." help:"With --remote: the server (default: TAPE_PG_URL, else pg_url in .tape/config.json)."`
 	pageFlags
 	remoteFlags
+
+	zone         *time.Location
+	since, until time.Time
 }
 
 func (c *UsageCmd) Help() string {
@@ -304,15 +311,27 @@ runs. Runs that share a usage_id (a request an agent reported more than
 once) count once: the one with the largest total. 'tape import' records the
 usage of the sessions it imports, of every agent 'tape sources' lists.
 
+Each group's cost is priced from its runs' tokens by model when read (tape
+prices). Days, weeks and months are of the local time zone (--timezone);
+their pages, and blocks', count from the newest, printed in time order. A
+block starts at the hour of the first run after the last block and lasts 5
+hours (as ccusage blocks): the active one shows its burn rate and what it
+will have cost at its end.
+
 Examples:
   tape usage --all-tapes --by model
-  tape usage --all-tapes --by day
+  tape usage --all-tapes --by day --since 7d
+  tape usage --all-tapes --by block -n 3
+  tape usage --all-tapes --by project --since 2026-11-01 --until 2026-11-30
   tape usage -t main --by anchor --json | jq .total_tokens`
 }
 
 func (c *UsageCmd) Validate() error {
 	if c.By == "workspace" && !c.Remote.on {
 		return usagef("--by workspace is for --remote: a workspace here has one workspace")
+	}
+	if err := c.readTimes(time.Now()); err != nil {
+		return err
 	}
 	if err := c.remoteFlags.validateURL(c.URL); err != nil {
 		return err
@@ -329,7 +348,9 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer closeAll()
-	f := usage.Filter{Tape: nameOf(t), By: c.By, Page: c.page(), Prices: loadPrices(env)}
+	weekStart := weekdays[c.StartOfWeek]
+	f := usage.Filter{Tape: nameOf(t), By: c.By, Page: c.page(), Prices: loadPrices(env),
+		Since: c.since, Until: c.until, Zone: c.zone, WeekStart: &weekStart}
 	got, err := read.SumUsage(env.Context(), ix, f)
 	if err != nil {
 		return err
@@ -411,8 +432,12 @@ func (c *UsageCmd) usageColumns() []column {
 	switch {
 	case c.By == "anchor":
 		cols = []column{{}, {tight: true}, {tight: true, give: 1, min: 12}}
-	case c.By == "model":
+	case c.By == "model" || c.By == "project":
 		cols = []column{{give: 1, min: 12}}
+	case c.By == "session":
+		cols = []column{{give: 1, min: 12}, {}}
+	case c.By == "block":
+		cols = []column{{}, {give: 1, min: 8}}
 	case c.By == "tape" && c.Remote.on:
 		cols = []column{{}, {}}
 	default:
@@ -440,7 +465,21 @@ func (c *UsageCmd) group(u usage.Row) []cell {
 	case "model":
 		return []cell{text(u.Model)}
 	case "day":
-		return []cell{text(u.Day)}
+		return []cell{text(orNone(u.Day, "(no date)"))}
+	case "week":
+		return []cell{text(orNone(u.Week, "(no date)"))}
+	case "month":
+		return []cell{text(orNone(u.Month, "(no date)"))}
+	case "project":
+		return []cell{text(orNone(u.Project, "(no cwd)"))}
+	case "source":
+		return []cell{text(orNone(u.Source, "(not imported)"))}
+	case "session":
+		return []cell{text(u.Tape), text(orNone(u.Source, "(not imported)"))}
+	case "block":
+		if u.Block != nil {
+			return blockCells(u.Block, c.zone)
+		}
 	}
 	return []cell{text(u.Tape)}
 }

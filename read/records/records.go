@@ -92,23 +92,66 @@ func NewCall(c calls.Listed) Call {
 // UsageGroup is a group of runs, as `tape usage --json` prints it: the
 // fields of the group it is summed by, then the sums.
 type UsageGroup struct {
-	Workspace     *string  `json:"workspace,omitempty"`    // by workspace, or by tape on the team's server (--remote)
-	WorkspaceID   *string  `json:"workspace_id,omitempty"` // likewise: two workspaces may share a name
-	Tape          *string  `json:"tape,omitempty"`
-	AnchorSeq     *int64   `json:"anchor_seq,omitempty"`
-	Anchor        *string  `json:"anchor,omitempty"`
-	Model         *string  `json:"model,omitempty"`
-	Day           *string  `json:"day,omitempty"`
-	Runs          int      `json:"runs"`
-	RunsWithUsage int      `json:"runs_with_usage"`
-	RunsBadUsage  int      `json:"runs_bad_usage,omitempty" jsonschema:"runs that gave a token count that is not a whole number from 0 to 2^40; such a count is not summed"`
-	InputTokens   int64    `json:"input_tokens"`
-	OutputTokens  int64    `json:"output_tokens"`
-	CacheCreation int64    `json:"cache_creation_tokens"`
-	CacheRead     int64    `json:"cache_read_tokens"`
-	TotalTokens   int64    `json:"total_tokens"`
-	CostUSD       *float64 `json:"cost_usd" jsonschema:"what the runs cost in USD, priced from their tokens by model (tape prices); null when no run's model has a price"`
-	RunsUnpriced  int      `json:"runs_unpriced,omitempty" jsonschema:"runs with usage whose model has no price: not in cost_usd"`
+	Workspace     *string     `json:"workspace,omitempty"`    // by workspace, or by tape on the team's server (--remote)
+	WorkspaceID   *string     `json:"workspace_id,omitempty"` // likewise: two workspaces may share a name
+	Tape          *string     `json:"tape,omitempty"`
+	AnchorSeq     *int64      `json:"anchor_seq,omitempty"`
+	Anchor        *string     `json:"anchor,omitempty"`
+	Model         *string     `json:"model,omitempty"`
+	Day           *string     `json:"day,omitempty"`
+	Week          *string     `json:"week,omitempty" jsonschema:"by week: the date of its first day"`
+	Month         *string     `json:"month,omitempty" jsonschema:"by month: YYYY-MM"`
+	Project       *string     `json:"project,omitempty" jsonschema:"by project: the git root of the sessions' working directory, else the directory; empty for tapes that name none"`
+	Source        *string     `json:"source,omitempty" jsonschema:"by source or session: the agent the sessions were imported from; empty for tapes not imported"`
+	SessionID     *string     `json:"session_id,omitempty" jsonschema:"by session: the agent's id of the session; its tape is the session's first, its subagents' tapes summed with it"`
+	Block         *UsageBlock `json:"block,omitempty" jsonschema:"by block: the 5-hour window"`
+	Runs          int         `json:"runs"`
+	RunsWithUsage int         `json:"runs_with_usage"`
+	RunsBadUsage  int         `json:"runs_bad_usage,omitempty" jsonschema:"runs that gave a token count that is not a whole number from 0 to 2^40; such a count is not summed"`
+	InputTokens   int64       `json:"input_tokens"`
+	OutputTokens  int64       `json:"output_tokens"`
+	CacheCreation int64       `json:"cache_creation_tokens"`
+	CacheRead     int64       `json:"cache_read_tokens"`
+	TotalTokens   int64       `json:"total_tokens"`
+	CostUSD       *float64    `json:"cost_usd" jsonschema:"what the runs cost in USD, priced from their tokens by model (tape prices); null when no run's model has a price"`
+	RunsUnpriced  int         `json:"runs_unpriced,omitempty" jsonschema:"runs with usage whose model has no price: not in cost_usd"`
+}
+
+// UsageBlock is a 5-hour block's fields (usage.Block), in a group by
+// block; a block not active has no burn_rate nor projection (null).
+type UsageBlock struct {
+	Start      string          `json:"start" jsonschema:"the hour (UTC) of its first run"`
+	End        string          `json:"end" jsonschema:"5 hours after its start"`
+	FirstRun   string          `json:"first_run"`
+	LastRun    string          `json:"last_run"`
+	Active     bool            `json:"active" jsonschema:"whether it is now before its end"`
+	Models     []string        `json:"models"`
+	BurnRate   *BurnRate       `json:"burn_rate" jsonschema:"of the active block, from its first run to its last; null for none"`
+	Projection *UsageProjected `json:"projection" jsonschema:"what the active block will have spent at its end at its burn rate; null for none"`
+}
+
+// BurnRate is how fast an active block spends.
+type BurnRate struct {
+	TokensPerMinute float64 `json:"tokens_per_minute"`
+	CostPerHour     float64 `json:"cost_per_hour"`
+}
+
+// UsageProjected is what an active block comes to at its end.
+type UsageProjected struct {
+	RemainingMinutes int64   `json:"remaining_minutes"`
+	TotalTokens      int64   `json:"total_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+}
+
+// NewUsageBlock is b's JSON form.
+func NewUsageBlock(b *usage.Block) *UsageBlock {
+	u := &UsageBlock{Start: tapelog.FormatTime(b.Start), End: tapelog.FormatTime(b.End), FirstRun: tapelog.FormatTime(b.FirstRun),
+		LastRun: tapelog.FormatTime(b.LastRun), Active: b.Active, Models: append([]string{}, b.Models...)}
+	if r := b.Rate; r != nil {
+		u.BurnRate = &BurnRate{TokensPerMinute: r.TokensPerMinute, CostPerHour: r.CostPerHour}
+		u.Projection = &UsageProjected{RemainingMinutes: r.RemainingMinutes, TotalTokens: r.ProjectedTokens, CostUSD: r.ProjectedCost}
+	}
+	return u
 }
 
 // Cost is a row's cost as JSON: null when no run of it was priced.
@@ -134,6 +177,20 @@ func NewUsageGroup(u usage.Row, by string) UsageGroup {
 		r.Model = &u.Model
 	case "day":
 		r.Day = &u.Day
+	case "week":
+		r.Week = &u.Week
+	case "month":
+		r.Month = &u.Month
+	case "project":
+		r.Project = &u.Project
+	case "source":
+		r.Source = &u.Source
+	case "session":
+		r.Tape, r.Source, r.SessionID = &u.Tape, &u.Source, &u.SessionID
+	case "block":
+		if u.Block != nil {
+			r.Block = NewUsageBlock(u.Block)
+		}
 	}
 	return r
 }

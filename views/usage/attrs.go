@@ -12,21 +12,25 @@ import (
 
 // Usage by project, agent and session is usage by tape, each tape's sums
 // (the kept totals, or its runs of f's times) grouped by what the sessions
-// view says of it (views/sessions): its cwd, its source, and the session
-// it belongs to. A session is a tape and the tapes of its subagents, whose
-// parent names it (one level, as Claude Code's and Codex's subagents do):
-// as ccusage session counts a transcript with its subagents' files.
+// view says of it (views/sessions): its cwd, its source, and the agent's
+// session id. A session is the tapes that one agent's session id names:
+// Claude Code's subagents share their session's id (and so are summed
+// with it, as ccusage session sums a transcript with its subagents'
+// files), other agents give a subagent a session of its own; a tape not
+// imported is a session of its own. Its tape is the one its subagents name
+// as parent.
 //
 // The groups are ordered by cost, the highest first, then by tokens, as
 // ccusage session orders sessions: what a person asks of them is which
 // cost the most.
 
 // attrKeys are the SQL of the key each grouping groups a tape t by, with
-// s its sessions row and p, for a tape of a subagent, its parent's.
+// s its sessions row: the key, and for a session the id and the tape of a
+// session not imported.
 var attrKeys = map[string]string{
-	"project": `coalesce(nullif(s.start_cwd, ''), s.cwd, '')`,
-	"source":  `coalesce(s.source, '')`,
-	"session": `coalesce(p.tape, t.tape)`,
+	"project": `coalesce(nullif(s.start_cwd, ''), s.cwd, '') AS k, '' AS id, '' AS own`,
+	"source":  `coalesce(s.source, '') AS k, '' AS id, '' AS own`,
+	"session": `coalesce(s.source, '') AS k, coalesce(s.session_id, '') AS id, CASE WHEN coalesce(s.session_id, '') = '' THEN t.tape ELSE '' END AS own`,
 }
 
 // sumAttrs sums f's runs by project, source or session.
@@ -44,31 +48,40 @@ func sumAttrs(ctx context.Context, r views.Reader, f Filter, pr *pricer) ([]Row,
 		sums += ", " + saturated(c[0])
 	}
 	// The group's columns, as scanParts reads them: the key in Tape, the
-	// session's source in Anchor, its id in Model.
-	parts, err := scanParts(r.QueryContext(ctx, `SELECT `+attrKeys[f.By]+` AS k, 0, coalesce(p.source, s.source, ''), coalesce(p.session_id, s.session_id, ''), '', t.model, `+sums+`
-		FROM (`+tapes+`) t
-		LEFT JOIN sessions s ON s.tape = t.tape
-		LEFT JOIN sessions p ON p.source = s.source AND p.session_id = s.parent_session AND s.parent_session <> '' AND p.parent_session = '' AND p.session_id <> ''
-		GROUP BY k, t.model ORDER BY k, t.model`, args...))
+	// session's id in Anchor, a tape not imported in Model, and the tape
+	// that names the session in Day (its first tape that names no parent).
+	parts, err := scanParts(r.QueryContext(ctx, `SELECT k, 0, id, own, coalesce(min(CASE WHEN parent = '' THEN tape END), min(tape)), model, `+sums+`
+		FROM (SELECT `+attrKeys[f.By]+`, coalesce(s.parent_session, '') AS parent, t.*
+			FROM (`+tapes+`) t LEFT JOIN sessions s ON s.tape = t.tape)
+		GROUP BY k, id, own, model ORDER BY k, id, own, model`, args...))
 	if err != nil {
 		return nil, err
 	}
 	roots := gitRoots{}
+	named := map[[2]string]string{} // a session's tape: the one its parts name first
 	for i := range parts {
 		p := &parts[i]
-		key, source, id := p.Tape, p.Anchor, p.Model
-		p.Tape, p.Anchor, p.Model, p.AnchorSeq = "", "", "", 0
+		key, id, own, tape := p.Tape, p.Anchor, p.Model, p.Day
+		p.Tape, p.Anchor, p.Model, p.Day = "", "", "", ""
 		switch f.By {
 		case "project":
 			p.Project = roots.of(key)
 		case "source":
 			p.Source = key
 		case "session":
-			p.Tape, p.Source, p.SessionID = key, source, id
+			p.Source, p.SessionID, p.Tape = key, id, own
+			if k := [2]string{key, id}; own == "" && (named[k] == "" || tape < named[k]) {
+				named[k] = tape
+			}
 		}
 	}
 	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(a.Project, b.Project) })
 	rows := pr.merge(parts)
+	for i, u := range rows {
+		if u.Tape == "" && f.By == "session" {
+			rows[i].Tape = named[[2]string{u.Source, u.SessionID}]
+		}
+	}
 	slices.SortStableFunc(rows, func(a, b Row) int {
 		return cmp.Or(cmp.Compare(b.CostUSD, a.CostUSD), cmp.Compare(b.Total, a.Total))
 	})

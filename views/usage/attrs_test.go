@@ -15,9 +15,10 @@ import (
 )
 
 // Usage by project (the git root of a session's cwd when this machine has
-// it, else the cwd), by source, and by session (a session's tape with its
-// subagents' tapes), ordered by cost, the highest first; and any of them
-// between two times.
+// it, else the cwd), by source, and by session (the tapes of one agent
+// session id: a Claude Code subagent's shares its session's; a tape not
+// imported is its own), ordered by cost, the highest first; and any of
+// them between two times.
 func TestUsageByProjectSourceAndSession(t *testing.T) {
 	t.Parallel()
 	ws, _, err := tapelog.Init(t.TempDir())
@@ -39,7 +40,7 @@ func TestUsageByProjectSourceAndSession(t *testing.T) {
 		runs        [][2]int
 	}{
 		{"claude-main", fmt.Sprintf(`{"source":"claude","session_id":"A","cwd":%q}`, repo), [][2]int{{5, 1000}, {6, 2000}}},
-		{"claude-sub", fmt.Sprintf(`{"source":"claude","session_id":"A-agent","parent_session":"A","cwd":%q}`, filepath.Join(repo, "cmd", "x")), [][2]int{{6, 4000}}},
+		{"claude-sub", fmt.Sprintf(`{"source":"claude","session_id":"A","parent_session":"A","cwd":%q}`, filepath.Join(repo, "cmd", "x")), [][2]int{{6, 4000}}},
 		{"claude-other", fmt.Sprintf(`{"source":"claude","session_id":"C","cwd":%q}`, filepath.Join(repo, "cmd")), [][2]int{{7, 500}}},
 		{"codex-b", `{"source":"codex","session_id":"B","cwd":"/not/on/this/machine"}`, [][2]int{{5, 8000}}},
 		{"orphan", `{"source":"codex","session_id":"D-agent","parent_session":"not-imported"}`, [][2]int{{7, 100}}},

@@ -350,7 +350,7 @@ func (pr *pricer) merge(parts []part) []Row {
 
 func sameGroup(a, b Row) bool {
 	return a.Tape == b.Tape && a.AnchorSeq == b.AnchorSeq && a.Anchor == b.Anchor && a.Model == b.Model && a.Day == b.Day &&
-		a.Week == b.Week && a.Month == b.Month && a.Project == b.Project && a.Source == b.Source
+		a.Week == b.Week && a.Month == b.Month && a.Project == b.Project && a.Source == b.Source && a.SessionID == b.SessionID
 }
 
 // Last returns the tape's latest run event, in tape order, that reported
