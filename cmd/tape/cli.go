@@ -37,7 +37,8 @@ type CLI struct {
 	Context    ContextCmd    `cmd:"" group:"read" help:"Print the chat messages an agent sends its model, built as Bub builds them. Example: tape context --json"`
 	Tapes      TapesCmd      `cmd:"" group:"views" help:"List the tapes (sessions), the most recently written first."`
 	Calls      CallsCmd      `cmd:"" group:"views" help:"List tool calls and what became of them: pending, completed, failed."`
-	Usage      UsageCmd      `cmd:"" group:"views" help:"Sum the token usage of run events and what it cost, by tape, anchor, model or day (--all-tapes: of every tape)."`
+	Usage      UsageCmd      `cmd:"" group:"views" help:"Sum the token usage of run events and what it cost, by tape, anchor, model, day, week, month, project, source, session or 5-hour block."`
+	Statusline StatuslineCmd `cmd:"" group:"views" help:"Print Claude Code's status line: the model, the session's, today's and the active 5-hour block's cost."`
 	Prices     PricesCmd     `cmd:"" group:"views" help:"Show the prices costs are reckoned with (LiteLLM's list, a snapshot shipped with tape); update them."`
 	Messages   MessagesCmd   `cmd:"" group:"views" help:"List the chat messages of a tape in order, a page at a time."`
 	Reindex    ReindexCmd    `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`

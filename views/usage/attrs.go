@@ -43,6 +43,10 @@ func sumAttrs(ctx context.Context, r views.Reader, f Filter, pr *pricer) ([]Row,
 		tapes = `SELECT r.tape AS tape, r.model AS model, count(*) AS runs, sum(r.has_usage) AS with_usage, sum(r.bad_usage) AS bad_usage` + summedAs() +
 			` FROM runs r WHERE ` + where + ` GROUP BY r.tape, r.model`
 	}
+	if f.SessionID != "" {
+		tapes = `SELECT * FROM (` + tapes + `) WHERE tape IN (SELECT tape FROM sessions WHERE session_id = ?)`
+		args = append(args, f.SessionID)
+	}
 	sums := `sum(runs), sum(with_usage), sum(bad_usage)`
 	for _, c := range tokenColumns {
 		sums += ", " + saturated(c[0])

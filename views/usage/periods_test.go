@@ -46,6 +46,26 @@ func TestPeriodsAndBlocksAreThoseOfEachRun(t *testing.T) {
 					t.Fatal(err)
 				}
 				runs := countedRuns(t, p)
+				// The active block, found from the last gap in a week,
+				// is the last of every run's blocks when that is active.
+				for _, now := range []time.Time{time.Date(2026, 3, 9, 20+r.IntN(6), r.IntN(60), 0, 0, time.UTC),
+					time.Date(2026, 3, 4+r.IntN(6), r.IntN(24), r.IntN(60), 0, 0, time.UTC), time.Date(2026, 3, 20, 0, 0, 0, 0, time.UTC)} {
+					var upToNow []run
+					for _, u := range runs {
+						if u.timed && u.ns <= now.UnixNano() {
+							upToNow = append(upToNow, u)
+						}
+					}
+					want := oracleBlocks(upToNow, now)
+					got, ok, err := usage.ActiveBlock(context.Background(), p, testPrices, now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wantOK := len(want) > 0 && want[len(want)-1].Block.Active
+					if ok != wantOK || ok && !sameRow(got, want[len(want)-1]) {
+						t.Fatalf("step %d, at %v: active block %v %s, want %v %s", step, now, ok, show([]usage.Row{got}), wantOK, show(want))
+					}
+				}
 				for _, f := range periodFilters(t, r, zones) {
 					got, _, err := usage.Sum(context.Background(), p, f)
 					if err != nil {

@@ -59,6 +59,9 @@ type Filter struct {
 	// WeekStart is the first day of a week (by week): Monday, as ISO 8601
 	// and ccusage's report of every agent, unless set.
 	WeekStart *time.Weekday
+	// SessionID keeps the tapes of that agent session id alone (by
+	// project, source, session); "" for every tape.
+	SessionID string
 	// Now is when a block is active until (by block); zero for the
 	// clock's time.
 	Now time.Time
