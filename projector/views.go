@@ -20,8 +20,8 @@ import (
 func (p *Projector) viewTables() []views.Table {
 	return []views.Table{
 		calls.Table{Chunk: p.foldChunk},
+		sessions.Table{}, // before usage: usage's triggers on sessions need the table, and its Settle the rows (views/usage/attrs.go)
 		usage.Table{},
-		sessions.Table{},
 		p.recency, // not a view people read: the blocks Search visits newest first
 	}
 }

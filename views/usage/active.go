@@ -10,18 +10,21 @@ import (
 )
 
 // ActiveBlock is the 5-hour block active at now, if any, of the runs up
-// to now, with its burn rate (tape statusline). Which block is active depends on where the
+// to the end of now's hour, with its burn rate (tape statusline). Which block is active depends on where the
 // blocks before it started, back to a gap of more than 5 hours without a
 // run: it is summed from the last such gap in the week before now (from
 // the hour totals), else from the first run.
 func ActiveBlock(ctx context.Context, ix views.Index, prices *pricing.Table, now time.Time) (row Row, ok bool, err error) {
 	err = ix.Read(ctx, func(r views.Reader) error {
-		since, err := afterLastGap(ctx, r, now)
-		if err != nil {
+		since, recent, err := afterLastGap(ctx, r, now)
+		if err != nil || !recent {
 			return err
 		}
-		// Runs after now (a clock ahead) are not yet.
-		s, err := sumRead(ctx, r, Filter{By: "block", Prices: prices, Since: since, Until: now.Add(1), Now: now, Page: views.Page{Limit: 1}})
+		// Runs up to the end of now's hour, so that the bounds fall on the
+		// hour and the hour totals answer; a run later in the hour than now
+		// comes of a clock ahead of this one.
+		until := now.UTC().Truncate(time.Hour).Add(time.Hour)
+		s, err := sumRead(ctx, r, Filter{By: "block", Prices: prices, Since: since, Until: until, Now: now, Page: views.Page{Limit: 1}})
 		if err != nil || len(s.Rows) == 0 || s.Rows[0].Block == nil || !s.Rows[0].Block.Active {
 			return err
 		}
@@ -34,30 +37,33 @@ func ActiveBlock(ctx context.Context, ix views.Index, prices *pricing.Table, now
 // afterLastGap is the start of the hour of the first run after the last
 // gap of more than BlockLength in the week before now, which a block
 // starts at whatever came before; zero when runs came through the week.
-func afterLastGap(ctx context.Context, r views.Reader, now time.Time) (time.Time, error) {
+// recent says whether a run came in the hours a block active now can
+// hold: when none did, no block is.
+func afterLastGap(ctx context.Context, r views.Reader, now time.Time) (since time.Time, recent bool, err error) {
+	hour := now.UTC().Truncate(time.Hour)
 	from := now.Add(-7 * 24 * time.Hour).UTC().Truncate(time.Hour)
 	rows, err := r.QueryContext(ctx, `SELECT DISTINCT key FROM usage_totals WHERE grouping = 'hour' AND key >= ? AND key <= ? ORDER BY key`,
-		from.Format("2006-01-02T15"), now.UTC().Format("2006-01-02T15"))
+		from.Format("2006-01-02T15"), hour.Format("2006-01-02T15"))
 	if err != nil {
-		return time.Time{}, fmt.Errorf("query the hours of usage: %w", err)
+		return time.Time{}, false, fmt.Errorf("query the hours of usage: %w", err)
 	}
 	defer rows.Close()
 	// A run in an hour at least BlockLength+1h after the hour of the run
 	// before it comes more than BlockLength after it.
-	last, since := from.Add(-time.Hour), time.Time{}
+	last := from.Add(-time.Hour)
 	for rows.Next() {
 		var key string
 		if err := rows.Scan(&key); err != nil {
-			return time.Time{}, err
+			return time.Time{}, false, err
 		}
-		hour, err := time.Parse("2006-01-02T15", key)
+		h, err := time.Parse("2006-01-02T15", key)
 		if err != nil {
-			return time.Time{}, fmt.Errorf("usage totals by hour: key %q: %w", key, err)
+			return time.Time{}, false, fmt.Errorf("usage totals by hour: key %q: %w", key, err)
 		}
-		if hour.Sub(last) > BlockLength {
-			since = hour
+		if h.Sub(last) > BlockLength {
+			since = h
 		}
-		last = hour
+		last = h
 	}
-	return since, rows.Err()
+	return since, !last.Before(hour.Add(-BlockLength)), rows.Err()
 }

@@ -21,7 +21,12 @@ func SumRuns(ctx context.Context, r views.Reader, f Filter, cols string) ([]Row,
 // GROUP BY over the counted runs gives, each as lines of text.
 func KeptAndSummed(ctx context.Context, r views.Reader) (map[string][2]string, error) {
 	out := map[string][2]string{}
-	for _, g := range slices.Sorted(maps.Keys(totalsGroupings)) {
+	groupings := maps.Clone(totalsGroupings)
+	for g := range attrGroupings {
+		groupings[g] = attrKeyOf(g, "R.tape")
+	}
+	groupings["settled"] = totalsGroupings["tape"] // after a pass, each tape's settled totals are its totals
+	for _, g := range slices.Sorted(maps.Keys(groupings)) {
 		var cols []string
 		for _, c := range tokenColumns {
 			cols = append(cols, c[0])
@@ -31,7 +36,7 @@ func KeptAndSummed(ctx context.Context, r views.Reader) (map[string][2]string, e
 		if err != nil {
 			return nil, err
 		}
-		summed, err := dump(ctx, r, `SELECT `+strings.ReplaceAll(totalsGroupings[g], "R.", "r.")+`, r.model, count(*), sum(r.has_usage), sum(r.bad_usage)`+
+		summed, err := dump(ctx, r, `SELECT `+strings.ReplaceAll(groupings[g], "R.", "r.")+`, r.model, count(*), sum(r.has_usage), sum(r.bad_usage)`+
 			summedColumns(true)+` FROM runs r WHERE r.counted GROUP BY 1, 2 ORDER BY 1, 2`)
 		if err != nil {
 			return nil, err

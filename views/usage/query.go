@@ -140,6 +140,11 @@ func sumRead(ctx context.Context, r views.Reader, f Filter) (Summed, error) {
 	if periodic[f.By] {
 		page = newestPage(all, f.Page)
 	}
+	if f.By == "session" {
+		if err := nameSessions(ctx, r, page); err != nil {
+			return Summed{}, err
+		}
+	}
 	return Summed{Rows: page, Total: len(all), Unpriced: pr.unpriced()}, nil
 }
 

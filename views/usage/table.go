@@ -9,6 +9,7 @@ package usage
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -110,7 +111,7 @@ func totalsSchema() string {
 	}
 	return `
 CREATE TABLE usage_totals (
-	grouping      TEXT NOT NULL, -- day, hour, tape
+	grouping      TEXT NOT NULL, -- day, hour, tape, project, source, session
 	key           TEXT NOT NULL,
 	model         TEXT NOT NULL,
 	runs          INTEGER NOT NULL,
@@ -124,7 +125,7 @@ CREATE TRIGGER runs_totals_delete AFTER DELETE ON runs WHEN OLD.counted BEGIN
 ` + addToTotals("OLD", "-1") + dropEmptyTotals("OLD") + `END;
 CREATE TRIGGER runs_totals_update AFTER UPDATE OF counted ON runs WHEN OLD.counted <> NEW.counted BEGIN
 ` + addToTotals("OLD", "-OLD.counted") + addToTotals("NEW", "NEW.counted") + dropEmptyTotals("OLD") + `END;
-`
+` + sessionsTriggers()
 }
 
 // dropEmptyTotals is the trigger statements that delete the totals rows of
@@ -168,7 +169,7 @@ var statements = map[string]string{
 
 // Begin implements views.Table.
 func (Table) Begin(tx views.Tx) views.Pass {
-	return &pass{tx: tx, stmts: stmts.New(tx, statements), usageIDs: map[string]bool{}}
+	return &pass{tx: tx, stmts: stmts.New(tx, statements), usageIDs: map[string]bool{}, tapes: map[string]bool{}}
 }
 
 // pass keeps the runs rows through one pass: they are written and deleted
@@ -177,6 +178,7 @@ type pass struct {
 	tx       views.Tx
 	stmts    *stmts.Cache
 	usageIDs map[string]bool // usage ids of the runs the pass added or removed (refreshCounted)
+	tapes    map[string]bool // tapes whose runs the pass added, removed or recounted (settleAttrs)
 }
 
 // Added writes the runs row of a run event.
@@ -190,6 +192,7 @@ func (p *pass) Added(ctx context.Context, e views.Added) error {
 		usageID = run.UsageID
 		p.usageIDs[run.UsageID] = true
 	}
+	p.tapes[e.Tape] = true
 	_, err := p.stmts.Exec(ctx, "insertRun", e.Rowid, e.Tape, e.Place.Seq, e.Place.Folder, e.TimeNS, run.Status, run.Model,
 		run.Usage, run.In, run.Out, run.CacheCreation, run.CacheRead, run.Total, usageID, run.BadUsage, run.Copy)
 	if err != nil {
@@ -198,9 +201,10 @@ func (p *pass) Added(ctx context.Context, e views.Added) error {
 	return nil
 }
 
-// Removing deletes the runs rows of the entries, and notes their usage ids.
+// Removing deletes the runs rows of the entries, and notes their usage ids
+// and tapes.
 func (p *pass) Removing(ctx context.Context, where string, args ...any) error {
-	if err := p.touchUsage(ctx, `SELECT usage_id FROM runs WHERE usage_id IS NOT NULL AND entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
+	if err := p.touch(ctx, `SELECT usage_id, tape FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
 		return err
 	}
 	_, err := p.tx.ExecContext(ctx, `DELETE FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...)
@@ -216,11 +220,16 @@ func (p *pass) DropTape(context.Context, string) error { return nil }
 // Backlog is 0: settling costs the same whenever it runs.
 func (p *pass) Backlog() int { return 0 }
 
-// Settle marks which run counts for each usage id the pass touched.
+// Settle marks which run counts for each usage id the pass touched, and
+// moves the totals by project, source and session of each tape it touched.
 func (p *pass) Settle(ctx context.Context) error {
 	if err := p.refreshCounted(ctx); err != nil {
 		return fmt.Errorf("count the runs of a usage id: %w", err)
 	}
+	if err := settleAttrs(ctx, p.tx, p.tapes); err != nil {
+		return fmt.Errorf("sum usage by project, source and session: %w", err)
+	}
+	clear(p.tapes)
 	return nil
 }
 
@@ -232,19 +241,24 @@ func (p *pass) Settle(ctx context.Context) error {
 // (100 ms at 35,000 runs). A pass marks again the runs of each usage id it
 // added or removed a run of.
 
-// touchUsage notes the usage ids that query (of runs) selects.
-func (p *pass) touchUsage(ctx context.Context, query string, args ...any) error {
+// touch notes the usage ids (NULL for none) and tapes that query (of
+// runs) selects.
+func (p *pass) touch(ctx context.Context, query string, args ...any) error {
 	rows, err := p.tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var id sql.NullString
+		var tape string
+		if err := rows.Scan(&id, &tape); err != nil {
 			return err
 		}
-		p.usageIDs[id] = true
+		if id.Valid {
+			p.usageIDs[id.String] = true
+		}
+		p.tapes[tape] = true
 	}
 	return rows.Err()
 }
@@ -260,6 +274,11 @@ func (p *pass) refreshCounted(ctx context.Context) error {
 		return err
 	}
 	clear(p.usageIDs)
+	// Which run counts may move to another tape: each tape of these ids'
+	// runs is touched.
+	if err := p.touch(ctx, `SELECT NULL, tape FROM runs WHERE usage_id IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
+		return err
+	}
 	_, err = p.tx.ExecContext(ctx, `UPDATE runs SET counted = (entry IN (
 			SELECT entry FROM (
 				SELECT r.entry, row_number() OVER (PARTITION BY r.usage_id

@@ -21,10 +21,11 @@ import (
 	"github.com/tape-dev/tape/views/usage"
 )
 
-// The kept totals (by day and tape, each by model) are, after every pass, what summing
-// the counted runs gives: runs come in, share usage ids across tapes (so
-// which one counts moves), and go with a tape removed or a file cut short
-// and rewritten.
+// The kept totals (by day, hour, tape, project, source and session, each
+// by model) are, after every pass, what summing the counted runs gives:
+// runs come in, share usage ids across tapes (so which one counts moves),
+// and go with a tape removed or a file cut short and rewritten; a tape's
+// first anchor comes to name another agent, session or cwd.
 func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(4) {
@@ -41,9 +42,15 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 			}
 			defer p.Close()
 			priced := 0 // runs priced, over the steps
-			for step := range 12 {
+			for step := range 24 {
 				change(t, r, ws, step)
-				if _, err := p.CatchUp(context.Background()); err != nil {
+				// Now and then the index is built anew: each tape's runs
+				// come before its sessions row does.
+				catchUp := p.CatchUp
+				if r.IntN(4) == 0 {
+					catchUp = p.Rebuild
+				}
+				if _, err := catchUp(context.Background()); err != nil {
 					t.Fatal(err)
 				}
 				for _, by := range []string{"day", "model", "tape"} {
@@ -163,11 +170,32 @@ func byColumns(by string) string {
 func change(t *testing.T, r *rand.Rand, ws *tapelog.Workspace, step int) {
 	t.Helper()
 	tape := fmt.Sprintf("t%d", r.IntN(4))
-	switch k := r.IntN(10); {
-	case k < 6 || step == 0:
+	switch k := r.IntN(12); {
+	case k < 5 || step == 0:
 		appendRuns(t, r, ws, tape, 1+r.IntN(8))
-	case k < 8:
+	case k < 7:
 		os.RemoveAll(filepath.Join(ws.Dir(), "tapes", tape)) // a tape gone, its runs with it
+	case k < 10:
+		// The tape's first anchor says another agent, session or cwd: the
+		// totals by project, source and session move with its sessions row.
+		file := filepath.Join(ws.Dir(), "tapes", tape, "anchors", "001_session-start", "anchor.json")
+		if _, err := os.Stat(file); err != nil {
+			return
+		}
+		state := map[string]any{"source": []string{"", "claude", "codex"}[r.IntN(3)], "session_id": []string{"", "s1", "s2"}[r.IntN(3)],
+			"cwd": []string{"", "/a", "/b"}[r.IntN(3)]}
+		if r.IntN(2) == 0 {
+			state["parent_session"] = "s1"
+		}
+		line, _ := json.Marshal(map[string]any{"kind": "anchor", "payload": map[string]any{"name": "session/start", "state": state},
+			"date": "2026-03-01T00:00:00Z"})
+		// Replaced as a whole (renamed over), as an anchor.json is.
+		if err := os.WriteFile(file+".new", append(line, '\n'), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(file+".new", file); err != nil {
+			t.Fatal(err)
+		}
 	default:
 		// A file cut short and written again: its runs are removed and
 		// read anew.
