@@ -70,8 +70,162 @@ func (b *block) add(s slot) {
 }
 
 // sumBlocks sums f's runs by block: every block (Summed.Total), those of
-// the page in full, their edges read of the runs.
+// the page in full. Where the hour totals answer (every tape, bounds on
+// the hour), the blocks are found from the hours that have runs alone, and
+// only the page's are summed: a year of hours is 30,000 rows by model,
+// which took a second to read and split.
 func sumBlocks(ctx context.Context, r views.Reader, f Filter, pr *pricer) (Summed, error) {
+	if f.Tape != "" || !aligned(f, time.Hour) {
+		return sumBlocksOf(ctx, r, f, pr)
+	}
+	e := edges{ctx: ctx, r: r, f: f}
+	starts, err := e.blockStarts()
+	if err != nil {
+		return Summed{}, err
+	}
+	unpriced, err := e.unpricedModels(pr)
+	if err != nil {
+		return Summed{}, err
+	}
+	pageStarts := newestPage(starts, f.Page)
+	if len(pageStarts) == 0 {
+		return Summed{Total: len(starts), Unpriced: unpriced}, nil
+	}
+	// The page's blocks, summed from the runs from the start of its first
+	// to the start of the block after its last: the same cut, begun at a
+	// block's start.
+	sub := f
+	sub.Page = views.Page{}
+	first := pageStarts[0]
+	sub.Since = first.start
+	if first.afterRunsAtStart {
+		sub.Since = first.start.Add(1)
+	}
+	if next := len(starts) - f.Page.Offset; f.Page.Offset > 0 && next < len(starts) {
+		sub.Until = starts[next].start
+		if starts[next].afterRunsAtStart {
+			sub.Until = sub.Until.Add(1)
+		}
+	}
+	s, err := sumBlocksOf(ctx, r, sub, pr)
+	if err != nil {
+		return Summed{}, err
+	}
+	if len(s.Rows) != len(pageStarts) {
+		return Summed{}, fmt.Errorf("usage by block: the hours give %d blocks from %s, the runs %d: read again", len(pageStarts), first.start.Format(time.RFC3339), len(s.Rows))
+	}
+	return Summed{Rows: s.Rows, Total: len(starts), Unpriced: unpriced}, nil
+}
+
+// blockStart is where a block starts, and whether runs at exactly that
+// time belong to the block before it (which ends there).
+type blockStart struct {
+	start            time.Time
+	afterRunsAtStart bool
+}
+
+// blockStarts finds the start of every block of f's runs from the hours
+// that have runs (the hour totals), reading the runs only of an hour that
+// starts as a block ends.
+func (e edges) blockStarts() ([]blockStart, error) {
+	where, args := "", []any{}
+	if !e.f.Since.IsZero() {
+		where, args = where+` AND key >= ?`, append(args, e.f.Since.UTC().Format("2006-01-02T15"))
+	}
+	if !e.f.Until.IsZero() {
+		where, args = where+` AND key < ?`, append(args, e.f.Until.UTC().Format("2006-01-02T15"))
+	}
+	rows, err := e.r.QueryContext(e.ctx, `SELECT DISTINCT key FROM usage_totals WHERE grouping = 'hour' AND key <> ''`+where+` ORDER BY key`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query the hours of usage: %w", err)
+	}
+	var hours []time.Time
+	for rows.Next() {
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		h, err := time.Parse("2006-01-02T15", key)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("usage totals by hour: key %q: %w", key, err)
+		}
+		hours = append(hours, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var starts []blockStart
+	for _, h := range hours {
+		if len(starts) > 0 {
+			end := starts[len(starts)-1].start.Add(BlockLength)
+			if h.Before(end) {
+				continue
+			}
+			if h.Equal(end) {
+				// Runs at the very end stay; a block starts here if others
+				// come later in the hour.
+				atEnd, later, err := e.atAndAfter(end)
+				if err != nil {
+					return nil, err
+				}
+				if !later {
+					continue
+				}
+				starts = append(starts, blockStart{start: h, afterRunsAtStart: atEnd})
+				continue
+			}
+		}
+		starts = append(starts, blockStart{start: h})
+	}
+	return starts, nil
+}
+
+// atAndAfter says whether f has runs at exactly t, and later in its hour:
+// one query, each of them is a query of its own (a few hundred a year).
+func (e edges) atAndAfter(t time.Time) (at, later bool, err error) {
+	where, args := runsKept(e.f)
+	ns := t.UnixNano()
+	err = e.r.QueryRowContext(e.ctx, `SELECT coalesce(max(r.time_ns = ?), 0), coalesce(max(r.time_ns > ?), 0) FROM runs r
+		WHERE `+where+` AND r.time_ns IS NOT NULL AND r.time_ns >= ? AND r.time_ns < ?`,
+		append([]any{ns, ns}, append(args, ns, t.Add(time.Hour).UnixNano())...)...).Scan(&at, &later)
+	if err != nil {
+		return false, false, fmt.Errorf("query the times of runs: %w", err)
+	}
+	return at, later, nil
+}
+
+// unpricedModels are the models of f's hours' runs with usage that pr has
+// no price for.
+func (e edges) unpricedModels(pr *pricer) ([]string, error) {
+	where, args := "", []any{}
+	if !e.f.Since.IsZero() {
+		where, args = where+` AND key >= ?`, append(args, e.f.Since.UTC().Format("2006-01-02T15"))
+	}
+	if !e.f.Until.IsZero() {
+		where, args = where+` AND key < ?`, append(args, e.f.Until.UTC().Format("2006-01-02T15"))
+	}
+	rows, err := e.r.QueryContext(e.ctx, `SELECT DISTINCT model FROM usage_totals WHERE grouping = 'hour' AND key <> '' AND with_usage > 0`+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query the models of usage: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p part
+		if err := rows.Scan(&p.model); err != nil {
+			return nil, err
+		}
+		p.WithUsage = 1
+		pr.price(&p)
+	}
+	return pr.unpriced(), rows.Err()
+}
+
+// sumBlocksOf sums f's runs by block from the buckets of its runs: every
+// block, those of the page in full, their edges read of the runs.
+func sumBlocksOf(ctx context.Context, r views.Reader, f Filter, pr *pricer) (Summed, error) {
 	buckets, err := readBuckets(ctx, r, f, []time.Duration{time.Hour}, func(bucket) bool { return true })
 	if err != nil {
 		return Summed{}, err

@@ -67,3 +67,6 @@ func dump(ctx context.Context, r views.Reader, query string, args ...any) (strin
 	}
 	return b.String(), rows.Err()
 }
+
+// IsUTC is isUTC, for its test.
+var IsUTC = isUTC

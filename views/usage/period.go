@@ -203,9 +203,17 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
-// isUTC says whether zone is UTC at every time.
+// isUTC says whether zone is UTC at every time: UTC itself, or a zone
+// (the local one, on a machine set to UTC) whose offset is 0 throughout
+// the years runs come from, and which has no zone period that ends.
 func isUTC(zone *time.Location) bool {
-	return zone == time.UTC || zone.String() == "UTC"
+	if zone == time.UTC || zone.String() == "UTC" {
+		return true
+	}
+	t := time.Date(2000, 1, 1, 0, 0, 0, 0, zone)
+	name, offset := t.Zone()
+	start, end := t.ZoneBounds()
+	return offset == 0 && (name == "UTC" || name == "GMT") && end.IsZero() && (start.IsZero() || start.Before(time.Date(1970, 1, 2, 0, 0, 0, 0, time.UTC)))
 }
 
 // periodLabel is the function that names the day (YYYY-MM-DD), week (the

@@ -80,6 +80,23 @@ func TestPeriodsAndBlocksAreThoseOfEachRun(t *testing.T) {
 							t.Fatalf("step %d, %s: group %d\ngot  %s\nwant %s", step, describe(f), i, show(got[i:i+1]), show(want[i:i+1]))
 						}
 					}
+					// A page counts from the newest group.
+					pg := views.Page{Limit: 1 + r.IntN(3), Offset: r.IntN(3)}
+					f.Page = pg
+					paged, total, err := usage.Sum(context.Background(), p, f)
+					if err != nil {
+						t.Fatalf("step %d, %s, page %+v: %v", step, describe(f), pg, err)
+					}
+					to := max(len(want)-pg.Offset, 0)
+					wantPage := want[max(to-pg.Limit, 0):to]
+					if total != len(want) || len(paged) != len(wantPage) {
+						t.Fatalf("step %d, %s, page %+v: %d of %d groups, want %d of %d", step, describe(f), pg, len(paged), total, len(wantPage), len(want))
+					}
+					for i := range paged {
+						if !sameRow(paged[i], wantPage[i]) {
+							t.Fatalf("step %d, %s, page %+v: group %d\ngot  %s\nwant %s", step, describe(f), pg, i, show(paged[i:i+1]), show(wantPage[i:i+1]))
+						}
+					}
 				}
 			}
 		})
@@ -289,4 +306,23 @@ func show(rows []usage.Row) string {
 		}
 	}
 	return s
+}
+
+// A zone that is UTC under another name (the local zone of a machine set
+// to UTC, or Abidjan, at +0 since 1912) reads the day totals; London, at
+// +0 in winter only, does not.
+func TestIsUTC(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]bool{"UTC": true, "Etc/UTC": true, "Europe/London": false, "Africa/Abidjan": true, "Asia/Shanghai": false} {
+		zone, err := time.LoadLocation(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := usage.IsUTC(zone); got != want {
+			t.Errorf("IsUTC(%s) = %v, want %v", name, got, want)
+		}
+	}
+	if got := usage.IsUTC(time.FixedZone("UTC", 0)); !got {
+		t.Errorf("IsUTC(a fixed zone named UTC) = false")
+	}
 }
