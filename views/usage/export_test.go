@@ -43,6 +43,16 @@ func KeptAndSummed(ctx context.Context, r views.Reader) (map[string][2]string, e
 		}
 		out[g] = [2]string{kept, summed}
 	}
+	// The kept starts of the blocks are those found from every hour.
+	kept, err := dump(ctx, r, `SELECT start, after_at FROM usage_blocks ORDER BY start`)
+	if err != nil {
+		return nil, err
+	}
+	found, err := dump(ctx, r, blocksSQL, "", "Z")
+	if err != nil {
+		return nil, err
+	}
+	out["blocks"] = [2]string{kept, found}
 	return out, nil
 }
 

@@ -27,10 +27,10 @@ type Table struct{}
 func (Table) Name() string { return "usage" }
 
 // Tables implements views.Table.
-func (Table) Tables() []string { return []string{"runs", "usage_totals"} }
+func (Table) Tables() []string { return []string{"runs", "usage_totals", "usage_blocks"} }
 
 // Schema implements views.Table.
-func (Table) Schema() string { return schema + totalsSchema() }
+func (Table) Schema() string { return schema + totalsSchema() + blocksSchema }
 
 const schema = `
 -- Run events and their token usage: one row per event, with its entry.
@@ -179,6 +179,7 @@ type pass struct {
 	stmts    *stmts.Cache
 	usageIDs map[string]bool // usage ids of the runs the pass added or removed (refreshCounted)
 	tapes    map[string]bool // tapes whose runs the pass added, removed or recounted (settleAttrs)
+	earliest *int64          // the earliest time of a run the pass added, removed or recounted (settleBlocks)
 }
 
 // Added writes the runs row of a run event.
@@ -193,6 +194,7 @@ func (p *pass) Added(ctx context.Context, e views.Added) error {
 		p.usageIDs[run.UsageID] = true
 	}
 	p.tapes[e.Tape] = true
+	p.touchTime(e.TimeNS)
 	_, err := p.stmts.Exec(ctx, "insertRun", e.Rowid, e.Tape, e.Place.Seq, e.Place.Folder, e.TimeNS, run.Status, run.Model,
 		run.Usage, run.In, run.Out, run.CacheCreation, run.CacheRead, run.Total, usageID, run.BadUsage, run.Copy)
 	if err != nil {
@@ -204,7 +206,7 @@ func (p *pass) Added(ctx context.Context, e views.Added) error {
 // Removing deletes the runs rows of the entries, and notes their usage ids
 // and tapes.
 func (p *pass) Removing(ctx context.Context, where string, args ...any) error {
-	if err := p.touch(ctx, `SELECT usage_id, tape FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
+	if err := p.touch(ctx, `SELECT usage_id, tape, time_ns FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
 		return err
 	}
 	_, err := p.tx.ExecContext(ctx, `DELETE FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...)
@@ -230,6 +232,12 @@ func (p *pass) Settle(ctx context.Context) error {
 		return fmt.Errorf("sum usage by project, source and session: %w", err)
 	}
 	clear(p.tapes)
+	if p.earliest != nil {
+		if err := settleBlocks(ctx, p.tx, *p.earliest); err != nil {
+			return fmt.Errorf("find the 5-hour blocks of usage: %w", err)
+		}
+		p.earliest = nil
+	}
 	return nil
 }
 
@@ -241,8 +249,16 @@ func (p *pass) Settle(ctx context.Context) error {
 // (100 ms at 35,000 runs). A pass marks again the runs of each usage id it
 // added or removed a run of.
 
-// touch notes the usage ids (NULL for none) and tapes that query (of
-// runs) selects.
+// touchTime notes the time of a run the pass changes (nil for none).
+func (p *pass) touchTime(ns *int64) {
+	if ns != nil && (p.earliest == nil || *ns < *p.earliest) {
+		t := *ns
+		p.earliest = &t
+	}
+}
+
+// touch notes the usage ids (NULL for none), tapes and times that query
+// (of runs) selects.
 func (p *pass) touch(ctx context.Context, query string, args ...any) error {
 	rows, err := p.tx.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -252,13 +268,17 @@ func (p *pass) touch(ctx context.Context, query string, args ...any) error {
 	for rows.Next() {
 		var id sql.NullString
 		var tape string
-		if err := rows.Scan(&id, &tape); err != nil {
+		var ns sql.NullInt64
+		if err := rows.Scan(&id, &tape, &ns); err != nil {
 			return err
 		}
 		if id.Valid {
 			p.usageIDs[id.String] = true
 		}
 		p.tapes[tape] = true
+		if ns.Valid {
+			p.touchTime(&ns.Int64)
+		}
 	}
 	return rows.Err()
 }
@@ -276,7 +296,7 @@ func (p *pass) refreshCounted(ctx context.Context) error {
 	clear(p.usageIDs)
 	// Which run counts may move to another tape: each tape of these ids'
 	// runs is touched.
-	if err := p.touch(ctx, `SELECT NULL, tape FROM runs WHERE usage_id IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
+	if err := p.touch(ctx, `SELECT NULL, tape, time_ns FROM runs WHERE usage_id IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
 		return err
 	}
 	_, err = p.tx.ExecContext(ctx, `UPDATE runs SET counted = (entry IN (
