@@ -105,6 +105,8 @@ func sumBlocks(ctx context.Context, r views.Reader, f Filter, pr *pricer) (Summe
 		if next.afterRunsAtStart {
 			sub.Until = sub.Until.Add(1)
 		}
+	} else if last := pageStarts[len(pageStarts)-1].start.Add(BlockLength + time.Hour); sub.Until.IsZero() || last.Before(sub.Until) {
+		sub.Until = last // no block after: no run after the last's end, and its hour
 	}
 	s, err := sumBlocksOf(ctx, r, sub, pr)
 	if err != nil {
@@ -293,6 +295,9 @@ func sumBlocksOf(ctx context.Context, r views.Reader, f Filter, pr *pricer) (Sum
 		return Summed{}, err
 	}
 	e := edges{ctx: ctx, r: r, f: f}
+	if err := e.prefetch(); err != nil {
+		return Summed{}, err
+	}
 	blocks, err := e.split(slotsOf(buckets))
 	if err != nil {
 		return Summed{}, err
@@ -340,6 +345,39 @@ type edges struct {
 	ctx context.Context
 	r   views.Reader
 	f   Filter
+	// hours are the first and last times of the runs of each hour of a
+	// bounded f's, read at once (prefetch): a query an edge took 0.3 ms,
+	// most of the time of a page of blocks.
+	hours map[int64][2]int64
+}
+
+// maxPrefetch is the longest time whose runs' hours prefetch reads: a
+// page of blocks, not a year of runs.
+const maxPrefetch = 14 * 24 * time.Hour
+
+// prefetch reads the first and last time of the runs of each hour of f's,
+// when f is bounded to at most maxPrefetch.
+func (e *edges) prefetch() error {
+	if e.f.Since.IsZero() || e.f.Until.IsZero() || e.f.Until.Sub(e.f.Since) > maxPrefetch {
+		return nil
+	}
+	where, args := runsKept(e.f)
+	h := int64(time.Hour)
+	rows, err := e.r.QueryContext(e.ctx, fmt.Sprintf(`SELECT (r.time_ns - ((r.time_ns %% %[1]d) + %[1]d) %% %[1]d) AS h, min(r.time_ns), max(r.time_ns)
+		FROM runs r WHERE %[2]s AND r.time_ns IS NOT NULL GROUP BY h`, h, where), args...)
+	if err != nil {
+		return fmt.Errorf("query the times of runs: %w", err)
+	}
+	defer rows.Close()
+	e.hours = map[int64][2]int64{}
+	for rows.Next() {
+		var hour, first, last int64
+		if err := rows.Scan(&hour, &first, &last); err != nil {
+			return err
+		}
+		e.hours[hour] = [2]int64{first, last}
+	}
+	return rows.Err()
 }
 
 // split cuts the slots, in time order, into blocks. A block's end is on
@@ -404,6 +442,14 @@ func (e edges) lastRun(b *block) (time.Time, error) {
 
 // edge is the min or max time of f's runs in [from, to).
 func (e edges) edge(from, to time.Time, fn string) (time.Time, error) {
+	if e.hours != nil && to.Sub(from) == time.Hour && from.Truncate(time.Hour).Equal(from) {
+		if mm, ok := e.hours[from.UnixNano()]; ok {
+			if fn == "max" {
+				return time.Unix(0, mm[1]).UTC(), nil
+			}
+			return time.Unix(0, mm[0]).UTC(), nil
+		}
+	}
 	where, args := runsKept(e.f)
 	var ns sql.NullInt64
 	err := e.r.QueryRowContext(e.ctx, `SELECT `+fn+`(r.time_ns) FROM runs r WHERE `+where+` AND r.time_ns IS NOT NULL AND r.time_ns >= ? AND r.time_ns < ?`,

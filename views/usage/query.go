@@ -123,7 +123,11 @@ func sumRead(ctx context.Context, r views.Reader, f Filter) (Summed, error) {
 	var err error
 	switch f.By {
 	case "day", "week", "month":
-		all, err = sumPeriods(ctx, r, f, pr)
+		rows, total, err := sumPeriods(ctx, r, f, pr)
+		if err != nil {
+			return Summed{}, err
+		}
+		return Summed{Rows: rows, Total: total, Unpriced: pr.unpriced()}, nil
 	case "block":
 		return sumBlocks(ctx, r, f, pr)
 	case "project", "source", "session":
