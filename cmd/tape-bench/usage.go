@@ -10,7 +10,8 @@ import (
 
 // usageBench times whole `tape usage` processes by day, block and project
 // and `tape statusline` on a workspace of imported sessions, beside `tape
-// version` (a process that does nothing) and, with -ccusage, ccusage's
+// version` (a process that does nothing), `tape tapes -n 1` (the least a
+// read of the index costs) and, with -ccusage, ccusage's
 // report of the same agent's files (-home), interleaved in one run. The
 // index is as the import left it; with -watch a tape watch runs beside
 // them, which the reads sync with instead of catching up.
@@ -45,6 +46,7 @@ func usageBench(args []string) error {
 		{name: "tape usage --all-tapes --by block", args: []string{*bin, "usage", "--all-tapes", "--by", "block"}},
 		{name: "tape usage --all-tapes --by project", args: []string{*bin, "usage", "--all-tapes", "--by", "project"}},
 		{name: "tape statusline", args: []string{*bin, "statusline"}, stdin: `{"session_id": "none", "model": {"display_name": "Sonnet 4.5"}}`},
+		{name: "tape tapes -n 1 (a read of the index)", args: []string{*bin, "tapes", "-n", "1"}},
 		{name: "tape version", args: []string{*bin, "version"}},
 	}
 	if *ccusage != "" {
