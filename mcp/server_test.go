@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -333,6 +334,15 @@ func TestReadTools(t *testing.T) {
 	if len(used.Groups) != 1 || *used.Groups[0].Model != "m1" || used.Groups[0].TotalTokens != 15 {
 		t.Errorf("usage by model = %+v", used)
 	}
+	// A run of now: one block, active, and none since tomorrow.
+	blocks, txt := ok[usageResult](c, "usage", map[string]any{"by": "block", "all_tapes": true})
+	if len(blocks.Groups) != 1 || blocks.Groups[0].Block == nil || !blocks.Groups[0].Block.Active || !strings.Contains(txt, "(active)") {
+		t.Errorf("usage by block = %+v\n%s", blocks, txt)
+	}
+	later, _ := ok[usageResult](c, "usage", map[string]any{"by": "source", "since": time.Now().Add(24 * time.Hour).Format(time.RFC3339)})
+	if later.Total != 0 {
+		t.Errorf("usage by source since tomorrow = %+v, want none", later)
+	}
 }
 
 // log and show page back from the newest entries; a page stays put when
@@ -386,7 +396,8 @@ func TestBadArguments(t *testing.T) {
 		{"anchors", map[string]any{"tape": "/etc"}, "contains a path separator"},
 		{"tapes", map[string]any{"since": "soon"}, "since:"},
 		{"calls", map[string]any{"status": "done"}, `status "done": want pending, completed or failed`},
-		{"usage", map[string]any{"by": "week"}, `by "week"`},
+		{"usage", map[string]any{"by": "fortnight"}, `by "fortnight": want one of tape, anchor, model, day`},
+		{"usage", map[string]any{"since": "last tuesday"}, `since: `},
 		{"usage", map[string]any{"offset": -2}, "offset -2"},
 		{"append", map[string]any{"kind": "note", "payload": []int{1}}, "payload: type"},
 		{"append", map[string]any{"kind": "", "payload": map[string]any{}}, `"kind" is required`},

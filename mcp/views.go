@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,7 +173,9 @@ func deref(s *string) string {
 }
 
 type usageArgs struct {
-	By       string `json:"by,omitempty" jsonschema:"Sum by tape (the default), anchor, model or day (UTC)."`
+	By       string `json:"by,omitempty" jsonschema:"Sum by tape (the default), anchor, model, day, week or month (UTC), project (the git root of a session's cwd), source (the agent), session (an agent's session id, its subagents with it when they share it) or block (Claude's 5-hour billing windows)."`
+	Since    string `json:"since,omitempty" jsonschema:"Only runs from this time on: RFC 3339, a date (UTC), or a duration ago (12h, 7d)."`
+	Until    string `json:"until,omitempty" jsonschema:"Only runs before this time: RFC 3339, a date (UTC), or a duration ago."`
 	Tape     string `json:"tape,omitempty" jsonschema:"Only this tape. Left out: the workspace's default tape, or every tape when there is no default tape."`
 	AllTapes bool   `json:"all_tapes,omitempty" jsonschema:"Sum every tape; not with \"tape\"."`
 	Limit    int    `json:"limit,omitempty" jsonschema:"At most this many groups, 1 to 1000 (default 50)."`
@@ -188,7 +191,7 @@ type usageResult struct {
 
 func (s *server) addUsage(srv *sdk.Server) error {
 	return addTool(srv, &sdk.Tool{Name: "usage", Title: "Sum token usage", Annotations: readOnly,
-		Description: `The tokens agents spent, from the run events they recorded (and that tape import records for Claude Code and Codex sessions), summed by tape, anchor, model or day: runs, input, output, cache and total tokens.`},
+		Description: `The tokens agents spent, from the run events they recorded (and that tape import records for Claude Code and Codex sessions), summed by tape, anchor, model, day, week, month, project, source, session or 5-hour block: runs, input, output, cache and total tokens, and what they cost in USD.`},
 		s.usage)
 }
 
@@ -196,10 +199,17 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 	if a.By == "" {
 		a.By = "tape"
 	}
-	switch a.By {
-	case "tape", "anchor", "model", "day":
-	default:
-		return usageResult{}, "", fmt.Errorf("by %q: want tape, anchor, model or day", a.By)
+	if !slices.Contains(usage.Groupings, a.By) {
+		return usageResult{}, "", fmt.Errorf("by %q: want one of %s", a.By, strings.Join(usage.Groupings, ", "))
+	}
+	now := time.Now()
+	since, err := tapelog.ParseWhen(a.Since, now)
+	if err != nil {
+		return usageResult{}, "", fmt.Errorf("since: %w", err)
+	}
+	until, err := tapelog.ParseWhen(a.Until, now)
+	if err != nil {
+		return usageResult{}, "", fmt.Errorf("until: %w", err)
 	}
 	pg, err := page(a.Limit, a.Offset)
 	if err != nil {
@@ -210,7 +220,7 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 		return usageResult{}, "", err
 	}
 	got, err := served(ctx, s, func(ix *projector.Projector) (read.Usage, error) {
-		return read.SumUsage(ctx, ix, usage.Filter{Tape: tape, By: a.By, Page: pg, Prices: s.opts.Prices})
+		return read.SumUsage(ctx, ix, usage.Filter{Tape: tape, By: a.By, Page: pg, Prices: s.opts.Prices, Since: since, Until: until})
 	})
 	if err != nil {
 		return usageResult{}, "", err
@@ -224,8 +234,21 @@ func (s *server) usage(ctx context.Context, a usageArgs) (usageResult, string, e
 			group = fmt.Sprintf("%s %03d %s", u.Tape, u.AnchorSeq, u.Anchor)
 		case "model":
 			group = u.Model
-		case "day":
-			group = u.Day
+		case "day", "week", "month":
+			group = u.Day + u.Week + u.Month
+		case "project":
+			group = u.Project
+		case "source":
+			group = u.Source
+		case "session":
+			group = u.Tape + " " + u.Source + " " + u.SessionID
+		case "block":
+			if b := u.Block; b != nil {
+				group = b.Start.Format(time.RFC3339)
+				if b.Active {
+					group += " (active)"
+				}
+			}
 		}
 		res.Groups = append(res.Groups, records.NewUsageGroup(u, a.By))
 		fmt.Fprintf(&text, "%s  %s  %d in  %d out  %d cache write  %d cache read  %d total", group, wording.Plural(u.Runs, "run", "runs"),
