@@ -165,61 +165,43 @@ func compareSessions(t *testing.T, dir, bin, home, source string, days map[strin
 // ccusageSessions runs `ccusage <agent> session --json --offline` on the
 // home folder home and returns its sessions by id.
 func ccusageSessions(t *testing.T, bin, home, agent string) map[string]ccusageDay {
-	t.Helper()
-	cmd := exec.Command(bin, agent, "session", "--json", "--offline")
-	cmd.Env = []string{"HOME=" + home, "TZ=UTC", "PATH=" + os.Getenv("PATH")}
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("ccusage %s session: %v", agent, err)
-	}
-	var report struct {
-		Sessions []struct {
-			SessionID           string
-			InputTokens         int64
-			OutputTokens        int64
-			CacheCreationTokens int64
-			CacheReadTokens     int64
-			TotalCost, CostUSD  float64
-		}
-	}
-	if err := json.Unmarshal(out, &report); err != nil {
-		t.Fatalf("read ccusage's report: %v\n%s", err, out)
-	}
-	sessions := map[string]ccusageDay{}
-	for _, s := range report.Sessions {
-		sessions[s.SessionID] = ccusageDay{s.InputTokens, s.OutputTokens, s.CacheCreationTokens, s.CacheReadTokens, s.TotalCost + s.CostUSD}
-	}
-	return sessions
+	return ccusageReport(t, bin, home, agent, "session")
 }
 
 // ccusageDaily runs `ccusage <agent> daily --json --offline` on the home
 // folder home, in UTC, and returns its days.
 func ccusageDaily(t *testing.T, bin, home, agent string) map[string]ccusageDay {
+	return ccusageReport(t, bin, home, agent, "daily")
+}
+
+// ccusageReport runs `ccusage <agent> <report> --json --offline` on the
+// home folder home, in UTC, and returns its rows by key: a day's date, a
+// session's id.
+func ccusageReport(t *testing.T, bin, home, agent, report string) map[string]ccusageDay {
 	t.Helper()
-	cmd := exec.Command(bin, agent, "daily", "--json", "--offline")
+	cmd := exec.Command(bin, agent, report, "--json", "--offline")
 	cmd.Env = []string{"HOME=" + home, "TZ=UTC", "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("ccusage %s daily: %v", agent, err)
+		t.Fatalf("ccusage %s %s: %v", agent, report, err)
 	}
-	var report struct {
-		Daily []struct {
-			Date                string
-			InputTokens         int64
-			OutputTokens        int64
-			CacheCreationTokens int64
-			CacheReadTokens     int64
-			TotalCost, CostUSD  float64
-		}
+	type row struct {
+		Date, SessionID     string
+		InputTokens         int64
+		OutputTokens        int64
+		CacheCreationTokens int64
+		CacheReadTokens     int64
+		TotalCost, CostUSD  float64
 	}
-	if err := json.Unmarshal(out, &report); err != nil {
+	var got struct{ Daily, Sessions []row }
+	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("read ccusage's report: %v\n%s", err, out)
 	}
-	days := map[string]ccusageDay{}
-	for _, d := range report.Daily {
-		days[d.Date] = ccusageDay{d.InputTokens, d.OutputTokens, d.CacheCreationTokens, d.CacheReadTokens, d.TotalCost + d.CostUSD}
+	rows := map[string]ccusageDay{}
+	for _, r := range append(got.Daily, got.Sessions...) {
+		rows[r.Date+r.SessionID] = ccusageDay{r.InputTokens, r.OutputTokens, r.CacheCreationTokens, r.CacheReadTokens, r.TotalCost + r.CostUSD}
 	}
-	return days
+	return rows
 }
 
 // ccusageBinary is the ccusage that testdata/ccusage names, which .ci/run

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	tapelog "github.com/tape-dev/tape/log"
-	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views/usage"
 )
 
@@ -21,11 +19,7 @@ import (
 // them between two times.
 func TestUsageByProjectSourceAndSession(t *testing.T) {
 	t.Parallel()
-	ws, _, err := tapelog.Init(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	ws, p := newIndexed(t)
 	repo := filepath.Join(t.TempDir(), "repo")
 	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o700); err != nil {
 		t.Fatal(err)
@@ -63,11 +57,6 @@ func TestUsageByProjectSourceAndSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p, err := projector.Open(context.Background(), ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
 	if _, err := p.CatchUp(context.Background()); err != nil {
 		t.Fatal(err)
 	}

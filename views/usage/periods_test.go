@@ -11,7 +11,6 @@ import (
 
 	"github.com/tape-dev/tape/pricing"
 
-	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/usage"
@@ -29,16 +28,7 @@ func TestPeriodsAndBlocksAreThoseOfEachRun(t *testing.T) {
 	for seed := range uint64(3) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 11))
-			ws, _, err := tapelog.Init(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ws.Close()
-			p, err := projector.Open(context.Background(), ws)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
+			ws, p := newIndexed(t)
 			for step := range 6 {
 				change(t, r, ws, step)
 				appendRuns(t, r, ws, fmt.Sprintf("t%d", r.IntN(4)), 40) // enough that some fall in each quarter of a zone's midnight

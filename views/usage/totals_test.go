@@ -31,16 +31,7 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 7))
-			ws, _, err := tapelog.Init(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ws.Close()
-			p, err := projector.Open(context.Background(), ws)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
+			ws, p := newIndexed(t)
 			priced := 0 // runs priced, over the steps
 			for step := range 24 {
 				change(t, r, ws, step)
@@ -72,6 +63,7 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 				}
 				var kept map[string][2]string
 				err := p.Read(context.Background(), func(rd views.Reader) error {
+					var err error
 					kept, err = usage.KeptAndSummed(context.Background(), rd)
 					return err
 				})
@@ -139,6 +131,22 @@ func TestTotalsAreTheSumOfTheRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newIndexed is a new workspace and its index, closed when t ends.
+func newIndexed(t *testing.T) (*tapelog.Workspace, *projector.Projector) {
+	t.Helper()
+	ws, _, err := tapelog.Init(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	p, err := projector.Open(context.Background(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return ws, p
 }
 
 func hasKey(m map[string]float64, k string) bool {
