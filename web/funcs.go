@@ -25,8 +25,10 @@ var funcs = template.FuncMap{
 	"tapeURL":    tapeURL,
 	"statusURL":  statusURL,
 	"byURL":      byURL,
-	"byOptions":  func() []string { return []string{"day", "tape", "anchor", "model"} },
-	"chartDays":  func() int { return chartDays },
+	"byOptions": func() []string {
+		return []string{"day", "week", "month", "block", "tape", "session", "project", "source", "anchor", "model"}
+	},
+	"chartDays": func() int { return chartDays },
 }
 
 // usd is what a group's runs cost (wording.Dollars), or "—" when no run

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tape-dev/tape/internal/searchlang"
 	"github.com/tape-dev/tape/internal/wording"
@@ -198,10 +199,8 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	d := usageData{Frame: s.frame("Usage"), By: cmp.Or(q.Get("by"), "day")}
 	d.Nav = "usage"
-	switch d.By {
-	case "tape", "anchor", "model", "day":
-	default:
-		s.fail(w, r, badRequest("by %q: want tape, anchor, model or day", d.By))
+	if !slices.Contains(usage.Groupings, d.By) {
+		s.fail(w, r, badRequest("by %q: want one of %s", d.By, strings.Join(usage.Groupings, ", ")))
 		return
 	}
 	tape, offset, err := listParams(r, usagePage)
@@ -229,6 +228,13 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 			// The newest day first, as the other lists of the page: the
 			// chart above shows the days in time order.
 			all = slices.Clone(g.days)
+			slices.Reverse(all)
+		} else if d.By == "week" || d.By == "month" || d.By == "block" {
+			by, err := read.SumUsage(ctx, ix, usage.Filter{By: d.By, Tape: d.Tape, Prices: s.opts.Prices})
+			if err != nil {
+				return g, err
+			}
+			all = slices.Clone(by.Rows) // the newest first, as days
 			slices.Reverse(all)
 		} else {
 			by, err := read.SumUsage(ctx, ix, usage.Filter{By: d.By, Tape: d.Tape, Prices: s.opts.Prices})
@@ -266,14 +272,38 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 			row.URL = tapeURL(u.Tape)
 		case "model":
 			row.Group = cmp.Or(clip(u.Model), "(no model)")
-		case "day":
-			row.Group = cmp.Or(u.Day, "(no date)")
+		case "day", "week", "month":
+			row.Group = cmp.Or(u.Day+u.Week+u.Month, "(no date)")
+		case "project":
+			row.Group = cmp.Or(clip(u.Project), "(no cwd)")
+		case "source":
+			row.Group = cmp.Or(u.Source, "(not imported)")
+		case "session":
+			row.Group, row.URL = u.Tape+" "+cmp.Or(u.Source, "(not imported)"), tapeURL(u.Tape)
+		case "block":
+			row.Group = blockGroup(u.Block)
 		}
 		d.Groups = append(d.Groups, row)
 	}
 	d.Chart = dayChart(got.days)
 	d.Pager = newPager(offset, len(got.rows), got.total, usagePage, func(o int) string { return withPage("/usage", q, o, usagePage) })
 	s.respond(w, r, http.StatusOK, "usage", d)
+}
+
+// blockGroup names a 5-hour block: its start (UTC) and, for the active
+// one, how fast it spends.
+func blockGroup(b *usage.Block) string {
+	if b == nil {
+		return ""
+	}
+	g := b.Start.Format("2006-01-02 15:04 UTC")
+	if b.Active {
+		g += ", active"
+		if b.Rate != nil {
+			g += fmt.Sprintf(", %s/h, %s at its end", wording.Dollars(b.Rate.CostPerHour), wording.Dollars(b.Rate.ProjectedCost))
+		}
+	}
+	return g
 }
 
 // callWarnings are what a page of calls warns of: the lines of calls or

@@ -164,7 +164,7 @@ func Cost(u usage.Row) *float64 {
 }
 
 // NewUsageGroup returns the JSON form of the sums of a group of runs,
-// summed by tape, anchor, model or day.
+// summed by any of usage.Groupings.
 func NewUsageGroup(u usage.Row, by string) UsageGroup {
 	r := UsageGroup{Runs: u.Runs, RunsWithUsage: u.WithUsage, RunsBadUsage: u.BadUsage, InputTokens: u.Input, OutputTokens: u.Output,
 		CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, TotalTokens: u.Total, CostUSD: Cost(u), RunsUnpriced: u.UnpricedRuns}
