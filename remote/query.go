@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/tape-dev/tape/internal/rawjson"
 	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/pricing"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views"
 	"github.com/tape-dev/tape/views/sessions"
@@ -335,39 +338,85 @@ var usageGroups = map[string]string{
 }
 
 // Usage sums the token usage of the run events of every workspace (or
-// those named) by workspace, model, day or tape. Of the runs of one
+// those named) by workspace, model, day or tape, and prices each group's
+// runs by model with prices (nil for tokens alone), as the local index
+// does; it names the models prices has no price for. Of the runs of one
 // workspace that share a usage id, one counts, the one with the most
 // tokens: the local rule (views/usage), which counts within one index,
 // kept in runs.counted by the sync (countRuns).
-func Usage(ctx context.Context, conn *pgx.Conn, by string, workspaces []string) ([]UsageRow, error) {
+func Usage(ctx context.Context, conn *pgx.Conn, by string, workspaces []string, prices *pricing.Table) ([]UsageRow, []string, error) {
 	cols, ok := usageGroups[by]
 	if !ok {
-		return nil, fmt.Errorf("usage by %q: want %s", by, strings.Join(UsageBy, ", "))
+		return nil, nil, fmt.Errorf("usage by %q: want %s", by, strings.Join(UsageBy, ", "))
 	}
 	if err := ready(ctx, conn); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var w where
 	w.workspaces("r.workspace_id", workspaces)
 	w.add(`r.counted`)
-	rows, err := conn.Query(ctx, `SELECT `+cols+`, count(*), count(*) FILTER (WHERE r.has_usage), count(*) FILTER (WHERE r.bad_usage),
-			`+saturated("r.input_tokens")+`, `+saturated("r.output_tokens")+`, `+saturated("r.total_tokens")+`,
-			`+saturated("r.cache_creation_tokens")+`, `+saturated("r.cache_read_tokens")+`
-		FROM tape.runs r JOIN tape.workspaces ws ON ws.id = r.workspace_id`+w.String()+`
-		GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`, w.args...)
-	if err != nil {
-		return nil, fmt.Errorf("query usage: %w", err)
+	// Each group's runs by model, with the tokens of each kind above each
+	// of pricing's thresholds, so that a group is priced as the local
+	// index prices it (views/usage).
+	over := ""
+	for _, th := range []int{pricing.Threshold200k, pricing.Threshold272k} {
+		for _, c := range []string{"input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens"} {
+			over += fmt.Sprintf(", %s", saturated(fmt.Sprintf("greatest(r.%s - %d, 0)", c, th)))
+		}
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (UsageRow, error) {
-		var u UsageRow
-		err := r.Scan(&u.Workspace, &u.WorkspaceID, &u.Tape, &u.Model, &u.Day, &u.Runs, &u.WithUsage, &u.BadUsage, &u.Input, &u.Output, &u.Total,
-			&u.CacheCreation, &u.CacheRead)
-		return u, err
+	rows, err := conn.Query(ctx, `SELECT `+cols+`, r.model, count(*), count(*) FILTER (WHERE r.has_usage), count(*) FILTER (WHERE r.bad_usage),
+			`+saturated("r.input_tokens")+`, `+saturated("r.output_tokens")+`, `+saturated("r.total_tokens")+`,
+			`+saturated("r.cache_creation_tokens")+`, `+saturated("r.cache_read_tokens")+over+`
+		FROM tape.runs r JOIN tape.workspaces ws ON ws.id = r.workspace_id`+w.String()+`
+		GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, w.args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("query usage: %w", err)
+	}
+	type part struct {
+		UsageRow
+		model string
+		sums  pricing.Sums
+	}
+	parts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (part, error) {
+		var p part
+		s := &p.sums
+		err := r.Scan(&p.Workspace, &p.WorkspaceID, &p.Tape, &p.Model, &p.Day, &p.model, &p.Runs, &p.WithUsage, &p.BadUsage, &p.Input, &p.Output, &p.Total,
+			&p.CacheCreation, &p.CacheRead,
+			&s.Over[0].Input, &s.Over[0].Output, &s.Over[0].CacheWrite, &s.Over[0].CacheRead,
+			&s.Over[1].Input, &s.Over[1].Output, &s.Over[1].CacheWrite, &s.Over[1].CacheRead)
+		s.Input, s.Output, s.CacheWrite, s.CacheRead = p.Input, p.Output, p.CacheCreation, p.CacheRead
+		return p, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("query usage: %w", err)
+		return nil, nil, fmt.Errorf("query usage: %w", err)
 	}
-	return out, nil
+	var out []UsageRow
+	unpriced := map[string]bool{}
+	type found struct {
+		price pricing.Price
+		ok    bool
+	}
+	lookups := map[string]found{} // a model once: a name not in the table is a scan of it
+	for _, p := range parts {
+		if prices != nil && p.WithUsage > 0 {
+			f, seen := lookups[p.model]
+			if !seen {
+				f.price, f.ok = prices.Lookup(p.model)
+				lookups[p.model] = f
+			}
+			if price, ok := f.price, f.ok; ok {
+				p.CostUSD, p.PricedRuns = price.Cost(p.sums), p.WithUsage
+			} else {
+				p.UnpricedRuns, unpriced[p.model] = p.WithUsage, true
+			}
+		}
+		if n := len(out); n > 0 && out[n-1].WorkspaceID == p.WorkspaceID && out[n-1].Tape == p.Tape && out[n-1].Model == p.Model && out[n-1].Day == p.Day {
+			out[n-1].Add(p.Row)
+			continue
+		}
+		out = append(out, p.UsageRow)
+	}
+	return out, slices.Sorted(maps.Keys(unpriced)), nil
 }
 
 // saturated is the SQL of a sum of a column of token counts as a bigint:

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/pricing"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/testkit/corpus"
 	"github.com/tape-dev/tape/views/sessions"
@@ -105,14 +106,19 @@ func compareTapes(t *testing.T, conn *pgx.Conn, ix *projector.Projector, wsID st
 	}
 }
 
+// corpusPrices are the prices tape ships, which price some of the
+// corpus's models and not others.
+var corpusPrices = pricing.Snapshot()
+
 func compareUsage(t *testing.T, conn *pgx.Conn, ix *projector.Projector, wsID string) {
 	t.Helper()
 	for _, by := range []string{"model", "day", "tape"} {
-		local, _, err := usage.Sum(context.Background(), ix, usage.Filter{By: by})
+		// Priced by a table of the corpus's model, as the local index prices.
+		local, _, err := usage.Sum(context.Background(), ix, usage.Filter{By: by, Prices: corpusPrices})
 		if err != nil {
 			t.Fatal(err)
 		}
-		remote, err := Usage(context.Background(), conn, by, []string{wsID})
+		remote, _, err := Usage(context.Background(), conn, by, []string{wsID}, corpusPrices)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +182,7 @@ func TestUsageCountsEachUsageIDOnce(t *testing.T) {
 	wsID := identity(t, ws)
 	syncNow(t, ix, conn)
 	compareUsage(t, conn, ix, wsID)
-	if rows, _ := Usage(t.Context(), conn, "workspace", nil); len(rows) != 1 || rows[0].Input != 37 || rows[0].Runs != 2 {
+	if rows, _, _ := Usage(t.Context(), conn, "workspace", nil, nil); len(rows) != 1 || rows[0].Input != 37 || rows[0].Runs != 2 {
 		t.Errorf("usage by workspace: %+v; want 2 runs of 37 tokens (30 of req_1, 7 of req_2)", rows)
 	}
 	if err := os.RemoveAll(filepath.Join(ws.Dir(), "tapes/main")); err != nil { // the counted run of req_1 goes
@@ -184,7 +190,7 @@ func TestUsageCountsEachUsageIDOnce(t *testing.T) {
 	}
 	syncNow(t, ix, conn)
 	compareUsage(t, conn, ix, wsID)
-	if rows, _ := Usage(t.Context(), conn, "workspace", nil); len(rows) != 1 || rows[0].Input != 27 {
+	if rows, _, _ := Usage(t.Context(), conn, "workspace", nil, nil); len(rows) != 1 || rows[0].Input != 27 {
 		t.Errorf("usage by workspace after the counted run went: %+v; want 27 tokens (20 of req_1, 7 of req_2)", rows)
 	}
 }

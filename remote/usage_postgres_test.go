@@ -24,7 +24,7 @@ func TestUsageBadCounts(t *testing.T) {
 	conn := connect(t, server.DB(t))
 	syncNow(t, ix, conn)
 	compareUsage(t, conn, ix, identity(t, ws))
-	rows, err := Usage(t.Context(), conn, "workspace", nil)
+	rows, _, err := Usage(t.Context(), conn, "workspace", nil, nil)
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("usage by workspace: %+v, %v", rows, err)
 	}
@@ -50,7 +50,7 @@ func TestUsageSumsSaturate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, by := range UsageBy {
-		rows, err := Usage(t.Context(), conn, by, nil)
+		rows, _, err := Usage(t.Context(), conn, by, nil, nil)
 		if err != nil || len(rows) != 1 {
 			t.Fatalf("usage by %s: %+v, %v", by, rows, err)
 		}

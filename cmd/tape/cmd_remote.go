@@ -130,7 +130,7 @@ func (c *UsageCmd) runRemote(env *Env, g *Globals) error {
 		return err
 	}
 	defer closeServer(conn)
-	all, err := remote.Usage(env.Context(), conn, c.By, nilIfEmpty(c.Workspaces))
+	all, unpriced, err := remote.Usage(env.Context(), conn, c.By, nilIfEmpty(c.Workspaces), loadPrices(env))
 	if err != nil {
 		return serverFailed(err, u, "")
 	}
@@ -149,6 +149,7 @@ func (c *UsageCmd) runRemote(env *Env, g *Globals) error {
 		summed = append(summed, r.Row)
 	}
 	warnBadUsage(env, read.BadUsage(summed))
+	warnUnpriced(env, unpriced)
 	if c.JSON {
 		out := newJSONLines(env.Stdout)
 		for _, r := range rows {
