@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/tape-dev/tape/internal/stmts"
 	"github.com/tape-dev/tape/views"
@@ -94,13 +93,8 @@ const columns = `tape, last_ns, last_seq, last_folder, first_ns, first_seq, entr
 	source, session_id, parent_session, start_cwd, start_branch,
 	cwd, cwd_entry, branch, branch_entry, title, title_entry, prompt_entry, prompt, prompt_cut, model, model_entry`
 
-// A row is put as an upsert, not INSERT OR REPLACE: a replaced row is
-// deleted without its DELETE triggers firing, and the usage view's
-// triggers on sessions (views/usage, attrs.go) move a tape's usage totals
-// when its row changes.
 var statements = map[string]string{
-	"put": `INSERT INTO sessions (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (tape) DO UPDATE SET ` + updateAll(columns) + ``,
+	"put":    `INSERT OR REPLACE INTO sessions (` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"delete": `DELETE FROM sessions WHERE tape = ?`,
 }
 
@@ -390,15 +384,4 @@ func (m *markScan) mark(value string) mark {
 	}
 	return mark{ok: true, value: value, entry: m.rowid.Int64,
 		at: views.Place{Seq: m.seq.Int64, Folder: m.folder.String, Eff: m.eff.Int64, File: m.file.String, Line: int(m.line.Int64)}}
-}
-
-// updateAll is the SET list of an upsert that writes every column of
-// cols but the first (the key) from the row that conflicted.
-func updateAll(cols string) string {
-	var set []string
-	for _, c := range strings.Split(cols, ",")[1:] {
-		c = strings.TrimSpace(c)
-		set = append(set, c+" = excluded."+c)
-	}
-	return strings.Join(set, ", ")
 }

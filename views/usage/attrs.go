@@ -39,18 +39,19 @@ var attrKeys = map[string]string{
 
 // The totals by project, source and session are kept by tape, not by run:
 // a tape's runs belong to the groups its sessions row names, which comes
-// at the end of a pass, after its runs. Each pass, at Settle, moves the
-// totals of each tape whose runs it added, removed or recounted: it takes
-// away what the groups held of the tape (its "settled" totals: grouping
-// settled, keyed by tape, a copy of its totals as of the pass before) and
-// adds what its totals now are. And as a tape's sessions row comes,
-// changes its cwd or session, or goes, triggers on sessions move its
-// settled totals from the groups of the old row to those of the new. So
-// the totals are always what grouping the counted runs by their tapes'
-// rows as they stand gives (TestTotalsAreTheSumOfTheRuns), a sum reads a
-// row a group instead of every tape's (by project at 10,002 tapes, 55 ms),
-// and a rebuild pays a few statements a tape, not an upsert a run (which
-// made one of 300,000 runs half as long again).
+// at the end of a pass, after its runs. Each pass, at Settle (after the
+// sessions view's: projector/views.go), moves the totals of each tape
+// whose entries it added or removed, or whose runs it recounted: it takes
+// away what it gave the groups the last time (usage_settled: the tape's
+// totals then, with the keys of its groups then) and gives what its totals
+// now are to the groups its row now names. A sessions row changes only
+// with its tape's entries, so the totals are always what grouping the
+// counted runs by their tapes' rows as they stand gives
+// (TestTotalsAreTheSumOfTheRuns), a sum reads a row a group instead of
+// every tape's (by project at 10,002 tapes, 55 ms), and a rebuild pays a
+// few statements a tape, not an upsert a run (which made one of 300,000
+// runs half as long again). Triggers on sessions did the moving before;
+// their 21 KB of SQL were parsed by every open of the index.
 
 // attrGroupings are, for each kept grouping of a tape's sessions row, its
 // key given the row X (a row reference in SQL), and given none for tape T.
@@ -70,8 +71,8 @@ func attrKeyOf(g, tape string) string {
 		strings.ReplaceAll(k[1], "T", tape) + `)`
 }
 
-// settleAttrs moves the totals of tapes from what the groups by project,
-// source and session held of them to what they are now.
+// settleAttrs moves the totals of tapes from the groups they gave them to
+// the last time to those their rows now name.
 func settleAttrs(ctx context.Context, tx views.Tx, tapes map[string]bool) error {
 	if len(tapes) == 0 {
 		return nil
@@ -80,27 +81,34 @@ func settleAttrs(ctx context.Context, tx views.Tx, tapes map[string]bool) error 
 	if err != nil {
 		return err
 	}
-	var plus, minus, updates strings.Builder
+	var cols, minus, updates strings.Builder
 	for _, c := range tokenColumns {
-		fmt.Fprintf(&plus, ", %s", c[0])
+		fmt.Fprintf(&cols, ", %s", c[0])
 		fmt.Fprintf(&minus, ", -%s", c[0])
 		fmt.Fprintf(&updates, ", %[1]s = %[1]s + excluded.%[1]s", c[0])
 	}
 	upsert := ` ON CONFLICT (grouping, key, model) DO UPDATE SET runs = runs + excluded.runs, with_usage = with_usage + excluded.with_usage,
 		bad_usage = bad_usage + excluded.bad_usage` + updates.String()
-	const these = `key IN (SELECT value FROM json_each(?1))`
+	const these = `IN (SELECT value FROM json_each(?1))`
+	groupings := slices.Sorted(maps.Keys(attrGroupings))
 	var stmts []string
-	for _, g := range slices.Sorted(maps.Keys(attrGroupings)) {
+	for _, g := range groupings {
 		stmts = append(stmts,
-			`INSERT INTO usage_totals SELECT '`+g+`', `+attrKeyOf(g, "t.key")+`, model, -runs, -with_usage, -bad_usage`+minus.String()+`
-				FROM usage_totals t WHERE grouping = 'settled' AND `+these+upsert,
-			`INSERT INTO usage_totals SELECT '`+g+`', `+attrKeyOf(g, "t.key")+`, model, runs, with_usage, bad_usage`+plus.String()+`
-				FROM usage_totals t WHERE grouping = 'tape' AND `+these+upsert,
-			`DELETE FROM usage_totals WHERE grouping = '`+g+`' AND runs = 0 AND key IN (SELECT `+attrKeyOf(g, "d.value")+` FROM json_each(?1) d)`)
+			`INSERT INTO usage_totals SELECT '`+g+`', `+g+`, model, -runs, -with_usage, -bad_usage`+minus.String()+`
+				FROM usage_settled WHERE tape `+these+upsert,
+			`INSERT INTO usage_totals SELECT '`+g+`', `+attrKeyOf(g, "t.key")+`, model, runs, with_usage, bad_usage`+cols.String()+`
+				FROM usage_totals t WHERE grouping = 'tape' AND key `+these+upsert,
+			`DELETE FROM usage_totals WHERE grouping = '`+g+`' AND runs = 0 AND key IN (
+				SELECT `+g+` FROM usage_settled WHERE tape `+these+` UNION SELECT `+attrKeyOf(g, "d.value")+` FROM json_each(?1) d)`)
 	}
-	stmts = append(stmts, `DELETE FROM usage_totals WHERE grouping = 'settled' AND `+these,
-		`INSERT INTO usage_totals SELECT 'settled', key, model, runs, with_usage, bad_usage`+plus.String()+`
-			FROM usage_totals WHERE grouping = 'tape' AND `+these)
+	keys := ""
+	for _, g := range groupings {
+		keys += ", " + attrKeyOf(g, "key")
+	}
+	stmts = append(stmts, `DELETE FROM usage_settled WHERE tape `+these,
+		`INSERT INTO usage_settled (tape, model, `+strings.Join(groupings, ", ")+`, runs, with_usage, bad_usage`+cols.String()+`)
+			SELECT key, model`+keys+`, runs, with_usage, bad_usage`+cols.String()+`
+			FROM usage_totals WHERE grouping = 'tape' AND key `+these)
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q, string(names)); err != nil {
 			return err
@@ -109,44 +117,26 @@ func settleAttrs(ctx context.Context, tx views.Tx, tapes map[string]bool) error 
 	return nil
 }
 
-// sessionsTriggers are the triggers that move a tape's settled totals
-// between the groups of its sessions rows. A new row needs none: a tape
-// has settled totals only after a pass's Settle of the usage view, which
-// comes after the sessions view's (projector/views.go), which writes its
-// row.
-func sessionsTriggers() string {
-	keyOf := func(g, row string) string { return strings.ReplaceAll(attrGroupings[g][0], "X.", row+".") }
-	none := func(g, row string) string { return strings.ReplaceAll(attrGroupings[g][1], "T", row+".tape") }
-	var update, del strings.Builder
-	for _, g := range slices.Sorted(maps.Keys(attrGroupings)) {
-		update.WriteString(moveTotals(g, "NEW.tape", keyOf(g, "OLD"), keyOf(g, "NEW")))
-		del.WriteString(moveTotals(g, "OLD.tape", keyOf(g, "OLD"), none(g, "OLD")))
-	}
-	return `CREATE TRIGGER sessions_totals_update AFTER UPDATE ON sessions BEGIN
-` + update.String() + `END;
-CREATE TRIGGER sessions_totals_delete AFTER DELETE ON sessions BEGIN
-` + del.String() + `END;
-`
-}
-
-// moveTotals is the statements that move tape's settled totals in
-// grouping g from key from to key to, when they differ.
-func moveTotals(g, tape, from, to string) string {
-	var plus, minus, updates strings.Builder
+// settledSchema is the table of what each tape gave the groups by
+// project, source and session, at the last pass that touched it.
+func settledSchema() string {
+	var cols strings.Builder
 	for _, c := range tokenColumns {
-		fmt.Fprintf(&plus, ", %s", c[0])
-		fmt.Fprintf(&minus, ", -%s", c[0])
-		fmt.Fprintf(&updates, ", %[1]s = %[1]s + excluded.%[1]s", c[0])
+		cols.WriteString("\t" + c[0] + " INTEGER NOT NULL,\n")
 	}
-	upsert := `ON CONFLICT (grouping, key, model) DO UPDATE SET runs = runs + excluded.runs, with_usage = with_usage + excluded.with_usage,
-			bad_usage = bad_usage + excluded.bad_usage` + updates.String() + `;
+	return `
+CREATE TABLE usage_settled (
+	tape       TEXT NOT NULL,
+	model      TEXT NOT NULL,
+	project    TEXT NOT NULL, -- the keys of its groups (attrGroupings)
+	source     TEXT NOT NULL,
+	session    TEXT NOT NULL,
+	runs       INTEGER NOT NULL,
+	with_usage INTEGER NOT NULL,
+	bad_usage  INTEGER NOT NULL,
+` + cols.String() + `	PRIMARY KEY (tape, model)
+) WITHOUT ROWID;
 `
-	return fmt.Sprintf(`	INSERT INTO usage_totals SELECT '%[1]s', %[3]s, model, runs, with_usage, bad_usage%[5]s
-		FROM usage_totals WHERE grouping = 'settled' AND key = %[2]s AND (%[3]s) <> (%[4]s) %[7]s`+
-		`	INSERT INTO usage_totals SELECT '%[1]s', %[4]s, model, -runs, -with_usage, -bad_usage%[6]s
-		FROM usage_totals WHERE grouping = 'settled' AND key = %[2]s AND (%[3]s) <> (%[4]s) %[7]s`+
-		`	DELETE FROM usage_totals WHERE grouping = '%[1]s' AND key = (%[4]s) AND runs = 0 AND (%[3]s) <> (%[4]s);
-`, g, tape, to, from, plus.String(), minus.String(), upsert)
 }
 
 // sumAttrs sums f's runs by project, source or session.

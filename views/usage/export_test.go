@@ -25,7 +25,6 @@ func KeptAndSummed(ctx context.Context, r views.Reader) (map[string][2]string, e
 	for g := range attrGroupings {
 		groupings[g] = attrKeyOf(g, "R.tape")
 	}
-	groupings["settled"] = totalsGroupings["tape"] // after a pass, each tape's settled totals are its totals
 	for _, g := range slices.Sorted(maps.Keys(groupings)) {
 		var cols []string
 		for _, c := range tokenColumns {
@@ -43,6 +42,25 @@ func KeptAndSummed(ctx context.Context, r views.Reader) (map[string][2]string, e
 		}
 		out[g] = [2]string{kept, summed}
 	}
+	// After a pass, what each tape gave the groups is its totals, with the
+	// keys its row names.
+	var cols, keys []string
+	for _, c := range tokenColumns {
+		cols = append(cols, c[0])
+	}
+	for _, g := range slices.Sorted(maps.Keys(attrGroupings)) {
+		keys = append(keys, attrKeyOf(g, "key"))
+	}
+	settled, err := dump(ctx, r, `SELECT tape, model, project, session, source, runs, with_usage, bad_usage, `+strings.Join(cols, ", ")+` FROM usage_settled ORDER BY tape, model`)
+	if err != nil {
+		return nil, err
+	}
+	tapes, err := dump(ctx, r, `SELECT key, model, `+strings.Join(keys, ", ")+`, runs, with_usage, bad_usage, `+strings.Join(cols, ", ")+`
+		FROM usage_totals WHERE grouping = 'tape' ORDER BY key, model`)
+	if err != nil {
+		return nil, err
+	}
+	out["settled"] = [2]string{settled, tapes}
 	// The kept starts of the blocks are those found from every hour.
 	kept, err := dump(ctx, r, `SELECT start, after_at FROM usage_blocks ORDER BY start`)
 	if err != nil {

@@ -27,10 +27,12 @@ type Table struct{}
 func (Table) Name() string { return "usage" }
 
 // Tables implements views.Table.
-func (Table) Tables() []string { return []string{"runs", "usage_totals", "usage_blocks"} }
+func (Table) Tables() []string {
+	return []string{"runs", "usage_totals", "usage_settled", "usage_blocks"}
+}
 
 // Schema implements views.Table.
-func (Table) Schema() string { return schema + totalsSchema() + blocksSchema }
+func (Table) Schema() string { return schema + totalsSchema() + settledSchema() + blocksSchema }
 
 const schema = `
 -- Run events and their token usage: one row per event, with its entry.
@@ -125,7 +127,7 @@ CREATE TRIGGER runs_totals_delete AFTER DELETE ON runs WHEN OLD.counted BEGIN
 ` + addToTotals("OLD", "-1") + dropEmptyTotals("OLD") + `END;
 CREATE TRIGGER runs_totals_update AFTER UPDATE OF counted ON runs WHEN OLD.counted <> NEW.counted BEGIN
 ` + addToTotals("OLD", "-OLD.counted") + addToTotals("NEW", "NEW.counted") + dropEmptyTotals("OLD") + `END;
-` + sessionsTriggers()
+`
 }
 
 // dropEmptyTotals is the trigger statements that delete the totals rows of
@@ -182,8 +184,10 @@ type pass struct {
 	earliest *int64          // the earliest time of a run the pass added, removed or recounted (settleBlocks)
 }
 
-// Added writes the runs row of a run event.
+// Added writes the runs row of a run event, and notes the tape of every
+// entry: its sessions row may name other groups (settleAttrs).
 func (p *pass) Added(ctx context.Context, e views.Added) error {
+	p.tapes[e.Tape] = true
 	run := e.Facts.Run
 	if run == nil {
 		return nil
@@ -209,6 +213,9 @@ func (p *pass) Removing(ctx context.Context, where string, args ...any) error {
 	if err := p.touch(ctx, `SELECT usage_id, tape, time_ns FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...); err != nil {
 		return err
 	}
+	if err := p.touch(ctx, `SELECT DISTINCT NULL, tape, NULL FROM entries WHERE `+where, args...); err != nil {
+		return err
+	}
 	_, err := p.tx.ExecContext(ctx, `DELETE FROM runs WHERE entry IN (SELECT rowid FROM entries WHERE `+where+`)`, args...)
 	return err
 }
@@ -216,8 +223,12 @@ func (p *pass) Removing(ctx context.Context, where string, args ...any) error {
 // Changed needs nothing: a runs row depends on its entry alone.
 func (p *pass) Changed(string, views.Place) {}
 
-// DropTape needs nothing: the tape's entries were removed (Removing).
-func (p *pass) DropTape(context.Context, string) error { return nil }
+// DropTape notes the tape: its entries were removed (Removing), and its
+// sessions row goes.
+func (p *pass) DropTape(_ context.Context, tape string) error {
+	p.tapes[tape] = true
+	return nil
+}
 
 // Backlog is 0: settling costs the same whenever it runs.
 func (p *pass) Backlog() int { return 0 }
