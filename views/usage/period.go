@@ -100,13 +100,25 @@ func keptBucketsIn(ctx context.Context, r views.Reader, f Filter, span time.Dura
 	if err != nil {
 		return nil, err
 	}
+	return toBuckets(parts, span, func(key string) (time.Time, error) {
+		t, err := time.Parse(layout, key)
+		if err != nil {
+			return t, fmt.Errorf("usage totals by %s: key %q: %w", grouping, key, err)
+		}
+		return t, nil
+	})
+}
+
+// toBuckets makes parts, whose Day holds a key of their span, buckets
+// of that span, parse reading a key's start; "" is the runs with no time.
+func toBuckets(parts []part, span time.Duration, parse func(string) (time.Time, error)) ([]bucket, error) {
 	buckets := make([]bucket, len(parts))
 	for i, p := range parts {
 		b := bucket{part: p}
 		if p.Day != "" {
-			t, err := time.Parse(layout, p.Day)
+			t, err := parse(p.Day)
 			if err != nil {
-				return nil, fmt.Errorf("usage totals by %s: key %q: %w", grouping, p.Day, err)
+				return nil, err
 			}
 			b.start, b.span = t, span
 		}
@@ -138,20 +150,13 @@ func runBuckets(ctx context.Context, r views.Reader, f Filter) ([]bucket, error)
 	if err != nil {
 		return nil, err
 	}
-	buckets := make([]bucket, len(parts))
-	for i, p := range parts {
-		b := bucket{part: p}
-		if p.Day != "" {
-			n, err := strconv.ParseInt(p.Day, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("usage by quarter hour: %q: %w", p.Day, err)
-			}
-			b.start, b.span = time.Unix(0, n*int64(quarter)).UTC(), quarter
+	return toBuckets(parts, quarter, func(key string) (time.Time, error) {
+		n, err := strconv.ParseInt(key, 10, 64)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("usage by quarter hour: %q: %w", key, err)
 		}
-		b.Day = ""
-		buckets[i] = b
-	}
-	return buckets, nil
+		return time.Unix(0, n*int64(quarter)).UTC(), nil
+	})
 }
 
 // summedAs is summedColumns(true), each sum named as its totals column.
