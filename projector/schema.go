@@ -6,7 +6,7 @@ import "github.com/tape-dev/tape/internal/fts5"
 // them (views.go), and of the forms of the values in them (a folder's
 // files_sig, for one). An index.db of another version is rebuilt from the
 // files, in place.
-const SchemaVersion = 29
+const SchemaVersion = 30
 
 // schema creates the index. Nothing in it is a fact: every row is derived
 // from the files, and the whole database can be deleted.

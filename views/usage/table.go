@@ -105,7 +105,10 @@ var tokenColumns = [...][2]string{
 	{"cache_creation_over_272k", "max(R.cache_creation_tokens - 272000, 0)"}, {"cache_read_over_272k", "max(R.cache_read_tokens - 272000, 0)"},
 }
 
-// totalsSchema is the totals table and the triggers that keep it.
+// totalsSchema is the totals table and the triggers that keep it. A run's
+// row changes only in counted (refreshCounted), so an update adds or takes
+// away the run as it stands, once: every open of the index parses the
+// triggers' SQL.
 func totalsSchema() string {
 	var cols strings.Builder
 	for _, c := range tokenColumns {
@@ -126,7 +129,7 @@ CREATE TRIGGER runs_totals_insert AFTER INSERT ON runs WHEN NEW.counted BEGIN
 CREATE TRIGGER runs_totals_delete AFTER DELETE ON runs WHEN OLD.counted BEGIN
 ` + addToTotals("OLD", "-1") + dropEmptyTotals("OLD") + `END;
 CREATE TRIGGER runs_totals_update AFTER UPDATE OF counted ON runs WHEN OLD.counted <> NEW.counted BEGIN
-` + addToTotals("OLD", "-OLD.counted") + addToTotals("NEW", "NEW.counted") + dropEmptyTotals("OLD") + `END;
+` + addToTotals("NEW", "(NEW.counted - OLD.counted)") + dropEmptyTotals("NEW") + `END;
 `
 }
 
