@@ -26,10 +26,10 @@ func (c *UsageCmd) readTimes(now time.Time) error {
 	}
 	c.zone = zone
 	if c.since, err = readBound(c.Since, zone, now, false); err != nil {
-		return usagef("--since: %v", err)
+		return usagef("--since %q: %s", c.Since, boundWanted)
 	}
 	if c.until, err = readBound(c.Until, zone, now, true); err != nil {
-		return usagef("--until: %v", err)
+		return usagef("--until %q: %s", c.Until, boundWanted)
 	}
 	if !c.since.IsZero() && !c.until.IsZero() && !c.since.Before(c.until) {
 		return usagef("--since %s is not before --until %s: no run is both", c.Since, c.Until)
@@ -51,6 +51,9 @@ func loadZone(name string) (*time.Location, error) {
 	}
 	return zone, nil
 }
+
+// boundWanted says what --since and --until take.
+const boundWanted = "want a date (2026-11-01 or 20261101), RFC 3339 (2026-11-22T10:00:00Z) or a duration ago (12h, 7d)"
 
 // readBound is a time --since or --until gives: a date's start (or, for
 // the end, the next day's start) in zone, else as tape log reads a time.
