@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
 )
 
@@ -53,21 +52,14 @@ func (c *StatuslineCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	ws, err := g.workspace(env)
+	// The index as it stands, as --no-catchup reads it: a new one is
+	// filled once, then the watcher keeps it.
+	g.NoCatchup = true
+	ix, closeAll, err := g.openWorkspaceIndex(env)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
-	ix, err := projector.Open(env.Context(), ws)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	if ix.Fresh { // a new index must be filled once; then the watcher keeps it
-		if err := catchUp(env, ix); err != nil {
-			return err
-		}
-	}
+	defer closeAll()
 	now := time.Now()
 	st, err := read.StatusAt(env.Context(), ix, loadPrices(env), *in.SessionID, now, time.Local)
 	if err != nil {
