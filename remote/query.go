@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -391,32 +389,16 @@ func Usage(ctx context.Context, conn *pgx.Conn, by string, workspaces []string, 
 		return nil, nil, fmt.Errorf("query usage: %w", err)
 	}
 	var out []UsageRow
-	unpriced := map[string]bool{}
-	type found struct {
-		price pricing.Price
-		ok    bool
-	}
-	lookups := map[string]found{} // a model once: a name not in the table is a scan of it
+	pr := pricing.NewPricer(prices)
 	for _, p := range parts {
-		if prices != nil && p.WithUsage > 0 {
-			f, seen := lookups[p.model]
-			if !seen {
-				f.price, f.ok = prices.Lookup(p.model)
-				lookups[p.model] = f
-			}
-			if price, ok := f.price, f.ok; ok {
-				p.CostUSD, p.PricedRuns = price.Cost(p.sums), p.WithUsage
-			} else {
-				p.UnpricedRuns, unpriced[p.model] = p.WithUsage, true
-			}
-		}
+		p.Price(pr, p.model, p.sums)
 		if n := len(out); n > 0 && out[n-1].WorkspaceID == p.WorkspaceID && out[n-1].Tape == p.Tape && out[n-1].Model == p.Model && out[n-1].Day == p.Day {
 			out[n-1].Add(p.Row)
 			continue
 		}
 		out = append(out, p.UsageRow)
 	}
-	return out, slices.Sorted(maps.Keys(unpriced)), nil
+	return out, pr.Unpriced(), nil
 }
 
 // saturated is the SQL of a sum of a column of token counts as a bigint:

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -306,44 +305,32 @@ func scanParts(rows *sql.Rows, err error) ([]part, error) {
 	return all, rows.Err()
 }
 
-// pricer prices parts by their models, each model looked up once (a name
-// not in the table is a scan of it), and notes the models of runs with
-// usage that it has no price for.
-type pricer struct {
-	prices   *pricing.Table
-	lookups  map[string]found
-	unprices map[string]bool
-}
+// pricer prices parts by their models (pricing.Pricer), and notes the
+// models of runs with usage that it has no price for.
+type pricer struct{ *pricing.Pricer }
 
-type found struct {
-	price pricing.Price
-	ok    bool
-}
-
-func newPricer(prices *pricing.Table) *pricer {
-	return &pricer{prices: prices, lookups: map[string]found{}, unprices: map[string]bool{}}
-}
+func newPricer(prices *pricing.Table) *pricer { return &pricer{pricing.NewPricer(prices)} }
 
 // price sets p's cost, or counts its runs as unpriced.
-func (pr *pricer) price(p *part) {
-	if pr.prices == nil || p.WithUsage == 0 {
+func (pr *pricer) price(p *part) { p.Price(pr.Pricer, p.model, p.sums) }
+
+// Price sets r's cost as the runs of model whose tokens s sums, when pr
+// prices model, else counts r's runs with usage as unpriced; a row of no
+// runs with usage, or a Pricer of no table, is left as it is. The local
+// index's sums and the team server's are priced by it.
+func (r *Row) Price(pr *pricing.Pricer, model string, s pricing.Sums) {
+	if !pr.Priced() || r.WithUsage == 0 {
 		return
 	}
-	f, seen := pr.lookups[p.model]
-	if !seen {
-		f.price, f.ok = pr.prices.Lookup(p.model)
-		pr.lookups[p.model] = f
-	}
-	if f.ok {
-		p.CostUSD, p.PricedRuns = f.price.Cost(p.sums), p.WithUsage
+	if cost, ok := pr.Cost(model, s); ok {
+		r.CostUSD, r.PricedRuns = cost, r.WithUsage
 	} else {
-		p.UnpricedRuns = p.WithUsage
-		pr.unprices[p.model] = true
+		r.UnpricedRuns = r.WithUsage
 	}
 }
 
 // unpriced are the models it found no price for, sorted.
-func (pr *pricer) unpriced() []string { return slices.Sorted(maps.Keys(pr.unprices)) }
+func (pr *pricer) unpriced() []string { return pr.Unpriced() }
 
 // merge adds up the parts of each group (they come ordered by group),
 // pricing each part by its model.
