@@ -28,15 +28,6 @@ import (
 // ccusage session orders sessions: what a person asks of them is which
 // cost the most.
 
-// attrKeys are the SQL of the key each grouping groups a tape t by, with
-// s its sessions row: the key, and for a session the id and the tape of a
-// session not imported.
-var attrKeys = map[string]string{
-	"project": `coalesce(nullif(s.start_cwd, ''), s.cwd, '') AS k, '' AS id, '' AS own`,
-	"source":  `coalesce(s.source, '') AS k, '' AS id, '' AS own`,
-	"session": `coalesce(s.source, '') AS k, coalesce(s.session_id, '') AS id, CASE WHEN coalesce(s.session_id, '') = '' THEN t.tape ELSE '' END AS own`,
-}
-
 // The totals by project, source and session are kept by tape, not by run:
 // a tape's runs belong to the groups its sessions row names, which comes
 // at the end of a pass, after its runs. Each pass, at Settle (after the
@@ -144,63 +135,46 @@ func sumAttrs(ctx context.Context, r views.Reader, f Filter, pr *pricer) ([]Row,
 	var parts []part
 	var err error
 	if f.Tape == "" && !f.bounded() && f.SessionID == "" {
-		parts, err = keptAttrs(ctx, r, f.By)
+		parts, err = scanParts(r.QueryContext(ctx, `SELECT key, 0, '', '', '', model, runs, with_usage, bad_usage`+keptColumns()+`
+			FROM usage_totals WHERE grouping = ? ORDER BY key, model`, f.By))
 	} else {
 		parts, err = summedAttrs(ctx, r, f)
 	}
 	if err != nil {
 		return nil, err
 	}
+	// The group's key is in Tape (scanParts' first column). A session's
+	// tape is named for a page (nameSessions), but a tape not imported,
+	// which its key names.
 	roots := gitRoots{}
-	named := map[[2]string]string{} // a session's tape: the one its parts name first
 	for i := range parts {
 		p := &parts[i]
-		key, id, own, tape := p.Tape, p.Anchor, p.Model, p.Day
-		p.Tape, p.Anchor, p.Model, p.Day = "", "", "", ""
+		key := p.Tape
+		p.Tape = ""
 		switch f.By {
 		case "project":
 			p.Project = roots.of(key)
 		case "source":
 			p.Source = key
 		case "session":
-			p.Source, p.SessionID, p.Tape = key, id, own
-			if k := [2]string{key, id}; own == "" && (named[k] == "" || tape < named[k]) {
-				named[k] = tape
+			k := strings.SplitN(key, "\x1f", 3)
+			if len(k) != 3 {
+				return nil, fmt.Errorf("usage by session: key %q is not a source, an id and a tape", key)
 			}
+			p.Source, p.SessionID, p.Tape = k[0], k[1], k[2]
 		}
 	}
 	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(a.Project, b.Project) })
 	rows := pr.merge(parts)
-	for i, u := range rows {
-		if u.Tape == "" && f.By == "session" {
-			rows[i].Tape = named[[2]string{u.Source, u.SessionID}]
-		}
-	}
 	slices.SortStableFunc(rows, func(a, b Row) int {
 		return cmp.Or(cmp.Compare(b.CostUSD, a.CostUSD), cmp.Compare(b.Total, a.Total))
 	})
 	return rows, nil
 }
 
-// keptAttrs reads the kept totals of grouping by, as summedAttrs gives
-// its parts; a session's tape is named later, for a page (nameSessions).
-func keptAttrs(ctx context.Context, r views.Reader, by string) ([]part, error) {
-	parts, err := scanParts(r.QueryContext(ctx, `SELECT key, 0, '', '', '', model, runs, with_usage, bad_usage`+keptColumns()+`
-		FROM usage_totals WHERE grouping = ? ORDER BY key, model`, by))
-	if by == "session" {
-		for i := range parts {
-			k := strings.SplitN(parts[i].Tape, "\x1f", 3)
-			if len(k) != 3 {
-				return nil, fmt.Errorf("usage totals by session: key %q is not a source, an id and a tape", parts[i].Tape)
-			}
-			parts[i].Tape, parts[i].Anchor, parts[i].Model = k[0], k[1], k[2]
-		}
-	}
-	return parts, err
-}
-
-// summedAttrs sums the runs f keeps by its grouping, from the kept totals
-// by tape or, for a tape, a session id or times, from the runs.
+// summedAttrs sums the runs f keeps by the key of its grouping
+// (attrKeyOf), as the kept totals hold them: from the totals by tape or,
+// for a tape, a session id or times, from the runs.
 func summedAttrs(ctx context.Context, r views.Reader, f Filter) ([]part, error) {
 	tapes := `SELECT key AS tape, model, runs, with_usage, bad_usage` + keptColumns() + ` FROM usage_totals WHERE grouping = 'tape'`
 	var args []any
@@ -218,13 +192,8 @@ func summedAttrs(ctx context.Context, r views.Reader, f Filter) ([]part, error) 
 	for _, c := range tokenColumns {
 		sums += ", " + saturated(c[0])
 	}
-	// The group's columns, as scanParts reads them: the key in Tape, the
-	// session's id in Anchor, a tape not imported in Model, and the tape
-	// that names the session in Day (its first tape that names no parent).
-	return scanParts(r.QueryContext(ctx, `SELECT k, 0, id, own, coalesce(min(CASE WHEN parent = '' THEN tape END), min(tape)), model, `+sums+`
-		FROM (SELECT `+attrKeys[f.By]+`, coalesce(s.parent_session, '') AS parent, t.*
-			FROM (`+tapes+`) t LEFT JOIN sessions s ON s.tape = t.tape)
-		GROUP BY k, id, own, model ORDER BY k, id, own, model`, args...))
+	return scanParts(r.QueryContext(ctx, `SELECT `+attrKeyOf(f.By, "t.tape")+` AS k, 0, '', '', '', model, `+sums+`
+		FROM (`+tapes+`) t GROUP BY k, model ORDER BY k, model`, args...))
 }
 
 // nameSessions names the tape of each session of rows that has none: its
