@@ -83,7 +83,7 @@ func sumBlocks(ctx context.Context, r views.Reader, f Filter, pr *pricer) (Summe
 	if err != nil {
 		return Summed{}, err
 	}
-	unpriced, err := e.unpricedModels(pr)
+	unpriced, err := unpricedIn(ctx, r, f, pr)
 	if err != nil {
 		return Summed{}, err
 	}
@@ -118,40 +118,11 @@ func sumBlocks(ctx context.Context, r views.Reader, f Filter, pr *pricer) (Summe
 	return Summed{Rows: s.Rows, Total: total, Unpriced: unpriced}, nil
 }
 
-// unpricedModels are the models of f's hours' runs with usage that pr has
-// no price for.
-func (e edges) unpricedModels(pr *pricer) ([]string, error) {
-	where, args := "", []any{}
-	if !e.f.Since.IsZero() {
-		where, args = where+` AND key >= ?`, append(args, e.f.Since.UTC().Format("2006-01-02T15"))
-	}
-	if !e.f.Until.IsZero() {
-		where, args = where+` AND key < ?`, append(args, e.f.Until.UTC().Format("2006-01-02T15"))
-	}
-	grouping := "hour"
-	if where == "" {
-		grouping = "day" // the same models, in fewer rows
-	}
-	rows, err := e.r.QueryContext(e.ctx, `SELECT DISTINCT model FROM usage_totals WHERE grouping = ? AND key <> '' AND with_usage > 0`+where, append([]any{grouping}, args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("query the models of usage: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var p part
-		if err := rows.Scan(&p.model); err != nil {
-			return nil, err
-		}
-		p.WithUsage = 1
-		pr.price(&p)
-	}
-	return pr.unpriced(), rows.Err()
-}
 
 // sumBlocksOf sums f's runs by block from the buckets of its runs: every
 // block, those of the page in full, their edges read of the runs.
 func sumBlocksOf(ctx context.Context, r views.Reader, f Filter, pr *pricer) (Summed, error) {
-	buckets, err := readBuckets(ctx, r, f, []time.Duration{time.Hour}, func(bucket) bool { return true })
+	buckets, err := hourBuckets(ctx, r, f)
 	if err != nil {
 		return Summed{}, err
 	}

@@ -19,9 +19,10 @@ import (
 //
 //   - a day's totals (UTC), for days, weeks and months of UTC;
 //   - an hour's totals (UTC), for those of a zone a whole number of hours
-//     off UTC at that time, and for blocks, which start on the hour;
+//     off UTC at that time, and for blocks, which start on the hour
+//     (hourBuckets);
 //   - the runs by quarter hour, for one tape's runs, for times that do not
-//     fall on the hour, and for the rest.
+//     fall on the hour, and for the rest (runBuckets).
 
 // bucket is the sums of the runs of one model in one span of time, from
 // start for span; a zero span for the runs that have no time.
@@ -33,22 +34,12 @@ type bucket struct {
 
 const quarter = 15 * time.Minute
 
-// readBuckets reads the buckets of f's runs, in time order, those with no
-// time first, from the widest of spans (time.Hour*24, time.Hour, quarter)
-// that f's tape and bounds allow; fits says whether a bucket lies within
-// one group, which a narrower span is tried for when one does not.
-func readBuckets(ctx context.Context, r views.Reader, f Filter, spans []time.Duration, fits func(bucket) bool) ([]bucket, error) {
-	for _, span := range spans {
-		if span == quarter || f.Tape != "" || !aligned(f, span) {
-			continue
-		}
-		got, err := keptBuckets(ctx, r, f, span)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.ContainsFunc(got, func(b bucket) bool { return !fits(b) }) {
-			return got, nil
-		}
+// hourBuckets reads the buckets of f's runs by hour, in time order, those
+// with no time first: from the kept totals by hour for every tape and
+// bounds on the hour, else from the runs by quarter hour.
+func hourBuckets(ctx context.Context, r views.Reader, f Filter) ([]bucket, error) {
+	if f.Tape == "" && aligned(f, time.Hour) {
+		return keptBucketsIn(ctx, r, f, time.Hour, keyRange{})
 	}
 	return runBuckets(ctx, r, f)
 }
@@ -57,11 +48,6 @@ func readBuckets(ctx context.Context, r views.Reader, f Filter, spans []time.Dur
 func aligned(f Filter, span time.Duration) bool {
 	on := func(t time.Time) bool { return t.IsZero() || t.UnixNano()%int64(span) == 0 }
 	return on(f.Since) && on(f.Until)
-}
-
-// keptBuckets reads the kept totals of the day (UTC) or of the hour.
-func keptBuckets(ctx context.Context, r views.Reader, f Filter, span time.Duration) ([]bucket, error) {
-	return keptBucketsIn(ctx, r, f, span, keyRange{})
 }
 
 // keyRange is the keys of the kept totals from first to last, included;
@@ -250,7 +236,7 @@ func keptPeriods(ctx context.Context, r views.Reader, f Filter, span time.Durati
 	}
 	// The models of every period's runs, priced or not, as a sum of them
 	// all would find them.
-	if _, err := (edges{ctx: ctx, r: r, f: f}).unpricedModels(pr); err != nil {
+	if _, err := unpricedIn(ctx, r, f, pr); err != nil {
 		return nil, 0, false, err
 	}
 	shown := newestPage(periods, f.Page)
@@ -265,6 +251,36 @@ func keptPeriods(ctx context.Context, r views.Reader, f Filter, span time.Durati
 		buckets = slices.DeleteFunc(buckets, func(b bucket) bool { return b.span != 0 })
 	}
 	return labelled(f, buckets, label, pr), len(periods), true, nil
+}
+
+// unpricedIn are the models of the runs with usage of f's hours that pr
+// has no price for: those of every group, when a page is summed alone.
+func unpricedIn(ctx context.Context, r views.Reader, f Filter, pr *pricer) ([]string, error) {
+	where, args := "", []any{}
+	if !f.Since.IsZero() {
+		where, args = where+` AND key >= ?`, append(args, f.Since.UTC().Format("2006-01-02T15"))
+	}
+	if !f.Until.IsZero() {
+		where, args = where+` AND key < ?`, append(args, f.Until.UTC().Format("2006-01-02T15"))
+	}
+	grouping := "hour"
+	if where == "" {
+		grouping = "day" // the same models, in fewer rows
+	}
+	rows, err := r.QueryContext(ctx, `SELECT DISTINCT model FROM usage_totals WHERE grouping = ? AND key <> '' AND with_usage > 0`+where, append([]any{grouping}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("query the models of usage: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p part
+		if err := rows.Scan(&p.model); err != nil {
+			return nil, err
+		}
+		p.WithUsage = 1
+		pr.price(&p)
+	}
+	return pr.unpriced(), rows.Err()
 }
 
 // labelled sums buckets by the period label names, in order of labels.

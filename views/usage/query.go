@@ -86,7 +86,6 @@ var groups = map[string]string{
 	"tape":   `r.tape, 0, '', '', ''`,
 	"anchor": `r.tape, r.anchor_seq, coalesce(a.name, r.folder), '', ''`,
 	"model":  `'', 0, '', r.model, ''`,
-	"day":    `'', 0, '', '', coalesce(strftime('%Y-%m-%d', r.time_ns / 1000000000, 'unixepoch'), '')`,
 }
 
 // Sum sums the token usage of run events by f.By, in the order of the
@@ -140,9 +139,6 @@ func sumRead(ctx context.Context, r views.Reader, f Filter) (Summed, error) {
 		return Summed{}, err
 	}
 	page := views.PageOf(all, f.Page)
-	if periodic[f.By] {
-		page = newestPage(all, f.Page)
-	}
 	if f.By == "session" {
 		if err := nameSessions(ctx, r, page); err != nil {
 			return Summed{}, err
@@ -151,12 +147,9 @@ func sumRead(ctx context.Context, r views.Reader, f Filter) (Summed, error) {
 	return Summed{Rows: page, Total: len(all), Unpriced: pr.unpriced()}, nil
 }
 
-// periodic are the groupings of time, whose pages count from the newest
-// group: the first page is the latest days (or weeks, months, blocks),
-// still printed in time order, as a log's tail is.
-var periodic = map[string]bool{"day": true, "week": true, "month": true, "block": true}
-
-// newestPage is the page pg of rows (in time order) counted from its end.
+// newestPage is the page pg of rows (in time order) counted from its end:
+// the pages of days, weeks, months and blocks count from the newest group,
+// the first the latest, still printed in time order, as a log's tail is.
 func newestPage[T any](rows []T, pg views.Page) []T {
 	to := max(len(rows)-pg.Offset, 0)
 	from := 0
@@ -226,7 +219,6 @@ type part struct {
 // grouping they read, the group's columns (as groups gives them) and what
 // they group those rows by.
 var keptGroupings = map[string]struct{ grouping, cols, by string }{
-	"day":   {"day", `'', 0, '', '', key`, "key, model"},
 	"model": {"day", `'', 0, '', model, ''`, "model"},
 	"tape":  {"tape", `key, 0, '', '', ''`, "key, model"},
 }
