@@ -118,7 +118,6 @@ func sumBlocks(ctx context.Context, r views.Reader, f Filter, pr *pricer) (Summe
 	return Summed{Rows: s.Rows, Total: total, Unpriced: unpriced}, nil
 }
 
-
 // sumBlocksOf sums f's runs by block from the buckets of its runs: every
 // block, those of the page in full, their edges read of the runs.
 func sumBlocksOf(ctx context.Context, r views.Reader, f Filter, pr *pricer) (Summed, error) {
