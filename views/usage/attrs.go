@@ -181,7 +181,7 @@ func summedAttrs(ctx context.Context, r views.Reader, f Filter) ([]part, error) 
 	if f.Tape != "" || f.bounded() {
 		var where string
 		where, args = runsKept(f)
-		tapes = `SELECT r.tape AS tape, r.model AS model, count(*) AS runs, sum(r.has_usage) AS with_usage, sum(r.bad_usage) AS bad_usage` + summedAs() +
+		tapes = `SELECT r.tape AS tape, r.model AS model, count(*) AS runs, sum(r.has_usage) AS with_usage, sum(r.bad_usage) AS bad_usage` + summedColumns(true) +
 			` FROM runs r WHERE ` + where + ` GROUP BY r.tape, r.model`
 	}
 	if f.SessionID != "" {

@@ -130,7 +130,7 @@ func runBuckets(ctx context.Context, r views.Reader, f Filter) ([]bucket, error)
 	// The quarter's number, floored (SQLite's / truncates toward zero).
 	num := fmt.Sprintf(`(r.time_ns - ((r.time_ns %% %[1]d) + %[1]d) %% %[1]d) / %[1]d`, int64(quarter))
 	parts, err := scanParts(r.QueryContext(ctx, `SELECT '', 0, '', '', coalesce(b, ''), model, runs, with_usage, bad_usage`+keptColumns()+`
-		FROM (SELECT `+num+` AS b, r.model AS model, count(*) AS runs, sum(r.has_usage) AS with_usage, sum(r.bad_usage) AS bad_usage`+summedAs()+`
+		FROM (SELECT `+num+` AS b, r.model AS model, count(*) AS runs, sum(r.has_usage) AS with_usage, sum(r.bad_usage) AS bad_usage`+summedColumns(true)+`
 			FROM runs r WHERE `+where+` GROUP BY b, r.model)
 		ORDER BY b, model`, args...))
 	if err != nil {
@@ -143,15 +143,6 @@ func runBuckets(ctx context.Context, r views.Reader, f Filter) ([]bucket, error)
 		}
 		return time.Unix(0, n*int64(quarter)).UTC(), nil
 	})
-}
-
-// summedAs is summedColumns(true), each sum named as its totals column.
-func summedAs() string {
-	s := ""
-	for _, c := range tokenColumns {
-		s += ", " + saturated(strings.ReplaceAll(c[1], "R.", "r.")) + " AS " + c[0]
-	}
-	return s
 }
 
 // sumPeriods sums f's runs by day, week or month of f's zone, in time

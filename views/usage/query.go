@@ -194,7 +194,8 @@ func AddTokens(a, b int64) int64 {
 func saturated(expr string) string { return `CAST(total(` + expr + `) AS INTEGER)` }
 
 // summedColumns are the SQL of every tokenColumns sum, over runs r (of
-// the runs table) or over totals rows (of usage_totals).
+// the runs table) or over totals rows (of usage_totals), each named as
+// its totals column.
 func summedColumns(ofRuns bool) string {
 	var b strings.Builder
 	for _, c := range tokenColumns {
@@ -202,7 +203,7 @@ func summedColumns(ofRuns bool) string {
 		if ofRuns {
 			expr = strings.ReplaceAll(c[1], "R.", "r.")
 		}
-		b.WriteString(", " + saturated(expr))
+		b.WriteString(", " + saturated(expr) + " AS " + c[0])
 	}
 	return b.String()
 }
