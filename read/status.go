@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tape-dev/tape/internal/wording"
 	"github.com/tape-dev/tape/pricing"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views/usage"
@@ -49,4 +50,19 @@ func StatusAt(ctx context.Context, ix *projector.Projector, prices *pricing.Tabl
 		s.Block = block
 	}
 	return s, err
+}
+
+// BlockState says of a block that is active at now how long it has left
+// and, when it has a rate, how fast it spends and what it will have cost
+// at its end (tape usage --by block, the web page); "" for one that is
+// not active.
+func BlockState(b *usage.Block, now time.Time) string {
+	if b == nil || !b.Active {
+		return ""
+	}
+	s := "active, " + wording.HoursMinutes(b.End.Sub(now).Round(time.Minute)) + " left"
+	if r := b.Rate; r != nil {
+		s += ", " + wording.Dollars(r.CostPerHour) + "/h, " + wording.Dollars(r.ProjectedCost) + " at its end"
+	}
+	return s
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tape-dev/tape/internal/searchlang"
 	"github.com/tape-dev/tape/internal/wording"
@@ -291,17 +292,14 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request) {
 }
 
 // blockGroup names a 5-hour block: its start (UTC) and, for the active
-// one, how fast it spends.
+// one, how long it has left and how fast it spends.
 func blockGroup(b *usage.Block) string {
 	if b == nil {
 		return ""
 	}
 	g := b.Start.Format("2006-01-02 15:04 UTC")
-	if b.Active {
-		g += ", active"
-		if b.Rate != nil {
-			g += fmt.Sprintf(", %s/h, %s at its end", wording.Dollars(b.Rate.CostPerHour), wording.Dollars(b.Rate.ProjectedCost))
-		}
+	if state := read.BlockState(b, time.Now()); state != "" {
+		g += ", " + state
 	}
 	return g
 }

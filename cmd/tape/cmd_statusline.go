@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tape-dev/tape/internal/wording"
 	"github.com/tape-dev/tape/read"
 )
 
@@ -115,7 +116,7 @@ func (c *StatuslineCmd) line(in statusInput, st read.Status, now time.Time) stri
 		parts = append(parts, money+" / no active block")
 		return strings.Join(parts, " | ")
 	}
-	parts = append(parts, fmt.Sprintf("%s / %s block (%s left)", money, dollars(st.Block.CostUSD, true), wordingDuration(b.End.Sub(now).Round(time.Minute))))
+	parts = append(parts, fmt.Sprintf("%s / %s block (%s left)", money, dollars(st.Block.CostUSD, true), wording.HoursMinutes(b.End.Sub(now).Round(time.Minute))))
 	if b.Rate != nil {
 		parts = append(parts, fmt.Sprintf("🔥 %s/hr", dollars(b.Rate.CostPerHour, true)))
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tape-dev/tape/internal/wording"
 )
 
 // tape statusline prints the model, the session's cost, today's and the
@@ -65,7 +67,7 @@ func TestStatusline(t *testing.T) {
 	}
 	left := time.Until(blockEnd).Round(time.Minute)
 	out, _, _ := runTapeStdin(t, dir, `{"session_id": "session-one"}`, "statusline")
-	if want := wordingDuration(left); !strings.Contains(out, "("+want+" left)") && !strings.Contains(out, "("+wordingDuration(left-time.Minute)+" left)") {
+	if want := wording.HoursMinutes(left); !strings.Contains(out, "("+want+" left)") && !strings.Contains(out, "("+wording.HoursMinutes(left-time.Minute)+" left)") {
 		t.Errorf("tape statusline: %q, want %s left", out, want)
 	}
 	for _, stdin := range []string{``, `{}`, `not json`, `{"session_id": 7}`} {

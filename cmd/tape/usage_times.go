@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/views/usage"
 )
 
@@ -71,30 +72,10 @@ func readBound(s string, zone *time.Location, now time.Time, end bool) (time.Tim
 	return tapelog.ParseWhen(s, now)
 }
 
-// blockCell says of a block when it started, in zone, and whether it is
-// active: how long it has left, its burn rate and what it will have cost
-// at its end.
+// blockCells are a block's start, in zone, and whether it is active: how
+// long it has left, its burn rate and what it will have cost at its end.
 func blockCells(b *usage.Block, zone *time.Location) []cell {
-	start := text(b.Start.In(zone).Format("2006-01-02 15:04"))
-	if !b.Active {
-		return []cell{start, text("")}
-	}
-	left := time.Until(b.End).Round(time.Minute)
-	state := fmt.Sprintf("active, %s left", wordingDuration(left))
-	if r := b.Rate; r != nil {
-		state += fmt.Sprintf(", %s/h, %s at its end", dollars(r.CostPerHour, true), dollars(r.ProjectedCost, true))
-	}
-	return []cell{start, text(state)}
-}
-
-// wordingDuration is d as hours and minutes: 3h 27m.
-func wordingDuration(d time.Duration) string {
-	d = max(d, 0)
-	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
-	if h == 0 {
-		return fmt.Sprintf("%dm", m)
-	}
-	return fmt.Sprintf("%dh %02dm", h, m)
+	return []cell{text(b.Start.In(zone).Format("2006-01-02 15:04")), text(read.BlockState(b, time.Now()))}
 }
 
 // orNone is s, or what to show for a group of runs that have none.

@@ -3,6 +3,7 @@ package wording
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Thousands is n with its thousands separated by commas.
@@ -34,4 +35,15 @@ func Dollars(usd float64) string {
 	}
 	cents := int64(math.Round(usd * 100))
 	return fmt.Sprintf("$%s.%02d", Thousands(cents/100), cents%100)
+}
+
+// HoursMinutes is d, rounded down to the minute, as hours and minutes
+// (3h 07m, or 45m under an hour); a negative d is 0m.
+func HoursMinutes(d time.Duration) string {
+	d = max(d, 0)
+	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+	if h == 0 {
+		return fmt.Sprintf("%dm", m)
+	}
+	return fmt.Sprintf("%dh %02dm", h, m)
 }

@@ -3,6 +3,7 @@ package wording
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -63,6 +64,15 @@ func TestDollars(t *testing.T) {
 	for usd, want := range map[float64]string{0: "$0.00", 0.004: "<$0.01", 0.005: "$0.01", 0.0657: "$0.07", 30: "$30.00", 1234.567: "$1,234.57", 1e6: "$1,000,000.00"} {
 		if got := Dollars(usd); got != want {
 			t.Errorf("Dollars(%v) = %q; want %q", usd, got, want)
+		}
+	}
+}
+
+func TestHoursMinutes(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "0m", -time.Minute: "0m", 45*time.Minute + 59*time.Second: "45m",
+		3*time.Hour + 7*time.Minute: "3h 07m", 27 * time.Hour: "27h 00m"} {
+		if got := HoursMinutes(d); got != want {
+			t.Errorf("HoursMinutes(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
