@@ -24,6 +24,12 @@ func readArgs(tapes []string, round int) [][]string {
 		{"calls", "--all-tapes", "--json", "-n", "0"},
 		{"usage", "--all-tapes", "--json", "-n", "0"},
 		{"usage", "--all-tapes", "--by", "model", "--json", "-n", "0"},
+		// The kept totals by hour, tape attribute and block start; a block's
+		// burn rate moves with the clock, so the blocks are compared by count.
+		{"usage", "--all-tapes", "--by", "day", "--timezone", "Asia/Shanghai", "--json", "-n", "0"},
+		{"usage", "--all-tapes", "--by", "session", "--json", "-n", "0"},
+		{"usage", "--all-tapes", "--by", "project", "--json", "-n", "0"},
+		{"usage", "--all-tapes", "--by", "block", "--count"},
 		{"search", fmt.Sprintf("rw%d", max(round, 0)), "--all-tapes", "--json", "-n", "100000"},
 	}
 	for _, w := range chaosWords {
