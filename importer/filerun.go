@@ -77,6 +77,11 @@ type fileRun struct {
 	warns  []*Warning // lines imported with a value not read as written
 	err    error      // a readError, or the context's
 	heldNo int        // lines held back
+	// flushAt are the lines after which an earlier import flushed what
+	// the converter held (flushes.go), still to come; flushed is the
+	// line after which this one did, or 0.
+	flushAt []int
+	flushed int
 	// Where the next import of the transcript starts: after the last
 	// line read and not held, the lines before it, and the sum of its
 	// last bytes there; and the converter's state.
@@ -98,10 +103,14 @@ func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			sum, err := tailSum(f, old.Offset)
-			resume = err == nil && sum == old.Tail
+		sum, err := tailSum(f, old.Offset)
+		grown := err == nil && sum == old.Tail
+		resume = ok && grown
+		if !grown {
+			r.flushes.forget(path) // written over: its lines are not those flushed
 		}
+	} else if old != nil {
+		r.flushes.forget(path) // replaced, or cut short
 	}
 	var state []byte
 	tapes := map[string]string{}
@@ -126,6 +135,9 @@ func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*
 		return nil, fmt.Errorf("resume %s: %w", path, err)
 	}
 	fr.conv = conv
+	if fr.flushAt, err = r.flushes.after(path, id.ino, fr.line); err != nil {
+		return nil, err
+	}
 	fr.w = &writer{r: r, path: path, tapes: tapes, trusted: trusted, pending: map[string][]tapelog.Entry{}, written: map[string]bool{}}
 	return fr, nil
 }
@@ -156,6 +168,7 @@ func (fr *fileRun) read(ctx context.Context) {
 		}
 		fr.convert(l)
 		fr.cpLine = l.No
+		fr.flushAsBefore(l.No)
 	}
 	fr.cpOffset = lr.Offset()
 	if fr.cpLine == 0 {
@@ -167,6 +180,9 @@ func (fr *fileRun) read(ctx context.Context) {
 	if held, heldOffset, ok := fr.conv.Held(); ok {
 		if fr.settled {
 			fr.outs = append(fr.outs, fr.conv.Flush()...)
+			if _, ok := fr.conv.(source.LastLineReader); !ok {
+				fr.flushed = fr.cpLine
+			}
 		} else {
 			fr.heldNo = fr.cpLine - held
 			fr.cpOffset, fr.cpLine = heldOffset, held
@@ -182,6 +198,19 @@ func (fr *fileRun) read(ctx context.Context) {
 	}
 	if fr.state, err = fr.conv.State(); err != nil {
 		fr.err = fmt.Errorf("checkpoint %s: %w", fr.path, err)
+	}
+}
+
+// flushAsBefore flushes the converter after the line an earlier import
+// flushed after, as that import did, if it holds lines there.
+func (fr *fileRun) flushAsBefore(line int) {
+	for len(fr.flushAt) > 0 && fr.flushAt[0] <= line {
+		if fr.flushAt[0] == line {
+			if _, _, held := fr.conv.Held(); held {
+				fr.outs = append(fr.outs, fr.conv.Flush()...)
+			}
+		}
+		fr.flushAt = fr.flushAt[1:]
 	}
 }
 
@@ -246,6 +275,12 @@ func (r *run) write(ctx context.Context, fr *fileRun) (FileStats, error) {
 		return *st, fr.err
 	}
 	defer fr.w.close()
+	if fr.flushed > 0 {
+		// Written down before the entries the flush made are.
+		if err := r.flushes.record(fr.path, fr.id.ino, fr.flushed); err != nil {
+			return *st, err
+		}
+	}
 	err := fr.w.add(ctx, fr.outs)
 	if err == nil {
 		err = fr.w.flush(ctx)

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -215,6 +216,9 @@ func (b *bench) tapes() string {
 	b.t.Helper()
 	var out strings.Builder
 	root := filepath.Join(b.ws.Dir(), "tapes")
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		return "" // no tape yet
+	}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

@@ -32,6 +32,7 @@ type run struct {
 	// read the tape the first just wrote. Only the last file's, so that
 	// a run of thousands of tapes holds one tape's ids, not all.
 	lastIDs map[string]map[string]bool
+	flushes *flushJournal
 }
 
 func (im *Importer) newRun() (*run, error) {
@@ -44,7 +45,8 @@ func (im *Importer) newRun() (*run, error) {
 	}
 	// Checkpoints of version 2 are saved in version 3's form at the end,
 	// even if nothing else changed.
-	return &run{im: im, cp: cp, marks: map[string]string{}, distrust: map[string]bool{}, savedAt: time.Now(), dirty: cp.legacy}, nil
+	return &run{im: im, cp: cp, marks: map[string]string{}, distrust: map[string]bool{}, savedAt: time.Now(), dirty: cp.legacy,
+		flushes: newFlushJournal(im.ws, im.src, !im.DeferSyncs)}, nil
 }
 
 // mark is the tape's mark now.
@@ -81,6 +83,7 @@ func (r *run) trusts(cp *checkpoint) (bool, error) {
 }
 
 func (r *run) close() {
+	r.flushes.close()
 	if r.tapesDir != nil {
 		r.tapesDir.Close()
 	}
@@ -94,7 +97,10 @@ func (r *run) save() error {
 	if err := r.im.ws.SyncDeferred(); err != nil {
 		return err
 	}
-	return r.cp.save(r.im.ws, r.im.src)
+	if err := r.cp.save(r.im.ws, r.im.src); err != nil {
+		return err
+	}
+	return r.flushes.prune(r.cp)
 }
 
 // saveEvery saves the checkpoints when the last save is older than d, so

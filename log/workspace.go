@@ -274,6 +274,20 @@ func (w *Workspace) OpenPrivate(rel string) (*os.File, error) {
 	return f, nil
 }
 
+// AppendPrivate opens the workspace file rel to append to, creating it
+// (and its folder) private to the owner: for a journal tape keeps beside
+// the tapes, written a line at a time.
+func (w *Workspace) AppendPrivate(rel string) (*os.File, error) {
+	if err := w.mkdirAll(path.Dir(rel)); err != nil {
+		return nil, err
+	}
+	f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_APPEND, filePerm)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", rel, err)
+	}
+	return f, nil
+}
+
 // OpenRead opens the workspace file rel for reading only: for a file
 // tape keeps beside the tapes that is decoded as it is read.
 func (w *Workspace) OpenRead(rel string) (*os.File, error) {

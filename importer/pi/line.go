@@ -93,7 +93,14 @@ func (c *converter) mapRecord(in *input) []source.Output {
 	case "":
 		return append(out, c.event(in, 0, "pi/record", in.rec.whole()))
 	case "session":
-		return append(out, c.kept(in)) // a second header
+		// A second header, or the first after a title line flushed
+		// alone started the tape: kept, under an id of its own where
+		// it would be the first anchor's.
+		o := c.kept(in)
+		if o.Entry.ID == c.anchorID() {
+			o.Entry.ID += "/header"
+		}
+		return append(out, o)
 	case "title":
 		return append(out, c.slot(in)...)
 	case "message":
