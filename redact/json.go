@@ -1,0 +1,124 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/tape-dev/tape/internal/rawjson"
+)
+
+// separator goes between the strings of a JSON value scanned together:
+// a NUL and a newline, which no rule's secret spans but gitleaks'
+// private-key rule and this package's (which stops at a NUL); a finding
+// that spans one anyway makes the strings be scanned one by one.
+const separator = "\x00\n"
+
+// JSON returns the JSON value raw with every secret in its strings (keys
+// and values) replaced by [REDACTED:<kind>], and what was found; raw
+// itself when nothing was. Everything else is kept byte for byte: the
+// order of members, numbers, spacing. The scan is one pass over the
+// bytes, at any depth, with no recursion.
+func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
+	spans := stringSpans(raw)
+	if len(spans) == 0 {
+		return raw, nil
+	}
+	texts := make([]string, len(spans))
+	for i, s := range spans {
+		texts[i] = decodeString(raw[s[0]:s[1]])
+	}
+	found := r.Find(strings.Join(withNested(texts, maxNesting), separator))
+	if len(found) == 0 {
+		return raw, nil
+	}
+	if spansStrings(found) {
+		found = nil
+		for _, t := range withNested(texts, maxNesting) {
+			found = append(found, r.Find(t)...)
+		}
+		found = dedupe(found)
+	}
+	out := make([]byte, 0, len(raw))
+	last := 0
+	for i, s := range spans {
+		t := Replace(texts[i], found)
+		if t == texts[i] {
+			continue
+		}
+		out = append(out, raw[last:s[0]]...)
+		out = rawjson.AppendString(out, t)
+		last = s[1]
+	}
+	return append(out, raw[last:]...), found
+}
+
+// maxNesting bounds how deep JSON() looks into strings that are JSON
+// texts themselves (a tool call's arguments; a result that is a JSON
+// document): a secret inside is scanned as it reads there, not with the
+// escapes of each level around it.
+const maxNesting = 3
+
+// withNested is texts and the strings of those that are JSON texts,
+// down to depth levels.
+func withNested(texts []string, depth int) []string {
+	all := texts
+	for _, t := range texts {
+		if depth == 0 || len(t) < 2 || (t[0] != '{' && t[0] != '[') || !json.Valid([]byte(t)) {
+			continue
+		}
+		var inner []string
+		for _, s := range stringSpans([]byte(t)) {
+			inner = append(inner, decodeString([]byte(t[s[0]:s[1]])))
+		}
+		all = append(all, withNested(inner, depth-1)...)
+	}
+	return all
+}
+
+func spansStrings(found []Finding) bool {
+	for _, f := range found {
+		if strings.Contains(f.Secret, "\x00") {
+			return true
+		}
+	}
+	return false
+}
+
+// stringSpans are the byte ranges of the string tokens of a JSON text,
+// quotes included. A string left open runs to the end.
+func stringSpans(raw []byte) [][2]int {
+	var spans [][2]int
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		start := i
+		for i++; i < len(raw) && raw[i] != '"'; i++ {
+			if raw[i] == '\\' {
+				i++
+			}
+		}
+		end := min(i+1, len(raw))
+		spans = append(spans, [2]int{start, end})
+		i = end - 1
+	}
+	return spans
+}
+
+// decodeString is the text of a JSON string token; one that does not
+// decode is taken as written, between its quotes.
+func decodeString(tok []byte) string {
+	inner := tok[1:]
+	if len(inner) > 0 && inner[len(inner)-1] == '"' {
+		inner = inner[:len(inner)-1]
+	}
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
+	}
+	var s string
+	if json.Unmarshal(tok, &s) != nil {
+		return string(inner)
+	}
+	return s
+}

@@ -1,0 +1,129 @@
+// Package redact finds secrets in what a transcript holds and replaces
+// them with [REDACTED:<kind>], wherever data leaves the machine: an
+// export, a sync to the team index, a page served beyond loopback, an MCP
+// result. The files are never changed; what leaves is.
+//
+// Detection is gitleaks' rule set (its default configuration: some 220
+// rules for cloud keys and the tokens of GitHub, GitLab, Slack, Stripe,
+// OpenAI, Anthropic, Google and others, kept up to date by its project),
+// with its generic rule for keys replaced by this package's own, and
+// three more of this package's (rules.go): private-key blocks, passwords
+// in URLs, and values of high entropy assigned to key-like names (as in
+// .env files, JSON, YAML, command lines). Decision 0107.
+package redact
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tape-dev/tape/internal/rawjson"
+	"github.com/zricethezav/gitleaks/v8/detect"
+)
+
+// Finding is one secret found: its kind (a gitleaks rule id, or one of
+// this package's: private-key, url-password, assigned-secret) and the
+// secret itself, which callers must not print.
+type Finding struct {
+	Kind   string
+	Secret string
+}
+
+// Redactor finds and replaces secrets. It is safe for concurrent use.
+// Building one parses the rule set (about 100 ms): build it once, when
+// something is about to leave the machine.
+type Redactor struct {
+	gitleaks *detect.Detector
+}
+
+// dropped are gitleaks rules this package does in its own way: the
+// generic key rule took three quarters of the scan time of source text
+// (it runs a long expression wherever "key", "token", "auth"... appear);
+// assigned-secret covers it.
+var dropped = []string{"generic-api-key"}
+
+// newMu serializes the building of detectors: gitleaks reads its
+// configuration through viper's global instance.
+var newMu sync.Mutex
+
+// New builds a Redactor.
+func New() (*Redactor, error) {
+	newMu.Lock()
+	d, err := detect.NewDetectorDefaultConfig()
+	newMu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("redact: load the gitleaks rules: %w", err)
+	}
+	for _, id := range dropped {
+		delete(d.Config.Rules, id)
+	}
+	if len(d.Config.Rules) == 0 {
+		return nil, errors.New("redact: the gitleaks rule set is empty")
+	}
+	return &Redactor{gitleaks: d}, nil
+}
+
+// Find lists the secrets in text, each once, the longest first.
+func (r *Redactor) Find(text string) []Finding {
+	var found []Finding
+	for _, f := range r.gitleaks.DetectString(text) {
+		if s := strings.TrimSpace(f.Secret); len(s) >= minSecret {
+			found = append(found, Finding{Kind: f.RuleID, Secret: s})
+		}
+	}
+	found = append(found, findOwn(text)...)
+	return dedupe(found)
+}
+
+// minSecret is the shortest secret replaced: shorter matches are noise
+// (and replacing every "abc" in a text would be its own harm).
+const minSecret = 8
+
+// dedupe keeps one finding per secret (the first kind found), longest
+// first, so that a secret is replaced before any part of it.
+func dedupe(found []Finding) []Finding {
+	seen := map[string]bool{}
+	out := found[:0]
+	for _, f := range found {
+		if !seen[f.Secret] {
+			seen[f.Secret] = true
+			out = append(out, f)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Finding) int { return cmp.Compare(len(b.Secret), len(a.Secret)) })
+	return out
+}
+
+// Text is text with every secret found replaced by [REDACTED:<kind>],
+// and what was found.
+func (r *Redactor) Text(text string) (string, []Finding) {
+	found := r.Find(text)
+	return Replace(text, found), found
+}
+
+// Replace replaces each finding's secret in text, every place it occurs:
+// as it is, and as it reads inside a JSON string (a secret with a newline
+// or a quote, in a JSON text held as a string).
+func Replace(text string, found []Finding) string {
+	for _, f := range found {
+		if strings.Contains(text, f.Secret) {
+			text = strings.ReplaceAll(text, f.Secret, Mark(f.Kind))
+		}
+		if escaped := jsonInner(f.Secret); escaped != f.Secret && strings.Contains(text, escaped) {
+			text = strings.ReplaceAll(text, escaped, Mark(f.Kind))
+		}
+	}
+	return text
+}
+
+// jsonInner is s as it reads inside a JSON string.
+func jsonInner(s string) string {
+	q := rawjson.AppendString(nil, s)
+	return string(q[1 : len(q)-1])
+}
+
+// Mark is what a secret of a kind becomes.
+func Mark(kind string) string { return "[REDACTED:" + kind + "]" }
