@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"github.com/tape-dev/tape/redact/redacttest"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -52,26 +53,26 @@ func TestPlantedSecretsAreRedacted(t *testing.T) {
 	r := testRedactor(t)
 	for seed := range uint64(5) {
 		rng := rand.New(rand.NewPCG(seed, 36))
-		secrets := plantedSecrets(rng)
+		secrets := redacttest.Secrets(rng)
 		if len(secrets) < 20 {
 			t.Fatalf("%d kinds of secrets planted; the issue asks for 20 or more", len(secrets))
 		}
 		for _, p := range secrets {
-			text, found := r.Text(p.line)
-			if strings.Contains(text, p.secret) {
-				t.Errorf("seed %d, %s: left in the text: %q", seed, p.name, text)
+			text, found := r.Text(p.Line)
+			if strings.Contains(text, p.Secret) {
+				t.Errorf("seed %d, %s: left in the text: %q", seed, p.Name, text)
 			}
-			if !strings.Contains(text, Mark(p.kind)) {
-				t.Errorf("seed %d, %s: %q; want it marked %s (found %v)", seed, p.name, text, Mark(p.kind), kinds(found))
+			if !strings.Contains(text, Mark(p.Kind)) {
+				t.Errorf("seed %d, %s: %q; want it marked %s (found %v)", seed, p.Name, text, Mark(p.Kind), kinds(found))
 			}
 			for place, payload := range places {
-				raw := payload(p.line)
+				raw := payload(p.Line)
 				out, found := r.JSON(raw)
-				if strings.Contains(string(out), p.secret) || strings.Contains(string(out), jsonInner(p.secret)) {
-					t.Errorf("seed %d, %s in a %s: left in %s", seed, p.name, place, out)
+				if strings.Contains(string(out), p.Secret) || strings.Contains(string(out), jsonInner(p.Secret)) {
+					t.Errorf("seed %d, %s in a %s: left in %s", seed, p.Name, place, out)
 				}
 				if len(found) == 0 || !json.Valid(out) {
-					t.Errorf("seed %d, %s in a %s: found %v, valid JSON %v: %s", seed, p.name, place, kinds(found), json.Valid(out), out)
+					t.Errorf("seed %d, %s in a %s: found %v, valid JSON %v: %s", seed, p.Name, place, kinds(found), json.Valid(out), out)
 				}
 			}
 		}
@@ -90,16 +91,16 @@ func kinds(found []Finding) []string {
 func TestJSONKeepsAllButTheSecrets(t *testing.T) {
 	t.Parallel()
 	r := testRedactor(t)
-	secrets := plantedSecrets(rand.New(rand.NewPCG(7, 36)))
+	secrets := redacttest.Secrets(rand.New(rand.NewPCG(7, 36)))
 	var lines []string
 	for _, p := range secrets {
-		lines = append(lines, p.line)
+		lines = append(lines, p.Line)
 	}
 	raw := []byte(`{"n": 1.50, "list": [true, null, "plain words"], "content": ` + string(rawjson.AppendString(nil, strings.Join(lines, "\n"))) + `, "z": "last"}`)
 	out, found := r.JSON(raw)
 	for _, p := range secrets {
-		if strings.Contains(string(out), jsonInner(p.secret)) {
-			t.Errorf("%s left in the output", p.name)
+		if strings.Contains(string(out), jsonInner(p.Secret)) {
+			t.Errorf("%s left in the output", p.Name)
 		}
 	}
 	if len(found) < len(secrets) {

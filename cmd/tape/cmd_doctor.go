@@ -96,6 +96,9 @@ func (c *DoctorCmd) Run(env *Env, g *Globals) error {
 	} else if err := printProblems(env, ws, problems, res); err != nil {
 		return err
 	}
+	if err := noteSecrets(env, ws); err != nil {
+		return err
+	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s in %s; fix them as each line says, then run 'tape doctor' again", errProblems, wording.Plural(len(problems), "problem", "problems"), ws.Dir())
 	}

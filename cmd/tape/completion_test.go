@@ -29,7 +29,7 @@ func TestCompletionBash(t *testing.T) {
 		want  string
 	}{
 		{"tape lo", "log"},
-		{"tape s", "sources show search statusline serve sync"}, // in the order of tape --help
+		{"tape s", "sources show search statusline secrets serve sync"}, // in the order of tape --help
 		{"tape -t main log --fo", "--follow"},
 		{"tape --tape-dir x search --all", "--all-tapes"},
 		{"tape log --color al", "always"},

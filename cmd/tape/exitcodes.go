@@ -50,7 +50,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, errNoMatch):
+	case errors.Is(err, errNoMatch), errors.Is(err, errSecretsFound):
 		return exitNoMatch
 	case errors.Is(err, errServer):
 		return exitServer
@@ -68,8 +68,8 @@ func exitCode(err error) int {
 // hint that says what to run when there is one: on the same line, or on a
 // second, "hint: ...", for a hintError.
 func report(w io.Writer, err error) {
-	if errors.Is(err, errNoMatch) {
-		return // like grep: the empty output says it
+	if errors.Is(err, errNoMatch) || errors.Is(err, errSecretsFound) {
+		return // like grep: the output says it
 	}
 	msg := withoutPackages(err)
 	if errors.Is(err, tapelog.ErrNoWorkspace) {

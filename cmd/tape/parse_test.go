@@ -39,6 +39,7 @@ var parseCases = [][]string{
 	{"statusline"}, {"statusline", "--cost-source", "tape"},
 	{"prices"}, {"prices", "claude-sonnet-4-5", "--json"}, {"prices", "--all"}, {"prices", "update", "list.json"}, {"prices", "show", "gpt-5"},
 	{"messages", "--limit", "3"},
+	{"secrets"}, {"secrets", "--all-tapes", "--json"},
 	{"reindex", "--full"},
 	{"watch"},
 	{"mcp"}, {"--tape-dir", "/tmp/ws/.tape", "mcp", "--allow-write"},

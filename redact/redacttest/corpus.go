@@ -1,4 +1,6 @@
-package redact
+// Package redacttest is the corpus of planted secrets that the tests of
+// every place data leaves the machine run: export, sync, serve, mcp.
+package redacttest
 
 import (
 	"encoding/base64"
@@ -7,15 +9,15 @@ import (
 	"strings"
 )
 
-// A planted secret: what kind of secret it is, the secret, and a line
-// that holds it as a transcript would. The secrets are made at random
-// from their vendors' published shapes each run, so that none is a real
-// one and none sits in this repository for a scanner to flag.
-type planted struct {
-	name   string // what it is
-	kind   string // the kind its mark names
-	secret string
-	line   string
+// Planted is a planted secret: what kind of secret it is, the secret,
+// and a line that holds it as a transcript would. The secrets are made at
+// random from their vendors' published shapes each run, so that none is a
+// real one and none sits in this repository for a scanner to flag.
+type Planted struct {
+	Name   string // what it is
+	Kind   string // the kind its mark names
+	Secret string
+	Line   string
 }
 
 // charsets of the shapes below.
@@ -36,10 +38,10 @@ func randomOf(r *rand.Rand, set string, n int) string {
 	return string(b)
 }
 
-// plantedSecrets is 24 kinds of secrets, in the places a transcript
-// holds them: a command's output, an .env file read back, a config the
-// model wrote, a URL in a shell command.
-func plantedSecrets(r *rand.Rand) []planted {
+// Secrets is 25 kinds of secrets, in the places a transcript holds them:
+// a command's output, an .env file read back, a config the model wrote,
+// a URL in a shell command.
+func Secrets(r *rand.Rand) []Planted {
 	pick := func(set string, n int) string { return randomOf(r, set, n) }
 	jwtPart := func(v string) string { return base64.RawURLEncoding.EncodeToString([]byte(v)) }
 	rsaBody := func() string {
@@ -49,9 +51,9 @@ func plantedSecrets(r *rand.Rand) []planted {
 		}
 		return strings.Join(lines, "\n")
 	}
-	var ps []planted
+	var ps []Planted
 	add := func(name, kind, secret, line string) {
-		ps = append(ps, planted{name: name, kind: kind, secret: secret, line: fmt.Sprintf(line, secret)})
+		ps = append(ps, Planted{Name: name, Kind: kind, Secret: secret, Line: fmt.Sprintf(line, secret)})
 	}
 	add("AWS access key id", "aws-access-token", "AKIA"+pick(upper32, 16), "aws_access_key_id = %s")
 	add("GitHub token", "github-pat", "ghp_"+pick(alnum, 36), "export GH_TOKEN=%s")
@@ -74,6 +76,7 @@ func plantedSecrets(r *rand.Rand) []planted {
 	add("JSON web token", "jwt", "eyJ"+jwtPart(`{"alg":"HS256","typ":"JWT"}`)[3:]+"."+jwtPart(`{"sub":"`+pick(digits, 10)+`","name":"`+pick(lower, 8)+`","iat":1516239022}`)+"."+pick(urlsafe, 43), "Authorization: Bearer %s")
 	add("RSA private key", "private-key", "-----BEGIN RSA PRIVATE KEY-----\n"+rsaBody()+"\n-----END RSA PRIVATE KEY-----", "$ cat ~/.ssh/id_rsa\n%s\n")
 	add("OpenSSH private key", "private-key", "-----BEGIN OPENSSH PRIVATE KEY-----\n"+rsaBody()+"\n-----END OPENSSH PRIVATE KEY-----", "%s")
+	add("Vault token", "vault-service-token", "hvs."+pick(urlsafe, 95), "VAULT_ADDR=https://vault:8200 vault login %s")
 	add("password in a URL", "url-password", "Zq"+pick(alnum, 14)+"9", "psql postgres://admin:%s@db.internal:5432/app")
 	add(".env password", "assigned-secret", "Xy9"+pick(alnum, 21), "DATABASE_PASSWORD=%s")
 	add("client secret in JSON", "assigned-secret", pick(alnum, 20)+"7q", `{"client_secret": "%s", "client_id": "app"}`)

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tape-dev/tape/internal/rawjson"
+	"github.com/tape-dev/tape/redact/redacttest"
+)
+
+// writePlanted writes a tape whose entries hold each planted secret once,
+// in a message, a call's arguments, a result and a thinking event in
+// turn, and returns the secrets by the id of the entry that holds each.
+func writePlanted(t *testing.T, dir, tape string, seed uint64) map[string]redacttest.Planted {
+	t.Helper()
+	folder := filepath.Join(dir, ".tape", "tapes", tape, "anchors", "001_start")
+	if err := os.MkdirAll(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	anchor := `{"kind":"anchor","payload":{"name":"start","state":{}},"date":"2026-11-28T10:00:00Z"}` + "\n"
+	if err := os.WriteFile(filepath.Join(folder, "anchor.json"), []byte(anchor), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]redacttest.Planted{}
+	var lines strings.Builder
+	for i, p := range redacttest.Secrets(rand.New(rand.NewPCG(seed, 36))) {
+		id := fmt.Sprintf("%s-%d", tape, i)
+		byID[id] = p
+		var kind string
+		var payload []byte
+		switch i % 4 {
+		case 0:
+			kind, payload = "message", rawjson.NewObject().Str("role", "user").Str("content", p.Line).Done()
+		case 1:
+			args := rawjson.NewObject().Str("command", p.Line).Done()
+			fn := rawjson.NewObject().Str("name", "Bash").Str("arguments", string(args)).Done()
+			kind, payload = "tool_call", rawjson.NewObject().Raw("calls", rawjson.Array(rawjson.NewObject().Str("id", id).Raw("function", fn).Done())).Done()
+		case 2:
+			res := rawjson.NewObject().Str("tool_call_id", id).Str("content", "$ cat .env\n"+p.Line+"\n").Done()
+			kind, payload = "tool_result", rawjson.NewObject().Raw("results", rawjson.Array(res)).Done()
+		default:
+			data := rawjson.NewObject().Str("thinking", "They pasted "+p.Line).Done()
+			kind, payload = "event", rawjson.NewObject().Str("name", "thinking").Raw("data", data).Done()
+		}
+		fmt.Fprintf(&lines, `{"id":%q,"kind":%q,"payload":%s,"date":"2026-11-28T10:00:%02dZ"}`+"\n", id, kind, payload, i)
+	}
+	if err := os.WriteFile(filepath.Join(folder, "entries.jsonl"), []byte(lines.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return byID
+}
+
+// tape secrets names every planted secret by its tape, anchor, entry id
+// and kind, prints none of them, and exits 1; a tape without one, 0.
+func TestSecretsFindsEveryPlantedSecret(t *testing.T) {
+	t.Parallel()
+	dir := newCLIWorkspace(t)
+	planted := writePlanted(t, dir, "leaky", 1)
+	for id, p := range writePlanted(t, dir, "leaky2", 2) {
+		planted[id] = p
+	}
+	stdout, stderr, code := runTape(t, dir, "secrets", "--all-tapes", "--json")
+	if code != exitNoMatch {
+		t.Fatalf("exit %d; want 1: %s", code, stderr)
+	}
+	for _, p := range planted {
+		if strings.Contains(stdout+stderr, p.Secret) {
+			t.Errorf("%s printed", p.Name)
+		}
+	}
+	found := map[string]string{}
+	for _, rec := range jsonRecords(t, stdout) {
+		if rec["anchor"] != "001_start" || rec["file"] == "" || rec["line"] == nil {
+			t.Errorf("record %v: want its anchor, file and line", rec)
+		}
+		found[rec["id"].(string)] = rec["kind"].(string)
+	}
+	for id, p := range planted {
+		if kind, ok := found[id]; !ok || kind != p.Kind {
+			t.Errorf("%s (%s): found as %q; want %s", p.Name, id, kind, p.Kind)
+		}
+	}
+	if !strings.Contains(stderr, "50 secrets in 2 of 3 tapes") {
+		t.Errorf("stderr %q; want the count", stderr)
+	}
+	table := mustFail(t, dir, exitNoMatch, "secrets", "--tape", "leaky")
+	if !strings.Contains(table, "TAPE") || !strings.Contains(table, "leaky-0") || strings.Contains(table, "leaky2") {
+		t.Errorf("the table of one tape:\n%s", table)
+	}
+	if _, stderr, _ := runTape(t, dir, "doctor"); !strings.Contains(stderr, "note: 50 secrets in 2 of 3 tapes") {
+		t.Errorf("tape doctor: %q; want a note of the secrets", stderr)
+	}
+	mustRun(t, dir, "append", "-k", "message", `{"role":"user","content":"nothing secret here: token := auth.Token(ctx)"}`)
+	if _, stderr, code := runTape(t, dir, "secrets"); code != exitOK || !strings.Contains(stderr, "no secret found in 1 tape") {
+		t.Errorf("a tape without secrets: exit %d, %q", code, stderr)
+	}
+}
+
+// mustFail runs tape, wants exit code, and returns stdout.
+func mustFail(t *testing.T, dir string, code int, args ...string) string {
+	t.Helper()
+	stdout, stderr, got := runTape(t, dir, args...)
+	if got != code {
+		t.Fatalf("tape %s: exit %d, want %d: %s", strings.Join(args, " "), got, code, stderr)
+	}
+	return stdout
+}

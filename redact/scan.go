@@ -1,0 +1,115 @@
+package redact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	tapelog "github.com/tape-dev/tape/log"
+)
+
+// Entry is e with the secrets of its payload and meta replaced, and what
+// was found; e itself when nothing was.
+func (r *Redactor) Entry(e tapelog.Entry) (tapelog.Entry, []Finding) {
+	payload, found := r.JSON(e.Payload)
+	meta, inMeta := r.JSON(e.Meta)
+	if len(found) == 0 && len(inMeta) == 0 {
+		return e, nil
+	}
+	e.Payload, e.Meta = payload, meta
+	return e, dedupe(append(found, inMeta...))
+}
+
+// Place is where a secret is: never the secret.
+type Place struct {
+	Tape      string
+	Anchor    string // the anchor folder, "002_plan"
+	ID        string // the entry's id
+	EntryKind string // message, tool_call...
+	Date      string
+	File      string // the entry's file, relative to the workspace
+	Line      int
+	Kind      string // the secret's kind
+}
+
+// ScanTapes finds the secrets of the named tapes, reading their files, on
+// as many goroutines as there are CPUs; fn gets each tape's places in the
+// order of names, its entries in order. A line of a tape that cannot be
+// read is skipped (tape doctor names it); any other error ends the scan.
+func (r *Redactor) ScanTapes(ctx context.Context, ws *tapelog.Workspace, names []string, fn func([]Place) error) error {
+	type result struct {
+		places []Place
+		err    error
+		done   chan struct{}
+	}
+	results := make([]*result, len(names))
+	for i := range results {
+		results[i] = &result{done: make(chan struct{})}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := range next {
+				res := results[i]
+				res.places, res.err = r.scanTape(ctx, ws, names[i])
+				close(res.done)
+			}
+		})
+	}
+	go func() {
+		defer close(next)
+		for i := range names {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var err error
+	for _, res := range results {
+		select {
+		case <-res.done:
+		case <-ctx.Done():
+		}
+		if err = errors.Join(ctx.Err(), res.err); err == nil {
+			err = fn(res.places)
+		}
+		if err != nil {
+			break
+		}
+	}
+	cancel()
+	wg.Wait()
+	return err
+}
+
+// scanTape finds the secrets of one tape.
+func (r *Redactor) scanTape(ctx context.Context, ws *tapelog.Workspace, name string) ([]Place, error) {
+	t, err := ws.Tape(name)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	var places []Place
+	for e, err := range t.All(ctx) {
+		var le *tapelog.LineError
+		if errors.As(err, &le) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read tape %s: %w", name, err)
+		}
+		_, found := r.Entry(e)
+		for _, f := range found {
+			places = append(places, Place{Tape: name, Anchor: e.Pos.Folder, ID: e.ID, EntryKind: e.Kind, Date: e.Date,
+				File: e.Pos.Path(), Line: e.Pos.Line, Kind: f.Kind})
+		}
+	}
+	return places, nil
+}
