@@ -41,6 +41,7 @@ type CLI struct {
 	Statusline StatuslineCmd `cmd:"" group:"views" help:"Print Claude Code's status line: the model, the session's, today's and the active 5-hour block's cost."`
 	Prices     PricesCmd     `cmd:"" group:"views" help:"Show the prices costs are reckoned with (LiteLLM's list, a snapshot shipped with tape); update them."`
 	Messages   MessagesCmd   `cmd:"" group:"views" help:"List the chat messages of a tape in order, a page at a time."`
+	Export     ExportCmd     `cmd:"" group:"read" help:"Write a session to share it: Markdown, one HTML file, JSON or JSONL, secrets redacted. Example: tape export -t NAME -o session.html"`
 	Secrets    SecretsCmd    `cmd:"" group:"read" help:"List where the tapes hold secrets (keys, tokens, passwords): tape, anchor, entry id, kind, never the secret; exit 1 if any. Example: tape secrets --all-tapes"`
 	Reindex    ReindexCmd    `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`
 	Watch      WatchCmd      `cmd:"" group:"index" help:"Keep the index live while agents write (fsnotify)."`

@@ -40,6 +40,8 @@ var parseCases = [][]string{
 	{"prices"}, {"prices", "claude-sonnet-4-5", "--json"}, {"prices", "--all"}, {"prices", "update", "list.json"}, {"prices", "show", "gpt-5"},
 	{"messages", "--limit", "3"},
 	{"secrets"}, {"secrets", "--all-tapes", "--json"},
+	{"export"}, {"export", "t1", "t2", "-o", "out/", "--format", "html", "--no-redact", "--kind", "message", "--since", "2d", "--until", "1d"},
+	{"export", "--anchor", "2", "-f", "json", "-o", "x.json"}, {"export", "--all-tapes", "-o", "out", "-a"},
 	{"reindex", "--full"},
 	{"watch"},
 	{"mcp"}, {"--tape-dir", "/tmp/ws/.tape", "mcp", "--allow-write"},
