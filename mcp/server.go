@@ -13,6 +13,7 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/pricing"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/redact"
 )
 
 // Options configure a server.
@@ -29,6 +30,10 @@ type Options struct {
 	Version string
 	// Prices price the usage tool's runs (cost_usd); nil for tokens alone.
 	Prices *pricing.Table
+	// Redactor replaces the secrets of everything the server writes with
+	// [REDACTED:<kind>]: what a transcript holds goes to a model
+	// provider. nil writes them as they are.
+	Redactor *redact.Redactor
 }
 
 // Serve serves the workspace over MCP on r and w (a client's pipes:
@@ -44,7 +49,7 @@ func Serve(ctx context.Context, ws *tapelog.Workspace, r io.Reader, w io.Writer,
 	defer s.close()
 	// The input answers the lines the SDK would end the session at, and
 	// bounds each line (input.go): the SDK's own bound is off.
-	out := &output{w: w, flight: newInFlight(), batches: newBatchRules()}
+	out := &output{w: w, flight: newInFlight(), batches: newBatchRules(), redactor: opts.Redactor}
 	transport := &sdk.IOTransport{
 		Reader:        io.NopCloser(newInput(ctx, r, out, maxMessage(ws))),
 		Writer:        nopCloser{out},

@@ -59,21 +59,41 @@ func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
 // escapes of each level around it.
 const maxNesting = 3
 
-// withNested is texts and the strings of those that are JSON texts,
-// down to depth levels.
+// withNested is texts and the strings of those that are JSON texts, or
+// JSON lines (an MCP resource's entries), down to depth levels.
 func withNested(texts []string, depth int) []string {
 	all := texts
+	if depth == 0 {
+		return all
+	}
 	for _, t := range texts {
-		if depth == 0 || len(t) < 2 || (t[0] != '{' && t[0] != '[') || !json.Valid([]byte(t)) {
-			continue
+		for _, doc := range jsonDocs(t) {
+			var inner []string
+			for _, s := range stringSpans([]byte(doc)) {
+				inner = append(inner, decodeString([]byte(doc[s[0]:s[1]])))
+			}
+			all = append(all, withNested(inner, depth-1)...)
 		}
-		var inner []string
-		for _, s := range stringSpans([]byte(t)) {
-			inner = append(inner, decodeString([]byte(t[s[0]:s[1]])))
-		}
-		all = append(all, withNested(inner, depth-1)...)
 	}
 	return all
+}
+
+// jsonDocs are the JSON objects and arrays t is: itself, or its lines.
+func jsonDocs(t string) []string {
+	start := strings.TrimLeft(t, " \t\r\n")
+	if start == "" || (start[0] != '{' && start[0] != '[') {
+		return nil
+	}
+	if json.Valid([]byte(t)) {
+		return []string{t}
+	}
+	var docs []string
+	for line := range strings.Lines(t) {
+		if l := strings.TrimSpace(line); l != "" && (l[0] == '{' || l[0] == '[') && json.Valid([]byte(l)) {
+			docs = append(docs, l)
+		}
+	}
+	return docs
 }
 
 func spansStrings(found []Finding) bool {

@@ -4,11 +4,13 @@ import (
 	"runtime/debug"
 
 	tapemcp "github.com/tape-dev/tape/mcp"
+	"github.com/tape-dev/tape/redact"
 )
 
 // McpCmd is `tape mcp`.
 type McpCmd struct {
 	AllowWrite bool `name:"allow-write" help:"Enable the append and handoff tools (default: read only)."`
+	NoRedact   bool `name:"no-redact" help:"Send secrets as they are, not as [REDACTED:<kind>] (see tape secrets)."`
 }
 
 func (c *McpCmd) Help() string {
@@ -23,7 +25,9 @@ Tools: search, context (max_tokens), log, show, anchors, tapes, calls, usage;
 with --allow-write, append and handoff. Resources: each tape as tape://<tape>
 and each anchor as tape://<tape>/<folder>, their entries as JSON lines. Each
 call reads the index as fresh as a read command does (a running tape watch,
-else a catch-up).
+else a catch-up). What it answers goes to the agent's model provider:
+secrets are sent as [REDACTED:<kind>] (as tape secrets finds them), unless
+--no-redact.
 
 Example:
   tape mcp --allow-write`
@@ -36,10 +40,16 @@ func (c *McpCmd) Run(env *Env, g *Globals) error {
 	}
 	defer ws.Close()
 	info, _ := debug.ReadBuildInfo()
-	return tapemcp.Serve(env.Context(), ws, env.Stdin, env.Stdout, tapemcp.Options{
+	opts := tapemcp.Options{
 		AllowWrite: c.AllowWrite,
 		Reading:    reading(env, ws),
 		Version:    versionOf(info).Version,
 		Prices:     loadPrices(env),
-	})
+	}
+	if !c.NoRedact {
+		if opts.Redactor, err = redact.New(); err != nil {
+			return err
+		}
+	}
+	return tapemcp.Serve(env.Context(), ws, env.Stdin, env.Stdout, opts)
 }

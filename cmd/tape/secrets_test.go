@@ -109,3 +109,43 @@ func mustFail(t *testing.T, dir string, code int, args ...string) string {
 	}
 	return stdout
 }
+
+// tape mcp sends no planted secret: not in a tool's result (structured
+// or text), not in a resource; --no-redact sends them.
+func TestMCPRedactsEverySecret(t *testing.T) {
+	t.Parallel()
+	dir := newCLIWorkspace(t)
+	planted := writePlanted(t, dir, "leaky", 6)
+	requests := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"log","arguments":{"tape":"leaky","all":true}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"cat","all_tapes":true}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"tape://leaky"}}`,
+	}, "\n") + "\n"
+	out, stderr, code := runTapeStdin(t, dir, requests, "mcp")
+	if code != 0 {
+		t.Fatalf("tape mcp: exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(out, "\n"); n < 4 {
+		t.Fatalf("%d answers; want 4:\n%s", n, out)
+	}
+	for _, p := range planted {
+		if strings.Contains(out, jsonInner(p.Secret)) || strings.Contains(out, jsonInner(jsonInner(p.Secret))) {
+			t.Errorf("%s sent", p.Name)
+		}
+	}
+	if !strings.Contains(out, "[REDACTED:") {
+		t.Error("no secret marked redacted")
+	}
+	raw, _, _ := runTapeStdin(t, dir, requests, "mcp", "--no-redact")
+	sent := 0
+	for _, p := range planted {
+		if strings.Contains(raw, jsonInner(p.Secret)) || strings.Contains(raw, jsonInner(jsonInner(p.Secret))) {
+			sent++
+		}
+	}
+	if sent != len(planted) {
+		t.Errorf("--no-redact sent %d of %d secrets", sent, len(planted))
+	}
+}
