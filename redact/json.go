@@ -28,16 +28,9 @@ func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
 	for i, s := range spans {
 		texts[i] = decodeString(raw[s[0]:s[1]])
 	}
-	found := r.Find(strings.Join(withNested(texts, maxNesting), separator))
+	found := r.FindAll(withNested(texts, maxNesting))
 	if len(found) == 0 {
 		return raw, nil
-	}
-	if spansStrings(found) {
-		found = nil
-		for _, t := range withNested(texts, maxNesting) {
-			found = append(found, r.Find(t)...)
-		}
-		found = dedupe(found)
 	}
 	out := make([]byte, 0, len(raw))
 	last := 0
@@ -94,6 +87,21 @@ func jsonDocs(t string) []string {
 		}
 	}
 	return docs
+}
+
+// FindAll is the secrets of texts, each text on its own: no secret spans
+// two. They are scanned in one pass, a NUL and a newline between them,
+// and one by one when a finding spans that.
+func (r *Redactor) FindAll(texts []string) []Finding {
+	found := r.Find(strings.Join(texts, separator))
+	if !spansStrings(found) {
+		return found
+	}
+	found = nil
+	for _, t := range texts {
+		found = append(found, r.Find(t)...)
+	}
+	return dedupe(found)
 }
 
 func spansStrings(found []Finding) bool {

@@ -250,7 +250,7 @@ func (s *Server) sendNew(ctx context.Context, w io.Writer, tape string, at *plac
 			return false, err
 		}
 	}
-	writeEvent(w, "entries", at.String(), html.Bytes())
+	writeEvent(w, "entries", at.String(), s.scrub(html.Bytes()))
 	left := liveBytes - html.Len()
 	for _, cv := range c.changed {
 		html = &budgeted{limit: max(0, left)}
@@ -266,7 +266,7 @@ func (s *Server) sendNew(ctx context.Context, w io.Writer, tape string, at *plac
 			return false, err
 		}
 		if fit {
-			writeEvent(w, "call", "", html.Bytes())
+			writeEvent(w, "call", "", s.scrub(html.Bytes()))
 			left -= html.Len()
 		}
 	}

@@ -28,5 +28,5 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, notFound("no page at %s", r.URL.Path))
 	})
-	return s.guard(mux)
+	return s.guard(s.scrubbing(mux))
 }

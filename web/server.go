@@ -20,6 +20,7 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/pricing"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/redact"
 )
 
 //go:embed templates/*.html
@@ -52,6 +53,9 @@ type Options struct {
 	Timeouts Timeouts
 	// Prices price the usage page's runs; nil shows tokens alone.
 	Prices *pricing.Table
+	// Redactor, if set, replaces the secrets of every page and live event
+	// with [REDACTED:<kind>] (redact.go).
+	Redactor *redact.Redactor
 }
 
 // DefaultMaxStreams is how many live pages a server follows at once. A

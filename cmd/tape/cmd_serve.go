@@ -15,14 +15,16 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/tape-dev/tape/redact"
 	"github.com/tape-dev/tape/web"
 )
 
 // ServeCmd is `tape serve`.
 type ServeCmd struct {
-	Addr  string `default:"127.0.0.1:7070" placeholder:"HOST:PORT" help:"Where to listen. Loopback needs no token; any other address does (one is made up when --token is not given). Port 0 picks a free one."`
-	Open  bool   `help:"Open the page in the browser."`
-	Token string `env:"TAPE_SERVE_TOKEN" placeholder:"TOKEN" help:"Ask every request for this token (?token=, then a cookie). Needed to listen beyond loopback."`
+	Addr   string `default:"127.0.0.1:7070" placeholder:"HOST:PORT" help:"Where to listen. Loopback needs no token; any other address does (one is made up when --token is not given). Port 0 picks a free one."`
+	Open   bool   `help:"Open the page in the browser."`
+	Token  string `env:"TAPE_SERVE_TOKEN" placeholder:"TOKEN" help:"Ask every request for this token (?token=, then a cookie). Needed to listen beyond loopback."`
+	Redact bool   `help:"Show secrets as [REDACTED:<kind>] on loopback too (beyond loopback they always are)."`
 }
 
 func (c *ServeCmd) Help() string {
@@ -34,7 +36,9 @@ as agents write them. Every URL names what it shows (/t/<tape>,
 
 It listens on 127.0.0.1:7070 unless told otherwise, and prints the page's URL
 on stdout. Beyond loopback every request needs a token: give one with --token,
-or tape makes one up and prints the URL that carries it.
+or tape makes one up and prints the URL that carries it. Beyond loopback,
+secrets (as tape secrets finds them) are shown as [REDACTED:<kind>] on every
+page; on loopback too with --redact.
 
 Examples:
   tape serve --open
@@ -55,8 +59,14 @@ func (c *ServeCmd) Run(env *Env, g *Globals) error {
 		}
 	}
 	info, _ := debug.ReadBuildInfo()
-	srv, err := web.New(ws, web.Options{Token: token, Reading: reading(env, ws), Version: versionOf(info).Version, Prices: loadPrices(env),
-		Log: slog.New(slog.NewTextHandler(env.Stderr, nil))})
+	opts := web.Options{Token: token, Reading: reading(env, ws), Version: versionOf(info).Version, Prices: loadPrices(env),
+		Log: slog.New(slog.NewTextHandler(env.Stderr, nil))}
+	if c.Redact || !web.IsLoopback(c.Addr) {
+		if opts.Redactor, err = redact.New(); err != nil {
+			return err
+		}
+	}
+	srv, err := web.New(ws, opts)
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,17 @@ package main
 
 import (
 	"fmt"
+	"html"
 	"math/rand/v2"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/redact"
+	"github.com/tape-dev/tape/web"
 
 	"github.com/tape-dev/tape/internal/rawjson"
 	"github.com/tape-dev/tape/redact/redacttest"
@@ -147,5 +153,56 @@ func TestMCPRedactsEverySecret(t *testing.T) {
 	}
 	if sent != len(planted) {
 		t.Errorf("--no-redact sent %d of %d secrets", sent, len(planted))
+	}
+}
+
+// tape serve with a redactor (always beyond loopback, --redact on it)
+// shows no planted secret on any page; without one it shows them.
+func TestServeRedactsEverySecret(t *testing.T) {
+	t.Parallel()
+	dir := newCLIWorkspace(t)
+	planted := writePlanted(t, dir, "leaky", 7)
+	mustRun(t, dir, "reindex")
+	ws, err := tapelog.Open(filepath.Join(dir, ".tape"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	r, err := redact.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := []string{"/", "/t/leaky", "/t/leaky/a/001_start", "/search?q=cat", "/calls"}
+	for _, redactor := range []*redact.Redactor{r, nil} {
+		srv, err := web.New(ws, web.Options{Redactor: redactor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all strings.Builder
+		for _, page := range pages {
+			rec := httptest.NewRecorder()
+			srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1"+page, nil))
+			if rec.Code != 200 {
+				t.Fatalf("%s: %d", page, rec.Code)
+			}
+			all.WriteString(html.UnescapeString(rec.Body.String()))
+		}
+		srv.Close()
+		shown := 0
+		for _, p := range planted {
+			if strings.Contains(all.String(), p.Secret) || strings.Contains(all.String(), jsonInner(p.Secret)) {
+				shown++
+				if redactor != nil {
+					i := strings.Index(all.String(), p.Secret)
+					if i < 0 {
+						i = strings.Index(all.String(), jsonInner(p.Secret))
+					}
+					t.Errorf("%s shown, after %q", p.Name, all.String()[max(0, i-200):max(0, i)])
+				}
+			}
+		}
+		if redactor == nil && shown == 0 {
+			t.Error("without a redactor no secret is shown: the pages do not show what the test plants")
+		}
 	}
 }
