@@ -14,6 +14,10 @@ import (
 // Sync says when an append is made durable.
 type Sync string
 
+// RedactsSync reports whether tape sync replaces secrets: unless
+// config.json says "redact_sync": false.
+func (c Config) RedactsSync() bool { return c.RedactSync == nil || *c.RedactSync }
+
 const (
 	// SyncNone leaves flushing to the kernel: an entry survives a crash of
 	// the process, not always a crash of the machine.
@@ -26,10 +30,14 @@ const (
 // Config is the content of .tape/config.json. Every key is optional; a
 // missing key takes its default.
 type Config struct {
-	Version       int    `json:"version"`
-	DefaultTape   string `json:"default_tape"`
-	Sync          Sync   `json:"sync"`
-	MaxEntryBytes int64  `json:"max_entry_bytes"`
+	Version     int    `json:"version"`
+	DefaultTape string `json:"default_tape"`
+	Sync        Sync   `json:"sync"`
+	// RedactSync, when false, lets tape sync send secrets as they are;
+	// by default (absent, or true) the server never receives one
+	// (package redact).
+	RedactSync    *bool `json:"redact_sync,omitempty"`
+	MaxEntryBytes int64 `json:"max_entry_bytes"`
 	// Follow names the agents whose transcripts `tape watch` mirrors into
 	// tapes when it is not told otherwise ("claude", "codex").
 	Follow []string `json:"follow,omitempty"`

@@ -97,15 +97,16 @@ func (r *Redactor) Text(text string) (string, []Finding) {
 }
 
 // Replace replaces each finding's secret in text, every place it occurs:
-// as it is, and as it reads inside a JSON string (a secret with a newline
-// or a quote, in a JSON text held as a string).
+// as it is, and as it reads inside a JSON string, once or twice escaped
+// (a secret with a newline or a quote, in a JSON line; in a JSON text held
+// as a string of one, as a call's arguments are).
 func Replace(text string, found []Finding) string {
 	for _, f := range found {
-		if strings.Contains(text, f.Secret) {
-			text = strings.ReplaceAll(text, f.Secret, Mark(f.Kind))
-		}
-		if escaped := jsonInner(f.Secret); escaped != f.Secret && strings.Contains(text, escaped) {
-			text = strings.ReplaceAll(text, escaped, Mark(f.Kind))
+		once := jsonInner(f.Secret)
+		for _, form := range []string{f.Secret, once, jsonInner(once)} {
+			if strings.Contains(text, form) {
+				text = strings.ReplaceAll(text, form, Mark(f.Kind))
+			}
 		}
 	}
 	return text

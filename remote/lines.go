@@ -24,6 +24,7 @@ func (s *syncer) syncAnchor(ctx context.Context, af projector.AnchorFolder) erro
 	if err != nil {
 		return err
 	}
+	a, raw = s.redactAnchor(a, raw)
 	k := folderKey{af.Tape, af.Folder}
 	b := s.batch
 	b.removals = append(b.removals, removal{table: "anchors", tape: k.tape, folder: k.folder},
@@ -142,6 +143,7 @@ func (s *syncer) checkpoint(k fileKey, sc *tapelog.FileScanner, stamp string) er
 }
 
 func (s *syncer) addEntry(e tapelog.Entry, raw []byte) {
+	e, raw = s.redactEntry(e, raw)
 	row := projector.EntryRow(e)
 	line := append([]byte(nil), raw...)
 	b := s.batch
@@ -167,7 +169,7 @@ func (s *syncer) entryRow(tape, id, kind string, row projector.Row, raw any) []a
 func (s *syncer) addBad(k fileKey, le *tapelog.LineError, raw []byte) {
 	var rawCol any
 	if raw != nil {
-		rawCol = append([]byte(nil), raw...)
+		rawCol = append([]byte(nil), s.redactText(raw)...)
 	}
 	s.batch.bad = append(s.batch.bad, []any{s.wsID, k.Tape, k.Folder, k.Name, int32(le.Line), le.Offset, pgText(le.Reason), rawCol})
 	s.batch.bytes += len(raw)

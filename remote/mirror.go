@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/redact"
 )
 
 // Mirror keeps a server in step with a local index that a watcher keeps
@@ -26,6 +27,9 @@ type Mirror struct {
 	Retry, MaxRetry time.Duration
 	// OnSync, if set, is told of each sync's outcome.
 	OnSync func(SyncStats, error)
+	// Redactor, if set, replaces the secrets of what is sent
+	// (SyncOptions.Redactor).
+	Redactor *redact.Redactor
 
 	kick chan struct{}
 }
@@ -92,7 +96,7 @@ func (m *Mirror) syncOnce(ctx context.Context, conn **pgx.Conn) (SyncStats, erro
 		}
 		*conn = c
 	}
-	st, err := Sync(ctx, m.IX, *conn, SyncOptions{})
+	st, err := Sync(ctx, m.IX, *conn, SyncOptions{Redactor: m.Redactor})
 	if err != nil && !errors.Is(err, ErrSyncRunning) { // a new connection for the next try: this one may be broken
 		(*conn).Close(context.Background())
 		*conn = nil

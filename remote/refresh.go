@@ -138,6 +138,10 @@ func deleteCallsFrom(ctx context.Context, tx pgx.Tx, wsID string, tapes []string
 var tapeColumns = []string{"workspace_id", "tape", "title", "cwd", "branch", "model", "first", "last", "entries", "anchors", "source", "session_id", "parent"}
 
 func (s *syncer) tapeRow(t sessions.Session) []any {
+	if r := s.opts.Redactor; r != nil { // a title is the first prompt, often; a folder may be named after anything
+		t.Title, _ = r.Text(t.Title)
+		t.CWD, _ = r.Text(t.CWD)
+	}
 	return []any{s.wsID, t.Name, pgText(t.Title), pgText(t.CWD), pgText(t.Branch), pgText(t.Model), timeOrNil(t.First), timeOrNil(t.Last),
 		int32(t.Entries), int32(t.Anchors), pgText(t.Source), pgText(t.SessionID), pgText(t.Parent)}
 }

@@ -17,6 +17,7 @@ import (
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/redact"
 )
 
 // SyncStats says what a sync wrote.
@@ -28,6 +29,7 @@ type SyncStats struct {
 	Removed  int   // files, folders and tapes whose rows were removed
 	Tapes    int   // tapes whose tapes and calls rows were brought up to date
 	Commits  int   // transactions
+	Redacted int   // secrets replaced in what was sent
 	// Unsynced names the files and folders that could not be synced, and
 	// why; the next sync tries them again.
 	Unsynced []string
@@ -45,6 +47,10 @@ func (st *SyncStats) add(w SyncStats) {
 
 // SyncOptions tune a sync.
 type SyncOptions struct {
+	// Redactor, if set, replaces the secrets of every line sent with
+	// [REDACTED:<kind>], in its row, its text and its search vector: the
+	// server never receives them (redact.go).
+	Redactor *redact.Redactor
 	// BatchRows and BatchBytes bound a transaction: it commits once it
 	// holds this many rows, or lines of this many bytes. 0 for the
 	// defaults.

@@ -11,6 +11,7 @@ import (
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/read/records"
+	"github.com/tape-dev/tape/redact"
 	"github.com/tape-dev/tape/remote"
 )
 
@@ -85,7 +86,11 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	waiting := func(wait time.Duration) {
 		fmt.Fprintf(env.Stderr, "tape: waiting up to %s for the server's lock of this workspace: a tape sync holds it, or one killed a moment ago whose session the server has not ended yet\n", wait)
 	}
-	st, err := remote.Sync(env.Context(), ix, conn, remote.SyncOptions{BatchRows: c.BatchRows, Full: c.Full, Moved: c.Moved, OnLockWait: waiting})
+	opts := remote.SyncOptions{BatchRows: c.BatchRows, Full: c.Full, Moved: c.Moved, OnLockWait: waiting}
+	if opts.Redactor, err = syncRedactor(ws); err != nil {
+		return err
+	}
+	st, err := remote.Sync(env.Context(), ix, conn, opts)
 	for _, why := range st.Unsynced {
 		fmt.Fprintf(env.Stderr, "tape: warning: not synced: %s\n", printable(why))
 	}
@@ -115,7 +120,7 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 		fmt.Fprintf(env.Stderr, "hint: 'tape sync --forget %s' removes it from the server\n", o.ID)
 	}
 	rec := records.Sync{Workspace: id.Name, WorkspaceID: id.ID, Server: remote.Redact(u), Entries: st.Entries, BadLines: st.BadLines,
-		Bytes: st.Bytes, Files: st.Files, Removed: st.Removed, Tapes: st.Tapes, Seconds: time.Since(start).Seconds()}
+		Bytes: st.Bytes, Files: st.Files, Removed: st.Removed, Tapes: st.Tapes, Seconds: time.Since(start).Seconds(), Redacted: st.Redacted}
 	if c.JSON {
 		return newJSONLines(env.Stdout).write(rec)
 	}
@@ -129,6 +134,10 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	}
 	if err != nil {
 		return fmt.Errorf("write output: %w", err)
+	}
+	if st.Redacted > 0 {
+		fmt.Fprintf(env.Stderr, "tape: %s sent as [REDACTED:<kind>] ('tape secrets --all-tapes' lists where; \"redact_sync\": false in config.json sends them)\n",
+			wording.Plural(st.Redacted, "secret", "secrets"))
 	}
 	return nil
 }
@@ -270,4 +279,13 @@ func (c *RestoreCmd) Run(env *Env, g *Globals) error {
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
+}
+
+// syncRedactor is what replaces secrets in what a sync sends: one, unless
+// config.json says "redact_sync": false.
+func syncRedactor(ws *tapelog.Workspace) (*redact.Redactor, error) {
+	if !ws.Config().RedactsSync() {
+		return nil, nil
+	}
+	return redact.New()
 }

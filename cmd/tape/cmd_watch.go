@@ -165,6 +165,11 @@ func (c *WatchCmd) mirror(env *Env, ix *projector.Projector, w *fresh.Watcher) (
 	// No identity is made here: the first sync writes one into
 	// config.json once the server took it, as tape sync does.
 	m := remote.NewMirror(ix, c.Sync)
+	r, err := syncRedactor(ix.Workspace())
+	if err != nil {
+		return nil, err
+	}
+	m.Redactor = r
 	server := remote.Redact(c.Sync)
 	quiet := c.Quiet || c.Background
 	warned := map[string]bool{} // each file not synced is named once

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/tape-dev/tape/remote"
 	"github.com/tape-dev/tape/testkit/poll"
 )
@@ -151,4 +153,86 @@ func mustSync(t *testing.T, dir, url string) (string, string) {
 		t.Fatalf("tape sync: exit %d\n%s", code, stderr)
 	}
 	return stdout, stderr
+}
+
+// rowsText is every value the server holds of a workspace, a line each,
+// as PostgreSQL writes each column as text (JSON, text, search vectors).
+func rowsText(t *testing.T, url, wsID string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := remote.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns c
+		WHERE c.table_schema = 'tape' AND EXISTS (SELECT 1 FROM information_schema.columns w
+			WHERE w.table_schema = 'tape' AND w.table_name = c.table_name AND w.column_name = 'workspace_id')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type column struct{ Table, Name, Type string }
+	cols, err := pgx.CollectRows(rows, pgx.RowToStructByPos[column])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range cols {
+		value := pgx.Identifier{c.Name}.Sanitize() + `::text`
+		if c.Type == "bytea" { // a line as it was read: its text, not its hex
+			value = `convert_from(` + pgx.Identifier{c.Name}.Sanitize() + `, 'UTF8')`
+		}
+		q := `SELECT coalesce(` + value + `, '') FROM tape.` + pgx.Identifier{c.Table}.Sanitize() + ` WHERE workspace_id = $1`
+		rows, err := conn.Query(ctx, q, wsID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(strings.Join(texts, "\n") + "\n")
+	}
+	return b.String()
+}
+
+// tape sync sends no planted secret: no row of the server holds one, in
+// a line, a text, a state or a search vector; "redact_sync": false in
+// config.json sends them (the check sees them then).
+func TestPostgresSyncRedactsEverySecret(t *testing.T) {
+	t.Parallel()
+	for _, redacted := range []bool{true, false} {
+		dir := newCLIWorkspace(t)
+		planted := writePlanted(t, dir, "leaky", 8)
+		if !redacted {
+			cfg := filepath.Join(dir, ".tape", "config.json")
+			data, err := os.ReadFile(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = []byte(strings.Replace(string(data), "{", `{"redact_sync": false,`, 1))
+			if err := os.WriteFile(cfg, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		url := pgServer.DB(t)
+		mustProcess(t, dir, nil, "sync", url)
+		all := rowsText(t, url, workspaceID(t, dir))
+		sent := 0
+		for _, p := range planted {
+			first, _, _ := strings.Cut(p.Secret, "\n")
+			for _, form := range []string{p.Secret, jsonInner(p.Secret), jsonInner(jsonInner(p.Secret)), strings.ToLower(first)} {
+				if i := strings.Index(all, form); i >= 0 {
+					sent++
+					if redacted {
+						t.Errorf("%s on the server, after %q", p.Name, all[max(0, i-120):i])
+					}
+					break
+				}
+			}
+		}
+		if !redacted && sent != len(planted) {
+			t.Errorf("redact_sync false: %d of %d secrets on the server; the check does not see what is sent", sent, len(planted))
+		}
+	}
 }

@@ -251,6 +251,7 @@ type Sync struct {
 	Removed     int     `json:"removed"`
 	Tapes       int     `json:"tapes"`
 	Seconds     float64 `json:"seconds"`
+	Redacted    int     `json:"redacted"` // secrets sent as [REDACTED:<kind>]
 }
 
 // ServerWorkspace is a workspace on the team's server, as `tape sync
