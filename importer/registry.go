@@ -102,3 +102,18 @@ func DirsIn(src source.Source, cfg tapelog.Config) []string {
 	}
 	return dirs
 }
+
+// ResumeCommand is the command that reopens a session of the source
+// called name in its agent, and false when the source is unknown or its
+// agent has none (source.Resumer).
+func ResumeCommand(name string, s source.Resumable) ([]string, bool) {
+	src, ok := SourceByName(name)
+	if !ok {
+		return nil, false
+	}
+	r, ok := src.(source.Resumer)
+	if !ok {
+		return nil, false
+	}
+	return r.Resume(s)
+}

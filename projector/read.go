@@ -495,3 +495,21 @@ func (p *Projector) NextAnchor(ctx context.Context, tape, folder string) (a tape
 	a.Entry.Pos = tapelog.Position{Tape: tape, AnchorSeq: a.Seq, Anchor: a.Name, Folder: a.Folder, File: tapelog.AnchorFile}
 	return a, true, nil
 }
+
+// TapeOfEntry is the tape that holds an entry of the given id, the first
+// by name when several do; ok is false when none does. The index has no
+// index on ids: it reads every entry's id (tape resume ENTRY_ID).
+func (p *Projector) TapeOfEntry(ctx context.Context, id string) (tape string, ok bool, err error) {
+	err = p.snapshot(ctx, func(q querier) error {
+		err := q.QueryRowContext(ctx, `SELECT tape FROM entries WHERE id = ? ORDER BY tape LIMIT 1`, id).Scan(&tape)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("find entry %s: %w", id, err)
+		}
+		ok = true
+		return nil
+	})
+	return tape, ok, err
+}
