@@ -36,6 +36,7 @@ type tapeData struct {
 	Warnings             []string
 	Pager                pager
 	Live                 string // the live stream's URL, when the page ends where the tape does
+	Resume               string // the command that reopens the session in its agent (tape resume)
 }
 
 type anchorRow struct {
@@ -77,6 +78,7 @@ type tapeRead struct {
 	total   int
 	stale   []error
 	bad     []read.BadLine
+	resume  string // the shell line that reopens the session in its agent; "" for none
 }
 
 // anchorPage is the page of folder's entries in the tape the URL names;
@@ -142,15 +144,25 @@ func readTape(ctx context.Context, ix *projector.Projector, tape, folder string,
 	}
 	c.finish()
 	list, _, err := sessions.List(ctx, ix, sessions.Filter{Tape: tape, Page: views.Page{Limit: 1}})
+	if err != nil {
+		return t, err
+	}
 	if len(list) == 1 {
 		t.session = list[0]
 	}
-	return t, err
+	if t.session.Source != "" {
+		r, err := read.ResumeOf(ctx, ix, tape)
+		if err != nil {
+			return t, err
+		}
+		t.resume = r.Shell()
+	}
+	return t, nil
 }
 
 func (s *Server) tapeData(tape string, t tapeRead) (tapeData, error) {
 	t.session = clipSession(t.session)
-	d := tapeData{Frame: s.frame(cmp.Or(t.session.Title, tape)), Session: t.session}
+	d := tapeData{Frame: s.frame(cmp.Or(t.session.Title, tape)), Session: t.session, Resume: t.resume}
 	d.Tape, d.Session.Name = tape, tape
 	lo := max(0, min(t.at-anchorsShown/2, len(t.anchors)-anchorsShown))
 	hi := min(len(t.anchors), lo+anchorsShown)

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/web"
 )
 
 // tape resume prints the command that reopens a session, from its tape or
@@ -72,5 +76,32 @@ func TestResume(t *testing.T) {
 	got := mustRun(t, dir, "resume", "fake", "--exec")
 	if want := "ran in " + cwd + " with --resume abc-123\n"; got != want {
 		t.Errorf("--exec printed %q, want %q", got, want)
+	}
+}
+
+// A session's page shows the command that resumes it.
+func TestResumeOnTheWebPage(t *testing.T) {
+	t.Parallel()
+	dir := newCLIWorkspace(t)
+	golden, err := filepath.Abs(filepath.Join("..", "..", "testdata", "import", "claude", "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTape(t, dir, "import", "claude", golden)
+	mustRun(t, dir, "reindex")
+	ws, err := tapelog.Open(filepath.Join(dir, ".tape"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	srv, err := web.New(ws, web.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/t/claude-5d7e6b2e", nil))
+	if want := "cd /home/u/proj &amp;&amp; claude --resume 5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12"; !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("the session's page does not show %q", want)
 	}
 }
