@@ -64,17 +64,9 @@ func Tape(ctx context.Context, w io.Writer, ix Index, name string, opt Options) 
 		return Stats{}, err
 	}
 	var st Stats
-	entries := make([]tapelog.Entry, 0, len(got.Entries))
-	for _, e := range got.Entries {
-		if !opt.dated(e) {
-			continue
-		}
-		if opt.Redactor != nil {
-			var found []redact.Finding
-			e, found = opt.Redactor.Entry(e)
-			st.Redacted += len(found)
-		}
-		entries = append(entries, e)
+	entries := slices.DeleteFunc(got.Entries, func(e tapelog.Entry) bool { return !opt.dated(e) })
+	if opt.Redactor != nil {
+		st.Redacted = opt.Redactor.Entries(entries)
 	}
 	st.Entries = len(entries)
 	head, err := opt.head(ctx, ix, name, entries)

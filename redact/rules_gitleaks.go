@@ -2,6 +2,7 @@ package redact
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -35,6 +36,15 @@ type gitleaksRules struct {
 	index      map[string]int      // rule id -> place in rules
 }
 
+// semiGenericPrefix starts the expressions of half of gitleaks' rules
+// (its semi-generic ones: a name, then an assignment, then the secret):
+// up to 50 name characters before the vendor's name. It only widens the
+// match to the left; the secret is a group further on. Run as written, it
+// made one rule (lob-api-key, keyed on "test_") 700 ms of a 10,000-entry
+// export's 1,400 ms of scanning: it is cut off, and the match starts at
+// the vendor's name. (An allowlist aimed at the match sees it so.)
+const semiGenericPrefix = `(?i)[\w.-]{0,50}?`
+
 // loadGitleaks reads gitleaks' default configuration, through a viper
 // instance of its own (not viper's global one).
 func loadGitleaks(drop []string) (*gitleaksRules, error) {
@@ -64,6 +74,13 @@ func loadGitleaks(drop []string) (*gitleaksRules, error) {
 		r := cfg.Rules[id]
 		if r.Regex == nil || r.Path != nil || slices.Contains(drop, id) {
 			continue
+		}
+		if rest, ok := strings.CutPrefix(r.Regex.String(), semiGenericPrefix); ok {
+			re, err := regexp.Compile("(?i)" + rest)
+			if err != nil {
+				return nil, fmt.Errorf("read the gitleaks rules: %s: %w", id, err)
+			}
+			r.Regex = re
 		}
 		n := len(g.rules)
 		g.index[id] = n

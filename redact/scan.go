@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -20,6 +21,31 @@ func (r *Redactor) Entry(e tapelog.Entry) (tapelog.Entry, []Finding) {
 	}
 	e.Payload, e.Meta = payload, meta
 	return e, dedupe(append(found, inMeta...))
+}
+
+// Entries replaces the secrets of entries in place, on every core, and
+// returns how many secrets it replaced.
+func (r *Redactor) Entries(entries []tapelog.Entry) int {
+	const chunk = 64
+	var next, total atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(chunk)) - chunk
+				if i >= len(entries) {
+					return
+				}
+				for j := i; j < min(i+chunk, len(entries)); j++ {
+					var found []Finding
+					entries[j], found = r.Entry(entries[j])
+					total.Add(int64(len(found)))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return int(total.Load())
 }
 
 // Place is where a secret is: never the secret.
