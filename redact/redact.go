@@ -109,7 +109,46 @@ func Replace(text string, found []Finding) string {
 			}
 		}
 	}
+	// Then the starts of secrets cut short, once every whole one is
+	// replaced: a start shared by two secrets (a vendor's prefix) must
+	// not cut into a whole one before it is replaced.
+	for _, f := range found {
+		text = replaceCut(text, f)
+	}
 	return text
+}
+
+// cutPrefix is how much of a secret's start, at least, is taken for the
+// secret cut short: a search's snippet, an excerpt in a summary, cut at
+// a width, shows the start of what it cuts.
+const cutPrefix = 12
+
+// replaceCut replaces the starts of f's secret that text holds cut short:
+// cutPrefix bytes of it or more, up to where text and the secret part.
+func replaceCut(text string, f Finding) string {
+	if len(f.Secret) < 2*cutPrefix {
+		return text
+	}
+	head := f.Secret[:cutPrefix]
+	var b strings.Builder
+	for {
+		i := strings.Index(text, head)
+		if i < 0 {
+			break
+		}
+		n := cutPrefix
+		for i+n < len(text) && n < len(f.Secret) && text[i+n] == f.Secret[n] {
+			n++
+		}
+		b.WriteString(text[:i])
+		b.WriteString(Mark(f.Kind))
+		text = text[i+n:]
+	}
+	if b.Len() == 0 {
+		return text
+	}
+	b.WriteString(text)
+	return b.String()
 }
 
 // jsonInner is s as it reads inside a JSON string.

@@ -174,3 +174,20 @@ func FuzzJSON(f *testing.F) {
 		}
 	})
 }
+
+// A secret cut short (a snippet, an excerpt at a width) goes with the
+// whole: its start is replaced too.
+func TestReplaceCutSecrets(t *testing.T) {
+	t.Parallel()
+	secret := "ghp_" + strings.Repeat("aB3dE5fG7h", 4)[:36]
+	f := Finding{Kind: "github-pat", Secret: secret}
+	for _, tc := range []struct{ in, want string }{
+		{"token " + secret[:20] + "…", "token [REDACTED:github-pat]…"},
+		{"x " + secret + " y", "x [REDACTED:github-pat] y"},
+		{"short " + secret[:8] + "…", "short " + secret[:8] + "…"},
+	} {
+		if got := Replace(tc.in, []Finding{f}); got != tc.want {
+			t.Errorf("Replace(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

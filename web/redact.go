@@ -46,6 +46,7 @@ func (s *Server) scrub(page []byte) []byte {
 		for _, form := range htmlForms(f.Secret) {
 			out = strings.ReplaceAll(out, form, mark)
 		}
+		out = redact.Replace(out, []redact.Finding{f}) // and its start, where an excerpt cut it
 	}
 	return []byte(out)
 }
