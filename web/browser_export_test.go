@@ -3,6 +3,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -14,6 +15,9 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
 
 	tapelog "github.com/tape-dev/tape/log"
 )
@@ -116,6 +120,88 @@ func TestBrowserExport(t *testing.T) {
 					t.Errorf("the page asked for %s", u)
 				}
 			}
+		})
+	}
+}
+
+// exportMarkdownPage renders a tape's Markdown export as GitHub would
+// (CommonMark and its tables, strikethrough and autolinks; raw HTML kept,
+// as GitHub keeps <details>), in a page that may load nothing.
+func exportMarkdownPage(t *testing.T, ws *tapelog.Workspace, name string, extra ...tapelog.Entry) string {
+	t.Helper()
+	tp, err := ws.Tape(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []tapelog.Entry
+	for e, err := range tp.All(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, e)
+	}
+	entries = append(entries, extra...)
+	var md, page bytes.Buffer
+	if err := ExportMarkdown(&md, ExportHead{Tape: name, Title: name, Entries: len(entries), Version: "test"}, entries); err != nil {
+		t.Fatal(err)
+	}
+	page.WriteString(`<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">` +
+		`<style>body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:1rem auto;padding:0 1rem}pre{background:#f6f8fa;padding:.6rem;overflow:auto}details{margin:.4rem 0}</style></head><body>`)
+	gm := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
+	if err := gm.Convert(md.Bytes(), &page); err != nil {
+		t.Fatal(err)
+	}
+	page.WriteString("</body></html>")
+	path := filepath.Join(t.TempDir(), name+".md.html")
+	if err := os.WriteFile(path, page.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The Markdown export, rendered as GitHub renders Markdown: the chat in
+// English and Chinese, each call a <details> that opens, and a transcript
+// that holds tags (a script, an image that runs code) shown as text.
+func TestBrowserExportMarkdown(t *testing.T) {
+	dir := screenshotDir(t)
+	ws := showcase(t)
+	zhSession(newScript(t, ws, "fix-login-zh", "zh", day(2026, 11, 22, 10, 0)))
+	tab := newBrowser(t)
+	hostile := tapelog.Entry{ID: "x1", Kind: tapelog.KindMessage, Date: "2026-11-22T10:02:00Z",
+		Payload: []byte(`{"role":"user","content":"<script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned'\"></details>"}`)}
+	for _, c := range []struct {
+		tape, shot string
+		shows      []string
+	}{
+		{"fix-flaky-flush", "export-md-desktop", []string{"Find out why and fix it", "go test ./log -run TestFlushTimeout"}},
+		{"fix-login-zh", "export-md-zh-desktop", []string{"登录页在输入错误密码后会崩溃", "我加了一个判断", "<script>"}},
+	} {
+		t.Run(c.tape, func(t *testing.T) {
+			var extra []tapelog.Entry
+			if c.tape == "fix-login-zh" {
+				extra = append(extra, hostile)
+			}
+			file := "file://" + exportMarkdownPage(t, ws, c.tape, extra...)
+			do(t, tab, "set the viewport to desktop", desktop.emulate(), colorScheme("light"))
+			do(t, tab, "open the Markdown", chromedp.Navigate(file))
+			text := eval[string](t, tab, `document.body.innerText`)
+			for _, s := range c.shows {
+				if !strings.Contains(text, s) {
+					t.Errorf("the page does not show %q", s)
+				}
+			}
+			if n := eval[int](t, tab, `document.querySelectorAll("script, img").length`); n != 0 {
+				t.Errorf("the transcript made %d elements of its own", n)
+			}
+			if title := eval[string](t, tab, `document.title`); title == "pwned" {
+				t.Error("the transcript's script ran")
+			}
+			if n := eval[int](t, tab, `document.querySelectorAll("details").length`); n < 2 {
+				t.Errorf("%d <details>; want the calls folded", n)
+			}
+			do(t, tab, "open the first call", chromedp.Click(css("details > summary")))
+			waitScript(t, tab, "see the call opened", `document.querySelector("details").open`)
+			screenshot(t, tab, desktop, filepath.Join(dir, c.shot+".png"))
 		})
 	}
 }
