@@ -30,6 +30,10 @@ func lineCut(r *rand.Rand, data []byte, from int) int {
 func TestKilledFlushIsNotWrittenAgain(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(34, 2026))
+	trials := 4
+	if testing.Short() {
+		trials = 1 // the race detector's pass: each fixture once
+	}
 	for _, fx := range fixtures {
 		if !strings.HasSuffix(fx.rel, ".jsonl") {
 			// A document (Amp's threads, Gemini's sessions) is written
@@ -39,7 +43,7 @@ func TestKilledFlushIsNotWrittenAgain(t *testing.T) {
 		}
 		data := fx.read(t)
 		rel := strings.TrimPrefix(fx.rel, strings.SplitN(fx.rel, "/", 3)[0]+"/src/")
-		for trial := range 4 {
+		for trial := range trials {
 			first := lineCut(r, data, 0)
 			second := lineCut(r, data, first)
 			steps := func(b *bench, killed bool) string {
