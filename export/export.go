@@ -59,7 +59,11 @@ func Tape(ctx context.Context, w io.Writer, ix Index, name string, opt Options) 
 	if pick == (read.Pick{}) {
 		pick.All = true
 	}
-	got, err := read.ReadEntries(ctx, ix, read.EntryQuery{Tape: name, Pick: pick, Kinds: opt.Kinds})
+	kinds := opt.Kinds
+	if kinds != nil && (opt.Format == "md" || opt.Format == "html") && !slices.Contains(kinds, tapelog.KindAnchor) {
+		kinds = append(slices.Clip(kinds), tapelog.KindAnchor) // the headings a page is read by
+	}
+	got, err := read.ReadEntries(ctx, ix, read.EntryQuery{Tape: name, Pick: pick, Kinds: kinds})
 	if err != nil {
 		return Stats{}, err
 	}
@@ -89,7 +93,12 @@ func (o Options) dated(e tapelog.Entry) bool {
 // head is what the export says of the tape: the session's row, its title
 // redacted as its entries are (it is the first prompt, often).
 func (o Options) head(ctx context.Context, ix Index, name string, entries []tapelog.Entry) (web.ExportHead, error) {
-	h := web.ExportHead{Tape: name, Entries: len(entries), Version: o.Version}
+	h := web.ExportHead{Tape: name, Version: o.Version}
+	for _, e := range entries {
+		if e.Kind != tapelog.KindAnchor { // counted as tape tapes counts them
+			h.Entries++
+		}
+	}
 	rows, err := read.ListTapes(ctx, ix, sessions.Filter{Tape: name})
 	if err != nil {
 		return h, err
