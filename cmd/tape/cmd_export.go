@@ -18,7 +18,7 @@ import (
 // ExportCmd is `tape export`.
 type ExportCmd struct {
 	Tapes    []string `arg:"" optional:"" name:"tape" help:"The tapes to export (default: the selected tape; see 'tape --help': which tape)."`
-	Format   string   `short:"f" enum:",md,html,json,jsonl" default:"" placeholder:"FORMAT" help:"md (the default), html, json or jsonl; with -o FILE, its extension when it is one of those."`
+	Format   string   `short:"f" placeholder:"FORMAT" help:"md (the default), html, json or jsonl; with -o FILE, its extension when it is one of those."`
 	Output   string   `short:"o" placeholder:"FILE|DIR" help:"Write to FILE, or, for several tapes, to DIR: a file each and an index (default: stdout, for one tape)."`
 	Anchor   string   `placeholder:"ANCHOR" help:"Only this anchor (folder, seq, name or slug)."`
 	All      bool     `short:"a" help:"The whole tape, every anchor: the default, as a session is shared whole."`
@@ -51,6 +51,8 @@ Examples:
 
 func (c *ExportCmd) Validate() error {
 	switch {
+	case c.Format != "" && !slices.Contains(export.Formats, c.Format):
+		return usagef("--format %s: want md, html, json or jsonl", c.Format)
 	case c.All && c.Anchor != "":
 		return usagef("--all exports every anchor and --anchor one; give one or the other")
 	case c.AllTapes && len(c.Tapes) > 0:
