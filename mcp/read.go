@@ -123,6 +123,9 @@ func (s *server) search(ctx context.Context, a searchArgs) (searchResult, string
 	hits := found.Hits
 	for _, h := range hits {
 		e := h.Entry
+		if r := s.opts.Redactor; r != nil {
+			h.Snippet = r.Snippet(h.Snippet, e) // cut by the snippet, a secret is no secret to the rules
+		}
 		res.Hits = append(res.Hits, hitRecord{ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq, Folder: e.Pos.Folder,
 			Kind: e.Kind, Date: records.Optional(e.Date), Snippet: h.Snippet, Rank: h.Rank})
 		res.RankedBy = h.RankedBy

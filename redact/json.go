@@ -9,10 +9,12 @@ import (
 )
 
 // separator goes between the strings of a JSON value scanned together:
-// a NUL and a newline, which no rule's secret spans but gitleaks'
+// a newline on each side of a NUL, so that each string ends as a text
+// does (most rules want a space, a quote or the end after a token, and a
+// newline is a space), and no rule's secret spans it but gitleaks'
 // private-key rule and this package's (which stops at a NUL); a finding
 // that spans one anyway makes the strings be scanned one by one.
-const separator = "\x00\n"
+const separator = "\n\x00\n"
 
 // JSON returns the JSON value raw with every secret in its strings (keys
 // and values) replaced by [REDACTED:<kind>], and what was found; raw

@@ -74,6 +74,10 @@ func (r *Redactor) Find(text string) []Finding {
 // (and replacing every "abc" in a text would be its own harm).
 const minSecret = 8
 
+// Dedupe is found with one finding per secret, the longest first: the
+// order Replace wants.
+func Dedupe(found []Finding) []Finding { return dedupe(found) }
+
 // dedupe keeps one finding per secret (the first kind found), longest
 // first, so that a secret is replaced before any part of it.
 func dedupe(found []Finding) []Finding {
@@ -114,8 +118,39 @@ func Replace(text string, found []Finding) string {
 	// not cut into a whole one before it is replaced.
 	for _, f := range found {
 		text = replaceCut(text, f)
+		text = replaceCutTail(text, f)
 	}
 	return text
+}
+
+// replaceCutTail replaces the ends of f's secret that text holds cut at
+// their start (a snippet that begins inside a token): cutPrefix bytes of
+// its end or more.
+func replaceCutTail(text string, f Finding) string {
+	if len(f.Secret) < 2*cutPrefix {
+		return text
+	}
+	tail := f.Secret[len(f.Secret)-cutPrefix:]
+	var b strings.Builder
+	for {
+		i := strings.Index(text, tail)
+		if i < 0 {
+			break
+		}
+		start, n := i, cutPrefix
+		for start > 0 && n < len(f.Secret) && text[start-1] == f.Secret[len(f.Secret)-n-1] {
+			start--
+			n++
+		}
+		b.WriteString(text[:start])
+		b.WriteString(Mark(f.Kind))
+		text = text[i+cutPrefix:]
+	}
+	if b.Len() == 0 {
+		return text
+	}
+	b.WriteString(text)
+	return b.String()
 }
 
 // cutPrefix is how much of a secret's start, at least, is taken for the

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tape-dev/tape/internal/rawjson"
 )
@@ -189,5 +190,33 @@ func TestReplaceCutSecrets(t *testing.T) {
 		if got := Replace(tc.in, []Finding{f}); got != tc.want {
 			t.Errorf("Replace(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// A secret that is not the last string of a value is found: each string
+// ends where the next begins as a text ends.
+func TestSecretsBeforeOtherStrings(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	for _, p := range redacttest.Secrets(rand.New(rand.NewPCG(9, 36))) {
+		raw := []byte(`{"t":` + string(rawjson.AppendString(nil, p.Line)) + `,"u":"x","role":"user"}`)
+		out, _ := r.JSON(raw)
+		if strings.Contains(string(out), jsonInner(p.Secret)) {
+			t.Errorf("%s, before another string: left in %s", p.Name, out)
+		}
+	}
+}
+
+// A run of name bytes is looked at once: hostile text of stems is linear.
+func TestFindOfManyStemsIsLinear(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	text := strings.Repeat("key", 40000) // 120 KB, once 7 minutes
+	done := make(chan struct{})
+	go func() { r.Find(text); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Find of 120 KB of key-like names has run 20 s")
 	}
 }

@@ -85,13 +85,15 @@ func (o *ownRules) assignedValues(text string) []Finding {
 			if i < 0 {
 				break
 			}
-			i += at
-			at = i + len(stem)
-			start, end := nameBounds(lower, i, at)
-			if seen[start] || !o.keyName.MatchString(lower[start:end]) {
+			start, end := nameBounds(lower, i+at, i+at+len(stem))
+			at = end // each name is looked at once, whatever stems it holds
+			if seen[start] || end-start > maxName {
 				continue
 			}
 			seen[start] = true
+			if !o.keyName.MatchString(lower[start:end]) {
+				continue
+			}
 			if v := valueAfter(text, end); len(v) >= minSecret && secretLike(v) {
 				found = append(found, Finding{Kind: "assigned-secret", Secret: v})
 			}
@@ -99,6 +101,11 @@ func (o *ownRules) assignedValues(text string) []Finding {
 	}
 	return found
 }
+
+// maxName is the longest key-like name looked at: a longer run of name
+// bytes is no variable's name (and, looked at whole for each stem in it,
+// made a scan quadratic in it).
+const maxName = 64
 
 // nameBounds widens text[i:j] to the name around it.
 func nameBounds(text string, i, j int) (int, int) {

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/tape-dev/tape/internal/searchlang"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -21,6 +23,23 @@ func (r *Redactor) Entry(e tapelog.Entry) (tapelog.Entry, []Finding) {
 	}
 	e.Payload, e.Meta = payload, meta
 	return e, dedupe(append(found, inMeta...))
+}
+
+// Snippet is a search's snippet of entry e with the secrets of e
+// replaced, whole or cut short by the snippet's ends, and its **marks**
+// taken out when it had one (a mark can split a secret in two, which no
+// rule then finds); the snippet as it is when e holds none.
+func (r *Redactor) Snippet(snippet string, e tapelog.Entry) string {
+	var plain strings.Builder
+	for _, span := range searchlang.SnippetSpans(snippet) {
+		plain.WriteString(span.Text)
+	}
+	_, found := r.Entry(e)
+	found = append(found, r.Find(plain.String())...)
+	if len(found) == 0 {
+		return snippet
+	}
+	return Replace(plain.String(), dedupe(found))
 }
 
 // Entries replaces the secrets of entries in place, on every core, and

@@ -96,6 +96,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	for _, h := range got.Hits {
 		e := h.Entry
 		d.RankedBy = h.RankedBy
+		if rd := s.opts.Redactor; rd != nil {
+			h.Snippet = rd.Snippet(h.Snippet, e) // a match's <mark> would split a secret from the rules
+		}
 		d.Hits = append(d.Hits, hitRow{Tape: e.Pos.Tape, ID: e.ID, Kind: clip(e.Kind), Date: clip(e.Date), Anchor: clip(e.Pos.Anchor), Folder: e.Pos.Folder,
 			Spans: searchlang.SnippetSpans(h.Snippet), URL: entryURL(e.Pos.Tape, e.ID), TapeURL: tapeURL(e.Pos.Tape)})
 	}

@@ -40,15 +40,15 @@ func (s *Server) scrub(page []byte) []byte {
 	if len(found) == 0 {
 		return page
 	}
+	found = redact.Dedupe(found)
 	out := string(page)
-	for _, f := range found {
+	for _, f := range found { // every whole secret first, in each form it takes in HTML
 		mark := redact.Mark(f.Kind)
 		for _, form := range htmlForms(f.Secret) {
 			out = strings.ReplaceAll(out, form, mark)
 		}
-		out = redact.Replace(out, []redact.Finding{f}) // and its start, where an excerpt cut it
 	}
-	return []byte(out)
+	return []byte(redact.Replace(out, found)) // then those an excerpt cut short
 }
 
 // pageTexts are the texts of a page, between its tags, entities undone:
@@ -57,22 +57,62 @@ func (s *Server) scrub(page []byte) []byte {
 // must not run on into the key in full below it).
 func pageTexts(page []byte) []string {
 	var texts []string
+	var cur []byte
+	end := func() {
+		if t := bytes.TrimSpace(cur); len(t) > 0 {
+			texts = append(texts, html.UnescapeString(string(t)))
+		}
+		cur = cur[:0]
+	}
 	for len(page) > 0 {
 		lt := bytes.IndexByte(page, '<')
 		if lt < 0 {
 			lt = len(page)
 		}
-		if t := bytes.TrimSpace(page[:lt]); len(t) > 0 {
-			texts = append(texts, html.UnescapeString(string(t)))
-		}
+		cur = append(cur, page[:lt]...)
 		page = page[lt:]
 		gt := bytes.IndexByte(page, '>')
 		if gt < 0 {
 			break
 		}
+		tag := page[:gt+1]
 		page = page[gt+1:]
+		if inlineTag(tag) {
+			continue // a <mark> within a text does not end it
+		}
+		end()
+		texts = append(texts, attributeValues(tag)...)
 	}
+	end()
 	return texts
+}
+
+// inlineTag reports whether a tag only marks a part of a text: the search
+// page's <mark> around a match, which may fall inside a secret.
+func inlineTag(tag []byte) bool {
+	name := strings.ToLower(strings.Fields(string(bytes.Trim(tag, "<>/")) + " x")[0])
+	return name == "mark"
+}
+
+// attributeValues are the quoted values of a tag's attributes, entities
+// undone: a title="…" shows a session's whole title on hover, where the
+// page shows 200 characters of it.
+func attributeValues(tag []byte) []string {
+	var values []string
+	for {
+		i := bytes.IndexByte(tag, '"')
+		if i < 0 {
+			return values
+		}
+		j := bytes.IndexByte(tag[i+1:], '"')
+		if j < 0 {
+			return values
+		}
+		if v := tag[i+1 : i+1+j]; len(v) >= 8 {
+			values = append(values, html.UnescapeString(string(v)))
+		}
+		tag = tag[i+1+j+1:]
+	}
 }
 
 // jsonUnescaper undoes the escapes of JSON strings that a secret may
@@ -115,7 +155,7 @@ func (s *Server) scrubbing(h http.Handler) http.Handler {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/live") || strings.HasPrefix(r.URL.Path, "/static/") {
+		if liveRoute(r.URL.Path) || strings.HasPrefix(r.URL.Path, "/static/") {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -128,6 +168,13 @@ func (s *Server) scrubbing(h http.Handler) http.Handler {
 			w.Write(body)
 		}
 	})
+}
+
+// liveRoute reports whether path is a live stream's, /t/<tape>/live
+// (which scrubs each event itself): not a tape called live.
+func liveRoute(path string) bool {
+	parts := strings.Split(path, "/")
+	return len(parts) == 4 && parts[0] == "" && parts[1] == "t" && parts[3] == "live"
 }
 
 // heldResponse is a response written to memory.

@@ -5,6 +5,7 @@ import (
 	"html"
 	"math/rand/v2"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,6 +129,8 @@ func TestMCPRedactsEverySecret(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"log","arguments":{"tape":"leaky","all":true}}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"cat","all_tapes":true}}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"tape://leaky"}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search","arguments":{"query":"ghp","all_tapes":true}}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search","arguments":{"query":"AKIA","all_tapes":true}}}`,
 	}, "\n") + "\n"
 	out, stderr, code := runTapeStdin(t, dir, requests, "mcp")
 	if code != 0 {
@@ -143,6 +146,12 @@ func TestMCPRedactsEverySecret(t *testing.T) {
 	}
 	if !strings.Contains(out, "[REDACTED:") {
 		t.Error("no secret marked redacted")
+	}
+	for _, p := range planted { // nor a part of one, as a snippet cuts it
+		first, _, _ := strings.Cut(p.Secret, "\n")
+		if len(first) >= 24 && (strings.Contains(out, first[len(first)-16:]) || strings.Contains(out, first[4:20])) {
+			t.Errorf("a part of %s sent", p.Name)
+		}
 	}
 	raw, _, _ := runTapeStdin(t, dir, requests, "mcp", "--no-redact")
 	sent := 0
@@ -162,6 +171,12 @@ func TestServeRedactsEverySecret(t *testing.T) {
 	t.Parallel()
 	dir := newCLIWorkspace(t)
 	planted := writePlanted(t, dir, "leaky", 7)
+	for id, p := range writePlanted(t, dir, "live", 9) { // a tape called as the live stream's route; a second key of each vendor
+		planted[id] = p
+	}
+	// A title of 300 characters: the page shows 200 of them, its title="" all.
+	titled := planted["leaky-0"]
+	mustRun(t, dir, "append", "-t", "titled", "-k", "message", `{"role":"user","content":"`+strings.Repeat("please look at this ", 15)+titled.Line+`"}`)
 	mustRun(t, dir, "reindex")
 	ws, err := tapelog.Open(filepath.Join(dir, ".tape"))
 	if err != nil {
@@ -172,7 +187,11 @@ func TestServeRedactsEverySecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages := []string{"/", "/t/leaky", "/t/leaky/a/001_start", "/search?q=cat", "/calls"}
+	pages := []string{"/", "/t/leaky", "/t/leaky/a/001_start", "/t/live", "/search?q=cat", "/calls"}
+	for _, p := range planted { // a search for a token's start: its match marked inside the token
+		head := p.Secret[:min(4, len(p.Secret))]
+		pages = append(pages, "/search?tape=&q="+url.QueryEscape(head))
+	}
 	for _, redactor := range []*redact.Redactor{r, nil} {
 		srv, err := web.New(ws, web.Options{Redactor: redactor})
 		if err != nil {
@@ -182,7 +201,7 @@ func TestServeRedactsEverySecret(t *testing.T) {
 		for _, page := range pages {
 			rec := httptest.NewRecorder()
 			srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1"+page, nil))
-			if rec.Code != 200 {
+			if rec.Code != 200 && rec.Code != 404 { // a search that finds nothing is a page too
 				t.Fatalf("%s: %d", page, rec.Code)
 			}
 			all.WriteString(html.UnescapeString(rec.Body.String()))
@@ -198,6 +217,14 @@ func TestServeRedactsEverySecret(t *testing.T) {
 						i = strings.Index(all.String(), jsonInner(p.Secret))
 					}
 					t.Errorf("%s shown, after %q", p.Name, all.String()[max(0, i-200):max(0, i)])
+				}
+			}
+		}
+		if redactor != nil {
+			for _, p := range planted { // nor a part of one: the last 16 bytes of its first line
+				first, _, _ := strings.Cut(p.Secret, "\n")
+				if len(first) >= 24 && strings.Contains(all.String(), first[len(first)-16:]) {
+					t.Errorf("the end of %s shown", p.Name)
 				}
 			}
 		}
