@@ -107,10 +107,14 @@ func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*
 		grown := err == nil && sum == old.Tail
 		resume = ok && grown
 		if !grown {
-			r.flushes.forget(path) // written over: its lines are not those flushed
+			if err := r.flushes.forget(path); err != nil { // written over: its lines are not those flushed
+				return nil, err
+			}
 		}
 	} else if old != nil {
-		r.flushes.forget(path) // replaced, or cut short
+		if err := r.flushes.forget(path); err != nil { // replaced, or cut short
+			return nil, err
+		}
 	}
 	var state []byte
 	tapes := map[string]string{}

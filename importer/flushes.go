@@ -161,11 +161,16 @@ func (j *flushJournal) record(path string, ino uint64, line int) error {
 }
 
 // forget drops a transcript's lines: it was written over, or replaced.
-func (j *flushJournal) forget(path string) {
+// The journal is read first, as the lines it would forget are there.
+func (j *flushJournal) forget(path string) error {
+	if err := j.load(); err != nil {
+		return err
+	}
 	if _, ok := j.points[path]; ok {
 		delete(j.points, path)
 		j.stale = true
 	}
+	return nil
 }
 
 // prune drops the lines of transcripts whose checkpoint names another

@@ -60,7 +60,9 @@ func TestFlushJournalKeepsWhatACheckpointDoesNotCover(t *testing.T) {
 			t.Errorf("%q inode %d after line %d: %v; want %v", tc.path, tc.ino, tc.from, got, tc.want)
 		}
 	}
-	read.forget(a)
+	if err := read.forget(a); err != nil {
+		t.Fatal(err)
+	}
 	cp = emptyCheckpoints()
 	if err := read.prune(cp); err != nil {
 		t.Fatal(err)
@@ -112,4 +114,23 @@ func FuzzFlushLine(f *testing.F) {
 			t.Fatalf("%q: %q %+v written and read back as %q %+v (%v)", line, path, p, again, q, ok)
 		}
 	})
+}
+
+// A transcript forgotten before anything read the journal (the first of a
+// run) loses its lines all the same.
+func TestFlushJournalForgetsBeforeItIsRead(t *testing.T) {
+	t.Parallel()
+	ws := newWorkspace(t, t.TempDir())
+	j := newFlushJournal(ws, claude.Source{}, false)
+	if err := j.record("/t/a.jsonl", 7, 3); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	fresh := newFlushJournal(ws, claude.Source{}, false)
+	if err := fresh.forget("/t/a.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := fresh.after("/t/a.jsonl", 7, 0); got != nil {
+		t.Errorf("forgotten, and still %v", got)
+	}
 }

@@ -34,10 +34,22 @@ func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
 	if len(found) == 0 {
 		return raw, nil
 	}
+	return rewriteJSON(raw, spans, texts, found, maxNesting), found
+}
+
+// rewriteJSON is raw with found replaced in its strings: each string that
+// is a JSON text (or JSON lines) rewritten as one, down to depth levels,
+// so that a secret it holds under escapes of its own (\u0026, \/) goes
+// too, then each string as text; a string that changed is encoded again.
+func rewriteJSON(raw []byte, spans [][2]int, texts []string, found []Finding, depth int) []byte {
 	out := make([]byte, 0, len(raw))
 	last := 0
 	for i, s := range spans {
-		t := Replace(texts[i], found)
+		t := texts[i]
+		if depth > 0 {
+			t = rewriteNested(t, found, depth-1)
+		}
+		t = Replace(t, found)
 		if t == texts[i] {
 			continue
 		}
@@ -45,7 +57,41 @@ func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
 		out = rawjson.AppendString(out, t)
 		last = s[1]
 	}
-	return append(out, raw[last:]...), found
+	if last == 0 {
+		return raw
+	}
+	return append(out, raw[last:]...)
+}
+
+// rewriteNested is t rewritten as JSON when it is a JSON text or JSON
+// lines; t itself otherwise.
+func rewriteNested(t string, found []Finding, depth int) string {
+	if len(jsonDocs(t)) == 0 {
+		return t
+	}
+	rewrite := func(doc string) string {
+		spans := stringSpans([]byte(doc))
+		texts := make([]string, len(spans))
+		for i, s := range spans {
+			texts[i] = decodeString([]byte(doc[s[0]:s[1]]))
+		}
+		return string(rewriteJSON([]byte(doc), spans, texts, found, depth))
+	}
+	if json.Valid([]byte(t)) {
+		return rewrite(t)
+	}
+	var b strings.Builder
+	for line := range strings.Lines(t) {
+		body := strings.TrimSuffix(line, "\n")
+		if l := strings.TrimSpace(body); l != "" && (l[0] == '{' || l[0] == '[') && json.Valid([]byte(l)) {
+			body = rewrite(body)
+		}
+		b.WriteString(body)
+		if strings.HasSuffix(line, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // maxNesting bounds how deep JSON() looks into strings that are JSON

@@ -220,3 +220,15 @@ func TestFindOfManyStemsIsLinear(t *testing.T) {
 		t.Fatal("Find of 120 KB of key-like names has run 20 s")
 	}
 }
+
+// A secret in a JSON text held in a string goes, however that text
+// escapes it (\u0026, as encoding/json writes &).
+func TestNestedJSONOfOtherEscapes(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	raw := []byte(`{"arguments":"{\"command\":\"export DB_PASSWORD=Xk9\\u0026vQ2mZr7Lw4Tn8Pb\"}"}`)
+	out, found := r.JSON(raw)
+	if len(found) == 0 || strings.Contains(string(out), "vQ2mZr7Lw4Tn8Pb") || !json.Valid(out) {
+		t.Errorf("found %v; out %s", kinds(found), out)
+	}
+}

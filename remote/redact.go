@@ -6,8 +6,8 @@ import (
 )
 
 // What a sync sends has its secrets replaced when SyncOptions.Redactor is
-// set (tape sync's default): the entry's row (its line as sent, rewritten
-// with the secrets replaced wherever they occur, escaped or not), its text
+// set (tape sync's default): the entry's row (its line as sent, each of
+// its strings decoded, redacted and encoded again), its text
 // and search vector (made from the redacted entry), an anchor's state,
 // and a bad line's text. The files are not changed; a line is redacted
 // again each time it is sent. Stats.Redacted counts the secrets replaced.
@@ -23,7 +23,8 @@ func (s *syncer) redactEntry(e tapelog.Entry, raw []byte) (tapelog.Entry, []byte
 		return e, raw
 	}
 	s.stats.Redacted += len(found)
-	return red, []byte(redact.Replace(string(raw), found))
+	line, _ := r.JSON(raw) // the line as sent: each string decoded, its secrets replaced, encoded again, whatever escapes it used
+	return red, line
 }
 
 // redactAnchor is an anchor and its anchor.json with their secrets
