@@ -118,7 +118,7 @@ func (o Options) head(ctx context.Context, ix Index, name string, entries []tape
 		}
 	}
 	if o.Redactor != nil {
-		h.Title, _ = o.Redactor.Text(h.Title)
+		h.Title = o.Redactor.Title(h.Title)
 		h.CWD, _ = o.Redactor.Text(h.CWD)
 	}
 	return h, nil

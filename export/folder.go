@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,7 +72,7 @@ func indexFile(format string, rows []indexRow) (string, string) {
 	case "md":
 		b.WriteString("# Tapes\n\n")
 		for _, r := range rows {
-			fmt.Fprintf(&b, "- [%s](%s) · %d entries\n", r.name, r.file, r.entries)
+			fmt.Fprintf(&b, "- [%s](%s) · %d entries\n", r.name, url.PathEscape(r.file), r.entries)
 		}
 		return "index.md", b.String()
 	case "html":
@@ -79,7 +80,7 @@ func indexFile(format string, rows []indexRow) (string, string) {
 			"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\"><title>Tapes · tape</title>" +
 			"<style>body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}</style></head><body><h1>Tapes</h1><ul>\n")
 		for _, r := range rows {
-			fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a> · %d entries</li>\n", html.EscapeString(r.file), html.EscapeString(r.name), r.entries)
+			fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a> · %d entries</li>\n", html.EscapeString(url.PathEscape(r.file)), html.EscapeString(r.name), r.entries)
 		}
 		b.WriteString("</ul></body></html>\n")
 		return "index.html", b.String()

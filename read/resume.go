@@ -44,7 +44,7 @@ func (r Resume) Shell() string {
 
 // shellQuote is w as one word of a POSIX shell.
 func shellQuote(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
+	if w != "" && w[0] != '=' && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
 		return w
 	}
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
@@ -67,8 +67,8 @@ func ResumeOf(ctx context.Context, ix *projector.Projector, name string) (Resume
 	}
 	s := rows[0]
 	r.Source, r.SessionID, r.CWD = s.Source, s.SessionID, s.CWD
-	if r.Source == "" || r.SessionID == "" {
-		return r, nil
+	if r.Source == "" || r.SessionID == "" || strings.HasPrefix(r.SessionID, "-") {
+		return r, nil // no session; or an id a transcript wrote that the agent would read as a flag
 	}
 	first, err := firstState(ctx, ix, tape)
 	if err != nil {

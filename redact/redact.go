@@ -194,3 +194,20 @@ func jsonInner(s string) string {
 
 // Mark is what a secret of a kind becomes.
 func Mark(kind string) string { return "[REDACTED:" + kind + "]" }
+
+// Title is a session's title with its secrets replaced. A title is the
+// first prompt, cut at a length: a secret the cut fell inside is no
+// secret to the rules, so a long title's last word, when it looks like a
+// token (16 bytes or more of letters and digits mixed, with the other
+// bytes secrets are written with), goes too.
+func (r *Redactor) Title(s string) string {
+	t, _ := r.Text(s)
+	if len(s) < 256 {
+		return t
+	}
+	i := strings.LastIndexFunc(t, func(c rune) bool { return c > 0x7f || !valueByte(byte(c)) })
+	if last := t[i+1:]; len(last) >= 16 && secretLike(last) {
+		return t[:i+1] + "…"
+	}
+	return t
+}

@@ -232,3 +232,16 @@ func TestNestedJSONOfOtherEscapes(t *testing.T) {
 		t.Errorf("found %v; out %s", kinds(found), out)
 	}
 }
+
+// A long title that ends inside a token loses the token's start.
+func TestTitleCutInsideASecret(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	long := strings.Repeat("please look at this ", 15)
+	if got := r.Title(long + "key sk_live_4eC39HqLyjWDarjtT1"); strings.Contains(got, "4eC39HqLyjWDarjtT1") {
+		t.Errorf("the cut token stays: %q", got)
+	}
+	if got := r.Title(long + "and the words after"); got != long+"and the words after" {
+		t.Errorf("a title of words changed: %q", got)
+	}
+}

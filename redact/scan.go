@@ -119,11 +119,12 @@ func (r *Redactor) ScanTapes(ctx context.Context, ws *tapelog.Workspace, names [
 	var err error
 	for _, res := range results {
 		select {
-		case <-res.done:
+		case <-res.done: // res is the worker's no more
+			if err = res.err; err == nil {
+				err = fn(res.places)
+			}
 		case <-ctx.Done():
-		}
-		if err = errors.Join(ctx.Err(), res.err); err == nil {
-			err = fn(res.places)
+			err = ctx.Err()
 		}
 		if err != nil {
 			break

@@ -139,7 +139,7 @@ var tapeColumns = []string{"workspace_id", "tape", "title", "cwd", "branch", "mo
 
 func (s *syncer) tapeRow(t sessions.Session) []any {
 	if r := s.opts.Redactor; r != nil { // a title is the first prompt, often; a folder may be named after anything
-		t.Title, _ = r.Text(t.Title)
+		t.Title = r.Title(t.Title)
 		t.CWD, _ = r.Text(t.CWD)
 	}
 	return []any{s.wsID, t.Name, pgText(t.Title), pgText(t.CWD), pgText(t.Branch), pgText(t.Model), timeOrNil(t.First), timeOrNil(t.Last),

@@ -258,17 +258,16 @@ func longestRun(s string, c byte) int {
 // <script> of its own in the file.
 func mdText(text string) string {
 	lines := strings.Split(text, "\n")
-	fence := ""
+	var fence string // the open fence's run of ` or ~, "" outside one
 	for i, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		switch {
-		case fence != "":
-			if strings.HasPrefix(t, fence) {
+		if fence != "" {
+			if closesFence(l, fence) {
 				fence = ""
 			}
 			continue
-		case strings.HasPrefix(t, "```"), strings.HasPrefix(t, "~~~"):
-			fence = t[:3]
+		}
+		if f := opensFence(l); f != "" {
+			fence = f
 			continue
 		}
 		lines[i] = escapeTags(l)
@@ -278,6 +277,38 @@ func mdText(text string) string {
 		out += "\n" + fence // a fence the text left open is closed
 	}
 	return out
+}
+
+// opensFence is the run of backticks or tildes that opens a code fence on
+// line, as CommonMark reads one: at most three spaces in, three or more of
+// one of them, and no backtick after a backtick fence; "" for none.
+func opensFence(line string) string {
+	t, ok := fenceIndent(line)
+	if !ok || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := len(t) - len(strings.TrimLeft(t, t[:1]))
+	if n < 3 || (t[0] == '`' && strings.Contains(t[n:], "`")) {
+		return ""
+	}
+	return t[:n]
+}
+
+// closesFence reports whether line closes a fence opened by fence: at
+// most three spaces in, as many of its character or more, then blanks.
+func closesFence(line, fence string) bool {
+	t, ok := fenceIndent(line)
+	if !ok {
+		return false
+	}
+	n := len(t) - len(strings.TrimLeft(t, fence[:1]))
+	return n >= len(fence) && strings.TrimSpace(t[n:]) == ""
+}
+
+// fenceIndent is line after at most three spaces; false for more.
+func fenceIndent(line string) (string, bool) {
+	t := strings.TrimLeft(line, " ")
+	return t, len(line)-len(t) <= 3
 }
 
 // escapeTags escapes < where it would start a tag, a comment or a

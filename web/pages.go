@@ -165,7 +165,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 		d.Warnings = append(d.Warnings, clip(p.Path+": "+p.Problem))
 	}
 	for _, ss := range got.Page {
-		d.Sessions = append(d.Sessions, sessionRow{Session: clipSession(ss), URL: tapeURL(ss.Name), Forks: s.ws.CountForks(ss.Name)})
+		d.Sessions = append(d.Sessions, sessionRow{Session: s.clipSession(ss), URL: tapeURL(ss.Name), Forks: s.ws.CountForks(ss.Name)})
 	}
 	d.Pager = newPager(offset, len(got.Page), got.Total, sessionsPage, func(o int) string { return withPage("/", r.URL.Query(), o, sessionsPage) })
 	s.respond(w, r, http.StatusOK, "sessions", d)

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
@@ -161,7 +162,7 @@ func readTape(ctx context.Context, ix *projector.Projector, tape, folder string,
 }
 
 func (s *Server) tapeData(tape string, t tapeRead) (tapeData, error) {
-	t.session = clipSession(t.session)
+	t.session = s.clipSession(t.session)
 	d := tapeData{Frame: s.frame(cmp.Or(t.session.Title, tape)), Session: t.session, Resume: t.resume}
 	d.Tape, d.Session.Name = tape, tape
 	lo := max(0, min(t.at-anchorsShown/2, len(t.anchors)-anchorsShown))
@@ -258,9 +259,16 @@ func newAnchorRow(tape string, a tapelog.Anchor, counts map[string]int, current 
 
 // clipSession is a session with what its entries named cut to labelBytes:
 // a title read from a first prompt of megabytes is a line on the page.
-func clipSession(s sessions.Session) sessions.Session {
+func (srv *Server) clipSession(s sessions.Session) sessions.Session {
 	s.Title, s.CWD, s.Branch, s.Model = clip(s.Title), clip(s.CWD), clip(s.Branch), clip(s.Model)
 	s.Source, s.Parent = clip(s.Source), clip(s.Parent)
+	if r := srv.opts.Redactor; r != nil { // a title cut inside a secret keeps no part of it
+		cut := strings.HasSuffix(s.Title, "…")
+		s.Title = r.Title(strings.TrimSuffix(s.Title, "…"))
+		if cut && !strings.HasSuffix(s.Title, "…") {
+			s.Title += "…"
+		}
+	}
 	return s
 }
 
