@@ -34,22 +34,22 @@ func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
 	if len(found) == 0 {
 		return raw, nil
 	}
-	return rewriteJSON(raw, spans, texts, found, maxNesting), found
+	return rewriteJSON(raw, spans, texts, newReplacer(found), maxNesting), found
 }
 
 // rewriteJSON is raw with found replaced in its strings: each string that
 // is a JSON text (or JSON lines) rewritten as one, down to depth levels,
 // so that a secret it holds under escapes of its own (\u0026, \/) goes
 // too, then each string as text; a string that changed is encoded again.
-func rewriteJSON(raw []byte, spans [][2]int, texts []string, found []Finding, depth int) []byte {
+func rewriteJSON(raw []byte, spans [][2]int, texts []string, rep *replacer, depth int) []byte {
 	out := make([]byte, 0, len(raw))
 	last := 0
 	for i, s := range spans {
 		t := texts[i]
 		if depth > 0 {
-			t = rewriteNested(t, found, depth-1)
+			t = rewriteNested(t, rep, depth-1)
 		}
-		t = Replace(t, found)
+		t = rep.replace(t)
 		if t == texts[i] {
 			continue
 		}
@@ -65,7 +65,7 @@ func rewriteJSON(raw []byte, spans [][2]int, texts []string, found []Finding, de
 
 // rewriteNested is t rewritten as JSON when it is a JSON text or JSON
 // lines; t itself otherwise.
-func rewriteNested(t string, found []Finding, depth int) string {
+func rewriteNested(t string, rep *replacer, depth int) string {
 	if len(jsonDocs(t)) == 0 {
 		return t
 	}
@@ -75,7 +75,7 @@ func rewriteNested(t string, found []Finding, depth int) string {
 		for i, s := range spans {
 			texts[i] = decodeString([]byte(doc[s[0]:s[1]]))
 		}
-		return string(rewriteJSON([]byte(doc), spans, texts, found, depth))
+		return string(rewriteJSON([]byte(doc), spans, texts, rep, depth))
 	}
 	if json.Valid([]byte(t)) {
 		return rewrite(t)

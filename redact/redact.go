@@ -103,54 +103,60 @@ func (r *Redactor) Text(text string) (string, []Finding) {
 // Replace replaces each finding's secret in text, every place it occurs:
 // as it is, and as it reads inside a JSON string, once or twice escaped
 // (a secret with a newline or a quote, in a JSON line; in a JSON text held
-// as a string of one, as a call's arguments are).
-func Replace(text string, found []Finding) string {
-	for _, f := range found {
+// as a string of one, as a call's arguments are); then the starts and ends
+// of secrets cut short.
+func Replace(text string, found []Finding) string { return newReplacer(found).replace(text) }
+
+// replacer replaces a set of findings in many texts: built once, it
+// passes over each text once for the whole secrets (strings.Replacer, in
+// the order of found, the longest first) and once for the cut ones (a
+// text's windows of cutPrefix bytes looked up among the secrets' starts
+// and ends), so that thousands of secrets in thousands of strings cost
+// their bytes, not their product.
+type replacer struct {
+	whole *strings.Replacer
+	found []Finding
+	cuts  map[string][]int // a secret's first or last cutPrefix bytes -> its findings
+}
+
+func newReplacer(found []Finding) *replacer {
+	r := &replacer{found: found, cuts: map[string][]int{}}
+	var pairs []string
+	for i, f := range found {
 		once := jsonInner(f.Secret)
 		for _, form := range []string{f.Secret, once, jsonInner(once)} {
-			if strings.Contains(text, form) {
-				text = strings.ReplaceAll(text, form, Mark(f.Kind))
-			}
+			pairs = append(pairs, form, Mark(f.Kind))
 		}
+		if len(f.Secret) >= 2*cutPrefix {
+			r.cuts[f.Secret[:cutPrefix]] = append(r.cuts[f.Secret[:cutPrefix]], i)
+			tail := f.Secret[len(f.Secret)-cutPrefix:]
+			r.cuts[tail] = append(r.cuts[tail], i)
+		}
+	}
+	r.whole = strings.NewReplacer(pairs...)
+	return r
+}
+
+func (r *replacer) replace(text string) string {
+	if len(r.found) == 0 {
+		return text
+	}
+	text = r.whole.Replace(text)
+	if len(r.cuts) == 0 || len(text) < cutPrefix {
+		return text
+	}
+	var hit []int
+	for i := 0; i+cutPrefix <= len(text); i++ {
+		hit = append(hit, r.cuts[text[i:i+cutPrefix]]...)
 	}
 	// Then the starts of secrets cut short, once every whole one is
 	// replaced: a start shared by two secrets (a vendor's prefix) must
 	// not cut into a whole one before it is replaced.
-	for _, f := range found {
-		text = replaceCut(text, f)
-		text = replaceCutTail(text, f)
+	for _, i := range hit {
+		text = replaceCut(text, r.found[i])
+		text = replaceCutTail(text, r.found[i])
 	}
 	return text
-}
-
-// replaceCutTail replaces the ends of f's secret that text holds cut at
-// their start (a snippet that begins inside a token): cutPrefix bytes of
-// its end or more.
-func replaceCutTail(text string, f Finding) string {
-	if len(f.Secret) < 2*cutPrefix {
-		return text
-	}
-	tail := f.Secret[len(f.Secret)-cutPrefix:]
-	var b strings.Builder
-	for {
-		i := strings.Index(text, tail)
-		if i < 0 {
-			break
-		}
-		start, n := i, cutPrefix
-		for start > 0 && n < len(f.Secret) && text[start-1] == f.Secret[len(f.Secret)-n-1] {
-			start--
-			n++
-		}
-		b.WriteString(text[:start])
-		b.WriteString(Mark(f.Kind))
-		text = text[i+cutPrefix:]
-	}
-	if b.Len() == 0 {
-		return text
-	}
-	b.WriteString(text)
-	return b.String()
 }
 
 // cutPrefix is how much of a secret's start, at least, is taken for the
@@ -210,4 +216,34 @@ func (r *Redactor) Title(s string) string {
 		return t[:i+1] + "…"
 	}
 	return t
+}
+
+// replaceCutTail replaces the ends of f's secret that text holds cut at
+// their start (a snippet that begins inside a token): cutPrefix bytes of
+// its end or more.
+func replaceCutTail(text string, f Finding) string {
+	if len(f.Secret) < 2*cutPrefix {
+		return text
+	}
+	tail := f.Secret[len(f.Secret)-cutPrefix:]
+	var b strings.Builder
+	for {
+		i := strings.Index(text, tail)
+		if i < 0 {
+			break
+		}
+		start, n := i, cutPrefix
+		for start > 0 && n < len(f.Secret) && text[start-1] == f.Secret[len(f.Secret)-n-1] {
+			start--
+			n++
+		}
+		b.WriteString(text[:start])
+		b.WriteString(Mark(f.Kind))
+		text = text[i+cutPrefix:]
+	}
+	if b.Len() == 0 {
+		return text
+	}
+	b.WriteString(text)
+	return b.String()
 }
