@@ -45,26 +45,35 @@ func (r *Redactor) Snippet(snippet string, e tapelog.Entry) string {
 // Entries replaces the secrets of entries in place, on every core, and
 // returns how many secrets it replaced.
 func (r *Redactor) Entries(entries []tapelog.Entry) int {
+	var total atomic.Int64
+	onEveryCore(len(entries), func(i int) {
+		var found []Finding
+		entries[i], found = r.Entry(entries[i])
+		total.Add(int64(len(found)))
+	})
+	return int(total.Load())
+}
+
+// onEveryCore calls fn for each of n items, on as many goroutines as
+// there are CPUs, taking the items a chunk at a time.
+func onEveryCore(n int, fn func(i int)) {
 	const chunk = 64
-	var next, total atomic.Int64
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(chunk)) - chunk
-				if i >= len(entries) {
+				if i >= n {
 					return
 				}
-				for j := i; j < min(i+chunk, len(entries)); j++ {
-					var found []Finding
-					entries[j], found = r.Entry(entries[j])
-					total.Add(int64(len(found)))
+				for j := i; j < min(i+chunk, n); j++ {
+					fn(j)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	return int(total.Load())
 }
 
 // Place is where a secret is: never the secret.
@@ -172,23 +181,7 @@ const scanBatch = 2048
 // placesOf is where the secrets of entries are, in their order.
 func (r *Redactor) placesOf(tape string, entries []tapelog.Entry) []Place {
 	found := make([][]Finding, len(entries))
-	const chunk = 64
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(chunk)) - chunk
-				if i >= len(entries) {
-					return
-				}
-				for j := i; j < min(i+chunk, len(entries)); j++ {
-					_, found[j] = r.Entry(entries[j])
-				}
-			}
-		})
-	}
-	wg.Wait()
+	onEveryCore(len(entries), func(i int) { _, found[i] = r.Entry(entries[i]) })
 	var places []Place
 	for i, e := range entries {
 		for _, f := range found[i] {

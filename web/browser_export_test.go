@@ -37,8 +37,8 @@ func zhSession(s *script) {
 	s.run("claude-sonnet-4-5", 9120, 340, 6000)
 }
 
-// exportFile writes a tape of ws as one HTML page, and returns its path.
-func exportFile(t *testing.T, ws *tapelog.Workspace, name string) string {
+// tapeEntries are a tape's entries, read from its files.
+func tapeEntries(t *testing.T, ws *tapelog.Workspace, name string) []tapelog.Entry {
 	t.Helper()
 	tp, err := ws.Tape(name)
 	if err != nil {
@@ -51,6 +51,13 @@ func exportFile(t *testing.T, ws *tapelog.Workspace, name string) string {
 		}
 		entries = append(entries, e)
 	}
+	return entries
+}
+
+// exportFile writes a tape of ws as one HTML page, and returns its path.
+func exportFile(t *testing.T, ws *tapelog.Workspace, name string) string {
+	t.Helper()
+	entries := tapeEntries(t, ws, name)
 	path := filepath.Join(t.TempDir(), name+".html")
 	f, err := os.Create(path)
 	if err != nil {
@@ -129,18 +136,7 @@ func TestBrowserExport(t *testing.T) {
 // as GitHub keeps <details>), in a page that may load nothing.
 func exportMarkdownPage(t *testing.T, ws *tapelog.Workspace, name string, extra ...tapelog.Entry) string {
 	t.Helper()
-	tp, err := ws.Tape(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []tapelog.Entry
-	for e, err := range tp.All(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		entries = append(entries, e)
-	}
-	entries = append(entries, extra...)
+	entries := append(tapeEntries(t, ws, name), extra...)
 	var md, page bytes.Buffer
 	if err := ExportMarkdown(&md, ExportHead{Tape: name, Title: name, Entries: len(entries), Version: "test"}, entries); err != nil {
 		t.Fatal(err)
