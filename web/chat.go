@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tape-dev/tape/internal/rawjson"
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views"
@@ -222,8 +223,8 @@ func (it *item) json(raw json.RawMessage) string {
 
 // fill reads an entry's payload into its item, and returns it decoded.
 func fill(it *item, e tapelog.Entry) map[string]any {
-	var p map[string]any
-	_ = json.Unmarshal(e.Payload, &p)
+	p, _ := rawjson.DecodeObject(e.Payload) // encoding/json's map, in half its time
+
 	// State and data are shown as written: decoded and encoded again,
 	// numbers past 2^53 would round and keys reorder.
 	var raw struct{ State, Data json.RawMessage }
