@@ -22,19 +22,25 @@ const separator = "\n\x00\n"
 // order of members, numbers, spacing. The scan is one pass over the
 // bytes, at any depth, with no recursion.
 func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
-	spans := stringSpans(raw)
+	spans, texts := stringsOf(raw)
 	if len(spans) == 0 {
 		return raw, nil
-	}
-	texts := make([]string, len(spans))
-	for i, s := range spans {
-		texts[i] = decodeString(raw[s[0]:s[1]])
 	}
 	found := r.FindAll(withNested(texts, maxNesting))
 	if len(found) == 0 {
 		return raw, nil
 	}
 	return rewriteJSON(raw, spans, texts, newReplacer(found), maxNesting), found
+}
+
+// stringsOf are the string tokens of a JSON text and what each decodes to.
+func stringsOf(raw []byte) ([][2]int, []string) {
+	spans := stringSpans(raw)
+	texts := make([]string, len(spans))
+	for i, s := range spans {
+		texts[i] = decodeString(raw[s[0]:s[1]])
+	}
+	return spans, texts
 }
 
 // rewriteJSON is raw with found replaced in its strings: each string that
