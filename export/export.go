@@ -25,9 +25,6 @@ import (
 	"github.com/tape-dev/tape/web"
 )
 
-// Index is the index an export reads its entries through.
-type Index = *projector.Projector
-
 // Formats are the formats an export writes, each the extension of its
 // files.
 var Formats = []string{"md", "html", "json", "jsonl"}
@@ -46,12 +43,12 @@ type Options struct {
 
 // Stats are what an export wrote.
 type Stats struct {
-	Entries  int
+	Entries  int // anchors not counted
 	Redacted int // secrets replaced
 }
 
 // Tape writes the entries of a tape that opt picks to w.
-func Tape(ctx context.Context, w io.Writer, ix Index, name string, opt Options) (Stats, error) {
+func Tape(ctx context.Context, w io.Writer, ix *projector.Projector, name string, opt Options) (Stats, error) {
 	if !slices.Contains(Formats, opt.Format) {
 		return Stats{}, fmt.Errorf("export: no format %q (one of %v)", opt.Format, Formats)
 	}
@@ -72,11 +69,11 @@ func Tape(ctx context.Context, w io.Writer, ix Index, name string, opt Options) 
 	if opt.Redactor != nil {
 		st.Redacted = opt.Redactor.Entries(entries)
 	}
-	st.Entries = len(entries)
 	head, err := opt.head(ctx, ix, name, entries)
 	if err != nil {
 		return st, err
 	}
+	st.Entries = head.Entries // as the file says it, and tape tapes counts
 	return st, write(w, opt.Format, head, entries)
 }
 
@@ -92,13 +89,8 @@ func (o Options) dated(e tapelog.Entry) bool {
 
 // head is what the export says of the tape: the session's row, its title
 // redacted as its entries are (it is the first prompt, often).
-func (o Options) head(ctx context.Context, ix Index, name string, entries []tapelog.Entry) (web.ExportHead, error) {
+func (o Options) head(ctx context.Context, ix *projector.Projector, name string, entries []tapelog.Entry) (web.ExportHead, error) {
 	h := web.ExportHead{Tape: name, Version: o.Version}
-	for _, e := range entries {
-		if e.Kind != tapelog.KindAnchor { // counted as tape tapes counts them
-			h.Entries++
-		}
-	}
 	rows, err := read.ListTapes(ctx, ix, sessions.Filter{Tape: name})
 	if err != nil {
 		return h, err
@@ -108,6 +100,9 @@ func (o Options) head(ctx context.Context, ix Index, name string, entries []tape
 		h.Title, h.Source, h.CWD, h.Branch, h.Model = s.Title, s.Source, s.CWD, s.Branch, s.Model
 	}
 	for _, e := range entries {
+		if e.Kind != tapelog.KindAnchor { // counted as tape tapes counts them
+			h.Entries++
+		}
 		if t := e.Pos.Time; !t.IsZero() && e.Date != "" {
 			if h.First.IsZero() || t.Before(h.First) {
 				h.First = t

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/internal/rawjson"
+	"github.com/tape-dev/tape/projector"
 )
 
 // Tapes writes each named tape to <dir>/<tape>.<format>, and an index
@@ -17,7 +18,7 @@ import (
 // the files and what each holds). dir is made if it is not there. The
 // files are private to their owner, as a workspace's are: they are
 // shared by choice.
-func Tapes(ctx context.Context, dir string, ix Index, names []string, opt Options) (Stats, error) {
+func Tapes(ctx context.Context, dir string, ix *projector.Projector, names []string, opt Options) (Stats, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Stats{}, fmt.Errorf("export: %w", err)
 	}
@@ -25,7 +26,7 @@ func Tapes(ctx context.Context, dir string, ix Index, names []string, opt Option
 	var rows []indexRow
 	for _, name := range names {
 		file := name + "." + opt.Format
-		st, err := writeFile(ctx, filepath.Join(dir, file), ix, name, opt)
+		st, err := File(ctx, filepath.Join(dir, file), ix, name, opt)
 		if err != nil {
 			return all, err
 		}
@@ -40,12 +41,8 @@ func Tapes(ctx context.Context, dir string, ix Index, names []string, opt Option
 	return all, nil
 }
 
-// File writes one tape to the file at path.
-func File(ctx context.Context, path string, ix Index, name string, opt Options) (Stats, error) {
-	return writeFile(ctx, path, ix, name, opt)
-}
-
-func writeFile(ctx context.Context, path string, ix Index, name string, opt Options) (Stats, error) {
+// File writes one tape to the file at path, private to its owner.
+func File(ctx context.Context, path string, ix *projector.Projector, name string, opt Options) (Stats, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return Stats{}, fmt.Errorf("export: %w", err)

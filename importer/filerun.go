@@ -97,24 +97,27 @@ type fileRun struct {
 // importer left it; otherwise at the start, skipping what the tapes hold.
 func (r *run) open(f *os.File, path string, old *checkpoint, id fileIdentity) (*fileRun, error) {
 	fr := &fileRun{r: r, path: path, f: f}
-	resume := false
+	// A file that only grew since its checkpoint (the same inode, the
+	// bytes before the offset unchanged) is resumed when its tapes are
+	// as the import left them; one written over, replaced or cut short
+	// loses the flushes written down of it.
+	grown := false
 	if old != nil && old.Offset <= id.size && old.Ino == id.ino {
+		sum, err := tailSum(f, old.Offset)
+		grown = err == nil && sum == old.Tail
+	}
+	if old != nil && !grown {
+		if err := r.flushes.forget(path); err != nil {
+			return nil, err
+		}
+	}
+	resume := false
+	if grown {
 		ok, err := r.trusts(old)
 		if err != nil {
 			return nil, err
 		}
-		sum, err := tailSum(f, old.Offset)
-		grown := err == nil && sum == old.Tail
-		resume = ok && grown
-		if !grown {
-			if err := r.flushes.forget(path); err != nil { // written over: its lines are not those flushed
-				return nil, err
-			}
-		}
-	} else if old != nil {
-		if err := r.flushes.forget(path); err != nil { // replaced, or cut short
-			return nil, err
-		}
+		resume = ok
 	}
 	var state []byte
 	tapes := map[string]string{}

@@ -81,20 +81,6 @@ func TestAcknowledgedBadLines(t *testing.T) {
 	}
 }
 
-// TestShellQuote checks the quoting of the paths doctor prints in
-// commands.
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"/home/me/.tape":     `'/home/me/.tape'`,
-		"/home/it's/.tape":   `'/home/it'\''s/.tape'`,
-		"/home/a b/$x/.tape": `'/home/a b/$x/.tape'`,
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestUnreadableAckFile checks that an AckFile that cannot be read (here
 // a FIFO, which must not hang anyone) is a problem doctor reports, and
 // that reads then warn of every bad line instead of failing.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/internal/fileutil"
+	"github.com/tape-dev/tape/internal/wording"
 )
 
 // Checking a workspace's files, for `tape doctor`.
@@ -230,7 +231,7 @@ func (c *checker) unfinishedMerge(t *Tape, id, journal string) (problem, fix str
 		var st mergeState
 		if st, err = parseMergeState(data); err == nil && isNoAnchor(t.mergeBase(st)) {
 			return "a merge of this fork started into anchor folder " + st.Base + ", which is gone (the tape was reset since), and did not finish; tape merge refuses to go on",
-				"rm " + shellQuote(c.ws.Abs(journal)) + ", then " + again + " to merge the fork into the current anchor (what the merge wrote into " + st.Base +
+				"rm " + wording.ShellQuote(c.ws.Abs(journal)) + ", then " + again + " to merge the fork into the current anchor (what the merge wrote into " + st.Base +
 					" is written again), or tape --tape " + t.name + " discard " + id
 		}
 	}
@@ -370,8 +371,8 @@ func (c *checker) file(t *Tape, a Anchor, name string) {
 	if torn := tornTail(s.f, count.Complete); torn > 0 {
 		c.add(CheckTornTail, path.Join(t.folderPath(a.Folder), name), s.lr.lineNo+1,
 			fmt.Sprintf("last line (%d bytes) has no newline: a writer in the middle of a write, or one that crashed; readers skip it until it ends", torn),
-			"if no writer is at work, end the line as the next append to the file does: echo "+shellQuote(TornMark)+" >> "+
-				shellQuote(c.ws.Abs(path.Join(t.folderPath(a.Folder), name)))+" (readers then skip it if it is a torn write, and read it if it is a whole entry)")
+			"if no writer is at work, end the line as the next append to the file does: echo "+wording.ShellQuote(TornMark)+" >> "+
+				wording.ShellQuote(c.ws.Abs(path.Join(t.folderPath(a.Folder), name)))+" (readers then skip it if it is a torn write, and read it if it is a whole entry)")
 	}
 }
 
@@ -396,15 +397,9 @@ func (c *checker) badLine(t *Tape, le *LineError, f io.ReaderAt) {
 	if err != nil {
 		fix += "it could not be read again (" + err.Error() + "): run 'tape doctor' again"
 	} else {
-		fix += "echo " + shellQuote(ack) + " >> " + shellQuote(c.ws.Abs(AckFile))
+		fix += "echo " + wording.ShellQuote(ack) + " >> " + wording.ShellQuote(c.ws.Abs(AckFile))
 	}
 	c.add(CheckBadLine, le.Path, le.Line, problem, fix)
-}
-
-// shellQuote quotes s for a POSIX shell, so that a command printed for a
-// person to paste runs on the very path printed.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // tornTail is the length of the bytes after complete that hold no newline,

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/tape-dev/tape/internal/wording"
 )
 
 // A tape is a folder in the tapes folder: a symlink there is not one, and
@@ -95,7 +97,7 @@ func (w *Workspace) tapeLinkFix(rel string) (target, fix string) {
 	link := w.Abs(rel)
 	target, err := os.Readlink(link)
 	if err != nil {
-		return "?", "remove it (rm " + shellQuote(link) + ") and put the tape's folder itself there"
+		return "?", "remove it (rm " + wording.ShellQuote(link) + ") and put the tape's folder itself there"
 	}
 	abs := target
 	if !filepath.IsAbs(abs) {
@@ -105,9 +107,9 @@ func (w *Workspace) tapeLinkFix(rel string) (target, fix string) {
 	fi, err := os.Lstat(abs)
 	switch {
 	case err != nil || !fi.IsDir():
-		return target, "it leads to no folder: remove it (rm " + shellQuote(link) + ")"
+		return target, "it leads to no folder: remove it (rm " + wording.ShellQuote(link) + ")"
 	case filepath.Dir(abs) == w.Abs(tapesDir) && ValidateTapeName(filepath.Base(abs)) == nil:
-		return target, "it is tape " + filepath.Base(abs) + ", which is read under that name: remove the link (rm " + shellQuote(link) + ")"
+		return target, "it is tape " + filepath.Base(abs) + ", which is read under that name: remove the link (rm " + wording.ShellQuote(link) + ")"
 	}
-	return target, "replace the link with the folder it points to: rm " + shellQuote(link) + " && mv " + shellQuote(abs) + " " + shellQuote(link)
+	return target, "replace the link with the folder it points to: rm " + wording.ShellQuote(link) + " && mv " + wording.ShellQuote(abs) + " " + wording.ShellQuote(link)
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tape-dev/tape/internal/wording"
 )
 
 // A symlink in the tapes folder is not a tape, and not silently: doctor
@@ -34,7 +36,7 @@ func TestSymlinkedTapeFolder(t *testing.T) {
 		t.Errorf("Tapes() = %q, %v; want only main", names, err)
 	}
 	fixes := map[string]string{
-		"tapes/x":        "mv " + shellQuote(outside) + " " + shellQuote(filepath.Join(tapes, "x")),
+		"tapes/x":        "mv " + wording.ShellQuote(outside) + " " + wording.ShellQuote(filepath.Join(tapes, "x")),
 		"tapes/alias":    "it is tape main, which is read under that name: remove the link",
 		"tapes/dangling": "it leads to no folder: remove it",
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/tape-dev/tape/importer"
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/wording"
+	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views/sessions"
 )
@@ -33,84 +35,64 @@ func (r Resume) Shell() string {
 	}
 	words := make([]string, len(r.Argv))
 	for i, w := range r.Argv {
-		words[i] = shellQuote(w)
+		words[i] = wording.ShellWord(w)
 	}
 	line := strings.Join(words, " ")
 	if r.CWD != "" {
-		line = "cd " + shellQuote(r.CWD) + " && " + line
+		line = "cd " + wording.ShellWord(r.CWD) + " && " + line
 	}
 	return line
-}
-
-// shellQuote is w as one word of a POSIX shell.
-func shellQuote(w string) string {
-	if w != "" && w[0] != '=' && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
 // ResumeOf is how to resume the session of the tape called name, or of
 // the tape that holds the entry whose id is name.
 func ResumeOf(ctx context.Context, ix *projector.Projector, name string) (Resume, error) {
-	tape, err := tapeNamed(ctx, ix, name)
+	tape, anchors, err := tapeNamed(ctx, ix, name)
 	if err != nil {
 		return Resume{}, err
 	}
 	rows, _, err := sessions.List(ctx, ix, sessions.Filter{Tape: tape})
-	if err != nil {
-		return Resume{}, err
+	if err != nil || len(rows) == 0 {
+		return Resume{Tape: tape}, err
 	}
-	r := Resume{Tape: tape}
-	if len(rows) == 0 {
-		return r, nil
-	}
-	s := rows[0]
-	r.Source, r.SessionID, r.CWD = s.Source, s.SessionID, s.CWD
+	return ResumeFor(rows[0], anchors[0]), nil
+}
+
+// ResumeFor is how to resume a session, from its row of the sessions view
+// and its tape's first anchor (the transcript it came from): what a front
+// end that holds both (the web page's tape) asks without reading them
+// again.
+func ResumeFor(s sessions.Session, first tapelog.Anchor) Resume {
+	r := Resume{Tape: s.Name, Source: s.Source, SessionID: s.SessionID, CWD: s.CWD}
 	if r.Source == "" || r.SessionID == "" || strings.HasPrefix(r.SessionID, "-") {
-		return r, nil // no session; or an id a transcript wrote that the agent would read as a flag
+		return r // no session; or an id a transcript wrote that the agent would read as a flag
 	}
-	first, err := firstState(ctx, ix, tape)
-	if err != nil {
-		return r, err
+	var state struct {
+		File string `json:"file"`
 	}
-	r.Argv, _ = importer.ResumeCommand(r.Source, source.Resumable{ID: r.SessionID, CWD: r.CWD, File: first.File, Agent: first.AgentID})
-	return r, nil
+	_ = json.Unmarshal(first.State, &state) // a state of another shape names no file
+	r.Argv, _ = importer.ResumeCommand(r.Source, source.Resumable{ID: r.SessionID, CWD: r.CWD, File: state.File})
+	return r
 }
 
 // tapeNamed is name when a tape is called that, else the tape that holds
-// an entry of that id.
-func tapeNamed(ctx context.Context, ix *projector.Projector, name string) (string, error) {
+// an entry of that id; and its anchors.
+func tapeNamed(ctx context.Context, ix *projector.Projector, name string) (string, []tapelog.Anchor, error) {
 	anchors, _, err := ix.Anchors(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	if len(anchors) > 0 {
-		return name, nil
+	if err != nil || len(anchors) > 0 {
+		return name, anchors, err
 	}
 	tape, ok, err := ix.TapeOfEntry(ctx, name)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	if !ok {
-		return "", fmt.Errorf("%q: %w", name, ErrNoResume)
+	if ok {
+		if anchors, _, err = ix.Anchors(ctx, tape); err != nil {
+			return "", nil, err
+		}
 	}
-	return tape, nil
-}
-
-// anchorFacts are what an imported tape's first anchor says of where it
-// came from.
-type anchorFacts struct {
-	File    string `json:"file"`
-	AgentID string `json:"agent_id"`
-}
-
-func firstState(ctx context.Context, ix *projector.Projector, tape string) (anchorFacts, error) {
-	var f anchorFacts
-	anchors, _, err := ix.Anchors(ctx, tape)
-	if err != nil || len(anchors) == 0 {
-		return f, err
+	if len(anchors) == 0 {
+		return "", nil, fmt.Errorf("%q: %w", name, ErrNoResume)
 	}
-	_ = json.Unmarshal(anchors[0].State, &f) // a state of another shape says nothing of this
-	return f, nil
+	return tape, anchors, nil
 }

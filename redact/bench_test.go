@@ -1,12 +1,13 @@
 package redact
 
 import (
-	"github.com/tape-dev/tape/redact/redacttest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tape-dev/tape/redact/redacttest"
 )
 
 // sourceChunks is this repository's Go and Markdown in 4 KB pieces, text
@@ -18,13 +19,12 @@ func sourceChunks(b *testing.B) ([]string, int) {
 	total := 0
 	planted := redacttest.Secrets(rand.New(rand.NewPCG(1, 36)))
 	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
-			if err == nil {
-				return filepath.SkipDir
-			}
+		switch {
+		case err != nil:
 			return err
-		}
-		if d.IsDir() || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".md")) {
+		case d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules"):
+			return filepath.SkipDir
+		case d.IsDir() || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".md")):
 			return nil
 		}
 		data, err := os.ReadFile(path)

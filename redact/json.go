@@ -19,8 +19,9 @@ const separator = "\n\x00\n"
 // JSON returns the JSON value raw with every secret in its strings (keys
 // and values) replaced by [REDACTED:<kind>], and what was found; raw
 // itself when nothing was. Everything else is kept byte for byte: the
-// order of members, numbers, spacing. The scan is one pass over the
-// bytes, at any depth, with no recursion.
+// order of members, numbers, spacing. Strings are found in one pass over
+// the bytes, at any depth; those that are JSON texts themselves are read
+// as JSON too, down to maxNesting levels.
 func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
 	spans, texts := stringsOf(raw)
 	if len(spans) == 0 {
@@ -30,7 +31,7 @@ func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
 	if len(found) == 0 {
 		return raw, nil
 	}
-	return rewriteJSON(raw, spans, texts, newReplacer(found), maxNesting), found
+	return rewriteJSON(raw, spans, texts, NewReplacer(found, Forms), maxNesting), found
 }
 
 // stringsOf are the string tokens of a JSON text and what each decodes to.
@@ -47,7 +48,7 @@ func stringsOf(raw []byte) ([][2]int, []string) {
 // is a JSON text (or JSON lines) rewritten as one, down to depth levels,
 // so that a secret it holds under escapes of its own (\u0026, \/) goes
 // too, then each string as text; a string that changed is encoded again.
-func rewriteJSON(raw []byte, spans [][2]int, texts []string, rep *replacer, depth int) []byte {
+func rewriteJSON(raw []byte, spans [][2]int, texts []string, rep *Replacer, depth int) []byte {
 	out := make([]byte, 0, len(raw))
 	last := 0
 	for i, s := range spans {
@@ -55,7 +56,7 @@ func rewriteJSON(raw []byte, spans [][2]int, texts []string, rep *replacer, dept
 		if depth > 0 {
 			t = rewriteNested(t, rep, depth-1)
 		}
-		t = rep.replace(t)
+		t = rep.Replace(t)
 		if t == texts[i] {
 			continue
 		}
@@ -70,26 +71,22 @@ func rewriteJSON(raw []byte, spans [][2]int, texts []string, rep *replacer, dept
 }
 
 // rewriteNested is t rewritten as JSON when it is a JSON text or JSON
-// lines; t itself otherwise.
-func rewriteNested(t string, rep *replacer, depth int) string {
-	if len(jsonDocs(t)) == 0 {
-		return t
-	}
+// lines (a line at a time); t itself otherwise.
+func rewriteNested(t string, rep *Replacer, depth int) string {
 	rewrite := func(doc string) string {
-		spans := stringSpans([]byte(doc))
-		texts := make([]string, len(spans))
-		for i, s := range spans {
-			texts[i] = decodeString([]byte(doc[s[0]:s[1]]))
-		}
+		spans, texts := stringsOf([]byte(doc))
 		return string(rewriteJSON([]byte(doc), spans, texts, rep, depth))
 	}
-	if json.Valid([]byte(t)) {
+	switch {
+	case !startsJSON(t):
+		return t
+	case json.Valid([]byte(t)):
 		return rewrite(t)
 	}
 	var b strings.Builder
 	for line := range strings.Lines(t) {
 		body := strings.TrimSuffix(line, "\n")
-		if l := strings.TrimSpace(body); l != "" && (l[0] == '{' || l[0] == '[') && json.Valid([]byte(l)) {
+		if l := strings.TrimSpace(body); startsJSON(l) && json.Valid([]byte(l)) {
 			body = rewrite(body)
 		}
 		b.WriteString(body)
@@ -98,6 +95,13 @@ func rewriteNested(t string, rep *replacer, depth int) string {
 		}
 	}
 	return b.String()
+}
+
+// startsJSON reports whether t, past its blanks, starts as an object or
+// an array does.
+func startsJSON(t string) bool {
+	t = strings.TrimLeft(t, " \t\r\n")
+	return t != "" && (t[0] == '{' || t[0] == '[')
 }
 
 // maxNesting bounds how deep JSON() looks into strings that are JSON
@@ -115,10 +119,7 @@ func withNested(texts []string, depth int) []string {
 	}
 	for _, t := range texts {
 		for _, doc := range jsonDocs(t) {
-			var inner []string
-			for _, s := range stringSpans([]byte(doc)) {
-				inner = append(inner, decodeString([]byte(doc[s[0]:s[1]])))
-			}
+			_, inner := stringsOf([]byte(doc))
 			all = append(all, withNested(inner, depth-1)...)
 		}
 	}
@@ -127,8 +128,7 @@ func withNested(texts []string, depth int) []string {
 
 // jsonDocs are the JSON objects and arrays t is: itself, or its lines.
 func jsonDocs(t string) []string {
-	start := strings.TrimLeft(t, " \t\r\n")
-	if start == "" || (start[0] != '{' && start[0] != '[') {
+	if !startsJSON(t) {
 		return nil
 	}
 	if json.Valid([]byte(t)) {
@@ -136,7 +136,7 @@ func jsonDocs(t string) []string {
 	}
 	var docs []string
 	for line := range strings.Lines(t) {
-		if l := strings.TrimSpace(line); l != "" && (l[0] == '{' || l[0] == '[') && json.Valid([]byte(l)) {
+		if l := strings.TrimSpace(line); startsJSON(l) && json.Valid([]byte(l)) {
 			docs = append(docs, l)
 		}
 	}
@@ -155,7 +155,7 @@ func (r *Redactor) FindAll(texts []string) []Finding {
 	for _, t := range texts {
 		found = append(found, r.Find(t)...)
 	}
-	return dedupe(found)
+	return Dedupe(found)
 }
 
 func spansStrings(found []Finding) bool {

@@ -60,27 +60,25 @@ func New() (*Redactor, error) {
 
 // Find lists the secrets in text, each once, the longest first.
 func (r *Redactor) Find(text string) []Finding {
+	lower := asciiLower(text) // every rule's keywords and names are ASCII: one lowering for all
 	var found []Finding
-	for _, f := range r.gitleaks.find(text) {
+	for _, f := range r.gitleaks.find(text, lower) {
 		if f.Secret = strings.TrimSpace(f.Secret); len(f.Secret) >= minSecret {
 			found = append(found, f)
 		}
 	}
-	found = append(found, r.own.find(text)...)
-	return dedupe(found)
+	found = append(found, r.own.find(text, lower)...)
+	return Dedupe(found)
 }
 
 // minSecret is the shortest secret replaced: shorter matches are noise
 // (and replacing every "abc" in a text would be its own harm).
 const minSecret = 8
 
-// Dedupe is found with one finding per secret, the longest first: the
-// order Replace wants.
-func Dedupe(found []Finding) []Finding { return dedupe(found) }
-
-// dedupe keeps one finding per secret (the first kind found), longest
-// first, so that a secret is replaced before any part of it.
-func dedupe(found []Finding) []Finding {
+// Dedupe keeps one finding per secret (the first kind found), longest
+// first, so that a secret is replaced before any part of it: the order
+// Replace wants.
+func Dedupe(found []Finding) []Finding {
 	seen := map[string]bool{}
 	out := found[:0]
 	for _, f := range found {
@@ -100,95 +98,105 @@ func (r *Redactor) Text(text string) (string, []Finding) {
 	return Replace(text, found), found
 }
 
-// Replace replaces each finding's secret in text, every place it occurs:
-// as it is, and as it reads inside a JSON string, once or twice escaped
-// (a secret with a newline or a quote, in a JSON line; in a JSON text held
-// as a string of one, as a call's arguments are); then the starts and ends
-// of secrets cut short.
-func Replace(text string, found []Finding) string { return newReplacer(found).replace(text) }
+// Replace replaces each finding's secret in text, every place it occurs,
+// in each of its Forms; then the starts and ends of secrets cut short.
+func Replace(text string, found []Finding) string { return NewReplacer(found, Forms).Replace(text) }
 
-// replacer replaces a set of findings in many texts: built once, it
-// passes over each text once for the whole secrets (strings.Replacer, in
-// the order of found, the longest first) and once for the cut ones (a
-// text's windows of cutPrefix bytes looked up among the secrets' starts
-// and ends), so that thousands of secrets in thousands of strings cost
-// their bytes, not their product.
-type replacer struct {
-	whole *strings.Replacer
-	found []Finding
-	cuts  map[string][]int // a secret's first or last cutPrefix bytes -> its findings
+// Forms are the ways a secret is written where tape sends it: as it is,
+// and as it reads inside a JSON string, once or twice escaped (a secret
+// with a newline or a quote, in a JSON line; in a JSON text held as a
+// string of one, as a call's arguments are).
+func Forms(secret string) []string {
+	once := jsonInner(secret)
+	return []string{secret, once, jsonInner(once)}
 }
 
-func newReplacer(found []Finding) *replacer {
-	r := &replacer{found: found, cuts: map[string][]int{}}
+// Replacer replaces a set of findings in many texts: built once, it
+// passes over each text once for the whole secrets, in every form forms
+// gives (strings.Replacer, in the order of found, the longest first), and
+// once for the cut ones (a text's windows of cutPrefix bytes looked up
+// among the secrets' starts and ends), so that thousands of secrets in
+// thousands of strings cost their bytes, not their product.
+type Replacer struct {
+	whole *strings.Replacer
+	found []Finding
+	heads map[string][]int // a secret's first cutPrefix bytes -> its findings
+	tails map[string][]int // and its last
+}
+
+// NewReplacer is a Replacer of found, each secret written in the forms
+// forms gives (Forms; the web page adds HTML's escapes).
+func NewReplacer(found []Finding, forms func(string) []string) *Replacer {
+	r := &Replacer{found: found, heads: map[string][]int{}, tails: map[string][]int{}}
 	var pairs []string
 	for i, f := range found {
-		once := jsonInner(f.Secret)
-		for _, form := range []string{f.Secret, once, jsonInner(once)} {
+		for _, form := range forms(f.Secret) {
 			pairs = append(pairs, form, Mark(f.Kind))
 		}
 		if len(f.Secret) >= 2*cutPrefix {
-			r.cuts[f.Secret[:cutPrefix]] = append(r.cuts[f.Secret[:cutPrefix]], i)
-			tail := f.Secret[len(f.Secret)-cutPrefix:]
-			r.cuts[tail] = append(r.cuts[tail], i)
+			head, tail := f.Secret[:cutPrefix], f.Secret[len(f.Secret)-cutPrefix:]
+			r.heads[head] = append(r.heads[head], i)
+			r.tails[tail] = append(r.tails[tail], i)
 		}
 	}
 	r.whole = strings.NewReplacer(pairs...)
 	return r
 }
 
-func (r *replacer) replace(text string) string {
+// cutPrefix is how much of a secret's start or end, at least, is taken
+// for the secret cut short: a search's snippet, an excerpt in a summary,
+// cut at a width, shows the start of what it cuts, or begins inside it.
+const cutPrefix = 12
+
+// Replace is text with the whole secrets replaced, then those cut short:
+// at each window of text that is a secret's start, as far on as text and
+// the secret agree; at each that is a secret's end, as far back. (Cut
+// secrets come second: a start shared by two secrets, a vendor's prefix,
+// must not cut into a whole one before it is replaced.)
+func (r *Replacer) Replace(text string) string {
 	if len(r.found) == 0 {
 		return text
 	}
 	text = r.whole.Replace(text)
-	if len(r.cuts) == 0 || len(text) < cutPrefix {
-		return text
+	type cut struct {
+		start, end int
+		kind       string
 	}
-	var hit []int
+	var cuts []cut
 	for i := 0; i+cutPrefix <= len(text); i++ {
-		hit = append(hit, r.cuts[text[i:i+cutPrefix]]...)
+		w := text[i : i+cutPrefix]
+		for _, n := range r.heads[w] {
+			s, end := r.found[n].Secret, i+cutPrefix
+			for end < len(text) && end-i < len(s) && text[end] == s[end-i] {
+				end++
+			}
+			cuts = append(cuts, cut{i, end, r.found[n].Kind})
+		}
+		for _, n := range r.tails[w] {
+			s, start := r.found[n].Secret, i
+			for start > 0 && i+cutPrefix-start < len(s) && text[start-1] == s[len(s)-(i+cutPrefix-start)-1] {
+				start--
+			}
+			cuts = append(cuts, cut{start, i + cutPrefix, r.found[n].Kind})
+		}
 	}
-	// Then the starts of secrets cut short, once every whole one is
-	// replaced: a start shared by two secrets (a vendor's prefix) must
-	// not cut into a whole one before it is replaced.
-	for _, i := range hit {
-		text = replaceCut(text, r.found[i])
-		text = replaceCutTail(text, r.found[i])
-	}
-	return text
-}
-
-// cutPrefix is how much of a secret's start, at least, is taken for the
-// secret cut short: a search's snippet, an excerpt in a summary, cut at
-// a width, shows the start of what it cuts.
-const cutPrefix = 12
-
-// replaceCut replaces the starts of f's secret that text holds cut short:
-// cutPrefix bytes of it or more, up to where text and the secret part.
-func replaceCut(text string, f Finding) string {
-	if len(f.Secret) < 2*cutPrefix {
+	if len(cuts) == 0 {
 		return text
 	}
-	head := f.Secret[:cutPrefix]
+	slices.SortFunc(cuts, func(a, b cut) int { return cmp.Compare(a.start, b.start) })
 	var b strings.Builder
-	for {
-		i := strings.Index(text, head)
-		if i < 0 {
-			break
+	last := 0
+	for _, c := range cuts {
+		if c.end <= last {
+			continue // within a cut already made
 		}
-		n := cutPrefix
-		for i+n < len(text) && n < len(f.Secret) && text[i+n] == f.Secret[n] {
-			n++
+		if c.start >= last {
+			b.WriteString(text[last:c.start])
+			b.WriteString(Mark(c.kind))
 		}
-		b.WriteString(text[:i])
-		b.WriteString(Mark(f.Kind))
-		text = text[i+n:]
+		last = c.end
 	}
-	if b.Len() == 0 {
-		return text
-	}
-	b.WriteString(text)
+	b.WriteString(text[last:])
 	return b.String()
 }
 
@@ -216,34 +224,4 @@ func (r *Redactor) Title(s string) string {
 		return t[:i+1] + "…"
 	}
 	return t
-}
-
-// replaceCutTail replaces the ends of f's secret that text holds cut at
-// their start (a snippet that begins inside a token): cutPrefix bytes of
-// its end or more.
-func replaceCutTail(text string, f Finding) string {
-	if len(f.Secret) < 2*cutPrefix {
-		return text
-	}
-	tail := f.Secret[len(f.Secret)-cutPrefix:]
-	var b strings.Builder
-	for {
-		i := strings.Index(text, tail)
-		if i < 0 {
-			break
-		}
-		start, n := i, cutPrefix
-		for start > 0 && n < len(f.Secret) && text[start-1] == f.Secret[len(f.Secret)-n-1] {
-			start--
-			n++
-		}
-		b.WriteString(text[:start])
-		b.WriteString(Mark(f.Kind))
-		text = text[i+cutPrefix:]
-	}
-	if b.Len() == 0 {
-		return text
-	}
-	b.WriteString(text)
-	return b.String()
 }

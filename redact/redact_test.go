@@ -2,7 +2,6 @@ package redact
 
 import (
 	"encoding/json"
-	"github.com/tape-dev/tape/redact/redacttest"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/internal/rawjson"
+	"github.com/tape-dev/tape/redact/redacttest"
 )
 
 var (

@@ -46,8 +46,8 @@ const keyNameExpr = `(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|passwd|pwd
 // scan time of source text).
 var nameStems = []string{"key", "secret", "token", "pass", "pwd", "credential"}
 
-// find runs this package's rules.
-func (o *ownRules) find(text string) []Finding {
+// find runs this package's rules; lower is text with A-Z lowered.
+func (o *ownRules) find(text, lower string) []Finding {
 	var found []Finding
 	if strings.Contains(text, "PRIVATE KEY") {
 		for _, m := range o.privateKey.FindAllString(text, -1) {
@@ -61,22 +61,21 @@ func (o *ownRules) find(text string) []Finding {
 			}
 		}
 	}
-	if strings.Contains(text, "hvs.") || strings.Contains(asciiLower(text), "vault") {
+	if strings.Contains(text, "hvs.") || strings.Contains(lower, "vault") {
 		for _, m := range o.vault.FindAllStringSubmatch(text, -1) {
 			if v := m[1]; entropy(v) > 3.5 && strings.ContainsAny(v, "0123456789") {
 				found = append(found, Finding{Kind: "vault-service-token", Secret: v})
 			}
 		}
 	}
-	return append(found, o.assignedValues(text)...)
+	return append(found, o.assignedValues(text, lower)...)
 }
 
 // assignedValues are the values given to key-like names that look like
 // secrets: KEY=value (.env, a shell), "key": "value" (JSON), key: value
 // (YAML), key := "value". A flag's value (--password value) is not one:
 // often not a secret, and caught by the vendors' rules when it is theirs.
-func (o *ownRules) assignedValues(text string) []Finding {
-	lower := asciiLower(text)
+func (o *ownRules) assignedValues(text, lower string) []Finding {
 	seen := map[int]bool{} // names by where they start
 	var found []Finding
 	for _, stem := range nameStems {

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -64,13 +65,7 @@ func loadGitleaks(drop []string) (*gitleaksRules, error) {
 	g := &gitleaksRules{allowlists: cfg.Allowlists, index: map[string]int{}}
 	var words []string
 	wordNo := map[string]int{}
-	for _, id := range slices.Sorted(func(yield func(string) bool) {
-		for id := range cfg.Rules {
-			if !yield(id) {
-				return
-			}
-		}
-	}) {
+	for _, id := range slices.Sorted(maps.Keys(cfg.Rules)) {
 		r := cfg.Rules[id]
 		if r.Regex == nil || r.Path != nil || slices.Contains(drop, id) {
 			continue
@@ -105,13 +100,13 @@ func loadGitleaks(drop []string) (*gitleaksRules, error) {
 	return g, nil
 }
 
-// find runs the rules on text.
-func (g *gitleaksRules) find(text string) []Finding {
+// find runs the rules on text; lower is text with A-Z lowered.
+func (g *gitleaksRules) find(text, lower string) []Finding {
 	run := make([]bool, len(g.rules))
 	for _, n := range g.always {
 		run[n] = true
 	}
-	g.keywords.Walk([]byte(strings.ToLower(text)), func(_, _, w int64) bool {
+	g.keywords.Walk([]byte(lower), func(_, _, w int64) bool {
 		for _, n := range g.byKeyword[w] {
 			run[n] = true
 		}

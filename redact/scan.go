@@ -17,16 +17,33 @@ import (
 // Entry is e with the secrets of its payload and meta replaced, and what
 // was found; e itself when nothing was.
 func (r *Redactor) Entry(e tapelog.Entry) (tapelog.Entry, []Finding) {
-	ps, pt := stringsOf(e.Payload) // both scanned in one pass: a call per entry, not two
-	ms, mt := stringsOf(e.Meta)
-	found := r.FindAll(withNested(append(slices.Clip(pt), mt...), maxNesting))
-	if len(found) == 0 {
+	s := r.scanEntry(e)
+	if len(s.found) == 0 {
 		return e, nil
 	}
-	rep := newReplacer(found)
-	e.Payload = rewriteJSON(e.Payload, ps, pt, rep, maxNesting)
-	e.Meta = rewriteJSON(e.Meta, ms, mt, rep, maxNesting)
-	return e, found
+	rep := NewReplacer(s.found, Forms)
+	e.Payload = rewriteJSON(e.Payload, s.payload, s.payloadTexts, rep, maxNesting)
+	e.Meta = rewriteJSON(e.Meta, s.meta, s.metaTexts, rep, maxNesting)
+	return e, s.found
+}
+
+// entryScan is what scanEntry read of an entry: its strings, where they
+// are, and the secrets they hold.
+type entryScan struct {
+	payload, meta           [][2]int
+	payloadTexts, metaTexts []string
+	found                   []Finding
+}
+
+// scanEntry finds the secrets of an entry's payload and meta, both in one
+// pass: Entry rewrites what it finds, Snippet and a scan of tapes only
+// want it.
+func (r *Redactor) scanEntry(e tapelog.Entry) entryScan {
+	var s entryScan
+	s.payload, s.payloadTexts = stringsOf(e.Payload)
+	s.meta, s.metaTexts = stringsOf(e.Meta)
+	s.found = r.FindAll(withNested(append(slices.Clip(s.payloadTexts), s.metaTexts...), maxNesting))
+	return s
 }
 
 // Snippet is a search's snippet of entry e with the secrets of e
@@ -38,12 +55,11 @@ func (r *Redactor) Snippet(snippet string, e tapelog.Entry) string {
 	for _, span := range searchlang.SnippetSpans(snippet) {
 		plain.WriteString(span.Text)
 	}
-	_, found := r.Entry(e)
-	found = append(found, r.Find(plain.String())...)
+	found := append(r.scanEntry(e).found, r.Find(plain.String())...)
 	if len(found) == 0 {
 		return snippet
 	}
-	return Replace(plain.String(), dedupe(found))
+	return Replace(plain.String(), Dedupe(found))
 }
 
 // Entries replaces the secrets of entries in place, on every core, and
@@ -185,7 +201,7 @@ const scanBatch = 2048
 // placesOf is where the secrets of entries are, in their order.
 func (r *Redactor) placesOf(tape string, entries []tapelog.Entry) []Place {
 	found := make([][]Finding, len(entries))
-	onEveryCore(len(entries), func(i int) { _, found[i] = r.Entry(entries[i]) })
+	onEveryCore(len(entries), func(i int) { found[i] = r.scanEntry(entries[i]).found })
 	var places []Place
 	for i, e := range entries {
 		for _, f := range found[i] {

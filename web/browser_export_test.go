@@ -64,10 +64,38 @@ func exportFile(t *testing.T, ws *tapelog.Workspace, name string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := ExportHTML(f, ExportHead{Tape: name, Title: name, Entries: len(entries), Version: "test"}, entries); err != nil {
+	if err := ExportHTML(f, testHead(name, entries), entries); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// testHead is what an export of a test's tape says above its entries.
+func testHead(name string, entries []tapelog.Entry) ExportHead {
+	return ExportHead{Tape: name, Title: name, Entries: len(entries), Version: "test"}
+}
+
+// exportShowcase is the showcase's workspace with a session in Chinese
+// beside its English ones, and a browser.
+func exportShowcase(t *testing.T) (*tapelog.Workspace, context.Context) {
+	t.Helper()
+	ws := showcase(t)
+	zhSession(newScript(t, ws, "fix-login-zh", "zh", day(2026, 11, 22, 10, 0)))
+	return ws, newBrowser(t)
+}
+
+// openExport opens an exported file at desktop width, light, and checks
+// that it shows each of shows.
+func openExport(t *testing.T, tab context.Context, file string, shows []string) {
+	t.Helper()
+	do(t, tab, "set the viewport to desktop", desktop.emulate(), colorScheme("light"))
+	do(t, tab, "open the export", chromedp.Navigate(file))
+	text := eval[string](t, tab, `document.body.innerText`)
+	for _, s := range shows {
+		if !strings.Contains(text, s) {
+			t.Errorf("the page does not show %q", s)
+		}
+	}
 }
 
 // An exported page, opened from a file, asks for nothing (no style sheet,
@@ -75,9 +103,7 @@ func exportFile(t *testing.T, ws *tapelog.Workspace, name string) string {
 // Chinese, opens a call on a click, and has a dark scheme; screenshots.
 func TestBrowserExport(t *testing.T) {
 	dir := screenshotDir(t)
-	ws := showcase(t)
-	zhSession(newScript(t, ws, "fix-login-zh", "zh", day(2026, 11, 22, 10, 0)))
-	tab := newBrowser(t)
+	ws, tab := exportShowcase(t)
 	var mu sync.Mutex
 	var asked []string
 	if err := chromedp.Listen(tab, func(ev any) {
@@ -105,14 +131,7 @@ func TestBrowserExport(t *testing.T) {
 			asked = nil
 			mu.Unlock()
 			file := "file://" + exportFile(t, ws, c.tape)
-			do(t, tab, "set the viewport to desktop", desktop.emulate(), colorScheme("light"))
-			do(t, tab, "open the export", chromedp.Navigate(file))
-			text := eval[string](t, tab, `document.body.innerText`)
-			for _, s := range c.shows {
-				if !strings.Contains(text, s) {
-					t.Errorf("the page does not show %q", s)
-				}
-			}
+			openExport(t, tab, file, c.shows)
 			do(t, tab, "open the first call", chromedp.Click(css("details.call > summary")))
 			waitShown(t, tab, "see the call opened", "details.call[open] .call-body")
 			screenshot(t, tab, desktop, filepath.Join(dir, c.shot+".png"))
@@ -138,7 +157,7 @@ func exportMarkdownPage(t *testing.T, ws *tapelog.Workspace, name string, extra 
 	t.Helper()
 	entries := append(tapeEntries(t, ws, name), extra...)
 	var md, page bytes.Buffer
-	if err := ExportMarkdown(&md, ExportHead{Tape: name, Title: name, Entries: len(entries), Version: "test"}, entries); err != nil {
+	if err := ExportMarkdown(&md, testHead(name, entries), entries); err != nil {
 		t.Fatal(err)
 	}
 	page.WriteString(`<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">` +
@@ -160,9 +179,7 @@ func exportMarkdownPage(t *testing.T, ws *tapelog.Workspace, name string, extra 
 // that holds tags (a script, an image that runs code) shown as text.
 func TestBrowserExportMarkdown(t *testing.T) {
 	dir := screenshotDir(t)
-	ws := showcase(t)
-	zhSession(newScript(t, ws, "fix-login-zh", "zh", day(2026, 11, 22, 10, 0)))
-	tab := newBrowser(t)
+	ws, tab := exportShowcase(t)
 	hostile := tapelog.Entry{ID: "x1", Kind: tapelog.KindMessage, Date: "2026-11-22T10:02:00Z",
 		Payload: []byte(`{"role":"user","content":"<script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned'\"></details>"}`)}
 	for _, c := range []struct {
@@ -177,15 +194,7 @@ func TestBrowserExportMarkdown(t *testing.T) {
 			if c.tape == "fix-login-zh" {
 				extra = append(extra, hostile)
 			}
-			file := "file://" + exportMarkdownPage(t, ws, c.tape, extra...)
-			do(t, tab, "set the viewport to desktop", desktop.emulate(), colorScheme("light"))
-			do(t, tab, "open the Markdown", chromedp.Navigate(file))
-			text := eval[string](t, tab, `document.body.innerText`)
-			for _, s := range c.shows {
-				if !strings.Contains(text, s) {
-					t.Errorf("the page does not show %q", s)
-				}
-			}
+			openExport(t, tab, "file://"+exportMarkdownPage(t, ws, c.tape, extra...), c.shows)
 			if n := eval[int](t, tab, `document.querySelectorAll("script, img").length`); n != 0 {
 				t.Errorf("the transcript made %d elements of its own", n)
 			}

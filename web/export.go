@@ -114,11 +114,11 @@ func writeMarkdownItem(b *mdWriter, it *item) {
 		if it.State != "" {
 			mdDetails(b, "state", "", it.State, "json")
 		}
-	case it.Kind == "tool_call":
+	case it.Kind == tapelog.KindToolCall:
 		for _, c := range it.Calls {
 			writeMarkdownCall(b, c)
 		}
-	case it.Kind == "tool_result":
+	case it.Kind == tapelog.KindToolResult:
 		b.WriteString("**tool result** · " + when(it.Date) + "\n")
 		for _, r := range it.Results {
 			mdOutput(b, "result", r)

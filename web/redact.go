@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tape-dev/tape/internal/rawjson"
 	"github.com/tape-dev/tape/redact"
 )
 
@@ -40,15 +39,9 @@ func (s *Server) scrub(page []byte) []byte {
 	if len(found) == 0 {
 		return page
 	}
-	found = redact.Dedupe(found)
-	out := string(page)
-	for _, f := range found { // every whole secret first, in each form it takes in HTML
-		mark := redact.Mark(f.Kind)
-		for _, form := range htmlForms(f.Secret) {
-			out = strings.ReplaceAll(out, form, mark)
-		}
-	}
-	return []byte(redact.Replace(out, found)) // then those an excerpt cut short
+	// Every whole secret, in each form it takes in HTML, then those an
+	// excerpt cut short.
+	return []byte(redact.NewReplacer(redact.Dedupe(found), htmlForms).Replace(string(page)))
 }
 
 // pageTexts are the texts of a page, between its tags, entities undone:
@@ -119,14 +112,13 @@ func attributeValues(tag []byte) []string {
 // hold or be next to.
 var jsonUnescaper = strings.NewReplacer(`\\`, `\`, `\"`, `"`, `\n`, "\n", `\t`, "\t", `\/`, "/")
 
-// htmlForms are the ways a secret shows in HTML: as it is and in JSON
-// strings (escaped once and twice), each as it is, escaped as
-// html/template escapes text (&#34; &#39; &#43;), and as
-// html.EscapeString does.
+// htmlForms are the ways a secret shows in HTML: each of its redact.Forms
+// (as it is, in JSON strings) as it is, escaped as html/template escapes
+// text (&#34; &#39; &#43;), and as html.EscapeString does.
 func htmlForms(s string) []string {
 	var forms []string
 	seen := map[string]bool{}
-	for _, v := range []string{s, jsonEscape(s), jsonEscape(jsonEscape(s))} {
+	for _, v := range redact.Forms(s) {
 		for _, f := range []string{v, templateEscape(v), html.EscapeString(v)} {
 			if !seen[f] {
 				seen[f] = true
@@ -135,12 +127,6 @@ func htmlForms(s string) []string {
 		}
 	}
 	return forms
-}
-
-// jsonEscape is s as it reads inside a JSON string.
-func jsonEscape(s string) string {
-	q := rawjson.AppendString(nil, s)
-	return string(q[1 : len(q)-1])
 }
 
 var templateEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;", "\x00", "\uFFFD")

@@ -151,12 +151,8 @@ func readTape(ctx context.Context, ix *projector.Projector, tape, folder string,
 	if len(list) == 1 {
 		t.session = list[0]
 	}
-	if t.session.Source != "" {
-		r, err := read.ResumeOf(ctx, ix, tape)
-		if err != nil {
-			return t, err
-		}
-		t.resume = r.Shell()
+	if len(t.anchors) > 0 {
+		t.resume = read.ResumeFor(t.session, t.anchors[0]).Shell()
 	}
 	return t, nil
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -11,8 +13,8 @@ import (
 
 	"github.com/tape-dev/tape/export"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
-	"github.com/tape-dev/tape/redact"
 )
 
 // ExportCmd is `tape export`.
@@ -68,34 +70,13 @@ func (c *ExportCmd) Run(env *Env, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	everyTape := c.AllTapes || len(c.Tapes) > 0 // named here, not by the one rule
-	r, all := oneTape, false
-	if everyTape {
-		r, all = anyTapes, true
-	}
-	t, ix, closeAll, err := g.openIndexed(env, r, all)
+	names, ix, closeAll, err := c.open(env, g)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	names := c.Tapes
-	switch {
-	case c.AllTapes:
-		if names, err = ix.Workspace().Tapes(); err != nil {
-			return err
-		}
-	case len(names) == 0:
-		names = []string{nameOf(t)}
-	}
-	for _, name := range names {
-		if _, err := ix.Workspace().SelectTape(name, oneTape); err != nil {
-			return noSuchTape(ix.Workspace(), name)
-		}
-	}
-	if !c.NoRedact {
-		if opt.Redactor, err = redact.New(); err != nil {
-			return err
-		}
+	if opt.Redactor, err = newRedactor(!c.NoRedact); err != nil {
+		return err
 	}
 	var st export.Stats
 	switch {
@@ -106,7 +87,7 @@ func (c *ExportCmd) Run(env *Env, g *Globals) error {
 	case c.Output != "":
 		st, err = export.File(env.Context(), c.Output, ix, names[0], opt)
 	default:
-		st, err = export.Tape(env.Context(), env.Stdout, ix, names[0], opt)
+		st, err = c.toStdout(env, ix, names[0], opt)
 	}
 	if err != nil {
 		return anchorHint(err)
@@ -115,6 +96,58 @@ func (c *ExportCmd) Run(env *Env, g *Globals) error {
 		fmt.Fprintf(env.Stderr, "tape: %d secrets written as [REDACTED:<kind>] ('tape secrets' lists where)\n", st.Redacted)
 	}
 	return nil
+}
+
+// toStdout writes one tape to stdout; to a terminal, each line made
+// printable, as tape log prints text: what a transcript holds may hold a
+// terminal's escapes, which a file keeps and a terminal would run.
+func (c *ExportCmd) toStdout(env *Env, ix *projector.Projector, name string, opt export.Options) (export.Stats, error) {
+	if !isTerminal(env.Stdout) {
+		return export.Tape(env.Context(), env.Stdout, ix, name, opt)
+	}
+	var out bytes.Buffer
+	st, err := export.Tape(env.Context(), &out, ix, name, opt)
+	if err != nil {
+		return st, err
+	}
+	for line := range strings.Lines(out.String()) {
+		if _, err := io.WriteString(env.Stdout, printable(strings.TrimSuffix(line, "\n"))+"\n"); err != nil {
+			return st, fmt.Errorf("write output: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// open opens the index and names the tapes to export: every tape
+// (--all-tapes), those named, which must exist, or the selected one (the
+// one rule of which tape, as tape log reads it).
+func (c *ExportCmd) open(env *Env, g *Globals) ([]string, *projector.Projector, func(), error) {
+	if !c.AllTapes && len(c.Tapes) == 0 {
+		t, ix, closeAll, err := g.openIndexed(env, oneTape, false)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return []string{t.Name()}, ix, closeAll, nil
+	}
+	ix, closeAll, err := g.openWorkspaceIndex(env)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ws := ix.Workspace()
+	names := c.Tapes
+	if c.AllTapes {
+		if names, err = ws.Tapes(); err != nil {
+			closeAll()
+			return nil, nil, nil, err
+		}
+	}
+	for _, name := range c.Tapes {
+		if _, err := ws.SelectTape(name, oneTape); err != nil {
+			closeAll()
+			return nil, nil, nil, noSuchTape(ws, name)
+		}
+	}
+	return names, ix, closeAll, nil
 }
 
 // options are the flags read.

@@ -4,7 +4,6 @@ import (
 	"runtime/debug"
 
 	tapemcp "github.com/tape-dev/tape/mcp"
-	"github.com/tape-dev/tape/redact"
 )
 
 // McpCmd is `tape mcp`.
@@ -46,10 +45,8 @@ func (c *McpCmd) Run(env *Env, g *Globals) error {
 		Version:    versionOf(info).Version,
 		Prices:     loadPrices(env),
 	}
-	if !c.NoRedact {
-		if opts.Redactor, err = redact.New(); err != nil {
-			return err
-		}
+	if opts.Redactor, err = newRedactor(!c.NoRedact); err != nil {
+		return err
 	}
 	return tapemcp.Serve(env.Context(), ws, env.Stdin, env.Stdout, opts)
 }

@@ -37,9 +37,8 @@ func (c *ResumeCmd) Run(env *Env, g *Globals) error {
 		return err
 	}
 	defer closeAll()
-	var r read.Resume
-	find := func() (read.Resume, error) { return read.ResumeOf(env.Context(), ix, c.Name) }
-	if r, err = readFresh(env, g, ix, find); err != nil {
+	r, err := read.ResumeOf(env.Context(), ix, c.Name) // the index is caught up: openWorkspaceIndex
+	if err != nil {
 		if errors.Is(err, read.ErrNoResume) {
 			return usagef("%s; 'tape tapes' lists the tapes", err)
 		}
@@ -49,11 +48,11 @@ func (c *ResumeCmd) Run(env *Env, g *Globals) error {
 		return newJSONLines(env.Stdout).write(resumeRecord{Tape: r.Tape, Source: r.Source, SessionID: r.SessionID, CWD: r.CWD, Argv: r.Argv, Command: r.Shell()})
 	}
 	if r.Argv == nil {
-		fmt.Fprintf(env.Stderr, "tape: %s\n", noResume(r))
+		fmt.Fprintf(env.Stderr, "tape: %s\n", printable(noResume(r))) // ids and folders a transcript wrote: no terminal escapes
 		return errNoMatch
 	}
 	if !c.Exec {
-		_, err := fmt.Fprintln(env.Stdout, r.Shell())
+		_, err := fmt.Fprintln(env.Stdout, printable(r.Shell()))
 		return err
 	}
 	cmd := exec.CommandContext(env.Context(), r.Argv[0], r.Argv[1:]...)

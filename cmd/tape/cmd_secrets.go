@@ -46,28 +46,14 @@ func (c *SecretsCmd) Run(env *Env, g *Globals) error {
 			return err
 		}
 	}
-	r, err := redact.New()
-	if err != nil {
-		return err
-	}
 	out := newJSONLines(env.Stdout)
 	rows := table{header: true, columns: []column{{title: "TAPE"}, {title: "ANCHOR", give: 1, min: 8}, {title: "ID"}, {title: "ENTRY"}, {title: "KIND"}}}
-	found, tapes := 0, 0
-	err = r.ScanTapes(env.Context(), ws, names, func(places []redact.Place) error {
-		if len(places) > 0 {
-			tapes++
+	found, tapes, err := scanSecrets(env, ws, names, func(p redact.Place) error {
+		if !c.JSON {
+			rows.add(text(p.Tape), text(p.Anchor), text(p.ID), text(p.EntryKind), text(p.Kind))
+			return nil
 		}
-		for _, p := range places {
-			found++
-			if !c.JSON {
-				rows.add(text(p.Tape), text(p.Anchor), text(p.ID), text(p.EntryKind), text(p.Kind))
-				continue
-			}
-			if err := out.write(secretRecord{Tape: p.Tape, Anchor: p.Anchor, ID: p.ID, EntryKind: p.EntryKind, Date: p.Date, File: p.File, Line: p.Line, Kind: p.Kind}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return out.write(secretRecord{Tape: p.Tape, Anchor: p.Anchor, ID: p.ID, EntryKind: p.EntryKind, Date: p.Date, File: p.File, Line: p.Line, Kind: p.Kind})
 	})
 	if err != nil {
 		return err
@@ -105,22 +91,42 @@ func noteSecrets(env *Env, ws *tapelog.Workspace) error {
 	if err != nil || len(names) == 0 {
 		return err
 	}
-	r, err := redact.New()
-	if err != nil {
-		return err
-	}
-	found, tapes := 0, 0
-	err = r.ScanTapes(env.Context(), ws, names, func(places []redact.Place) error {
-		if len(places) > 0 {
-			found += len(places)
-			tapes++
-		}
-		return nil
-	})
+	found, tapes, err := scanSecrets(env, ws, names, func(redact.Place) error { return nil })
 	if err != nil || found == 0 {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "tape: note: %s in %d of %s; 'tape secrets --all-tapes' lists where\n",
 		wording.Plural(found, "secret", "secrets"), tapes, wording.Plural(len(names), "tape", "tapes"))
 	return nil
+}
+
+// scanSecrets finds the secrets of the named tapes, gives each place to
+// each, and counts them and the tapes that hold one.
+func scanSecrets(env *Env, ws *tapelog.Workspace, names []string, each func(redact.Place) error) (found, tapes int, err error) {
+	r, err := redact.New()
+	if err != nil {
+		return 0, 0, err
+	}
+	err = r.ScanTapes(env.Context(), ws, names, func(places []redact.Place) error {
+		if len(places) > 0 {
+			tapes++
+		}
+		for _, p := range places {
+			found++
+			if err := each(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return found, tapes, err
+}
+
+// newRedactor is a Redactor when on, nil (nothing redacted) when not:
+// what a command that sends data out holds, by its flag or its config.
+func newRedactor(on bool) (*redact.Redactor, error) {
+	if !on {
+		return nil, nil
+	}
+	return redact.New()
 }

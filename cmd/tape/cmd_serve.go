@@ -15,7 +15,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/tape-dev/tape/redact"
 	"github.com/tape-dev/tape/web"
 )
 
@@ -61,10 +60,8 @@ func (c *ServeCmd) Run(env *Env, g *Globals) error {
 	info, _ := debug.ReadBuildInfo()
 	opts := web.Options{Token: token, Reading: reading(env, ws), Version: versionOf(info).Version, Prices: loadPrices(env),
 		Log: slog.New(slog.NewTextHandler(env.Stderr, nil))}
-	if c.Redact || !web.IsLoopback(c.Addr) {
-		if opts.Redactor, err = redact.New(); err != nil {
-			return err
-		}
+	if opts.Redactor, err = newRedactor(c.Redact || !web.IsLoopback(c.Addr)); err != nil {
+		return err
 	}
 	srv, err := web.New(ws, opts)
 	if err != nil {

@@ -284,8 +284,5 @@ func (c *RestoreCmd) Run(env *Env, g *Globals) error {
 // syncRedactor is what replaces secrets in what a sync sends: one, unless
 // config.json says "redact_sync": false.
 func syncRedactor(ws *tapelog.Workspace) (*redact.Redactor, error) {
-	if !ws.Config().RedactsSync() {
-		return nil, nil
-	}
-	return redact.New()
+	return newRedactor(ws.Config().RedactsSync())
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -130,5 +131,41 @@ func TestExportToFilesAndFolders(t *testing.T) {
 	mustRun(t, dir, "export", "--all-tapes", "-o", filepath.Join(dir, "all"), "--format", "md")
 	if entries, _ := os.ReadDir(filepath.Join(dir, "all")); len(entries) != 4 { // main, one, two, index
 		t.Errorf("--all-tapes wrote %d files; want 4", len(entries))
+	}
+}
+
+// To a terminal, an export's lines are made printable: a transcript's
+// terminal escape is shown, not run; to a file or a pipe it is kept.
+func TestExportToATerminalIsPrintable(t *testing.T) {
+	t.Parallel()
+	dir := newCLIWorkspace(t)
+	mustRun(t, dir, "append", "-k", "message", `{"role":"user","content":"clear \u001b[2J the screen"}`)
+	if out := mustRun(t, dir, "export", "--no-redact"); !strings.Contains(out, "\x1b[2J") {
+		t.Errorf("to a pipe, the text changed: %q", out)
+	}
+	master, slave := openPTY(t)
+	var stderr strings.Builder
+	env := &Env{Stdin: strings.NewReader(""), Stdout: slave, Stderr: &stderr, Dir: dir}
+	got := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		buf := make([]byte, 4096)
+		for !strings.Contains(b.String(), "Exported by tape") {
+			n, err := master.Read(buf)
+			b.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		got <- b.String()
+	}()
+	code := run(context.Background(), []string{"export", "--no-redact"}, env)
+	slave.Close() // the reader then reads what is left, and stops
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out := <-got
+	if strings.Contains(out, "\x1b") || !strings.Contains(out, `clear \x1b[2J the screen`) {
+		t.Errorf("to a terminal: %q", out)
 	}
 }

@@ -73,6 +73,19 @@ func TestResume(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(folder, "anchor.json"), []byte(anchor), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// An id a transcript wrote is untrusted: printed, a terminal's escape
+	// in it is shown, not run.
+	escFolder := filepath.Join(dir, ".tape", "tapes", "esc", "anchors", "001_session-start")
+	if err := os.MkdirAll(escFolder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	escAnchor := `{"id":"s2","kind":"anchor","payload":{"name":"session/start","state":{"source":"claude","session_id":"abc\u001b[2J","cwd":"/tmp"}},"date":"2026-11-28T10:00:00Z"}` + "\n"
+	if err := os.WriteFile(filepath.Join(escFolder, "anchor.json"), []byte(escAnchor), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRun(t, dir, "resume", "esc"); strings.Contains(got, "\x1b") || !strings.Contains(got, `\x1b[2J`) {
+		t.Errorf("tape resume of an id with an escape printed %q", got)
+	}
 	got := mustRun(t, dir, "resume", "fake", "--exec")
 	if want := "ran in " + cwd + " with --resume abc-123\n"; got != want {
 		t.Errorf("--exec printed %q, want %q", got, want)

@@ -190,7 +190,7 @@ func TestServeRedactsEverySecret(t *testing.T) {
 	pages := []string{"/", "/t/leaky", "/t/leaky/a/001_start", "/t/live", "/search?q=cat", "/calls"}
 	for _, p := range planted { // a search for a token's start: its match marked inside the token
 		head := p.Secret[:min(4, len(p.Secret))]
-		pages = append(pages, "/search?tape=&q="+url.QueryEscape(head))
+		pages = append(pages, "/search?q="+url.QueryEscape(head))
 	}
 	for _, redactor := range []*redact.Redactor{r, nil} {
 		srv, err := web.New(ws, web.Options{Redactor: redactor})
@@ -201,7 +201,7 @@ func TestServeRedactsEverySecret(t *testing.T) {
 		for _, page := range pages {
 			rec := httptest.NewRecorder()
 			srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1"+page, nil))
-			if rec.Code != 200 && rec.Code != 404 { // a search that finds nothing is a page too
+			if rec.Code != 200 {
 				t.Fatalf("%s: %d", page, rec.Code)
 			}
 			all.WriteString(html.UnescapeString(rec.Body.String()))

@@ -11,9 +11,8 @@ type Resumer interface {
 }
 
 // Resumable is what tape knows of an imported session, from its tape's
-// first anchor: its id, the folder the agent ran in, the transcript the
-// tape was imported from, and a subagent's id ("" for the session
-// itself).
+// first anchor: its id, the folder the agent ran in, and the transcript
+// the tape was imported from.
 type Resumable struct {
-	ID, CWD, File, Agent string
+	ID, CWD, File string
 }
