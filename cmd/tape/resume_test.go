@@ -65,24 +65,10 @@ func TestResume(t *testing.T) {
 	cwd := t.TempDir()
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	mustRun(t, dir, "append", "-t", "mine", "-k", "message", `{"role":"user","content":"x"}`)
-	folder := filepath.Join(dir, ".tape", "tapes", "fake", "anchors", "001_session-start")
-	if err := os.MkdirAll(folder, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	anchor := `{"id":"s1","kind":"anchor","payload":{"name":"session/start","state":{"source":"claude","session_id":"abc-123","cwd":"` + cwd + `"}},"date":"2026-11-28T10:00:00Z"}` + "\n"
-	if err := os.WriteFile(filepath.Join(folder, "anchor.json"), []byte(anchor), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeSessionAnchor(t, dir, "fake", "abc-123", cwd)
 	// An id a transcript wrote is untrusted: printed, a terminal's escape
 	// in it is shown, not run.
-	escFolder := filepath.Join(dir, ".tape", "tapes", "esc", "anchors", "001_session-start")
-	if err := os.MkdirAll(escFolder, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	escAnchor := `{"id":"s2","kind":"anchor","payload":{"name":"session/start","state":{"source":"claude","session_id":"abc\u001b[2J","cwd":"/tmp"}},"date":"2026-11-28T10:00:00Z"}` + "\n"
-	if err := os.WriteFile(filepath.Join(escFolder, "anchor.json"), []byte(escAnchor), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeSessionAnchor(t, dir, "esc", `abc\u001b[2J`, "/tmp")
 	if got := mustRun(t, dir, "resume", "esc"); strings.Contains(got, "\x1b") || !strings.Contains(got, `\x1b[2J`) {
 		t.Errorf("tape resume of an id with an escape printed %q", got)
 	}
@@ -116,5 +102,19 @@ func TestResumeOnTheWebPage(t *testing.T) {
 	srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/t/claude-5d7e6b2e", nil))
 	if want := "cd /home/u/proj &amp;&amp; claude --resume 5d7e6b2e-1a3c-4f0e-9b8a-2c4d6e8f0a12"; !strings.Contains(rec.Body.String(), want) {
 		t.Errorf("the session's page does not show %q", want)
+	}
+}
+
+// writeSessionAnchor makes tape the tape of a Claude Code session of the
+// given id (JSON-escaped, as it goes into the line) and folder.
+func writeSessionAnchor(t *testing.T, dir, tape, id, cwd string) {
+	t.Helper()
+	folder := filepath.Join(dir, ".tape", "tapes", tape, "anchors", "001_session-start")
+	if err := os.MkdirAll(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	anchor := `{"id":"` + tape + `","kind":"anchor","payload":{"name":"session/start","state":{"source":"claude","session_id":"` + id + `","cwd":"` + cwd + `"}},"date":"2026-11-28T10:00:00Z"}` + "\n"
+	if err := os.WriteFile(filepath.Join(folder, "anchor.json"), []byte(anchor), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
