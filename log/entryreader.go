@@ -6,29 +6,58 @@ import (
 )
 
 // EntryReader reads entries back from where an index found them: a line
-// of a known length at a known offset of a tape file. It keeps the last
-// file it read open, since entries in tape order come mostly from the
-// same few files. An EntryReader is not safe for use by several goroutines;
-// Close it when done.
+// of a known length at a known offset of a tape file. It keeps the files
+// it read open, up to keptOpen of them: entries in tape order take turns
+// between an anchor folder's few files (messages, tool calls, events),
+// and opening one again for each entry, a path walked inside the
+// workspace's root, was a seventh of reading a 10,000-entry tape. An
+// EntryReader is not safe for use by several goroutines; Close it when
+// done.
 type EntryReader struct {
-	ws  *Workspace
-	key FileKey
-	f   *os.File // the file of key; nil when none is open
-	buf []byte
+	ws    *Workspace
+	files map[FileKey]*os.File
+	order []FileKey // of files, the first opened first
+	buf   []byte
 }
+
+// keptOpen is how many files an EntryReader keeps open: an anchor
+// folder's few and the next folder's.
+const keptOpen = 8
 
 // EntryReader returns a reader of entries at known places in the
 // workspace's tape files.
-func (w *Workspace) EntryReader() *EntryReader { return &EntryReader{ws: w} }
+func (w *Workspace) EntryReader() *EntryReader {
+	return &EntryReader{ws: w, files: map[FileKey]*os.File{}}
+}
 
-// Close closes the file the reader has open, if any.
+// Close closes the files the reader has open.
 func (r *EntryReader) Close() error {
-	if r.f == nil {
-		return nil
+	var first error
+	for _, key := range r.order {
+		if err := r.files[key].Close(); err != nil && first == nil {
+			first = err
+		}
 	}
-	err := r.f.Close()
-	r.f = nil
-	return err
+	clear(r.files)
+	r.order = r.order[:0]
+	return first
+}
+
+// open opens the file of key in t and keeps it open, closing the one
+// opened first of those it keeps when it keeps keptOpen.
+func (r *EntryReader) open(t *Tape, key FileKey) (*os.File, error) {
+	f, err := t.OpenFile(key.Folder, key.Name)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.order) == keptOpen {
+		r.files[r.order[0]].Close() //nolint:errcheck // read only
+		delete(r.files, r.order[0])
+		r.order = r.order[1:]
+	}
+	r.files[key] = f
+	r.order = append(r.order, key)
+	return f, nil
 }
 
 // ReadEntry reads the line want.Pos locates (Tape, AnchorSeq, Anchor,
@@ -41,14 +70,13 @@ func (r *EntryReader) Close() error {
 func (r *EntryReader) ReadEntry(want Entry) (Entry, error) {
 	pos := want.Pos
 	key := FileKey{Tape: pos.Tape, Folder: pos.Folder, Name: pos.File}
-	if key != r.key || r.f == nil {
-		r.Close() //nolint:errcheck // read only
-		r.key = key
+	f, ok := r.files[key]
+	if !ok {
 		t, err := r.ws.Tape(key.Tape)
 		if err != nil {
 			return want, err
 		}
-		if r.f, err = t.OpenFile(key.Folder, key.Name); err != nil {
+		if f, err = r.open(t, key); err != nil {
 			return want, staleLine(pos, "cannot open: "+IOReason(err))
 		}
 	}
@@ -57,7 +85,7 @@ func (r *EntryReader) ReadEntry(want Entry) (Entry, error) {
 	}
 	// Only the bytes read: a file cut since it was indexed reads short,
 	// and the rest of the buffer holds an earlier line.
-	n, err := r.f.ReadAt(r.buf[:pos.Length], pos.Offset)
+	n, err := f.ReadAt(r.buf[:pos.Length], pos.Offset)
 	if err != nil && err != io.EOF {
 		return want, staleLine(pos, "cannot read: "+err.Error())
 	}

@@ -2,6 +2,8 @@ package log
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -111,6 +113,41 @@ func TestEntryReaderSwitchesFiles(t *testing.T) {
 	var le *LineError
 	if _, err := r.ReadEntry(bogus); err == nil || errors.As(err, &le) {
 		t.Errorf("ReadEntry of tape %q: %v; want the name's error", bogus.Pos.Tape, err)
+	}
+}
+
+// A reader asked for the entries of more files than it keeps open, in
+// any order, reads each as it is, and keeps no more than keptOpen open.
+func TestEntryReaderOfManyFiles(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for folder := range 2 * keptOpen {
+		for _, name := range []string{"messages", "events"} {
+			path := fmt.Sprintf("tapes/t/anchors/%03d_f/%s.jsonl", folder+1, name)
+			files[path] = fmt.Sprintf(`{"id":"%s-%d-1","kind":"event"}`+"\n"+`{"id":"%s-%d-2","kind":"event"}`+"\n", name, folder, name, folder)
+		}
+	}
+	ws := openHandMade(t, files)
+	entries, bad := readAll(t, mustTape(t, ws, "t"))
+	if len(bad) > 0 || len(entries) != 4*2*keptOpen+2*keptOpen {
+		t.Fatalf("read %d entries, bad %v; want %d, none bad", len(entries), bad, 4*2*keptOpen+2*keptOpen)
+	}
+	r := ws.EntryReader()
+	defer r.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 3 {
+		for _, i := range rng.Perm(len(entries)) {
+			want := entries[i]
+			if want.Kind == KindAnchor {
+				continue
+			}
+			if got, err := r.ReadEntry(want); err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("ReadEntry(%s) = %+v, %v\nwant %+v", want.ID, got, err, want)
+			}
+			if len(r.files) > keptOpen || len(r.order) != len(r.files) {
+				t.Fatalf("the reader holds %d files open, in order %d; want at most %d", len(r.files), len(r.order), keptOpen)
+			}
+		}
 	}
 }
 

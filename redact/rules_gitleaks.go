@@ -30,8 +30,9 @@ import (
 // what the rules are.
 type gitleaksRules struct {
 	rules      []config.Rule
-	byKeyword  [][]int // by keyword number, the rules it unlocks
-	always     []int   // rules with no keyword
+	starts     []*startMatcher // by rule, where its matches start; nil: anywhere
+	byKeyword  [][]int         // by keyword number, the rules it unlocks
+	always     []int           // rules with no keyword
 	keywords   *ahocorasick.Trie
 	allowlists []*config.Allowlist // global
 	index      map[string]int      // rule id -> place in rules
@@ -80,6 +81,8 @@ func loadGitleaks(drop []string) (*gitleaksRules, error) {
 		n := len(g.rules)
 		g.index[id] = n
 		g.rules = append(g.rules, r)
+		m, _ := newStartMatcher(r.Regex.String())
+		g.starts = append(g.starts, m)
 		if len(r.Keywords) == 0 {
 			g.always = append(g.always, n)
 			continue
@@ -114,12 +117,19 @@ func (g *gitleaksRules) find(text, lower string) []Finding {
 	})
 	var found []Finding
 	matched := map[string]bool{}
+	folds := strings.ContainsAny(text, unicodeFolds)
 	for n, on := range run {
 		if !on {
 			continue
 		}
 		r := &g.rules[n]
-		for _, f := range g.findRule(r, text) {
+		var at [][]int
+		if m := g.starts[n]; m != nil && !folds {
+			at = m.findAllIndex(text, lower)
+		} else {
+			at = r.Regex.FindAllStringIndex(text, -1)
+		}
+		for _, f := range g.findRule(r, text, at) {
 			matched[r.RuleID] = true
 			found = append(found, f)
 		}
@@ -127,10 +137,10 @@ func (g *gitleaksRules) find(text, lower string) []Finding {
 	return slices.DeleteFunc(found, func(f Finding) bool { return !g.partsFound(f.Kind, matched) })
 }
 
-// findRule is one rule's secrets in text.
-func (g *gitleaksRules) findRule(r *config.Rule, text string) []Finding {
+// findRule is one rule's secrets in text, of its matches at.
+func (g *gitleaksRules) findRule(r *config.Rule, text string, at [][]int) []Finding {
 	var found []Finding
-	for _, m := range r.Regex.FindAllStringIndex(text, -1) {
+	for _, m := range at {
 		match := strings.Trim(text[m[0]:m[1]], "\n")
 		secret := match
 		if groups := r.Regex.FindStringSubmatch(match); len(groups) >= 2 {
