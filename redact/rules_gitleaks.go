@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/spf13/viper"
@@ -30,9 +31,9 @@ import (
 // what the rules are.
 type gitleaksRules struct {
 	rules      []config.Rule
-	starts     []*startMatcher // by rule, where its matches start; nil: anywhere
-	byKeyword  [][]int         // by keyword number, the rules it unlocks
-	always     []int           // rules with no keyword
+	starts     []startsOnce // by rule, where its matches start
+	byKeyword  [][]int      // by keyword number, the rules it unlocks
+	always     []int        // rules with no keyword
 	keywords   *ahocorasick.Trie
 	allowlists []*config.Allowlist // global
 	index      map[string]int      // rule id -> place in rules
@@ -81,8 +82,6 @@ func loadGitleaks(drop []string) (*gitleaksRules, error) {
 		n := len(g.rules)
 		g.index[id] = n
 		g.rules = append(g.rules, r)
-		m, _ := newStartMatcher(r.Regex.String())
-		g.starts = append(g.starts, m)
 		if len(r.Keywords) == 0 {
 			g.always = append(g.always, n)
 			continue
@@ -100,7 +99,23 @@ func loadGitleaks(drop []string) (*gitleaksRules, error) {
 		}
 	}
 	g.keywords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
+	g.starts = make([]startsOnce, len(g.rules))
 	return g, nil
+}
+
+// startsOnce is a rule's startMatcher, read when the rule first runs:
+// reading all of them took as long as the rest of New, and most rules
+// never run in a command.
+type startsOnce struct {
+	once sync.Once
+	m    *startMatcher // nil: the rule's matches can start anywhere
+}
+
+// startsOf is rule n's startMatcher, or nil.
+func (g *gitleaksRules) startsOf(n int) *startMatcher {
+	s := &g.starts[n]
+	s.once.Do(func() { s.m, _ = newStartMatcher(g.rules[n].Regex.String()) })
+	return s.m
 }
 
 // find runs the rules on text; lower is text with A-Z lowered.
@@ -124,7 +139,7 @@ func (g *gitleaksRules) find(text, lower string) []Finding {
 		}
 		r := &g.rules[n]
 		var at [][]int
-		if m := g.starts[n]; m != nil && !folds {
+		if m := g.startsOf(n); m != nil && !folds {
 			at = m.findAllIndex(text, lower)
 		} else {
 			at = r.Regex.FindAllStringIndex(text, -1)

@@ -17,8 +17,8 @@ import (
 // 10,000-entry tape that way; tried at their starts, they take a few.
 type startMatcher struct {
 	starts   []string       // every match begins with one of these, lowered
-	boundary bool           // the expression began with \b, checked here
-	anchored *regexp.Regexp // the expression after its \b, held to the start of its input
+	boundary bool           // the expression begins with \b, checked here
+	anchored *regexp.Regexp // the expression, held to the start of its input
 }
 
 // minStart is the shortest start literal worth looking for: a single
@@ -27,21 +27,21 @@ const minStart = 2
 
 // newStartMatcher reads an expression's start literals, or says it has
 // none this can use: then the expression is run as it is.
+//
+// The expression is tried on the text from a start on, where a \b before
+// the start literal holds whatever came before (every start literal
+// begins with a word character, and the start of an input is not one):
+// that \b is checked on the whole text here.
 func newStartMatcher(expr string) (*startMatcher, bool) {
 	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil || startsLine(re) {
+	if err != nil || assertsLines(re) {
 		return nil, false
 	}
-	boundary := false
-	if re.Op == syntax.OpConcat && len(re.Sub) > 1 && re.Sub[0].Op == syntax.OpWordBoundary {
-		boundary = true
-		re = &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[1:]}
-	}
-	starts, ok := startLiterals(re)
+	starts, boundary, ok := startLiterals(re)
 	if !ok {
 		return nil, false
 	}
-	anchored, err := regexp.Compile(`^(?:` + re.String() + `)`)
+	anchored, err := regexp.Compile(`^(?:` + expr + `)`)
 	if err != nil {
 		return nil, false
 	}
@@ -50,44 +50,52 @@ func newStartMatcher(expr string) (*startMatcher, bool) {
 }
 
 // startLiterals are the literals, lowered, one of which begins every
-// match of re; false when re can begin otherwise (with a class, an
-// optional part, an assertion) or with a literal shorter than minStart.
-func startLiterals(re *syntax.Regexp) ([]string, bool) {
+// match of re, and whether a \b comes before them; false when re can
+// begin otherwise (with a class, an optional part, another assertion), with
+// a literal shorter than minStart or one that does not begin with a word
+// character, or with \b in some ways and not in others.
+func startLiterals(re *syntax.Regexp) (starts []string, boundary, ok bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		s := string(re.Rune)
-		if len(s) < minStart || !isASCII(s) {
-			return nil, false
+		if len(s) < minStart || !isASCII(s) || !isWordByte(s[0]) {
+			return nil, false, false
 		}
-		return []string{strings.ToLower(s)}, true
+		return []string{strings.ToLower(s)}, false, true
 	case syntax.OpCapture:
 		return startLiterals(re.Sub[0])
 	case syntax.OpConcat:
-		if len(re.Sub) == 0 {
-			return nil, false
+		subs := re.Sub
+		for len(subs) > 0 && subs[0].Op == syntax.OpWordBoundary {
+			subs, boundary = subs[1:], true
 		}
-		return startLiterals(re.Sub[0])
+		if len(subs) == 0 {
+			return nil, false, false
+		}
+		starts, inner, ok := startLiterals(subs[0])
+		return starts, boundary || inner, ok
 	case syntax.OpAlternate:
-		var all []string
-		for _, sub := range re.Sub {
-			s, ok := startLiterals(sub)
-			if !ok {
-				return nil, false
+		for i, sub := range re.Sub {
+			s, b, ok := startLiterals(sub)
+			if !ok || i > 0 && b != boundary {
+				return nil, false, false
 			}
-			all = append(all, s...)
+			starts, boundary = append(starts, s...), b
 		}
-		return all, true
+		return starts, boundary, true
 	}
-	return nil, false
+	return nil, false, false
 }
 
-// startsLine reports whether re holds ^ or \A anywhere: held to the start
-// of a piece of the text, they would hold where they do not in the whole.
-func startsLine(re *syntax.Regexp) bool {
-	if re.Op == syntax.OpBeginLine || re.Op == syntax.OpBeginText {
+// assertsLines reports whether re holds ^, \A or \B anywhere: held to
+// the start of a piece of the text, they would hold where they do not in
+// the whole.
+func assertsLines(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpNoWordBoundary:
 		return true
 	}
-	return slices.ContainsFunc(re.Sub, startsLine)
+	return slices.ContainsFunc(re.Sub, assertsLines)
 }
 
 func isASCII(s string) bool {

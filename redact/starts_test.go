@@ -19,7 +19,8 @@ func sameMatches(t *testing.T, g *gitleaksRules, text string) (matches int) {
 		return 0 // scanned the slow way (find)
 	}
 	lower := asciiLower(text)
-	for n, m := range g.starts {
+	for n := range g.rules {
+		m := g.startsOf(n)
 		if m == nil {
 			continue
 		}
@@ -38,9 +39,14 @@ func sameMatches(t *testing.T, g *gitleaksRules, text string) (matches int) {
 func TestStartMatchersFindWhatTheExpressionsFind(t *testing.T) {
 	t.Parallel()
 	g := testRedactor(t).gitleaks
-	withMatcher := slices.IndexFunc(g.starts, func(m *startMatcher) bool { return m != nil })
-	if withMatcher < 0 || len(g.starts) != len(g.rules) {
-		t.Fatalf("%d start matchers for %d rules, none usable", len(g.starts), len(g.rules))
+	withMatcher := 0
+	for n := range g.rules {
+		if g.startsOf(n) != nil {
+			withMatcher++
+		}
+	}
+	if withMatcher < len(g.rules)/2 {
+		t.Fatalf("%d of %d rules have start matchers; want most", withMatcher, len(g.rules))
 	}
 	var texts []string
 	for seed := range uint64(3) {
@@ -83,13 +89,14 @@ func TestStartLiterals(t *testing.T) {
 		{`(?i)(?:lob)[ \t]{0,3}=x`, []string{"lob"}, false},
 		{`\b((?:sc|ext|scauth)_[a-z]{5})`, []string{"ext", "sc", "scauth"}, true},
 		{`(?i)\bGHP_[0-9]{3}`, []string{"ghp_"}, true},
+		{`(?i)\b(\b(?:sgp_|glpat-)[0-9]{3})`, []string{"glpat-", "sgp_"}, true},
 	} {
 		m, ok := newStartMatcher(tc.expr)
 		if !ok || !slices.Equal(m.starts, tc.starts) || m.boundary != tc.boundary {
 			t.Errorf("newStartMatcher(%q) = %+v, %v; want starts %q, boundary %v", tc.expr, m, ok, tc.starts, tc.boundary)
 		}
 	}
-	for _, expr := range []string{`[a-z]{14}\.atlasv1`, `(?:https?://)?hooks`, `(?m)^key=`, `a[bc]`, `x?yz`, `(?i)é+x`} {
+	for _, expr := range []string{`[a-z]{14}\.atlasv1`, `(?:https?://)?hooks`, `(?m)^key=`, `a[bc]`, `x?yz`, `(?i)é+x`, `\b-----BEGIN`, `(?:\bab|cd)`, `\Bab`} {
 		if m, ok := newStartMatcher(expr); ok {
 			t.Errorf("newStartMatcher(%q) = %+v; want none: a match need not start with a literal found here", expr, m)
 		}
