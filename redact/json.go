@@ -198,9 +198,10 @@ func decodeString(tok []byte) string {
 	if bytes.IndexByte(inner, '\\') < 0 {
 		return string(inner)
 	}
-	var s string
-	if json.Unmarshal(tok, &s) != nil {
-		return string(inner)
+	if len(tok) >= 2 && tok[len(tok)-1] == '"' {
+		if s, ok := rawjson.String(tok); ok {
+			return s
+		}
 	}
-	return s
+	return string(inner)
 }

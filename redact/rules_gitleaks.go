@@ -60,6 +60,16 @@ func loadGitleaks(drop []string) (*gitleaksRules, error) {
 	if err := v.Unmarshal(&vc); err != nil {
 		return nil, fmt.Errorf("read the gitleaks rules: %w", err)
 	}
+	// Dropped rules go before gitleaks translates the rest: generic-api-key
+	// has 1,500 stop words, of which it builds an Aho-Corasick automaton
+	// (37 ms, two thirds of New).
+	kept := vc.Rules[:0]
+	for _, r := range vc.Rules {
+		if !slices.Contains(drop, r.ID) {
+			kept = append(kept, r)
+		}
+	}
+	vc.Rules = kept
 	cfg, err := vc.Translate()
 	if err != nil {
 		return nil, fmt.Errorf("read the gitleaks rules: %w", err)
@@ -69,7 +79,7 @@ func loadGitleaks(drop []string) (*gitleaksRules, error) {
 	wordNo := map[string]int{}
 	for _, id := range slices.Sorted(maps.Keys(cfg.Rules)) {
 		r := cfg.Rules[id]
-		if r.Regex == nil || r.Path != nil || slices.Contains(drop, id) {
+		if r.Regex == nil || r.Path != nil {
 			continue
 		}
 		if rest, ok := strings.CutPrefix(r.Regex.String(), semiGenericPrefix); ok {
@@ -132,7 +142,7 @@ func (g *gitleaksRules) find(text, lower string) []Finding {
 	})
 	var found []Finding
 	matched := map[string]bool{}
-	folds := strings.ContainsAny(text, unicodeFolds)
+	folds := hasUnicodeFolds(text)
 	for n, on := range run {
 		if !on {
 			continue
