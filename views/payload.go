@@ -4,20 +4,18 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"strings"
+
+	"github.com/tape-dev/tape/internal/rawjson"
 )
 
 // Calls returns the calls of a tool_call entry's payload: the JSON objects
 // of its "calls" array, in order. Anything else in the array is dropped,
 // and a payload without such an array has no calls.
 func Calls(payload json.RawMessage) []json.RawMessage {
-	var p struct {
-		Calls []json.RawMessage `json:"calls"`
-	}
-	if json.Unmarshal(payload, &p) != nil {
-		return nil
-	}
+	items, _ := arrayMember(payload, "calls")
 	var calls []json.RawMessage
-	for _, c := range p.Calls {
+	for _, c := range items {
 		if isObject(c) {
 			calls = append(calls, bytes.TrimSpace(c))
 		}
@@ -28,13 +26,45 @@ func Calls(payload json.RawMessage) []json.RawMessage {
 // Results returns the items of a tool_result entry's "results" array, and
 // false when the payload has no such array.
 func Results(payload json.RawMessage) ([]json.RawMessage, bool) {
-	var p struct {
-		Results *[]json.RawMessage `json:"results"`
-	}
-	if json.Unmarshal(payload, &p) != nil || p.Results == nil {
+	return arrayMember(payload, "results")
+}
+
+// arrayMember is the items of the array that is member name of the object
+// payload, read as encoding/json reads it into a struct field of that
+// name: the last member whose key is name ignoring case; false when there
+// is none, it is null, or one of them is not an array.
+//
+// payload must be valid JSON, as every entry's is (log.ParseEntry checks
+// it): it is read with rawjson, which skips over the values, rather than
+// encoding/json, which checked and scanned every tool output once more
+// for each reader (a sixth of an HTML export of 10,000 entries).
+// FuzzArrayMember holds it to encoding/json.
+func arrayMember(payload json.RawMessage, name string) ([]json.RawMessage, bool) {
+	var value []byte
+	bad := false
+	rawjson.ObjectMembers(payload, func(key, v []byte) {
+		if !keyIs(key, name) {
+			return
+		}
+		value = v
+		bad = bad || v[0] != '[' && string(v) != "null"
+	})
+	if bad || len(value) == 0 || value[0] != '[' {
 		return nil, false
 	}
-	return *p.Results, true
+	items := []json.RawMessage{}
+	rawjson.ArrayItems(value, func(item []byte) { items = append(items, item) })
+	return items, true
+}
+
+// keyIs reports whether an object's key, as written between its quotes,
+// names the field name as encoding/json matches them: ignoring case.
+func keyIs(key []byte, name string) bool {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return bytes.EqualFold(key, []byte(name))
+	}
+	s, ok := rawjson.String([]byte(`"` + string(key) + `"`))
+	return ok && strings.EqualFold(s, name)
 }
 
 // CallParts is what a call object says, in any of the shapes agents write

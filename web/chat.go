@@ -136,6 +136,9 @@ type chat struct {
 	refs  int64
 	items map[int64]*item // tool entries by their ref in the fold
 	raws  map[int64]json.RawMessage
+	// results are a tool entry's results by its ref, split once for the
+	// calls that take them and the item that shows the rest.
+	results map[int64][]json.RawMessage
 	// changed are the calls answered by the last add, in items added
 	// before it: a live page replaces them.
 	changed []*callView
@@ -147,7 +150,7 @@ type chat struct {
 }
 
 func newChat(tape string) *chat {
-	return &chat{tape: tape, items: map[int64]*item{}, raws: map[int64]json.RawMessage{}, seen: map[*callView]bool{}, targets: map[string]*callView{}}
+	return &chat{tape: tape, items: map[int64]*item{}, raws: map[int64]json.RawMessage{}, results: map[int64][]json.RawMessage{}, seen: map[*callView]bool{}, targets: map[string]*callView{}}
 }
 
 // add reads the next entries and returns their items; the calls of
@@ -173,6 +176,7 @@ func (c *chat) prune() {
 		if it.Kind != "tool_call" || !c.fold.IsPending(ref) {
 			delete(c.items, ref)
 			delete(c.raws, ref)
+			delete(c.results, ref)
 		}
 	}
 	clear(c.seen)
@@ -307,6 +311,7 @@ func (c *chat) tool(e tapelog.Entry, p map[string]any, it *item) {
 	c.refs++
 	ref := c.refs
 	c.items[ref], c.raws[ref] = it, e.Payload
+	c.results[ref], _ = views.Results(e.Payload)
 	var t *int64
 	if !e.Pos.Time.IsZero() && e.Date != "" {
 		ns := e.Pos.Time.UnixNano()
@@ -349,7 +354,7 @@ func (c *chat) settle(done []calls.Call) {
 		}
 		if call.ResultIndex < 0 { // an error entry
 			cv.Output = foldedOutput(cmp.Or(res.Text, res.JSON), res.Folded, res.Source)
-		} else if rs, _ := views.Results(c.raws[call.ResultEntry]); call.ResultIndex < len(rs) {
+		} else if rs := c.results[call.ResultEntry]; call.ResultIndex < len(rs) {
 			text, folded := resultText(rs[call.ResultIndex])
 			cv.Output = foldedOutput(text, folded, res.Source)
 			markFolded(res, call.ResultIndex)
@@ -372,7 +377,7 @@ func markFolded(res *item, i int) {
 // showUnanswered fills a tool_result's item with the results no call on
 // the page took, and hides it when there are none.
 func (c *chat) showUnanswered(ref int64, it *item) {
-	rs, _ := views.Results(c.raws[ref])
+	rs := c.results[ref]
 	for i, r := range rs {
 		if !it.folded[i] {
 			text, folded := resultText(r)
@@ -391,8 +396,7 @@ func (c *chat) showUnanswered(ref int64, it *item) {
 // argumentsJSON is a call's arguments as JSON: OpenAI's, a JSON document
 // in a string, as the document.
 func argumentsJSON(raw json.RawMessage) json.RawMessage {
-	var s string
-	if json.Unmarshal(raw, &s) == nil && json.Valid([]byte(s)) {
+	if s, ok := rawjson.String(raw); ok && json.Valid([]byte(s)) {
 		return json.RawMessage(s)
 	}
 	return raw
@@ -406,8 +410,7 @@ func arguments(raw json.RawMessage) (string, int) {
 		return "", 0
 	}
 	a := argumentsJSON(raw)
-	var s string
-	if json.Unmarshal(a, &s) == nil {
+	if s, ok := rawjson.String(a); ok {
 		return s, 0
 	}
 	return indent(a, foldBytes)
@@ -415,22 +418,20 @@ func arguments(raw json.RawMessage) (string, int) {
 
 // resultText is a result as text: a string as it is, an object's text
 // parts (content, output) when it has any, else its JSON indented; and
-// how many bytes the indented JSON left out.
+// how many bytes the indented JSON left out. raw is one valid JSON value
+// (an item of a payload's results), read with rawjson: encoding/json
+// checked and scanned each tool output again.
 func resultText(raw json.RawMessage) (string, int) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s, ok := rawjson.String(raw); ok {
 		return s, 0
 	}
-	var v any
-	if json.Unmarshal(raw, &v) == nil {
-		if m, ok := v.(map[string]any); ok {
-			for _, k := range []string{"output", "content", "text", "result"} {
-				if m[k] != nil {
-					var b strings.Builder
-					views.WriteStrings(&b, m[k], false)
-					if t := strings.TrimSpace(b.String()); t != "" {
-						return t, 0
-					}
+	if m, err := rawjson.DecodeObject(raw); err == nil {
+		for _, k := range []string{"output", "content", "text", "result"} {
+			if m[k] != nil {
+				var b strings.Builder
+				views.WriteStrings(&b, m[k], false)
+				if t := strings.TrimSpace(b.String()); t != "" {
+					return t, 0
 				}
 			}
 		}
