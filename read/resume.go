@@ -24,6 +24,14 @@ type Resume struct {
 	Argv []string
 }
 
+// Missing says why the session has no command that resumes it.
+func (r Resume) Missing() string {
+	if r.Source == "" || r.SessionID == "" {
+		return fmt.Sprintf("tape %s is no agent's session (it was written with tape or by Bub): there is nothing to resume; 'tape log -t %s' reads it", r.Tape, r.Tape)
+	}
+	return fmt.Sprintf("%s has no command that reopens a session from a terminal; tape %s is its session %s, in %s", r.Source, r.Tape, r.SessionID, r.CWD)
+}
+
 // ErrNoResume says a name is neither a tape nor an entry's id.
 var ErrNoResume = errors.New("no tape and no entry of that name")
 

@@ -100,3 +100,42 @@ func messageText(p map[string]any) string {
 	writeStrings(&b, p["content"], "", false)
 	return strings.TrimSpace(b.String())
 }
+
+// ResultText is a tool result as text: a string as it is, an object's
+// text parts (output, content, text, result) when it has any; false for
+// anything else, which a front end shows as JSON. raw is one valid JSON
+// value (an item of a payload's results), read with rawjson: encoding/json
+// checked and scanned each tool output again.
+func ResultText(raw json.RawMessage) (string, bool) {
+	if s, ok := rawjson.String(raw); ok {
+		return s, true
+	}
+	if m, err := rawjson.DecodeObject(raw); err == nil {
+		for _, k := range []string{"output", "content", "text", "result"} {
+			if m[k] != nil {
+				var b strings.Builder
+				WriteStrings(&b, m[k], false)
+				if t := strings.TrimSpace(b.String()); t != "" {
+					return t, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// EventText is the text an event of that name is read by: thinking's
+// thoughts, a title; "" for others, which a front end shows as data.
+func EventText(name string, data any) string {
+	switch name {
+	case "thinking", "reasoning":
+		var b strings.Builder
+		WriteStrings(&b, data, false)
+		return strings.TrimSpace(b.String())
+	case "title":
+		m, _ := data.(map[string]any)
+		s, _ := m["title"].(string)
+		return s
+	}
+	return ""
+}

@@ -255,7 +255,7 @@ func fill(it *item, e tapelog.Entry) map[string]any {
 	case tapelog.KindEvent:
 		it.Dim = true
 		it.Name, _ = p["name"].(string)
-		it.Text = eventText(it.Name, p["data"])
+		it.Text = views.EventText(it.Name, p["data"])
 		if it.Text == "" {
 			it.JSON = it.json(raw.Data)
 		}
@@ -272,22 +272,6 @@ func fill(it *item, e tapelog.Entry) map[string]any {
 		it.JSON = it.json(e.Payload)
 	}
 	return p
-}
-
-// eventText is the text an event is read by: thinking's thoughts, a
-// title; "" for others, which show their data.
-func eventText(name string, data any) string {
-	m, _ := data.(map[string]any)
-	switch name {
-	case "thinking", "reasoning":
-		var b strings.Builder
-		views.WriteStrings(&b, data, false)
-		return strings.TrimSpace(b.String())
-	case "title":
-		s, _ := m["title"].(string)
-		return s
-	}
-	return ""
 }
 
 // runSummary is a run event in a line: its model and the tokens it
@@ -416,25 +400,11 @@ func arguments(raw json.RawMessage) (string, int) {
 	return indent(a, foldBytes)
 }
 
-// resultText is a result as text: a string as it is, an object's text
-// parts (content, output) when it has any, else its JSON indented; and
-// how many bytes the indented JSON left out. raw is one valid JSON value
-// (an item of a payload's results), read with rawjson: encoding/json
-// checked and scanned each tool output again.
+// resultText is a result as text (views.ResultText), else its JSON
+// indented; and how many bytes the indented JSON left out.
 func resultText(raw json.RawMessage) (string, int) {
-	if s, ok := rawjson.String(raw); ok {
+	if s, ok := views.ResultText(raw); ok {
 		return s, 0
-	}
-	if m, err := rawjson.DecodeObject(raw); err == nil {
-		for _, k := range []string{"output", "content", "text", "result"} {
-			if m[k] != nil {
-				var b strings.Builder
-				views.WriteStrings(&b, m[k], false)
-				if t := strings.TrimSpace(b.String()); t != "" {
-					return t, 0
-				}
-			}
-		}
 	}
 	return indent(raw, foldBytes)
 }

@@ -43,6 +43,7 @@ type CLI struct {
 	Messages   MessagesCmd   `cmd:"" group:"views" help:"List the chat messages of a tape in order, a page at a time."`
 	Export     ExportCmd     `cmd:"" group:"read" help:"Write a session to share it: Markdown, one HTML file, JSON or JSONL, secrets redacted. Example: tape export -t NAME -o session.html"`
 	Resume     ResumeCmd     `cmd:"" group:"read" help:"Print the command that reopens a tape's session in its agent (--exec runs it). Example: tape resume claude-5d7e6b2e"`
+	UI         UICmd         `cmd:"" name:"ui" group:"read" help:"Browse, search and read the sessions in a full-screen terminal UI; resume or export one. Example: tape ui"`
 	Secrets    SecretsCmd    `cmd:"" group:"read" help:"List where the tapes hold secrets (keys, tokens, passwords): tape, anchor, entry id, kind, never the secret; exit 1 if any. Example: tape secrets --all-tapes"`
 	Reindex    ReindexCmd    `cmd:"" group:"index" help:"Catch the index up with the files (--full: rebuild it)."`
 	Watch      WatchCmd      `cmd:"" group:"index" help:"Keep the index live while agents write (fsnotify)."`

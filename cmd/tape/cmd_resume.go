@@ -48,7 +48,7 @@ func (c *ResumeCmd) Run(env *Env, g *Globals) error {
 		return newJSONLines(env.Stdout).write(resumeRecord{Tape: r.Tape, Source: r.Source, SessionID: r.SessionID, CWD: r.CWD, Argv: r.Argv, Command: r.Shell()})
 	}
 	if r.Argv == nil {
-		fmt.Fprintf(env.Stderr, "tape: %s\n", printable(noResume(r))) // ids and folders a transcript wrote: no terminal escapes
+		fmt.Fprintf(env.Stderr, "tape: %s\n", printable(r.Missing())) // ids and folders a transcript wrote: no terminal escapes
 		return errNoMatch
 	}
 	if !c.Exec {
@@ -61,14 +61,6 @@ func (c *ResumeCmd) Run(env *Env, g *Globals) error {
 		return fmt.Errorf("%s: %w", r.Shell(), err)
 	}
 	return nil
-}
-
-// noResume says why a tape has no command to resume it.
-func noResume(r read.Resume) string {
-	if r.Source == "" || r.SessionID == "" {
-		return fmt.Sprintf("tape %s is no agent's session (it was written with tape or by Bub): there is nothing to resume; 'tape log -t %s' reads it", r.Tape, r.Tape)
-	}
-	return fmt.Sprintf("%s has no command that reopens a session from a terminal; tape %s is its session %s, in %s", r.Source, r.Tape, r.SessionID, r.CWD)
 }
 
 // resumeRecord is tape resume --json's line. Its names are a contract.

@@ -1,0 +1,245 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tape-dev/tape/views/sessions"
+)
+
+// help is each screen's help bar: its keys, most used first.
+var help = map[screen]string{
+	listScreen:    "↑↓/jk move · enter open · / search · f filter · s sort · r resume · y copy resume · e export · q quit",
+	searchScreen:  "type to search · ↑↓ move · enter open · tab this session/every tape · ctrl+o newest/best · esc back",
+	sessionScreen: "↑↓/jk move · enter fold · [ ] anchors · g/G ends · / search here · r resume · y copy · e export · q back",
+}
+
+const filterHelp = "type to filter · source:X project:X since:2d · enter keep · esc clear"
+
+// key handles a key press on the screen shown.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	if k.String() == "ctrl+c" {
+		return tea.Quit
+	}
+	m.status = ""
+	switch {
+	case m.screen == searchScreen:
+		return m.searchKey(k)
+	case m.filtering:
+		return m.filterKey(k)
+	case m.screen == sessionScreen:
+		return m.sessionKey(k)
+	}
+	return m.listKey(k)
+}
+
+// moveKey is the move a navigation key asks for, in rows; page is a
+// screen's worth.
+func moveKey(k string, page int) (int, bool) {
+	switch k {
+	case "up", "k", "ctrl+p":
+		return -1, true
+	case "down", "j", "ctrl+n":
+		return 1, true
+	case "pgup", "ctrl+u", "ctrl+b":
+		return -page, true
+	case "pgdown", "ctrl+d", "ctrl+f", "space":
+		return page, true
+	case "home", "g":
+		return -1 << 30, true
+	case "end", "G":
+		return 1 << 30, true
+	}
+	return 0, false
+}
+
+func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
+	if n, ok := moveKey(k.String(), m.listRows()); ok {
+		return m.moveBy(n)
+	}
+	s, selected := m.list.selected()
+	switch k.String() {
+	case "q":
+		return tea.Quit
+	case "esc":
+		if m.list.filter != "" {
+			m.list.filter = ""
+			m.filterIn.SetValue("")
+			m.list.apply(m.opt.Now())
+			return m.previewSelected()
+		}
+		return tea.Quit
+	case "enter":
+		if selected {
+			return m.openTape(s, "")
+		}
+	case "/":
+		return m.startSearch(m.opt.Tape)
+	case "f":
+		m.filtering = true
+		return m.filterIn.Focus()
+	case "s":
+		m.list.sort = (m.list.sort + 1) % sortOrders
+		m.list.apply(m.opt.Now())
+		m.list.top = scrollTo(0, m.list.cursor, m.listRows())
+		m.status = "sorted by " + sortNames[m.list.sort]
+		return m.previewSelected()
+	case "r", "y":
+		if selected {
+			return m.resume(s.Name, k.String() == "y")
+		}
+	case "e":
+		if selected {
+			return m.export(s.Name)
+		}
+	}
+	return nil
+}
+
+func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "enter":
+		m.filtering = false
+		m.filterIn.Blur()
+		return nil
+	case "esc":
+		m.filtering = false
+		m.filterIn.Blur()
+		m.filterIn.SetValue("")
+	case "up", "down", "pgup", "pgdown":
+		n, _ := moveKey(k.String(), m.listRows())
+		return m.moveBy(n)
+	default:
+		m.filterIn, _ = m.filterIn.Update(k) // its cursor blinks by itself; no command wanted
+	}
+	m.list.filter = m.filterIn.Value()
+	m.list.apply(m.opt.Now())
+	m.list.top = scrollTo(0, m.list.cursor, m.listRows())
+	return m.previewSelected()
+}
+
+// startSearch shows the search screen, searching scope ("" for every
+// tape).
+func (m *Model) startSearch(scope string) tea.Cmd {
+	m.screen, m.search.scope = searchScreen, scope
+	cmd := m.search.input.Focus()
+	if strings.TrimSpace(m.search.input.Value()) != "" {
+		m.search.asked++
+		return tea.Batch(cmd, m.runSearch(m.search.asked))
+	}
+	return cmd
+}
+
+func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
+	rows := m.bodyRows() / 2
+	switch k.String() {
+	case "up", "down", "ctrl+p", "ctrl+n", "pgup", "pgdown":
+		n, _ := moveKey(k.String(), rows)
+		m.search.move(n, rows)
+		return nil
+	case "esc":
+		m.search.input.Blur()
+		m.screen = listScreen
+		if m.open != nil && m.back == sessionScreen {
+			m.screen = sessionScreen
+		}
+		return nil
+	case "enter":
+		if h, ok := m.search.selected(); ok {
+			m.search.input.Blur()
+			m.back = searchScreen
+			return m.openHit(h.Entry.Pos.Tape, h.Entry.ID)
+		}
+		return nil
+	case "tab":
+		switch {
+		case m.search.scope != "":
+			m.search.scope = ""
+		case m.open != nil:
+			m.search.scope = m.open.info.Name
+		case m.opt.Tape != "":
+			m.search.scope = m.opt.Tape
+		}
+		m.search.asked++
+		return m.runSearch(m.search.asked)
+	case "ctrl+o":
+		m.search.newest = !m.search.newest
+		m.search.asked++
+		return m.runSearch(m.search.asked)
+	}
+	before := m.search.input.Value()
+	var cmd tea.Cmd
+	m.search.input, cmd = m.search.input.Update(k)
+	if m.search.input.Value() == before {
+		return cmd
+	}
+	m.search.asked++
+	asked := m.search.asked
+	return tea.Batch(cmd, tea.Tick(debounce, func(_ time.Time) tea.Msg { return debounceMsg{asked} }))
+}
+
+// openHit opens the session of a search hit at its entry.
+func (m *Model) openHit(tape, id string) tea.Cmd {
+	s := sessions.Session{Name: tape}
+	if i := slices.IndexFunc(m.list.all, func(s sessions.Session) bool { return s.Name == tape }); i >= 0 {
+		s = m.list.all[i]
+	}
+	m.screen = searchScreen
+	return m.openTape(s, id)
+}
+
+func (m *Model) sessionKey(k tea.KeyPressMsg) tea.Cmd {
+	s := m.open
+	if n, ok := moveKey(k.String(), max(1, m.bodyRows()/3)); ok {
+		switch {
+		case n < -1<<20:
+			s.cursor = 0
+		case n > 1<<20:
+			s.cursor = lastVisible(s)
+		default:
+			s.move(n)
+		}
+		return nil
+	}
+	switch k.String() {
+	case "q", "esc":
+		m.screen, m.open = m.back, nil
+		if m.screen == searchScreen {
+			return m.search.input.Focus()
+		}
+	case "enter", "tab":
+		if b := m.selectedBlock(); b != nil {
+			b.folded = !b.folded
+			s.redraw()
+		}
+	case "[":
+		s.jumpAnchor(-1)
+	case "]":
+		s.jumpAnchor(1)
+	case "/":
+		m.back = sessionScreen
+		return m.startSearch(s.info.Name)
+	case "r":
+		return m.resume(s.info.Name, false)
+	case "e":
+		return m.export(s.info.Name)
+	case "y":
+		if b := m.selectedBlock(); b != nil {
+			m.status = "copied " + b.kind + " " + b.id
+			return tea.SetClipboard(blockText(b))
+		}
+	}
+	return nil
+}
+
+// blockText is what y copies of a block: its text as written, a call's
+// arguments and output.
+func blockText(b *block) string {
+	if b.kind == "call" {
+		return b.who + " " + b.args + "\n\n" + b.text
+	}
+	return b.text
+}

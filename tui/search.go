@@ -1,0 +1,118 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+
+	"github.com/tape-dev/tape/projector"
+	"github.com/tape-dev/tape/views/sessions"
+)
+
+// searchLimit is how many hits a search lists: more than a screen, few
+// enough to read in milliseconds.
+const searchLimit = 200
+
+// debounce is how long typing must pause before the search runs: a
+// search per key of a fast typist would queue behind each other.
+const debounce = 15 * time.Millisecond
+
+// searchState is the search screen's state.
+type searchState struct {
+	input  textinput.Model
+	scope  string // the tape searched; "" for every tape
+	newest bool   // newest first, not best first
+	asked  int    // the number of the last search asked
+	hits   []projector.Hit
+	more   bool
+	shown  string // the query the hits are of
+	err    string
+	cursor int
+	top    int
+}
+
+func newSearch() searchState {
+	in := newInput()
+	in.Prompt = "/ "
+	in.Placeholder = "words, \"a phrase\", prefix*  ·  source: project: kind: since: until:"
+	return searchState{input: in}
+}
+
+// newInput is a text input whose cursor does not blink: a blinking
+// cursor is a timer running for as long as the UI is open.
+func newInput() textinput.Model {
+	in := textinput.New()
+	st := in.Styles()
+	st.Cursor.Blink = false
+	in.SetStyles(st)
+	return in
+}
+
+// query is the search the input asks: nothing when it has no words.
+// Filters of source and project narrow it to the tapes of the sessions
+// they keep; none kept asks for nothing either.
+func (s *searchState) query(all []sessions.Session, now time.Time) (projector.SearchQuery, string, bool) {
+	f := parseFilters(s.input.Value(), now)
+	if f.bad != "" {
+		return projector.SearchQuery{}, f.bad, false
+	}
+	q := projector.SearchQuery{Text: f.text(), Kinds: f.kinds, Since: f.since, Until: f.until, Limit: searchLimit}
+	if strings.TrimSpace(q.Text) == "" {
+		return q, "", false
+	}
+	if s.scope != "" {
+		q.Tapes = []string{s.scope}
+	}
+	if f.source != "" || f.project != "" {
+		kept := filters{source: f.source, project: f.project}
+		var tapes []string
+		for _, ses := range all {
+			if (s.scope == "" || ses.Name == s.scope) && keeps(kept, ses) {
+				tapes = append(tapes, ses.Name)
+			}
+		}
+		if len(tapes) == 0 {
+			return q, "no session is of " + strings.TrimSpace("source "+f.source+" project "+f.project), false
+		}
+		q.Tapes = tapes
+	}
+	return q, "", true
+}
+
+// order puts the hits newest first when asked; else as ranked.
+func (s *searchState) order() {
+	if s.newest {
+		slices.SortStableFunc(s.hits, func(a, b projector.Hit) int {
+			return b.Entry.Pos.Time.Compare(a.Entry.Pos.Time)
+		})
+	}
+}
+
+func (s *searchState) selected() (projector.Hit, bool) {
+	if s.cursor < 0 || s.cursor >= len(s.hits) {
+		return projector.Hit{}, false
+	}
+	return s.hits[s.cursor], true
+}
+
+func (s *searchState) move(n, rows int) {
+	s.cursor = max(0, min(s.cursor+n, len(s.hits)-1))
+	s.top = scrollTo(s.top, s.cursor, rows)
+}
+
+// marked is a snippet with its **matches** in the mark style, the rest
+// made one printable line.
+func marked(snippet string, t theme) string {
+	parts := strings.Split(oneLine(snippet), "**")
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			b.WriteString(t.mark.Render(p))
+		} else {
+			b.WriteString(p)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"image/color"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// theme is how the screens color what they show. Every style that must be
+// seen without color (the selected row, a match, a heading) has an
+// attribute too, reverse or bold: with NO_COLOR, bubbletea keeps the
+// attributes and drops the colors.
+type theme struct {
+	title, dim, accent, selected, mark, ok, failed, pending, bar, key lipgloss.Style
+}
+
+// newTheme is the theme for a dark background or a light one.
+func newTheme(dark bool) theme {
+	pick := lipgloss.LightDark(dark)
+	c := func(light, darkColor string) color.Color { return pick(lipgloss.Color(light), lipgloss.Color(darkColor)) }
+	s := lipgloss.NewStyle
+	return theme{
+		title:    s().Bold(true),
+		dim:      s().Faint(true),
+		accent:   s().Foreground(c("#005f87", "#5fafff")).Bold(true),
+		selected: s().Reverse(true),
+		mark:     s().Foreground(c("#af0000", "#ff5f5f")).Bold(true),
+		ok:       s().Foreground(c("#008700", "#87d787")),
+		failed:   s().Foreground(c("#af0000", "#ff5f5f")).Bold(true),
+		pending:  s().Foreground(c("#af8700", "#ffd75f")),
+		bar:      s().Faint(true),
+		key:      s().Bold(true),
+	}
+}
+
+// fit is s cut to w columns of the terminal (a CJK character takes two),
+// with … where it was cut, and padded with spaces to w.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	s = ansi.Truncate(s, w, "…")
+	if pad := w - lipgloss.Width(s); pad > 0 {
+		s += strings.Repeat(" ", pad)
+	}
+	return s
+}
+
+// oneLine is text on one line: its line breaks and tabs made spaces, runs
+// of spaces one, and what a transcript wrote that a terminal would act on
+// (escape sequences, control characters) dropped.
+func oneLine(text string) string {
+	return strings.Join(strings.Fields(printable(text)), " ")
+}
+
+// printable is text without what a terminal would act on: escape
+// sequences and control characters other than the newline and the tab.
+// Everything a transcript holds is untrusted.
+func printable(text string) string {
+	text = ansi.Strip(text)
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+			return -1
+		}
+		return r
+	}, text)
+}
+
+// wrap is text broken into lines of at most w columns, each line of it
+// printable; tabs are four spaces.
+func wrap(text string, w int) []string {
+	text = strings.ReplaceAll(printable(text), "\t", "    ")
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if line == "" {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(line, max(w, 1), ""), "\n")...)
+	}
+	return out
+}
+
+// widthOf is how many columns s takes on a terminal.
+func widthOf(s string) int { return lipgloss.Width(s) }

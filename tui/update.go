@@ -1,0 +1,194 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// previewEntries are how many entries of the selected session the
+// preview reads.
+const previewEntries = 40
+
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.redraw()
+	case tea.BackgroundColorMsg:
+		m.theme = newTheme(msg.IsDark())
+		m.redraw()
+	case sessionsMsg:
+		return m, m.sessionsRead(msg)
+	case entriesMsg:
+		m.entriesRead(msg)
+	case debounceMsg:
+		if msg.asked == m.search.asked {
+			return m, m.runSearch(msg.asked)
+		}
+	case searchMsg:
+		m.searched(msg)
+	case previewMsg:
+		if s, ok := m.list.selected(); ok && s.Name == msg.tape && m.screen == listScreen {
+			return m, m.readEntries(msg.tape, 0, previewEntries, true)
+		}
+	case tickMsg:
+		return m, m.look()
+	case versionMsg:
+		return m, m.looked(msg)
+	case resumeMsg:
+		return m, m.resumed(msg)
+	case doneMsg:
+		m.status = msg.what
+		if msg.err != nil {
+			m.status += ": " + msg.err.Error()
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			return m, m.moveBy(-3)
+		case tea.MouseWheelDown:
+			return m, m.moveBy(3)
+		}
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+// redraw has the open session drawn again (a new width, a new theme).
+func (m *Model) redraw() {
+	if m.open != nil {
+		m.open.redraw()
+	}
+	if m.preview != nil {
+		m.preview.redraw()
+	}
+}
+
+func (m *Model) sessionsRead(msg sessionsMsg) tea.Cmd {
+	if msg.err != nil {
+		m.status = "sessions: " + msg.err.Error()
+		return nil
+	}
+	first := !m.list.loaded
+	m.list.all, m.list.loaded = msg.all, true
+	m.list.apply(m.opt.Now())
+	if m.open != nil && m.open.info.Title == "" { // opened by name before the list came
+		for _, s := range msg.all {
+			if s.Name == m.open.info.Name {
+				m.open.info = s
+			}
+		}
+	}
+	if first {
+		return m.previewSelected()
+	}
+	return nil
+}
+
+// previewSelected asks for the preview of the selected session, once the
+// selection rests on it.
+func (m *Model) previewSelected() tea.Cmd {
+	s, ok := m.list.selected()
+	if !ok || m.preview != nil && m.preview.info.Name == s.Name {
+		return nil
+	}
+	m.preview = newSession(s, "")
+	return tea.Tick(2*debounce, func(_ time.Time) tea.Msg { return previewMsg{s.Name} })
+}
+
+func (m *Model) entriesRead(msg entriesMsg) {
+	s := m.open
+	if msg.preview {
+		s = m.preview
+	}
+	if s == nil || s.info.Name != msg.tape || s.read != msg.offset {
+		return // an answer for a session no longer shown, or one read since
+	}
+	if msg.err != nil {
+		m.status = fmt.Sprintf("read %s: %v", msg.tape, msg.err)
+		return
+	}
+	following := s.loaded && s.cursor == lastVisible(s)
+	s.chat.add(msg.got.Entries)
+	s.anchors, s.read, s.loaded = msg.got.Tape, s.read+len(msg.got.Entries), true
+	switch {
+	case s.focusID != "":
+		s.selectID(s.focusID)
+		s.focusID = ""
+	case following:
+		s.cursor = lastVisible(s)
+	}
+	s.redraw()
+}
+
+// lastVisible is the last block a session shows.
+func lastVisible(s *sessionState) int {
+	for i := len(s.chat.blocks) - 1; i > 0; i-- {
+		if s.visible(i) {
+			return i
+		}
+	}
+	return 0
+}
+
+func (m *Model) searched(msg searchMsg) {
+	if msg.asked != m.search.asked {
+		return // typed on since
+	}
+	s := &m.search
+	s.err, s.shown = "", s.input.Value()
+	if msg.err != nil {
+		s.hits, s.more, s.err = nil, false, msg.err.Error()
+		return
+	}
+	s.hits, s.more = msg.found.Hits, msg.found.More
+	s.order()
+	s.cursor, s.top = 0, 0
+}
+
+// looked rereads what changed when the index's version moved.
+func (m *Model) looked(msg versionMsg) tea.Cmd {
+	cmds := []tea.Cmd{m.tick()}
+	if msg.err != nil || msg.version == m.version {
+		return tea.Batch(cmds...)
+	}
+	first := m.version == ""
+	m.version = msg.version
+	if first {
+		return tea.Batch(cmds...)
+	}
+	cmds = append(cmds, m.loadSessions())
+	if m.open != nil && m.open.loaded {
+		cmds = append(cmds, m.readEntries(m.open.info.Name, m.open.read, 0, false))
+	}
+	if m.screen == searchScreen {
+		m.search.asked++
+		cmds = append(cmds, m.runSearch(m.search.asked))
+	}
+	return tea.Batch(cmds...)
+}
+
+// moveBy moves the selection of the screen shown.
+func (m *Model) moveBy(n int) tea.Cmd {
+	switch m.screen {
+	case listScreen:
+		m.list.move(n, m.listRows())
+		return m.previewSelected()
+	case searchScreen:
+		m.search.move(n, m.bodyRows()/2)
+	case sessionScreen:
+		m.open.move(n)
+	}
+	return nil
+}
+
+// selectedKind is the kind of the block selected in the open session.
+func (m *Model) selectedBlock() *block {
+	if m.open == nil || m.open.cursor >= len(m.open.chat.blocks) {
+		return nil
+	}
+	return m.open.chat.blocks[m.open.cursor]
+}
