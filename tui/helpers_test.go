@@ -24,15 +24,15 @@ const secret = "ghp_" + "Zx9aB3dE5fG7hJ2kL4mN6pQ8rS0tU1vW3xY5"
 // result, thoughts and a second anchor; Codex's, short.
 var sessionFiles = map[string]string{
 	"tapes/claude-aaa/anchors/001_session-start/anchor.json": `{"id":"a1","kind":"anchor","payload":{"name":"session/start","state":{"source":"claude","session_id":"aaa","cwd":"/w/tape"}},"date":"2026-11-20T10:00:00Z"}`,
-	"tapes/claude-aaa/anchors/001_session-start/messages.jsonl": jsonl(`{"id":"m1","kind":"message","payload":{"role":"user","content":"修复 flaky 测试 in the parser, token ` + secret + `"},"meta":{"cwd":"/w/tape"},"date":"2026-11-20T10:00:01Z"}`) +
+	"tapes/claude-aaa/anchors/001_session-start/messages.jsonl": jsonl(`{"id":"m1","kind":"message","payload":{"role":"user","content":"修复 flaky 测试 in the parser, token `+secret+`"},"meta":{"cwd":"/w/tape"},"date":"2026-11-20T10:00:01Z"}`) +
 		jsonl(`{"id":"m2","kind":"message","payload":{"role":"assistant","content":"I will run the parser tests first."},"date":"2026-11-20T10:00:02Z"}`),
 	"tapes/claude-aaa/anchors/001_session-start/tool_calls.jsonl": jsonl(`{"id":"c1","kind":"tool_call","payload":{"calls":[{"id":"call_1","type":"function","function":{"name":"Bash","arguments":"{\"command\":\"go test ./parser\"}"}}]},"date":"2026-11-20T10:00:03Z"}`) +
 		jsonl(`{"id":"r1","kind":"tool_result","payload":{"results":["ok  \tparser\t0.1s wombat"]},"meta":{"tool_call_ids":["call_1"]},"date":"2026-11-20T10:00:04Z"}`),
-	"tapes/claude-aaa/anchors/001_session-start/events.jsonl": jsonl(`{"id":"t1","kind":"event","payload":{"name":"thinking","data":{"thinking":"the cache is stale \u001b[2J here"}},"date":"2026-11-20T10:00:05Z"}`),
-	"tapes/claude-aaa/anchors/002_compact/anchor.json":          `{"id":"a2","kind":"anchor","payload":{"name":"compact","state":{}},"date":"2026-11-20T11:00:00Z"}`,
-	"tapes/claude-aaa/anchors/002_compact/messages.jsonl":       jsonl(`{"id":"m3","kind":"message","payload":{"role":"assistant","content":"日本語のテキストも大丈夫です"},"date":"2026-11-20T11:00:01Z"}`),
-	"tapes/codex-bbb/anchors/001_session-start/anchor.json":     `{"id":"b1","kind":"anchor","payload":{"name":"session/start","state":{"source":"codex","session_id":"bbb","cwd":"/w/web"}},"date":"2026-11-21T09:00:00Z"}`,
-	"tapes/codex-bbb/anchors/001_session-start/messages.jsonl":  jsonl(`{"id":"n1","kind":"message","payload":{"role":"user","content":"deploy the web server"},"date":"2026-11-21T09:00:01Z"}`),
+	"tapes/claude-aaa/anchors/001_session-start/events.jsonl":  jsonl(`{"id":"t1","kind":"event","payload":{"name":"thinking","data":{"thinking":"the cache is stale \u001b[2J here"}},"date":"2026-11-20T10:00:05Z"}`),
+	"tapes/claude-aaa/anchors/002_compact/anchor.json":         `{"id":"a2","kind":"anchor","payload":{"name":"compact","state":{}},"date":"2026-11-20T11:00:00Z"}`,
+	"tapes/claude-aaa/anchors/002_compact/messages.jsonl":      jsonl(`{"id":"m3","kind":"message","payload":{"role":"assistant","content":"日本語のテキストも大丈夫です"},"date":"2026-11-20T11:00:01Z"}`),
+	"tapes/codex-bbb/anchors/001_session-start/anchor.json":    `{"id":"b1","kind":"anchor","payload":{"name":"session/start","state":{"source":"codex","session_id":"bbb","cwd":"/w/web"}},"date":"2026-11-21T09:00:00Z"}`,
+	"tapes/codex-bbb/anchors/001_session-start/messages.jsonl": jsonl(`{"id":"n1","kind":"message","payload":{"role":"user","content":"deploy the web server"},"date":"2026-11-21T09:00:01Z"}`),
 }
 
 func jsonl(s string) string { return s + "\n" }

@@ -5,8 +5,8 @@ import (
 	"os/exec"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/tape-dev/tape/read"
 	"github.com/tape-dev/tape/views/sessions"

@@ -19,7 +19,9 @@ type theme struct {
 // newTheme is the theme for a dark background or a light one.
 func newTheme(dark bool) theme {
 	pick := lipgloss.LightDark(dark)
-	c := func(light, darkColor string) color.Color { return pick(lipgloss.Color(light), lipgloss.Color(darkColor)) }
+	c := func(light, darkColor string) color.Color {
+		return pick(lipgloss.Color(light), lipgloss.Color(darkColor))
+	}
 	s := lipgloss.NewStyle
 	return theme{
 		title:    s().Bold(true),
