@@ -40,6 +40,7 @@ var parseCases = [][]string{
 	{"prices"}, {"prices", "claude-sonnet-4-5", "--json"}, {"prices", "--all"}, {"prices", "update", "list.json"}, {"prices", "show", "gpt-5"},
 	{"messages", "--limit", "3"},
 	{"secrets"}, {"secrets", "--all-tapes", "--json"},
+	{"ui"}, {"-t", "claude-5d7e6b2e", "ui"},
 	{"resume", "claude-5d7e6b2e"}, {"resume", "01KBXH4B8P3S2X5GZ4Q6M8N0RT", "--exec"}, {"resume", "x", "--json"},
 	{"export"}, {"export", "t1", "t2", "-o", "out/", "--format", "html", "--no-redact", "--kind", "message", "--since", "2d", "--until", "1d"},
 	{"export", "--anchor", "2", "-f", "json", "-o", "x.json"}, {"export", "--all-tapes", "-o", "out", "-a"},
