@@ -139,6 +139,11 @@ func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 	case "up", "down", "ctrl+p", "ctrl+n", "pgup", "pgdown":
 		n, _ := moveKey(k.String(), rows)
 		m.search.move(n, rows)
+		if m.search.more && m.search.cursor == len(m.search.hits)-1 { // scrolled to the last: ask for more
+			m.search.limit = len(m.search.hits) + searchPage
+			m.search.asked++
+			return m.runSearch(m.search.asked)
+		}
 		return nil
 	case "esc":
 		m.search.input.Blur()
@@ -153,7 +158,9 @@ func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 			m.back = searchScreen
 			return m.openHit(h.Entry.Pos.Tape, h.Entry.ID)
 		}
-		return nil
+		m.search.forced = true // a query of one character, searched when asked
+		m.search.asked++
+		return m.runSearch(m.search.asked)
 	case "tab":
 		switch {
 		case m.search.scope != "":
@@ -176,6 +183,7 @@ func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.search.input.Value() == before {
 		return cmd
 	}
+	m.search.forced, m.search.limit = false, searchPage
 	m.search.asked++
 	asked := m.search.asked
 	return tea.Batch(cmd, tea.Tick(debounce, func(_ time.Time) tea.Msg { return debounceMsg{asked} }))

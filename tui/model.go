@@ -76,8 +76,9 @@ func New(ctx context.Context, opt Options) *Model {
 // answer to a question no longer asked is dropped.
 type (
 	sessionsMsg struct {
-		all []sessions.Session
-		err error
+		all   []sessions.Session
+		total int // of which all may be the first page
+		err   error
 	}
 	entriesMsg struct {
 		tape    string
@@ -110,17 +111,22 @@ type (
 )
 
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.loadSessions(), m.tick()}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.loadSessions(firstPage), m.tick()}
 	if m.opt.Tape != "" {
 		cmds = append(cmds, m.openTape(sessions.Session{Name: m.opt.Tape}, ""))
 	}
 	return tea.Batch(cmds...)
 }
 
-func (m *Model) loadSessions() tea.Cmd {
+// firstPage is how many sessions the first screen reads, before the
+// rest: reading 10,000 took 150 ms, and a screen shows 50.
+const firstPage = 100
+
+// loadSessions reads the first limit sessions (0: all of them).
+func (m *Model) loadSessions(limit int) tea.Cmd {
 	return func() tea.Msg {
-		all, err := m.opt.Reader.Sessions(m.ctx)
-		return sessionsMsg{all, err}
+		all, total, err := m.opt.Reader.Sessions(m.ctx, limit)
+		return sessionsMsg{all, total, err}
 	}
 }
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,4 +192,49 @@ func TestResize(t *testing.T) {
 	d.screen() // fits, or fails
 	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	d.wants("修复 flaky 测试")
+}
+
+// One character is not searched as it is typed (in Chinese it matches
+// half the index), but is when enter asks.
+func TestOneCharacterWaitsForEnter(t *testing.T) {
+	t.Parallel()
+	d := newDriver(t, newFixture(t), Options{}, 80, 24)
+	d.keys("/")
+	d.typeText("修")
+	d.wants("one character finds too much")
+	d.keys("enter")
+	d.wants("1 hits", "claude-aaa · message")
+}
+
+// Scrolling to the last hit asks for the next page of hits, and keeps the
+// place.
+func TestScrollingAsksForMoreHits(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var lines strings.Builder
+	for i := range 2*searchPage + 10 {
+		lines.WriteString(jsonl(`{"kind":"message","payload":{"role":"user","content":"needle ` + strings.Repeat("x", i%7) + `"},"date":"2026-11-21T10:00:00Z"}`))
+	}
+	path := filepath.Join(f.dir, "tapes/codex-bbb/anchors/001_session-start/messages.jsonl")
+	if err := os.WriteFile(path, []byte(lines.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.reader.Version(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(t, f, Options{}, 80, 24)
+	d.keys("/")
+	d.typeText("needle")
+	d.wants(fmt.Sprintf("%d+ hits", searchPage))
+	for range searchPage - 1 {
+		d.keys("down")
+	}
+	d.wants(fmt.Sprintf("%d+ hits", 2*searchPage))
+	if d.m.search.cursor != searchPage-1 {
+		t.Fatalf("after more hits came the selection is on %d; want %d", d.m.search.cursor, searchPage-1)
+	}
+	for range searchPage {
+		d.keys("down")
+	}
+	d.wants(fmt.Sprintf("%d hits", 2*searchPage+10))
 }

@@ -14,8 +14,9 @@ import (
 // Reader is what the UI reads: the shared read layer, behind the few
 // questions its screens ask.
 type Reader interface {
-	// Sessions lists every session, the most recently written first.
-	Sessions(ctx context.Context) ([]sessions.Session, error)
+	// Sessions lists the sessions, the most recently written first: the
+	// first limit of them (0 for all), and how many there are.
+	Sessions(ctx context.Context, limit int) ([]sessions.Session, int, error)
 	// Search runs a query (its Tapes narrow it to some tapes).
 	Search(ctx context.Context, q projector.SearchQuery) (read.Found, error)
 	// Entries reads a tape's entries from offset on, in tape order (at
@@ -34,15 +35,11 @@ type Reader interface {
 // as it stands, so that a keystroke's search waits for no catch-up.
 type Index struct{ Served *fresh.Served }
 
-func (x Index) Sessions(ctx context.Context) ([]sessions.Session, error) {
-	return fresh.ServedReadAsIs(ctx, x.Served, func(ix *projector.Projector) ([]sessions.Session, error) {
-		var all []sessions.Session
-		_, err := read.EachTape(ctx, ix, sessions.Filter{}, func(s sessions.Session) error {
-			all = append(all, s)
-			return nil
-		})
-		return all, err
+func (x Index) Sessions(ctx context.Context, limit int) ([]sessions.Session, int, error) {
+	got, err := fresh.ServedReadAsIs(ctx, x.Served, func(ix *projector.Projector) (read.Tapes, error) {
+		return read.ListTapes(ctx, ix, sessions.Filter{Page: views.Page{Limit: limit}})
 	})
+	return got.Page, got.Total, err
 }
 
 func (x Index) Search(ctx context.Context, q projector.SearchQuery) (read.Found, error) {

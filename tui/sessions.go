@@ -29,6 +29,7 @@ var sortNames = [sortOrders]string{"last written", "first written", "most entrie
 // filter keeps in the order asked, and the row selected.
 type sessionList struct {
 	all    []sessions.Session
+	total  int   // sessions in the index: all holds the first of them until the rest is read
 	shown  []int // indexes into all
 	cursor int
 	top    int // the first row on screen
@@ -100,6 +101,15 @@ func (l *sessionList) sortShown() {
 		return 0 // as listed: the most recently written first
 	}
 	slices.SortStableFunc(l.shown, func(a, b int) int { return cmp.Or(by(a, b), cmp.Compare(a, b)) })
+}
+
+// unread is how many sessions the list has not read yet: counted as
+// shown until they are, when no filter hides any.
+func (l *sessionList) unread() int {
+	if l.filter != "" {
+		return 0
+	}
+	return max(0, l.total-len(l.all))
 }
 
 func (l *sessionList) selected() (sessions.Session, bool) {

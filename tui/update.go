@@ -73,8 +73,12 @@ func (m *Model) sessionsRead(msg sessionsMsg) tea.Cmd {
 		return nil
 	}
 	first := !m.list.loaded
-	m.list.all, m.list.loaded = msg.all, true
+	m.list.all, m.list.total, m.list.loaded = msg.all, msg.total, true
 	m.list.apply(m.opt.Now())
+	var rest tea.Cmd
+	if len(msg.all) < msg.total {
+		rest = m.loadSessions(0)
+	}
 	if m.open != nil && m.open.info.Title == "" { // opened by name before the list came
 		for _, s := range msg.all {
 			if s.Name == m.open.info.Name {
@@ -83,9 +87,9 @@ func (m *Model) sessionsRead(msg sessionsMsg) tea.Cmd {
 		}
 	}
 	if first {
-		return m.previewSelected()
+		return tea.Batch(rest, m.previewSelected())
 	}
-	return nil
+	return rest
 }
 
 // previewSelected asks for the preview of the selected session, once the
@@ -146,7 +150,9 @@ func (m *Model) searched(msg searchMsg) {
 	}
 	s.hits, s.more = msg.found.Hits, msg.found.More
 	s.order()
-	s.cursor, s.top = 0, 0
+	if s.limit <= searchPage { // a new query's hits start at the top; more of the same keep the place
+		s.cursor, s.top = 0, 0
+	}
 }
 
 // looked rereads what changed when the index's version moved.
@@ -160,7 +166,7 @@ func (m *Model) looked(msg versionMsg) tea.Cmd {
 	if first {
 		return tea.Batch(cmds...)
 	}
-	cmds = append(cmds, m.loadSessions())
+	cmds = append(cmds, m.loadSessions(0))
 	if m.open != nil && m.open.loaded {
 		cmds = append(cmds, m.readEntries(m.open.info.Name, m.open.read, 0, false))
 	}

@@ -42,7 +42,7 @@ func (m *Model) draw() string {
 	header := "tape"
 	switch m.screen {
 	case listScreen:
-		header += fmt.Sprintf(" · %d of %d sessions · by %s", len(m.list.shown), len(m.list.all), sortNames[m.list.sort])
+		header += fmt.Sprintf(" · %d of %d sessions · by %s", len(m.list.shown)+m.list.unread(), max(m.list.total, len(m.list.all)), sortNames[m.list.sort])
 		body = m.drawList()
 	case searchScreen:
 		header += " · search " + m.scopeName()

@@ -1,0 +1,109 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tape-dev/tape/fresh"
+	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/testkit/corpus"
+)
+
+// benchIndex is the index of the workspace in TAPE_UI_BENCH_DIR (a
+// folder holding .tape, indexed: bin/tape-bench gen -tapes 10000 -out
+// DIR, then tape reindex in it), else of 1,000 sessions made here.
+func benchIndex(b *testing.B) Index {
+	b.Helper()
+	dir := os.Getenv("TAPE_UI_BENCH_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+		if _, err := corpus.GenerateSessions(filepath.Join(dir, tapelog.DirName), corpus.SessionOptions{Tapes: 1000}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ws, err := tapelog.Open(filepath.Join(dir, tapelog.DirName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	served := fresh.NewServed(ws, "tape ui bench", fresh.Reading{})
+	b.Cleanup(func() { served.Close(); ws.Close() })
+	x := Index{Served: served}
+	if _, err := x.Version(context.Background()); err != nil { // catches up
+		b.Fatal(err)
+	}
+	return x
+}
+
+// benchModel is a model at 200×50 with the sessions read, as a person
+// sees it when the first screen is drawn.
+func benchModel(b *testing.B, x Index) *driver {
+	d := &driver{t: &testing.T{}, m: New(context.Background(), Options{Reader: x, Poll: -1})}
+	d.m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+	all, total, err := x.Sessions(context.Background(), firstPage)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d.m.Update(sessionsMsg{all: all, total: total})
+	return d
+}
+
+// BenchmarkKeystroke types queries into the search a key at a time, as
+// tape ui runs them (the pause in typing, the search, the screen drawn),
+// and reports the time from each key to the screen showing the hits of
+// the text typed so far, at its median and 95th percentile:
+//
+//	TAPE_UI_BENCH_DIR=/tmp/u10k go test ./tui -run '^$' -bench Keystroke -count 6
+func BenchmarkKeystroke(b *testing.B) {
+	x := benchIndex(b)
+	queries := []string{"build failed", "构建失败", "timeout config", "网络请求", "goroutine leak", "deploy"}
+	var took []time.Duration
+	for b.Loop() {
+		d := benchModel(b, x)
+		d.m.Update(keyPress("/"))
+		for _, q := range queries {
+			for _, r := range q {
+				start := time.Now()
+				d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+				if d.m.search.shown != d.m.search.input.Value() {
+					b.Fatalf("after typing %q the screen shows the hits of %q", d.m.search.input.Value(), d.m.search.shown)
+				}
+				_ = d.m.draw()
+				took = append(took, time.Since(start))
+			}
+			d.m.search.input.SetValue("")
+		}
+	}
+	reportPercentiles(b, took, "key")
+}
+
+// BenchmarkFirstScreen is the time from nothing to the sessions list
+// drawn: the sessions read from the index, sorted, and the screen drawn
+// (the process's start is tape-bench ui's, and BENCHMARKS.md's).
+//
+//	TAPE_UI_BENCH_DIR=/tmp/u10k go test ./tui -run '^$' -bench FirstScreen -count 6
+func BenchmarkFirstScreen(b *testing.B) {
+	x := benchIndex(b)
+	for b.Loop() {
+		d := benchModel(b, x)
+		if s := d.m.draw(); !strings.Contains(s, " sessions") || len(d.m.list.all) == 0 {
+			b.Fatalf("the first screen shows no session:\n%s", s)
+		}
+	}
+}
+
+// reportPercentiles reports the median and the 95th percentile of took,
+// in milliseconds per unit.
+func reportPercentiles(b *testing.B, took []time.Duration, unit string) {
+	slices.Sort(took)
+	at := func(p float64) float64 { return float64(took[int(p*float64(len(took)-1))]) / 1e6 }
+	b.ReportMetric(at(0.5), "ms-p50/"+unit)
+	b.ReportMetric(at(0.95), "ms-p95/"+unit)
+	b.ReportMetric(0, "ns/op")
+}
