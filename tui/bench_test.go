@@ -46,11 +46,11 @@ func benchIndex(b *testing.B) Index {
 func benchModel(b *testing.B, x Index) *driver {
 	d := &driver{t: &testing.T{}, m: New(context.Background(), Options{Reader: x, Poll: -1})}
 	d.m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
-	all, total, err := x.Sessions(context.Background(), firstPage)
-	if err != nil {
-		b.Fatal(err)
+	msg := (<-d.m.first).(sessionsMsg) // the first page, read since New
+	if msg.err != nil {
+		b.Fatal(msg.err)
 	}
-	d.m.Update(sessionsMsg{all: all, total: total})
+	d.m.Update(msg)
 	return d
 }
 
