@@ -148,7 +148,8 @@ func (d *driver) typeText(text string) {
 }
 
 func keyPress(k string) tea.KeyPressMsg {
-	named := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "up": tea.KeyUp, "down": tea.KeyDown, "tab": tea.KeyTab, "pgdown": tea.KeyPgDown, "end": tea.KeyEnd}
+	named := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "tab": tea.KeyTab,
+		"pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd, "backspace": tea.KeyBackspace, "delete": tea.KeyDelete}
 	if code, ok := named[k]; ok {
 		return tea.KeyPressMsg{Code: code}
 	}

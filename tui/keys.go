@@ -80,7 +80,8 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.startSearch(m.opt.Tape)
 	case "f":
 		m.filtering = true
-		return m.filterIn.Focus()
+		m.filterIn.Focus()
+		return nil
 	case "s":
 		m.list.sort = (m.list.sort + 1) % sortOrders
 		m.list.apply(m.opt.Now())
@@ -113,7 +114,7 @@ func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
 		n, _ := moveKey(k.String(), m.listRows())
 		return m.moveBy(n)
 	default:
-		m.filterIn, _ = m.filterIn.Update(k) // its cursor blinks by itself; no command wanted
+		m.filterIn.key(k)
 	}
 	m.list.filter = m.filterIn.Value()
 	m.list.apply(m.opt.Now())
@@ -125,12 +126,12 @@ func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
 // tape).
 func (m *Model) startSearch(scope string) tea.Cmd {
 	m.screen, m.search.scope = searchScreen, scope
-	cmd := m.search.input.Focus()
+	m.search.input.Focus()
 	if strings.TrimSpace(m.search.input.Value()) != "" {
 		m.search.asked++
-		return tea.Batch(cmd, m.runSearch(m.search.asked))
+		return m.runSearch(m.search.asked)
 	}
-	return cmd
+	return nil
 }
 
 func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
@@ -178,15 +179,20 @@ func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.runSearch(m.search.asked)
 	}
 	before := m.search.input.Value()
-	var cmd tea.Cmd
-	m.search.input, cmd = m.search.input.Update(k)
+	m.search.input.key(k)
+	return m.searchChanged(before)
+}
+
+// searchChanged asks for the search the input holds after a pause, when
+// it changed from before.
+func (m *Model) searchChanged(before string) tea.Cmd {
 	if m.search.input.Value() == before {
-		return cmd
+		return nil
 	}
 	m.search.forced, m.search.limit = false, searchPage
 	m.search.asked++
 	asked := m.search.asked
-	return tea.Batch(cmd, tea.Tick(debounce, func(_ time.Time) tea.Msg { return debounceMsg{asked} }))
+	return tea.Tick(debounce, func(_ time.Time) tea.Msg { return debounceMsg{asked} })
 }
 
 // openHit opens the session of a search hit at its entry.
@@ -216,7 +222,7 @@ func (m *Model) sessionKey(k tea.KeyPressMsg) tea.Cmd {
 	case "q", "esc":
 		m.screen, m.open = m.back, nil
 		if m.screen == searchScreen {
-			return m.search.input.Focus()
+			m.search.input.Focus()
 		}
 	case "enter", "tab":
 		if b := m.selectedBlock(); b != nil {
@@ -250,4 +256,20 @@ func blockText(b *block) string {
 		return b.who + " " + b.args + "\n\n" + b.text
 	}
 	return b.text
+}
+
+// paste puts pasted text in the input being typed in, if any.
+func (m *Model) paste(text string) tea.Cmd {
+	switch {
+	case m.screen == searchScreen:
+		before := m.search.input.Value()
+		m.search.input.insert(text)
+		return m.searchChanged(before)
+	case m.filtering:
+		m.filterIn.insert(text)
+		m.list.filter = m.filterIn.Value()
+		m.list.apply(m.opt.Now())
+		return m.previewSelected()
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"time"
 
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tape-dev/tape/read"
@@ -46,7 +45,7 @@ type Model struct {
 	screen    screen
 	back      screen // where q goes from the session: the list or the search
 	list      sessionList
-	filterIn  textinput.Model
+	filterIn  input
 	filtering bool
 	search    searchState
 	open      *sessionState
@@ -65,9 +64,7 @@ func New(ctx context.Context, opt Options) *Model {
 	if opt.Poll == 0 {
 		opt.Poll = time.Second
 	}
-	in := newInput()
-	in.Prompt = "filter: "
-	in.Placeholder = "words · source:claude project:tape since:2d"
+	in := input{prompt: "filter: ", placeholder: "words · source:claude project:tape since:2d"}
 	m := &Model{opt: opt, ctx: ctx, w: 80, h: 24, theme: newTheme(true), filterIn: in, search: newSearch(), first: make(chan tea.Msg, 1)}
 	m.search.scope = opt.Tape
 	// The first page is read while bubbletea sets the terminal up: 20 ms

@@ -6,7 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"charm.land/bubbles/v2/textinput"
 
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views/sessions"
@@ -24,7 +23,7 @@ const debounce = 15 * time.Millisecond
 
 // searchState is the search screen's state.
 type searchState struct {
-	input  textinput.Model
+	input  input
 	scope  string // the tape searched; "" for every tape
 	newest bool   // newest first, not best first
 	forced bool   // enter asked for this text's search, one character or not
@@ -39,20 +38,7 @@ type searchState struct {
 }
 
 func newSearch() searchState {
-	in := newInput()
-	in.Prompt = "/ "
-	in.Placeholder = "words, \"a phrase\", prefix*  ·  source: project: kind: since: until:"
-	return searchState{input: in}
-}
-
-// newInput is a text input whose cursor does not blink: a blinking
-// cursor is a timer running for as long as the UI is open.
-func newInput() textinput.Model {
-	in := textinput.New()
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
-	return in
+	return searchState{input: input{prompt: "/ ", placeholder: "words, \"a phrase\", prefix*  ·  source: project: kind: since: until:"}}
 }
 
 // query is the search the input asks: nothing when it has no words.

@@ -74,7 +74,7 @@ func (m *Model) scopeName() string {
 func (m *Model) statusLine() string {
 	switch {
 	case m.filtering:
-		return m.filterIn.View()
+		return m.filterIn.view(m.theme)
 	case m.status != "":
 		return oneLine(m.status)
 	case m.screen == listScreen && m.list.filter != "":
@@ -162,7 +162,7 @@ func (m *Model) drawPreview(s sessions.Session, w, rows int) []string {
 // drawSearch is the search input and its hits, two lines each.
 func (m *Model) drawSearch() []string {
 	t, s := m.theme, &m.search
-	out := []string{s.input.View()}
+	out := []string{s.input.view(t)}
 	order := "best first"
 	if s.newest {
 		order = "newest first"

@@ -1,0 +1,76 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// The model runs in bubbletea's own program loop (teatest, its test
+// harness): the first screen, a search typed in, a hit opened, quitting.
+func TestProgram(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	m := New(context.Background(), Options{Reader: f.reader, Poll: 50 * time.Millisecond})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	shows := func(text string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(out []byte) bool {
+			return bytes.Contains([]byte(ansi.Strip(string(out))), []byte(text))
+		}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+	shows("deploy the web server")
+	tm.Type("/")
+	tm.Type("wombat")
+	shows("claude-aaa · tool_result")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	shows("Bash")
+	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	if final.screen != sessionScreen || final.open == nil || final.open.info.Name != "claude-aaa" {
+		t.Fatalf("the program ended on screen %d, session %+v; want claude-aaa open", final.screen, final.open)
+	}
+	if s := ansi.Strip(final.draw()); !strings.Contains(s, "▌") || !strings.Contains(s, "▸ Bash ✓") {
+		t.Fatalf("the last screen shows no selection or no call:\n%s", s)
+	}
+}
+
+// The line editor's keys edit as a shell's do, a character of any width
+// at a time.
+func TestInput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		keys []string
+		want string
+		pos  int
+	}{
+		{[]string{"a", "b", "c"}, "abc", 3},
+		{[]string{"a", "b", "left", "x"}, "axb", 2},
+		{[]string{"构", "建", "backspace"}, "构", 1},
+		{[]string{"g", "o", " ", "t", "e", "s", "t", "ctrl+w"}, "go ", 3},
+		{[]string{"a", "b", "home", "ctrl+k"}, "", 0},
+		{[]string{"a", "b", "c", "left", "ctrl+u"}, "c", 0},
+		{[]string{"a", "ctrl+a", "delete", "end", "z"}, "z", 1},
+	} {
+		var in input
+		for _, k := range tc.keys {
+			if !in.key(keyPress(k)) {
+				t.Errorf("%q: key %q not taken", tc.keys, k)
+			}
+		}
+		if in.Value() != tc.want || in.pos != tc.pos {
+			t.Errorf("%q: %q at %d; want %q at %d", tc.keys, in.Value(), in.pos, tc.want, tc.pos)
+		}
+	}
+	var in input
+	in.insert("pasted\nover \x1b[31mlines")
+	if in.Value() != "pasted over lines" {
+		t.Errorf("a paste reads %q; want it on one line, printable", in.Value())
+	}
+}
