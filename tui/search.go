@@ -6,7 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views/sessions"
 )
