@@ -192,3 +192,35 @@ func runLine(r *views.Run) string {
 	}
 	return s
 }
+
+// argKeys are the arguments a call's line shows alone when it has one:
+// what a person reads a call by (the command run, the file read, the
+// pattern looked for), rather than its whole JSON.
+var argKeys = []string{"command", "cmd", "file_path", "path", "pattern", "query", "url", "description"}
+
+// argsLine is a call's arguments in its folded line.
+func argsLine(args string) string {
+	m, err := rawjson.DecodeObject([]byte(args))
+	if err != nil {
+		return args
+	}
+	for _, k := range argKeys {
+		switch v := m[k].(type) {
+		case string:
+			if v != "" {
+				return v
+			}
+		case []any: // a command as argv (Codex's shell)
+			words := make([]string, 0, len(v))
+			for _, w := range v {
+				if s, ok := w.(string); ok {
+					words = append(words, s)
+				}
+			}
+			if len(words) > 0 {
+				return strings.Join(words, " ")
+			}
+		}
+	}
+	return args
+}

@@ -10,14 +10,29 @@ import (
 	"github.com/tape-dev/tape/views/sessions"
 )
 
-// help is each screen's help bar: its keys, most used first.
-var help = map[screen]string{
-	listScreen:    "↑↓/jk move · enter open · / search · f filter · s sort · r resume · y copy resume · e export · q quit",
-	searchScreen:  "type to search · ↑↓ move · enter open · tab this session/every tape · ctrl+o newest/best · esc back",
-	sessionScreen: "↑↓/jk move · enter fold · [ ] anchors · g/G ends · / search here · r resume · y copy · e export · q back",
+// help is each screen's help bar: its keys, the one that leaves last
+// and shown always, the others in the order they are dropped from the
+// end when the terminal is narrow.
+var help = map[screen][]string{
+	listScreen:    {"↑↓/jk move", "enter open", "/ search", "f filter", "s sort", "r resume", "e export", "y copy resume", "q quit"},
+	searchScreen:  {"type to search", "↑↓ move", "enter open", "tab this session/every tape", "ctrl+o newest/best", "esc back"},
+	sessionScreen: {"↑↓/jk move", "enter fold", "[ ] anchors", "/ search here", "r resume", "e export", "y copy", "g/G ends", "q back"},
 }
 
-const filterHelp = "type to filter · source:X project:X since:2d · enter keep · esc clear"
+var filterHelp = []string{"type to filter", "source:X project:X since:2d", "enter keep", "esc clear"}
+
+// helpBar is as many of the keys as fit in w columns, the last always.
+func helpBar(keys []string, w int) string {
+	last := keys[len(keys)-1]
+	bar := ""
+	for _, k := range keys[:len(keys)-1] {
+		if widthOf(bar+k+" · "+last) > w {
+			break
+		}
+		bar += k + " · "
+	}
+	return bar + last
+}
 
 // key handles a key press on the screen shown.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {

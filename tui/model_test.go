@@ -17,7 +17,7 @@ func TestSessionsListAndPreview(t *testing.T) {
 	f := newFixture(t)
 	for _, size := range [][2]int{{80, 24}, {200, 50}} {
 		d := newDriver(t, f, Options{}, size[0], size[1])
-		d.wants("2 of 2 sessions", "codex-bbb", "deploy the web server", "folder   /w/web", "agent    codex bbb")
+		d.wants("2 of 2 sessions", "codex-bbb", "deploy the web server", "folder   /w/web", "agent    codex bbb", "q quit")
 		s := d.screen()
 		if strings.Index(s, "deploy the web server") > strings.Index(s, "修复 flaky 测试") {
 			t.Fatalf("%dx%d: the newest session is not first:\n%s", size[0], size[1], s)
@@ -85,13 +85,14 @@ func TestOpenSessionFoldsCalls(t *testing.T) {
 	t.Parallel()
 	d := newDriver(t, newFixture(t), Options{}, 100, 30)
 	d.keys("down", "enter")
-	d.wants("── ⚑ session/start", "user · ", "修复 flaky 测试", "▸ Bash ✓", `{"command":"go test ./parser"}`, "▸ thinking: the cache is stale", "── ⚑ compact", "日本語のテキストも大丈夫です")
+	d.wants("── ⚑ session/start", "user · ", "修复 flaky 测试", "▸ Bash ✓ 1s go test ./parser", "▸ thinking: the cache is stale", "── ⚑ compact", "日本語のテキストも大丈夫です")
 	d.lacks("wombat", "returned")
 	d.keys("down", "down", "down", "enter")
-	d.wants("▾ Bash", "arguments", "returned", "ok  ", "parser", "wombat")
+	d.wants("▾ Bash", "arguments", `{"command":"go test ./parser"}`, "returned", "ok  ", "parser", "wombat")
 	if strings.Count(d.screen(), "wombat") != 1 {
 		t.Fatalf("the result shows twice, with its call and on its own:\n%s", d.screen())
 	}
+	d.wants("q back")
 	d.keys("]")
 	if b := d.m.selectedBlock(); b == nil || b.id != "a2" {
 		t.Fatalf("] selects %+v; want the anchor a2", b)

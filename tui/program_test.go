@@ -74,3 +74,19 @@ func TestInput(t *testing.T) {
 		t.Errorf("a paste reads %q; want it on one line, printable", in.Value())
 	}
 }
+
+func TestArgsLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ args, want string }{
+		{`{"command":"go test ./...","timeout":60}`, "go test ./..."},
+		{`{"command":["bash","-lc","ls -la"]}`, "bash -lc ls -la"},
+		{`{"file_path":"/w/a.go","offset":3}`, "/w/a.go"},
+		{`{"command":"","path":"/w"}`, "/w"},
+		{`{"todos":[1,2]}`, `{"todos":[1,2]}`},
+		{`plain text`, `plain text`},
+	} {
+		if got := argsLine(tc.args); got != tc.want {
+			t.Errorf("argsLine(%s) = %q; want %q", tc.args, got, tc.want)
+		}
+	}
+}

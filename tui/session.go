@@ -188,7 +188,7 @@ func drawCall(b *block, w int, t theme) []string {
 		head += t.dim.Render(" " + b.took)
 	}
 	if b.folded {
-		return []string{head + " " + fit(oneLine(b.args), max(0, w-widthOf(head)-1))}
+		return []string{head + " " + fit(oneLine(argsLine(b.args)), max(0, w-widthOf(head)-1))}
 	}
 	lines := []string{head, t.dim.Render("  arguments")}
 	lines = append(lines, body(b.args, w-4, true, openedText, "    ", t)...)

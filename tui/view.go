@@ -87,9 +87,9 @@ func (m *Model) statusLine() string {
 
 func (m *Model) helpLine() string {
 	if m.filtering {
-		return filterHelp
+		return helpBar(filterHelp, m.w)
 	}
-	return help[m.screen]
+	return helpBar(help[m.screen], m.w)
 }
 
 // drawList is the sessions list, with the selected session's preview
