@@ -139,6 +139,9 @@ func scrollTo(top, cursor, rows int) int {
 	return top
 }
 
+// sessionColumns names the columns of sessionRow.
+var sessionColumns = fmt.Sprintf("%-11s  %-8s  %-14s  %7s  %s", "LAST", "AGENT", "PROJECT", "ENTRIES", "TITLE")
+
 // sessionRow is a session in a row w columns wide: when it was last
 // written, the agent, the project, its entries and its title.
 func sessionRow(s sessions.Session, w int) string {
@@ -146,6 +149,6 @@ func sessionRow(s sessions.Session, w int) string {
 	if !s.Last.IsZero() {
 		when = s.Last.Local().Format("01-02 15:04")
 	}
-	head := fmt.Sprintf("%-11s  %s  %s  %6d  ", when, fit(cmp.Or(s.Source, "-"), 8), fit(cmp.Or(project(s), "-"), 14), s.Entries)
+	head := fmt.Sprintf("%-11s  %s  %s  %7d  ", when, fit(cmp.Or(s.Source, "-"), 8), fit(cmp.Or(project(s), "-"), 14), s.Entries)
 	return head + fit(title(s), w-widthOf(head))
 }

@@ -19,12 +19,12 @@ func (m *Model) bodyRows() int { return max(1, m.h-chromeRows) }
 // narrow terminal) rather than beside it.
 func (m *Model) previewBelow() bool { return m.w < 110 }
 
-// listRows is how many sessions the list shows.
+// listRows is how many sessions the list shows, under its column names.
 func (m *Model) listRows() int {
 	if m.previewBelow() {
-		return max(1, m.bodyRows()*3/5)
+		return max(1, m.bodyRows()*3/5-1)
 	}
-	return m.bodyRows()
+	return max(1, m.bodyRows()-1)
 }
 
 func (m *Model) View() tea.View {
@@ -101,8 +101,8 @@ func (m *Model) drawList() []string {
 	}
 	l := &m.list
 	l.top = scrollTo(l.top, l.cursor, rows)
-	var out []string
-	for i := l.top; i < len(l.shown) && len(out) < rows; i++ {
+	out := []string{m.theme.dim.Render(fit(sessionColumns, w))}
+	for i := l.top; i < len(l.shown) && len(out) <= rows; i++ {
 		row := fit(sessionRow(l.all[l.shown[i]], w), w)
 		if i == l.cursor {
 			row = m.theme.selected.Render(row)
@@ -112,7 +112,7 @@ func (m *Model) drawList() []string {
 	if l.loaded && len(l.shown) == 0 {
 		out = append(out, "no session matches; esc clears the filter")
 	}
-	for len(out) < rows {
+	for len(out) <= rows {
 		out = append(out, "")
 	}
 	s, ok := l.selected()
@@ -121,9 +121,9 @@ func (m *Model) drawList() []string {
 	}
 	if m.previewBelow() {
 		out = append(out, m.theme.dim.Render(strings.Repeat("─", m.w)))
-		return append(out, m.drawPreview(s, m.w, m.bodyRows()-rows-1)...)
+		return append(out, m.drawPreview(s, m.w, m.bodyRows()-len(out))...)
 	}
-	pv := m.drawPreview(s, m.w-w-3, rows)
+	pv := m.drawPreview(s, m.w-w-3, len(out))
 	for i := range out {
 		p := ""
 		if i < len(pv) {

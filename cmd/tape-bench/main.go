@@ -27,11 +27,11 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|ui|rebuild|native|search|catchup|views|usage|usage-gen|many|mcp|serve|transcripts|copies|import|pg|home|sources [flags]")
+		fmt.Fprintln(os.Stderr, "usage: tape-bench gen|ui|screens|rebuild|native|search|catchup|views|usage|usage-gen|many|mcp|serve|transcripts|copies|import|pg|home|sources [flags]")
 		os.Exit(2)
 	}
 	cmds := map[string]func([]string) error{
-		"gen": gen, "ui": uiBench, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup, "views": viewsBench, "usage": usageBench, "usage-gen": usageGen,
+		"gen": gen, "ui": uiBench, "screens": screens, "rebuild": rebuild, "native": native, "search": search, "catchup": catchup, "views": viewsBench, "usage": usageBench, "usage-gen": usageGen,
 		"many": many, "mcp": mcpBench, "serve": serveBench, "transcripts": transcripts, "copies": copies, "import": importBench,
 		"pg": pgBench, "home": home, "sources": sourcesBench,
 	}
