@@ -29,7 +29,9 @@ func screens(args []string) error {
 	}
 	for _, size := range [][2]int{{100, 30}, {200, 50}} {
 		t := &tmuxUI{socket: filepath.Join(os.TempDir(), fmt.Sprintf("tape-screens-%d-%d", os.Getpid(), size[0])), w: size[0], h: size[1]}
-		name := func(screen string) string { return filepath.Join(*out, fmt.Sprintf("ui-%s-%dx%d", screen, size[0], size[1])) }
+		name := func(screen string) string {
+			return filepath.Join(*out, fmt.Sprintf("ui-%s-%dx%d", screen, size[0], size[1]))
+		}
 		steps := []struct {
 			screen, wait string
 			keys         []string
