@@ -13,6 +13,7 @@ import (
 
 	"github.com/tape-dev/tape/fresh"
 	tapelog "github.com/tape-dev/tape/log"
+	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/testkit/corpus"
 )
 
@@ -57,7 +58,9 @@ func benchModel(b *testing.B, x Index) *driver {
 // BenchmarkKeystroke types queries into the search a key at a time, as
 // tape ui runs them (the pause in typing, the search, the screen drawn),
 // and reports the time from each key to the screen showing the hits of
-// the text typed so far, at its median and 95th percentile:
+// the text typed so far, at its median and 95th percentile; beside it,
+// the baseline: each of those searches alone, on the same index, as the
+// read layer answers it (search/key):
 //
 //	TAPE_UI_BENCH_DIR=/tmp/u10k go test ./tui -run '^$' -bench Keystroke -count 6
 func BenchmarkKeystroke(b *testing.B) {
@@ -81,6 +84,17 @@ func BenchmarkKeystroke(b *testing.B) {
 		}
 	}
 	reportPercentiles(b, took, "key")
+	var alone []time.Duration
+	for _, q := range queries {
+		for i := range len([]rune(q)) {
+			start := time.Now()
+			if _, err := x.Search(context.Background(), projector.SearchQuery{Text: string([]rune(q)[:i+1]), Limit: searchPage}); err != nil {
+				b.Fatal(err)
+			}
+			alone = append(alone, time.Since(start))
+		}
+	}
+	reportPercentiles(b, alone, "search")
 }
 
 // BenchmarkFirstScreen is the time from nothing to the sessions list
