@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"context"
+	"image/color"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/tape-dev/tape/read"
 )
 
 // The model runs in bubbletea's own program loop (teatest, its test
@@ -89,4 +92,48 @@ func TestArgsLine(t *testing.T) {
 			t.Errorf("argsLine(%s) = %q; want %q", tc.args, got, tc.want)
 		}
 	}
+}
+
+// The colors follow the terminal's background: the accent of a light
+// terminal is not a dark one's.
+func TestThemeFollowsTheBackground(t *testing.T) {
+	t.Parallel()
+	d := newDriver(t, newFixture(t), Options{}, 80, 24)
+	dark := d.m.draw()
+	d.send(tea.BackgroundColorMsg{Color: color.White})
+	light := d.m.draw()
+	if dark == light || ansi.Strip(dark) != ansi.Strip(light) {
+		t.Fatal("on a light background the screen is drawn in the same colors, or shows other text")
+	}
+	d.send(tea.BackgroundColorMsg{Color: color.Black})
+	if d.m.draw() != dark {
+		t.Fatal("back on a dark background the screen is not drawn as it was")
+	}
+}
+
+// noResume is the index, with sessions no agent recorded.
+type noResume struct{ Index }
+
+func (n noResume) Resume(ctx context.Context, tape string) (read.Resume, error) {
+	return read.Resume{Tape: tape}, nil
+}
+
+// r on a session no agent can reopen says so, and runs nothing; on one it
+// can, it hands bubbletea the agent to run.
+func TestResumeRunsTheAgent(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	d := newDriver(t, f, Options{}, 120, 24)
+	_, cmd := d.m.Update(keyPress("r"))
+	msg := cmd().(resumeMsg)
+	if msg.r.Shell() != "cd /w/web && codex resume bbb" {
+		t.Fatalf("r on codex-bbb resumes with %q", msg.r.Shell())
+	}
+	if run := d.m.resumed(msg); run == nil || d.m.status != "" {
+		t.Fatalf("resuming codex-bbb runs nothing, or says %q", d.m.status)
+	}
+	d = newDriver(t, f, Options{}, 120, 24)
+	d.m.opt.Reader = noResume{f.reader}
+	d.keys("r")
+	d.wants("is no agent's session")
 }
