@@ -8,10 +8,13 @@
 //     on how it was built, for the tests that compare an index kept
 //     incrementally with a rebuild (projector's, fresh's).
 //   - pgtest: throwaway PostgreSQL servers on a loopback port.
+//   - pty: pseudo-terminals, for commands that draw on one.
 //   - poll: waiting with a deadline for what another goroutine or process
 //     will make true, never a fixed sleep.
 //   - short: how much a long test does under go test -short (a tenth of
 //     a property test's seeds, a smaller corpus), never skipping it.
+//   - tmux: a command in a terminal of a given size on a tmux server of
+//     its own, typed into and its screen read (tape ui).
 //   - tapetest: a workspace to start from, messages and raw lines
 //     appended to it, and random changes to its files, for the property
 //     tests of both projections.

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tape-dev/tape/testkit/tmux"
 )
 
 // screens captures tape ui's screens for docs/screenshots: the real
@@ -28,7 +30,7 @@ func screens(args []string) error {
 		return err
 	}
 	for _, size := range [][2]int{{100, 30}, {200, 50}} {
-		t := &tmuxUI{socket: filepath.Join(os.TempDir(), fmt.Sprintf("tape-screens-%d-%d", os.Getpid(), size[0])), w: size[0], h: size[1]}
+		t := &tmux.Server{Socket: filepath.Join(os.TempDir(), fmt.Sprintf("tape-screens-%d-%d", os.Getpid(), size[0])), W: size[0], H: size[1]}
 		name := func(screen string) string {
 			return filepath.Join(*out, fmt.Sprintf("ui-%s-%dx%d", screen, size[0], size[1]))
 		}
@@ -40,84 +42,40 @@ func screens(args []string) error {
 			{"search", "hits ·", append([]string{"/"}, strings.Split(*query, "")...)},
 			{"session", "enter fold", []string{"Enter", "j", "j", "j", "j", "Enter"}},
 		}
-		if err := t.start(*dir, *bin); err != nil {
+		abs, err := filepath.Abs(*bin)
+		if err != nil {
+			return err
+		}
+		if err := t.Start(*dir, "env TERM=xterm-256color TAPE_WATCH=off "+abs+" ui; sleep 30"); err != nil {
 			return err
 		}
 		for _, st := range steps {
 			for _, k := range st.keys {
-				if err := t.keys(k); err != nil {
+				if err := t.Keys(k); err != nil {
 					return err
 				}
 				time.Sleep(30 * time.Millisecond) // a person's typing: each key its own search
 			}
-			if err := t.waitFor(st.wait); err != nil {
+			if _, err := t.WaitFor(15*time.Second, st.wait); err != nil {
 				return err
 			}
 			time.Sleep(300 * time.Millisecond) // the preview and the hits settle
-			if err := t.save(name(st.screen)); err != nil {
+			if err := saveScreen(t, name(st.screen)); err != nil {
 				return err
 			}
 		}
-		t.stop()
+		t.Kill()
 	}
 	return nil
 }
 
-type tmuxUI struct {
-	socket string
-	w, h   int
-}
-
-func (t *tmuxUI) tmux(args ...string) (string, error) {
-	out, err := exec.Command("tmux", append([]string{"-S", t.socket}, args...)...).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("tmux %v: %v: %s", args, err, out)
-	}
-	return string(out), nil
-}
-
-func (t *tmuxUI) start(dir, bin string) error {
-	abs, err := filepath.Abs(bin)
+// saveScreen writes the screen as name.txt and name.png.
+func saveScreen(t *tmux.Server, name string) error {
+	text, err := t.Screen(false)
 	if err != nil {
 		return err
 	}
-	_, err = t.tmux("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(t.w), "-y", fmt.Sprint(t.h), "-c", dir,
-		"env TERM=xterm-256color TAPE_WATCH=off "+abs+" ui; sleep 30")
-	return err
-}
-
-func (t *tmuxUI) stop() { t.tmux("kill-server") } //nolint:errcheck // gone is fine
-
-func (t *tmuxUI) keys(k string) error {
-	args := []string{"send-keys", k}
-	if len([]rune(k)) == 1 {
-		args = []string{"send-keys", "-l", k}
-	}
-	_, err := t.tmux(args...)
-	return err
-}
-
-func (t *tmuxUI) waitFor(text string) error {
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		s, err := t.tmux("capture-pane", "-p")
-		if err != nil || strings.Contains(s, text) {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("after 15 s the screen shows no %q:\n%s", text, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// save writes the screen as name.txt, name.html and name.png.
-func (t *tmuxUI) save(name string) error {
-	text, err := t.tmux("capture-pane", "-p")
-	if err != nil {
-		return err
-	}
-	colored, err := t.tmux("capture-pane", "-p", "-e")
+	colored, err := t.Screen(true)
 	if err != nil {
 		return err
 	}
@@ -134,7 +92,7 @@ func (t *tmuxUI) save(name string) error {
 	}
 	htmlPath, _ := filepath.Abs(name + ".html")
 	cmd := exec.Command("chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-		"--screenshot="+png, fmt.Sprintf("--window-size=%d,%d", t.w*9+24, t.h*19+24), "file://"+htmlPath)
+		"--screenshot="+png, fmt.Sprintf("--window-size=%d,%d", t.W*9+24, t.H*19+24), "file://"+htmlPath)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("chromium: %v: %s", err, out)
 	}

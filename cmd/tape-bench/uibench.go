@@ -11,6 +11,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/sys/unix"
+
+	"github.com/tape-dev/tape/testkit/pty"
 )
 
 // uiBench times tape ui from its start to its first screen of sessions,
@@ -50,7 +52,7 @@ var sessionsShown = regexp.MustCompile(`[1-9][0-9]* of [0-9]+ sessions`)
 // firstScreen starts tape ui on a new pseudo-terminal and returns the time
 // until its screen shows the sessions, then quits it.
 func firstScreen(dir, bin string) (time.Duration, error) {
-	master, slave, err := openPTY(200, 50)
+	master, slave, err := pty.Open(200, 50)
 	if err != nil {
 		return 0, err
 	}
@@ -104,28 +106,4 @@ func firstScreen(dir, bin string) (time.Duration, error) {
 		cmd.Process.Kill()
 		return d, fmt.Errorf("tape ui did not quit on q")
 	}
-}
-
-// openPTY opens a pseudo-terminal of w×h.
-func openPTY(w, h int) (master, slave *os.File, err error) {
-	master, err = os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fail := func(err error) (*os.File, *os.File, error) { master.Close(); return nil, nil, err }
-	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		return fail(err)
-	}
-	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		return fail(err)
-	}
-	if slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0); err != nil {
-		return fail(err)
-	}
-	if err := unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: uint16(h), Col: uint16(w)}); err != nil {
-		slave.Close()
-		return fail(err)
-	}
-	return master, slave, nil
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/tape-dev/tape/testkit/pty"
 )
 
 // resetFixture is a workspace with two anchors and three entries.
@@ -74,23 +74,11 @@ func TestCLIReset(t *testing.T) {
 // openPTY opens a new pseudo-terminal and returns its two ends.
 func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	m, s, err := pty.Open(80, 24)
 	if err != nil {
-		t.Fatalf("open /dev/ptmx: %v", err)
+		t.Fatal(err)
 	}
-	t.Cleanup(func() { m.Close() })
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatalf("unlock pty: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatalf("pty number: %v", err)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatalf("open pty: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() { m.Close(); s.Close() })
 	return m, s
 }
 

@@ -14,122 +14,114 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/tape-dev/tape/testkit/corpus"
-	"github.com/tape-dev/tape/testkit/poll"
+	"github.com/tape-dev/tape/testkit/tmux"
 )
 
-// tmux runs tape ui as a person does, in a terminal of a given size, on a
-// tmux server of the test's own.
-type tmux struct {
-	t      *testing.T
-	socket string
-	w, h   int
-}
-
-func startUI(t *testing.T, dir string, w, h int, env ...string) *tmux {
+// uiWorkspace is a workspace of real-shaped sessions, indexed, for tape
+// ui in tmux; false where there is no tmux and none is required. tmux is
+// there where .ci/run runs (TAPE_REQUIRE_TMUX=1).
+func uiWorkspace(t *testing.T, opts corpus.SessionOptions) (string, bool) {
 	t.Helper()
-	m := &tmux{t: t, socket: filepath.Join(t.TempDir(), "tmux"), w: w, h: h}
-	cmd := fmt.Sprintf("env TAPE_TEST_AS_CLI=1 TAPE_NAME= TAPE_DIR= TAPE_WATCH=off %s %q ui; sleep 30", strings.Join(env, " "), os.Args[0])
-	m.run("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-c", dir, cmd)
-	t.Cleanup(func() { exec.Command("tmux", "-S", m.socket, "kill-server").Run() }) //nolint:errcheck // gone is fine
-	return m
-}
-
-func (m *tmux) run(args ...string) string {
-	m.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-S", m.socket}, args...)...).CombinedOutput()
-	if err != nil {
-		m.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-// screen is what the terminal shows now; escapes keeps its colors.
-func (m *tmux) screen(escapes bool) string {
-	args := []string{"capture-pane", "-p"}
-	if escapes {
-		args = append(args, "-e")
-	}
-	return m.run(args...)
-}
-
-// waitFor waits until the screen shows every text, and returns it.
-func (m *tmux) waitFor(texts ...string) string {
-	m.t.Helper()
-	var s string
-	ok := poll.Wait(15*time.Second, func() bool {
-		s = m.screen(false)
-		for _, text := range texts {
-			if !strings.Contains(s, text) {
-				return false
-			}
-		}
-		return true
-	})
-	if !ok {
-		m.t.Fatalf("after 15 s the %dx%d screen does not show %q:\n%s", m.w, m.h, texts, s)
-	}
-	return s
-}
-
-// fits fails unless the screen is h lines of at most w columns.
-func (m *tmux) fits(s string) {
-	m.t.Helper()
-	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	if len(lines) != m.h {
-		m.t.Fatalf("the screen has %d lines; the terminal %d", len(lines), m.h)
-	}
-	for i, l := range lines {
-		if w := lipgloss.Width(l); w > m.w {
-			m.t.Fatalf("line %d takes %d columns of %d: %q", i, w, m.w, l)
-		}
-	}
-}
-
-func (m *tmux) keys(keys ...string) { m.run(append([]string{"send-keys"}, keys...)...) }
-
-// tape ui, the real binary in tmux at 80×24 and 200×50, on a workspace of
-// real-shaped sessions with Chinese text: the list, a query typed a key at
-// a time, a hit opened, a resize, quitting. tmux is there where .ci/run
-// runs (TAPE_REQUIRE_TMUX=1); elsewhere the test runs when it is.
-func TestUIInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("TAPE_REQUIRE_TMUX") == "1" {
 			t.Fatalf("TAPE_REQUIRE_TMUX=1 but no tmux: %v", err)
 		}
-		return
+		return "", false
 	}
-	t.Parallel()
 	dir := t.TempDir()
-	if _, err := corpus.GenerateSessions(filepath.Join(dir, ".tape"), corpus.SessionOptions{Tapes: 200, Seed: 37, ChineseShare: 0.5}); err != nil {
+	if _, err := corpus.GenerateSessions(filepath.Join(dir, ".tape"), opts); err != nil {
 		t.Fatal(err)
 	}
 	mustRun(t, dir, "reindex")
+	return dir, true
+}
+
+// uiTerm is tape ui, this test binary standing in for tape, in tmux.
+type uiTerm struct {
+	t *testing.T
+	s *tmux.Server
+}
+
+func startUI(t *testing.T, dir string, w, h int, env ...string) *uiTerm {
+	t.Helper()
+	s := &tmux.Server{Socket: filepath.Join(t.TempDir(), "tmux"), W: w, H: h}
+	cmd := fmt.Sprintf("env TAPE_TEST_AS_CLI=1 TAPE_NAME= TAPE_DIR= TAPE_WATCH=off %s %q ui; sleep 30", strings.Join(env, " "), os.Args[0])
+	if err := s.Start(dir, cmd); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Kill)
+	return &uiTerm{t: t, s: s}
+}
+
+func (u *uiTerm) keys(keys ...string) {
+	u.t.Helper()
+	if err := u.s.Keys(keys...); err != nil {
+		u.t.Fatal(err)
+	}
+}
+
+// waitFor waits until the screen shows every text, checks that it fits
+// the terminal, and returns it.
+func (u *uiTerm) waitFor(texts ...string) string {
+	u.t.Helper()
+	s, err := u.s.WaitFor(15*time.Second, texts...)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if len(lines) != u.s.H {
+		u.t.Fatalf("the screen has %d lines; the terminal %d", len(lines), u.s.H)
+	}
+	for i, l := range lines {
+		if w := lipgloss.Width(l); w > u.s.W {
+			u.t.Fatalf("line %d takes %d columns of %d: %q", i, w, u.s.W, l)
+		}
+	}
+	return s
+}
+
+func (u *uiTerm) colored() string {
+	u.t.Helper()
+	s, err := u.s.Screen(true)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	return s
+}
+
+// tape ui, the real binary in tmux at 80×24 and 200×50, on a workspace of
+// real-shaped sessions with Chinese text: the list, a query typed a key at
+// a time, a hit opened, a resize, quitting.
+func TestUIInTmux(t *testing.T) {
+	dir, ok := uiWorkspace(t, corpus.SessionOptions{Tapes: 200, Seed: 37, ChineseShare: 0.5})
+	if !ok {
+		return
+	}
 	for _, size := range [][2]int{{80, 24}, {200, 50}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
-			m := startUI(t, dir, size[0], size[1])
-			m.fits(m.waitFor("200 of 200 sessions", "folder", "enter open"))
-			m.keys("/")
-			for _, r := range "测试通过" {
-				m.keys("-l", string(r))
+			u := startUI(t, dir, size[0], size[1])
+			u.waitFor("200 of 200 sessions", "folder", "enter open")
+			u.keys("/")
+			if err := u.s.Type("测试通过"); err != nil {
+				t.Fatal(err)
 			}
-			s := m.waitFor("hits ·", "测试通过")
-			m.fits(s)
-			m.keys("Enter")
-			s = m.waitFor("enter fold", "▌")
-			m.fits(s)
-			if colored := m.screen(true); !strings.Contains(colored, "\x1b[") {
-				t.Fatalf("the screen has no colors:\n%q", colored)
+			u.waitFor("hits ·", "测试通过")
+			u.keys("Enter")
+			u.waitFor("enter fold", "▌")
+			if !strings.Contains(u.colored(), "\x1b[") {
+				t.Fatalf("the screen has no colors:\n%q", u.colored())
 			}
-			m.run("resize-window", "-x", "60", "-y", "20")
-			m.h, m.w = 20, 60
-			m.fits(m.waitFor("enter fold"))
-			m.keys("q")
-			m.waitFor("search every tape")
-			m.keys("Escape")
-			m.waitFor("200 of 200 sessions")
-			m.keys("q")
-			m.waitFor() // the shell's sleep keeps the pane
+			if err := u.s.Resize(60, 20); err != nil {
+				t.Fatal(err)
+			}
+			u.waitFor("q back")
+			u.keys("q")
+			u.waitFor("search every tape")
+			u.keys("Escape")
+			u.waitFor("200 of 200 sessions")
+			u.keys("q")
+			u.waitFor() // the shell's sleep keeps the pane
 		})
 	}
 }
@@ -137,21 +129,13 @@ func TestUIInTmux(t *testing.T) {
 // With NO_COLOR, the screen has no colors, and what must be seen
 // without them (the selected row) keeps an attribute.
 func TestUIInTmuxNoColor(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("TAPE_REQUIRE_TMUX") == "1" {
-			t.Fatalf("TAPE_REQUIRE_TMUX=1 but no tmux: %v", err)
-		}
+	dir, ok := uiWorkspace(t, corpus.SessionOptions{Tapes: 20, Seed: 38})
+	if !ok {
 		return
 	}
-	t.Parallel()
-	dir := t.TempDir()
-	if _, err := corpus.GenerateSessions(filepath.Join(dir, ".tape"), corpus.SessionOptions{Tapes: 20, Seed: 38}); err != nil {
-		t.Fatal(err)
-	}
-	mustRun(t, dir, "reindex")
-	m := startUI(t, dir, 100, 30, "NO_COLOR=1")
-	m.waitFor("20 of 20 sessions")
-	colored := m.screen(true)
+	u := startUI(t, dir, 100, 30, "NO_COLOR=1")
+	u.waitFor("20 of 20 sessions")
+	colored := u.colored()
 	if c := sgrColor(colored); c != "" {
 		t.Fatalf("with NO_COLOR the screen has a color (%q):\n%q", c, colored)
 	}
