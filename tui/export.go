@@ -34,7 +34,7 @@ func (x *Exporter) Export(ctx context.Context, tape string) (string, error) {
 	if x.err != nil {
 		return "", x.err
 	}
-	path, err := freeName(x.Dir, tape, ".md")
+	path, err := newFile(x.Dir, tape, ".md")
 	if err != nil {
 		return "", err
 	}
@@ -44,17 +44,23 @@ func (x *Exporter) Export(ctx context.Context, tape string) (string, error) {
 	return path, err
 }
 
-// freeName is the first of dir/name.ext, dir/name-2.ext... that no file
-// has.
-func freeName(dir, name, ext string) (string, error) {
+// newFile creates the first of dir/name.ext, dir/name-2.ext... that no
+// file has, empty and private, and returns its path: created, so that two
+// exports at once never pick the same name.
+func newFile(dir, name, ext string) (string, error) {
 	for n := 1; n < 1000; n++ {
 		path := filepath.Join(dir, name+ext)
 		if n > 1 {
 			path = filepath.Join(dir, fmt.Sprintf("%s-%d%s", name, n, ext))
 		}
-		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-			return path, nil
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
 		}
+		if err != nil {
+			return "", fmt.Errorf("export: %w", err)
+		}
+		return path, f.Close()
 	}
 	return "", fmt.Errorf("%s: %s%s and 998 more names are taken", dir, name, ext)
 }

@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // input is a line of text typed in: the search box, the filter. It is
@@ -80,9 +81,10 @@ func (in *input) insert(text string) {
 	in.pos += len(r)
 }
 
-// view is the line as drawn: the prompt, the text with the cursor in
-// reverse, or the placeholder dimmed.
-func (in *input) view(t theme) string {
+// view is the line as drawn in w columns: the prompt, the text with the
+// cursor in reverse (the text before it cut from the left when it does
+// not fit), or the placeholder dimmed.
+func (in *input) view(t theme, w int) string {
 	if len(in.text) == 0 {
 		cursor := ""
 		if in.focused {
@@ -101,5 +103,9 @@ func (in *input) view(t theme) string {
 	if in.pos+1 < len(in.text) {
 		rest = string(in.text[in.pos+1:])
 	}
-	return in.prompt + string(in.text[:in.pos]) + t.selected.Render(at) + rest
+	before := string(in.text[:in.pos])
+	if over := widthOf(in.prompt+before+at) - w; over > 0 {
+		before = ansi.TruncateLeft(before, over+1, "…")
+	}
+	return in.prompt + before + t.selected.Render(at) + rest
 }

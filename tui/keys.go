@@ -40,6 +40,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	}
 	m.status = ""
+	if r := m.confirm; r != nil {
+		m.confirm = nil
+		if k.String() == "enter" {
+			return m.runResume(*r)
+		}
+		return nil
+	}
 	switch {
 	case m.screen == searchScreen:
 		return m.searchKey(k)
@@ -92,6 +99,7 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 			return m.openTape(s, "")
 		}
 	case "/":
+		m.from = listScreen
 		return m.startSearch(m.opt.Tape)
 	case "f":
 		m.filtering = true
@@ -150,28 +158,21 @@ func (m *Model) startSearch(scope string) tea.Cmd {
 }
 
 func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
-	rows := m.bodyRows() / 2
+	rows := m.hitRows()
 	switch k.String() {
 	case "up", "down", "ctrl+p", "ctrl+n", "pgup", "pgdown":
 		n, _ := moveKey(k.String(), rows)
-		m.search.move(n, rows)
-		if m.search.more && m.search.cursor == len(m.search.hits)-1 { // scrolled to the last: ask for more
-			m.search.limit = len(m.search.hits) + searchPage
-			m.search.asked++
-			return m.runSearch(m.search.asked)
-		}
-		return nil
+		return m.moveHits(n)
 	case "esc":
 		m.search.input.Blur()
 		m.screen = listScreen
-		if m.open != nil && m.back == sessionScreen {
+		if m.from == sessionScreen && m.open != nil {
 			m.screen = sessionScreen
 		}
 		return nil
 	case "enter":
 		if h, ok := m.search.selected(); ok {
 			m.search.input.Blur()
-			m.back = searchScreen
 			return m.openHit(h.Entry.Pos.Tape, h.Entry.ID)
 		}
 		m.search.forced = true // a query of one character, searched when asked
@@ -187,10 +188,12 @@ func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 			m.search.scope = m.opt.Tape
 		}
 		m.search.asked++
+		m.search.limit = searchPage
 		return m.runSearch(m.search.asked)
 	case "ctrl+o":
 		m.search.newest = !m.search.newest
 		m.search.asked++
+		m.search.limit = searchPage
 		return m.runSearch(m.search.asked)
 	}
 	before := m.search.input.Value()
@@ -216,7 +219,6 @@ func (m *Model) openHit(tape, id string) tea.Cmd {
 	if i := slices.IndexFunc(m.list.all, func(s sessions.Session) bool { return s.Name == tape }); i >= 0 {
 		s = m.list.all[i]
 	}
-	m.screen = searchScreen
 	return m.openTape(s, id)
 }
 
@@ -249,7 +251,7 @@ func (m *Model) sessionKey(k tea.KeyPressMsg) tea.Cmd {
 	case "]":
 		s.jumpAnchor(1)
 	case "/":
-		m.back = sessionScreen
+		m.from = sessionScreen
 		return m.startSearch(s.info.Name)
 	case "r":
 		return m.resume(s.info.Name, false)

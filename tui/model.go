@@ -44,6 +44,7 @@ type Model struct {
 	theme     theme
 	screen    screen
 	back      screen // where q goes from the session: the list or the search
+	from      screen // where esc goes from the search: the list or the session
 	list      sessionList
 	filterIn  input
 	filtering bool
@@ -51,6 +52,9 @@ type Model struct {
 	open      *sessionState
 	preview   *sessionState // the first entries of the session selected in the list
 	status    string        // a line saying what happened
+	confirm   *read.Resume  // a resume asked for, run once enter confirms it
+	asked     int           // the number of the last read of the sessions asked
+	shownList int           // the number of the read of the sessions the list shows
 	version   string        // the index's, at the last look
 	cancel    context.CancelFunc
 	first     chan tea.Msg // the first page of sessions, read from New on
@@ -69,7 +73,8 @@ func New(ctx context.Context, opt Options) *Model {
 	m.search.scope = opt.Tape
 	// The first page is read while bubbletea sets the terminal up: 20 ms
 	// of a 100 ms start at 10,000 sessions (tape-bench ui).
-	go func() { m.first <- m.loadSessions(firstPage)() }()
+	first := m.loadSessions(firstPage)
+	go func() { m.first <- first() }()
 	return m
 }
 
@@ -77,6 +82,7 @@ func New(ctx context.Context, opt Options) *Model {
 // answer to a question no longer asked is dropped.
 type (
 	sessionsMsg struct {
+		asked int // the number of the read
 		all   []sessions.Session
 		total int // of which all may be the first page
 		err   error
@@ -125,9 +131,11 @@ const firstPage = 100
 
 // loadSessions reads the first limit sessions (0: all of them).
 func (m *Model) loadSessions(limit int) tea.Cmd {
+	m.asked++
+	asked := m.asked
 	return func() tea.Msg {
 		all, total, err := m.opt.Reader.Sessions(m.ctx, limit)
-		return sessionsMsg{all, total, err}
+		return sessionsMsg{asked, all, total, err}
 	}
 }
 
@@ -159,6 +167,7 @@ func (m *Model) openTape(s sessions.Session, focusID string) tea.Cmd {
 		m.back = m.screen
 	}
 	m.open, m.screen = newSession(s, focusID), sessionScreen
+	m.open.reading = true
 	return m.readEntries(s.Name, 0, 0, false)
 }
 
@@ -198,22 +207,30 @@ func (m *Model) export(tape string) tea.Cmd {
 	}
 }
 
-// resumed runs a session's resume command, the UI suspended until it
-// ends, or copies it.
+// resumed copies a session's resume command, or asks to run it: the
+// folder and the id come from a transcript, and tape resume runs them
+// only with --exec, so one key does not.
 func (m *Model) resumed(msg resumeMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
 		m.status = "resume: " + msg.err.Error()
-		return nil
 	case msg.r.Argv == nil:
 		m.status = msg.r.Missing()
-		return nil
 	case msg.copy:
 		m.status = "copied: " + msg.r.Shell()
 		return tea.SetClipboard(msg.r.Shell())
+	default:
+		m.confirm = &msg.r
+		m.status = "run " + msg.r.Shell() + "? enter runs it, any other key does not"
 	}
-	cmd := exec.Command(msg.r.Argv[0], msg.r.Argv[1:]...)
-	cmd.Dir = msg.r.CWD
-	what := "back from " + msg.r.Shell()
+	return nil
+}
+
+// runResume runs the confirmed resume command, the UI suspended until
+// the agent exits.
+func (m *Model) runResume(r read.Resume) tea.Cmd {
+	cmd := exec.Command(r.Argv[0], r.Argv[1:]...)
+	cmd.Dir = r.CWD
+	what := "back from " + r.Shell()
 	return tea.ExecProcess(cmd, func(err error) tea.Msg { return doneMsg{what: what, err: err} })
 }

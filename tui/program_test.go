@@ -119,18 +119,21 @@ func (n noResume) Resume(ctx context.Context, tape string) (read.Resume, error) 
 }
 
 // r on a session no agent can reopen says so, and runs nothing; on one it
-// can, it hands bubbletea the agent to run.
+// can, it asks, and hands bubbletea the agent to run once enter says so
+// (the folder and the id come from a transcript).
 func TestResumeRunsTheAgent(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	d := newDriver(t, f, Options{}, 120, 24)
-	_, cmd := d.m.Update(keyPress("r"))
-	msg := cmd().(resumeMsg)
-	if msg.r.Shell() != "cd /w/web && codex resume bbb" {
-		t.Fatalf("r on codex-bbb resumes with %q", msg.r.Shell())
+	d.keys("r")
+	d.wants("run cd /w/web && codex resume bbb? enter runs it")
+	d.keys("j")
+	if d.m.confirm != nil || d.m.list.cursor != 0 {
+		t.Fatal("a key other than enter did not cancel the resume, or moved the list")
 	}
-	if run := d.m.resumed(msg); run == nil || d.m.status != "" {
-		t.Fatalf("resuming codex-bbb runs nothing, or says %q", d.m.status)
+	d.keys("r")
+	if _, run := d.m.Update(keyPress("enter")); run == nil || d.m.confirm != nil {
+		t.Fatal("enter after r runs nothing")
 	}
 	d = newDriver(t, f, Options{}, 120, 24)
 	d.m.opt.Reader = noResume{f.reader}

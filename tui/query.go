@@ -18,9 +18,6 @@ type filters struct {
 	bad          string // a filter that did not parse, and why
 }
 
-// filterNames are the filters a query takes, in the help's order.
-var filterNames = []string{"source:", "project:", "kind:", "since:", "until:"}
-
 // parseFilters reads a query's filters; now is what since:2d counts
 // back from. A word in quotes is kept whole for the search.
 func parseFilters(query string, now time.Time) filters {

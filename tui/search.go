@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tape-dev/tape/internal/searchlang"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views/sessions"
 )
@@ -25,6 +26,7 @@ type searchState struct {
 	input  input
 	scope  string // the tape searched; "" for every tape
 	newest bool   // newest first, not best first
+	keep   bool   // the next answer keeps the selection on its hit: a look's, or more of the same
 	forced bool   // enter asked for this text's search, one character or not
 	asked  int    // the number of the last search asked
 	limit  int    // hits asked for: searchPage, more once scrolled to the last
@@ -67,7 +69,7 @@ func (s *searchState) query(all []sessions.Session, now time.Time) (projector.Se
 			}
 		}
 		if len(tapes) == 0 {
-			return q, "no session is of " + strings.TrimSpace("source "+f.source+" project "+f.project), false
+			return q, "no session is of " + strings.Join(slices.DeleteFunc([]string{"source " + f.source, "project " + f.project}, func(s string) bool { return strings.HasSuffix(s, " ") }), " and "), false
 		}
 		q.Tapes = tapes
 	}
@@ -95,17 +97,16 @@ func (s *searchState) move(n, rows int) {
 	s.top = scrollTo(s.top, s.cursor, rows)
 }
 
-// marked is a snippet with its **matches** in the mark style, the rest
-// made one printable line.
+// marked is a snippet with its **matches** in the mark style (a ** of the
+// text's own, Markdown's bold, stays text), made one printable line.
 func marked(snippet string, t theme) string {
-	parts := strings.Split(oneLine(snippet), "**")
 	var b strings.Builder
-	for i, p := range parts {
-		if i%2 == 1 {
-			b.WriteString(t.mark.Render(p))
-		} else {
-			b.WriteString(p)
+	for _, span := range searchlang.SnippetSpans(snippet) {
+		text := flat(span.Text)
+		if span.Match {
+			text = t.mark.Render(text)
 		}
+		b.WriteString(text)
 	}
 	return b.String()
 }

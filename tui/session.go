@@ -19,6 +19,8 @@ type sessionState struct {
 	anchors []tapelog.Anchor
 	read    int    // entries read: where the next read starts
 	loaded  bool   // the first read came back
+	reading bool   // a read of what follows is under way
+	again   bool   // the index moved while it was: read again after
 	focusID string // an entry to select once read (a search hit's)
 	cursor  int    // the block selected, an index into chat.blocks
 	top     int    // the first line on screen
@@ -95,8 +97,8 @@ func (s *sessionState) jumpAnchor(dir int) {
 }
 
 // selectID selects the block of an entry, or the nearest shown block
-// before it (a result shown with its call).
-func (s *sessionState) selectID(id string) bool {
+// before it (a result shown with its call); none when it has none.
+func (s *sessionState) selectID(id string) {
 	for i, b := range s.chat.blocks {
 		if b.id != id {
 			continue
@@ -104,9 +106,8 @@ func (s *sessionState) selectID(id string) bool {
 		for ; i > 0 && !s.visible(i); i-- {
 		}
 		s.cursor = i
-		return true
+		return
 	}
-	return false
 }
 
 // scroll keeps the selected block's first line on screen, rows tall.
@@ -150,9 +151,9 @@ func drawBlock(b *block, anchorName string, w int, t theme) []string {
 		if b.who == "user" {
 			style = t.accent
 		}
-		return append([]string{style.Render(oneLine(b.who)) + t.dim.Render(" · "+when)}, body(b.text, w-2, !b.folded, openedText, "  ", t)...)
+		return append([]string{style.Render(oneLine(b.who)) + t.dim.Render(" · "+when)}, body(b.text, w-2, !b.folded, "  ", t)...)
 	case tapelog.KindError:
-		return append([]string{t.failed.Render("✗ error "+oneLine(b.who)) + t.dim.Render(" · "+when)}, body(b.text, w-2, !b.folded, openedText, "  ", t)...)
+		return append([]string{t.failed.Render("✗ error "+oneLine(b.who)) + t.dim.Render(" · "+when)}, body(b.text, w-2, !b.folded, "  ", t)...)
 	}
 	// a result no call took, thinking, events, system text: one line until opened
 	label := oneLine(b.who)
@@ -160,7 +161,7 @@ func drawBlock(b *block, anchorName string, w int, t theme) []string {
 		return []string{t.dim.Render(fit("▸ "+label+": "+oneLine(b.text), w))}
 	}
 	head := t.dim.Render("▾ " + label + " · " + when)
-	lines := body(b.text, w-2, true, openedText, "  ", t)
+	lines := body(b.text, w-2, true, "  ", t)
 	if b.dim {
 		for i := range lines {
 			lines[i] = t.dim.Render(lines[i])
@@ -191,19 +192,20 @@ func drawCall(b *block, w int, t theme) []string {
 		return []string{head + " " + fit(oneLine(argsLine(b.args)), max(0, w-widthOf(head)-1))}
 	}
 	lines := []string{head, t.dim.Render("  arguments")}
-	lines = append(lines, body(b.args, w-4, true, openedText, "    ", t)...)
+	lines = append(lines, body(b.args, w-4, true, "    ", t)...)
 	if b.status == calls.StatusPending {
 		return append(lines, t.dim.Render("  no result yet"))
 	}
 	lines = append(lines, t.dim.Render("  returned"))
-	return append(lines, body(b.text, w-4, true, openedText, "    ", t)...)
+	return append(lines, body(b.text, w-4, true, "    ", t)...)
 }
 
-// body is text wrapped to w columns, each line indented; at most limit
-// lines when opened, foldedText when not, and a line saying how many
-// more there are.
-func body(text string, w int, opened bool, limit int, indent string, t theme) []string {
+// body is text wrapped to w columns, each line indented; at most
+// openedText lines when opened, foldedText when not, and a line saying
+// how many more there are.
+func body(text string, w int, opened bool, indent string, t theme) []string {
 	lines := wrap(strings.TrimRight(text, "\n"), w)
+	limit := openedText
 	if !opened {
 		limit = foldedText
 	}

@@ -149,6 +149,6 @@ func sessionRow(s sessions.Session, w int) string {
 	if !s.Last.IsZero() {
 		when = s.Last.Local().Format("01-02 15:04")
 	}
-	head := fmt.Sprintf("%-11s  %s  %s  %7d  ", when, fit(cmp.Or(s.Source, "-"), 8), fit(cmp.Or(project(s), "-"), 14), s.Entries)
+	head := fmt.Sprintf("%-11s  %s  %s  %7d  ", when, fit(cmp.Or(oneLine(s.Source), "-"), 8), fit(cmp.Or(oneLine(project(s)), "-"), 14), s.Entries)
 	return head + fit(title(s), w-widthOf(head))
 }

@@ -13,7 +13,7 @@ import (
 // attribute too, reverse or bold: with NO_COLOR, bubbletea keeps the
 // attributes and drops the colors.
 type theme struct {
-	title, dim, accent, selected, mark, ok, failed, pending, bar, key lipgloss.Style
+	title, dim, accent, selected, mark, ok, failed, pending, bar lipgloss.Style
 }
 
 // newTheme is the theme for a dark background or a light one.
@@ -33,7 +33,6 @@ func newTheme(dark bool) theme {
 		failed:   s().Foreground(c("#af0000", "#ff5f5f")).Bold(true),
 		pending:  s().Foreground(c("#af8700", "#ffd75f")),
 		bar:      s().Faint(true),
-		key:      s().Bold(true),
 	}
 }
 
@@ -55,6 +54,16 @@ func fit(s string, w int) string {
 // (escape sequences, control characters) dropped.
 func oneLine(text string) string {
 	return strings.Join(strings.Fields(printable(text)), " ")
+}
+
+// flat is text on one line, printable: its line breaks and tabs spaces.
+func flat(text string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, printable(text))
 }
 
 // printable is text without what a terminal would act on: escape

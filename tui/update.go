@@ -2,9 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/tape-dev/tape/projector"
 )
 
 // previewEntries are how many entries of the selected session the
@@ -22,7 +25,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case sessionsMsg:
 		return m, m.sessionsRead(msg)
 	case entriesMsg:
-		m.entriesRead(msg)
+		return m, m.entriesRead(msg)
 	case debounceMsg:
 		if msg.asked == m.search.asked {
 			return m, m.runSearch(msg.asked)
@@ -30,7 +33,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case searchMsg:
 		m.searched(msg)
 	case previewMsg:
-		if s, ok := m.list.selected(); ok && s.Name == msg.tape && m.screen == listScreen {
+		if s, ok := m.list.selected(); ok && s.Name == msg.tape {
 			return m, m.readEntries(msg.tape, 0, previewEntries, true)
 		}
 	case tickMsg:
@@ -70,10 +73,14 @@ func (m *Model) redraw() {
 }
 
 func (m *Model) sessionsRead(msg sessionsMsg) tea.Cmd {
+	if msg.asked < m.shownList {
+		return nil // a read older than the one shown
+	}
 	if msg.err != nil {
 		m.status = "sessions: " + msg.err.Error()
 		return nil
 	}
+	m.shownList = msg.asked
 	first := !m.list.loaded
 	m.list.all, m.list.total, m.list.loaded = msg.all, msg.total, true
 	m.list.apply(m.opt.Now())
@@ -105,17 +112,18 @@ func (m *Model) previewSelected() tea.Cmd {
 	return tea.Tick(2*debounce, func(_ time.Time) tea.Msg { return previewMsg{s.Name} })
 }
 
-func (m *Model) entriesRead(msg entriesMsg) {
+func (m *Model) entriesRead(msg entriesMsg) tea.Cmd {
 	s := m.open
 	if msg.preview {
 		s = m.preview
 	}
 	if s == nil || s.info.Name != msg.tape || s.read != msg.offset {
-		return // an answer for a session no longer shown, or one read since
+		return nil // an answer for a session no longer shown, or one read since
 	}
+	s.reading = false
 	if msg.err != nil {
-		m.status = fmt.Sprintf("read %s: %v", msg.tape, msg.err)
-		return
+		m.status = fmt.Sprintf("read %s: %v", oneLine(msg.tape), msg.err)
+		return nil
 	}
 	following := s.loaded && s.cursor == lastVisible(s)
 	s.chat.add(msg.got.Entries)
@@ -128,6 +136,22 @@ func (m *Model) entriesRead(msg entriesMsg) {
 		s.cursor = lastVisible(s)
 	}
 	s.redraw()
+	if s.again { // the index moved while this was read
+		s.again = false
+		return m.readMore(s)
+	}
+	return nil
+}
+
+// readMore reads what was written past the entries a session shows, one
+// read at a time: a look while one is under way asks for another after.
+func (m *Model) readMore(s *sessionState) tea.Cmd {
+	if s.reading {
+		s.again = true
+		return nil
+	}
+	s.reading = true
+	return m.readEntries(s.info.Name, s.read, 0, false)
 }
 
 // lastVisible is the last block a session shows.
@@ -144,7 +168,12 @@ func (m *Model) searched(msg searchMsg) {
 	if msg.asked != m.search.asked {
 		return // typed on since
 	}
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
 	s := &m.search
+	was, _ := s.selected()
 	s.err, s.shown = "", s.input.Value()
 	if msg.err != nil {
 		s.hits, s.more, s.err = nil, false, msg.err.Error()
@@ -152,9 +181,12 @@ func (m *Model) searched(msg searchMsg) {
 	}
 	s.hits, s.more = msg.found.Hits, msg.found.More
 	s.order()
-	if s.limit <= searchPage { // a new query's hits start at the top; more of the same keep the place
-		s.cursor, s.top = 0, 0
+	at := 0
+	if s.keep { // a look's, or more of the same: the selection stays on its hit
+		at = max(0, slices.IndexFunc(s.hits, func(h projector.Hit) bool { return h.Entry.ID == was.Entry.ID && h.Entry.Pos.Tape == was.Entry.Pos.Tape }))
 	}
+	s.keep, s.cursor = false, at
+	s.top = scrollTo(min(s.top, at), at, m.hitRows())
 }
 
 // looked rereads what changed when the index's version moved.
@@ -163,17 +195,16 @@ func (m *Model) looked(msg versionMsg) tea.Cmd {
 	if msg.err != nil || msg.version == m.version {
 		return tea.Batch(cmds...)
 	}
-	first := m.version == ""
+	// The first look reads again too: the first page was read from the
+	// index as it stood, before this look made it fresh.
 	m.version = msg.version
-	if first {
-		return tea.Batch(cmds...)
-	}
 	cmds = append(cmds, m.loadSessions(0))
 	if m.open != nil && m.open.loaded {
-		cmds = append(cmds, m.readEntries(m.open.info.Name, m.open.read, 0, false))
+		cmds = append(cmds, m.readMore(m.open))
 	}
 	if m.screen == searchScreen {
 		m.search.asked++
+		m.search.keep = true
 		cmds = append(cmds, m.runSearch(m.search.asked))
 	}
 	return tea.Batch(cmds...)
@@ -186,14 +217,27 @@ func (m *Model) moveBy(n int) tea.Cmd {
 		m.list.move(n, m.listRows())
 		return m.previewSelected()
 	case searchScreen:
-		m.search.move(n, m.bodyRows()/2)
+		return m.moveHits(n)
 	case sessionScreen:
 		m.open.move(n)
 	}
 	return nil
 }
 
-// selectedKind is the kind of the block selected in the open session.
+// moveHits moves the selected hit, and asks for more hits once the last
+// is selected.
+func (m *Model) moveHits(n int) tea.Cmd {
+	s := &m.search
+	s.move(n, m.hitRows())
+	if !s.more || s.cursor != len(s.hits)-1 {
+		return nil
+	}
+	s.limit, s.keep = len(s.hits)+searchPage, true
+	s.asked++
+	return m.runSearch(s.asked)
+}
+
+// selectedBlock is the block selected in the open session, or nil.
 func (m *Model) selectedBlock() *block {
 	if m.open == nil || m.open.cursor >= len(m.open.chat.blocks) {
 		return nil

@@ -15,6 +15,10 @@ const chromeRows = 3
 
 func (m *Model) bodyRows() int { return max(1, m.h-chromeRows) }
 
+// hitRows is how many hits the search screen shows, two lines each under
+// its input and its count.
+func (m *Model) hitRows() int { return max(1, (m.bodyRows()-2)/2) }
+
 // previewBelow reports whether the preview goes under the list (a
 // narrow terminal) rather than beside it.
 func (m *Model) previewBelow() bool { return m.w < 110 }
@@ -48,6 +52,10 @@ func (m *Model) draw() string {
 		header += " · search " + m.scopeName()
 		body = m.drawSearch()
 	case sessionScreen:
+		if m.open == nil { // never: every way out of the session leaves it
+			m.screen = listScreen
+			return m.draw()
+		}
 		header += " · " + oneLine(title(m.open.info))
 		body = m.drawSession(m.open, m.w, m.bodyRows(), true)
 	}
@@ -68,13 +76,13 @@ func (m *Model) scopeName() string {
 	if m.search.scope == "" {
 		return "every tape"
 	}
-	return "in " + m.search.scope
+	return "in " + oneLine(m.search.scope)
 }
 
 func (m *Model) statusLine() string {
 	switch {
 	case m.filtering:
-		return m.filterIn.view(m.theme)
+		return m.filterIn.view(m.theme, m.w)
 	case m.status != "":
 		return oneLine(m.status)
 	case m.screen == listScreen && m.list.filter != "":
@@ -109,8 +117,11 @@ func (m *Model) drawList() []string {
 		}
 		out = append(out, row)
 	}
-	if l.loaded && len(l.shown) == 0 {
+	switch {
+	case l.loaded && len(l.shown) == 0 && l.filter != "":
 		out = append(out, "no session matches; esc clears the filter")
+	case l.loaded && len(l.all) == 0:
+		out = append(out, "no sessions here yet: tape import brings agents' sessions in")
 	}
 	for len(out) <= rows {
 		out = append(out, "")
@@ -129,7 +140,7 @@ func (m *Model) drawList() []string {
 		if i < len(pv) {
 			p = pv[i]
 		}
-		out[i] = fit(out[i], w) + m.theme.dim.Render(" │ ") + p
+		out[i] = fit(out[i], w) + m.theme.dim.Render(" │ ") + fit(p, m.w-w-3)
 	}
 	return out
 }
@@ -162,7 +173,7 @@ func (m *Model) drawPreview(s sessions.Session, w, rows int) []string {
 // drawSearch is the search input and its hits, two lines each.
 func (m *Model) drawSearch() []string {
 	t, s := m.theme, &m.search
-	out := []string{s.input.view(t)}
+	out := []string{s.input.view(t, m.w)}
 	order := "best first"
 	if s.newest {
 		order = "newest first"
@@ -181,11 +192,11 @@ func (m *Model) drawSearch() []string {
 		}
 		out = append(out, t.dim.Render(fmt.Sprintf("%d%s hits · %s", len(s.hits), more, order)))
 	}
-	rows := (m.bodyRows() - len(out)) / 2
+	rows := m.hitRows()
 	s.top = scrollTo(s.top, s.cursor, rows)
 	for i := s.top; i < len(s.hits) && i < s.top+rows; i++ {
 		h := s.hits[i]
-		head := fmt.Sprintf("%s · %s · %s", h.Entry.Pos.Tape, h.Entry.Kind, day(h.Entry.Date))
+		head := oneLine(fmt.Sprintf("%s · %s · %s", h.Entry.Pos.Tape, h.Entry.Kind, day(h.Entry.Date)))
 		snippet := "  " + marked(h.Snippet, t)
 		if i == s.cursor {
 			out = append(out, t.selected.Render(fit(head, m.w)), fit(snippet, m.w))
@@ -200,7 +211,7 @@ func (m *Model) drawSearch() []string {
 // preview's, with no selection shown), the selected block kept on screen.
 func (m *Model) drawSession(s *sessionState, w, rows int, selection bool) []string {
 	if !s.loaded {
-		return []string{m.theme.dim.Render("reading " + s.info.Name + "…")}
+		return []string{m.theme.dim.Render("reading " + oneLine(s.info.Name) + "…")}
 	}
 	s.layout(w, m.theme)
 	if selection {
