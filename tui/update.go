@@ -183,7 +183,9 @@ func (m *Model) searched(msg searchMsg) {
 	s.order()
 	at := 0
 	if s.keep { // a look's, or more of the same: the selection stays on its hit
-		at = max(0, slices.IndexFunc(s.hits, func(h projector.Hit) bool { return h.Entry.ID == was.Entry.ID && h.Entry.Pos.Tape == was.Entry.Pos.Tape }))
+		at = max(0, slices.IndexFunc(s.hits, func(h projector.Hit) bool {
+			return h.Entry.ID == was.Entry.ID && h.Entry.Pos.Tape == was.Entry.Pos.Tape
+		}))
 	}
 	s.keep, s.cursor = false, at
 	s.top = scrollTo(min(s.top, at), at, m.hitRows())
