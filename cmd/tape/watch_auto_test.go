@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -222,5 +224,19 @@ func TestDemoStartsNoWatcher(t *testing.T) {
 	if pid := watcherPID(t, os.Args[0], dir); pid != 0 {
 		stopWatcher(t, pid)
 		t.Errorf("a watcher runs after the demo (pid %d)", pid)
+	}
+}
+
+// A watcher stopped (SIGTERM, Ctrl-C) while it opens the index stops as
+// asked, exit status 0: the chaos test saw one exit 3 with "read index:
+// context canceled".
+func TestWatchStoppedWhileOpening(t *testing.T) {
+	t.Parallel()
+	dir := newCLIWorkspace(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	if code := run(ctx, []string{"watch"}, &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Dir: dir}); code != exitOK {
+		t.Fatalf("tape watch stopped before it began: exit %d, %s", code, errOut.String())
 	}
 }
