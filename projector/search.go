@@ -28,6 +28,10 @@ type SearchQuery struct {
 	Since   time.Time // zero for no bound
 	Until   time.Time
 	Limit   int
+	// Newest orders the hits newest first, by the time of the entry,
+	// rather than best first (a query of more matches than the rank
+	// window is ordered so anyway).
+	Newest bool
 }
 
 // Hit is one search result.
@@ -131,8 +135,11 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	// A query with more matches than the window is common enough that the
 	// newest matches are the answer; the others are ranked by bm25.
 	order, rankExpr, rankedBy := `rank, e.tape, e.anchor_seq, e.eff_time, e.file, e.line`, `bm25(entries_fts, 1.0, `+partsWeight+`)`, RankedByBM25
-	if common {
+	switch {
+	case common:
 		order, rankExpr, rankedBy = recent, `0.0`, RankedByRecency
+	case q.Newest: // at most the rank window's matches to sort
+		order, rankExpr, rankedBy = byTime, `0.0`, RankedByRecency
 	}
 	rows, err := p.db.QueryContext(ctx, `SELECT `+entryColumns+`, `+rankExpr+` AS rank`+from+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
 	if err != nil {

@@ -196,6 +196,15 @@ func TestSearchFiltersAndSnippet(t *testing.T) {
 			t.Errorf("%s: kinds found = %v, want %v", tt.name, got, tt.want)
 		}
 	}
+	var dates []string
+	newest, err := p.Search(ctx, SearchQuery{Text: "deploy", Newest: true})
+	for _, h := range newest {
+		dates = append(dates, h.Entry.Kind+" "+h.RankedBy)
+	}
+	// The handoff's anchor is dated when it ran: today.
+	if want := []string{"anchor recency", "error recency", "tool_call recency", "message recency"}; err != nil || !slices.Equal(dates, want) {
+		t.Errorf("newest first: %v, %v; want %v", dates, err, want)
+	}
 	hits, _ := p.Search(ctx, SearchQuery{Text: "friday", Kinds: []string{"message"}})
 	if len(hits) != 1 || hits[0].Snippet != "deploy failed on **friday**" || hits[0].Rank >= 0 {
 		t.Errorf("hit = %+v; want the snippet with **friday** and a negative bm25 rank", hits)

@@ -50,7 +50,7 @@ func (s *searchState) query(all []sessions.Session, now time.Time) (projector.Se
 	if f.bad != "" {
 		return projector.SearchQuery{}, f.bad, false
 	}
-	q := projector.SearchQuery{Text: f.text(), Kinds: f.kinds, Since: f.since, Until: f.until, Limit: max(s.limit, searchPage)}
+	q := projector.SearchQuery{Text: f.text(), Kinds: f.kinds, Since: f.since, Until: f.until, Limit: max(s.limit, searchPage), Newest: s.newest}
 	if strings.TrimSpace(q.Text) == "" {
 		return q, "", false
 	}
@@ -74,15 +74,6 @@ func (s *searchState) query(all []sessions.Session, now time.Time) (projector.Se
 		q.Tapes = tapes
 	}
 	return q, "", true
-}
-
-// order puts the hits newest first when asked; else as ranked.
-func (s *searchState) order() {
-	if s.newest {
-		slices.SortStableFunc(s.hits, func(a, b projector.Hit) int {
-			return b.Entry.Pos.Time.Compare(a.Entry.Pos.Time)
-		})
-	}
 }
 
 func (s *searchState) selected() (projector.Hit, bool) {

@@ -180,7 +180,6 @@ func (m *Model) searched(msg searchMsg) {
 		return
 	}
 	s.hits, s.more = msg.found.Hits, msg.found.More
-	s.order()
 	at := 0
 	if s.keep { // a look's, or more of the same: the selection stays on its hit
 		at = max(0, slices.IndexFunc(s.hits, func(h projector.Hit) bool {
