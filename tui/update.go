@@ -200,6 +200,10 @@ func (m *Model) looked(msg versionMsg) tea.Cmd {
 	// index as it stood, before this look made it fresh.
 	m.version = msg.version
 	cmds = append(cmds, m.loadSessions(0))
+	if m.preview != nil { // read again: a new session's first entries come as they are written
+		m.preview = nil
+		cmds = append(cmds, m.previewSelected())
+	}
 	if m.open != nil && m.open.loaded {
 		cmds = append(cmds, m.readMore(m.open))
 	}

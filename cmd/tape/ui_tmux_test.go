@@ -162,3 +162,12 @@ func sgrColor(s string) string {
 }
 
 var sgrSequence = regexp.MustCompile(`\x1b\[([0-9;]*)m`)
+
+// tape ui needs a terminal, and says what prints instead.
+func TestUINeedsATerminal(t *testing.T) {
+	t.Parallel()
+	_, stderr, code := runTape(t, newCLIWorkspace(t), "ui")
+	if code != exitUsage || !strings.Contains(stderr, "tape ui draws on a terminal") {
+		t.Fatalf("tape ui without a terminal: exit %d, %q", code, stderr)
+	}
+}
