@@ -28,7 +28,7 @@ type block struct {
 	dim    bool   // thinking, events, system text
 	folded bool   // shown in a line until opened
 	hidden bool   // a result shown with its call
-	anchor int    // the index of the anchor it follows in the session's anchors
+	folder string // the anchor folder it is in
 }
 
 // chat turns a session's entries into blocks, pairing each tool call with
@@ -40,11 +40,10 @@ type chat struct {
 	refs   int64
 	byRef  map[int64][]*block // a tool entry's blocks: a tool_call's calls, a result's block
 	raws   map[int64]json.RawMessage
-	anchor int
 }
 
 func newChat() *chat {
-	return &chat{byRef: map[int64][]*block{}, raws: map[int64]json.RawMessage{}, anchor: -1}
+	return &chat{byRef: map[int64][]*block{}, raws: map[int64]json.RawMessage{}}
 }
 
 // add reads the next entries of the session.
@@ -55,11 +54,10 @@ func (c *chat) add(entries []tapelog.Entry) {
 }
 
 func (c *chat) addEntry(e tapelog.Entry) {
-	b := &block{kind: e.Kind, id: e.ID, date: e.Date}
+	b := &block{kind: e.Kind, id: e.ID, date: e.Date, folder: e.Pos.Folder}
 	p, _ := rawjson.DecodeObject(e.Payload)
 	switch e.Kind {
 	case tapelog.KindAnchor:
-		c.anchor++
 		b.who, _ = p["name"].(string)
 	case tapelog.KindMessage:
 		b.who, _ = p["role"].(string)
@@ -91,10 +89,7 @@ func (c *chat) addEntry(e tapelog.Entry) {
 	}
 }
 
-func (c *chat) push(b *block) {
-	b.anchor = max(c.anchor, 0)
-	c.blocks = append(c.blocks, b)
-}
+func (c *chat) push(b *block) { c.blocks = append(c.blocks, b) }
 
 // tool adds a tool entry: a block per call of a tool_call, a block for a
 // tool_result that its calls' blocks take the results of.
@@ -103,7 +98,7 @@ func (c *chat) tool(e tapelog.Entry, p map[string]any, b *block) {
 	if e.Kind == tapelog.KindToolCall {
 		for _, raw := range views.Calls(e.Payload) {
 			call := views.ParseCall(raw)
-			cb := &block{kind: "call", id: e.ID, date: e.Date, who: cmp.Or(call.Name, "tool"), status: calls.StatusPending, folded: true}
+			cb := &block{kind: "call", id: e.ID, date: e.Date, folder: e.Pos.Folder, who: cmp.Or(call.Name, "tool"), status: calls.StatusPending, folded: true}
 			cb.args = arguments(call.Arguments)
 			blocks = append(blocks, cb)
 		}

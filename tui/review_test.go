@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // Every way back from a search and a session lands on a screen that is
@@ -96,4 +98,19 @@ func appendLine(t *testing.T, f *fixture, name, line string) {
 	if _, err := file.WriteString(jsonl(line)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// On a wide terminal a session shows its anchors beside the chat, with
+// how many entries each holds.
+func TestAnchorsPane(t *testing.T) {
+	t.Parallel()
+	d := newDriver(t, newFixture(t), Options{}, 160, 30)
+	d.keys("down", "enter")
+	d.wants("ANCHORS (2)", "⚑ session/start", "⚑ compact", "│ ")
+	d.keys("]")
+	if b := d.m.selectedBlock(); b == nil || d.m.open.anchorOf(b) != 1 {
+		t.Fatalf("] selects %+v, not in the second anchor", b)
+	}
+	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	d.lacks("ANCHORS (2)")
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ type sessionState struct {
 	info    sessions.Session
 	chat    *chat
 	anchors []tapelog.Anchor
+	counts  map[string]int // entries of each anchor, by folder
 	read    int    // entries read: where the next read starts
 	loaded  bool   // the first read came back
 	reading bool   // a read of what follows is under way
@@ -67,10 +69,16 @@ func (s *sessionState) layout(w int, t theme) {
 func (s *sessionState) redraw() { s.width = 0 }
 
 func (s *sessionState) anchorName(b *block) string {
-	if b.kind != tapelog.KindAnchor || b.anchor >= len(s.anchors) {
-		return b.who
+	if i := s.anchorOf(b); b.kind == tapelog.KindAnchor && i >= 0 {
+		return s.anchors[i].Name
 	}
-	return s.anchors[b.anchor].Name
+	return b.who
+}
+
+// anchorOf is the index in the session's anchors of the anchor a block is
+// in; -1 when it is not known.
+func (s *sessionState) anchorOf(b *block) int {
+	return slices.IndexFunc(s.anchors, func(a tapelog.Anchor) bool { return a.Folder == b.folder })
 }
 
 // move selects the n-th visible block after (or before) the selected one.

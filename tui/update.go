@@ -127,7 +127,7 @@ func (m *Model) entriesRead(msg entriesMsg) tea.Cmd {
 	}
 	following := s.loaded && s.cursor == lastVisible(s)
 	s.chat.add(msg.got.Entries)
-	s.anchors, s.read, s.loaded = msg.got.Tape, s.read+len(msg.got.Entries), true
+	s.anchors, s.counts, s.read, s.loaded = msg.got.Tape, msg.got.Counts, s.read+len(msg.got.Entries), true
 	switch {
 	case s.focusID != "":
 		s.selectID(s.focusID)

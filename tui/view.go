@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -57,7 +58,7 @@ func (m *Model) draw() string {
 			return m.draw()
 		}
 		header += " · " + oneLine(title(m.open.info))
-		body = m.drawSession(m.open, m.w, m.bodyRows(), true)
+		body = m.drawOpen()
 	}
 	out := make([]string, 0, m.h)
 	out = append(out, t.title.Render(fit(header, m.w)))
@@ -203,6 +204,49 @@ func (m *Model) drawSearch() []string {
 		} else {
 			out = append(out, t.accent.Render(fit(head, m.w)), fit(snippet, m.w))
 		}
+	}
+	return out
+}
+
+// anchorsPane is how wide the open session's list of anchors is, beside
+// the chat on a terminal of at least anchorsFrom columns.
+const (
+	anchorsPane = 30
+	anchorsFrom = 140
+)
+
+// drawOpen is the open session: its chat, and on a wide terminal its
+// anchors beside it, the one the selection is in marked.
+func (m *Model) drawOpen() []string {
+	s, rows := m.open, m.bodyRows()
+	if m.w < anchorsFrom || len(s.anchors) == 0 {
+		return m.drawSession(s, m.w, rows, true)
+	}
+	chat := m.drawSession(s, m.w-anchorsPane-3, rows, true)
+	current := -1
+	if b := m.selectedBlock(); b != nil {
+		current = s.anchorOf(b)
+	}
+	pane := []string{m.theme.dim.Render(fit(fmt.Sprintf("ANCHORS (%d)", len(s.anchors)), anchorsPane))}
+	first := max(0, current-(rows-2)) // the current one kept in the pane
+	for i, a := range s.anchors[first:] {
+		i += first
+		line := fit(fmt.Sprintf("⚑ %s", cmp.Or(oneLine(a.Name), a.Folder)), anchorsPane-7) + fmt.Sprintf(" %6d", s.counts[a.Folder])
+		if i == current {
+			line = m.theme.selected.Render(line)
+		}
+		pane = append(pane, line)
+	}
+	out := make([]string, rows)
+	for i := range out {
+		left, right := "", ""
+		if i < len(pane) {
+			left = pane[i]
+		}
+		if i < len(chat) {
+			right = chat[i]
+		}
+		out[i] = fit(left, anchorsPane) + m.theme.dim.Render(" │ ") + right
 	}
 	return out
 }
