@@ -19,13 +19,13 @@ type sessionState struct {
 	chat    *chat
 	anchors []tapelog.Anchor
 	counts  map[string]int // entries of each anchor, by folder
-	read    int    // entries read: where the next read starts
-	loaded  bool   // the first read came back
-	reading bool   // a read of what follows is under way
-	again   bool   // the index moved while it was: read again after
-	focusID string // an entry to select once read (a search hit's)
-	cursor  int    // the block selected, an index into chat.blocks
-	top     int    // the first line on screen
+	read    int            // entries read: where the next read starts
+	loaded  bool           // the first read came back
+	reading bool           // a read of what follows is under way
+	again   bool           // the index moved while it was: read again after
+	focusID string         // an entry to select once read (a search hit's)
+	cursor  int            // the block selected, an index into chat.blocks
+	top     int            // the first line on screen
 	lines   []line
 	width   int // of lines; 0: to draw
 }
