@@ -28,7 +28,8 @@ type SearchQuery struct {
 	Since   time.Time // zero for no bound
 	Until   time.Time
 	Limit   int
-	// Newest orders the hits newest first, by the time of the entry,
+	// Newest orders the hits newest first, by the time --since and --until
+	// compare (an entry's date, or a later one of its file's before it),
 	// rather than best first (a query of more matches than the rank
 	// window is ordered so anyway).
 	Newest bool

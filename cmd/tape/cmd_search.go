@@ -26,6 +26,7 @@ type SearchCmd struct {
 	Since    string   `placeholder:"WHEN" help:"Only entries from this time on: RFC 3339 (2026-11-22T10:00:00Z, 2026-11-22) or a duration ago (90m, 2h, 3d, 1w)."`
 	Until    string   `placeholder:"WHEN" help:"Only entries before this time, in the same forms."`
 	Limit    int      `short:"n" default:"20" help:"At most this many results."`
+	Newest   bool     `help:"The newest matches first, by the time of the entry, rather than the best (\"ranked_by\": \"recency\")."`
 	JSON     bool     `help:"One JSON object per result and line: id, tape, anchor, kind, date, snippet, rank, payload (with --remote: workspace)."`
 	remoteFlags
 }
@@ -68,6 +69,9 @@ func (c *SearchCmd) Validate() error {
 	if c.Remote.on && c.AllTapes {
 		return usagef("--remote searches every tape of every workspace; --tape or --workspace narrow it")
 	}
+	if c.Remote.on && c.Newest {
+		return usagef("--newest orders this workspace's matches; the team's index ranks them as it does")
+	}
 	return c.remoteFlags.validate()
 }
 
@@ -99,7 +103,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 		return c.runRemote(env, g)
 	}
 	now := time.Now()
-	q := projector.SearchQuery{Text: strings.Join(c.Query, " "), Kinds: splitKinds(c.Kind), Limit: c.Limit}
+	q := projector.SearchQuery{Text: strings.Join(c.Query, " "), Kinds: splitKinds(c.Kind), Limit: c.Limit, Newest: c.Newest}
 	var err error
 	if q.Since, err = tapelog.ParseWhen(c.Since, now); err != nil {
 		return usagef("--since: %v", err)

@@ -31,7 +31,7 @@ var parseCases = [][]string{
 	{"show", "2"},
 	{"search", "flush", "timeout", "-k", "message", "--all-tapes", "-n", "5", "--json"},
 	{"search", "--", "-x", "-h"}, {"--color=never", "search", "log"}, {"search", "x", "--tape", "t2", "--no-catchup"},
-	{"search", "git", "--no-ff", "-rf", "--all-tapes", "-n", "3", "--kind=message"}, {"search", "git", "--", "--json"},
+	{"search", "git", "--no-ff", "-rf", "--all-tapes", "-n", "3", "--kind=message"}, {"search", "git", "--", "--json"}, {"search", "deploy", "--newest", "--json"},
 	{"--session", "log", "context", "--json"},
 	{"tapes"}, {"sources"}, {"sources", "--json"}, {"import"}, {"import", "all", "--json"},
 	{"calls", "--status", "pending"},

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	tapelog "github.com/tape-dev/tape/log"
@@ -44,5 +48,32 @@ func TestAppendSearchRecordIsEncodingJSON(t *testing.T) {
 				t.Errorf("appendSearchRecord:\n got %s\nwant %s", got, want.Bytes())
 			}
 		}
+	}
+}
+
+// tape search --newest lists the matches newest first, by their dates,
+// whatever their rank; with --remote it is a usage error.
+func TestSearchNewest(t *testing.T) {
+	t.Parallel()
+	dir := newCLIWorkspace(t)
+	path := filepath.Join(dir, ".tape/tapes/main/anchors/001_session-start/messages.jsonl")
+	lines := `{"id":"old","kind":"message","payload":{"role":"user","content":"deploy deploy deploy"},"date":"2026-01-01T00:00:00Z"}` + "\n" +
+		`{"id":"mid","kind":"message","payload":{"role":"user","content":"deploy it"},"date":"2026-02-01T00:00:00Z"}` + "\n" +
+		`{"id":"new","kind":"message","payload":{"role":"user","content":"a deploy among many other words of a long message"},"date":"2026-03-01T00:00:00Z"}` + "\n"
+	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range jsonRecords(t, mustRun(t, dir, "search", "deploy", "--newest", "--json")) {
+		ids = append(ids, r["id"].(string)+" "+r["ranked_by"].(string))
+	}
+	if want := []string{"new recency", "mid recency", "old recency"}; !slices.Equal(ids, want) {
+		t.Fatalf("tape search --newest: %v; want %v", ids, want)
+	}
+	if best := jsonRecords(t, mustRun(t, dir, "search", "deploy", "--json")); best[0]["id"] != "old" {
+		t.Fatalf("tape search without --newest lists %v first; want the best match, old", best[0]["id"])
+	}
+	if _, stderr, code := runTape(t, dir, "search", "deploy", "--newest", "--remote", "postgres://x/y"); code != exitUsage || !strings.Contains(stderr, "--newest") {
+		t.Fatalf("--newest --remote: exit %d, %q; want a usage error", code, stderr)
 	}
 }
