@@ -28,7 +28,12 @@ type block struct {
 	dim    bool   // thinking, events, system text
 	folded bool   // shown in a line until opened
 	hidden bool   // a result shown with its call
-	folder string // the anchor folder it is in
+	// lines are the block drawn at width linesAt (0: not drawn since it
+	// changed): a fold toggled draws its block again, not the session's
+	// thousands (300 ms at 10,000 entries).
+	lines   []string
+	linesAt int
+	folder  string // the anchor folder it is in
 }
 
 // chat turns a session's entries into blocks, pairing each tool call with
@@ -140,7 +145,7 @@ func (c *chat) settle(done []calls.Call) {
 			continue
 		}
 		cb := cbs[call.Index]
-		cb.status = call.Status
+		cb.status, cb.linesAt = call.Status, 0
 		if ms, ok := call.DurationMS(); ok {
 			cb.took = (time.Duration(ms) * time.Millisecond).String()
 		}
@@ -151,6 +156,7 @@ func (c *chat) settle(done []calls.Call) {
 		if len(res) == 0 {
 			continue
 		}
+		res[0].linesAt = 0
 		rs, _ := views.Results(c.raws[call.ResultEntry])
 		switch {
 		case call.ResultIndex < 0:

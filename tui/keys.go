@@ -243,8 +243,8 @@ func (m *Model) sessionKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case "enter", "tab":
 		if b := m.selectedBlock(); b != nil {
-			b.folded = !b.folded
-			s.redraw()
+			b.folded, b.linesAt = !b.folded, 0
+			s.relayout()
 		}
 	case "[":
 		s.jumpAnchor(-1)

@@ -114,3 +114,21 @@ func TestAnchorsPane(t *testing.T) {
 	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	d.lacks("ANCHORS (2)")
 }
+
+// A call drawn pending is drawn again when its result comes: a block is
+// drawn again when it changes, not only when it is new.
+func TestAnsweredCallIsDrawnAgain(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	appendLine(t, f, "tapes/codex-bbb/anchors/001_session-start/messages.jsonl", `{"id":"c9","kind":"tool_call","payload":{"calls":[{"id":"k9","name":"shell","arguments":"{\"command\":\"make deploy\"}"}]},"date":"2026-11-21T09:00:05Z"}`)
+	if _, err := f.reader.Version(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(t, f, Options{Tape: "codex-bbb"}, 100, 30)
+	d.send(tickMsg{})
+	d.wants("▸ shell … pending make deploy")
+	appendLine(t, f, "tapes/codex-bbb/anchors/001_session-start/messages.jsonl", `{"id":"r9","kind":"tool_result","payload":{"results":["deployed"]},"meta":{"tool_call_ids":["k9"]},"date":"2026-11-21T09:00:07Z"}`)
+	d.send(tickMsg{})
+	d.wants("▸ shell ✓ 2s make deploy")
+	d.lacks("pending")
+}

@@ -59,14 +59,26 @@ func (s *sessionState) layout(w int, t theme) {
 		if b.hidden {
 			continue
 		}
-		for _, l := range drawBlock(b, s.anchorName(b), w-2, t) {
+		if b.linesAt != w {
+			b.lines, b.linesAt = drawBlock(b, s.anchorName(b), w-2, t), w
+		}
+		for _, l := range b.lines {
 			s.lines = append(s.lines, line{text: l, block: i})
 		}
 	}
 }
 
-// redraw has the lines drawn again at the next view.
-func (s *sessionState) redraw() { s.width = 0 }
+// relayout has the lines put together again at the next view, each block
+// drawn again only if it changed.
+func (s *sessionState) relayout() { s.width = 0 }
+
+// redraw has every block drawn again at the next view: a new theme.
+func (s *sessionState) redraw() {
+	s.width = 0
+	for _, b := range s.chat.blocks {
+		b.linesAt = 0
+	}
+}
 
 func (s *sessionState) anchorName(b *block) string {
 	if i := s.anchorOf(b); b.kind == tapelog.KindAnchor && i >= 0 {

@@ -135,7 +135,7 @@ func (m *Model) entriesRead(msg entriesMsg) tea.Cmd {
 	case following:
 		s.cursor = lastVisible(s)
 	}
-	s.redraw()
+	s.relayout()
 	if s.again { // the index moved while this was read
 		s.again = false
 		return m.readMore(s)
