@@ -15,6 +15,7 @@ import (
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/testkit/corpus"
+	"github.com/tape-dev/tape/views/sessions"
 )
 
 // benchIndex is the index of the workspace in TAPE_UI_BENCH_DIR (a
@@ -120,4 +121,42 @@ func reportPercentiles(b *testing.B, took []time.Duration, unit string) {
 	b.ReportMetric(at(0.5), "ms-p50/"+unit)
 	b.ReportMetric(at(0.95), "ms-p95/"+unit)
 	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkOpenSession opens the workspace's longest session as enter
+// does (its entries read, the chat built, its lines laid out at 200
+// columns), then toggles a fold, and reports both:
+//
+//	TAPE_UI_BENCH_DIR=/tmp/c10k go test ./tui -run '^$' -bench OpenSession -count 6
+func BenchmarkOpenSession(b *testing.B) {
+	x := benchIndex(b)
+	all, _, err := x.Sessions(context.Background(), 0)
+	if err != nil || len(all) == 0 {
+		b.Fatalf("no session to open: %v", err)
+	}
+	longest := slices.MaxFunc(all, func(a, c sessions.Session) int { return a.Entries - c.Entries })
+	th := newTheme(true)
+	var opened, toggled []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		got, err := x.Entries(context.Background(), longest.Name, 0, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := newSession(longest, "")
+		s.chat.add(got.Entries)
+		s.anchors, s.loaded = got.Tape, true
+		s.layout(200, th)
+		opened = append(opened, time.Since(start))
+		blk := s.chat.blocks[len(s.chat.blocks)/2]
+		start = time.Now()
+		blk.folded, blk.linesAt = !blk.folded, 0
+		s.relayout()
+		s.layout(200, th)
+		toggled = append(toggled, time.Since(start))
+	}
+	b.ReportMetric(float64(longest.Entries), "entries")
+	reportPercentiles(b, opened, "open")
+	slices.Sort(toggled)
+	b.ReportMetric(float64(toggled[len(toggled)/2])/1e6, "ms-p50/toggle")
 }
