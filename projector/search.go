@@ -33,6 +33,10 @@ type SearchQuery struct {
 	// rather than best first (a query of more matches than the rank
 	// window is ordered so anyway).
 	Newest bool
+	// Relax, when the terms together find fewer hits than Limit, adds
+	// the entries that match some of them (Hit.Match MatchSome) after
+	// those that match all, the most terms first (decision 0110).
+	Relax bool
 }
 
 // Hit is one search result.
@@ -41,6 +45,7 @@ type Hit struct {
 	Rank     float64 // bm25, lower is better; 0 when ranked by recency
 	RankedBy string  // RankedByBM25 or RankedByRecency
 	Snippet  string  // the matching text, matches in **bold**
+	Match    string  // MatchAll, or MatchSome for a hit of the relaxed pass
 }
 
 // How the hits of a search are ordered.
@@ -171,7 +176,14 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 		if e.Payload == nil { // the line changed since it was indexed
 			continue
 		}
-		hits = append(hits, Hit{Entry: e, Rank: ranks[i], RankedBy: rankedBy, Snippet: searchlang.Snippet(views.SearchText(e), terms, 80)})
+		hits = append(hits, Hit{Entry: e, Rank: ranks[i], RankedBy: rankedBy, Match: MatchAll, Snippet: searchlang.Snippet(views.SearchText(e), terms, 80)})
+	}
+	if q.Relax && len(hits) < limit {
+		more, err := p.relaxed(ctx, q, c.filter(), hits, limit-len(hits))
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, more...)
 	}
 	return hits, nil
 }

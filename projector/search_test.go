@@ -364,6 +364,15 @@ func FuzzSearchQuery(f *testing.F) {
 			return
 		}
 		n := matches(t, q, expr)
+		// The relaxed pass's OR of the terms matches every row the AND does.
+		if anyExpr, terms, ok := searchlang.AnyExpr(q); ok {
+			if m := matches(t, q, anyExpr); m < n {
+				t.Fatalf("AnyExpr(%q) = %q matches %d rows, fewer than the query's %d", q, anyExpr, m, n)
+			}
+			for _, term := range terms {
+				matches(t, q, term)
+			}
+		}
 		// Search asks looseExpr whether the query is common: it must match
 		// every row the query does.
 		if loose, ok := searchlang.LooseExpr(q); ok {

@@ -60,6 +60,29 @@ func matchExpr(query string, loose bool) (expr string, ok bool) {
 	return strings.Join(parts, " AND "), len(parts) > 0
 }
 
+// AnyExpr is the query's terms, each as MatchExpr writes it, OR'ed: what
+// matches any of them (the relaxed pass of a search whose terms together
+// match too little). terms are the terms' own expressions, to count how
+// many of them an entry matches. ok is false for a query of fewer than
+// two terms: there is nothing to relax.
+func AnyExpr(query string) (expr string, terms []string, ok bool) {
+	for _, t := range splitTerms(query) {
+		tokens, prefix := termTokens(t.text, t.prefix)
+		if len(tokens) == 0 {
+			continue
+		}
+		q := `"` + strings.Join(tokens, " ") + `"`
+		if prefix {
+			q += " *"
+		}
+		terms = append(terms, q)
+	}
+	if len(terms) < 2 {
+		return "", nil, false
+	}
+	return strings.Join(terms, " OR "), terms, true
+}
+
 type term struct {
 	text   string
 	prefix bool
