@@ -52,13 +52,14 @@ func checkLimit(n, def, most int) (int, error) {
 }
 
 type searchArgs struct {
-	Query    string   `json:"query" jsonschema:"Words to find, all of them (English, Chinese, Japanese); \"a quoted phrase\"; prefix* for words that start so. A word also finds the camelCase names it is part of."`
+	Query    string   `json:"query" jsonschema:"Words to find (English, Chinese, Japanese); \"a quoted phrase\"; prefix* for words that start so. A word also finds the camelCase names it is part of. Entries with all the words come first; when they are fewer than limit, entries with some of them follow (match: some)."`
 	Tape     string   `json:"tape,omitempty" jsonschema:"Search this tape only. Left out: the workspace's default tape, or every tape when there is no default tape."`
 	AllTapes bool     `json:"all_tapes,omitempty" jsonschema:"Search every tape; not with \"tape\"."`
 	Kind     []string `json:"kind,omitempty" jsonschema:"Only entries of these kinds: message, tool_call, tool_result, event, error, system, anchor, or an agent's own."`
 	Since    string   `json:"since,omitempty" jsonschema:"Only entries from this time on: RFC 3339 (2026-11-22T10:00:00Z, 2026-11-22) or a duration ago (90m, 2h, 3d, 1w)."`
 	Until    string   `json:"until,omitempty" jsonschema:"Only entries before this time, in the same forms as since."`
 	Limit    int      `json:"limit,omitempty" jsonschema:"At most this many hits, 1 to 200 (default 20)."`
+	AllWords bool     `json:"all_words,omitempty" jsonschema:"Only entries that hold every word: none of the entries with some of them."`
 }
 
 type hitRecord struct {
@@ -71,6 +72,7 @@ type hitRecord struct {
 	Date      *string `json:"date"`
 	Snippet   string  `json:"snippet" jsonschema:"the matching text, matches marked **like this**"`
 	Rank      float64 `json:"rank" jsonschema:"bm25, lower is better; 0 when ranked by recency"`
+	Match     string  `json:"match" jsonschema:"all: the entry holds every word of the query; some: only some of them (listed after, the most words first)"`
 }
 
 type searchResult struct {
@@ -87,7 +89,7 @@ func (s *server) addSearch(srv *sdk.Server) error {
 
 func (s *server) search(ctx context.Context, a searchArgs) (searchResult, string, error) {
 	now := time.Now()
-	q := projector.SearchQuery{Text: a.Query, Kinds: a.Kind}
+	q := projector.SearchQuery{Text: a.Query, Kinds: a.Kind, Relax: !a.AllWords}
 	var err error
 	if q.Limit, err = checkLimit(a.Limit, defaultSearchLimit, maxSearchLimit); err != nil {
 		return searchResult{}, "", err
@@ -127,9 +129,15 @@ func (s *server) search(ctx context.Context, a searchArgs) (searchResult, string
 			h.Snippet = r.Snippet(h.Snippet, e) // cut by the snippet, a secret is no secret to the rules
 		}
 		res.Hits = append(res.Hits, hitRecord{ID: e.ID, Tape: e.Pos.Tape, Anchor: e.Pos.Anchor, AnchorSeq: e.Pos.AnchorSeq, Folder: e.Pos.Folder,
-			Kind: e.Kind, Date: records.Optional(e.Date), Snippet: h.Snippet, Rank: h.Rank})
-		res.RankedBy = h.RankedBy
-		fmt.Fprintf(&text, "%s  %s  %s  %s  %s: %s\n", e.Pos.Tape, e.Pos.Folder, e.Date, e.ID, e.Kind, wording.OneLine(h.Snippet, 0))
+			Kind: e.Kind, Date: records.Optional(e.Date), Snippet: h.Snippet, Rank: h.Rank, Match: h.Match})
+		if h.Match == projector.MatchAll {
+			res.RankedBy = h.RankedBy
+		}
+		some := ""
+		if h.Match == projector.MatchSome {
+			some = " (some of the words)"
+		}
+		fmt.Fprintf(&text, "%s  %s  %s  %s  %s%s: %s\n", e.Pos.Tape, e.Pos.Folder, e.Date, e.ID, e.Kind, some, wording.OneLine(h.Snippet, 0))
 	}
 	if len(hits) == 0 {
 		text.WriteString("no entry matches")

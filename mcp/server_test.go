@@ -242,8 +242,17 @@ func TestReadTools(t *testing.T) {
 		t.Errorf("search of the default tape found another's: %+v", found)
 	}
 	found, _ = ok[searchResult](c, "search", map[string]any{"query": "unrelated", "all_tapes": true})
-	if len(found.Hits) != 1 || found.Hits[0].Tape != "other" {
+	if len(found.Hits) != 1 || found.Hits[0].Tape != "other" || found.Hits[0].Match != "all" {
 		t.Errorf("search all_tapes = %+v", found)
+	}
+	// Words no entry holds together: the entries with some of them, marked.
+	found, txt = ok[searchResult](c, "search", map[string]any{"query": "flush zebra"})
+	if len(found.Hits) != 4 || found.Hits[0].Match != "some" || !strings.Contains(txt, "(some of the words)") {
+		t.Errorf("search of words no entry holds together = %+v\n%s", found, txt)
+	}
+	found, _ = ok[searchResult](c, "search", map[string]any{"query": "flush zebra", "all_words": true})
+	if len(found.Hits) != 0 {
+		t.Errorf("search all_words = %+v", found)
 	}
 
 	cx, txt := ok[contextResult](c, "context", map[string]any{})

@@ -50,7 +50,7 @@ func (s *searchState) query(all []sessions.Session, now time.Time) (projector.Se
 	if f.bad != "" {
 		return projector.SearchQuery{}, f.bad, false
 	}
-	q := projector.SearchQuery{Text: f.text(), Kinds: f.kinds, Since: f.since, Until: f.until, Limit: max(s.limit, searchPage), Newest: s.newest}
+	q := projector.SearchQuery{Text: f.text(), Kinds: f.kinds, Since: f.since, Until: f.until, Limit: max(s.limit, searchPage), Newest: s.newest, Relax: true}
 	if strings.TrimSpace(q.Text) == "" {
 		return q, "", false
 	}

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views/sessions"
 )
 
@@ -198,6 +199,9 @@ func (m *Model) drawSearch() []string {
 	for i := s.top; i < len(s.hits) && i < s.top+rows; i++ {
 		h := s.hits[i]
 		head := oneLine(fmt.Sprintf("%s · %s · %s", h.Entry.Pos.Tape, h.Entry.Kind, day(h.Entry.Date)))
+		if h.Match == projector.MatchSome {
+			head += " · some of the words"
+		}
 		snippet := "  " + marked(h.Snippet, t)
 		if i == s.cursor {
 			out = append(out, t.selected.Render(fit(head, m.w)), fit(snippet, m.w))

@@ -36,6 +36,9 @@ type hitRow struct {
 	Tape, ID, Kind, Date, Anchor, Folder string
 	Spans                                []searchlang.SnippetSpan
 	URL, TapeURL                         string
+	// FirstSome marks the first hit of the relaxed pass: the entries
+	// after it hold some of the words, not all.
+	FirstSome bool
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +68,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		s.respond(w, r, http.StatusOK, "search", d)
 		return
 	}
-	sq := projector.SearchQuery{Text: d.Query, Kinds: q["kind"], Limit: n}
+	sq := projector.SearchQuery{Text: d.Query, Kinds: q["kind"], Limit: n, Relax: true}
 	if d.Scope != "" {
 		sq.Tapes = []string{d.Scope}
 	}
@@ -93,14 +96,19 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 			d.More = "/search?" + more.Encode()
 		}
 	}
+	some := false
 	for _, h := range got.Hits {
 		e := h.Entry
-		d.RankedBy = h.RankedBy
+		if h.Match == projector.MatchAll {
+			d.RankedBy = h.RankedBy
+		}
 		if rd := s.opts.Redactor; rd != nil {
 			h.Snippet = rd.Snippet(h.Snippet, e) // a match's <mark> would split a secret from the rules
 		}
 		d.Hits = append(d.Hits, hitRow{Tape: e.Pos.Tape, ID: e.ID, Kind: clip(e.Kind), Date: clip(e.Date), Anchor: clip(e.Pos.Anchor), Folder: e.Pos.Folder,
-			Spans: searchlang.SnippetSpans(h.Snippet), URL: entryURL(e.Pos.Tape, e.ID), TapeURL: tapeURL(e.Pos.Tape)})
+			Spans: searchlang.SnippetSpans(h.Snippet), URL: entryURL(e.Pos.Tape, e.ID), TapeURL: tapeURL(e.Pos.Tape),
+			FirstSome: h.Match == projector.MatchSome && !some})
+		some = some || h.Match == projector.MatchSome
 	}
 	s.respond(w, r, http.StatusOK, "search", d)
 }

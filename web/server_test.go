@@ -139,6 +139,7 @@ func TestPages(t *testing.T) {
 		{"/search?q=数据库", []string{"<mark>数据库</mark>", `href="/t/demo/e/m1"`}},
 		{"/search?q=flush", []string{`href="/t/demo/e/m1"`, `href="/t/other/e/m1"`, "<mark>"}},
 		{"/search?q=flush&tape=other", []string{`href="/t/other/e/m1"`, "in tape"}},
+		{"/search?q=flush+zebra", []string{"Entries with some of the words:", `href="/t/demo/e/m1"`, "<mark>flush</mark>"}},
 		{"/calls", []string{"bash", "read_file", "deploy", "failed <span class=\"n\">1</span>", "pending <span class=\"n\">1</span>", "3 calls"}},
 		{"/calls?status=failed", []string{"bash", "1 call failed"}},
 		{"/usage", []string{"1,345", "<svg", "<rect", "<td>2026-11-21</td>"}},

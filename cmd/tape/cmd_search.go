@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -26,8 +27,9 @@ type SearchCmd struct {
 	Since    string   `placeholder:"WHEN" help:"Only entries from this time on: RFC 3339 (2026-11-22T10:00:00Z, 2026-11-22) or a duration ago (90m, 2h, 3d, 1w)."`
 	Until    string   `placeholder:"WHEN" help:"Only entries before this time, in the same forms."`
 	Limit    int      `short:"n" default:"20" help:"At most this many results."`
+	AllWords bool     `name:"all-words" help:"Only entries that hold every word: no relaxed pass (see below)."`
 	Newest   bool     `help:"The newest matches first, by the time of the entry, rather than the best (\"ranked_by\": \"recency\")."`
-	JSON     bool     `help:"One JSON object per result and line: id, tape, anchor, kind, date, snippet, rank, payload (with --remote: workspace)."`
+	JSON     bool     `help:"One JSON object per result and line: id, tape, anchor, kind, date, snippet, rank, ranked_by, match, payload (with --remote: workspace)."`
 	remoteFlags
 }
 
@@ -36,7 +38,10 @@ func (c *SearchCmd) Help() string {
 states, events and errors, in English, Chinese and Japanese alike. Words are
 AND'ed; anything that is not a word is searched as literal text. A word also
 finds the camelCase and PascalCase names it is part of (flush finds TestFlush,
-handler finds newHandler), below the entries where it stands alone. Results are
+handler finds newHandler), below the entries where it stands alone. When fewer entries than -n hold every word,
+the entries that hold some of them follow, the most words first (the
+relaxed pass; --json marks each hit "match": "all" or "some"; --all-words
+lists only the first). Results are
 ranked by bm25, best first; a query whose words have more than 2,000 matches
 together (a common word, or a phrase of common words) lists the newest first
 ("ranked_by": "recency" in --json), by the time of the entry; a phrase of
@@ -92,6 +97,7 @@ func appendHit(dst []byte, h projector.Hit, workspace *string) []byte {
 	dst = rawjson.AppendString(append(dst, `,"snippet":`...), h.Snippet)
 	dst = rawjson.AppendFloat(append(dst, `,"rank":`...), h.Rank)
 	dst = rawjson.AppendString(append(dst, `,"ranked_by":`...), h.RankedBy)
+	dst = rawjson.AppendString(append(dst, `,"match":`...), cmp.Or(h.Match, projector.MatchAll)) // --remote's are all exact
 	return append(dst, '}', '\n')
 }
 
@@ -103,7 +109,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 		return c.runRemote(env, g)
 	}
 	now := time.Now()
-	q := projector.SearchQuery{Text: strings.Join(c.Query, " "), Kinds: splitKinds(c.Kind), Limit: c.Limit, Newest: c.Newest}
+	q := projector.SearchQuery{Text: strings.Join(c.Query, " "), Kinds: splitKinds(c.Kind), Limit: c.Limit, Newest: c.Newest, Relax: !c.AllWords}
 	var err error
 	if q.Since, err = tapelog.ParseWhen(c.Since, now); err != nil {
 		return usagef("--since: %v", err)
@@ -129,7 +135,7 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 		if err := c.print(env, &out, got.Hits, nil); err != nil {
 			return searchAnswer{}, err
 		}
-		return searchAnswer{matched: len(got.Hits) > 0, more: got.More, out: out.Bytes(), unlisted: got.Unlisted}, nil
+		return searchAnswer{matched: len(got.Hits) > 0, hits: len(got.Hits), some: some(got.Hits), more: got.More, out: out.Bytes(), unlisted: got.Unlisted}, nil
 	}
 	found, err := readFresh(env, g, ix, find)
 	if errors.Is(err, projector.ErrEmptyQuery) {
@@ -142,6 +148,10 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 	if !found.matched {
 		hintDefaultOnly(env, g, ix.Workspace(), t, "was searched", "searches")
 		return errNoMatch
+	}
+	if found.some > 0 {
+		fmt.Fprintf(env.Stderr, "tape: %s with every word, then %s with some of them (--all-words: only the first)\n",
+			wording.Plural(found.hits-found.some, "entry", "entries"), wording.Plural(found.some, "entry", "entries"))
 	}
 	if _, err := env.Stdout.Write(found.out); err != nil {
 		return fmt.Errorf("write output: %w", err)
@@ -169,9 +179,22 @@ func outputSize(hits []projector.Hit) int {
 	return n
 }
 
+// some counts the hits of the relaxed pass.
+func some(hits []projector.Hit) int {
+	n := 0
+	for _, h := range hits {
+		if h.Match == projector.MatchSome {
+			n++
+		}
+	}
+	return n
+}
+
 // searchAnswer is a search's hits as printed.
 type searchAnswer struct {
 	matched  bool
+	hits     int  // printed
+	some     int  // of them, of the relaxed pass
 	more     bool // more entries match than the hits in out
 	out      []byte
 	unlisted []*tapelog.LineError // the tapes or folders it could not read

@@ -31,7 +31,7 @@ func TestCompletionBash(t *testing.T) {
 		{"tape lo", "log"},
 		{"tape s", "sources show search statusline secrets serve sync"}, // in the order of tape --help
 		{"tape -t main log --fo", "--follow"},
-		{"tape --tape-dir x search --all", "--all-tapes"},
+		{"tape --tape-dir x search --all", "--all-tapes --all-words"},
 		{"tape log --color al", "always"},
 		{"tape --color never wa", "watch"},
 		{"tape calls --status p", "pending"},

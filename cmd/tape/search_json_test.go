@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"math"
 	"os"
@@ -22,6 +23,7 @@ type searchRecord struct {
 	Snippet  string  `json:"snippet"`
 	Rank     float64 `json:"rank"`
 	RankedBy string  `json:"ranked_by"`
+	Match    string  `json:"match"`
 }
 
 func TestAppendSearchRecordIsEncodingJSON(t *testing.T) {
@@ -36,12 +38,12 @@ func TestAppendSearchRecordIsEncodingJSON(t *testing.T) {
 		for _, h := range []projector.Hit{
 			{Entry: e, Rank: -3.0000001e-7, RankedBy: projector.RankedByBM25, Snippet: "**发生**了 \x01 \xff"},
 			{Entry: e, Rank: 0, RankedBy: projector.RankedByRecency, Snippet: "…a **b** c…"},
-			{Entry: e, Rank: -math.MaxFloat64, RankedBy: projector.RankedByBM25},
+			{Entry: e, Rank: -math.MaxFloat64, RankedBy: projector.RankedByBM25, Match: projector.MatchSome},
 		} {
 			var want bytes.Buffer
 			enc := json.NewEncoder(&want)
 			enc.SetEscapeHTML(false)
-			if err := enc.Encode(searchRecord{Entry: records.NewEntry(h.Entry), Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy}); err != nil {
+			if err := enc.Encode(searchRecord{Entry: records.NewEntry(h.Entry), Snippet: h.Snippet, Rank: h.Rank, RankedBy: h.RankedBy, Match: cmp.Or(h.Match, projector.MatchAll)}); err != nil {
 				t.Fatal(err)
 			}
 			if got := appendSearchRecord(nil, h); !bytes.Equal(got, want.Bytes()) {
@@ -75,5 +77,31 @@ func TestSearchNewest(t *testing.T) {
 	}
 	if _, stderr, code := runTape(t, dir, "search", "deploy", "--newest", "--remote", "postgres://x/y"); code != exitUsage || !strings.Contains(stderr, "--newest") {
 		t.Fatalf("--newest --remote: exit %d, %q; want a usage error", code, stderr)
+	}
+}
+
+// When fewer entries than -n hold every word, tape search lists those that
+// hold some of them after, marked "match": "some", and says so on stderr;
+// --all-words lists only the first.
+func TestSearchRelaxedPass(t *testing.T) {
+	t.Parallel()
+	dir := newCLIWorkspace(t)
+	for _, text := range []string{"flush the buffer on timeout", "timeout in the parser", "flush timeout parser together", "nothing else"} {
+		mustRun(t, dir, "append", "--kind", "message", `{"role":"user","content":"`+text+`"}`)
+	}
+	stdout, stderr, code := runTape(t, dir, "search", "flush", "timeout", "parser", "--json")
+	var got []string
+	for _, r := range jsonRecords(t, stdout) {
+		got = append(got, r["match"].(string))
+	}
+	if code != exitOK || !slices.Equal(got, []string{"all", "some", "some"}) || !strings.Contains(stderr, "1 entry with every word, then 2 entries with some of them") {
+		t.Fatalf("relaxed search: exit %d, matches %v, stderr %q", code, got, stderr)
+	}
+	stdout, stderr, _ = runTape(t, dir, "search", "flush", "timeout", "parser", "--json", "--all-words")
+	if n := len(jsonRecords(t, stdout)); n != 1 || stderr != "" {
+		t.Fatalf("--all-words: %d hits, stderr %q; want the one exact hit", n, stderr)
+	}
+	if _, _, code := runTape(t, dir, "search", "zebra", "yak"); code != exitNoMatch {
+		t.Fatalf("words no entry holds: exit %d; want %d", code, exitNoMatch)
 	}
 }
