@@ -54,8 +54,11 @@ try {
   // search: the hits, best first, with tape, anchor, id, date and snippet.
   const search = await client.callTool({ name: "search", arguments: { query: "flush timeout" } });
   assert.ok(!search.isError, `search failed: ${JSON.stringify(search.content)}`);
-  const hits = search.structuredContent.hits;
-  assert.equal(hits.length, 3, JSON.stringify(hits));
+  const found = search.structuredContent.hits;
+  // The entries with both words, then (the relaxed pass) those with one.
+  const hits = found.filter((h) => h.match === "all");
+  assert.equal(hits.length, 3, JSON.stringify(found));
+  assert.ok(found.slice(hits.length).every((h) => h.match === "some"), JSON.stringify(found));
   for (const h of hits) {
     assert.equal(h.tape, "main");
     assert.ok(h.id && h.date && h.anchor, JSON.stringify(h));

@@ -29,7 +29,10 @@ def matching_ids(workspace: str, tape: str, text: str, binary: str | None) -> se
         return None
     env = dict(os.environ, TAPE_DIR=workspace, TAPE_WATCH="off", NO_COLOR="1")
     try:
-        done = subprocess.run([exe, "search", "--json", "--tape", tape, "--limit", str(ALL_HITS), "--", text],
+        # --all-words: the entries that hold the text, not those that hold
+        # some of its words (the relaxed pass); a tape without the flag
+        # fails, and the caller scans.
+        done = subprocess.run([exe, "search", "--json", "--all-words", "--tape", tape, "--limit", str(ALL_HITS), "--", text],
                               env=env, capture_output=True, timeout=TIMEOUT_SECONDS, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
