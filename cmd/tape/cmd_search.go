@@ -149,7 +149,10 @@ func (c *SearchCmd) Run(env *Env, g *Globals) error {
 		hintDefaultOnly(env, g, ix.Workspace(), t, "was searched", "searches")
 		return errNoMatch
 	}
-	if found.some > 0 {
+	switch {
+	case found.some > 0 && found.some == found.hits:
+		fmt.Fprintf(env.Stderr, "tape: no entry holds every word; %s some of them (--all-words: only entries with every word)\n", wording.Plural(found.some, "entry holds", "entries hold"))
+	case found.some > 0:
 		fmt.Fprintf(env.Stderr, "tape: %s with every word, then %s with some of them (--all-words: only the first)\n",
 			wording.Plural(found.hits-found.some, "entry", "entries"), wording.Plural(found.some, "entry", "entries"))
 	}

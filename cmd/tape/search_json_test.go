@@ -101,6 +101,9 @@ func TestSearchRelaxedPass(t *testing.T) {
 	if n := len(jsonRecords(t, stdout)); n != 1 || stderr != "" {
 		t.Fatalf("--all-words: %d hits, stderr %q; want the one exact hit", n, stderr)
 	}
+	if _, stderr, _ := runTape(t, dir, "search", "parser", "zebra"); !strings.Contains(stderr, "no entry holds every word; 2 entries hold some of them") {
+		t.Fatalf("words no entry holds together: stderr %q", stderr)
+	}
 	if _, _, code := runTape(t, dir, "search", "zebra", "yak"); code != exitNoMatch {
 		t.Fatalf("words no entry holds: exit %d; want %d", code, exitNoMatch)
 	}
