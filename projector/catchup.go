@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/tape-dev/tape/internal/fts5"
@@ -111,6 +112,19 @@ func (p *Projector) DataVersion(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("read index version: %w", err)
 	}
 	return v, nil
+}
+
+// EntriesVersion changes when the index's entries do: its generation and
+// the rowid of its last entry (every entry added, and every file read
+// again, takes a new rowid). A reader that polls for new entries (tape ui)
+// compares it: DataVersion moves at every catch-up, which commits its
+// state even when it found nothing new.
+func (p *Projector) EntriesVersion(ctx context.Context) (string, error) {
+	var last int64
+	if err := p.db.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM entries`).Scan(&last); err != nil {
+		return "", fmt.Errorf("read index version: %w", err)
+	}
+	return p.gen + "/" + strconv.FormatInt(last, 10), nil
 }
 
 // catchUpScoped is CatchUp looking only at the folders in sc (see scope),

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/internal/searchlang"
-	"github.com/tape-dev/tape/views"
 )
 
 // How a hit matched its query (Hit.Match).
@@ -28,7 +27,7 @@ const relaxWindow = 400
 // than the rank window, in the order FTS5 walks them, the last indexed
 // first: "the zebra" took 4.5 s at 350,000 entries sorted by time); at
 // most n. filter is the search's conditions but its MATCH.
-func (p *Projector) relaxed(ctx context.Context, q SearchQuery, filter conds, found []Hit, n int) ([]Hit, error) {
+func (p *Projector) relaxed(ctx context.Context, q SearchQuery, filter conds, exact []Hit, n int) ([]Hit, error) {
 	anyExpr, terms, ok := searchlang.AnyExpr(q.Text)
 	if !ok || n <= 0 {
 		return nil, nil
@@ -49,7 +48,7 @@ func (p *Projector) relaxed(ctx context.Context, q SearchQuery, filter conds, fo
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	seen := map[string]bool{}
-	for _, h := range found {
+	for _, h := range exact {
 		seen[h.Entry.Pos.Tape+"\x00"+h.Entry.ID] = true
 	}
 	type candidate struct {
@@ -87,24 +86,11 @@ func (p *Projector) relaxed(ctx context.Context, q SearchQuery, filter conds, fo
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.terms, a.terms) }) // the order read kept within a count
 	cands = cands[:min(n, len(cands))]
-	located := make([]located, len(cands))
+	found, ranks := make([]located, len(cands)), make([]float64, len(cands))
 	for i, c := range cands {
-		located[i] = c.l
+		found[i], ranks[i] = c.l, c.rank
 	}
-	entries, _, err := p.load(ctx, located)
-	if err != nil {
-		return nil, err
-	}
-	snippetTerms := searchlang.SnippetTerms(q.Text)
-	var hits []Hit
-	for i, e := range entries {
-		if e.Payload == nil { // the line changed since it was indexed
-			continue
-		}
-		hits = append(hits, Hit{Entry: e, Rank: cands[i].rank, RankedBy: rankedBy, Match: MatchSome,
-			Snippet: searchlang.Snippet(views.SearchText(e), snippetTerms, 80)})
-	}
-	return hits, nil
+	return p.hitsOf(ctx, q.Text, found, ranks, rankedBy, MatchSome)
 }
 
 // termsMatched counts, for each of the rowids, how many of the terms its

@@ -166,17 +166,9 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	entries, _, err := p.load(ctx, found)
+	hits, err := p.hitsOf(ctx, q.Text, found, ranks, rankedBy, MatchAll)
 	if err != nil {
 		return nil, err
-	}
-	terms := searchlang.SnippetTerms(q.Text)
-	var hits []Hit
-	for i, e := range entries {
-		if e.Payload == nil { // the line changed since it was indexed
-			continue
-		}
-		hits = append(hits, Hit{Entry: e, Rank: ranks[i], RankedBy: rankedBy, Match: MatchAll, Snippet: searchlang.Snippet(views.SearchText(e), terms, 80)})
 	}
 	if q.Relax && len(hits) < limit {
 		more, err := p.relaxed(ctx, q, c.filter(), hits, limit-len(hits))
@@ -184,6 +176,25 @@ func (p *Projector) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 			return nil, err
 		}
 		hits = append(hits, more...)
+	}
+	return hits, nil
+}
+
+// hitsOf reads the entries found, ranked so, and makes them hits of
+// query with their snippets; an entry whose line changed since it was
+// indexed is left out.
+func (p *Projector) hitsOf(ctx context.Context, query string, found []located, ranks []float64, rankedBy, match string) ([]Hit, error) {
+	entries, _, err := p.load(ctx, found)
+	if err != nil {
+		return nil, err
+	}
+	terms := searchlang.SnippetTerms(query)
+	var hits []Hit
+	for i, e := range entries {
+		if e.Payload == nil {
+			continue
+		}
+		hits = append(hits, Hit{Entry: e, Rank: ranks[i], RankedBy: rankedBy, Match: match, Snippet: searchlang.Snippet(views.SearchText(e), terms, 80)})
 	}
 	return hits, nil
 }

@@ -71,9 +71,10 @@ func (in *input) key(k tea.KeyPressMsg) bool {
 	return true
 }
 
-// insert puts text at the cursor: what was typed or pasted, on one line.
+// insert puts text at the cursor: what was typed or pasted, on one line,
+// a paste's colors dropped.
 func (in *input) insert(text string) {
-	r := []rune(oneLine(text))
+	r := []rune(oneLine(ansi.Strip(text)))
 	if strings.HasSuffix(text, " ") && len(r) > 0 || text == " " {
 		r = append(r, ' ') // oneLine drops a space typed at the end
 	}

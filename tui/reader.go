@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/tape-dev/tape/fresh"
 	"github.com/tape-dev/tape/projector"
@@ -61,14 +60,7 @@ func (x Index) Resume(ctx context.Context, tape string) (read.Resume, error) {
 	})
 }
 
-// Version is the index's generation and its last entry's rowid: every
-// entry added, and every file read again, takes a new rowid. (SQLite's
-// data_version moved at each look without a watcher: the catch-up beside
-// the read commits its state each time.)
+// Version is the index's EntriesVersion, the index made fresh first.
 func (x Index) Version(ctx context.Context) (string, error) {
-	return fresh.ServedRead(ctx, x.Served, func(ix *projector.Projector) (string, error) {
-		var last int64
-		err := ix.DB().QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM entries`).Scan(&last)
-		return fmt.Sprintf("%s/%d", ix.Generation(), last), err
-	})
+	return fresh.ServedRead(ctx, x.Served, func(ix *projector.Projector) (string, error) { return ix.EntriesVersion(ctx) })
 }

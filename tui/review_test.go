@@ -132,3 +132,15 @@ func TestAnsweredCallIsDrawnAgain(t *testing.T) {
 	d.wants("▸ shell ✓ 2s make deploy")
 	d.lacks("pending")
 }
+
+// Text is made printable as the CLI makes it: escapes and bidi overrides
+// shown, not acted on.
+func TestPrintableAsTheCLI(t *testing.T) {
+	t.Parallel()
+	if got := oneLine("evil\u202Etxt.exe \x1b[2J\nnext"); got != `evil\u202etxt.exe \x1b[2J next` {
+		t.Fatalf("oneLine = %q", got)
+	}
+	if got := wrap("a\tb\r\n\x07c", 80); len(got) != 2 || got[0] != "a    b" || got[1] != `\x07c` {
+		t.Fatalf("wrap = %q", got)
+	}
+}

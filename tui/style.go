@@ -6,6 +6,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tape-dev/tape/internal/wording"
 )
 
 // theme is how the screens color what they show. Every style that must be
@@ -50,44 +52,31 @@ func fit(s string, w int) string {
 }
 
 // oneLine is text on one line: its line breaks and tabs made spaces, runs
-// of spaces one, and what a transcript wrote that a terminal would act on
-// (escape sequences, control characters) dropped.
+// of spaces one, printable (flat).
 func oneLine(text string) string {
-	return strings.Join(strings.Fields(printable(text)), " ")
+	return strings.Join(strings.Fields(flat(text)), " ")
 }
 
-// flat is text on one line, printable: its line breaks and tabs spaces.
+// flat is text on one line, its line breaks and tabs spaces, made
+// printable as the CLI prints a transcript's text (wording.Printable):
+// what a terminal would act on (escape sequences, control characters,
+// bidi overrides) shown as visible escapes. Everything a transcript holds
+// is untrusted.
 func flat(text string) string {
-	return strings.Map(func(r rune) rune {
+	return wording.Printable(strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\t' {
 			return ' '
 		}
 		return r
-	}, printable(text))
-}
-
-// printable is text without what a terminal would act on: escape
-// sequences and control characters other than the newline and the tab.
-// Everything a transcript holds is untrusted.
-func printable(text string) string {
-	text = ansi.Strip(text)
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t':
-			return r
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
-			return -1
-		}
-		return r
-	}, text)
+	}, text))
 }
 
 // wrap is text broken into lines of at most w columns, each line of it
 // printable; tabs are four spaces.
 func wrap(text string, w int) []string {
-	text = strings.ReplaceAll(printable(text), "\t", "    ")
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
+		line = wording.Printable(strings.ReplaceAll(strings.TrimSuffix(line, "\r"), "\t", "    "))
 		if line == "" {
 			out = append(out, "")
 			continue

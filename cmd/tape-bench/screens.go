@@ -59,7 +59,9 @@ func screens(args []string) error {
 			if _, err := t.WaitFor(15*time.Second, st.wait); err != nil {
 				return err
 			}
-			time.Sleep(300 * time.Millisecond) // the preview and the hits settle
+			if _, err := t.Settled(15 * time.Second); err != nil { // the preview and the hits drawn
+				return err
+			}
 			if err := saveScreen(t, name(st.screen)); err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/tape-dev/tape/fresh"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -156,7 +157,7 @@ func (g *Globals) importWorkspace(env *Env) (*tapelog.Workspace, error) {
 		return nil, err
 	}
 	if created {
-		fmt.Fprintf(env.Stderr, "tape: created a workspace in %s (none here or above)\n", printable(ws.Dir()))
+		fmt.Fprintf(env.Stderr, "tape: created a workspace in %s (none here or above)\n", wording.Printable(ws.Dir()))
 	}
 	return ws, nil
 }
@@ -277,7 +278,7 @@ func catchUp(env *Env, ix *projector.Projector) error {
 func reading(env *Env, ws *tapelog.Workspace) fresh.Reading {
 	return fresh.Reading{
 		Stale: func(err error) {
-			fmt.Fprintf(env.Stderr, "tape: warning: %s; reading the index as it stands\n", printable(withoutPackages(err)))
+			fmt.Fprintf(env.Stderr, "tape: warning: %s; reading the index as it stands\n", wording.Printable(withoutPackages(err)))
 		},
 		StartWatcher: watchStarter(env, ws),
 	}

@@ -146,7 +146,7 @@ func printMessages(env *Env, msgs []bub.Message) error {
 		if name != "" || id != "" {
 			text = "(" + strings.TrimSpace(name+" "+id) + ") " + text
 		}
-		if _, err := fmt.Fprintf(env.Stdout, "%-9s  %s\n", printable(role), indentLines(text, 11)); err != nil {
+		if _, err := fmt.Fprintf(env.Stdout, "%-9s  %s\n", wording.Printable(role), indentLines(text, 11)); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}
@@ -158,7 +158,7 @@ func printMessages(env *Env, msgs []bub.Message) error {
 func indentLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = printable(strings.TrimSuffix(l, "\r"))
+		lines[i] = wording.Printable(strings.TrimSuffix(l, "\r"))
 	}
 	return strings.Join(lines, "\n"+strings.Repeat(" ", n))
 }

@@ -152,19 +152,19 @@ func printProblems(env *Env, ws *tapelog.Workspace, problems []tapelog.Problem, 
 		if p.Line > 0 {
 			where += ":" + strconv.Itoa(p.Line)
 		}
-		fmt.Fprintf(&b, "%s: %s; fix: %s\n", printable(where), printable(p.Problem), printable(p.Fix))
+		fmt.Fprintf(&b, "%s: %s; fix: %s\n", wording.Printable(where), wording.Printable(p.Problem), wording.Printable(p.Fix))
 	}
 	acks := ""
 	if d.Acknowledged > 0 {
-		acks = fmt.Sprintf("%s acknowledged in %s", wording.Plural(d.Acknowledged, "bad line", "bad lines"), printable(ws.Abs(tapelog.AckFile)))
+		acks = fmt.Sprintf("%s acknowledged in %s", wording.Plural(d.Acknowledged, "bad line", "bad lines"), wording.Printable(ws.Abs(tapelog.AckFile)))
 	}
 	switch {
 	case len(problems) == 0 && acks == "":
-		fmt.Fprintf(&b, "no problems found in %s\n", printable(ws.Dir()))
+		fmt.Fprintf(&b, "no problems found in %s\n", wording.Printable(ws.Dir()))
 	case len(problems) == 0:
-		fmt.Fprintf(&b, "no problems found in %s (%s)\n", printable(ws.Dir()), acks)
+		fmt.Fprintf(&b, "no problems found in %s (%s)\n", wording.Printable(ws.Dir()), acks)
 	default:
-		fmt.Fprintf(&b, "\n%s (%s) in %s", wording.Plural(len(problems), "problem", "problems"), strings.Join(counts, ", "), printable(ws.Dir()))
+		fmt.Fprintf(&b, "\n%s (%s) in %s", wording.Plural(len(problems), "problem", "problems"), strings.Join(counts, ", "), wording.Printable(ws.Dir()))
 		if acks != "" {
 			b.WriteString("; " + acks)
 		}

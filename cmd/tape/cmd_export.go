@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tape-dev/tape/export"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/read"
@@ -111,7 +112,7 @@ func (c *ExportCmd) toStdout(env *Env, ix *projector.Projector, name string, opt
 		return st, err
 	}
 	for line := range strings.Lines(out.String()) {
-		if _, err := io.WriteString(env.Stdout, printable(strings.TrimSuffix(line, "\n"))+"\n"); err != nil {
+		if _, err := io.WriteString(env.Stdout, wording.Printable(strings.TrimSuffix(line, "\n"))+"\n"); err != nil {
 			return st, fmt.Errorf("write output: %w", err)
 		}
 	}

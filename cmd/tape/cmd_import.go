@@ -86,7 +86,7 @@ func (c *ImportBubCmd) Run(env *Env, g *Globals) error {
 	case g.tapeFlag && len(c.Files) > 1:
 		return usagef("--tape names the tape of one file; import several files without it, each into the tape named after it")
 	case g.Tape != "" && len(c.Files) > 1:
-		return usagef("TAPE_NAME (%s) names the tape of one file; unset it to import several files, each into the tape named after it", printable(g.Tape))
+		return usagef("TAPE_NAME (%s) names the tape of one file; unset it to import several files, each into the tape named after it", wording.Printable(g.Tape))
 	}
 	jobs, err := c.jobs(env, g) // before an import may create the workspace
 	if err != nil {
@@ -109,7 +109,7 @@ func (c *ImportBubCmd) Run(env *Env, g *Globals) error {
 			err = out.write(st)
 		} else {
 			_, err = fmt.Fprintf(env.Stdout, "%s: imported %s (%s) into tape %s; %d already there, %s\n",
-				printable(st.File), wording.Plural(st.Imported, "entry", "entries"), wording.Plural(st.Anchors, "anchor", "anchors"), printable(st.Tape),
+				wording.Printable(st.File), wording.Plural(st.Imported, "entry", "entries"), wording.Plural(st.Anchors, "anchor", "anchors"), wording.Printable(st.Tape),
 				st.Skipped, wording.Plural(st.BadLines, "bad line", "bad lines"))
 		}
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tape-dev/tape/importer"
 	"github.com/tape-dev/tape/importer/source"
+	"github.com/tape-dev/tape/internal/wording"
 )
 
 // ImportAllCmd is `tape import` with no source (or `tape import all`):
@@ -50,7 +51,7 @@ func (c *ImportAllCmd) Run(env *Env, g *Globals) error {
 	}
 	if len(jobs) == 0 {
 		return fmt.Errorf("no agent's sessions found in %s; give a source and the folder its transcripts are in (tape import claude PATH)",
-			printable(strings.Join(looked, ", ")))
+			wording.Printable(strings.Join(looked, ", ")))
 	}
 	ws, err := g.importWorkspace(env)
 	if err != nil {

@@ -426,7 +426,7 @@ func (c *importSessions) importFrom(env *Env, ws *tapelog.Workspace, src source.
 		if errors.As(err, new(*importer.BadLine)) {
 			msg += "; skipped" // the importer's other warnings say what it did
 		}
-		fmt.Fprintf(stderr, "tape: warning: %s\n", printable(msg))
+		fmt.Fprintf(stderr, "tape: warning: %s\n", wording.Printable(msg))
 	}
 	im.Progress = func(done, _ int) { bar.set(int64(done)) }
 	stats, err := im.Import(env.Context(), paths)
@@ -533,10 +533,10 @@ func (c *importSessions) print(env *Env, src source.Source, paths []string, stat
 		case c.JSON:
 			err = out.write(st)
 		case st.Unchanged:
-			_, err = fmt.Fprintf(env.Stdout, "%s: nothing new (tape %s)\n", printable(st.File), printable(st.Tape))
+			_, err = fmt.Fprintf(env.Stdout, "%s: nothing new (tape %s)\n", wording.Printable(st.File), wording.Printable(st.Tape))
 		default:
 			_, err = fmt.Fprintf(env.Stdout, "%s: %s into tape %s; %d already there, %s%s\n",
-				printable(st.File), wording.Plural(st.Imported, "entry", "entries"), printable(st.Tape), st.Skipped, wording.Plural(st.BadLines, "bad line", "bad lines"), heldNote(st.Held))
+				wording.Printable(st.File), wording.Plural(st.Imported, "entry", "entries"), wording.Printable(st.Tape), st.Skipped, wording.Plural(st.BadLines, "bad line", "bad lines"), heldNote(st.Held))
 		}
 		if err != nil {
 			return fmt.Errorf("write output: %w", err)
@@ -546,7 +546,7 @@ func (c *importSessions) print(env *Env, src source.Source, paths []string, stat
 		return nil
 	}
 	if len(stats) == 0 {
-		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", src.Name(), printable(strings.Join(paths, ", ")))
+		_, err := fmt.Fprintf(env.Stderr, "tape: no %s transcripts in %s\n", src.Name(), wording.Printable(strings.Join(paths, ", ")))
 		return err
 	}
 	if label != "" {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/tape-dev/tape/fresh"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 	"github.com/tape-dev/tape/views"
@@ -135,8 +136,8 @@ func printInfo(env *Env, r infoRecord, others int) error {
 	}
 	watcher := watcherText(r.Watcher, r.WatcherPID)
 	lines := [][2]string{
-		{"workspace", printable(r.Workspace)},
-		{"tape", printable(r.Tape)},
+		{"workspace", wording.Printable(r.Workspace)},
+		{"tape", wording.Printable(r.Tape)},
 		{"entries", strconv.Itoa(r.Entries)},
 		{"anchors", strconv.Itoa(r.Anchors)},
 		{"last anchor", last},
@@ -199,7 +200,7 @@ func (u *usageRecord) String() string {
 	}
 	s := fmt.Sprintf("%s in, %s out, %s total", n(u.InputTokens), n(u.OutputTokens), n(u.TotalTokens))
 	if u.Model != "" {
-		s += ", model " + printable(u.Model)
+		s += ", model " + wording.Printable(u.Model)
 	}
 	if u.Date != "" {
 		s += ", " + shortDate(u.Date)

@@ -108,8 +108,8 @@ func (c *InfoCmd) printWorkspace(env *Env, r workspaceInfoRecord, why string) er
 		spent += " (tape usage)"
 	}
 	return printFields(env, [][2]string{
-		{"workspace", printable(r.Workspace)},
-		{"tape", printable(tape)},
+		{"workspace", wording.Printable(r.Workspace)},
+		{"tape", wording.Printable(tape)},
 		{"tapes", strconv.Itoa(r.Tapes)},
 		{"entries", strconv.Itoa(r.Entries)},
 		{"anchors", strconv.Itoa(r.Anchors)},
@@ -132,14 +132,14 @@ func newestText(r workspaceInfoRecord) string {
 	}
 	width, counts, countWidth := 0, make([]string, len(r.Newest)), 0
 	for i, n := range r.Newest {
-		width = max(width, utf8.RuneCountInString(printable(n.Name)))
+		width = max(width, utf8.RuneCountInString(wording.Printable(n.Name)))
 		counts[i] = wording.Plural(n.Entries, "entry", "entries")
 		countWidth = max(countWidth, len(counts[i]))
 	}
 	indent := "\n" + strings.Repeat(" ", 15)
 	lines := make([]string, 0, len(r.Newest)+1)
 	for i, n := range r.Newest {
-		name := printable(n.Name)
+		name := wording.Printable(n.Name)
 		last := "-"
 		if n.Last != nil {
 			if t, err := time.Parse(time.RFC3339Nano, *n.Last); err == nil {

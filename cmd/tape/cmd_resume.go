@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 
+	"github.com/tape-dev/tape/internal/wording"
 	"github.com/tape-dev/tape/read"
 )
 
@@ -48,11 +49,11 @@ func (c *ResumeCmd) Run(env *Env, g *Globals) error {
 		return newJSONLines(env.Stdout).write(resumeRecord{Tape: r.Tape, Source: r.Source, SessionID: r.SessionID, CWD: r.CWD, Argv: r.Argv, Command: r.Shell()})
 	}
 	if r.Argv == nil {
-		fmt.Fprintf(env.Stderr, "tape: %s\n", printable(r.Missing())) // ids and folders a transcript wrote: no terminal escapes
+		fmt.Fprintf(env.Stderr, "tape: %s\n", wording.Printable(r.Missing())) // ids and folders a transcript wrote: no terminal escapes
 		return errNoMatch
 	}
 	if !c.Exec {
-		_, err := fmt.Fprintln(env.Stdout, printable(r.Shell()))
+		_, err := fmt.Fprintln(env.Stdout, wording.Printable(r.Shell()))
 		return err
 	}
 	cmd := exec.CommandContext(env.Context(), r.Argv[0], r.Argv[1:]...)

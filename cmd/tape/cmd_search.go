@@ -231,7 +231,7 @@ func (c *SearchCmd) print(env *Env, w io.Writer, hits []projector.Hit, workspace
 			date = shortDate(e.Date)
 		}
 		row := []cell{text(e.Pos.Tape), text(fmt.Sprintf("%03d", e.Pos.AnchorSeq)), text(e.Pos.Anchor), text(date), painted(kindColors[e.Kind], e.Kind),
-			snippetCell(printable(h.Snippet))}
+			snippetCell(wording.Printable(h.Snippet))}
 		if workspaces != nil {
 			row = append([]cell{text(workspaces[i])}, row...)
 		}
@@ -250,6 +250,6 @@ func warnUnlisted(env *Env, unlisted []*tapelog.LineError) {
 		if path.Base(le.Path) != "anchors" {
 			what = "its entries are not searched"
 		}
-		fmt.Fprintf(env.Stderr, "tape: warning: %s; %s; see 'tape doctor'\n", printable(le.Error()), what)
+		fmt.Fprintf(env.Stderr, "tape: warning: %s; %s; see 'tape doctor'\n", wording.Printable(le.Error()), what)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tape-dev/tape/importer"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -76,7 +77,7 @@ func (c *SourcesCmd) Run(env *Env, g *Globals) error {
 		if r.Followed {
 			followed = "yes"
 		}
-		tab.add(text(r.Source), text(r.Agent), text(n), text(strconv.Itoa(r.Imported)), text(followed), text(printable(where)))
+		tab.add(text(r.Source), text(r.Agent), text(n), text(strconv.Itoa(r.Imported)), text(followed), text(wording.Printable(where)))
 	}
 	return tab.write(env.Stdout, terminalColumns(env.Stdout), env.color)
 }

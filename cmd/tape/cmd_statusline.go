@@ -109,7 +109,7 @@ func (c *StatuslineCmd) line(in statusInput, st read.Status, now time.Time) stri
 	case c.CostSource != "claude":
 		session = dollars(0, true)
 	}
-	parts := []string{"🤖 " + printable(model)}
+	parts := []string{"🤖 " + wording.Printable(model)}
 	money := fmt.Sprintf("💰 %s session / %s today", session, dollars(st.Today.CostUSD, true))
 	b := st.Block.Block
 	if b == nil {

@@ -92,7 +92,7 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	}
 	st, err := remote.Sync(env.Context(), ix, conn, opts)
 	for _, why := range st.Unsynced {
-		fmt.Fprintf(env.Stderr, "tape: warning: not synced: %s\n", printable(why))
+		fmt.Fprintf(env.Stderr, "tape: warning: not synced: %s\n", wording.Printable(why))
 	}
 	if errors.Is(err, remote.ErrAnotherCopy) {
 		return hintError{kind: err, msg: strings.TrimPrefix(err.Error(), "remote: "),
@@ -116,7 +116,7 @@ func (c *SyncCmd) Run(env *Env, g *Globals) error {
 	}
 	for _, o := range st.SamePlace {
 		fmt.Fprintf(env.Stderr, "tape: warning: the server also holds workspace %s (%s, %s), last synced from this folder: if it is this workspace before it was made again, --remote counts its sessions twice\n",
-			printable(o.Name), o.ID, wording.Plural(o.Tapes, "tape", "tapes"))
+			wording.Printable(o.Name), o.ID, wording.Plural(o.Tapes, "tape", "tapes"))
 		fmt.Fprintf(env.Stderr, "hint: 'tape sync --forget %s' removes it from the server\n", o.ID)
 	}
 	rec := records.Sync{Workspace: id.Name, WorkspaceID: id.ID, Server: remote.Redact(u), Entries: st.Entries, BadLines: st.BadLines,
@@ -165,8 +165,8 @@ func (c *SyncCmd) runServer(env *Env, g *Globals) error {
 		if c.JSON {
 			return newJSONLines(env.Stdout).write(rec)
 		}
-		_, err = fmt.Fprintf(env.Stdout, "removed workspace %s (%s) from %s: %s, last synced from %s:%s\n", printable(ws.Name), ws.ID, rec.Server,
-			wording.Plural(ws.Tapes, "tape", "tapes"), printable(ws.Host), printable(ws.Path))
+		_, err = fmt.Fprintf(env.Stdout, "removed workspace %s (%s) from %s: %s, last synced from %s:%s\n", wording.Printable(ws.Name), ws.ID, rec.Server,
+			wording.Plural(ws.Tapes, "tape", "tapes"), wording.Printable(ws.Host), wording.Printable(ws.Path))
 		return err
 	}
 	all, err := remote.Workspaces(env.Context(), conn, nil)
@@ -274,7 +274,7 @@ func (c *RestoreCmd) Run(env *Env, g *Globals) error {
 		return newJSONLines(env.Stdout).write(rec)
 	}
 	_, err = fmt.Fprintf(env.Stdout, "restored %s of %s into %s: %s, %s\n", wording.Plural(st.Tapes, "tape", "tapes"), st.Workspace.Name,
-		printable(dst.Dir()), wording.Plural(st.Folders, "anchor folder", "anchor folders"), wording.Plural(st.Lines, "line", "lines"))
+		wording.Printable(dst.Dir()), wording.Plural(st.Folders, "anchor folder", "anchor folders"), wording.Plural(st.Lines, "line", "lines"))
 	if err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}

@@ -136,7 +136,7 @@ func (c *TapesCmd) Run(env *Env, g *Globals) error {
 // without a word; doctor reports them too.
 func warnUnlistedTapes(env *Env, unlisted []tapelog.Problem) {
 	for _, p := range unlisted {
-		fmt.Fprintf(env.Stderr, "tape: warning: %s: %s; see 'tape doctor'\n", printable(p.Path), printable(p.Problem))
+		fmt.Fprintf(env.Stderr, "tape: warning: %s: %s; see 'tape doctor'\n", wording.Printable(p.Path), wording.Printable(p.Problem))
 	}
 }
 
@@ -390,7 +390,7 @@ func (c *UsageCmd) Run(env *Env, g *Globals) error {
 func (c *UsageCmd) sayNoneRecorded(env *Env, g *Globals, ix *projector.Projector, t *tapelog.Tape) error {
 	where := "this workspace"
 	if t != nil {
-		where = "tape " + printable(t.Name())
+		where = "tape " + wording.Printable(t.Name())
 	}
 	fmt.Fprintf(env.Stderr, "tape: no token usage recorded in %s: it holds no \"run\" event\n", where)
 	if g.defaultScope(t) {
@@ -489,7 +489,7 @@ func (c *UsageCmd) group(u usage.Row) []cell {
 // (views/pairing.go). A few are named, with the count of all.
 func warnOrphans(env *Env, got read.Calls) {
 	if w := got.OrphansWarning(); w != "" {
-		fmt.Fprintf(env.Stderr, "tape: warning: %s; their call ids match no call waiting for a result\n", printable(w))
+		fmt.Fprintf(env.Stderr, "tape: warning: %s; their call ids match no call waiting for a result\n", wording.Printable(w))
 	}
 }
 

@@ -180,7 +180,7 @@ func (c *WatchCmd) mirror(env *Env, ix *projector.Projector, w *fresh.Watcher) (
 		for _, why := range st.Unsynced {
 			if !warned[why] {
 				warned[why] = true
-				fmt.Fprintf(env.Stderr, "tape: warning: not synced: %s\n", printable(why))
+				fmt.Fprintf(env.Stderr, "tape: warning: not synced: %s\n", wording.Printable(why))
 			}
 		}
 		switch {
@@ -214,10 +214,12 @@ func (c *WatchCmd) follower(env *Env, ws *tapelog.Workspace) (*importer.Follower
 		return nil, nil
 	}
 	f := &importer.Follower{WS: ws, Dirs: map[source.Source][]string{},
-		Warn: func(err error) { fmt.Fprintf(env.Stderr, "tape: warning: %s\n", printable(withoutPackages(err))) },
+		Warn: func(err error) {
+			fmt.Fprintf(env.Stderr, "tape: warning: %s\n", wording.Printable(withoutPackages(err)))
+		},
 		OnImport: func(src source.Source, stats []importer.FileStats, err error) {
 			if err != nil {
-				fmt.Fprintf(env.Stderr, "tape: follow %s: %s\n", src.Name(), printable(withoutPackages(err)))
+				fmt.Fprintf(env.Stderr, "tape: follow %s: %s\n", src.Name(), wording.Printable(withoutPackages(err)))
 				return
 			}
 			n := 0

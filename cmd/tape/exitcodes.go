@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/projector"
 )
@@ -75,11 +76,11 @@ func report(w io.Writer, err error) {
 	if errors.Is(err, tapelog.ErrNoWorkspace) {
 		msg += "; run 'tape init' to create a workspace here, or set TAPE_DIR"
 	}
-	fmt.Fprintf(w, "tape: %s\n", printable(msg))
+	fmt.Fprintf(w, "tape: %s\n", wording.Printable(msg))
 	var h hintError
 	switch {
 	case errors.As(err, &h) && h.hint != "":
-		fmt.Fprintf(w, "hint: %s\n", printable(h.hint))
+		fmt.Fprintf(w, "hint: %s\n", wording.Printable(h.hint))
 	case projector.IsDiskFull(err) && !errors.Is(err, projector.ErrDiskFull): // that one says what to do
 		fmt.Fprintln(w, "hint: the disk is full: free space on it (df -h shows where), then run the command again")
 	}

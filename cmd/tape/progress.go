@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tape-dev/tape/internal/wording"
 	"github.com/tape-dev/tape/projector"
 )
 
@@ -43,7 +44,7 @@ func (p *progressBar) set(done int64) {
 	}
 	p.drawn = now
 	if p.total <= 0 {
-		fmt.Fprintf(p.w, "\r\x1b[K%s: %d %s", printable(p.label), done, p.unit)
+		fmt.Fprintf(p.w, "\r\x1b[K%s: %d %s", wording.Printable(p.label), done, p.unit)
 		return
 	}
 	done = min(max(done, 0), p.total)
@@ -56,7 +57,7 @@ func (p *progressBar) set(done int64) {
 			bar[i] = '#'
 		}
 	}
-	fmt.Fprintf(p.w, "\r\x1b[K%s [%s] %3d%%", printable(p.label), string(bar), done*100/p.total)
+	fmt.Fprintf(p.w, "\r\x1b[K%s [%s] %3d%%", wording.Printable(p.label), string(bar), done*100/p.total)
 }
 
 // done erases the bar, so the next line of output starts clean.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"unicode"
 
 	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
@@ -64,7 +62,7 @@ func warnLine(w io.Writer, err error) error {
 	if !errors.As(err, &le) {
 		return err
 	}
-	fmt.Fprintf(w, "tape: warning: %s; skipped\n", printable(le.Error()))
+	fmt.Fprintf(w, "tape: warning: %s; skipped\n", wording.Printable(le.Error()))
 	if le.Line == 0 || le.Err != nil {
 		return errUnreadable
 	}
@@ -118,40 +116,6 @@ func shortDate(date string) string {
 		return date
 	}
 	return t.Format("2006-01-02 15:04:05")
-}
-
-// printable replaces the control characters of s (C0, DEL, C1: escape
-// sequences that would move a terminal's cursor, retitle its window or
-// clear it) with visible escapes: tapes hold tool output, and tool output
-// is not to be trusted. So are the bidi overrides and isolates, which
-// show text in another order than it is (a file name that reads as
-// another, "Trojan Source"), and the line and paragraph separators that
-// some terminals break lines at; the marks that right-to-left text needs
-// (U+200E, U+200F) and the joiners of emoji are kept.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, unprintable) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case unicode.IsControl(r):
-			fmt.Fprintf(&b, "\\x%02x", r)
-		case unprintable(r):
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// unprintable reports whether printable escapes r.
-func unprintable(r rune) bool {
-	return unicode.IsControl(r) ||
-		r >= 0x202A && r <= 0x202E || // LRE, RLE, PDF, LRO, RLO
-		r >= 0x2066 && r <= 0x2069 || // LRI, RLI, FSI, PDI
-		r == 0x2028 || r == 0x2029 // line and paragraph separators
 }
 
 // oneLine is s as wording.OneLine folds and cuts it to width runes,

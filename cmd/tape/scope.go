@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/tape-dev/tape/bub"
+	"github.com/tape-dev/tape/internal/wording"
 	tapelog "github.com/tape-dev/tape/log"
 )
 
@@ -198,7 +199,7 @@ func hintDefaultOnly(env *Env, g *Globals, ws *tapelog.Workspace, t *tapelog.Tap
 	if len(names) < 2 {
 		return
 	}
-	fmt.Fprintf(env.Stderr, "hint: only tape %s (the default tape) %s; --all-tapes %s all %d tapes\n", printable(t.Name()), did, widened, len(names))
+	fmt.Fprintf(env.Stderr, "hint: only tape %s (the default tape) %s; --all-tapes %s all %d tapes\n", wording.Printable(t.Name()), did, widened, len(names))
 }
 
 // forkElsewhere is err, a fork command's failure to find the fork id on
@@ -223,11 +224,11 @@ func (g *Globals) forkElsewhere(env *Env, id string, err error) error {
 	not := ""
 	if t, terr := ws.Tape(ws.Config().DefaultTape); terr == nil {
 		if ok, _ := t.Exists(); ok {
-			not = ", not " + printable(t.Name())
+			not = ", not " + wording.Printable(t.Name())
 		}
 		t.Close()
 	}
-	return hintError{kind: tapelog.ErrNoFork, msg: fmt.Sprintf("fork %s is on tape %s%s; add --tape %s", printable(id), printable(owner), not, printable(owner))}
+	return hintError{kind: tapelog.ErrNoFork, msg: fmt.Sprintf("fork %s is on tape %s%s; add --tape %s", wording.Printable(id), wording.Printable(owner), not, wording.Printable(owner))}
 }
 
 // hintEmptyDefault says on stderr, when a command that reads one tape
@@ -245,7 +246,7 @@ func hintEmptyDefault(env *Env, g *Globals, t *tapelog.Tape) {
 	}
 	names, _ := t.Workspace().Tapes()
 	fmt.Fprintf(env.Stderr, "hint: tape %s (the default tape) holds no entries; pick another with --tape NAME (or TAPE_NAME); 'tape tapes' lists all %d, newest first\n",
-		printable(t.Name()), len(names))
+		wording.Printable(t.Name()), len(names))
 }
 
 // tapeFlagGiven reports whether the command line gave --tape (or -t), as

@@ -323,4 +323,4 @@ func terminalColumns(w io.Writer) int {
 
 // flat folds s onto one line (every run of white space one space) and
 // makes it printable.
-func flat(s string) string { return printable(strings.Join(strings.Fields(s), " ")) }
+func flat(s string) string { return wording.Printable(strings.Join(strings.Fields(s), " ")) }

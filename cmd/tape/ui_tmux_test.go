@@ -121,7 +121,9 @@ func TestUIInTmux(t *testing.T) {
 			u.keys("Escape")
 			u.waitFor("200 of 200 sessions")
 			u.keys("q")
-			u.waitFor() // the shell's sleep keeps the pane
+			if _, err := u.s.WaitUntil(15*time.Second, func(s string) bool { return !strings.Contains(s, "q quit") }); err != nil {
+				t.Fatalf("tape ui did not quit on q: %v", err) // the shell's sleep keeps the pane, empty
+			}
 		})
 	}
 }

@@ -1,10 +1,12 @@
 // Package wording holds the small rules of wording that every front end
 // (the CLI, the MCP server, the web page) applies alike: a count with its
-// noun, and text folded onto one line and cut. It is on the ground floor:
+// noun, text folded onto one line and cut, and text made safe to print
+// on a terminal. It is on the ground floor:
 // it imports nothing of tape's.
 package wording
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -48,4 +50,40 @@ func OneLine(s string, n int) string {
 		space = false
 	}
 	return b.String()
+}
+
+// Printable replaces the control characters of s (C0, DEL, C1: escape
+// sequences that would move a terminal's cursor, retitle its window or
+// clear it) with visible escapes: tapes hold tool output, and tool output
+// is not to be trusted. So are the bidi overrides and isolates, which
+// show text in another order than it is (a file name that reads as
+// another, "Trojan Source"), and the line and paragraph separators that
+// some terminals break lines at; the marks that right-to-left text needs
+// (U+200E, U+200F) and the joiners of emoji are kept. Every front end
+// that writes to a terminal (the CLI, tape ui) writes transcript text
+// through it.
+func Printable(s string) string {
+	if !strings.ContainsFunc(s, unprintable) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case unprintable(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// unprintable reports whether Printable escapes r.
+func unprintable(r rune) bool {
+	return unicode.IsControl(r) ||
+		r >= 0x202A && r <= 0x202E || // LRE, RLE, PDF, LRO, RLO
+		r >= 0x2066 && r <= 0x2069 || // LRI, RLI, FSI, PDI
+		r == 0x2028 || r == 0x2029 // line and paragraph separators
 }

@@ -74,20 +74,45 @@ func (s *Server) Screen(escapes bool) (string, error) {
 // WaitFor polls the screen until it shows every text, for at most
 // timeout, and returns it.
 func (s *Server) WaitFor(timeout time.Duration, texts ...string) (string, error) {
+	screen, err := s.WaitUntil(timeout, func(screen string) bool { return showsAll(screen, texts) })
+	if err != nil {
+		return screen, fmt.Errorf("%w: it does not show %q", err, texts)
+	}
+	return screen, nil
+}
+
+// WaitUntil polls the screen until ok says it is what is waited for,
+// for at most timeout, and returns it.
+func (s *Server) WaitUntil(timeout time.Duration, ok func(screen string) bool) (string, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		screen, err := s.Screen(false)
 		if err != nil {
 			return "", err
 		}
-		if showsAll(screen, texts) {
+		if ok(screen) {
 			return screen, nil
 		}
 		if time.Now().After(deadline) {
-			return screen, fmt.Errorf("after %v the %dx%d screen does not show %q:\n%s", timeout, s.W, s.H, texts, screen)
+			return screen, fmt.Errorf("after %v, the %dx%d screen:\n%s", timeout, s.W, s.H, screen)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// Settled waits until the screen stays the same across two looks 100 ms
+// apart (what a program draws after a key has come: a preview, hits),
+// for at most timeout.
+func (s *Server) Settled(timeout time.Duration) (string, error) {
+	last := ""
+	return s.WaitUntil(timeout, func(screen string) bool {
+		same := screen == last
+		last = screen
+		if !same {
+			time.Sleep(100 * time.Millisecond)
+		}
+		return same
+	})
 }
 
 func showsAll(screen string, texts []string) bool {
