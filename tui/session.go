@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tapelog "github.com/tape-dev/tape/log"
 	"github.com/tape-dev/tape/views/calls"
@@ -178,7 +179,8 @@ func drawBlock(b *block, anchorName string, w int, t theme) []string {
 	// a result no call took, thinking, events, system text: one line until opened
 	label := oneLine(b.who)
 	if b.folded {
-		return []string{t.dim.Render(fit("▸ "+label+": "+oneLine(b.text), w))}
+		line, _ := head(b.text, lineBytes)
+		return []string{t.dim.Render(fit("▸ "+label+": "+oneLine(line), w))}
 	}
 	head := t.dim.Render("▾ " + label + " · " + when)
 	lines := body(b.text, w-2, true, "  ", t)
@@ -204,14 +206,15 @@ func drawCall(b *block, w int, t theme) []string {
 	case calls.StatusFailed:
 		status = t.failed.Render("✗ failed")
 	}
-	head := mark + " " + t.title.Render(oneLine(b.who)) + " " + status
+	title := mark + " " + t.title.Render(oneLine(b.who)) + " " + status
 	if b.took != "" {
-		head += t.dim.Render(" " + b.took)
+		title += t.dim.Render(" " + b.took)
 	}
 	if b.folded {
-		return []string{head + " " + fit(oneLine(argsLine(b.args)), max(0, w-widthOf(head)-1))}
+		args, _ := head(argsLine(b.args), lineBytes)
+		return []string{title + " " + fit(oneLine(args), max(0, w-widthOf(title)-1))}
 	}
-	lines := []string{head, t.dim.Render("  arguments")}
+	lines := []string{title, t.dim.Render("  arguments")}
 	lines = append(lines, body(b.args, w-4, true, "    ", t)...)
 	if b.status == calls.StatusPending {
 		return append(lines, t.dim.Render("  no result yet"))
@@ -220,10 +223,32 @@ func drawCall(b *block, w int, t theme) []string {
 	return append(lines, body(b.text, w-4, true, "    ", t)...)
 }
 
+// Bounds of what a block draws of its text, whatever its size: a tool's
+// 60 MB output is wrapped from its first drawnBytes, a folded line made
+// from its first lineBytes.
+const (
+	drawnBytes = 256 << 10
+	lineBytes  = 4 << 10
+)
+
+// head is text's first n bytes, cut at a character, and how many bytes it
+// left out.
+func head(text string, n int) (string, int) {
+	if len(text) <= n {
+		return text, 0
+	}
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return text[:n], len(text) - n
+}
+
 // body is text wrapped to w columns, each line indented; at most
 // openedText lines when opened, foldedText when not, and a line saying
-// how many more there are.
+// how many more there are, or how many bytes past drawnBytes are not
+// drawn.
 func body(text string, w int, opened bool, indent string, t theme) []string {
+	text, cut := head(text, drawnBytes)
 	lines := wrap(strings.TrimRight(text, "\n"), w)
 	limit := openedText
 	if !opened {
@@ -236,10 +261,12 @@ func body(text string, w int, opened bool, indent string, t theme) []string {
 			if !opened {
 				more += " (enter opens)"
 			}
-			out = append(out, indent+t.dim.Render(more))
-			break
+			return append(out, indent+t.dim.Render(more))
 		}
 		out = append(out, indent+l)
+	}
+	if cut > 0 {
+		out = append(out, indent+t.dim.Render(fmt.Sprintf("… %d more bytes are not shown (tape export has them)", cut)))
 	}
 	return out
 }
